@@ -1,0 +1,88 @@
+// The `abp` command: its command tree, and the one place where errors become exit codes
+// (0 ok, 1 the command failed, 2 it was used wrongly).
+import { Command, CommanderError, Option } from 'commander';
+
+// Command modules load on use: `abp --help` should not pay for the Temporal SDK or every schema.
+const dev = () => import('./dev.js');
+
+const jsonOption = () => new Option('--json', 'print the result as JSON on stdout');
+
+// Groups the design calls for that later work adds; named in the help so the shape of the tool is visible.
+const plannedGroups = [
+  ['registry', 'rotate, show and diff the quarterly repository registry; opt-outs'],
+  ['draw', 'seeded draws of open issues from the registry backlog, and their audit'],
+  ['task', 'follow tasks from draw to maintainer merge'],
+  ['freeze', 'freeze a merged fix into a signed, content-addressed task bundle'],
+  ['verify', 'verify a task bundle and its signatures'],
+  ['run', 'grade agent engines on frozen tasks'],
+  ['gate', 'compare a run against a committed baseline in CI'],
+  ['serve', 'serve webhooks and bundles over HTTP'],
+] as const;
+
+export function buildProgram(): Command {
+  const program = new Command('abp')
+    .description('The live task pipeline and replay grader of the Agent Benchmark Protocol.')
+    .showHelpAfterError('(run `abp --help` for usage)')
+    .exitOverride()
+    .addHelpText(
+      'after',
+      `\nNot in this build yet:\n${plannedGroups.map(([name, what]) => `  ${name.padEnd(10)} ${what}`).join('\n')}\n` +
+        '\nEnvironment: ABP_HOME (data directory, default ./.abp), TEMPORAL_ADDRESS (use an existing cluster),\n' +
+        'TEMPORAL_NAMESPACE, ABP_TEMPORAL_PORT, ABP_TEMPORAL_UI_PORT, DATABASE_URL (Postgres instead of PGlite).',
+    );
+
+  const devGroup = program.command('dev').description('start, stop and inspect the embedded stack (Temporal dev server, worker)');
+  devGroup
+    .command('up')
+    .description('start the Temporal dev server (unless TEMPORAL_ADDRESS is set) and the abp worker in the background')
+    .option('--check', 'then run the wiring check workflow')
+    .addOption(jsonOption())
+    .action(async (options: { check?: boolean; json?: boolean }) => (await dev()).devUpCommand(options));
+  devGroup
+    .command('down')
+    .description('stop the worker and the Temporal dev server; remove their pid files')
+    .addOption(jsonOption())
+    .action(async (options: { json?: boolean }) => (await dev()).devDownCommand(options));
+  devGroup
+    .command('status')
+    .description('what runs where: pids, addresses, the Web UI, log files')
+    .addOption(jsonOption())
+    .action(async (options: { json?: boolean }) => (await dev()).devStatusCommand(options));
+  devGroup
+    .command('check')
+    .description('run the wiring check workflow on the running stack')
+    .addOption(jsonOption())
+    .action(async (options: { json?: boolean }) => (await dev()).devCheckCommand(options));
+
+  program
+    .command('worker')
+    .description('run the abp worker in the foreground (what `abp dev up` starts in the background)')
+    .action(async () => (await import('./worker.js')).workerCommand());
+
+  program
+    .command('validate')
+    .description('validate ABP documents (by their "schema" field) and abp-trace/v1 JSONL files')
+    .argument('<files...>', 'documents (.json) or traces (.jsonl)')
+    .option('--all', 'report every file instead of stopping at the first invalid one')
+    .addOption(jsonOption())
+    .action(async (files: string[], options: { all?: boolean; json?: boolean }) => (await import('./validate.js')).validateCommand(files, options));
+
+  return program;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return 0;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // Help and version exit through here too, with code 0.
+      return error.exitCode === 0 ? 0 : 2;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    process.stderr.write(`abp: ${message}\n`);
+    if (process.env.ABP_DEBUG && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
+    return 1;
+  }
+}

@@ -1,0 +1,32 @@
+// How commands speak: data as JSON on stdout with --json, lines for a person otherwise; errors on stderr.
+
+export interface OutputOptions {
+  json?: boolean;
+}
+
+export interface Output {
+  /** A line for a person; dropped in --json mode so stdout stays parseable. */
+  line(text: string): void;
+  /** The command's result as data; printed only in --json mode. */
+  data(value: unknown): void;
+  error(text: string): void;
+}
+
+export function createOutput(options: OutputOptions, stdout = process.stdout, stderr = process.stderr): Output {
+  return {
+    line: (text) => {
+      if (!options.json) stdout.write(`${text}\n`);
+    },
+    data: (value) => {
+      if (options.json) stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+    },
+    error: (text) => {
+      stderr.write(`${text}\n`);
+    },
+  };
+}
+
+/** A command that ran and failed (exit 1); usage errors are commander's and exit 2. */
+export class CommandFailed extends Error {
+  override name = 'CommandFailed';
+}

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs everything abp and its tests need on a fresh Debian machine, idempotently:
+# system packages (Java + Maven for the test server, PostgreSQL for the Postgres test suite),
+# node modules from the lockfile, and the two Temporal servers (scripts/install-temporal.sh).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+need=()
+command -v git >/dev/null || need+=(git)
+command -v python3 >/dev/null || need+=(python3 python3-pip)
+python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip)
+command -v java >/dev/null || need+=(default-jre-headless)
+command -v mvn >/dev/null || need+=(maven)
+compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)
+if [ ${#need[@]} -gt 0 ]; then
+  echo "setup: installing ${need[*]} from Debian"
+  sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+node_major=$(node -p 'process.versions.node.split(".")[0]')
+if [ "$node_major" -lt 20 ]; then
+  echo "setup: abp needs Node.js 20 or newer; this is $(node --version)" >&2
+  exit 1
+fi
+
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  npm ci --no-audit --no-fund
+fi
+bash scripts/install-temporal.sh

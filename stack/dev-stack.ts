@@ -1,0 +1,223 @@
+// The embedded stack behind `abp dev up|down|status`: the Temporal dev server (SQLite in the data
+// directory, Web UI) and the abp worker, as background processes with pid and log files.
+// With TEMPORAL_ADDRESS set, the cluster is someone else's: only the worker is started.
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { Connection } from '@temporalio/client';
+import proto from '@temporalio/proto';
+import { taskQueues } from '../workflows/shared.js';
+import { findTemporalBinary, repositoryRoot, type StackConfig } from './config.js';
+import { isOurProcess, portIsFree, readPid, startDetached, stopDetached, tailOf } from './processes.js';
+
+export type ComponentName = 'temporal' | 'worker';
+
+export interface ComponentStatus {
+  name: ComponentName;
+  state: 'running' | 'stopped' | 'stale-pid' | 'external';
+  pid: number | null;
+  /** What the component serves: the gRPC address for Temporal, the task queue for the worker. */
+  serves: string;
+  ui: string | null;
+  log: string;
+}
+
+export interface StackStatus {
+  home: string;
+  mode: StackConfig['temporal']['mode'];
+  components: ComponentStatus[];
+}
+
+export class DevStackError extends Error {
+  override name = 'DevStackError';
+  constructor(
+    readonly code: 'port-in-use' | 'start-failed' | 'unreachable',
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}
+
+interface Layout {
+  pidFile: string;
+  logFile: string;
+  /** A string in the process's command line that tells our process from a reused pid. */
+  marker: string;
+}
+
+export function layoutOf(config: StackConfig): Record<ComponentName, Layout> & { temporalDb: string } {
+  return {
+    temporal: {
+      pidFile: join(config.home, 'run', 'temporal.pid'),
+      logFile: join(config.home, 'logs', 'temporal.log'),
+      marker: 'start-dev',
+    },
+    worker: {
+      pidFile: join(config.home, 'run', 'worker.pid'),
+      logFile: join(config.home, 'logs', 'worker.log'),
+      marker: 'abp.js worker',
+    },
+    temporalDb: join(config.home, 'temporal', 'dev.sqlite'),
+  };
+}
+
+export function stackStatus(config: StackConfig): StackStatus {
+  const layout = layoutOf(config);
+  const describe = (name: ComponentName, serves: string, ui: string | null): ComponentStatus => {
+    const { pidFile, logFile, marker } = layout[name];
+    const pid = readPid(pidFile);
+    const state = pid === null ? 'stopped' : isOurProcess(pid, marker) ? 'running' : 'stale-pid';
+    return { name, state, pid, serves, ui, log: logFile };
+  };
+  const temporalStatus: ComponentStatus =
+    config.temporal.mode === 'external'
+      ? { name: 'temporal', state: 'external', pid: null, serves: config.temporal.address, ui: null, log: '' }
+      : describe('temporal', config.temporal.address, `http://127.0.0.1:${config.temporal.uiPort}`);
+  return {
+    home: config.home,
+    mode: config.temporal.mode,
+    components: [temporalStatus, describe('worker', `task queue ${taskQueues.main} on ${config.temporal.address}`, null)],
+  };
+}
+
+export interface UpOptions {
+  /** Called with one line per step, for a person watching. */
+  onStep?: (line: string) => void;
+  readyTimeoutMs?: number;
+}
+
+export async function stackUp(config: StackConfig, options: UpOptions = {}): Promise<StackStatus> {
+  const step = options.onStep ?? (() => undefined);
+  const timeoutMs = options.readyTimeoutMs ?? 60_000;
+  const layout = layoutOf(config);
+  const started: ComponentName[] = [];
+  const before = stackStatus(config);
+  try {
+    if (config.temporal.mode === 'embedded') {
+      if (before.components[0]?.state === 'running') {
+        step(`temporal already running (pid ${before.components[0].pid}) on ${config.temporal.address}`);
+      } else {
+        await startTemporal(config, layout, step);
+        started.push('temporal');
+      }
+    } else {
+      step(`temporal: using the cluster at TEMPORAL_ADDRESS=${config.temporal.address}; no server started`);
+    }
+    await waitForTemporal(config, layout, timeoutMs);
+    if (before.components[1]?.state === 'running') {
+      step(`worker already running (pid ${before.components[1].pid})`);
+    } else {
+      const pid = startDetached({
+        command: process.execPath,
+        args: [join(repositoryRoot, 'bin', 'abp.js'), 'worker'],
+        pidFile: layout.worker.pidFile,
+        logFile: layout.worker.logFile,
+        cwd: repositoryRoot,
+        env: { ...process.env, ABP_HOME: config.home, TEMPORAL_ADDRESS: config.temporal.address, TEMPORAL_NAMESPACE: config.temporal.namespace },
+      });
+      started.push('worker');
+      step(`worker starting (pid ${pid}), log ${layout.worker.logFile}`);
+      await waitForWorker(config, layout, timeoutMs);
+    }
+    return stackStatus(config);
+  } catch (error) {
+    // Leave nothing half-started: stop what this call started, newest first.
+    for (const name of started.reverse()) await stopDetached(layout[name].pidFile, layout[name].marker);
+    throw error;
+  }
+}
+
+async function startTemporal(config: StackConfig, layout: ReturnType<typeof layoutOf>, step: (line: string) => void): Promise<void> {
+  const { port, uiPort } = config.temporal;
+  for (const [what, p, variable] of [
+    ['gRPC', port, 'ABP_TEMPORAL_PORT'],
+    ['Web UI', uiPort, 'ABP_TEMPORAL_UI_PORT'],
+  ] as const) {
+    if (!(await portIsFree(p))) {
+      throw new DevStackError(
+        'port-in-use',
+        `port ${p} (Temporal ${what}) is already in use on 127.0.0.1: stop whatever listens there, ` +
+          `pick another port with ${variable}=<port>, or use that server with TEMPORAL_ADDRESS=127.0.0.1:${port}`,
+      );
+    }
+  }
+  const binary = findTemporalBinary('temporal');
+  mkdirSync(join(config.home, 'temporal'), { recursive: true });
+  const pid = startDetached({
+    command: binary,
+    args: [
+      'server', 'start-dev',
+      '--db-filename', layout.temporalDb,
+      '--ip', '127.0.0.1',
+      '--port', String(port),
+      '--ui-port', String(uiPort),
+      '--namespace', config.temporal.namespace,
+      '--log-level', 'warn',
+    ],
+    pidFile: layout.temporal.pidFile,
+    logFile: layout.temporal.logFile,
+    cwd: config.home,
+    env: process.env,
+  });
+  step(`temporal dev server starting (pid ${pid}), state ${layout.temporalDb}, log ${layout.temporal.logFile}`);
+}
+
+async function waitForTemporal(config: StackConfig, layout: ReturnType<typeof layoutOf>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    assertStillRunning(config, layout, 'temporal');
+    try {
+      const connection = await Connection.connect({ address: config.temporal.address, connectTimeout: 2_000 });
+      try {
+        await connection.workflowService.getSystemInfo({});
+        return;
+      } finally {
+        await connection.close();
+      }
+    } catch (error) {
+      lastError = error;
+      await delay(200);
+    }
+  }
+  throw new DevStackError('unreachable', `Temporal at ${config.temporal.address} did not answer within ${timeoutMs} ms`, { cause: lastError });
+}
+
+async function waitForWorker(config: StackConfig, layout: ReturnType<typeof layoutOf>, timeoutMs: number): Promise<void> {
+  const connection = await Connection.connect({ address: config.temporal.address });
+  try {
+    const deadline = Date.now() + timeoutMs;
+    while (Date.now() < deadline) {
+      assertStillRunning(config, layout, 'worker');
+      const { pollers } = await connection.workflowService.describeTaskQueue({
+        namespace: config.temporal.namespace,
+        taskQueue: { name: taskQueues.main },
+        taskQueueType: proto.temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+      });
+      const workerPid = readPid(layout.worker.pidFile);
+      if (pollers?.some((poller) => poller.identity?.startsWith(`${workerPid}@`))) return;
+      await delay(250);
+    }
+  } finally {
+    await connection.close();
+  }
+  throw new DevStackError('start-failed', `the worker did not poll task queue ${taskQueues.main} within ${timeoutMs} ms; see ${layout.worker.logFile}`);
+}
+
+function assertStillRunning(config: StackConfig, layout: ReturnType<typeof layoutOf>, name: ComponentName): void {
+  if (name === 'temporal' && config.temporal.mode === 'external') return;
+  const pid = readPid(layout[name].pidFile);
+  if (pid !== null && isOurProcess(pid, layout[name].marker)) return;
+  throw new DevStackError('start-failed', `${name} exited during start-up; last lines of ${layout[name].logFile}:\n${tailOf(layout[name].logFile)}`);
+}
+
+export async function stackDown(config: StackConfig): Promise<Array<{ name: ComponentName; result: 'stopped' | 'not-running' }>> {
+  const layout = layoutOf(config);
+  const results: Array<{ name: ComponentName; result: 'stopped' | 'not-running' }> = [];
+  // The worker first, so it does not spend its shutdown retrying a server that is already gone.
+  for (const name of ['worker', 'temporal'] as const) {
+    results.push({ name, result: await stopDetached(layout[name].pidFile, layout[name].marker) });
+  }
+  return results;
+}
