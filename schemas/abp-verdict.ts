@@ -1,0 +1,95 @@
+// The abp-verdict/v1 report (spec §8): per-engine rates with their intervals, pairwise tests, and the receipts behind them.
+import { z } from 'zod';
+import { describeValue, documentId, duplicateIndices, nonNegativeInt, probability, relativePath, seed } from './primitives.js';
+
+export const VERDICT_SCHEMA_ID = 'abp-verdict/v1';
+
+const interval = (bound: z.ZodNumber) => z.tuple([bound, bound]);
+const show = (pair: readonly number[]) => `[${pair.join(', ')}]`;
+
+const resolveRate = z
+  .strictObject({
+    point: probability,
+    wilson95: interval(probability).describe('Wilson 95% interval [lo, hi]; it contains point (spec §3.3).'),
+  })
+  .superRefine((rate, ctx) => {
+    const [lo, hi] = rate.wilson95;
+    if (lo > hi) ctx.addIssue({ code: 'custom', path: ['wilson95'], message: `must be ordered [lo, hi] with lo <= hi, got ${show(rate.wilson95)}` });
+    else if (rate.point < lo || rate.point > hi) {
+      ctx.addIssue({ code: 'custom', path: ['wilson95'], message: `must contain the point estimate ${rate.point}, got ${show(rate.wilson95)} (need 0 <= lo <= point <= hi <= 1)` });
+    }
+  });
+
+// Medians are null when the engine has nothing to take a median of (no scored or no resolved trials).
+const median = z.number().nonnegative().nullable();
+
+const engineResult = z
+  .strictObject({
+    engine: documentId,
+    scoredTrials: nonNegativeInt,
+    excludedEngineErrors: nonNegativeInt.describe('Trials the engine could not be invoked for: excluded, not losses (spec §3.4).'),
+    resolveRate: resolveRate.nullable().describe('Null exactly when scoredTrials is 0: a rate of nothing has no interval.'),
+    medianDiffBytesNormalized: median,
+    medianTokensTotal: median,
+    medianWallClockMs: median,
+    medianComputedUsd: median,
+  })
+  .superRefine((result, ctx) => {
+    if (result.scoredTrials === 0 && result.resolveRate !== null) ctx.addIssue({ code: 'custom', path: ['resolveRate'], message: 'must be null when scoredTrials is 0' });
+    if (result.scoredTrials > 0 && result.resolveRate === null) ctx.addIssue({ code: 'custom', path: ['resolveRate'], message: `is required: the engine has ${result.scoredTrials} scored trials` });
+  });
+
+// A relative change of a non-negative quantity cannot fall below -1 (that would be a negative diff size).
+const relativeChange = z.number().min(-1);
+
+const pairwise = z.strictObject({
+  a: documentId,
+  b: documentId,
+  mcnemar: z.strictObject({
+    discordant: z.tuple([nonNegativeInt, nonNegativeInt]).describe('[a resolved and b not, b resolved and a not] over paired trials.'),
+    pExact: probability.describe('Exact two-sided McNemar p-value (spec §3.3).'),
+  }),
+  diffDelta: z
+    .strictObject({
+      relMedian: relativeChange,
+      bootstrap95: interval(relativeChange),
+      seed,
+    })
+    .superRefine((delta, ctx) => {
+      const [lo, hi] = delta.bootstrap95;
+      if (lo > hi) ctx.addIssue({ code: 'custom', path: ['bootstrap95'], message: `must be ordered [lo, hi] with lo <= hi, got ${show(delta.bootstrap95)}` });
+    })
+    .nullable()
+    .describe('Relative change of the median normalized diff, a against b, with a seeded bootstrap interval; null when no task was resolved by both.'),
+});
+
+export const verdictSchema = z
+  .strictObject({
+    schema: z.literal(VERDICT_SCHEMA_ID),
+    run: documentId,
+    perEngine: z.array(engineResult).min(1, 'must report at least one engine'),
+    pairwise: z.array(pairwise),
+    receipts: z
+      .strictObject({ trials: relativePath, transcripts: relativePath, diffs: relativePath, traces: relativePath.optional() })
+      .describe('Where the evidence lives, relative to the verdict (spec §3.5); traces are required only for ABP-traces conformance.'),
+  })
+  .superRefine((verdict, ctx) => {
+    for (const { index, first } of duplicateIndices(verdict.perEngine, (result) => result.engine)) {
+      ctx.addIssue({ code: 'custom', path: ['perEngine', index, 'engine'], message: `engine ${describeValue(verdict.perEngine[index]?.engine)} is already reported at perEngine[${first}]` });
+    }
+    const engines = new Set(verdict.perEngine.map((result) => result.engine));
+    verdict.pairwise.forEach((pair, index) => {
+      for (const side of ['a', 'b'] as const) {
+        if (!engines.has(pair[side])) {
+          ctx.addIssue({ code: 'custom', path: ['pairwise', index, side], message: `names engine ${describeValue(pair[side])}, which perEngine does not report; known: ${[...engines].join(', ')}` });
+        }
+      }
+      if (pair.a === pair.b) ctx.addIssue({ code: 'custom', path: ['pairwise', index, 'b'], message: 'must differ from a: an engine is not compared with itself' });
+    });
+    for (const { index, first } of duplicateIndices(verdict.pairwise, (pair) => [pair.a, pair.b].sort().join('\n'))) {
+      ctx.addIssue({ code: 'custom', path: ['pairwise', index], message: `compares the same two engines as pairwise[${first}]` });
+    }
+  })
+  .describe('An ABP verdict: per-engine results with their uncertainty and pairwise comparisons, never a blended score (spec §8).');
+
+export type AbpVerdict = z.infer<typeof verdictSchema>;
