@@ -6,6 +6,7 @@ import { CommandFailed, createOutput, type Output, type OutputOptions } from './
 
 function printStatus(out: Output, status: StackStatus): void {
   out.line(`data directory  ${status.home}`);
+  out.line(`database        ${status.database.kind} at ${status.database.location}`);
   for (const component of status.components) {
     const pid = component.pid === null ? '' : ` pid ${component.pid}`;
     out.line(`${component.name.padEnd(15)} ${component.state}${pid}  ${component.serves}`);

@@ -52,13 +52,28 @@ type UrlSource = 'DATABASE_URL' | 'url option';
 // How each handle migrates. Kept beside, not on, the handle so its public type stays driver-free.
 const migrators = new WeakMap<DatabaseHandle, () => Promise<void>>();
 
-export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<DatabaseHandle> {
+export type DatabaseTarget =
+  | { kind: 'postgres'; url: string; source: UrlSource }
+  | { kind: 'pglite'; directory: string };
+
+/** Which database `openDatabase` would open with these options, without opening it. */
+export function databaseTarget(options: OpenDatabaseOptions = {}): DatabaseTarget {
   const env = options.env ?? process.env;
   const envUrl = env['DATABASE_URL'] === '' ? undefined : env['DATABASE_URL'];
-  if (options.url !== undefined) return openPostgres(options.url, 'url option');
-  if (envUrl !== undefined) return openPostgres(envUrl, 'DATABASE_URL');
+  if (options.url !== undefined) return { kind: 'postgres', url: options.url, source: 'url option' };
+  if (envUrl !== undefined) return { kind: 'postgres', url: envUrl, source: 'DATABASE_URL' };
   const dataDir = resolve(options.dataDir ?? (env['ABP_HOME'] || './.abp'));
-  return openPglite(join(dataDir, 'pglite'));
+  return { kind: 'pglite', directory: join(dataDir, 'pglite') };
+}
+
+export async function openDatabase(options: OpenDatabaseOptions = {}): Promise<DatabaseHandle> {
+  const target = databaseTarget(options);
+  switch (target.kind) {
+    case 'postgres':
+      return openPostgres(target.url, target.source);
+    case 'pglite':
+      return openPglite(target.directory);
+  }
 }
 
 /** Applies every migration in db/migrations not yet applied; running it again is a no-op. */

@@ -6,6 +6,8 @@ import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
 import proto from '@temporalio/proto';
+import { databaseTarget } from '../db/connection.js';
+import { redactUrl } from '../db/errors.js';
 import { taskQueues } from '../workflows/shared.js';
 import { findTemporalBinary, repositoryRoot, type StackConfig } from './config.js';
 import { isOurProcess, portIsFree, readPid, startDetached, stopDetached, tailOf } from './processes.js';
@@ -25,6 +27,8 @@ export interface ComponentStatus {
 export interface StackStatus {
   home: string;
   mode: StackConfig['temporal']['mode'];
+  /** Where the worker keeps abp's records (it applies the migrations when it starts). */
+  database: { kind: 'pglite' | 'postgres'; location: string };
   components: ComponentStatus[];
 }
 
@@ -74,9 +78,11 @@ export function stackStatus(config: StackConfig): StackStatus {
     config.temporal.mode === 'external'
       ? { name: 'temporal', state: 'external', pid: null, serves: config.temporal.address, ui: null, log: '' }
       : describe('temporal', config.temporal.address, `http://127.0.0.1:${config.temporal.uiPort}`);
+  const target = databaseTarget({ dataDir: config.home });
   return {
     home: config.home,
     mode: config.temporal.mode,
+    database: target.kind === 'pglite' ? { kind: 'pglite', location: target.directory } : { kind: 'postgres', location: redactUrl(target.url) },
     components: [temporalStatus, describe('worker', `task queue ${taskQueues.main} on ${config.temporal.address}`, null)],
   };
 }

@@ -6,13 +6,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { sql } from 'drizzle-orm';
+import { openDatabase, selectRows } from '../../db/connection.js';
 import { isAlive } from '../../stack/processes.js';
 import { freePort, runAbp } from '../support/cli.js';
+import { startPostgresServer, type PostgresServer } from '../support/postgres-server.js';
 import { startDevServer } from '../support/temporal.js';
 
 interface StatusJson {
   home: string;
   mode: string;
+  database: { kind: string; location: string };
   components: Array<{ name: string; state: string; pid: number | null; ui: string | null }>;
 }
 
@@ -23,7 +27,7 @@ describe('abp dev', () => {
   beforeEach(async () => {
     home = await mkdtemp(join(tmpdir(), 'abp-dev-'));
     const port = await freePort();
-    env = { ABP_HOME: home, ABP_TEMPORAL_PORT: String(port), ABP_TEMPORAL_UI_PORT: String(await freePort()), TEMPORAL_ADDRESS: '' };
+    env = { ABP_HOME: home, ABP_TEMPORAL_PORT: String(port), ABP_TEMPORAL_UI_PORT: String(await freePort()), TEMPORAL_ADDRESS: '', DATABASE_URL: '' };
   });
   afterEach(async () => {
     await runAbp(['dev', 'down'], env);
@@ -41,6 +45,9 @@ describe('abp dev', () => {
     // The wiring check ran on the background worker, not in this test process.
     expect(upJson.check.after.workerIdentity).toMatch(new RegExp(`^${running.worker?.pid}@`));
     expect(existsSync(join(home, 'temporal', 'dev.sqlite'))).toBe(true);
+    // The worker migrated the embedded database before it took work.
+    expect(upJson.database).toEqual({ kind: 'pglite', location: join(home, 'pglite') });
+    expect(await appliedMigrations({ dataDir: home, env: {} })).toBeGreaterThan(0);
 
     const ui = await fetch(running.temporal?.ui ?? 'http://invalid');
     expect(ui.status).toBe(200);
@@ -97,19 +104,31 @@ describe('abp dev', () => {
   });
 });
 
-describe('abp dev with TEMPORAL_ADDRESS', () => {
+async function appliedMigrations(options: Parameters<typeof openDatabase>[0]): Promise<number> {
+  const database = await openDatabase(options);
+  try {
+    const [row] = await selectRows<{ count: number }>(database.db, sql`select count(*)::int as count from drizzle.__drizzle_migrations`);
+    return row?.count ?? 0;
+  } finally {
+    await database.close();
+  }
+}
+
+describe('abp dev scaled out: TEMPORAL_ADDRESS and DATABASE_URL', () => {
   let server: TestWorkflowEnvironment;
+  let postgresServer: PostgresServer;
   let home: string;
   afterAll(async () => {
     await server?.teardown();
+    await postgresServer?.stop();
     if (home) await rm(home, { recursive: true, force: true });
   });
 
-  it('uses the given cluster, starts only the worker, and runs the check there', async () => {
-    server = await startDevServer();
+  it('uses the given cluster and database, starts only the worker, and runs the check there', async () => {
+    [server, postgresServer] = await Promise.all([startDevServer(), startPostgresServer()]);
     home = await mkdtemp(join(tmpdir(), 'abp-dev-external-'));
     const address = server.address;
-    const env = { ABP_HOME: home, TEMPORAL_ADDRESS: address };
+    const env = { ABP_HOME: home, TEMPORAL_ADDRESS: address, DATABASE_URL: postgresServer.url };
     try {
       const up = await runAbp(['dev', 'up', '--check', '--json'], env);
       expect(up.code).toBe(0);
@@ -118,6 +137,9 @@ describe('abp dev with TEMPORAL_ADDRESS', () => {
       expect(json.components.find((c) => c.name === 'temporal')?.state).toBe('external');
       expect(json.components.find((c) => c.name === 'worker')?.state).toBe('running');
       expect(existsSync(join(home, 'run', 'temporal.pid'))).toBe(false);
+      expect(json.database.kind).toBe('postgres');
+      expect(await appliedMigrations({ url: postgresServer.url })).toBeGreaterThan(0);
+      expect(existsSync(join(home, 'pglite'))).toBe(false);
     } finally {
       const down = await runAbp(['dev', 'down'], env);
       expect(down.code).toBe(0);
