@@ -1,13 +1,12 @@
 // All activities the abp worker registers, built from their dependencies in one place.
-import { createWiringActivities } from './wiring.js';
+import { createWiringActivities, type WiringDependencies } from './wiring.js';
 
-export interface ActivityDependencies {
-  now: () => Date;
-}
+/** What every activity factory needs, together; grows as stages add activities. */
+export type ActivityDependencies = WiringDependencies;
 
 export function createActivities(deps: ActivityDependencies) {
   return {
-    ...createWiringActivities({ now: deps.now }),
+    ...createWiringActivities(deps),
   };
 }
 export type Activities = ReturnType<typeof createActivities>;

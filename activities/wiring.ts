@@ -1,6 +1,6 @@
 // Activities of the wiring check: report which worker process ran them, so a caller sees a real worker did.
 import { hostname } from 'node:os';
-import type { WorkerReport } from '../schemas/wiring.js';
+import type { ReportWorkerInput, WorkerReport } from '../schemas/wiring.js';
 
 export interface WiringDependencies {
   now: () => Date;
@@ -9,7 +9,7 @@ export interface WiringDependencies {
 export function createWiringActivities({ now }: WiringDependencies) {
   return {
     // eslint-disable-next-line @typescript-eslint/require-await -- activities are async by contract
-    async reportWorker({ probe }: { probe: string }): Promise<WorkerReport> {
+    async reportWorker({ probe }: ReportWorkerInput): Promise<WorkerReport> {
       return {
         probe,
         workerIdentity: `${process.pid}@${hostname()}`,

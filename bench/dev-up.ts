@@ -4,24 +4,16 @@
 //   node bin/run-ts.js bench/dev-up.ts [rounds]
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
 import { findTemporalBinary, repositoryRoot } from '../stack/config.js';
+import { freePort } from '../stack/processes.js';
 
 const rounds = Number(process.argv[2] ?? 3);
 const abp = join(repositoryRoot, 'bin', 'abp.js');
 
-function freePort(): Promise<number> {
-  return new Promise((resolvePort) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => resolvePort(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
 
 async function bareServer(): Promise<number> {
   const home = mkdtempSync(join(tmpdir(), 'abp-bench-bare-'));

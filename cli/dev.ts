@@ -15,6 +15,10 @@ function printStatus(out: Output, status: StackStatus): void {
   }
 }
 
+function printCheck(out: Output, check: Awaited<ReturnType<typeof runWiringCheck>>): void {
+  out.line(`wiring check passed: workflow ${check.workflowId} ran on worker ${check.after.workerIdentity} in ${check.roundTripMs} ms`);
+}
+
 export async function devUpCommand(options: OutputOptions & { check?: boolean }): Promise<void> {
   const out = createOutput(options);
   const config = resolveStackConfig();
@@ -26,7 +30,7 @@ export async function devUpCommand(options: OutputOptions & { check?: boolean })
   let check: Awaited<ReturnType<typeof runWiringCheck>> | null = null;
   if (options.check) {
     check = await runWiringCheck(config);
-    out.line(`wiring check passed: workflow ${check.workflowId} ran on worker ${check.after.workerIdentity} in ${check.roundTripMs} ms`);
+    printCheck(out, check);
   }
   out.data({ ...status, upMs, check });
 }
@@ -49,8 +53,8 @@ export async function devCheckCommand(options: OutputOptions): Promise<void> {
   const out = createOutput(options);
   const config = resolveStackConfig();
   const worker = stackStatus(config).components.find((component) => component.name === 'worker');
-  if (worker?.state !== 'running') throw new CommandFailed('no abp worker is running: start the stack with `abp dev up`');
+  if (worker?.state !== 'running') throw new CommandFailed('not-running', 'no abp worker is running: start the stack with `abp dev up`');
   const check = await runWiringCheck(config);
-  out.line(`wiring check passed: workflow ${check.workflowId} ran on worker ${check.after.workerIdentity} in ${check.roundTripMs} ms`);
+  printCheck(out, check);
   out.data(check);
 }

@@ -1,6 +1,7 @@
 // The `abp` command: its command tree, and the one place where errors become exit codes
 // (0 ok, 1 the command failed, 2 it was used wrongly).
 import { Command, CommanderError, Option } from 'commander';
+import { CommandFailed } from './output.js';
 
 // Command modules load on use: `abp --help` should not pay for the Temporal SDK or every schema.
 const dev = () => import('./dev.js');
@@ -81,8 +82,18 @@ export async function main(argv: string[]): Promise<number> {
       return error.exitCode === 0 ? 0 : 2;
     }
     const message = error instanceof Error ? error.message : String(error);
+    const code = errorCode(error);
+    // With --json a failure is data too, so a script reads the code instead of parsing prose.
+    const reported = error instanceof CommandFailed && error.reportedAsData;
+    if (argv.includes('--json') && !reported) process.stdout.write(`${JSON.stringify({ error: { code: code ?? 'failed', message } }, null, 2)}\n`);
     process.stderr.write(`abp: ${message}\n`);
     if (process.env.ABP_DEBUG && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
-    return 1;
+    // A malformed setting in the environment is a usage error, like a malformed flag.
+    return code === 'invalid-setting' ? 2 : 1;
   }
+}
+
+function errorCode(error: unknown): string | undefined {
+  const code: unknown = typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
+  return typeof code === 'string' ? code : undefined;
 }

@@ -29,4 +29,12 @@ export function createOutput(options: OutputOptions, stdout = process.stdout, st
 /** A command that ran and failed (exit 1); usage errors are commander's and exit 2. */
 export class CommandFailed extends Error {
   override name = 'CommandFailed';
+  constructor(
+    readonly code: 'invalid-documents' | 'not-running',
+    message: string,
+    /** The command already printed its result (with the failure in it) as --json data. */
+    readonly reportedAsData = false,
+  ) {
+    super(message);
+  }
 }

@@ -36,5 +36,5 @@ export async function validateCommand(files: string[], options: ValidateOptions)
   }
   out.data({ valid: results.every((result) => result.valid), files: results });
   const invalid = results.filter((result) => !result.valid).length;
-  if (invalid > 0) throw new CommandFailed(`${invalid} of ${files.length} ${files.length === 1 ? 'file is' : 'files are'} not valid`);
+  if (invalid > 0) throw new CommandFailed('invalid-documents', `${invalid} of ${files.length} ${files.length === 1 ? 'file is' : 'files are'} not valid`, true);
 }

@@ -2,17 +2,16 @@
 import { createActivities } from '../activities/index.js';
 import { migrate, openDatabase } from '../db/connection.js';
 import { resolveStackConfig } from '../stack/config.js';
-import { connectWorker, createWorker } from '../stack/worker.js';
+import { bundleWorkflows, connectWorker, createWorker } from '../stack/worker.js';
 
 export async function workerCommand(): Promise<void> {
   const config = resolveStackConfig();
+  // Bundling the workflows and migrating the database are independent, so they overlap; neither
+  // holds a server connection, so a failed migration exits at once with nothing to unwind.
+  const [workflowBundle] = await Promise.all([bundleWorkflows(), migrateDatabase(config.home)]);
   const connection = await connectWorker(config.temporal.address);
   try {
-    // Bundling the workflows and migrating the database are independent; the worker polls only when both are done.
-    const [worker] = await Promise.all([
-      createWorker({ connection, namespace: config.temporal.namespace, activities: createActivities({ now: () => new Date() }) }),
-      migrateDatabase(config.home),
-    ]);
+    const worker = await createWorker({ connection, namespace: config.temporal.namespace, workflowBundle, activities: createActivities({ now: () => new Date() }) });
     // Worker.run resolves after a graceful shutdown, which the SDK starts on SIGINT/SIGTERM.
     await worker.run();
   } finally {

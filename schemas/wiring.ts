@@ -10,6 +10,9 @@ export const wiringCheckInput = z.object({
 });
 export type WiringCheckInput = z.infer<typeof wiringCheckInput>;
 
+export const reportWorkerInput = z.object({ probe: z.string().min(1) });
+export type ReportWorkerInput = z.infer<typeof reportWorkerInput>;
+
 export const workerReport = z.object({
   probe: z.string(),
   workerIdentity: z.string(),

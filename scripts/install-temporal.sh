@@ -63,7 +63,8 @@ install_test_server() {
   else
     command -v mvn >/dev/null || { echo "install-temporal: Maven (mvn) is needed: apt-get install maven" >&2; exit 1; }
     rm -rf "$dir.partial"
-    mvn --batch-mode --quiet -f "$pom" dependency:copy-dependencies \
+    # --strict-checksums: a jar whose checksum does not match Maven Central's fails the install.
+    mvn --batch-mode --quiet --strict-checksums -Dstyle.color=never -f "$pom" dependency:copy-dependencies \
       -DincludeScope=runtime -DoutputDirectory="$dir.partial/lib"
     rm -rf "$dir" && mv "$dir.partial" "$dir"
     echo "temporal-test-server $version: installed ($dir)"

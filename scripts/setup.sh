@@ -5,6 +5,16 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
+# Node.js is the one thing this script does not install: Debian's own is too old for abp.
+if ! command -v node >/dev/null; then
+  echo "setup: abp needs Node.js 20.19 or newer (with npm); install it first, e.g. from your distribution's nodejs 20+ packages or nodejs.org" >&2
+  exit 1
+fi
+if ! node -e 'const [major, minor] = process.versions.node.split(".").map(Number); process.exit(major > 20 || (major === 20 && minor >= 19) ? 0 : 1)'; then
+  echo "setup: abp needs Node.js 20.19 or newer; this is $(node --version)" >&2
+  exit 1
+fi
+
 need=()
 command -v git >/dev/null || need+=(git)
 command -v python3 >/dev/null || need+=(python3 python3-pip)
@@ -14,15 +24,13 @@ command -v mvn >/dev/null || need+=(maven)
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]} from Debian"
-  sudo=""; [ "$(id -u)" -eq 0 ] || sudo=sudo
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then
+    command -v sudo >/dev/null || { echo "setup: installing ${need[*]} needs root: run this script as root, or install them yourself" >&2; exit 1; }
+    sudo=sudo
+  fi
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
-fi
-
-node_major=$(node -p 'process.versions.node.split(".")[0]')
-if [ "$node_major" -lt 20 ]; then
-  echo "setup: abp needs Node.js 20 or newer; this is $(node --version)" >&2
-  exit 1
 fi
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then

@@ -1,8 +1,9 @@
 // Where the running parts of abp live and how they are reached: data directory, Temporal address,
 // server binaries. Read once from the environment; everything else takes the resolved object.
-import { existsSync } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { StackError } from './errors.js';
 
 export const repositoryRoot = fileURLToPath(new URL('..', import.meta.url));
 
@@ -20,16 +21,6 @@ export interface StackConfig {
   };
 }
 
-export class ConfigError extends Error {
-  override name = 'ConfigError';
-  constructor(
-    readonly code: 'invalid-port' | 'missing-binary',
-    message: string,
-  ) {
-    super(message);
-  }
-}
-
 type Env = Record<string, string | undefined>;
 
 function portFrom(env: Env, name: string, fallback: number): number {
@@ -37,7 +28,7 @@ function portFrom(env: Env, name: string, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
   const port = Number(raw);
   if (!Number.isInteger(port) || port < 1 || port > 65_535) {
-    throw new ConfigError('invalid-port', `${name}=${raw} is not a TCP port: use a whole number from 1 to 65535, e.g. ${name}=${fallback}`);
+    throw new StackError('invalid-setting', `${name}=${raw} is not a TCP port: use a whole number from 1 to 65535, e.g. ${name}=${fallback}`);
   }
   return port;
 }
@@ -73,8 +64,8 @@ const binaryOverride: Record<TemporalBinary, string> = {
 export function findTemporalBinary(name: TemporalBinary, env: Env = process.env): string {
   const override = env[binaryOverride[name]];
   if (override) {
-    if (!existsSync(override)) {
-      throw new ConfigError('missing-binary', `${binaryOverride[name]}=${override} does not exist: point it at an executable ${name}, or unset it`);
+    if (!isExecutable(override)) {
+      throw new StackError('missing-binary', `${binaryOverride[name]}=${override} is not an executable file: point it at a ${name} binary, or unset it`);
     }
     return override;
   }
@@ -82,13 +73,22 @@ export function findTemporalBinary(name: TemporalBinary, env: Env = process.env)
     join(env.ABP_TOOLS || join(repositoryRoot, '.tools'), 'bin', name),
     ...(env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, name)),
   ];
-  const found = candidates.find((candidate) => existsSync(candidate));
+  const found = candidates.find(isExecutable);
   if (!found) {
-    throw new ConfigError(
+    throw new StackError(
       'missing-binary',
       `no ${name} binary found: run \`bash scripts/install-temporal.sh\`, set ${binaryOverride[name]} to its path` +
         (name === 'temporal' ? ', or set TEMPORAL_ADDRESS to a running cluster' : ''),
     );
   }
   return found;
+}
+
+function isExecutable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
 }

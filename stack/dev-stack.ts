@@ -10,7 +10,8 @@ import { databaseTarget } from '../db/connection.js';
 import { redactUrl } from '../db/errors.js';
 import { taskQueues } from '../workflows/shared.js';
 import { findTemporalBinary, repositoryRoot, type StackConfig } from './config.js';
-import { isOurProcess, portIsFree, readPid, startDetached, stopDetached, tailOf } from './processes.js';
+import { StackError } from './errors.js';
+import { isOurProcess, portIsFree, readPid, startDetached, stopDetached, tailOf, withLock } from './processes.js';
 
 export type ComponentName = 'temporal' | 'worker';
 
@@ -32,17 +33,6 @@ export interface StackStatus {
   components: ComponentStatus[];
 }
 
-export class DevStackError extends Error {
-  override name = 'DevStackError';
-  constructor(
-    readonly code: 'port-in-use' | 'start-failed' | 'unreachable',
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
-}
-
 interface Layout {
   pidFile: string;
   logFile: string;
@@ -50,8 +40,9 @@ interface Layout {
   marker: string;
 }
 
-export function layoutOf(config: StackConfig): Record<ComponentName, Layout> & { temporalDb: string } {
+export function layoutOf(config: StackConfig): Record<ComponentName, Layout> & { temporalDb: string; lockFile: string } {
   return {
+    lockFile: join(config.home, 'run', 'stack.lock'),
     temporal: {
       pidFile: join(config.home, 'run', 'temporal.pid'),
       logFile: join(config.home, 'logs', 'temporal.log'),
@@ -93,7 +84,11 @@ export interface UpOptions {
   readyTimeoutMs?: number;
 }
 
-export async function stackUp(config: StackConfig, options: UpOptions = {}): Promise<StackStatus> {
+export function stackUp(config: StackConfig, options: UpOptions = {}): Promise<StackStatus> {
+  return withLock(layoutOf(config).lockFile, () => startStack(config, options));
+}
+
+async function startStack(config: StackConfig, options: UpOptions): Promise<StackStatus> {
   const step = options.onStep ?? (() => undefined);
   const timeoutMs = options.readyTimeoutMs ?? 60_000;
   const layout = layoutOf(config);
@@ -114,7 +109,7 @@ export async function stackUp(config: StackConfig, options: UpOptions = {}): Pro
     if (before.components[1]?.state === 'running') {
       step(`worker already running (pid ${before.components[1].pid})`);
     } else {
-      const pid = startDetached({
+      const pid = await startDetached({
         command: process.execPath,
         args: [join(repositoryRoot, 'bin', 'abp.js'), 'worker'],
         pidFile: layout.worker.pidFile,
@@ -141,7 +136,7 @@ async function startTemporal(config: StackConfig, layout: ReturnType<typeof layo
     ['Web UI', uiPort, 'ABP_TEMPORAL_UI_PORT'],
   ] as const) {
     if (!(await portIsFree(p))) {
-      throw new DevStackError(
+      throw new StackError(
         'port-in-use',
         `port ${p} (Temporal ${what}) is already in use on 127.0.0.1: stop whatever listens there, ` +
           `pick another port with ${variable}=<port>, or use that server with TEMPORAL_ADDRESS=127.0.0.1:${port}`,
@@ -150,7 +145,7 @@ async function startTemporal(config: StackConfig, layout: ReturnType<typeof layo
   }
   const binary = findTemporalBinary('temporal');
   mkdirSync(join(config.home, 'temporal'), { recursive: true });
-  const pid = startDetached({
+  const pid = await startDetached({
     command: binary,
     args: [
       'server', 'start-dev',
@@ -164,7 +159,8 @@ async function startTemporal(config: StackConfig, layout: ReturnType<typeof layo
     pidFile: layout.temporal.pidFile,
     logFile: layout.temporal.logFile,
     cwd: config.home,
-    env: process.env,
+    // The server needs no secrets of ours (DATABASE_URL, tokens): hand it only what a process needs to run.
+    env: pick(process.env, ['PATH', 'HOME', 'TMPDIR', 'TZ', 'LANG']),
   });
   step(`temporal dev server starting (pid ${pid}), state ${layout.temporalDb}, log ${layout.temporal.logFile}`);
 }
@@ -187,7 +183,7 @@ async function waitForTemporal(config: StackConfig, layout: ReturnType<typeof la
       await delay(200);
     }
   }
-  throw new DevStackError('unreachable', `Temporal at ${config.temporal.address} did not answer within ${timeoutMs} ms`, { cause: lastError });
+  throw new StackError('unreachable', `Temporal at ${config.temporal.address} did not answer within ${timeoutMs} ms`, { cause: lastError });
 }
 
 async function waitForWorker(config: StackConfig, layout: ReturnType<typeof layoutOf>, timeoutMs: number): Promise<void> {
@@ -208,22 +204,31 @@ async function waitForWorker(config: StackConfig, layout: ReturnType<typeof layo
   } finally {
     await connection.close();
   }
-  throw new DevStackError('start-failed', `the worker did not poll task queue ${taskQueues.main} within ${timeoutMs} ms; see ${layout.worker.logFile}`);
+  throw new StackError(
+    'start-failed',
+    `the worker did not poll task queue ${taskQueues.main} within ${timeoutMs} ms; last lines of ${layout.worker.logFile}:\n${tailOf(layout.worker.logFile)}`,
+  );
 }
 
 function assertStillRunning(config: StackConfig, layout: ReturnType<typeof layoutOf>, name: ComponentName): void {
   if (name === 'temporal' && config.temporal.mode === 'external') return;
   const pid = readPid(layout[name].pidFile);
   if (pid !== null && isOurProcess(pid, layout[name].marker)) return;
-  throw new DevStackError('start-failed', `${name} exited during start-up; last lines of ${layout[name].logFile}:\n${tailOf(layout[name].logFile)}`);
+  throw new StackError('start-failed', `${name} exited during start-up; last lines of ${layout[name].logFile}:\n${tailOf(layout[name].logFile)}`);
 }
 
-export async function stackDown(config: StackConfig): Promise<Array<{ name: ComponentName; result: 'stopped' | 'not-running' }>> {
+export function stackDown(config: StackConfig): Promise<Array<{ name: ComponentName; result: 'stopped' | 'not-running' }>> {
   const layout = layoutOf(config);
-  const results: Array<{ name: ComponentName; result: 'stopped' | 'not-running' }> = [];
-  // The worker first, so it does not spend its shutdown retrying a server that is already gone.
-  for (const name of ['worker', 'temporal'] as const) {
-    results.push({ name, result: await stopDetached(layout[name].pidFile, layout[name].marker) });
-  }
-  return results;
+  return withLock(layout.lockFile, async () => {
+    const results: Array<{ name: ComponentName; result: 'stopped' | 'not-running' }> = [];
+    // The worker first, so it does not spend its shutdown retrying a server that is already gone.
+    for (const name of ['worker', 'temporal'] as const) {
+      results.push({ name, result: await stopDetached(layout[name].pidFile, layout[name].marker) });
+    }
+    return results;
+  });
+}
+
+function pick(env: NodeJS.ProcessEnv, names: string[]): NodeJS.ProcessEnv {
+  return Object.fromEntries(names.flatMap((name) => (env[name] === undefined ? [] : [[name, env[name]]])));
 }

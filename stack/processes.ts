@@ -5,6 +5,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, renameSync, r
 import { createServer } from 'node:net';
 import { dirname } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import { StackError } from './errors.js';
 
 export function readPid(pidFile: string): number | null {
   if (!existsSync(pidFile)) return null;
@@ -15,10 +16,22 @@ export function readPid(pidFile: string): number | null {
 export function isAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     // EPERM: the process exists but belongs to someone else.
     return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+  // A zombie answers signal 0 but has exited; where no init reaps it, it would look alive forever.
+  return processState(pid) !== 'Z';
+}
+
+/** The state letter from /proc/<pid>/stat (R, S, Z, …), or null where /proc is not available. */
+function processState(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The command name is in parentheses and may hold spaces; the state follows the last ')'.
+    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) || null;
+  } catch {
+    return null;
   }
 }
 
@@ -47,23 +60,23 @@ export interface DetachedProcess {
 }
 
 /** Starts a process in its own process group, output appended to its log, pid written atomically. */
-export function startDetached(spec: DetachedProcess): number {
+export async function startDetached(spec: DetachedProcess): Promise<number> {
   mkdirSync(dirname(spec.pidFile), { recursive: true });
   mkdirSync(dirname(spec.logFile), { recursive: true });
   const log = openSync(spec.logFile, 'a');
   try {
-    const child = spawn(spec.command, spec.args, {
-      cwd: spec.cwd,
-      env: spec.env,
-      detached: true,
-      stdio: ['ignore', log, log],
+    const child = spawn(spec.command, spec.args, { cwd: spec.cwd, env: spec.env, detached: true, stdio: ['ignore', log, log] });
+    // A binary that cannot be executed is reported through 'error', after spawn() has returned.
+    await new Promise<void>((started, failed) => {
+      child.once('spawn', started);
+      child.once('error', (error) => failed(new StackError('start-failed', `could not start ${spec.command}: ${error.message}`, { cause: error })));
     });
-    if (child.pid === undefined) throw new Error(`could not start ${spec.command}`);
+    const pid = child.pid as number;
     child.unref();
     const partial = `${spec.pidFile}.${process.pid}.partial`;
-    writeFileSync(partial, `${child.pid}\n`);
+    writeFileSync(partial, `${pid}\n`);
     renameSync(partial, spec.pidFile);
-    return child.pid;
+    return pid;
   } finally {
     closeSync(log);
   }
@@ -77,14 +90,23 @@ export async function stopDetached(pidFile: string, marker: string, graceMs = 10
     return 'not-running';
   }
   signalGroup(pid, 'SIGTERM');
-  const deadline = Date.now() + graceMs;
-  while (isAlive(pid) && Date.now() < deadline) await delay(100);
-  if (isAlive(pid)) {
+  if (!(await exited(pid, graceMs))) {
     signalGroup(pid, 'SIGKILL');
-    while (isAlive(pid)) await delay(50);
+    if (!(await exited(pid, 5_000))) {
+      throw new StackError('stop-failed', `process ${pid} (${pidFile}) survived SIGKILL; it may be stuck in the kernel: check it with \`ps -o pid,stat,cmd -p ${pid}\``);
+    }
   }
   rmSync(pidFile, { force: true });
   return 'stopped';
+}
+
+async function exited(pid: number, withinMs: number): Promise<boolean> {
+  const deadline = Date.now() + withinMs;
+  while (isAlive(pid)) {
+    if (Date.now() >= deadline) return false;
+    await delay(50);
+  }
+  return true;
 }
 
 function signalGroup(pid: number, signal: NodeJS.Signals): void {
@@ -99,11 +121,50 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
+/**
+ * Runs `action` holding an exclusive lock file, so two `abp dev up|down` never race on the same
+ * ports and pid files. A lock left by a process that died is taken over.
+ */
+export async function withLock<T>(lockFile: string, action: () => Promise<T>): Promise<T> {
+  mkdirSync(dirname(lockFile), { recursive: true });
+  for (let attempt = 0; ; attempt += 1) {
+    try {
+      writeFileSync(lockFile, `${process.pid}\n`, { flag: 'wx' });
+      break;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw error;
+      const holder = readPid(lockFile);
+      if (holder !== null && isAlive(holder)) {
+        throw new StackError('locked', `another abp process (pid ${holder}) is starting or stopping this stack (${lockFile}); wait for it to finish`);
+      }
+      rmSync(lockFile, { force: true });
+    }
+  }
+  try {
+    return await action();
+  } finally {
+    rmSync(lockFile, { force: true });
+  }
+}
+
 export function portIsFree(port: number, host = '127.0.0.1'): Promise<boolean> {
   return new Promise((resolvePort) => {
     const server = createServer();
     server.once('error', () => resolvePort(false));
     server.listen({ port, host, exclusive: true }, () => server.close(() => resolvePort(true)));
+  });
+}
+
+/** A TCP port nothing listens on right now (the kernel's pick). */
+export function freePort(host = '127.0.0.1'): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, host, () => {
+      const address = server.address();
+      const port = typeof address === 'object' && address ? address.port : 0;
+      server.close(() => resolvePort(port));
+    });
   });
 }
 

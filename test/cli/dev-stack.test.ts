@@ -1,15 +1,15 @@
 // `abp dev up|status|check|down` with real processes: the Temporal dev server and the abp worker.
 import { existsSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { sql } from 'drizzle-orm';
-import { openDatabase, selectRows } from '../../db/connection.js';
-import { isAlive } from '../../stack/processes.js';
+import { openDatabase } from '../../db/connection.js';
+import { isAlive, portIsFree } from '../../stack/processes.js';
 import { freePort, runAbp } from '../support/cli.js';
+import { appliedMigrations } from '../support/database.js';
 import { startPostgresServer, type PostgresServer } from '../support/postgres-server.js';
 import { startDevServer } from '../support/temporal.js';
 
@@ -20,14 +20,32 @@ interface StatusJson {
   components: Array<{ name: string; state: string; pid: number | null; ui: string | null }>;
 }
 
+interface ErrorJson {
+  error: { code: string; message: string };
+}
+
+async function migrationsIn(options: Parameters<typeof openDatabase>[0]): Promise<number> {
+  const database = await openDatabase(options);
+  try {
+    return await appliedMigrations(database.db);
+  } finally {
+    await database.close();
+  }
+}
+
+async function listen(port: number): Promise<Server> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(port, '127.0.0.1', done));
+  return server;
+}
+
 describe('abp dev', () => {
   let home: string;
   let env: NodeJS.ProcessEnv;
 
   beforeEach(async () => {
     home = await mkdtemp(join(tmpdir(), 'abp-dev-'));
-    const port = await freePort();
-    env = { ABP_HOME: home, ABP_TEMPORAL_PORT: String(port), ABP_TEMPORAL_UI_PORT: String(await freePort()), TEMPORAL_ADDRESS: '', DATABASE_URL: '' };
+    env = { ABP_HOME: home, ABP_TEMPORAL_PORT: String(await freePort()), ABP_TEMPORAL_UI_PORT: String(await freePort()), TEMPORAL_ADDRESS: '', DATABASE_URL: '' };
   });
   afterEach(async () => {
     await runAbp(['dev', 'down'], env);
@@ -47,7 +65,7 @@ describe('abp dev', () => {
     expect(existsSync(join(home, 'temporal', 'dev.sqlite'))).toBe(true);
     // The worker migrated the embedded database before it took work.
     expect(upJson.database).toEqual({ kind: 'pglite', location: join(home, 'pglite') });
-    expect(await appliedMigrations({ dataDir: home, env: {} })).toBeGreaterThan(0);
+    expect(await migrationsIn({ dataDir: home, env: {} })).toBeGreaterThan(0);
 
     const ui = await fetch(running.temporal?.ui ?? 'http://invalid');
     expect(ui.status).toBe(200);
@@ -70,20 +88,25 @@ describe('abp dev', () => {
     for (const component of upJson.components) expect(isAlive(component.pid ?? -1)).toBe(false);
     expect(existsSync(join(home, 'run', 'temporal.pid'))).toBe(false);
     expect(existsSync(join(home, 'run', 'worker.pid'))).toBe(false);
+    expect(existsSync(join(home, 'run', 'stack.lock'))).toBe(false);
 
     const after = JSON.parse((await runAbp(['dev', 'status', '--json'], env)).stdout) as StatusJson;
     expect(after.components.map((c) => c.state)).toEqual(['stopped', 'stopped']);
   });
 
-  it('refuses a busy port with a message that names it and the fix, and starts nothing', async () => {
-    const blocker: Server = createServer();
-    const port = Number(env.ABP_TEMPORAL_PORT);
-    await new Promise<void>((done) => blocker.listen(port, '127.0.0.1', done));
+  it.each([
+    ['gRPC', 'ABP_TEMPORAL_PORT'],
+    ['Web UI', 'ABP_TEMPORAL_UI_PORT'],
+  ])('refuses a busy %s port, naming it and the variable to change, and starts nothing', async (what, variable) => {
+    const port = Number(env[variable]);
+    const blocker = await listen(port);
     try {
-      const up = await runAbp(['dev', 'up'], env);
+      const up = await runAbp(['dev', 'up', '--json'], env);
       expect(up.code).toBe(1);
-      expect(up.stderr).toContain(`port ${port} (Temporal gRPC) is already in use`);
-      expect(up.stderr).toContain('ABP_TEMPORAL_PORT');
+      const { error } = JSON.parse(up.stdout) as ErrorJson;
+      expect(error.code).toBe('port-in-use');
+      expect(error.message).toContain(`port ${port} (Temporal ${what})`);
+      expect(error.message).toContain(variable);
       expect(existsSync(join(home, 'run', 'temporal.pid'))).toBe(false);
       expect(existsSync(join(home, 'run', 'worker.pid'))).toBe(false);
     } finally {
@@ -91,28 +114,58 @@ describe('abp dev', () => {
     }
   });
 
-  it('reports and clears a stale pid file', async () => {
-    const { mkdir, writeFile } = await import('node:fs/promises');
-    await mkdir(join(home, 'run'), { recursive: true });
-    // A pid that cannot be ours: the pid space tops out far below this.
-    await writeFile(join(home, 'run', 'worker.pid'), '999999999\n');
-    const status = JSON.parse((await runAbp(['dev', 'status', '--json'], env)).stdout) as StatusJson;
-    expect(status.components.find((c) => c.name === 'worker')?.state).toBe('stale-pid');
-    const down = await runAbp(['dev', 'down'], env);
-    expect(down.code).toBe(0);
+  it('stops what it started when the worker cannot start, and says why', async () => {
+    const up = await runAbp(['dev', 'up', '--json'], { ...env, DATABASE_URL: 'mysql://abp@127.0.0.1/abp' });
+    expect(up.code).toBe(1);
+    const { error } = JSON.parse(up.stdout) as ErrorJson;
+    expect(error.code).toBe('start-failed');
+    // The worker's own complaint, from its log, is in the message.
+    expect(error.message).toContain('Invalid DATABASE_URL: it must start with postgres://');
+    expect(existsSync(join(home, 'run', 'temporal.pid'))).toBe(false);
     expect(existsSync(join(home, 'run', 'worker.pid'))).toBe(false);
+    // The dev server this call started is gone again: its port is free.
+    expect(await portIsFree(Number(env.ABP_TEMPORAL_PORT))).toBe(true);
+  });
+
+  it('lets one of two concurrent `dev up` run and refuses the other', async () => {
+    const [first, second] = await Promise.all([runAbp(['dev', 'up', '--json'], env), runAbp(['dev', 'up', '--json'], env)]);
+    const codes = [first.code, second.code].sort();
+    expect(codes).toEqual([0, 1]);
+    const refused = first.code === 1 ? first : second;
+    expect((JSON.parse(refused.stdout) as ErrorJson).error.code).toBe('locked');
+  });
+
+  it('treats a pid file naming a process that is not ours as stale, and leaves that process alone', async () => {
+    await mkdir(join(home, 'run'), { recursive: true });
+    // This test process is alive but is not an abp worker: `dev down` must not signal it.
+    await writeFile(join(home, 'run', 'worker.pid'), `${process.pid}\n`);
+    // A pid beyond the kernel's pid space: no process at all.
+    await writeFile(join(home, 'run', 'temporal.pid'), '999999999\n');
+    const status = JSON.parse((await runAbp(['dev', 'status', '--json'], env)).stdout) as StatusJson;
+    expect(status.components.map((c) => [c.name, c.state])).toEqual([
+      ['temporal', 'stale-pid'],
+      ['worker', 'stale-pid'],
+    ]);
+    const down = await runAbp(['dev', 'down', '--json'], env);
+    expect(down.code).toBe(0);
+    expect(JSON.parse(down.stdout)).toEqual({ components: [{ name: 'worker', result: 'not-running' }, { name: 'temporal', result: 'not-running' }] });
+    expect(existsSync(join(home, 'run', 'worker.pid'))).toBe(false);
+    expect(existsSync(join(home, 'run', 'temporal.pid'))).toBe(false);
+  });
+
+  it('refuses a malformed setting as a usage error (exit 2) and a binary it cannot run (exit 1)', async () => {
+    const badPort = await runAbp(['dev', 'up', '--json'], { ...env, ABP_TEMPORAL_PORT: '72330' });
+    expect(badPort.code).toBe(2);
+    expect((JSON.parse(badPort.stdout) as ErrorJson).error).toMatchObject({ code: 'invalid-setting', message: expect.stringContaining('ABP_TEMPORAL_PORT=72330') as string });
+
+    const notExecutable = join(home, 'temporal');
+    await writeFile(notExecutable, 'not a program');
+    await chmod(notExecutable, 0o644);
+    const badBinary = await runAbp(['dev', 'up', '--json'], { ...env, ABP_TEMPORAL_CLI: notExecutable });
+    expect(badBinary.code).toBe(1);
+    expect((JSON.parse(badBinary.stdout) as ErrorJson).error.code).toBe('missing-binary');
   });
 });
-
-async function appliedMigrations(options: Parameters<typeof openDatabase>[0]): Promise<number> {
-  const database = await openDatabase(options);
-  try {
-    const [row] = await selectRows<{ count: number }>(database.db, sql`select count(*)::int as count from drizzle.__drizzle_migrations`);
-    return row?.count ?? 0;
-  } finally {
-    await database.close();
-  }
-}
 
 describe('abp dev scaled out: TEMPORAL_ADDRESS and DATABASE_URL', () => {
   let server: TestWorkflowEnvironment;
@@ -127,8 +180,7 @@ describe('abp dev scaled out: TEMPORAL_ADDRESS and DATABASE_URL', () => {
   it('uses the given cluster and database, starts only the worker, and runs the check there', async () => {
     [server, postgresServer] = await Promise.all([startDevServer(), startPostgresServer()]);
     home = await mkdtemp(join(tmpdir(), 'abp-dev-external-'));
-    const address = server.address;
-    const env = { ABP_HOME: home, TEMPORAL_ADDRESS: address, DATABASE_URL: postgresServer.url };
+    const env = { ABP_HOME: home, TEMPORAL_ADDRESS: server.address, DATABASE_URL: postgresServer.url };
     try {
       const up = await runAbp(['dev', 'up', '--check', '--json'], env);
       expect(up.code).toBe(0);
@@ -138,7 +190,7 @@ describe('abp dev scaled out: TEMPORAL_ADDRESS and DATABASE_URL', () => {
       expect(json.components.find((c) => c.name === 'worker')?.state).toBe('running');
       expect(existsSync(join(home, 'run', 'temporal.pid'))).toBe(false);
       expect(json.database.kind).toBe('postgres');
-      expect(await appliedMigrations({ url: postgresServer.url })).toBeGreaterThan(0);
+      expect(await migrationsIn({ url: postgresServer.url })).toBeGreaterThan(0);
       expect(existsSync(join(home, 'pglite'))).toBe(false);
     } finally {
       const down = await runAbp(['dev', 'down'], env);

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { migrate, migrationsFolder, openDatabase, selectRows, type Database } from '../../db/connection.js';
 import { DatabaseError, type DatabaseErrorCode } from '../../db/errors.js';
 import * as schema from '../../db/schema/index.js';
-import { backends, optOutRow, useTestDatabase } from '../support/database.js';
+import { appliedMigrations, backends, optOutRow, useTestDatabase } from '../support/database.js';
 import { startPostgresServer, type PostgresServer } from '../support/postgres-server.js';
 
 const schemaTables = Object.values(schema)
@@ -21,11 +21,6 @@ const schemaTables = Object.values(schema)
 async function journalLength(): Promise<number> {
   const journal = JSON.parse(await readFile(join(migrationsFolder, 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] };
   return journal.entries.length;
-}
-
-async function appliedMigrations(db: Database): Promise<number> {
-  const [row] = await selectRows<{ count: number }>(db, sql`select count(*)::int as count from drizzle.__drizzle_migrations`);
-  return row?.count ?? 0;
 }
 
 async function publicTables(db: Database): Promise<string[]> {

@@ -49,6 +49,7 @@ describe('trace detection', () => {
 
   it('allows times to go backwards between lines (only seq orders a trace) and subagents left open at run.end', () => {
     const lines = traceText.trim().split('\n');
+    expect(lines[2]).toContain('2026-07-02T14:12:04.131Z');
     lines[2] = (lines[2] ?? '').replace('2026-07-02T14:12:04.131Z', '2026-07-02T14:12:01.000Z');
     expect(validateDocumentText(lines.join('\n'), 'trace.jsonl').valid).toBe(true);
   });

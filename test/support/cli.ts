@@ -1,7 +1,8 @@
 // Runs the real `abp` command as a child process, as a user or CI would.
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
+
+export { freePort } from '../../stack/processes.js';
 
 const abpBin = fileURLToPath(new URL('../../bin/abp.js', import.meta.url));
 
@@ -24,18 +25,5 @@ export function runAbp(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.once('error', reject);
     child.once('close', (code) => resolveRun({ code, stdout, stderr }));
-  });
-}
-
-/** A TCP port nothing listens on right now (the kernel's pick). */
-export function freePort(): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolvePort(port));
-    });
   });
 }

@@ -7,7 +7,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
-import { migrate, openDatabase, type Database, type DatabaseHandle, type DatabaseKind } from '../../db/connection.js';
+import { sql } from 'drizzle-orm';
+import { migrate, openDatabase, selectRows, type Database, type DatabaseHandle, type DatabaseKind } from '../../db/connection.js';
 import { sqlStateOf } from '../../db/errors.js';
 import {
   backlogIssues,
@@ -300,4 +301,10 @@ export async function insertDrawnTask(
       .returning(),
   );
   return { registryVersion, snapshot, issue, draw, pick, task };
+}
+
+/** How many migrations drizzle has recorded as applied. */
+export async function appliedMigrations(db: Database): Promise<number> {
+  const [row] = await selectRows<{ count: number }>(db, sql`select count(*)::int as count from drizzle.__drizzle_migrations`);
+  return row?.count ?? 0;
 }

@@ -18,7 +18,7 @@ describe('wiring check under the time-skipping server', () => {
     await env?.teardown();
   });
 
-  it('sleeps 180 days of workflow time in a few seconds of wall time', async () => {
+  it('completes a 180-day durable timer (the test timeout bounds the wall time)', async () => {
     const taskQueue = `wiring-${randomUUID()}`;
     const worker = await createWorker({
       connection: env.nativeConnection,
@@ -40,6 +40,5 @@ describe('wiring check under the time-skipping server', () => {
     // The activities ran in this process's worker, before and after the timer.
     expect(result.before.workerIdentity).toMatch(new RegExp(`^${process.pid}@`));
     expect(result.after.workerIdentity).toBe(result.before.workerIdentity);
-    expect(Date.parse(result.workflowFinishedAt) - Date.parse(result.workflowStartedAt)).toBe(result.sleptMs);
   });
 });

@@ -5,12 +5,12 @@ import { randomUUID } from 'node:crypto';
 import { renameSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils.js';
-import { createActivities } from '../activities/index.js';
-import { createWorker } from '../stack/worker.js';
-import { startTimeSkippingServer } from '../test/support/temporal.js';
-import { wiringCheck } from '../workflows/wiring.js';
+import { createActivities } from '../../activities/index.js';
+import { createWorker } from '../../stack/worker.js';
+import { startTimeSkippingServer } from './temporal.js';
+import { wiringCheck } from '../../workflows/wiring.js';
 
-const target = fileURLToPath(new URL('../test/fixtures/histories/wiring-check.json', import.meta.url));
+const target = fileURLToPath(new URL('../fixtures/histories/wiring-check.json', import.meta.url));
 const env = await startTimeSkippingServer();
 try {
   const taskQueue = `record-${randomUUID()}`;
