@@ -132,10 +132,11 @@ export async function withLock<T>(lockFile: string, action: () => Promise<T>): P
       writeFileSync(lockFile, `${process.pid}\n`, { flag: 'wx' });
       break;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw error;
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const holder = readPid(lockFile);
-      if (holder !== null && isAlive(holder)) {
-        throw new StackError('locked', `another abp process (pid ${holder}) is starting or stopping this stack (${lockFile}); wait for it to finish`);
+      // A second EEXIST means another process took the stale lock over first: it holds it now.
+      if ((holder !== null && isAlive(holder)) || attempt > 0) {
+        throw new StackError('locked', `another abp process (pid ${holder ?? '?'}) is starting or stopping this stack (${lockFile}); wait for it to finish`);
       }
       rmSync(lockFile, { force: true });
     }

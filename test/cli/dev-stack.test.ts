@@ -139,8 +139,9 @@ describe('abp dev', () => {
     await mkdir(join(home, 'run'), { recursive: true });
     // This test process is alive but is not an abp worker: `dev down` must not signal it.
     await writeFile(join(home, 'run', 'worker.pid'), `${process.pid}\n`);
-    // A pid beyond the kernel's pid space: no process at all.
+    // A pid beyond the kernel's pid space: no process at all; a lock left by such a process is taken over.
     await writeFile(join(home, 'run', 'temporal.pid'), '999999999\n');
+    await writeFile(join(home, 'run', 'stack.lock'), '999999999\n');
     const status = JSON.parse((await runAbp(['dev', 'status', '--json'], env)).stdout) as StatusJson;
     expect(status.components.map((c) => [c.name, c.state])).toEqual([
       ['temporal', 'stale-pid'],
@@ -151,6 +152,7 @@ describe('abp dev', () => {
     expect(JSON.parse(down.stdout)).toEqual({ components: [{ name: 'worker', result: 'not-running' }, { name: 'temporal', result: 'not-running' }] });
     expect(existsSync(join(home, 'run', 'worker.pid'))).toBe(false);
     expect(existsSync(join(home, 'run', 'temporal.pid'))).toBe(false);
+    expect(existsSync(join(home, 'run', 'stack.lock'))).toBe(false);
   });
 
   it('refuses a malformed setting as a usage error (exit 2) and a binary it cannot run (exit 1)', async () => {
