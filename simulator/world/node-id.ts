@@ -33,7 +33,9 @@ export function decodeNodeId(id: string): NodeRef | null {
   if (parts.some((part) => !Number.isSafeInteger(part) || part < 0)) return null;
   const [first, second] = parts;
   if (first === undefined) return null;
-  switch (match[1]) {
+  // The pattern admits exactly these four prefixes.
+  const prefix = match[1] as 'R' | 'I' | 'PR' | 'U';
+  switch (prefix) {
     case 'R':
       return parts.length === 1 ? { type: 'Repository', repoId: first } : null;
     case 'U':
@@ -42,7 +44,5 @@ export function decodeNodeId(id: string): NodeRef | null {
       return parts.length === 2 && second !== undefined ? { type: 'Issue', repoId: first, number: second } : null;
     case 'PR':
       return parts.length === 2 && second !== undefined ? { type: 'PullRequest', repoId: first, number: second } : null;
-    default:
-      return null;
   }
 }

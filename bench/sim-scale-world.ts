@@ -1,0 +1,81 @@
+// How long the simulator takes to generate the scale world (5,000 repositories, 1,000,000 issues)
+// and to serve its full backlog the way a client pages through it (every repository's open issues,
+// then every issue, through `issues()` in pages of 100), with peak memory, against a baseline
+// measured in the same run: allocating and iterating 1,000,000 plain issue objects.
+//   node bin/run-ts.js bench/sim-scale-world.ts [seed]
+import type { SimIssue } from '../simulator/world/model.js';
+import { groundTruth } from '../simulator/world/ground-truth.js';
+import type { ScaleWorld } from '../simulator/world/scale.js';
+import { createScaleWorld } from '../simulator/world/scale.js';
+
+const seed = Number(process.argv[2] ?? 1);
+const repos = 5_000;
+const issues = 1_000_000;
+const pageSize = 100;
+const generationTargetMs = 60_000;
+const peakTargetBytes = 2 * 1024 ** 3;
+
+function mib(bytes: number): string {
+  return `${(bytes / 1024 ** 2).toFixed(0)} MiB`;
+}
+
+function timed<T>(run: () => T): { value: T; ms: number } {
+  const started = performance.now();
+  const value = run();
+  return { value, ms: performance.now() - started };
+}
+
+/** Page through every repository's issues as a client would; returns how many were served. */
+function listBacklog(world: ScaleWorld, states: SimIssue['state'][] | undefined): number {
+  let served = 0;
+  for (let index = 0; index < world.repoCount(); index++) {
+    const repo = world.repoAt(index);
+    if (repo === undefined) continue;
+    for (let offset = 0; ; offset += pageSize) {
+      const page = world.issues(repo, states === undefined ? {} : { states }, offset, pageSize);
+      served += page.items.length;
+      if (offset + pageSize >= page.total) break;
+    }
+  }
+  return served;
+}
+
+/** The floor for serving: a million issue-shaped objects allocated and read once, no derivation. */
+function baseline(): number {
+  const created = '2026-10-01T12:00:00Z';
+  const plain: SimIssue[] = [];
+  for (let number = 1; number <= issues; number++) {
+    plain.push({ repoId: number % repos, number, title: `Issue ${number} crashes with unicode input`, body: `Steps to reproduce ${number}`, state: number % 3 === 0 ? 'CLOSED' : 'OPEN', stateReason: null, labels: number % 2 === 0 ? ['bug'] : [], authorLogin: `user${number % 40_000}`, createdAt: created, updatedAt: created, closedAt: null, commentCount: number % 7, kind: 'bug' });
+  }
+  let checksum = 0;
+  for (const issue of plain) checksum += issue.title.length + issue.labels.length;
+  return checksum;
+}
+
+const generation = timed(() => createScaleWorld({ seed, repos, issues }));
+const world = generation.value;
+const totals = world.totals();
+const truth = timed(() => groundTruth(world));
+const openCold = timed(() => listBacklog(world, ['OPEN']));
+const openWarm = timed(() => listBacklog(world, ['OPEN']));
+const everything = timed(() => listBacklog(world, undefined));
+const peakBytes = process.resourceUsage().maxRSS * 1024;
+const heapBytes = process.memoryUsage().heapUsed;
+const floor = timed(baseline);
+
+const rate = (count: number, ms: number) => `${Math.round(count / (ms / 1000)).toLocaleString('en-US')} issues/s`;
+console.log(`scale world: seed ${seed}, ${totals.repos.toLocaleString('en-US')} repositories, ${totals.issues.toLocaleString('en-US')} issues (${totals.openIssues.toLocaleString('en-US')} open), ${totals.pulls.toLocaleString('en-US')} pull requests`);
+console.log(`generation:                  ${generation.ms.toFixed(0)} ms`);
+console.log(`ground truth:                ${truth.ms.toFixed(0)} ms (${truth.value.eligible.length} eligible repositories)`);
+console.log(`open backlog listing, cold:  ${openCold.ms.toFixed(0)} ms for ${openCold.value.toLocaleString('en-US')} issues in pages of ${pageSize} (${rate(openCold.value, openCold.ms)}; derives every backlog)`);
+console.log(`open backlog listing, warm:  ${openWarm.ms.toFixed(0)} ms (${rate(openWarm.value, openWarm.ms)})`);
+console.log(`full listing, all states:    ${everything.ms.toFixed(0)} ms for ${everything.value.toLocaleString('en-US')} issues (${rate(everything.value, everything.ms)})`);
+console.log(`peak memory (maxRSS):        ${mib(peakBytes)} (heap in use ${mib(heapBytes)})`);
+console.log(`baseline:                    ${floor.ms.toFixed(0)} ms to allocate and iterate ${issues.toLocaleString('en-US')} plain issue objects`);
+console.log(`ratio full listing/baseline: ${(everything.ms / floor.ms).toFixed(1)}x`);
+console.log(`target generation < 60 s:    ${generation.ms < generationTargetMs ? 'met' : 'MISSED'}`);
+console.log(`target peak < 2 GiB:         ${peakBytes < peakTargetBytes ? 'met' : 'MISSED'}`);
+if (everything.value !== totals.issues || openCold.value !== totals.openIssues) {
+  console.error('listing did not serve every issue exactly once');
+  process.exitCode = 1;
+}

@@ -1,0 +1,98 @@
+// Git's smart HTTP protocol for the simulator's repositories, through `git http-backend` (CGI):
+// clone and fetch from every repository, push where the world allows it (forks). The pipeline
+// clones from here exactly as it would from github.com.
+import { spawn, spawnSync } from 'node:child_process';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { join } from 'node:path';
+
+export interface GitHttpOptions {
+  /** Folder holding `<owner>/<name>.git` bare repositories. */
+  projectRoot: string;
+  /** URL prefix the git routes live under, e.g. `/git`. */
+  prefix: string;
+  /** Whether a push to this repository is allowed (GitHub: your own forks, not upstream). */
+  canPush: (owner: string, name: string) => boolean;
+}
+
+const backend = join(spawnSync('git', ['--exec-path'], { encoding: 'utf8' }).stdout.trim(), 'git-http-backend');
+const repoPath = /^\/([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+?)(?:\.git)?(\/(?:info\/refs|git-upload-pack|git-receive-pack|HEAD|objects\/.*))$/;
+
+/** Serves one git request, or answers false when the path is not under the git prefix. */
+export function serveGit(options: GitHttpOptions, request: IncomingMessage, response: ServerResponse): boolean {
+  const url = new URL(request.url ?? '/', 'http://simulator');
+  if (!url.pathname.startsWith(`${options.prefix}/`)) return false;
+  const match = repoPath.exec(url.pathname.slice(options.prefix.length));
+  if (!match) {
+    response.writeHead(404, { 'content-type': 'text/plain' }).end('Repository not found.\n');
+    return true;
+  }
+  const [, owner = '', name = '', rest = ''] = match;
+  const pushing = rest === '/git-receive-pack' || url.searchParams.get('service') === 'git-receive-pack';
+  if (pushing && !options.canPush(owner, name)) {
+    // GitHub answers 403 to a push without write access.
+    response.writeHead(403, { 'content-type': 'text/plain' }).end(`Permission to ${owner}/${name}.git denied.\n`);
+    return true;
+  }
+  const child = spawn(backend, [], {
+    env: {
+      PATH: process.env.PATH ?? '/usr/bin:/bin',
+      GIT_PROJECT_ROOT: options.projectRoot,
+      GIT_HTTP_EXPORT_ALL: '1',
+      PATH_INFO: `/${owner}/${name}.git${rest}`,
+      REQUEST_METHOD: request.method ?? 'GET',
+      QUERY_STRING: url.search.slice(1),
+      CONTENT_TYPE: request.headers['content-type'] ?? '',
+      ...(request.headers['content-length'] ? { CONTENT_LENGTH: request.headers['content-length'] } : {}),
+      ...(request.headers['content-encoding'] ? { HTTP_CONTENT_ENCODING: request.headers['content-encoding'] } : {}),
+      ...(typeof request.headers['git-protocol'] === 'string' ? { GIT_PROTOCOL: request.headers['git-protocol'] } : {}),
+      // http-backend refuses receive-pack for anonymous users; access was decided above.
+      REMOTE_USER: pushing ? owner : '',
+      REMOTE_ADDR: request.socket.remoteAddress ?? '127.0.0.1',
+    },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  request.pipe(child.stdin);
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  relayCgi(child.stdout, response);
+  child.once('error', (error) => {
+    if (!response.headersSent) response.writeHead(500, { 'content-type': 'text/plain' });
+    response.end(`git http-backend failed: ${error.message}\n`);
+  });
+  child.once('close', (code) => {
+    if (code !== 0 && !response.headersSent) {
+      response.writeHead(500, { 'content-type': 'text/plain' }).end(`git http-backend exited ${code}: ${stderr}`);
+    }
+  });
+  return true;
+}
+
+/** Turns CGI output (header lines, a blank line, the body) into an HTTP response, streaming the body. */
+function relayCgi(output: NodeJS.ReadableStream, response: ServerResponse): void {
+  let head = Buffer.alloc(0);
+  let headersDone = false;
+  output.on('data', (chunk: Buffer) => {
+    if (headersDone) {
+      response.write(chunk);
+      return;
+    }
+    head = Buffer.concat([head, chunk]);
+    const end = head.indexOf('\r\n\r\n');
+    if (end === -1) return;
+    headersDone = true;
+    let status = 200;
+    const headers: Record<string, string> = {};
+    for (const line of head.subarray(0, end).toString('latin1').split('\r\n')) {
+      const colon = line.indexOf(':');
+      if (colon === -1) continue;
+      const key = line.slice(0, colon).trim();
+      const value = line.slice(colon + 1).trim();
+      if (key.toLowerCase() === 'status') status = Number.parseInt(value, 10) || 200;
+      else headers[key] = value;
+    }
+    response.writeHead(status, headers);
+    const body = head.subarray(end + 4);
+    if (body.length > 0) response.write(body);
+  });
+  output.on('end', () => response.end());
+}

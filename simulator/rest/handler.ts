@@ -1,0 +1,281 @@
+// The REST half of the simulator: `handleRest` answers the read routes the pipeline uses with
+// GitHub's bodies and headers, applying secondary limits, primary limits (`x-ratelimit-*`, 403
+// when spent) and conditional requests (ETag, 304 without spending) in GitHub's order.
+import { createHash } from 'node:crypto';
+import type { SimContext, SimRequest, SimResponse } from '../http/exchange.js';
+import type { RateLimitState, RateResource } from '../http/rate-limits.js';
+import type { SimRepo } from '../world/model.js';
+import { docs, invalidField, notFound, RestRequestError } from './errors.js';
+import type { RestErrorBody } from './errors.js';
+import { listComments, listIssues, listPulls } from './listing.js';
+import type { Direction, IssueListing, IssueSort, PullListing, PullSort, StateFilter } from './listing.js';
+import { linkHeader, pageCount, readPage } from './pagination.js';
+import { primaryLimitBody, rateBucket, rateLimitHeaders } from './primary-limits.js';
+import type { RateBucket } from './primary-limits.js';
+import { RestRenderer, githubTime } from './representations.js';
+import { matchRoute } from './routes.js';
+import type { RepoRef, RestRoute } from './routes.js';
+import { readRepoSearch } from './search-query.js';
+import { createsContent, SecondaryLimits, secondaryLimitMessage } from './secondary-limits.js';
+
+export interface RestContext extends SimContext {
+  /**
+   * Secondary limits. Absent: GitHub's defaults, one set per server (see `secondaryLimitsFor`);
+   * null: switched off. A server that tracks requests in flight passes the instance it brackets
+   * requests with (`begin`), so the concurrency limit sees them.
+   */
+  secondaryLimits?: SecondaryLimits | null;
+}
+
+/** GitHub serves only the first 1,000 results of any search. */
+export const searchResultWindow = 1_000;
+
+const defaultSecondary = new WeakMap<object, SecondaryLimits>();
+
+/** The secondary limits `handleRest` applies for this context, or null when they are off. */
+export function secondaryLimitsFor(ctx: RestContext): SecondaryLimits | null {
+  if (ctx.secondaryLimits !== undefined) return ctx.secondaryLimits;
+  let limits = defaultSecondary.get(ctx.rateLimits);
+  if (!limits) {
+    limits = new SecondaryLimits(ctx.now);
+    defaultSecondary.set(ctx.rateLimits, limits);
+  }
+  return limits;
+}
+
+interface Rendered {
+  status: number;
+  body: unknown;
+  link?: string | null;
+  lastModified?: string;
+}
+
+let requestCounter = 0;
+function requestId(now: number): string {
+  requestCounter = (requestCounter + 1) % 0x1_0000_0000;
+  return `${requestCounter.toString(16).toUpperCase().padStart(8, '0')}:${Math.floor(now / 1000).toString(16).toUpperCase()}`;
+}
+
+function strongEtag(body: string): string {
+  return `"${createHash('sha256').update(body).digest('hex')}"`;
+}
+
+/** `If-None-Match` compares weakly (RFC 9110): `W/"x"` matches `"x"`, and `*` matches anything. */
+function etagMatches(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (ifNoneMatch === undefined) return false;
+  return ifNoneMatch.split(',').some((candidate) => {
+    const tag = candidate.trim().replace(/^W\//, '');
+    return tag === '*' || tag === etag;
+  });
+}
+
+function oneOf<T extends string>(query: URLSearchParams, name: string, allowed: readonly T[], fallback: T, resource: string, doc: string): T {
+  const raw = query.get(name);
+  if (raw === null || raw === '') return fallback;
+  if (!(allowed as readonly string[]).includes(raw)) throw invalidField(resource, name, doc);
+  return raw as T;
+}
+
+function readSince(query: URLSearchParams, resource: string, doc: string): string | null {
+  const raw = query.get('since');
+  if (raw === null || raw === '') return null;
+  if (Number.isNaN(Date.parse(raw))) throw invalidField(resource, 'since', doc);
+  return new Date(raw).toISOString();
+}
+
+const routeDocs: Record<RestRoute['$case'], string> = {
+  'rate-limit': docs.rateLimit,
+  'search-repos': docs.searchRepos,
+  'repo': docs.getRepo,
+  'issues': docs.listIssues,
+  'issue': docs.getIssue,
+  'issue-comments': docs.listComments,
+  'pulls': docs.listPulls,
+  'pull': docs.getPull,
+};
+
+class RestExchange {
+  private readonly renderer: RestRenderer;
+
+  constructor(
+    private readonly request: SimRequest,
+    private readonly ctx: RestContext,
+    private readonly bucket: RateBucket,
+  ) {
+    this.renderer = new RestRenderer(ctx, bucket.authenticated);
+  }
+
+  private repo(ref: RepoRef, doc: string): SimRepo {
+    const repo = ref.by === 'id' ? this.ctx.world.repoById(ref.id) : this.ctx.world.repoByName(ref.owner, ref.name);
+    if (!repo) throw notFound(doc);
+    return repo;
+  }
+
+  private paged(url: string, total: number, items: unknown[], page: number, perPage: number): Rendered {
+    return { status: 200, body: items, link: linkHeader(url, this.request.query, page, pageCount(total, perPage)) };
+  }
+
+  render(route: RestRoute): Rendered {
+    const { world } = this.ctx;
+    const query = this.request.query;
+    const doc = routeDocs[route.$case];
+    switch (route.$case) {
+      case 'rate-limit':
+        return { status: 200, body: this.rateLimitOverview() };
+      case 'search-repos': {
+        const search = readRepoSearch(query);
+        const { perPage, page, offset } = readPage(query);
+        if (offset >= searchResultWindow) {
+          throw new RestRequestError('search-window', 422, {
+            message: `Only the first ${searchResultWindow} search results are available`,
+            documentation_url: docs.searchWindow,
+            status: '422',
+          });
+        }
+        const found = world.searchRepos(search, offset, Math.min(perPage, searchResultWindow - offset));
+        const reachable = Math.min(found.total, searchResultWindow);
+        return {
+          status: 200,
+          body: { total_count: found.total, incomplete_results: false, items: found.items.map((repo) => this.renderer.searchItem(repo)) },
+          link: linkHeader(`${this.renderer.api}/search/repositories`, query, page, pageCount(reachable, perPage)),
+        };
+      }
+      case 'repo': {
+        const repo = this.repo(route.repo, doc);
+        return { status: 200, body: this.renderer.fullRepository(repo), lastModified: repo.updatedAt };
+      }
+      case 'issues': {
+        const repo = this.repo(route.repo, doc);
+        const listing: IssueListing = {
+          state: oneOf<StateFilter>(query, 'state', ['open', 'closed', 'all'], 'open', 'Issue', doc),
+          labels: (query.get('labels') ?? '').split(',').map((label) => label.trim()).filter((label) => label !== ''),
+          since: readSince(query, 'Issue', doc),
+          sort: oneOf<IssueSort>(query, 'sort', ['created', 'updated', 'comments'], 'created', 'Issue', doc),
+          direction: oneOf<Direction>(query, 'direction', ['asc', 'desc'], 'desc', 'Issue', doc),
+        };
+        const { perPage, page, offset } = readPage(query);
+        const found = listIssues(world, repo, listing, offset, perPage);
+        const items = found.items.map((item) =>
+          item.$case === 'issue' ? this.renderer.issue(repo, item.issue, false) : this.renderer.pullAsIssue(repo, item.pull, item.commentCount, false),
+        );
+        return this.paged(`${this.renderer.repoCanonical(repo)}/issues`, found.total, items, page, perPage);
+      }
+      case 'issue': {
+        const repo = this.repo(route.repo, doc);
+        const issue = world.issue(repo, route.number);
+        if (issue) return { status: 200, body: this.renderer.issue(repo, issue, true), lastModified: issue.updatedAt };
+        // The issues API answers for pull requests too, as issues with a `pull_request` key.
+        const pull = world.pull(repo, route.number);
+        if (!pull) throw notFound(doc);
+        const comments = world.comments(repo, pull.number, 0, 0).total;
+        return { status: 200, body: this.renderer.pullAsIssue(repo, pull, comments, true), lastModified: pull.updatedAt };
+      }
+      case 'issue-comments': {
+        const repo = this.repo(route.repo, doc);
+        if (!world.issue(repo, route.number) && !world.pull(repo, route.number)) throw notFound(doc);
+        const since = readSince(query, 'IssueComment', doc);
+        const { perPage, page, offset } = readPage(query);
+        const found = listComments(world, repo, route.number, since, offset, perPage);
+        const items = found.items.map((comment) => this.renderer.comment(repo, comment));
+        return this.paged(`${this.renderer.repoCanonical(repo)}/issues/${route.number}/comments`, found.total, items, page, perPage);
+      }
+      case 'pulls': {
+        const repo = this.repo(route.repo, doc);
+        const sort = oneOf<PullSort>(query, 'sort', ['created', 'updated', 'popularity', 'long-running'], 'created', 'PullRequest', doc);
+        // GitHub's default direction is desc for `created` and asc for every other sort.
+        const listing: PullListing = {
+          state: oneOf<StateFilter>(query, 'state', ['open', 'closed', 'all'], 'open', 'PullRequest', doc),
+          base: query.get('base'),
+          head: query.get('head'),
+          sort,
+          direction: oneOf<Direction>(query, 'direction', ['asc', 'desc'], sort === 'created' ? 'desc' : 'asc', 'PullRequest', doc),
+        };
+        const { perPage, page, offset } = readPage(query);
+        const found = listPulls(world, repo, listing, this.ctx.now(), offset, perPage);
+        const items = found.items.map((pull) => this.renderer.pullSimple(repo, pull));
+        return this.paged(`${this.renderer.repoCanonical(repo)}/pulls`, found.total, items, page, perPage);
+      }
+      case 'pull': {
+        const repo = this.repo(route.repo, doc);
+        const pull = world.pull(repo, route.number);
+        if (!pull) throw notFound(doc);
+        const comments = world.comments(repo, pull.number, 0, 0).total;
+        return { status: 200, body: this.renderer.pull(repo, pull, comments), lastModified: pull.updatedAt };
+      }
+    }
+  }
+
+  private rateLimitOverview(): unknown {
+    const entry = (resource: RateResource): Record<string, number> => {
+      const state = this.bucket.limits.peek(this.bucket.key, resource);
+      return { limit: state.limit, used: state.used, remaining: state.remaining, reset: state.reset };
+    };
+    const core = entry('core');
+    return { resources: { core, search: entry('search'), graphql: entry('graphql') }, rate: core };
+  }
+}
+
+export function handleRest(request: SimRequest, ctx: RestContext): SimResponse | null {
+  const route = matchRoute(request.method, request.path);
+  if (!route) return null;
+  const now = ctx.now();
+  const bucket = rateBucket(ctx, request.token);
+  const resource: RateResource = route.$case === 'search-repos' ? 'search' : 'core';
+  const common: Record<string, string> = {
+    'x-github-api-version-selected': '2022-11-28',
+    'x-github-media-type': 'github.v3; format=json',
+    'x-github-request-id': requestId(now),
+    'cache-control': route.$case === 'search-repos' ? 'no-cache' : `${bucket.authenticated ? 'private' : 'public'}, max-age=60, s-maxage=60`,
+    'vary': 'Accept, Authorization, Cookie, X-GitHub-OTP',
+  };
+  const json = (status: number, body: unknown, state: RateLimitState, extra: Record<string, string> = {}): SimResponse => ({
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...common, ...rateLimitHeaders(state), ...extra },
+    body: JSON.stringify(body),
+  });
+
+  // `/rate_limit` reports the buckets without spending from them or counting toward secondary limits.
+  const spends = route.$case !== 'rate-limit';
+
+  if (spends) {
+    const secondary = secondaryLimitsFor(ctx);
+    const verdict = secondary?.admit({ token: request.token, method: request.method, createsContent: createsContent(request.method, request.path) });
+    if (secondary && verdict?.$case === 'limited') {
+      const id = common['x-github-request-id'] ?? '';
+      const body: RestErrorBody = { message: secondaryLimitMessage(verdict.reason, id), documentation_url: docs.secondaryLimit, status: String(secondary.options.status) };
+      return json(secondary.options.status, body, bucket.limits.peek(bucket.key, resource), { 'retry-after': String(verdict.retryAfterSeconds) });
+    }
+    const before = bucket.limits.peek(bucket.key, resource);
+    if (before.remaining <= 0) {
+      // GitHub sends no retry-after for a spent primary limit: clients wait for x-ratelimit-reset.
+      const address = request.headers['x-forwarded-for']?.split(',')[0]?.trim() ?? '127.0.0.1';
+      return json(403, primaryLimitBody(bucket, address), before);
+    }
+  }
+
+  let rendered: Rendered;
+  try {
+    rendered = new RestExchange(request, ctx, bucket).render(route);
+  } catch (error) {
+    if (!(error instanceof RestRequestError)) throw error;
+    rendered = { status: error.status, body: error.body };
+  }
+
+  const body = JSON.stringify(rendered.body);
+  const extra: Record<string, string> = {};
+  if (rendered.link) extra['link'] = rendered.link;
+  if (rendered.lastModified !== undefined) extra['last-modified'] = new Date(githubTime(rendered.lastModified)).toUTCString();
+  if (rendered.status === 200) {
+    const etag = strongEtag(body);
+    extra['etag'] = etag;
+    // A 304 to an authorized conditional request is free; GitHub charges anonymous ones as usual.
+    if (etagMatches(request.headers['if-none-match'], etag)) {
+      const state = spends && !bucket.authenticated ? bucket.limits.spend(bucket.key, resource, 1) : bucket.limits.peek(bucket.key, resource);
+      const headers: Record<string, string> = { ...common, ...rateLimitHeaders(state), etag };
+      if (extra['last-modified'] !== undefined) headers['last-modified'] = extra['last-modified'];
+      return { status: 304, headers, body: '' };
+    }
+  }
+  const state = spends ? bucket.limits.spend(bucket.key, resource, 1) : bucket.limits.peek(bucket.key, resource);
+  return { ...json(rendered.status, rendered.body, state, extra), body };
+}
