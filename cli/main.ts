@@ -1,10 +1,36 @@
 // The `abp` command: its command tree, and the one place where errors become exit codes
 // (0 ok, 1 the command failed, 2 it was used wrongly).
-import { Command, CommanderError, Option } from 'commander';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { CommandFailed } from './output.js';
 
 // Command modules load on use: `abp --help` should not pay for the Temporal SDK or every schema.
 const dev = () => import('./dev.js');
+const sim = () => import('./sim.js');
+
+function wholeNumber(label: string, max = Number.MAX_SAFE_INTEGER) {
+  return (raw: string): number => {
+    const value = Number(raw);
+    if (!Number.isSafeInteger(value) || value < 0 || value > max) throw new InvalidArgumentError(`${label} must be a whole number from 0 to ${max}, got "${raw}"`);
+    return value;
+  };
+}
+
+interface WorldFlags {
+  world: 'scale';
+  seed: number;
+  repos: number;
+  issues: number;
+  port: number;
+}
+
+function withWorldOptions(command: Command): Command {
+  return command
+    .addOption(new Option('--world <kind>', 'the world to serve').choices(['scale']).default('scale'))
+    .addOption(new Option('--seed <n>', 'seed of the world: the same seed gives the same world').argParser(wholeNumber('--seed')).default(1))
+    .addOption(new Option('--repos <n>', 'repositories in a scale world').argParser(wholeNumber('--repos', 5_000)).default(5_000))
+    .addOption(new Option('--issues <n>', 'issues in a scale world').argParser(wholeNumber('--issues', 1_000_000)).default(1_000_000))
+    .addOption(new Option('--port <n>', 'TCP port on 127.0.0.1 (0: any free port)').argParser(wholeNumber('--port', 65_535)).default(0));
+}
 
 const jsonOption = () => new Option('--json', 'print the result as JSON on stdout');
 
@@ -54,6 +80,23 @@ export function buildProgram(): Command {
     .description('run the wiring check workflow on the running stack')
     .addOption(jsonOption())
     .action(async (options: { json?: boolean }) => (await dev()).devCheckCommand(options));
+
+  const simGroup = program.command('sim').description('the local GitHub simulator (REST, GraphQL, git over HTTP) over a generated world');
+  withWorldOptions(simGroup.command('up').description('start the simulator in the background; prints GITHUB_API_URL and GITHUB_TOKEN'))
+    .addOption(jsonOption())
+    .action(async (options: WorldFlags & { json?: boolean }) => (await sim()).simUpCommand(options));
+  simGroup
+    .command('down')
+    .description('stop the simulator')
+    .addOption(jsonOption())
+    .action(async (options: { json?: boolean }) => (await sim()).simDownCommand(options));
+  simGroup
+    .command('status')
+    .description('whether the simulator runs, where, and over which world')
+    .addOption(jsonOption())
+    .action(async (options: { json?: boolean }) => (await sim()).simStatusCommand(options));
+  withWorldOptions(simGroup.command('serve').description('serve in the foreground (what `sim up` starts); needs ABP_SIM_TOKEN'))
+    .action(async (options: WorldFlags) => (await sim()).simServeCommand(options));
 
   program
     .command('worker')

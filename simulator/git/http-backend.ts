@@ -8,24 +8,19 @@ import { join } from 'node:path';
 export interface GitHttpOptions {
   /** Folder holding `<owner>/<name>.git` bare repositories. */
   projectRoot: string;
-  /** URL prefix the git routes live under, e.g. `/git`. */
-  prefix: string;
   /** Whether a push to this repository is allowed (GitHub: your own forks, not upstream). */
   canPush: (owner: string, name: string) => boolean;
 }
 
 const backend = join(spawnSync('git', ['--exec-path'], { encoding: 'utf8' }).stdout.trim(), 'git-http-backend');
-const repoPath = /^\/([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+?)(?:\.git)?(\/(?:info\/refs|git-upload-pack|git-receive-pack|HEAD|objects\/.*))$/;
+// As on GitHub, the clone URL is the repository's web URL plus `.git`; only git's own paths match.
+const repoPath = /^\/([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+?)\.git(\/(?:info\/refs|git-upload-pack|git-receive-pack))$/;
 
-/** Serves one git request, or answers false when the path is not under the git prefix. */
+/** Serves one git request, or answers false when the path is not one of git's smart-HTTP paths. */
 export function serveGit(options: GitHttpOptions, request: IncomingMessage, response: ServerResponse): boolean {
   const url = new URL(request.url ?? '/', 'http://simulator');
-  if (!url.pathname.startsWith(`${options.prefix}/`)) return false;
-  const match = repoPath.exec(url.pathname.slice(options.prefix.length));
-  if (!match) {
-    response.writeHead(404, { 'content-type': 'text/plain' }).end('Repository not found.\n');
-    return true;
-  }
+  const match = repoPath.exec(url.pathname);
+  if (!match) return false;
   const [, owner = '', name = '', rest = ''] = match;
   const pushing = rest === '/git-receive-pack' || url.searchParams.get('service') === 'git-receive-pack';
   if (pushing && !options.canPush(owner, name)) {

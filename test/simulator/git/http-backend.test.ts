@@ -45,11 +45,11 @@ describe('git over HTTP', () => {
     await git(root, 'clone', '-q', '--bare', seed, join(projects, 'solver', 'widgets.git'));
 
     server = createServer((request, response) => {
-      const served = serveGit({ projectRoot: projects, prefix: '/git', canPush: (owner) => owner === 'solver' }, request, response);
+      const served = serveGit({ projectRoot: projects, canPush: (owner) => owner === 'solver' }, request, response);
       if (!served) response.writeHead(404).end();
     });
     await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/git`;
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });
   afterAll(async () => {
     await new Promise((done) => server?.close(done));
@@ -75,6 +75,11 @@ describe('git over HTTP', () => {
     const other = join(root, 'other');
     await git(root, 'clone', '-q', '--branch', 'fix-1', `${base}/solver/widgets.git`, other);
     expect(await git(other, 'rev-parse', 'HEAD')).toBe(fixHead);
+  });
+
+  it('leaves paths that are not git smart-HTTP paths to the rest of the server', async () => {
+    expect((await fetch(`${base}/repos/acme/widgets`)).status).toBe(404);
+    expect((await fetch(`${base}/acme/widgets.git/objects/info/packs`)).status).toBe(404);
   });
 
   it('refuses a push to upstream without write access, and an unknown repository', async () => {

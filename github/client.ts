@@ -1,0 +1,49 @@
+// The one Octokit abp uses, built once: REST + GraphQL with pagination, throttling that obeys
+// GitHub's retry-after, and retries of transient failures. Stages receive an instance; none
+// constructs its own. GITHUB_API_URL points it at the simulator or a GitHub Enterprise server.
+import { Octokit } from '@octokit/rest';
+import { paginateGraphQL } from '@octokit/plugin-paginate-graphql';
+import { retry } from '@octokit/plugin-retry';
+import { throttling } from '@octokit/plugin-throttling';
+
+export const AbpOctokit = Octokit.plugin(throttling, retry, paginateGraphQL);
+export type GithubClient = InstanceType<typeof AbpOctokit>;
+
+export class GithubConfigError extends Error {
+  override name = 'GithubConfigError';
+  readonly code = 'missing-token' as const;
+}
+
+export interface GithubClientOptions {
+  /** Defaults to GITHUB_API_URL, then https://api.github.com. */
+  baseUrl?: string;
+  /** Defaults to GITHUB_TOKEN. */
+  token?: string;
+  /** Retries of a rate-limited request before giving up (each waits GitHub's retry-after). */
+  maxRateLimitRetries?: number;
+  /** Called when a limit is hit, for the caller's budget accounting and logs. */
+  onLimit?: (event: { kind: 'primary' | 'secondary'; retryAfterSeconds: number; method: string; url: string; retrying: boolean }) => void;
+  userAgent?: string;
+}
+
+export function createGithubClient(options: GithubClientOptions = {}, env: Readonly<Record<string, string | undefined>> = process.env): GithubClient {
+  const token = options.token ?? env.GITHUB_TOKEN;
+  if (!token) {
+    throw new GithubConfigError(
+      'GITHUB_TOKEN is not set: export GITHUB_TOKEN=<a token> (for the local simulator, the token `abp sim up` prints, with GITHUB_API_URL=<its API URL>)',
+    );
+  }
+  const maxRetries = options.maxRateLimitRetries ?? 3;
+  const handler = (kind: 'primary' | 'secondary') => (retryAfter: number, request: { method: string; url: string }, _octokit: unknown, retryCount: number) => {
+    const retrying = retryCount < maxRetries;
+    options.onLimit?.({ kind, retryAfterSeconds: retryAfter, method: request.method, url: request.url, retrying });
+    // Returning true asks the plugin to wait retry-after seconds and send the request again.
+    return retrying;
+  };
+  return new AbpOctokit({
+    auth: token,
+    baseUrl: (options.baseUrl ?? env.GITHUB_API_URL ?? 'https://api.github.com').replace(/\/$/, ''),
+    userAgent: options.userAgent ?? 'abp',
+    throttle: { onRateLimit: handler('primary'), onSecondaryRateLimit: handler('secondary') },
+  });
+}
