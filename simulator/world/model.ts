@@ -171,3 +171,29 @@ export interface WorldReader {
   userByLogin(login: string): SimUser | undefined;
   userById(id: number): SimUser | undefined;
 }
+
+/** What happened in a live world: the source of webhook deliveries and of the actors' work. */
+export type WorldEvent =
+  | { type: 'pull_request'; action: 'opened' | 'synchronize' | 'closed' | 'reopened'; repoId: number; number: number; at: string }
+  | { type: 'check_run'; action: 'completed'; repoId: number; number: number; headOid: string; conclusion: CheckConclusion; at: string }
+  | { type: 'issues'; action: 'closed' | 'reopened'; repoId: number; number: number; at: string };
+
+/**
+ * Changes to a live world, made by the REST routes (a solver opening a pull request) and by the
+ * actors (CI, maintainers, issue authors). Every change is recorded as a WorldEvent.
+ */
+export interface WorldWriter {
+  /** Opens a pull request; `head` is `branch` in the same repository or `forkOwner:branch`. */
+  openPull(repo: SimRepo, input: { title: string; body: string; head: string; base: string; authorLogin: string }): SimPull;
+  /** A push to a fork moved the head of open pull requests from it (fires `synchronize`). */
+  notePush(owner: string, name: string): void;
+  /** CI's verdict on a pull request's current head commit. */
+  setChecks(repo: SimRepo, number: number, conclusion: CheckConclusion): SimPull;
+  /** Merges into the base branch with a real git merge commit in the upstream repository. */
+  mergePull(repo: SimRepo, number: number, mergedByLogin: string): SimPull;
+  closePull(repo: SimRepo, number: number): SimPull;
+  closeIssue(repo: SimRepo, number: number, reason: 'COMPLETED' | 'NOT_PLANNED'): SimIssue;
+  reopenIssue(repo: SimRepo, number: number): SimIssue;
+  /** Events from now on, in order; returns the unsubscribe function. */
+  onEvent(listener: (event: WorldEvent) => void): () => void;
+}
