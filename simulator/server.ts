@@ -2,12 +2,14 @@
 // routes everywhere else, over one world. Bad tokens are refused as GitHub refuses them.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { serveGit } from './git/http-backend.js';
 import { defaultViewer, executeGraphql } from './graphql/execute.js';
 import { githubSchema } from './graphql/schema.js';
 import { jsonResponse, type SimRequest, type SimResponse } from './http/exchange.js';
-import { RateLimits } from './http/rate-limits.js';
-import { handleRest, secondaryLimitsFor, type RestContext } from './rest/handler.js';
+import { githubRateLimits, RateLimits, type RateLimitPolicy, type RateResource } from './http/rate-limits.js';
+import { handleRest, type RestContext } from './rest/handler.js';
+import { SecondaryLimits, type SecondaryLimitOptions } from './rest/secondary-limits.js';
 import type { WorldReader } from './world/model.js';
 
 export interface SimulatorOptions {
@@ -15,13 +17,22 @@ export interface SimulatorOptions {
   host?: string;
   /** 0 (the default) lets the kernel pick a free port. */
   port?: number;
-  /** Tokens the simulator accepts; any other token is answered 401 Bad credentials. */
+  /**
+   * Tokens the simulator accepts; any other token is answered 401 Bad credentials. Read on every
+   * request, so the caller may add tokens while the simulator runs.
+   */
   tokens: ReadonlySet<string>;
   /** Folder of `<owner>/<name>.git` bare repositories served over HTTP; null when the world has none. */
   gitRoot?: string | null;
   /** Which repositories accept pushes (forks); default: none. */
   canPush?: (owner: string, name: string) => boolean;
   now?: () => number;
+  /** Primary-limit policies that replace GitHub's per resource (tests shrink a bucket to reach its limit). */
+  rateLimits?: Partial<Record<RateResource, RateLimitPolicy>>;
+  /** Secondary-limit options over GitHub's (`githubSecondaryLimits`). */
+  secondaryLimits?: Partial<SecondaryLimitOptions>;
+  /** Holds every answer this long before sending it, so requests overlap (the concurrency limit). */
+  responseDelayMs?: number;
 }
 
 export interface RunningSimulator {
@@ -55,8 +66,9 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
   // Building GitHub's schema takes a moment; pay it before the first request, not during it.
   githubSchema();
   const now = options.now ?? Date.now;
-  const context: RestContext = { world: options.world, rateLimits: new RateLimits(now), baseUrl: '', now };
-  const secondary = secondaryLimitsFor(context);
+  const rateLimits = new RateLimits(now, { ...githubRateLimits, ...options.rateLimits });
+  const secondary = new SecondaryLimits(now, options.secondaryLimits);
+  const context: RestContext = { world: options.world, rateLimits, secondaryLimits: secondary, baseUrl: '', now };
   const accepts = (token: string) => options.tokens.has(token);
 
   async function answer(request: SimRequest): Promise<SimResponse> {
@@ -72,14 +84,16 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     void (async () => {
       const simRequest = toSimRequest(request, await readBody(request));
       // Bracketing every request lets the secondary limit see how many are in flight per token.
-      const end = secondary?.begin(simRequest.token);
+      const end = secondary.begin(simRequest.token);
       try {
         const reply = await answer(simRequest);
+        // Hold the answer, not the request: it was admitted while the others were in flight.
+        if (options.responseDelayMs) await sleep(options.responseDelayMs);
         response.writeHead(reply.status, reply.headers).end(reply.body);
       } catch (error) {
         response.writeHead(500, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify({ message: `simulator error: ${(error as Error).message}` }));
       } finally {
-        end?.();
+        end();
       }
     })();
   });

@@ -3,7 +3,7 @@
 // query's cost to the token's `graphql` bucket, then execute. Every answer carries rate headers.
 import { execute, GraphQLError, parse, specifiedRules, validate, type DocumentNode } from 'graphql';
 import { jsonResponse, type SimContext, type SimRequest, type SimResponse } from '../http/exchange.js';
-import type { RateLimitState } from '../http/rate-limits.js';
+import { rateLimitHeaders } from '../http/rate-limits.js';
 import { formatExecutionError, formatSyntaxError, formatValidationErrors, type GithubGraphqlError } from './errors.js';
 import { analyzeQuery } from './limits.js';
 import { fieldResolver, rootValue, type GraphqlViewer, type RateLimitView, type ResolverContext } from './resolvers.js';
@@ -18,16 +18,6 @@ export interface GraphqlOptions {
 export const defaultViewer: GraphqlViewer = { id: 9_000_001, login: 'abp-sim' };
 
 const authDocumentation = 'https://docs.github.com/graphql/guides/forming-calls-with-graphql#authenticating-with-graphql';
-
-function rateHeaders(state: RateLimitState): Record<string, string> {
-  return {
-    'x-ratelimit-limit': `${state.limit}`,
-    'x-ratelimit-remaining': `${state.remaining}`,
-    'x-ratelimit-reset': `${state.reset}`,
-    'x-ratelimit-used': `${state.used}`,
-    'x-ratelimit-resource': state.resource,
-  };
-}
 
 interface GraphqlBody {
   query: string;
@@ -61,7 +51,7 @@ export async function executeGraphql(request: SimRequest, ctx: SimContext, optio
     return jsonResponse(401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/graphql', status: '401' });
   }
   const token = request.token;
-  const peeked = (): Record<string, string> => rateHeaders(ctx.rateLimits.peek(token, 'graphql'));
+  const peeked = (): Record<string, string> => rateLimitHeaders(ctx.rateLimits.peek(token, 'graphql'));
   const refuse = (errors: GithubGraphqlError[]): SimResponse => jsonResponse(200, { errors }, peeked());
 
   if (request.method !== 'POST') {
@@ -91,7 +81,7 @@ export async function executeGraphql(request: SimRequest, ctx: SimContext, optio
     ? { ...ctx.rateLimits.peek(token, 'graphql'), allowed: true }
     : ctx.rateLimits.spend(token, 'graphql', analysis.cost);
   if (!state.allowed) {
-    return jsonResponse(200, { errors: [{ type: 'RATE_LIMITED', message: `API rate limit exceeded for user ID ${viewer.id}.` }] }, rateHeaders(state));
+    return jsonResponse(200, { errors: [{ type: 'RATE_LIMITED', message: `API rate limit exceeded for user ID ${viewer.id}.` }] }, rateLimitHeaders(state));
   }
   const rateLimit: RateLimitView = {
     cost: analysis.cost,
@@ -114,5 +104,5 @@ export async function executeGraphql(request: SimRequest, ctx: SimContext, optio
   const response: { data?: unknown; errors?: GithubGraphqlError[] } = {};
   if (result.data !== undefined) response.data = result.data;
   if (result.errors && result.errors.length > 0) response.errors = result.errors.map(formatExecutionError);
-  return jsonResponse(200, response, rateHeaders(state));
+  return jsonResponse(200, response, rateLimitHeaders(state));
 }

@@ -3,11 +3,12 @@
 // GraphQL error naming it (null where the schema allows), never a crash or a silent guess.
 import { createHash } from 'node:crypto';
 import type { GraphQLFieldResolver } from 'graphql';
+import { parseRepoSearchQuery, searchResultLimit, SearchQueryError } from '../http/search-query.js';
 import type { IssueQuery, PullQuery, SimComment, SimIssue, SimLabel, SimPull, SimRepo, WorldReader } from '../world/model.js';
-import { decodeNodeId, encodeNodeId } from '../world/node-id.js';
+import { detectedLicense } from '../world/licenses.js';
+import { decodeNodeId, encodeNodeId, syntheticNodeId } from '../world/node-id.js';
 import { connection, fetchArray, fetchFiltered, type Args, type Fetch, type GqlObject } from './connection.js';
 import { githubError } from './errors.js';
-import { parseRepoSearchQuery, SearchQueryError } from './search-query.js';
 
 /** The authenticated user a token stands for. */
 export interface GraphqlViewer {
@@ -34,9 +35,6 @@ export interface ResolverContext {
   rateLimit: RateLimitView;
 }
 
-/** GitHub's search serves the first 1,000 results of any query, whatever `repositoryCount` says. */
-export const searchResultCap = 1_000;
-
 type Resolver = (args: Args, context: ResolverContext) => unknown;
 
 export const fieldResolver: GraphQLFieldResolver<unknown, ResolverContext> = (source, args, context, info) => {
@@ -54,11 +52,6 @@ function stringArg(args: Args, name: string): string {
 
 function sha1(text: string): string {
   return createHash('sha1').update(text).digest('hex');
-}
-
-/** Ids for objects node-id.ts does not name (refs, commits, labels): stable, but `node(id:)` does not resolve them. */
-function syntheticId(prefix: string, body: string): string {
-  return `${prefix}_kwDO${Buffer.from(body).toString('base64url')}`;
 }
 
 /** A positive 31-bit number for users the world does not know (ids must be stable per login). */
@@ -144,7 +137,7 @@ function search(args: Args, context: ResolverContext): GqlObject {
   const { search: repoSearch, residual } = plan;
   const all: Fetch<SimRepo> = (offset, limit) => context.world.searchRepos(repoSearch, offset, limit);
   const fetch = residual.length === 0 ? all : fetchFiltered(all, (repo) => residual.every((keep) => keep(repo)));
-  const results = connection(args, fetch, (repo) => repository(repo, context), { cap: searchResultCap, edgeFields: { textMatches: [] } });
+  const results = connection(args, fetch, (repo) => repository(repo, context), { cap: searchResultLimit, edgeFields: { textMatches: [] } });
   // SearchResultItemConnection has no totalCount: the count is repositoryCount.
   const fields = { ...results.fields };
   delete fields['totalCount'];
@@ -182,7 +175,7 @@ function actor(login: string, context: ResolverContext, role: 'actor' | 'owner' 
   if (role === 'owner') {
     return {
       __typename: 'Organization',
-      id: syntheticId('O', login),
+      id: syntheticNodeId('O', login),
       login,
       name: null,
       url: `${context.baseUrl}/${login}`,
@@ -193,37 +186,16 @@ function actor(login: string, context: ResolverContext, role: 'actor' | 'owner' 
   return { ...userFields(context, login, loginNumber(login)), __typename: 'User' };
 }
 
-// GitHub's license keys and names for the SPDX ids the world uses; others keep their id as name.
-const licenseNames: Partial<Record<string, string>> = {
-  MIT: 'MIT License',
-  'Apache-2.0': 'Apache License 2.0',
-  'GPL-2.0': 'GNU General Public License v2.0',
-  'GPL-3.0': 'GNU General Public License v3.0',
-  'LGPL-2.1': 'GNU Lesser General Public License v2.1',
-  'LGPL-3.0': 'GNU Lesser General Public License v3.0',
-  'AGPL-3.0': 'GNU Affero General Public License v3.0',
-  'BSD-2-Clause': 'BSD 2-Clause "Simplified" License',
-  'BSD-3-Clause': 'BSD 3-Clause "New" or "Revised" License',
-  'MPL-2.0': 'Mozilla Public License 2.0',
-  ISC: 'ISC License',
-  Unlicense: 'The Unlicense',
-  'CC0-1.0': 'Creative Commons Zero v1.0 Universal',
-  'EPL-2.0': 'Eclipse Public License 2.0',
-  'BSL-1.0': 'Boost Software License 1.0',
-};
-
 function license(spdxId: string): GqlObject {
-  // GitHub reports an unrecognized license file as the pseudo-license "Other" with spdxId NOASSERTION.
-  const other = spdxId === 'NOASSERTION';
-  const key = other ? 'other' : spdxId.toLowerCase();
+  const { key, name, pseudo } = detectedLicense(spdxId);
   return {
-    id: syntheticId('L', key),
+    id: syntheticNodeId('L', key),
     key,
-    name: other ? 'Other' : (licenseNames[spdxId] ?? spdxId),
+    name,
     spdxId,
     nickname: null,
-    pseudoLicense: other,
-    url: other ? null : `http://choosealicense.com/licenses/${key}/`,
+    pseudoLicense: pseudo,
+    url: pseudo ? null : `http://choosealicense.com/licenses/${key}/`,
   };
 }
 
@@ -258,7 +230,7 @@ function repository(repo: SimRepo, context: ResolverContext): GqlObject {
     updatedAt: repo.updatedAt,
     stargazerCount: repo.stargazerCount,
     forkCount: repo.forkCount,
-    primaryLanguage: repo.primaryLanguage === null ? null : { id: syntheticId('LA', repo.primaryLanguage), name: repo.primaryLanguage, color: null },
+    primaryLanguage: repo.primaryLanguage === null ? null : { id: syntheticNodeId('LA', repo.primaryLanguage), name: repo.primaryLanguage, color: null },
     defaultBranchRef: () => defaultBranchRef(repo, context),
     object: (args: Args) => gitObject(repo, args, context),
     labels: (args: Args) => connection(args, fetchArray(repo.labels), (label) => labelObject(repo, label)).fields,
@@ -294,7 +266,7 @@ function repository(repo: SimRepo, context: ResolverContext): GqlObject {
 
 function labelObject(repo: SimRepo, label: SimLabel): GqlObject {
   return {
-    id: syntheticId('LA', `${repo.id}:${label.name}`),
+    id: syntheticNodeId('LA', `${repo.id}:${label.name}`),
     name: label.name,
     color: label.color,
     description: label.description,
@@ -363,7 +335,7 @@ function pullConnection(repo: SimRepo, args: Args, context: ResolverContext): Gq
 
 function commentObject(comment: SimComment, issueUrl: string, context: ResolverContext): GqlObject {
   return {
-    id: syntheticId('IC', `${comment.id}`),
+    id: syntheticNodeId('IC', `${comment.id}`),
     databaseId: comment.id,
     body: comment.body,
     bodyText: comment.body,
@@ -417,7 +389,7 @@ function mergeStateStatus(pull: SimPull): string {
 function commitObject(repo: SimRepo, oid: string, context: ResolverContext, tree?: () => GqlObject): GqlObject {
   return {
     __typename: 'Commit',
-    id: syntheticId('C', `${repo.id}:${oid}`),
+    id: syntheticNodeId('C', `${repo.id}:${oid}`),
     oid,
     abbreviatedOid: oid.slice(0, 7),
     url: `${context.baseUrl}/${repo.owner}/${repo.name}/commit/${oid}`,
@@ -448,7 +420,7 @@ function pullObject(repo: SimRepo, pull: SimPull, context: ResolverContext): Gql
     isCrossRepository: false,
     mergeStateStatus: mergeStateStatus(pull),
     mergeable: pull.state === 'OPEN' ? 'MERGEABLE' : 'UNKNOWN',
-    statusCheckRollup: pull.checks === null ? null : { id: syntheticId('SCR', `${repo.id}:${pull.headRefOid}`), state: pull.checks },
+    statusCheckRollup: pull.checks === null ? null : { id: syntheticNodeId('SCR', `${repo.id}:${pull.headRefOid}`), state: pull.checks },
     url,
     permalink: url,
     resourcePath: `/${repo.owner}/${repo.name}/pull/${pull.number}`,
@@ -471,7 +443,7 @@ function pullObject(repo: SimRepo, pull: SimPull, context: ResolverContext): Gql
 
 function defaultBranchRef(repo: SimRepo, context: ResolverContext): GqlObject {
   return {
-    id: syntheticId('REF', `${repo.id}:${repo.defaultBranch}`),
+    id: syntheticNodeId('REF', `${repo.id}:${repo.defaultBranch}`),
     name: repo.defaultBranch,
     prefix: 'refs/heads/',
     target: () => commitObject(repo, repo.headOid, context, () => treeObject(repo, '', context)),
@@ -506,7 +478,7 @@ function blobObject(repo: SimRepo, content: string, context: ResolverContext): G
   const oid = blobOid(content);
   return {
     __typename: 'Blob',
-    id: syntheticId('B', `${repo.id}:${oid}`),
+    id: syntheticNodeId('B', `${repo.id}:${oid}`),
     oid,
     abbreviatedOid: oid.slice(0, 7),
     byteSize: Buffer.byteLength(content, 'utf8'),
@@ -540,7 +512,7 @@ function treeObject(repo: SimRepo, dir: string, context: ResolverContext): GqlOb
   const oid = sha1(`tree ${dir}\0${children.map((child) => `${child.name}:${child.content === null ? 'tree' : blobOid(child.content)}`).join('\n')}`);
   return {
     __typename: 'Tree',
-    id: syntheticId('T', `${repo.id}:${oid}`),
+    id: syntheticNodeId('T', `${repo.id}:${oid}`),
     oid,
     abbreviatedOid: oid.slice(0, 7),
     entries: children.map((child) => treeEntry(repo, child, context)),

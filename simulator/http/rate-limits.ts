@@ -1,6 +1,8 @@
 // GitHub's primary rate limits as buckets per token and resource: `core` (REST, 5,000 requests an
 // hour), `search` (30 a minute), `graphql` (5,000 points an hour). The clock is injected so tests
-// and fault scenarios can move time.
+// and fault scenarios can move time. The `x-ratelimit-*` headers both API layers send are here too.
+
+import { FixedWindows, type Window } from './windows.js';
 
 export type RateResource = 'core' | 'search' | 'graphql';
 
@@ -24,18 +26,15 @@ export const githubRateLimits: Record<RateResource, RateLimitPolicy> = {
   graphql: { limit: 5_000, windowSeconds: 3_600 },
 };
 
-interface Window {
-  startedAt: number;
-  used: number;
-}
-
 export class RateLimits {
-  private readonly windows = new Map<string, Window>();
+  private readonly windows: FixedWindows;
 
   constructor(
-    private readonly now: () => number = Date.now,
+    now: () => number = Date.now,
     private readonly policies: Record<RateResource, RateLimitPolicy> = githubRateLimits,
-  ) {}
+  ) {
+    this.windows = new FixedWindows(now);
+  }
 
   /** The bucket as it stands, without spending from it. */
   peek(token: string, resource: RateResource): RateLimitState {
@@ -55,15 +54,7 @@ export class RateLimits {
   }
 
   private window(token: string, resource: RateResource): Window {
-    const key = `${resource}\u0000${token}`;
-    const nowMs = this.now();
-    const { windowSeconds } = this.policies[resource];
-    let window = this.windows.get(key);
-    if (!window || nowMs >= window.startedAt + windowSeconds * 1000) {
-      window = { startedAt: nowMs, used: 0 };
-      this.windows.set(key, window);
-    }
-    return window;
+    return this.windows.current(`${resource}\u0000${token}`, this.policies[resource].windowSeconds);
   }
 
   private state(resource: RateResource, window: Window): RateLimitState {
@@ -76,4 +67,15 @@ export class RateLimits {
       resource,
     };
   }
+}
+
+/** The `x-ratelimit-*` headers GitHub puts on every REST and GraphQL answer. */
+export function rateLimitHeaders(state: RateLimitState): Record<string, string> {
+  return {
+    'x-ratelimit-limit': String(state.limit),
+    'x-ratelimit-remaining': String(state.remaining),
+    'x-ratelimit-used': String(state.used),
+    'x-ratelimit-reset': String(state.reset),
+    'x-ratelimit-resource': state.resource,
+  };
 }

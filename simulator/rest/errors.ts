@@ -76,10 +76,10 @@ export function missingField(resource: string, field: string, documentationUrl: 
  * A query GitHub accepts but the world's store cannot answer (free-text search terms, `fork:only`).
  * Answered 422 rather than with silently wrong results, so a stage that needs it fails loudly here.
  */
-export function unsupportedQuery(field: string, detail: string, documentationUrl: string): RestRequestError {
+export function unsupportedQuery(field: string, message: string, documentationUrl: string): RestRequestError {
   return new RestRequestError('unsupported-query', 422, {
     message: 'Validation Failed',
-    errors: [{ resource: 'Search', field, code: 'custom', message: `The simulator does not support ${detail}` }],
+    errors: [{ resource: 'Search', field, code: 'custom', message }],
     documentation_url: documentationUrl,
     status: '422',
   });

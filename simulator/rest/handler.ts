@@ -3,19 +3,21 @@
 // when spent) and conditional requests (ETag, 304 without spending) in GitHub's order.
 import { createHash } from 'node:crypto';
 import type { SimContext, SimRequest, SimResponse } from '../http/exchange.js';
+import { rateLimitHeaders } from '../http/rate-limits.js';
 import type { RateLimitState, RateResource } from '../http/rate-limits.js';
+import { searchResultLimit } from '../http/search-query.js';
 import type { SimRepo } from '../world/model.js';
 import { docs, invalidField, notFound, RestRequestError } from './errors.js';
 import type { RestErrorBody } from './errors.js';
 import { listComments, listIssues, listPulls } from './listing.js';
 import type { Direction, IssueListing, IssueSort, PullListing, PullSort, StateFilter } from './listing.js';
 import { linkHeader, pageCount, readPage } from './pagination.js';
-import { primaryLimitBody, rateBucket, rateLimitHeaders } from './primary-limits.js';
+import { primaryLimitBody, rateBucket } from './primary-limits.js';
 import type { RateBucket } from './primary-limits.js';
 import { RestRenderer, githubTime } from './representations.js';
 import { matchRoute } from './routes.js';
 import type { RepoRef, RestRoute } from './routes.js';
-import { readRepoSearch } from './search-query.js';
+import { readRepoSearch } from './search-params.js';
 import { createsContent, SecondaryLimits, secondaryLimitMessage } from './secondary-limits.js';
 
 export interface RestContext extends SimContext {
@@ -26,9 +28,6 @@ export interface RestContext extends SimContext {
    */
   secondaryLimits?: SecondaryLimits | null;
 }
-
-/** GitHub serves only the first 1,000 results of any search. */
-export const searchResultWindow = 1_000;
 
 const defaultSecondary = new WeakMap<object, SecondaryLimits>();
 
@@ -125,15 +124,15 @@ class RestExchange {
       case 'search-repos': {
         const search = readRepoSearch(query);
         const { perPage, page, offset } = readPage(query);
-        if (offset >= searchResultWindow) {
+        if (offset >= searchResultLimit) {
           throw new RestRequestError('search-window', 422, {
-            message: `Only the first ${searchResultWindow} search results are available`,
+            message: `Only the first ${searchResultLimit} search results are available`,
             documentation_url: docs.searchWindow,
             status: '422',
           });
         }
-        const found = world.searchRepos(search, offset, Math.min(perPage, searchResultWindow - offset));
-        const reachable = Math.min(found.total, searchResultWindow);
+        const found = world.searchRepos(search, offset, Math.min(perPage, searchResultLimit - offset));
+        const reachable = Math.min(found.total, searchResultLimit);
         return {
           status: 200,
           body: { total_count: found.total, incomplete_results: false, items: found.items.map((repo) => this.renderer.searchItem(repo)) },

@@ -1,9 +1,10 @@
 // Primary rate limits as the REST layer applies them: which bucket a caller spends from (a token
 // spends from the context's RateLimits; an anonymous caller from a 60-an-hour bucket, as GitHub
-// allows unauthenticated REST), the `x-ratelimit-*` headers, and GitHub's over-limit answer.
+// allows unauthenticated REST), and GitHub's over-limit answer.
 import { RateLimits } from '../http/rate-limits.js';
-import type { RateLimitPolicy, RateLimitState, RateResource } from '../http/rate-limits.js';
+import type { RateLimitPolicy, RateResource } from '../http/rate-limits.js';
 import type { SimContext } from '../http/exchange.js';
+import { hashString } from '../world/random.js';
 import { docs } from './errors.js';
 
 /** GitHub's limits without a token: 60 REST calls an hour, 10 searches a minute, no GraphQL. */
@@ -32,21 +33,9 @@ export function rateBucket(ctx: SimContext, token: string | null): RateBucket {
   return { limits: anonymous, key: 'anonymous', authenticated: false };
 }
 
-export function rateLimitHeaders(state: RateLimitState): Record<string, string> {
-  return {
-    'x-ratelimit-limit': String(state.limit),
-    'x-ratelimit-remaining': String(state.remaining),
-    'x-ratelimit-used': String(state.used),
-    'x-ratelimit-reset': String(state.reset),
-    'x-ratelimit-resource': state.resource,
-  };
-}
-
 /** A stable stand-in for the user id GitHub names in the message (tokens map to no user here). */
 function userIdOf(token: string): number {
-  let hash = 2166136261;
-  for (const char of token) hash = Math.imul(hash ^ char.charCodeAt(0), 16777619) >>> 0;
-  return (hash % 90_000_000) + 10_000_000;
+  return (hashString(token) % 90_000_000) + 10_000_000;
 }
 
 export function primaryLimitBody(bucket: RateBucket, clientAddress: string): { message: string; documentation_url: string; status: string } {

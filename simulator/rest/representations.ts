@@ -3,7 +3,9 @@
 // label, issue, issue comment, simple and full pull request.
 import type { SimContext } from '../http/exchange.js';
 import type { SimComment, SimIssue, SimLabel, SimPull, SimRepo } from '../world/model.js';
-import { encodeNodeId } from '../world/node-id.js';
+import { detectedLicense } from '../world/licenses.js';
+import { encodeNodeId, syntheticNodeId } from '../world/node-id.js';
+import { hashString } from '../world/random.js';
 
 type Json = Record<string, unknown>;
 
@@ -23,37 +25,7 @@ export function pullDatabaseId(repoId: number, number: number): number {
   return 4_000_000_000_000_000 + repoId * 10_000_000 + number;
 }
 
-function stableId(text: string): number {
-  let hash = 2166136261;
-  for (const char of text) hash = Math.imul(hash ^ char.charCodeAt(0), 16777619) >>> 0;
-  return hash;
-}
-
-// Node ids of types node-id.ts does not resolve (nodes(ids:) serves none of them) in GitHub's style.
-function legacyStyleNodeId(prefix: string, body: string): string {
-  return `${prefix}_kwDO${Buffer.from(body).toString('base64url')}`;
-}
-
 const defaultLabels = new Set(['bug', 'documentation', 'duplicate', 'enhancement', 'good first issue', 'help wanted', 'invalid', 'question', 'wontfix']);
-
-// Names GitHub's licensee reports for SPDX ids the worlds use; anything else keeps its id as name.
-const licenseNames: Record<string, string> = {
-  'MIT': 'MIT License',
-  'Apache-2.0': 'Apache License 2.0',
-  'GPL-2.0': 'GNU General Public License v2.0',
-  'GPL-3.0': 'GNU General Public License v3.0',
-  'LGPL-2.1': 'GNU Lesser General Public License v2.1',
-  'LGPL-3.0': 'GNU Lesser General Public License v3.0',
-  'AGPL-3.0': 'GNU Affero General Public License v3.0',
-  'BSD-2-Clause': 'BSD 2-Clause "Simplified" License',
-  'BSD-3-Clause': 'BSD 3-Clause "New" or "Revised" License',
-  'MPL-2.0': 'Mozilla Public License 2.0',
-  'ISC': 'ISC License',
-  'Unlicense': 'The Unlicense',
-  'CC0-1.0': 'Creative Commons Zero v1.0 Universal',
-  'EPL-2.0': 'Eclipse Public License 2.0',
-  'BSL-1.0': 'Boost Software License 1.0',
-};
 
 export class RestRenderer {
   readonly api: string;
@@ -81,7 +53,7 @@ export class RestRenderer {
 
   user(login: string): Json {
     const known = this.ctx.world.userByLogin(login);
-    const id = known?.id ?? stableId(login.toLowerCase()) % 200_000_000;
+    const id = known?.id ?? hashString(login.toLowerCase()) % 200_000_000;
     const userLogin = known?.login ?? login;
     const type = known?.type ?? 'User';
     // Bot logins carry brackets (`dependabot[bot]`), which GitHub percent-encodes in urls.
@@ -110,18 +82,15 @@ export class RestRenderer {
   }
 
   license(repo: SimRepo): Json | null {
-    const spdx = repo.licenseSpdxId;
-    if (spdx === null) return null;
-    if (spdx === 'NOASSERTION') {
-      return { key: 'other', name: 'Other', spdx_id: 'NOASSERTION', url: null, node_id: 'MDc6TGljZW5zZTA=' };
-    }
-    const key = spdx.toLowerCase();
+    if (repo.licenseSpdxId === null) return null;
+    const { key, name, spdxId, pseudo } = detectedLicense(repo.licenseSpdxId);
+    if (pseudo) return { key, name, spdx_id: spdxId, url: null, node_id: 'MDc6TGljZW5zZTA=' };
     return {
       key,
-      name: licenseNames[spdx] ?? spdx,
-      spdx_id: spdx,
+      name,
+      spdx_id: spdxId,
       url: `${this.api}/licenses/${key}`,
-      node_id: Buffer.from(`07:License${stableId(key) % 1000}`).toString('base64'),
+      node_id: Buffer.from(`07:License${hashString(key) % 1000}`).toString('base64'),
     };
   }
 
@@ -233,8 +202,8 @@ export class RestRenderer {
   label(repo: SimRepo, name: string): Json {
     const label: SimLabel = repo.labels.find((l) => l.name === name) ?? { name, color: 'ededed', description: null };
     return {
-      id: stableId(`${repo.id}:${label.name}`),
-      node_id: legacyStyleNodeId('LA', `${repo.id}:${label.name}`),
+      id: hashString(`${repo.id}:${label.name}`),
+      node_id: syntheticNodeId('LA', `${repo.id}:${label.name}`),
       url: `${this.repoApi(repo)}/labels/${encodeURIComponent(label.name)}`,
       name: label.name,
       color: label.color,
@@ -354,7 +323,7 @@ export class RestRenderer {
       html_url: `${this.web}/${repo.owner}/${repo.name}/issues/${comment.issueNumber}#issuecomment-${comment.id}`,
       issue_url: `${this.repoApi(repo)}/issues/${comment.issueNumber}`,
       id: comment.id,
-      node_id: legacyStyleNodeId('IC', String(comment.id)),
+      node_id: syntheticNodeId('IC', String(comment.id)),
       user: this.user(comment.authorLogin),
       created_at: githubTime(comment.createdAt),
       updated_at: githubTime(comment.updatedAt),

@@ -1,6 +1,7 @@
 // GitHub's secondary rate limits for REST, per token: concurrent requests in flight, points per
 // minute (GET/HEAD/OPTIONS 1 point, other methods 5) and content creation (80 a minute, 500 an
 // hour). The server brackets each request with `begin()`; the REST handler asks `admit()`.
+import { FixedWindows, type Window } from '../http/windows.js';
 
 export interface SecondaryLimitOptions {
   maxConcurrent: number;
@@ -40,23 +41,19 @@ export interface InFlightTracker {
   begin(token: string | null): () => void;
 }
 
-interface Window {
-  startedAt: number;
-  used: number;
-}
-
 const anonymousKey = '\u0000anonymous';
 
 export class SecondaryLimits implements InFlightTracker {
   readonly options: SecondaryLimitOptions;
   private readonly inFlightByToken = new Map<string, number>();
-  private readonly windows = new Map<string, Window>();
+  private readonly windows: FixedWindows;
 
   constructor(
     private readonly now: () => number = Date.now,
     options: Partial<SecondaryLimitOptions> = {},
   ) {
     this.options = { ...githubSecondaryLimits, ...options };
+    this.windows = new FixedWindows(now);
   }
 
   begin(token: string | null): () => void {
@@ -109,11 +106,7 @@ export class SecondaryLimits implements InFlightTracker {
 
   private window(key: string, seconds: number): { window: Window; retryAfterSeconds: number } {
     const nowMs = this.now();
-    let window = this.windows.get(key);
-    if (!window || nowMs >= window.startedAt + seconds * 1000) {
-      window = { startedAt: nowMs, used: 0 };
-      this.windows.set(key, window);
-    }
+    const window = this.windows.current(key, seconds, nowMs);
     const retryAfterSeconds = Math.max(1, Math.ceil((window.startedAt + seconds * 1000 - nowMs) / 1000));
     return { window, retryAfterSeconds };
   }

@@ -46,3 +46,11 @@ export function decodeNodeId(id: string): NodeRef | null {
       return parts.length === 2 && second !== undefined ? { type: 'PullRequest', repoId: first, number: second } : null;
   }
 }
+
+/**
+ * An id in GitHub's style for objects `NodeRef` does not name (labels, comments, refs, commits,
+ * licenses): stable, but `node(id:)` and `nodes(ids:)` do not resolve it.
+ */
+export function syntheticNodeId(prefix: string, body: string): string {
+  return `${prefix}_kwDO${Buffer.from(body).toString('base64url')}`;
+}

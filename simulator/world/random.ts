@@ -33,6 +33,13 @@ export function hash4(a: number, b: number, c: number, d: number): number {
   return fold(fold(fold(fold(0x2545f491, a), b), c), d);
 }
 
+/** FNV-1a of a string's UTF-16 units: stable ids for names the world has no number for (logins, labels). */
+export function hashString(text: string): number {
+  let hash = 2166136261;
+  for (const char of text) hash = Math.imul(hash ^ char.charCodeAt(0), 16777619) >>> 0;
+  return hash;
+}
+
 /** A hash as a float in [0, 1). */
 export function unit(hash: number): number {
   return hash / 0x1_0000_0000;

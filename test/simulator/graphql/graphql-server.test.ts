@@ -7,19 +7,22 @@ import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { defaultViewer } from '../../../simulator/graphql/execute.js';
-import { githubRateLimits, RateLimits } from '../../../simulator/http/rate-limits.js';
-import { bandSize, fixtureWorld } from './fixture-world.js';
-import { serveGraphql, type GraphqlTestServer } from './serve.js';
+import { startSimulator, type RunningSimulator } from '../../../simulator/server.js';
+import { bandSize, graphqlFixtureWorld } from './fixture-world.js';
 
 const ThrottledOctokit = Octokit.plugin(throttling, retry);
 
-let server: GraphqlTestServer;
+let server: RunningSimulator;
+/** The simulator reads its tokens on every request: `client()` adds each one it mints. */
+const tokens = new Set(['cost-token', 'good']);
 let tokenCount = 0;
 
 /** A client with its own token, so each test starts from a full `graphql` bucket. */
 function client(): typeof graphql {
   tokenCount += 1;
-  return graphql.defaults({ baseUrl: server.baseUrl, headers: { authorization: `token test-${tokenCount}` } });
+  const token = `test-${tokenCount}`;
+  tokens.add(token);
+  return graphql.defaults({ baseUrl: server.apiUrl, headers: { authorization: `token ${token}` } });
 }
 
 /** The GitHub errors of a rejected call (a GraphqlResponseError carries them with the partial data). */
@@ -33,7 +36,7 @@ async function rejection(call: Promise<unknown>): Promise<GraphqlResponseError<u
 }
 
 beforeAll(async () => {
-  server = await serveGraphql(fixtureWorld());
+  server = await startSimulator({ world: graphqlFixtureWorld(), tokens });
 });
 
 afterAll(async () => {
@@ -42,7 +45,7 @@ afterAll(async () => {
 
 describe('authentication and GitHub-shaped errors', () => {
   it('answers an anonymous call with 401 as GitHub does', async () => {
-    const anonymous = graphql.defaults({ baseUrl: server.baseUrl });
+    const anonymous = graphql.defaults({ baseUrl: server.apiUrl });
     await expect(anonymous('{ viewer { login } }')).rejects.toMatchObject({
       status: 401,
       response: { data: { message: 'This endpoint requires you to be authenticated.' } },
@@ -50,15 +53,10 @@ describe('authentication and GitHub-shaped errors', () => {
   });
 
   it('answers a token the simulator does not know with 401 Bad credentials', async () => {
-    const strict = await serveGraphql(fixtureWorld(), new RateLimits(), { viewerForToken: (token) => (token === 'good' ? defaultViewer : null) });
-    try {
-      const bad = graphql.defaults({ baseUrl: strict.baseUrl, headers: { authorization: 'bearer bad' } });
-      await expect(bad('{ viewer { login } }')).rejects.toMatchObject({ status: 401, response: { data: { message: 'Bad credentials' } } });
-      const good = graphql.defaults({ baseUrl: strict.baseUrl, headers: { authorization: 'bearer good' } });
-      await expect(good('{ viewer { login } }')).resolves.toEqual({ viewer: { login: defaultViewer.login } });
-    } finally {
-      await strict.close();
-    }
+    const bad = graphql.defaults({ baseUrl: server.apiUrl, headers: { authorization: 'bearer bad' } });
+    await expect(bad('{ viewer { login } }')).rejects.toMatchObject({ status: 401, response: { data: { message: 'Bad credentials' } } });
+    const good = graphql.defaults({ baseUrl: server.apiUrl, headers: { authorization: 'bearer good' } });
+    await expect(good('{ viewer { login } }')).resolves.toEqual({ viewer: { login: defaultViewer.login } });
   });
 
   it('reports variables that do not coerce, and serves introspection', async () => {
@@ -167,7 +165,7 @@ describe('cost and rateLimit', () => {
   }`;
 
   it('spends the computed cost and reports it in rateLimit and the headers', async () => {
-    const octokit = new Octokit({ baseUrl: server.baseUrl, auth: 'cost-token' });
+    const octokit = new Octokit({ baseUrl: server.apiUrl, auth: 'cost-token' });
     const response = await octokit.request('POST /graphql', { query: expensive });
     const { rateLimit } = (response.data as { data: { rateLimit: Record<string, unknown> } }).data;
     expect(rateLimit).toMatchObject({ cost: 101, limit: 5_000, remaining: 4_899, used: 101, nodeCount: 110_100 });
@@ -194,12 +192,15 @@ describe('cost and rateLimit', () => {
   });
 
   it('answers RATE_LIMITED once the bucket is spent, and the throttling plugin sees it', async () => {
-    const small = new RateLimits(Date.now, { ...githubRateLimits, graphql: { limit: 2, windowSeconds: 3_600 } });
-    const limited = await serveGraphql(fixtureWorld(), small);
+    const limited = await startSimulator({
+      world: graphqlFixtureWorld(),
+      tokens: new Set(['small-bucket']),
+      rateLimits: { graphql: { limit: 2, windowSeconds: 3_600 } },
+    });
     const seen: { retryAfter: number; retryCount: number }[] = [];
     try {
       const octokit = new ThrottledOctokit({
-        baseUrl: limited.baseUrl,
+        baseUrl: limited.apiUrl,
         auth: 'small-bucket',
         throttle: {
           onRateLimit: (retryAfter, _options, _octokit, retryCount) => {
@@ -302,7 +303,7 @@ describe('repository', () => {
       nameWithOwner: 'acme/widgets',
       owner: { __typename: 'User', login: 'acme' },
       description: 'Widgets for everyone',
-      url: `${server.baseUrl}/acme/widgets`,
+      url: `${server.apiUrl}/acme/widgets`,
       licenseInfo: { spdxId: 'Apache-2.0', key: 'apache-2.0', name: 'Apache License 2.0' },
       isArchived: false,
       isFork: false,
@@ -404,7 +405,7 @@ describe('repository', () => {
           headRefOid: 'b'.repeat(40),
           mergeStateStatus: 'UNKNOWN',
           statusCheckRollup: { state: 'SUCCESS' },
-          url: `${server.baseUrl}/acme/widgets/pull/5`,
+          url: `${server.apiUrl}/acme/widgets/pull/5`,
           author: { login: 'contributor' },
           createdAt: '2025-02-01T00:00:00Z',
           updatedAt: '2025-02-02T00:00:00Z',

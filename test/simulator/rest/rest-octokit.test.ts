@@ -5,13 +5,10 @@ import { retry } from '@octokit/plugin-retry';
 import { throttling } from '@octokit/plugin-throttling';
 import { Octokit } from '@octokit/rest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { githubRateLimits, RateLimits } from '../../../simulator/http/rate-limits.js';
-import type { RestContext } from '../../../simulator/rest/handler.js';
-import { SecondaryLimits } from '../../../simulator/rest/secondary-limits.js';
-import { generatedAt, MemoryWorld, testWorldData, widgetsNumbers, widgetsPullNumbers } from './memory-world.js';
+import { startSimulator } from '../../../simulator/server.js';
+import type { RunningSimulator, SimulatorOptions } from '../../../simulator/server.js';
+import { generatedAt, restFixtureWorld, widgetsNumbers, widgetsPullNumbers } from './fixture-world.js';
 import { loadGitHubOpenApi } from './openapi.js';
-import { serveRest } from './serve.js';
-import type { RestTestServer, ServeOptions } from './serve.js';
 
 const SimOctokit = Octokit.plugin(throttling, retry);
 type SimOctokitClient = InstanceType<typeof SimOctokit>;
@@ -44,11 +41,11 @@ function client(baseUrl: string, events: LimitEvent[] = [], options: ClientOptio
   });
 }
 
-const world = new MemoryWorld(testWorldData(), generatedAt);
+const world = restFixtureWorld();
 const openapi = loadGitHubOpenApi();
 
-async function server(context: Partial<RestContext> = {}, options: ServeOptions = {}): Promise<RestTestServer> {
-  return serveRest((baseUrl) => ({ world, rateLimits: new RateLimits(Date.now), baseUrl, now: Date.now, ...context }), options);
+async function server(options: Partial<SimulatorOptions> = {}): Promise<RunningSimulator> {
+  return startSimulator({ world, tokens: new Set(['sim-token']), ...options });
 }
 
 function expectConforms(path: string, status: number, body: unknown): void {
@@ -65,12 +62,12 @@ async function rejection(promise: Promise<unknown>): Promise<{ status: number; r
 }
 
 describe('REST simulator against Octokit', () => {
-  let sim: RestTestServer;
+  let sim: RunningSimulator;
   let octokit: SimOctokitClient;
 
   beforeAll(async () => {
     sim = await server();
-    octokit = client(sim.baseUrl);
+    octokit = client(sim.apiUrl);
   });
   afterAll(async () => {
     await sim.close();
@@ -103,7 +100,7 @@ describe('REST simulator against Octokit', () => {
       }
       const { data: widgets } = await octokit.rest.repos.get({ owner: 'acme', repo: 'widgets' });
       expect(widgets.license?.spdx_id).toBe('MIT');
-      expect(widgets.url).toBe(`${sim.baseUrl}/repos/acme/widgets`);
+      expect(widgets.url).toBe(`${sim.apiUrl}/repos/acme/widgets`);
       expect(widgets.node_id).toMatch(/^R_/);
       const openPulls = widgetsPullNumbers.filter((n) => n % 12 !== 0 && n !== 42).length;
       expect(widgets.open_issues_count).toBe((world.repoById(1)?.openIssueCount ?? 0) + openPulls);
@@ -128,7 +125,7 @@ describe('REST simulator against Octokit', () => {
       expect(issue.data.pull_request).toBeUndefined();
       const pull = await octokit.rest.issues.get({ owner: 'acme', repo: 'widgets', issue_number: 12 });
       expectConforms('/repos/{owner}/{repo}/issues/{issue_number}', 200, pull.data);
-      expect(pull.data.pull_request?.url).toBe(`${sim.baseUrl}/repos/acme/widgets/pulls/12`);
+      expect(pull.data.pull_request?.url).toBe(`${sim.apiUrl}/repos/acme/widgets/pulls/12`);
       expect(pull.data.state).toBe('closed');
     });
 
@@ -169,7 +166,7 @@ describe('REST simulator against Octokit', () => {
   describe('pagination', () => {
     it('writes the link header in GitHub format, naming the repository by id', async () => {
       const { headers } = await octokit.rest.issues.listForRepo({ owner: 'acme', repo: 'widgets', state: 'all', per_page: 7, page: 2 });
-      const at = (page: number): string => `<${sim.baseUrl}/repositories/1/issues?state=all&per_page=7&page=${page}>`;
+      const at = (page: number): string => `<${sim.apiUrl}/repositories/1/issues?state=all&per_page=7&page=${page}>`;
       expect(headers.link).toBe(`${at(1)}; rel="prev", ${at(3)}; rel="next", ${at(8)}; rel="last", ${at(1)}; rel="first"`);
       const first = await octokit.rest.issues.listForRepo({ owner: 'acme', repo: 'widgets', state: 'all', per_page: 7 });
       expect(first.headers.link).toBe(`${at(2)}; rel="next", ${at(8)}; rel="last"`);
@@ -264,7 +261,7 @@ describe('REST simulator against Octokit', () => {
   });
 
   it('serves anonymous callers from the 60-an-hour bucket', async () => {
-    const anonymous = client(sim.baseUrl, [], { token: null });
+    const anonymous = client(sim.apiUrl, [], { token: null });
     const { headers } = await anonymous.rest.repos.get({ owner: 'acme', repo: 'widgets' });
     expect([headers['x-ratelimit-limit'], headers['x-ratelimit-used'], headers['x-ratelimit-resource']]).toEqual(['60', '1', 'core']);
     const { data } = await anonymous.rest.rateLimit.get();
@@ -274,11 +271,11 @@ describe('REST simulator against Octokit', () => {
 
 describe('primary rate limits', () => {
   it('answers a spent bucket with 403, remaining 0 and no retry-after; the plugin waits for the reset', async () => {
-    const rateLimits = new RateLimits(Date.now, { ...githubRateLimits, core: { limit: 3, windowSeconds: 120 } });
-    const sim = await server({ rateLimits });
+    const sim = await server({ rateLimits: { core: { limit: 3, windowSeconds: 120 } } });
+    const { rateLimits } = sim.context;
     try {
       const events: LimitEvent[] = [];
-      const octokit = client(sim.baseUrl, events);
+      const octokit = client(sim.apiUrl, events);
       for (let i = 0; i < 3; i += 1) await octokit.rest.repos.get({ owner: 'acme', repo: 'widgets' });
       const { reset } = rateLimits.peek('sim-token', 'core');
       const error = await rejection(octokit.rest.repos.get({ owner: 'acme', repo: 'widgets' }));
@@ -299,11 +296,10 @@ describe('primary rate limits', () => {
   });
 
   it('limits search from its own bucket', async () => {
-    const rateLimits = new RateLimits(Date.now, { ...githubRateLimits, search: { limit: 1, windowSeconds: 60 } });
-    const sim = await server({ rateLimits });
+    const sim = await server({ rateLimits: { search: { limit: 1, windowSeconds: 60 } } });
     try {
       const events: LimitEvent[] = [];
-      const octokit = client(sim.baseUrl, events);
+      const octokit = client(sim.apiUrl, events);
       await octokit.rest.search.repos({ q: 'stars:>1' });
       const error = await rejection(octokit.rest.search.repos({ q: 'stars:>1' }));
       expect([error.status, error.response.headers['x-ratelimit-resource']]).toEqual([403, 'search']);
@@ -318,10 +314,10 @@ describe('primary rate limits', () => {
 
 describe('secondary rate limits', () => {
   it('answers too many points a minute with retry-after and the secondary-limit message', async () => {
-    const sim = await server({ secondaryLimits: new SecondaryLimits(Date.now, { pointsPerMinute: 3 }) });
+    const sim = await server({ secondaryLimits: { pointsPerMinute: 3 } });
     try {
       const events: LimitEvent[] = [];
-      const octokit = client(sim.baseUrl, events);
+      const octokit = client(sim.apiUrl, events);
       for (let i = 0; i < 3; i += 1) await octokit.rest.issues.get({ owner: 'acme', repo: 'widgets', issue_number: 1 });
       const error = await rejection(octokit.rest.issues.get({ owner: 'acme', repo: 'widgets', issue_number: 1 }));
       expect(error.status).toBe(403);
@@ -336,15 +332,15 @@ describe('secondary rate limits', () => {
   });
 
   it('answers more concurrent requests than allowed, and the plugin retries after retry-after', async () => {
-    const secondaryLimits = new SecondaryLimits(Date.now, { maxConcurrent: 2, concurrencyRetryAfterSeconds: 1 });
-    const sim = await server({ secondaryLimits }, { delayMs: 150 });
+    const sim = await server({ secondaryLimits: { maxConcurrent: 2, concurrencyRetryAfterSeconds: 1 }, responseDelayMs: 150 });
+    const { secondaryLimits } = sim.context;
     try {
       const events: LimitEvent[] = [];
-      const octokit = client(sim.baseUrl, events, { retryOnLimit: true });
+      const octokit = client(sim.apiUrl, events, { retryOnLimit: true });
       const answers = await Promise.all([1, 2, 3].map((issue_number) => octokit.rest.issues.get({ owner: 'acme', repo: 'widgets', issue_number })));
       expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200]);
       expect(events).toEqual([{ kind: 'secondary', retryAfter: 1, url: '/repos/{owner}/{repo}/issues/{issue_number}' }]);
-      expect(secondaryLimits.inFlight('sim-token')).toBe(0);
+      expect(secondaryLimits?.inFlight('sim-token')).toBe(0);
     } finally {
       await sim.close();
     }

@@ -3,17 +3,18 @@
 import { describe, expect, it } from 'vitest';
 import type { SimRequest } from '../../../simulator/http/exchange.js';
 import { RateLimits } from '../../../simulator/http/rate-limits.js';
+import type { RestRequestError } from '../../../simulator/rest/errors.js';
 import { handleRest } from '../../../simulator/rest/handler.js';
 import type { RestContext } from '../../../simulator/rest/handler.js';
 import { listIssues } from '../../../simulator/rest/listing.js';
 import type { IssueListing } from '../../../simulator/rest/listing.js';
 import { linkHeader, readPage } from '../../../simulator/rest/pagination.js';
-import { readRepoSearch } from '../../../simulator/rest/search-query.js';
+import { readRepoSearch } from '../../../simulator/rest/search-params.js';
 import { createsContent, SecondaryLimits } from '../../../simulator/rest/secondary-limits.js';
-import { generatedAt, MemoryWorld, testWorldData } from './memory-world.js';
+import { restFixtureWorld } from './fixture-world.js';
 import { convertNullable } from './openapi.js';
 
-const world = new MemoryWorld(testWorldData(), generatedAt);
+const world = restFixtureWorld();
 const widgets = world.repoById(1);
 if (!widgets) throw new Error('test data lacks acme/widgets');
 
@@ -73,6 +74,27 @@ describe('search syntax', () => {
 
   it.each(['', 'free text', 'stars:lots', 'fork:only', 'topic:cli'])('refuses %j with a 422', (q) => {
     expect(() => read(q)).toThrow(expect.objectContaining({ status: 422 }) as Error);
+  });
+
+  it('reads a sort: qualifier in q, which the sort and order parameters override', () => {
+    expect(read('stars:>1 sort:updated-asc')).toMatchObject({ sort: 'updated', direction: 'asc' });
+    expect(read('stars:>1 sort:updated-asc', '&sort=stars')).toMatchObject({ sort: 'stars', direction: 'asc' });
+    expect(read('stars:>1 sort:updated-asc', '&order=desc')).toMatchObject({ sort: 'updated', direction: 'desc' });
+  });
+
+  it('names the filters REST search cannot apply over the index in its 422', () => {
+    const refusal = (() => {
+      try {
+        read('stars:>1 archived:true mirror:true');
+      } catch (error) {
+        return error as RestRequestError;
+      }
+      throw new Error('expected a refusal');
+    })();
+    expect(refusal.code).toBe('unsupported-query');
+    expect(refusal.body.errors?.[0]?.message).toContain('archived:true mirror:true');
+    expect(() => read('is:private')).toThrow(expect.objectContaining({ code: 'unsupported-query' }) as Error);
+    expect(() => read('fork:maybe')).toThrow(expect.objectContaining({ code: 'validation-failed' }) as Error);
   });
 });
 

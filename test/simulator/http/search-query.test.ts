@@ -1,6 +1,6 @@
-// The search qualifier parser on its own: bands, defaults, residual filters, refusals.
+// The search qualifier parser REST and GraphQL share, on its own: bands, defaults, residual filters, refusals.
 import { describe, expect, it } from 'vitest';
-import { parseRepoSearchQuery, SearchQueryError } from '../../../simulator/graphql/search-query.js';
+import { parseRepoSearchQuery, SearchQueryError } from '../../../simulator/http/search-query.js';
 import type { SimRepo } from '../../../simulator/world/model.js';
 
 describe('parseRepoSearchQuery', () => {
@@ -44,5 +44,16 @@ describe('parseRepoSearchQuery', () => {
     expect(() => parseRepoSearchQuery('widgets')).toThrow(SearchQueryError);
     expect(() => parseRepoSearchQuery('topic:cli')).toThrow(expect.objectContaining({ code: 'unsupported-term' }));
     expect(() => parseRepoSearchQuery('stars:abc')).toThrow(expect.objectContaining({ code: 'invalid-value' }));
+  });
+
+  it('refuses what the world cannot answer: private repositories, two languages at once', () => {
+    expect(() => parseRepoSearchQuery('is:private')).toThrow(expect.objectContaining({ code: 'unsupported-value' }));
+    expect(() => parseRepoSearchQuery('sort:forks')).toThrow(expect.objectContaining({ code: 'unsupported-value' }));
+    expect(() => parseRepoSearchQuery('language:go language:rust')).toThrow(expect.objectContaining({ code: 'conflicting-qualifiers' }));
+    expect(parseRepoSearchQuery('language:go language:Go').search.language).toBe('Go');
+  });
+
+  it('names the terms its residual filters stand for', () => {
+    expect(parseRepoSearchQuery('stars:>1 fork:only mirror:false archived:true').residualTerms).toEqual(['fork:only', 'mirror:false', 'archived:true']);
   });
 });

@@ -1,9 +1,22 @@
-// GitHub's repository search syntax ("stars:100..500 language:go archived:false sort:stars") turned
-// into the world's RepoSearch, plus the filters RepoSearch cannot express (fork:only, archived:true,
-// mirror:), which the resolver applies over the full listing.
+// GitHub's repository search syntax ("stars:100..500 language:go archived:false sort:stars"), read
+// once for both API layers: REST's `q` and GraphQL's `search(query:)`. A query becomes the world's
+// RepoSearch plus the filters RepoSearch cannot express (fork:only, archived:true, mirror:), which a
+// layer applies over the listing. What the simulator cannot answer is a coded SearchQueryError, never
+// a silently wider result; each layer renders it in its own words (REST 422, GraphQL UNPROCESSABLE).
 import type { RepoSearch, SimRepo } from '../world/model.js';
 
-export type SearchQueryErrorCode = 'unsupported-term' | 'invalid-value' | 'conflicting-qualifiers';
+/** GitHub serves only the first 1,000 results of any search, whatever the total count says. */
+export const searchResultLimit = 1_000;
+
+export type SearchQueryErrorCode =
+  /** Free text (the world has no text index) or a qualifier the simulator does not read. */
+  | 'unsupported-term'
+  /** A value GitHub accepts that the world cannot answer (`is:private`: every simulated repository is public). */
+  | 'unsupported-value'
+  /** A value GitHub's syntax does not allow (`stars:lots`, `fork:maybe`). */
+  | 'invalid-value'
+  /** Qualifiers RepoSearch cannot combine (two different languages). */
+  | 'conflicting-qualifiers';
 
 export class SearchQueryError extends Error {
   constructor(
@@ -19,6 +32,8 @@ export interface RepoSearchPlan {
   search: RepoSearch;
   /** Filters over RepoSearch's results; empty when the world's search answers the query alone. */
   residual: ((repo: SimRepo) => boolean)[];
+  /** The query terms the residual filters stand for, for a layer that has to name them. */
+  residualTerms: string[];
 }
 
 /** Splits on spaces, keeping `qualifier:"quoted value"` together. */
@@ -30,6 +45,7 @@ function unquote(value: string): string {
   return value.replace(/"/g, '');
 }
 
+/** `stars:` takes `n`, `>n`, `>=n`, `<n`, `<=n`, `a..b`, `a..*` and `*..b`, as GitHub's syntax does. */
 function starBounds(value: string): { min?: number; max?: number } {
   const number = (text: string): number => {
     if (!/^\d+$/.test(text)) throw new SearchQueryError('invalid-value', `Invalid stars value: stars:${value}`);
@@ -65,7 +81,11 @@ function booleanValue(qualifier: string, value: string): boolean {
  */
 export function parseRepoSearchQuery(query: string): RepoSearchPlan {
   const search: RepoSearch = { includeArchived: true, includeForks: false, sort: 'stars', direction: 'desc' };
-  const residual: RepoSearchPlan['residual'] = [];
+  const plan: RepoSearchPlan = { search, residual: [], residualTerms: [] };
+  const filter = (term: string, keep: (repo: SimRepo) => boolean): void => {
+    plan.residual.push(keep);
+    plan.residualTerms.push(term);
+  };
   let language: string | undefined;
   for (const term of terms(query)) {
     const separator = term.indexOf(':');
@@ -82,6 +102,7 @@ export function parseRepoSearchQuery(query: string): RepoSearchPlan {
         break;
       }
       case 'language':
+        // RepoSearch holds one language; dropping either would answer a different query.
         if (language !== undefined && language.toLowerCase() !== value.toLowerCase()) {
           throw new SearchQueryError('conflicting-qualifiers', 'The simulator searches one language at a time.');
         }
@@ -89,28 +110,31 @@ export function parseRepoSearchQuery(query: string): RepoSearchPlan {
         search.language = value;
         break;
       case 'archived':
-        if (booleanValue(qualifier, value)) residual.push((repo) => repo.isArchived);
+        if (booleanValue(qualifier, value)) filter(term, (repo) => repo.isArchived);
         else search.includeArchived = false;
         break;
       case 'fork':
         if (value === 'only') {
           search.includeForks = true;
-          residual.push((repo) => repo.isFork);
+          filter(term, (repo) => repo.isFork);
         } else {
           search.includeForks = booleanValue(qualifier, value);
         }
         break;
       case 'mirror': {
         const mirror = booleanValue(qualifier, value);
-        residual.push((repo) => (repo.mirrorUrl !== null) === mirror);
+        filter(term, (repo) => (repo.mirrorUrl !== null) === mirror);
         break;
       }
       case 'is':
         // Every simulated repository is public.
-        if (value !== 'public') throw new SearchQueryError('invalid-value', `The simulator only has public repositories (is:${value}).`);
+        if (value !== 'public') throw new SearchQueryError('unsupported-value', `The simulator only has public repositories (is:${value}).`);
         break;
       case 'sort': {
         const match = /^(stars|updated)(?:-(asc|desc))?$/.exec(value);
+        if (!match && /^(forks|help-wanted-issues)(?:-(asc|desc))?$/.test(value)) {
+          throw new SearchQueryError('unsupported-value', `The simulator does not sort by ${value}; use stars or updated.`);
+        }
         if (!match) throw new SearchQueryError('invalid-value', `Unsupported sort: sort:${value} (use stars or updated, optionally -asc/-desc).`);
         search.sort = match[1] === 'updated' ? 'updated' : 'stars';
         search.direction = match[2] === 'asc' ? 'asc' : 'desc';
@@ -120,5 +144,5 @@ export function parseRepoSearchQuery(query: string): RepoSearchPlan {
         throw new SearchQueryError('unsupported-term', `The simulator does not support the search qualifier "${qualifier}:".`);
     }
   }
-  return { search, residual };
+  return plan;
 }
