@@ -21,6 +21,8 @@ export interface GithubClientOptions {
   token?: string;
   /** Retries of a rate-limited request before giving up (each waits GitHub's retry-after). */
   maxRateLimitRetries?: number;
+  /** Base of the backoff between retries of a failed (5xx) request: waits of 1×, 4×, 9× this. Default 1 s. */
+  retryAfterBaseMs?: number;
   /** Called when a limit is hit, for the caller's budget accounting and logs. */
   onLimit?: (event: { kind: 'primary' | 'secondary'; retryAfterSeconds: number; method: string; url: string; retrying: boolean }) => void;
   userAgent?: string;
@@ -45,5 +47,6 @@ export function createGithubClient(options: GithubClientOptions = {}, env: Reado
     baseUrl: (options.baseUrl ?? env.GITHUB_API_URL ?? 'https://api.github.com').replace(/\/$/, ''),
     userAgent: options.userAgent ?? 'abp',
     throttle: { onRateLimit: handler('primary'), onSecondaryRateLimit: handler('secondary') },
+    retry: { retryAfterBaseValue: options.retryAfterBaseMs ?? 1_000 },
   });
 }

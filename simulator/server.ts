@@ -1,15 +1,17 @@
-// The simulator's one HTTP server: GraphQL at /graphql, git's smart HTTP under /git, and the REST
-// routes everywhere else, over one world. Bad tokens are refused as GitHub refuses them.
+// The simulator's one HTTP server: GraphQL at /graphql, git's smart HTTP at the clone URLs, and the
+// REST routes everywhere else, over one world. Bad tokens are refused as GitHub refuses them, and a
+// fault plan, when given, makes the API misbehave on a seeded schedule.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { FaultInjector, withShiftingSearch, type FaultPlan } from './faults.js';
 import { serveGit } from './git/http-backend.js';
 import { defaultViewer, executeGraphql } from './graphql/execute.js';
 import { githubSchema } from './graphql/schema.js';
 import { jsonResponse, type SimRequest, type SimResponse } from './http/exchange.js';
 import { githubRateLimits, RateLimits, type RateLimitPolicy, type RateResource } from './http/rate-limits.js';
 import { handleRest, type RestContext } from './rest/handler.js';
-import { SecondaryLimits, type SecondaryLimitOptions } from './rest/secondary-limits.js';
+import { SecondaryLimits, secondaryLimitMessage, type SecondaryLimitOptions } from './rest/secondary-limits.js';
 import type { WorldReader } from './world/model.js';
 
 export interface SimulatorOptions {
@@ -33,6 +35,8 @@ export interface SimulatorOptions {
   secondaryLimits?: Partial<SecondaryLimitOptions>;
   /** Holds every answer this long before sending it, so requests overlap (the concurrency limit). */
   responseDelayMs?: number;
+  /** Seeded faults on the API routes (git is left alone); none when absent. */
+  faults?: FaultPlan;
 }
 
 export interface RunningSimulator {
@@ -42,6 +46,8 @@ export interface RunningSimulator {
   /** Clone URLs are `<gitUrl>/<owner>/<name>.git`, the web URL plus `.git` as on GitHub. */
   gitUrl: string;
   context: RestContext;
+  /** API requests answered so far (REST and GraphQL, faults included; git not counted). */
+  apiRequests(): number;
   close(): Promise<void>;
 }
 
@@ -62,16 +68,42 @@ async function readBody(request: IncomingMessage): Promise<string> {
 const badCredentials = jsonResponse(401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest', status: '401' });
 const notFound = jsonResponse(404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest', status: '404' });
 
+function serverError(status: 502 | 503): SimResponse {
+  // GitHub's edge answers these with an HTML page; clients see a 5xx and must retry.
+  return { status, headers: { 'content-type': 'text/html; charset=utf-8' }, body: `<html><body><h1>${status === 502 ? 'Server Error' : 'No server is currently available to service your request.'}</h1></body></html>\n` };
+}
+
+function injectedSecondaryLimit(retryAfterSeconds: number, requestNumber: number): SimResponse {
+  const body = { message: secondaryLimitMessage('points', `FAULT:${requestNumber}`), documentation_url: 'https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api#about-secondary-rate-limits', status: '403' };
+  return jsonResponse(403, body, { 'retry-after': String(retryAfterSeconds) });
+}
+
 export async function startSimulator(options: SimulatorOptions): Promise<RunningSimulator> {
   // Building GitHub's schema takes a moment; pay it before the first request, not during it.
   githubSchema();
   const now = options.now ?? Date.now;
   const rateLimits = new RateLimits(now, { ...githubRateLimits, ...options.rateLimits });
   const secondary = new SecondaryLimits(now, options.secondaryLimits);
-  const context: RestContext = { world: options.world, rateLimits, secondaryLimits: secondary, baseUrl: '', now };
+  const faults = options.faults ? new FaultInjector(options.faults) : null;
+  const world = options.faults && options.faults.shiftingSearchRate > 0 ? withShiftingSearch(options.world, options.faults) : options.world;
+  const context: RestContext = { world, rateLimits, secondaryLimits: secondary, baseUrl: '', now };
   const accepts = (token: string) => options.tokens.has(token);
+  let requests = 0;
 
   async function answer(request: SimRequest): Promise<SimResponse> {
+    const fault = faults?.next() ?? { kind: 'none' };
+    requests += 1;
+    switch (fault.kind) {
+      case 'server-error':
+        return serverError(fault.status);
+      case 'secondary-limit':
+        return injectedSecondaryLimit(fault.retryAfterSeconds, requests);
+      case 'slow':
+        await sleep(fault.delayMs);
+        break;
+      case 'none':
+        break;
+    }
     if (request.path === '/graphql' && request.method === 'POST') {
       return executeGraphql(request, context, { viewerForToken: (token) => (accepts(token) ? defaultViewer : null) });
     }
@@ -109,6 +141,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
     graphqlUrl: `${base}/graphql`,
     gitUrl: base,
     context,
+    apiRequests: () => requests,
     close: () =>
       new Promise<void>((closed, failed) => {
         server.closeAllConnections();
