@@ -12,7 +12,7 @@ import { jsonResponse, type SimRequest, type SimResponse } from './http/exchange
 import { githubRateLimits, RateLimits, type RateLimitPolicy, type RateResource } from './http/rate-limits.js';
 import { handleRest, type RestContext } from './rest/handler.js';
 import { SecondaryLimits, secondaryLimitMessage, type SecondaryLimitOptions } from './rest/secondary-limits.js';
-import type { WorldReader } from './world/model.js';
+import { isWorldWriter, type WorldReader } from './world/model.js';
 
 export interface SimulatorOptions {
   world: WorldReader;
@@ -89,6 +89,14 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
   const context: RestContext = { world, rateLimits, secondaryLimits: secondary, baseUrl: '', now };
   const accepts = (token: string) => options.tokens.has(token);
   let requests = 0;
+  const git = {
+    projectRoot: options.gitRoot ?? '',
+    canPush: options.canPush ?? (() => false),
+    // A push to a fork may move the head of an open pull request: the world fires `synchronize`.
+    onPush: (owner: string, name: string) => {
+      if (isWorldWriter(options.world)) options.world.notePush(owner, name);
+    },
+  };
 
   async function answer(request: SimRequest): Promise<SimResponse> {
     const fault = faults?.next() ?? { kind: 'none' };
@@ -112,7 +120,7 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
   }
 
   const server: Server = createServer((request: IncomingMessage, response: ServerResponse) => {
-    if (options.gitRoot && serveGit({ projectRoot: options.gitRoot, canPush: options.canPush ?? (() => false) }, request, response)) return;
+    if (options.gitRoot && serveGit(git, request, response)) return;
     void (async () => {
       const simRequest = toSimRequest(request, await readBody(request));
       // Bracketing every request lets the secondary limit see how many are in flight per token.

@@ -10,6 +10,8 @@ export interface GitHttpOptions {
   projectRoot: string;
   /** Whether a push to this repository is allowed (GitHub: your own forks, not upstream). */
   canPush: (owner: string, name: string) => boolean;
+  /** Called after a push was received, so the world can move the heads of pull requests from it. */
+  onPush?: (owner: string, name: string) => void;
 }
 
 const backend = join(spawnSync('git', ['--exec-path'], { encoding: 'utf8' }).stdout.trim(), 'git-http-backend');
@@ -58,6 +60,8 @@ export function serveGit(options: GitHttpOptions, request: IncomingMessage, resp
     if (code !== 0 && !response.headersSent) {
       response.writeHead(500, { 'content-type': 'text/plain' }).end(`git http-backend exited ${code}: ${stderr}`);
     }
+    // The receive-pack POST is the push itself; the GET of info/refs before it only advertises refs.
+    if (code === 0 && rest === '/git-receive-pack') options.onPush?.(owner, name);
   });
   return true;
 }

@@ -197,3 +197,8 @@ export interface WorldWriter {
   /** Events from now on, in order; returns the unsubscribe function. */
   onEvent(listener: (event: WorldEvent) => void): () => void;
 }
+
+/** Whether a world takes changes (live worlds do; scale worlds are read-only). */
+export function isWorldWriter(world: WorldReader): world is WorldReader & WorldWriter {
+  return typeof (world as Partial<WorldWriter>).openPull === 'function' && typeof (world as Partial<WorldWriter>).notePush === 'function';
+}

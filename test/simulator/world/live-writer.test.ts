@@ -8,15 +8,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSimulator, type RunningSimulator } from '../../../simulator/server.js';
 import type { SimRepo, WorldEvent } from '../../../simulator/world/model.js';
-import { applyPatch, createLiveCi } from '../../../simulator/world/live/ci.js';
-import { git, userIdentity } from '../../../simulator/world/live/git.js';
+import { createLiveCi } from '../../../simulator/world/live/ci.js';
+import { commitAll, fixFor, openFixPull as open, pushFix as pushFixTo } from '../support/solver.js';
+import { git } from '../../../simulator/world/live/git.js';
 import { runTests } from '../../../simulator/world/live/runners.js';
 import type { KnownFix, LiveWorld } from '../../../simulator/world/live/world.js';
-import { createLiveWorld, knownFixes, SOLVER_LOGIN } from '../../../simulator/world/live/world.js';
+import { createLiveWorld, SOLVER_LOGIN } from '../../../simulator/world/live/world.js';
 
 const token = 'live-writer-token';
 let root: string;
-let clones = 0;
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'abp-live-writer-'));
@@ -25,34 +25,7 @@ afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
 
-function fixFor(world: LiveWorld, repoName: string, issue: number): { repo: SimRepo; fix: KnownFix } {
-  const fix = knownFixes(world).find((candidate) => candidate.repo.endsWith(`/${repoName}`) && candidate.issue === issue);
-  const repo = fix && world.repoByName(fix.repo.split('/')[0] ?? '', repoName);
-  if (!fix || !repo) throw new Error(`no known fix for ${repoName}#${issue}`);
-  return { repo, fix };
-}
-
-/** The solver's side: clone its fork, commit the known fix on its branch, push. Git runs async: the server is in this process. */
-async function pushFix(world: LiveWorld, fix: KnownFix, remote: string): Promise<{ dir: string; head: string }> {
-  const dir = join(root, `clone-${clones++}`);
-  await git(['clone', '--quiet', remote, dir], { cwd: root });
-  await git(['checkout', '--quiet', '-b', fix.branch], { cwd: dir });
-  await applyPatch(dir, fix.patch);
-  await commitAll(world, dir, fix.commitMessage);
-  await git(['push', '--quiet', 'origin', fix.branch], { cwd: dir });
-  return { dir, head: (await git(['rev-parse', 'HEAD'], { cwd: dir })).stdout.trim() };
-}
-
-/** Commits everything as the solver, two hours after the world's clock, so oids replay. */
-async function commitAll(world: LiveWorld, dir: string, message: string, options: { allowEmpty?: boolean } = {}): Promise<void> {
-  const solver = { identity: userIdentity(SOLVER_LOGIN, world.userByLogin(SOLVER_LOGIN)?.id ?? 0), at: Date.parse(world.generatedAt) / 1000 + 7_200 };
-  await git(['add', '-A'], { cwd: dir });
-  await git(['commit', '--quiet', ...(options.allowEmpty ? ['--allow-empty'] : []), '-m', message], { cwd: dir, author: solver, committer: solver });
-}
-
-function open(world: LiveWorld, repo: SimRepo, fix: KnownFix) {
-  return world.openPull(repo, { title: fix.title, body: fix.body, head: `${SOLVER_LOGIN}:${fix.branch}`, base: 'main', authorLogin: SOLVER_LOGIN });
-}
+const pushFix = (world: LiveWorld, fix: KnownFix, remote: string) => pushFixTo(world, fix, remote, root);
 
 describe('a live world behind the simulator', () => {
   let world: LiveWorld;
@@ -96,7 +69,7 @@ describe('a live world behind the simulator', () => {
     expect(merged.mergedAt).toBe(merged.closedAt);
 
     // The upstream default branch, fetched over HTTP, holds GitHub's merge commit with the fix.
-    const upstreamClone = join(root, `clone-${clones++}`);
+    const upstreamClone = join(root, 'upstream-clone');
     await git(['clone', '--quiet', `${sim.gitUrl}/${repo.owner}/textkit.git`, upstreamClone], { cwd: root });
     const [oid, parents, author, committer, subject] = (await git(['log', '-1', '--format=%H%n%P%n%an%n%cn%n%s'], { cwd: upstreamClone })).stdout.trim().split('\n');
     expect([oid, parents, author, committer, subject]).toEqual([merged.mergeCommitOid, `${repo.headOid} ${head}`, repo.owner, 'GitHub', `Merge pull request #6 from ${SOLVER_LOGIN}/${fix.branch}`]);
@@ -127,7 +100,7 @@ describe('a live world behind the simulator', () => {
   });
 
   it('refuses pushes to upstream repositories', async () => {
-    const dir = join(root, `clone-${clones++}`);
+    const dir = join(root, 'direct-push-clone');
     await git(['clone', '--quiet', `${sim.gitUrl}/hal-gopher/durafmt.git`, dir], { cwd: root });
     await commitAll(world, dir, 'Direct push', { allowEmpty: true });
     await expect(git(['push', '--quiet', 'origin', 'HEAD:main'], { cwd: dir })).rejects.toMatchObject({ stderr: expect.stringMatching(/403|denied/) as unknown });
