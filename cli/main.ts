@@ -16,20 +16,24 @@ function wholeNumber(label: string, max = Number.MAX_SAFE_INTEGER) {
 }
 
 interface WorldFlags {
-  world: 'scale';
+  world: 'scale' | 'small';
   seed: number;
   repos: number;
   issues: number;
   port: number;
+  reviewDelayMs: number;
+  webhookUrl?: string;
 }
 
 function withWorldOptions(command: Command): Command {
   return command
-    .addOption(new Option('--world <kind>', 'the world to serve').choices(['scale']).default('scale'))
+    .addOption(new Option('--world <kind>', 'scale: many generated repositories, read-only; small: live repositories with real git, CI and maintainers').choices(['scale', 'small']).default('scale'))
     .addOption(new Option('--seed <n>', 'seed of the world: the same seed gives the same world').argParser(wholeNumber('--seed')).default(1))
     .addOption(new Option('--repos <n>', 'repositories in a scale world').argParser(wholeNumber('--repos', 5_000)).default(5_000))
     .addOption(new Option('--issues <n>', 'issues in a scale world').argParser(wholeNumber('--issues', 1_000_000)).default(1_000_000))
-    .addOption(new Option('--port <n>', 'TCP port on 127.0.0.1 (0: any free port)').argParser(wholeNumber('--port', 65_535)).default(0));
+    .addOption(new Option('--port <n>', 'TCP port on 127.0.0.1 (0: any free port)').argParser(wholeNumber('--port', 65_535)).default(0))
+    .addOption(new Option('--review-delay-ms <n>', 'small world: how long maintainers wait before merging a green pull request').argParser(wholeNumber('--review-delay-ms')).default(1_000))
+    .addOption(new Option('--webhook-url <url>', 'small world: deliver webhooks here, signed with ABP_SIM_WEBHOOK_SECRET'));
 }
 
 const jsonOption = () => new Option('--json', 'print the result as JSON on stdout');

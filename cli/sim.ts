@@ -1,22 +1,39 @@
 // `abp sim serve|up|down|status`: the local GitHub that every stage, test and demo runs against.
 import { readFileSync } from 'node:fs';
-import { startSimulator } from '../simulator/server.js';
+import { mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Actors } from '../simulator/actors.js';
+import { startSimulator, type RunningSimulator } from '../simulator/server.js';
+import { WebhookDispatcher } from '../simulator/webhooks/dispatcher.js';
+import { createLiveCi } from '../simulator/world/live/ci.js';
+import { createLiveWorld } from '../simulator/world/live/world.js';
 import { createScaleWorld } from '../simulator/world/scale.js';
 import { resolveStackConfig } from '../stack/config.js';
 import { StackError } from '../stack/errors.js';
-import { publishSimState, simDown, simStatus, simUp, withdrawSimState, type SimStatus, type WorldSpec } from '../stack/sim-stack.js';
+import { publishSimState, simDown, simStatus, simUp, withdrawSimState, type ServeSpec, type SimStatus, type WorldSpec } from '../stack/sim-stack.js';
 import { createOutput, type Output, type OutputOptions } from './output.js';
 
 export interface WorldOptions {
-  world: 'scale';
+  world: 'scale' | 'small';
   seed: number;
   repos: number;
   issues: number;
+  port: number;
+  reviewDelayMs: number;
+  webhookUrl?: string;
 }
 
 
 function worldSpec(options: WorldOptions): WorldSpec {
-  return { world: options.world, seed: options.seed, repos: options.repos, issues: options.issues };
+  return options.world === 'scale' ? { world: 'scale', seed: options.seed, repos: options.repos, issues: options.issues } : { world: 'small', seed: options.seed };
+}
+
+function serveSpec(options: WorldOptions): ServeSpec {
+  return { port: options.port, reviewDelayMs: options.reviewDelayMs, webhookUrl: options.webhookUrl ?? null };
+}
+
+function describeWorld(world: WorldSpec): string {
+  return world.world === 'scale' ? `scale world seed ${world.seed} (${world.repos} repositories, ${world.issues} issues)` : `small live world seed ${world.seed}`;
 }
 
 function printStatus(out: Output, status: SimStatus): void {
@@ -25,7 +42,7 @@ function printStatus(out: Output, status: SimStatus): void {
     return;
   }
   const { sim } = status;
-  out.line(`simulator       running pid ${sim.pid}, ${sim.world.world} world seed ${sim.world.seed} (${sim.world.repos} repositories, ${sim.world.issues} issues)`);
+  out.line(`simulator       running pid ${sim.pid}, ${describeWorld(sim.world)}`);
   out.line(`GITHUB_API_URL  ${sim.apiUrl}`);
   out.line(`GraphQL         ${sim.graphqlUrl}`);
   out.line(`git clone       ${sim.gitUrl}/<owner>/<name>.git`);
@@ -34,21 +51,21 @@ function printStatus(out: Output, status: SimStatus): void {
 }
 
 /** The serving process itself (what `sim up` starts in the background). */
-export async function simServeCommand(options: WorldOptions & { port: number }): Promise<void> {
+export async function simServeCommand(options: WorldOptions): Promise<void> {
   const config = resolveStackConfig();
   const tokenFile = process.env.ABP_SIM_TOKEN_FILE;
   const token = process.env.ABP_SIM_TOKEN ?? (tokenFile ? readFileSync(tokenFile, 'utf8').trim() : '');
   if (!token) throw new StackError('invalid-setting', 'no token: set ABP_SIM_TOKEN (or ABP_SIM_TOKEN_FILE), or start the simulator with `abp sim up`');
+  const spec = worldSpec(options);
   const started = performance.now();
-  const world = createScaleWorld({ seed: options.seed, repos: options.repos, issues: options.issues });
-  const simulator = await startSimulator({ world, tokens: new Set([token]), port: options.port });
-  console.log(`simulator: ${options.world} world seed ${options.seed} ready in ${Math.round(performance.now() - started)} ms at ${simulator.apiUrl}`);
+  const served = spec.world === 'scale' ? await serveScaleWorld(spec, token, options.port) : await serveLiveWorld(spec, token, options, config.home);
+  console.log(`simulator: ${describeWorld(spec)} ready in ${Math.round(performance.now() - started)} ms at ${served.simulator.apiUrl}`);
   publishSimState(config, {
     pid: process.pid,
-    apiUrl: simulator.apiUrl,
-    graphqlUrl: simulator.graphqlUrl,
-    gitUrl: simulator.gitUrl,
-    world: worldSpec(options),
+    apiUrl: served.simulator.apiUrl,
+    graphqlUrl: served.simulator.graphqlUrl,
+    gitUrl: served.simulator.gitUrl,
+    world: spec,
     startedAt: new Date().toISOString(),
   });
   await new Promise<void>((stop) => {
@@ -56,12 +73,50 @@ export async function simServeCommand(options: WorldOptions & { port: number }):
     process.once('SIGINT', stop);
   });
   withdrawSimState(config);
-  await simulator.close();
+  await served.stop();
 }
 
-export async function simUpCommand(options: WorldOptions & OutputOptions & { port: number }): Promise<void> {
+interface Served {
+  simulator: RunningSimulator;
+  stop(): Promise<void>;
+}
+
+async function serveScaleWorld(spec: Extract<WorldSpec, { world: 'scale' }>, token: string, port: number): Promise<Served> {
+  const world = createScaleWorld({ seed: spec.seed, repos: spec.repos, issues: spec.issues });
+  const simulator = await startSimulator({ world, tokens: new Set([token]), port });
+  return { simulator, stop: () => simulator.close() };
+}
+
+/** The small live world: real repositories on disk, CI and maintainers at work, webhooks if asked for. */
+async function serveLiveWorld(spec: Extract<WorldSpec, { world: 'small' }>, token: string, options: WorldOptions, home: string): Promise<Served> {
+  // The world is rebuilt from its seed on every start: the same seed gives the same repositories.
+  const dir = join(home, 'sim', `small-${spec.seed}`);
+  await rm(dir, { recursive: true, force: true });
+  const world = await createLiveWorld({ seed: spec.seed, dir: join(dir, 'world') });
+  const simulator = await startSimulator({ world, tokens: new Set([token]), port: options.port, gitRoot: world.gitRoot, canPush: world.canPush });
+  await mkdir(join(dir, 'ci'), { recursive: true });
+  const actors = new Actors({ world, ci: createLiveCi(world, { workDir: join(dir, 'ci') }), plan: { seed: spec.seed, reviewDelayMs: options.reviewDelayMs, closeUnmergedRate: 0 } });
+  actors.start();
+  let webhooks: WebhookDispatcher | null = null;
+  if (options.webhookUrl) {
+    const secret = process.env.ABP_SIM_WEBHOOK_SECRET;
+    if (!secret) throw new StackError('invalid-setting', '--webhook-url needs ABP_SIM_WEBHOOK_SECRET in the environment: the secret deliveries are signed with');
+    webhooks = new WebhookDispatcher({ world, apiBaseUrl: simulator.apiUrl, url: options.webhookUrl, secret, seed: spec.seed, logPath: join(home, 'logs', 'sim-webhooks.jsonl') });
+    webhooks.attach(world);
+  }
+  return {
+    simulator,
+    stop: async () => {
+      actors.stop();
+      await webhooks?.close();
+      await simulator.close();
+    },
+  };
+}
+
+export async function simUpCommand(options: WorldOptions & OutputOptions): Promise<void> {
   const out = createOutput(options);
-  const status = await simUp(resolveStackConfig(), worldSpec(options), { port: options.port });
+  const status = await simUp(resolveStackConfig(), worldSpec(options), serveSpec(options));
   printStatus(out, status);
   out.data(status);
 }

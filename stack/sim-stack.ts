@@ -8,11 +8,16 @@ import { repositoryRoot, type StackConfig } from './config.js';
 import { StackError } from './errors.js';
 import { isOurProcess, readPid, startDetached, stopDetached, tailOf, withLock } from './processes.js';
 
-export interface WorldSpec {
-  world: 'scale';
-  seed: number;
-  repos: number;
-  issues: number;
+/** A scale world (many repositories, read-only) or the small live world (real git, actors). */
+export type WorldSpec = { world: 'scale'; seed: number; repos: number; issues: number } | { world: 'small'; seed: number };
+
+/** Options of the serving process beyond the world; secrets travel in the environment, never here. */
+export interface ServeSpec {
+  port: number;
+  /** Live worlds: how long the maintainer actor waits before merging a green pull request. */
+  reviewDelayMs: number;
+  /** Live worlds: where webhooks are delivered (the secret is ABP_SIM_WEBHOOK_SECRET). */
+  webhookUrl: string | null;
 }
 
 /** What a running simulator publishes about itself; the token is kept apart, in a 0600 file. */
@@ -67,7 +72,13 @@ export function withdrawSimState(config: StackConfig): void {
   rmSync(simLayout(config).stateFile, { force: true });
 }
 
-export function simUp(config: StackConfig, world: WorldSpec, options: { port?: number; readyTimeoutMs?: number } = {}): Promise<SimStatus> {
+export function worldArgs(world: WorldSpec): string[] {
+  return world.world === 'scale'
+    ? ['--world', 'scale', '--seed', String(world.seed), '--repos', String(world.repos), '--issues', String(world.issues)]
+    : ['--world', 'small', '--seed', String(world.seed)];
+}
+
+export function simUp(config: StackConfig, world: WorldSpec, serve: ServeSpec, options: { readyTimeoutMs?: number } = {}): Promise<SimStatus> {
   const layout = simLayout(config);
   return withLock(layout.lockFile, async () => {
     const before = simStatus(config, { withToken: true });
@@ -85,9 +96,9 @@ export function simUp(config: StackConfig, world: WorldSpec, options: { port?: n
     const pid = await startDetached({
       command: process.execPath,
       args: [
-        join(repositoryRoot, 'bin', 'abp.js'), 'sim', 'serve',
-        '--world', world.world, '--seed', String(world.seed), '--repos', String(world.repos), '--issues', String(world.issues),
-        '--port', String(options.port ?? 0),
+        join(repositoryRoot, 'bin', 'abp.js'), 'sim', 'serve', ...worldArgs(world),
+        '--port', String(serve.port), '--review-delay-ms', String(serve.reviewDelayMs),
+        ...(serve.webhookUrl ? ['--webhook-url', serve.webhookUrl] : []),
       ],
       pidFile: layout.pidFile,
       logFile: layout.logFile,
