@@ -23,6 +23,7 @@ interface WorldFlags {
   port: number;
   reviewDelayMs: number;
   webhookUrl?: string;
+  faults?: string;
 }
 
 function withWorldOptions(command: Command): Command {
@@ -33,7 +34,8 @@ function withWorldOptions(command: Command): Command {
     .addOption(new Option('--issues <n>', 'issues in a scale world').argParser(wholeNumber('--issues', 1_000_000)).default(1_000_000))
     .addOption(new Option('--port <n>', 'TCP port on 127.0.0.1 (0: any free port)').argParser(wholeNumber('--port', 65_535)).default(0))
     .addOption(new Option('--review-delay-ms <n>', 'small world: how long maintainers wait before merging a green pull request').argParser(wholeNumber('--review-delay-ms')).default(1_000))
-    .addOption(new Option('--webhook-url <url>', 'small world: deliver webhooks here, signed with ABP_SIM_WEBHOOK_SECRET'));
+    .addOption(new Option('--webhook-url <url>', 'small world: deliver webhooks here, signed with ABP_SIM_WEBHOOK_SECRET'))
+    .addOption(new Option('--faults <file>', 'inject seeded faults: a JSON fault plan (5xx bursts, slow answers, secondary limits, drifting search, dropped webhooks)'));
 }
 
 const jsonOption = () => new Option('--json', 'print the result as JSON on stdout');

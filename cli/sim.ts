@@ -1,13 +1,14 @@
 // `abp sim serve|up|down|status`: the local GitHub that every stage, test and demo runs against.
 import { readFileSync } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Actors } from '../simulator/actors.js';
 import { startSimulator, type RunningSimulator } from '../simulator/server.js';
 import { WebhookDispatcher } from '../simulator/webhooks/dispatcher.js';
 import { createLiveCi } from '../simulator/world/live/ci.js';
 import { createLiveWorld } from '../simulator/world/live/world.js';
 import { createScaleWorld } from '../simulator/world/scale.js';
+import { simFaultsFile, type SimFaultsFile } from '../schemas/sim-faults.js';
 import { resolveStackConfig } from '../stack/config.js';
 import { StackError } from '../stack/errors.js';
 import { publishSimState, simDown, simStatus, simUp, withdrawSimState, type ServeSpec, type SimStatus, type WorldSpec } from '../stack/sim-stack.js';
@@ -21,6 +22,7 @@ export interface WorldOptions {
   port: number;
   reviewDelayMs: number;
   webhookUrl?: string;
+  faults?: string;
 }
 
 
@@ -29,7 +31,23 @@ function worldSpec(options: WorldOptions): WorldSpec {
 }
 
 function serveSpec(options: WorldOptions): ServeSpec {
-  return { port: options.port, reviewDelayMs: options.reviewDelayMs, webhookUrl: options.webhookUrl ?? null };
+  return { port: options.port, reviewDelayMs: options.reviewDelayMs, webhookUrl: options.webhookUrl ?? null, faultsFile: options.faults ? resolve(options.faults) : null };
+}
+
+/** Reads and checks a fault plan file; the error names the file, the field and the rule. */
+export function readFaultsFile(path: string): SimFaultsFile {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    throw new StackError('invalid-setting', `--faults ${path}: ${(error as Error).message}`);
+  }
+  const parsed = simFaultsFile.safeParse(raw);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '$'}: ${issue.message}`).join('; ');
+    throw new StackError('invalid-setting', `--faults ${path}: ${problems} (e.g. {"seed": 1, "serverErrorRate": 0.05, "serverErrorBurst": 3})`);
+  }
+  return parsed.data;
 }
 
 function describeWorld(world: WorldSpec): string {
@@ -57,8 +75,9 @@ export async function simServeCommand(options: WorldOptions): Promise<void> {
   const token = process.env.ABP_SIM_TOKEN ?? (tokenFile ? readFileSync(tokenFile, 'utf8').trim() : '');
   if (!token) throw new StackError('invalid-setting', 'no token: set ABP_SIM_TOKEN (or ABP_SIM_TOKEN_FILE), or start the simulator with `abp sim up`');
   const spec = worldSpec(options);
+  const faults = options.faults ? readFaultsFile(options.faults) : null;
   const started = performance.now();
-  const served = spec.world === 'scale' ? await serveScaleWorld(spec, token, options.port) : await serveLiveWorld(spec, token, options, config.home);
+  const served = spec.world === 'scale' ? await serveScaleWorld(spec, token, options.port, faults) : await serveLiveWorld(spec, token, options, config.home, faults);
   console.log(`simulator: ${describeWorld(spec)} ready in ${Math.round(performance.now() - started)} ms at ${served.simulator.apiUrl}`);
   publishSimState(config, {
     pid: process.pid,
@@ -81,19 +100,19 @@ interface Served {
   stop(): Promise<void>;
 }
 
-async function serveScaleWorld(spec: Extract<WorldSpec, { world: 'scale' }>, token: string, port: number): Promise<Served> {
+async function serveScaleWorld(spec: Extract<WorldSpec, { world: 'scale' }>, token: string, port: number, faults: SimFaultsFile | null): Promise<Served> {
   const world = createScaleWorld({ seed: spec.seed, repos: spec.repos, issues: spec.issues });
-  const simulator = await startSimulator({ world, tokens: new Set([token]), port });
+  const simulator = await startSimulator({ world, tokens: new Set([token]), port, ...(faults ? { faults } : {}) });
   return { simulator, stop: () => simulator.close() };
 }
 
 /** The small live world: real repositories on disk, CI and maintainers at work, webhooks if asked for. */
-async function serveLiveWorld(spec: Extract<WorldSpec, { world: 'small' }>, token: string, options: WorldOptions, home: string): Promise<Served> {
+async function serveLiveWorld(spec: Extract<WorldSpec, { world: 'small' }>, token: string, options: WorldOptions, home: string, faults: SimFaultsFile | null): Promise<Served> {
   // The world is rebuilt from its seed on every start: the same seed gives the same repositories.
   const dir = join(home, 'sim', `small-${spec.seed}`);
   await rm(dir, { recursive: true, force: true });
   const world = await createLiveWorld({ seed: spec.seed, dir: join(dir, 'world') });
-  const simulator = await startSimulator({ world, tokens: new Set([token]), port: options.port, gitRoot: world.gitRoot, canPush: world.canPush });
+  const simulator = await startSimulator({ world, tokens: new Set([token]), port: options.port, gitRoot: world.gitRoot, canPush: world.canPush, ...(faults ? { faults } : {}) });
   await mkdir(join(dir, 'ci'), { recursive: true });
   const actors = new Actors({ world, ci: createLiveCi(world, { workDir: join(dir, 'ci') }), plan: { seed: spec.seed, reviewDelayMs: options.reviewDelayMs, closeUnmergedRate: 0 } });
   actors.start();
@@ -101,7 +120,7 @@ async function serveLiveWorld(spec: Extract<WorldSpec, { world: 'small' }>, toke
   if (options.webhookUrl) {
     const secret = process.env.ABP_SIM_WEBHOOK_SECRET;
     if (!secret) throw new StackError('invalid-setting', '--webhook-url needs ABP_SIM_WEBHOOK_SECRET in the environment: the secret deliveries are signed with');
-    webhooks = new WebhookDispatcher({ world, apiBaseUrl: simulator.apiUrl, url: options.webhookUrl, secret, seed: spec.seed, logPath: join(home, 'logs', 'sim-webhooks.jsonl') });
+    webhooks = new WebhookDispatcher({ world, apiBaseUrl: simulator.apiUrl, url: options.webhookUrl, secret, seed: spec.seed, dropRate: faults?.webhookDropRate ?? 0, logPath: join(home, 'logs', 'sim-webhooks.jsonl') });
     webhooks.attach(world);
   }
   return {
@@ -116,6 +135,8 @@ async function serveLiveWorld(spec: Extract<WorldSpec, { world: 'small' }>, toke
 
 export async function simUpCommand(options: WorldOptions & OutputOptions): Promise<void> {
   const out = createOutput(options);
+  // Check the plan here, where the user sees the error, not only in the background process.
+  if (options.faults) readFaultsFile(options.faults);
   const status = await simUp(resolveStackConfig(), worldSpec(options), serveSpec(options));
   printStatus(out, status);
   out.data(status);

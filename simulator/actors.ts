@@ -1,6 +1,7 @@
 // The people and machines that make a live world move: CI that runs a pull request's tests and
 // reports a check, maintainers who merge green pull requests after a while (or close some
-// unmerged), all decided by the seed so a scenario replays with the same outcomes.
+// unmerged), issue authors who close some issues themselves; all decided by the seed so a
+// scenario replays with the same outcomes.
 import type { CheckConclusion, SimPull, SimRepo, WorldEvent, WorldReader, WorldWriter } from './world/model.js';
 import { hash3, unit } from './world/random.js';
 
@@ -10,6 +11,8 @@ export interface ActorPlan {
   reviewDelayMs: number;
   /** Chance that a maintainer closes a green pull request instead of merging it. */
   closeUnmergedRate: number;
+  /** Chance that an open issue is closed by its author (fixed elsewhere, or no longer wanted) when the actors start. */
+  issueCloseRate?: number;
 }
 
 /** Runs a pull request's tests at its head commit and says how they went. */
@@ -25,11 +28,12 @@ export interface ActorOptions {
 export interface ActorDecision {
   repo: string;
   number: number;
-  action: 'checks' | 'merged' | 'closed-unmerged' | 'skipped' | 'failed';
+  action: 'checks' | 'merged' | 'closed-unmerged' | 'skipped' | 'failed' | 'issue-closed';
   detail: string;
 }
 
 const decisionStream = 0x6d61696e; // "main": the maintainers' coin
+const authorStream = 0x61757468; // "auth": the issue authors' coin
 
 /**
  * The actors work one reaction at a time, in the order the world's events happened: two pull
@@ -57,6 +61,17 @@ export class Actors {
       if (!repo) continue;
       for (const pull of world.pulls(repo, { states: ['OPEN'] }, 0, Number.MAX_SAFE_INTEGER).items) {
         if (pull.checks === null) this.enqueue(() => this.runChecks(repo.id, pull.number));
+      }
+      const closeRate = this.options.plan.issueCloseRate ?? 0;
+      for (const issue of closeRate > 0 ? world.issues(repo, { states: ['OPEN'] }, 0, Number.MAX_SAFE_INTEGER).items : []) {
+        if (unit(hash3(this.options.plan.seed ^ authorStream, repo.id, issue.number)) >= closeRate) continue;
+        this.enqueue(() => {
+          // Issues that turn out not to need a change close as not planned; the rest were fixed some other way.
+          const reason = issue.kind === 'question' || issue.kind === 'feature-debate' ? 'NOT_PLANNED' : 'COMPLETED';
+          world.closeIssue(repo, issue.number, reason);
+          this.record(repo, issue.number, 'issue-closed', `by ${issue.authorLogin} as ${reason}`);
+          return Promise.resolve();
+        });
       }
     }
   }

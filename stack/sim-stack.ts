@@ -18,6 +18,8 @@ export interface ServeSpec {
   reviewDelayMs: number;
   /** Live worlds: where webhooks are delivered (the secret is ABP_SIM_WEBHOOK_SECRET). */
   webhookUrl: string | null;
+  /** A fault plan file (schemas/sim-faults.ts), absolute. */
+  faultsFile: string | null;
 }
 
 /** What a running simulator publishes about itself; the token is kept apart, in a 0600 file. */
@@ -99,6 +101,7 @@ export function simUp(config: StackConfig, world: WorldSpec, serve: ServeSpec, o
         join(repositoryRoot, 'bin', 'abp.js'), 'sim', 'serve', ...worldArgs(world),
         '--port', String(serve.port), '--review-delay-ms', String(serve.reviewDelayMs),
         ...(serve.webhookUrl ? ['--webhook-url', serve.webhookUrl] : []),
+        ...(serve.faultsFile ? ['--faults', serve.faultsFile] : []),
       ],
       pidFile: layout.pidFile,
       logFile: layout.logFile,

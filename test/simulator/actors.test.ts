@@ -57,6 +57,31 @@ async function playScenario(name: string): Promise<Story> {
   }
 }
 
+describe('issue authors', () => {
+  it('close a seeded share of open issues, questions as not planned, and the same seed closes the same ones', async () => {
+    const closedBy = async (name: string, seed: number) => {
+      const world = await createLiveWorld({ seed: 21, dir: join(root, name) });
+      const actors = new Actors({ world, ci: () => Promise.resolve('SUCCESS'), plan: { seed, reviewDelayMs: 0, closeUnmergedRate: 0, issueCloseRate: 0.5 } });
+      actors.start();
+      await actors.idle();
+      actors.stop();
+      const closed = actors.log().filter((decision) => decision.action === 'issue-closed');
+      for (const decision of closed) {
+        const [owner = '', repoName = ''] = decision.repo.split('/');
+        const repo = world.repoByName(owner, repoName);
+        const issue = repo && world.issue(repo, decision.number);
+        expect(issue?.state).toBe('CLOSED');
+        expect(issue?.stateReason).toBe(issue?.kind === 'question' || issue?.kind === 'feature-debate' ? 'NOT_PLANNED' : 'COMPLETED');
+      }
+      return closed.map((decision) => `${decision.repo}#${decision.number}`);
+    };
+    const first = await closedBy('authors-a', 1);
+    expect(first.length).toBeGreaterThan(0);
+    expect(await closedBy('authors-b', 1)).toEqual(first);
+    expect(await closedBy('authors-c', 2)).not.toEqual(first);
+  });
+});
+
 describe('actors of a live world', () => {
   let first: Story;
   beforeAll(async () => {

@@ -77,6 +77,19 @@ describe('abp sim', () => {
     await expect(stranger.graphql('{ viewer { login } }')).rejects.toMatchObject({ status: 401 });
   });
 
+  it('refuses a fault plan with a bad field, naming the file and the field', async () => {
+    const { writeFile } = await import('node:fs/promises');
+    const plan = join(home, 'faults.json');
+    await writeFile(plan, JSON.stringify({ seed: 1, serverErrorRate: 1.5 }));
+    const other = { ABP_HOME: join(home, 'other') };
+    const up = await runAbp(['sim', 'up', '--faults', plan, '--json'], other);
+    expect(up.code).toBe(2);
+    const { error } = JSON.parse(up.stdout) as { error: { code: string; message: string } };
+    expect(error.code).toBe('invalid-setting');
+    expect(error.message).toContain(`--faults ${plan}: serverErrorRate:`);
+    expect(existsSync(join(home, 'other', 'run', 'sim.pid'))).toBe(false);
+  });
+
   it('is idempotent while running, refuses another world, and stops leaving nothing behind', async () => {
     const again = await runAbp(['sim', 'up', '--seed', '7', '--repos', '300', '--issues', '30000', '--json'], env);
     expect(again.code).toBe(0);
