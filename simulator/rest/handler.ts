@@ -1,17 +1,22 @@
-// The REST half of the simulator: `handleRest` answers the read routes the pipeline uses with
-// GitHub's bodies and headers, applying secondary limits, primary limits (`x-ratelimit-*`, 403
-// when spent) and conditional requests (ETag, 304 without spending) in GitHub's order.
+// The REST half of the simulator: `handleRest` answers the routes the pipeline uses (reads, pull
+// request files and diffs, check runs, and creating a pull request in a world that takes writes)
+// with GitHub's bodies and headers, applying secondary limits, primary limits (`x-ratelimit-*`,
+// 403 when spent) and conditional requests (ETag, 304 without spending) in GitHub's order.
 import { createHash } from 'node:crypto';
 import type { SimContext, SimRequest, SimResponse } from '../http/exchange.js';
 import { rateLimitHeaders } from '../http/rate-limits.js';
 import type { RateLimitState, RateResource } from '../http/rate-limits.js';
 import { searchResultLimit } from '../http/search-query.js';
-import type { SimRepo } from '../world/model.js';
-import { docs, invalidField, notFound, RestRequestError } from './errors.js';
+import type { SimPull, SimRepo } from '../world/model.js';
+import { CheckRenderer, knownCommit, recordedChecks } from './checks.js';
+import { createPull, readCreatePull } from './create-pull.js';
+import { customValidation, diffTooLarge, docs, invalidField, noCommitFor, notFound, RestRequestError } from './errors.js';
 import type { RestErrorBody } from './errors.js';
 import { listComments, listIssues, listPulls } from './listing.js';
 import type { Direction, IssueListing, IssueSort, PullListing, PullSort, StateFilter } from './listing.js';
 import { linkHeader, pageCount, readPage } from './pagination.js';
+import { pullDiff, pullPatch, resolveCommit } from './pull-diff.js';
+import type { PullDiff } from './pull-diff.js';
 import { primaryLimitBody, rateBucket } from './primary-limits.js';
 import type { RateBucket } from './primary-limits.js';
 import { RestRenderer, githubTime } from './representations.js';
@@ -19,6 +24,7 @@ import { matchRoute } from './routes.js';
 import type { RepoRef, RestRoute } from './routes.js';
 import { readRepoSearch } from './search-params.js';
 import { createsContent, SecondaryLimits, secondaryLimitMessage } from './secondary-limits.js';
+import { gitOf } from './world-capabilities.js';
 
 export interface RestContext extends SimContext {
   /**
@@ -27,7 +33,16 @@ export interface RestContext extends SimContext {
    * requests with (`begin`), so the concurrency limit sees them.
    */
   secondaryLimits?: SecondaryLimits | null;
+  /**
+   * The commit-status context under which the world's CI verdicts also appear in the combined
+   * status, for CI that posts statuses (Jenkins, Travis). Absent or null: CI is GitHub Actions,
+   * which reports check runs only, so the combined status of every commit is empty and pending.
+   */
+  ciStatusContext?: string | null;
 }
+
+/** GitHub's caps on a pull request's files listing and on its diff media types. */
+export const pullFileLimits = { listedFiles: 3_000, diffFiles: 300, diffLines: 20_000 } as const;
 
 const defaultSecondary = new WeakMap<object, SecondaryLimits>();
 
@@ -47,6 +62,20 @@ interface Rendered {
   body: unknown;
   link?: string | null;
   lastModified?: string;
+  /** A `location` header (a created resource). */
+  location?: string;
+  /** A non-JSON answer (a diff or patch media type): its text and content type. */
+  text?: { body: string; contentType: string; mediaType: string };
+}
+
+type TextFormat = 'diff' | 'patch';
+
+/** The diff and patch media types of `Accept` (`application/vnd.github.v3.diff`, `…github.patch`), or null for JSON. */
+function textFormat(accept: string | undefined): { format: TextFormat; contentType: string } | null {
+  const match = /application\/vnd\.github(\.v3)?\.(diff|patch)\b/i.exec(accept ?? '');
+  if (!match) return null;
+  const format = match[2]?.toLowerCase() === 'patch' ? 'patch' : 'diff';
+  return { format, contentType: `application/vnd.github${match[1] ?? ''}.${format}; charset=utf-8` };
 }
 
 let requestCounter = 0;
@@ -91,6 +120,10 @@ const routeDocs: Record<RestRoute['$case'], string> = {
   'issue-comments': docs.listComments,
   'pulls': docs.listPulls,
   'pull': docs.getPull,
+  'create-pull': docs.createPull,
+  'pull-files': docs.listPullFiles,
+  'check-runs': docs.checkRunsForRef,
+  'combined-status': docs.combinedStatus,
 };
 
 class RestExchange {
@@ -112,6 +145,29 @@ class RestExchange {
 
   private paged(url: string, total: number, items: unknown[], page: number, perPage: number): Rendered {
     return { status: 200, body: items, link: linkHeader(url, this.request.query, page, pageCount(total, perPage)) };
+  }
+
+  /** The bare repository behind `repo`; a world without git (scale) cannot serve file contents. */
+  private gitPath(repo: SimRepo, doc: string): string {
+    const git = gitOf(this.ctx.world);
+    // Loudly rather than with invented content: a stage that needs diffs runs against a live world.
+    if (git === null) throw customValidation('PullRequest', 'This world keeps no git content (a scale world): files and diffs are served by live worlds', doc);
+    return git.gitPathOf(repo);
+  }
+
+  private diffOf(repo: SimRepo, number: number, doc: string): { pull: SimPull; diff: PullDiff; path: string } {
+    const pull = this.ctx.world.pull(repo, number);
+    if (!pull) throw notFound(doc);
+    const path = this.gitPath(repo, doc);
+    return { pull, diff: pullDiff(path, pull.baseRefOid, pull.headRefOid), path };
+  }
+
+  /** A commit of `repo` named by sha, short sha, branch or tag; 422 "No commit found" as GitHub answers otherwise. */
+  private commit(repo: SimRepo, ref: string, doc: string): string {
+    const git = gitOf(this.ctx.world);
+    const sha = git === null ? knownCommit(this.ctx.world, repo, ref) : resolveCommit(git.gitPathOf(repo), ref);
+    if (sha === null) throw noCommitFor(ref, doc);
+    return sha;
   }
 
   render(route: RestRoute): Rendered {
@@ -198,10 +254,61 @@ class RestExchange {
         const repo = this.repo(route.repo, doc);
         const pull = world.pull(repo, route.number);
         if (!pull) throw notFound(doc);
+        const media = textFormat(this.request.headers['accept']);
+        if (media !== null) return this.pullText(repo, pull.number, media.format, media.contentType, doc);
         const comments = world.comments(repo, pull.number, 0, 0).total;
         return { status: 200, body: this.renderer.pull(repo, pull, comments), lastModified: pull.updatedAt };
       }
+      case 'create-pull': {
+        const repo = this.repo(route.repo, doc);
+        const created = createPull(world, repo, readCreatePull(this.request.body));
+        const url = `${this.renderer.repoApi(repo)}/pulls/${created.number}`;
+        return { status: 201, body: this.renderer.pull(repo, created, 0), location: url };
+      }
+      case 'pull-files': {
+        const repo = this.repo(route.repo, doc);
+        const { pull, diff } = this.diffOf(repo, route.number, doc);
+        // GitHub lists at most 3,000 files; later pages come back empty.
+        const listed = diff.files.slice(0, pullFileLimits.listedFiles);
+        const { perPage, page, offset } = readPage(query);
+        const items = listed.slice(offset, offset + perPage).map((file) => this.renderer.diffEntry(repo, pull, file));
+        return this.paged(`${this.renderer.repoCanonical(repo)}/pulls/${pull.number}/files`, listed.length, items, page, perPage);
+      }
+      case 'check-runs': {
+        const repo = this.repo(route.repo, doc);
+        const sha = this.commit(repo, route.ref, doc);
+        const name = query.get('check_name');
+        const status = oneOf(query, 'status', ['queued', 'in_progress', 'completed'], 'any', 'CheckRun', doc);
+        // Validated but moot: the world keeps one run per pull request and commit, so latest is all.
+        oneOf(query, 'filter', ['latest', 'all'], 'latest', 'CheckRun', doc);
+        const checks = new CheckRenderer(world, this.renderer);
+        const runs = recordedChecks(world, repo, sha)
+          .map((check) => checks.checkRun(repo, sha, check))
+          .filter((run) => (name === null || run['name'] === name) && (status === 'any' || run['status'] === status));
+        const { perPage, page, offset } = readPage(query);
+        return {
+          status: 200,
+          body: { total_count: runs.length, check_runs: runs.slice(offset, offset + perPage) },
+          link: linkHeader(`${this.renderer.repoCanonical(repo)}/commits/${sha}/check-runs`, query, page, pageCount(runs.length, perPage)),
+        };
+      }
+      case 'combined-status': {
+        const repo = this.repo(route.repo, doc);
+        const sha = this.commit(repo, route.ref, doc);
+        const { perPage, offset } = readPage(query);
+        const checks = new CheckRenderer(world, this.renderer);
+        return { status: 200, body: checks.combinedStatus(repo, sha, recordedChecks(world, repo, sha), this.ctx.ciStatusContext ?? null, { offset, limit: perPage }) };
+      }
     }
+  }
+
+  /** A pull request as a unified diff or as `format-patch` mail, within GitHub's size limits. */
+  private pullText(repo: SimRepo, number: number, format: TextFormat, contentType: string, doc: string): Rendered {
+    const { pull, diff, path } = this.diffOf(repo, number, doc);
+    if (diff.files.length > pullFileLimits.diffFiles) throw diffTooLarge('files', pullFileLimits.diffFiles);
+    if (diff.changedLines > pullFileLimits.diffLines) throw diffTooLarge('lines', pullFileLimits.diffLines);
+    const body = format === 'diff' ? diff.text : pullPatch(path, pull.baseRefOid, pull.headRefOid);
+    return { status: 200, body: null, text: { body, contentType, mediaType: `github.v3; param=${format}` }, lastModified: pull.updatedAt };
   }
 
   private rateLimitOverview(): unknown {
@@ -224,9 +331,12 @@ export function handleRest(request: SimRequest, ctx: RestContext): SimResponse |
     'x-github-api-version-selected': '2022-11-28',
     'x-github-media-type': 'github.v3; format=json',
     'x-github-request-id': requestId(now),
-    'cache-control': route.$case === 'search-repos' ? 'no-cache' : `${bucket.authenticated ? 'private' : 'public'}, max-age=60, s-maxage=60`,
     'vary': 'Accept, Authorization, Cookie, X-GitHub-OTP',
   };
+  // Answers to reads may be cached for a minute; a write's answer is not cacheable.
+  if (request.method.toUpperCase() === 'GET') {
+    common['cache-control'] = route.$case === 'search-repos' ? 'no-cache' : `${bucket.authenticated ? 'private' : 'public'}, max-age=60, s-maxage=60`;
+  }
   const json = (status: number, body: unknown, state: RateLimitState, extra: Record<string, string> = {}): SimResponse => ({
     status,
     headers: { 'content-type': 'application/json; charset=utf-8', ...common, ...rateLimitHeaders(state), ...extra },
@@ -260,9 +370,11 @@ export function handleRest(request: SimRequest, ctx: RestContext): SimResponse |
     rendered = { status: error.status, body: error.body };
   }
 
-  const body = JSON.stringify(rendered.body);
+  const body = rendered.text?.body ?? JSON.stringify(rendered.body);
+  if (rendered.text) common['x-github-media-type'] = rendered.text.mediaType;
   const extra: Record<string, string> = {};
   if (rendered.link) extra['link'] = rendered.link;
+  if (rendered.location !== undefined) extra['location'] = rendered.location;
   if (rendered.lastModified !== undefined) extra['last-modified'] = new Date(githubTime(rendered.lastModified)).toUTCString();
   if (rendered.status === 200) {
     const etag = strongEtag(body);
@@ -276,5 +388,7 @@ export function handleRest(request: SimRequest, ctx: RestContext): SimResponse |
     }
   }
   const state = spends ? bucket.limits.spend(bucket.key, resource, 1) : bucket.limits.peek(bucket.key, resource);
-  return { ...json(rendered.status, rendered.body, state, extra), body };
+  const answer = json(rendered.status, rendered.body, state, extra);
+  if (rendered.text) answer.headers['content-type'] = rendered.text.contentType;
+  return { ...answer, body };
 }

@@ -2,6 +2,7 @@
 // holds pull requests too and matches *all* given labels, while the store lists issues and pulls
 // apart and matches *any* label; this module bridges both without loading a whole backlog.
 import type { IssueQuery, IssueState, Page, PullState, SimComment, SimIssue, SimPull, SimRepo, WorldReader } from '../world/model.js';
+import { pullHead } from './world-capabilities.js';
 
 export type IssueSort = 'created' | 'updated' | 'comments';
 export type PullSort = 'created' | 'updated' | 'popularity' | 'long-running';
@@ -147,10 +148,12 @@ export function listIssues(world: WorldReader, repo: SimRepo, listing: IssueList
   return { total, items };
 }
 
-function headMatches(pull: SimPull, repo: SimRepo, head: string): boolean {
+/** GitHub's `head` filter: `user:ref`, where `user` owns the head's repository (a fork in live worlds). */
+function headMatches(world: WorldReader, pull: SimPull, repo: SimRepo, head: string): boolean {
   const colon = head.indexOf(':');
   if (colon < 0) return pull.headRefName === head;
-  return head.slice(0, colon).toLowerCase() === repo.owner.toLowerCase() && pull.headRefName === head.slice(colon + 1);
+  const owner = pullHead(world, repo, pull.number, pull.headRefName).repo?.owner ?? pull.authorLogin;
+  return head.slice(0, colon).toLowerCase() === owner.toLowerCase() && pull.headRefName === head.slice(colon + 1);
 }
 
 /** REST's pull request listing, sorted here (the store orders by created/updated only). */
@@ -158,7 +161,7 @@ export function listPulls(world: WorldReader, repo: SimRepo, listing: PullListin
   const monthMs = 30 * 24 * 3_600_000;
   const rows = allPulls(world, repo, pullStates[listing.state])
     .filter((pull) => listing.base === null || pull.baseRefName === listing.base)
-    .filter((pull) => listing.head === null || headMatches(pull, repo, listing.head))
+    .filter((pull) => listing.head === null || headMatches(world, pull, repo, listing.head))
     // long-running: open for more than a month with activity in the last month, as GitHub defines it.
     .filter((pull) => listing.sort !== 'long-running' || (now - Date.parse(pull.createdAt) > monthMs && now - Date.parse(pull.updatedAt) < monthMs))
     .map((pull) => {

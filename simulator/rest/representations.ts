@@ -1,11 +1,13 @@
 // The world's records rendered as GitHub's REST JSON: field names, types, nullability and the
 // hypermedia urls (built from the simulator's base URL) of repository, search item, simple user,
-// label, issue, issue comment, simple and full pull request.
+// label, issue, issue comment, simple and full pull request, and a pull request's changed files.
 import type { SimContext } from '../http/exchange.js';
 import type { SimComment, SimIssue, SimLabel, SimPull, SimRepo } from '../world/model.js';
+import type { DiffFile } from './pull-diff.js';
 import { detectedLicense } from '../world/licenses.js';
 import { encodeNodeId, syntheticNodeId } from '../world/node-id.js';
 import { hashString } from '../world/random.js';
+import { pullHead } from './world-capabilities.js';
 
 type Json = Record<string, unknown>;
 
@@ -335,8 +337,15 @@ export class RestRenderer {
   }
 
   private branch(repo: SimRepo, ref: string, sha: string): Json {
-    // The world keeps no fork of origin for a head branch: both ends live in the repository itself.
     return { label: `${repo.owner}:${ref}`, ref, sha, user: this.user(repo.owner), repo: this.repository(repo) };
+  }
+
+  /** `head`: the fork the branch lives in when the world knows one (live worlds), else the repository itself. */
+  private headBranch(repo: SimRepo, pull: SimPull): Json {
+    const head = pullHead(this.ctx.world, repo, pull.number, pull.headRefName);
+    if (head.repo !== null) return this.branch(head.repo, pull.headRefName, pull.headRefOid);
+    // A head repository that is gone (a deleted fork) is `repo: null` on GitHub, labelled with the author.
+    return { label: `${pull.authorLogin}:${pull.headRefName}`, ref: pull.headRefName, sha: pull.headRefOid, user: this.user(pull.authorLogin), repo: null };
   }
 
   /** `GET /repos/{owner}/{repo}/pulls` items: GitHub's `pull-request-simple`. */
@@ -376,7 +385,7 @@ export class RestRenderer {
       review_comment_url: `${this.repoApi(repo)}/pulls/comments{/number}`,
       comments_url: `${issueApi}/comments`,
       statuses_url: statuses,
-      head: this.branch(repo, pull.headRefName, pull.headRefOid),
+      head: this.headBranch(repo, pull),
       base: this.branch(repo, pull.baseRefName, pull.baseRefOid),
       _links: {
         self: { href: api },
@@ -414,5 +423,26 @@ export class RestRenderer {
       deletions: pull.deletions,
       changed_files: pull.changedFiles,
     };
+  }
+
+  /** One changed file of a pull request (`diff-entry`); urls name the base repository at the head commit. */
+  diffEntry(repo: SimRepo, pull: SimPull, file: DiffFile): Json {
+    // A removed file is only at the base; GitHub's urls for it point there.
+    const at = file.status === 'removed' ? pull.baseRefOid : pull.headRefOid;
+    const path = file.filename.split('/').map(encodeURIComponent).join('/');
+    const out: Json = {
+      sha: file.blob,
+      filename: file.filename,
+      status: file.status,
+      additions: file.additions,
+      deletions: file.deletions,
+      changes: file.additions + file.deletions,
+      blob_url: `${this.web}/${repo.owner}/${repo.name}/blob/${at}/${path}`,
+      raw_url: `${this.web}/${repo.owner}/${repo.name}/raw/${at}/${path}`,
+      contents_url: `${this.repoApi(repo)}/contents/${path}?ref=${at}`,
+    };
+    if (file.patch !== null) out['patch'] = file.patch;
+    if (file.previousFilename !== null) out['previous_filename'] = file.previousFilename;
+    return out;
   }
 }

@@ -11,7 +11,11 @@ export type RestRoute =
   | { $case: 'issue'; repo: RepoRef; number: number }
   | { $case: 'issue-comments'; repo: RepoRef; number: number }
   | { $case: 'pulls'; repo: RepoRef }
-  | { $case: 'pull'; repo: RepoRef; number: number };
+  | { $case: 'create-pull'; repo: RepoRef }
+  | { $case: 'pull'; repo: RepoRef; number: number }
+  | { $case: 'pull-files'; repo: RepoRef; number: number }
+  | { $case: 'check-runs'; repo: RepoRef; ref: string }
+  | { $case: 'combined-status'; repo: RepoRef; ref: string };
 
 const repoPrefix = /^\/(?:repos\/([^/]+)\/([^/]+)|repositories\/(\d+))(\/.*)?$/;
 
@@ -23,10 +27,35 @@ function decode(segment: string): string | null {
   }
 }
 
+function repoRoute(method: 'GET' | 'POST', repo: RepoRef, rest: string): RestRoute | null {
+  if (method === 'POST') return rest === '/pulls' ? { $case: 'create-pull', repo } : null;
+  if (rest === '') return { $case: 'repo', repo };
+  if (rest === '/issues') return { $case: 'issues', repo };
+  if (rest === '/pulls') return { $case: 'pulls', repo };
+  // A ref may hold slashes (`feature/x`) when percent-encoded, as Octokit sends it.
+  const commit = /^\/commits\/([^/]+)\/(check-runs|status)$/.exec(rest);
+  if (commit) {
+    const ref = decode(commit[1] ?? '');
+    if (ref === null || ref === '') return null;
+    return commit[2] === 'status' ? { $case: 'combined-status', repo, ref } : { $case: 'check-runs', repo, ref };
+  }
+  const numbered = /^\/(issues|pulls)\/(\d+)(\/comments|\/files)?$/.exec(rest);
+  if (!numbered) return null;
+  const number = Number(numbered[2]);
+  if (!Number.isSafeInteger(number)) return null;
+  if (numbered[1] === 'issues') {
+    if (numbered[3] === '/files') return null;
+    return numbered[3] ? { $case: 'issue-comments', repo, number } : { $case: 'issue', repo, number };
+  }
+  if (numbered[3] === '/comments') return null;
+  return numbered[3] ? { $case: 'pull-files', repo, number } : { $case: 'pull', repo, number };
+}
+
 export function matchRoute(method: string, path: string): RestRoute | null {
-  if (method.toUpperCase() !== 'GET') return null;
-  if (path === '/rate_limit') return { $case: 'rate-limit' };
-  if (path === '/search/repositories') return { $case: 'search-repos' };
+  const verb = method.toUpperCase();
+  if (verb !== 'GET' && verb !== 'POST') return null;
+  if (verb === 'GET' && path === '/rate_limit') return { $case: 'rate-limit' };
+  if (verb === 'GET' && path === '/search/repositories') return { $case: 'search-repos' };
   const match = repoPrefix.exec(path);
   if (!match) return null;
   const [, ownerRaw, nameRaw, idRaw, rest = ''] = match;
@@ -39,13 +68,5 @@ export function matchRoute(method: string, path: string): RestRoute | null {
     if (owner === null || name === null) return null;
     repo = { by: 'name', owner, name };
   }
-  if (rest === '') return { $case: 'repo', repo };
-  if (rest === '/issues') return { $case: 'issues', repo };
-  if (rest === '/pulls') return { $case: 'pulls', repo };
-  const numbered = /^\/(issues|pulls)\/(\d+)(\/comments)?$/.exec(rest);
-  if (!numbered) return null;
-  const number = Number(numbered[2]);
-  if (!Number.isSafeInteger(number)) return null;
-  if (numbered[1] === 'issues') return numbered[3] ? { $case: 'issue-comments', repo, number } : { $case: 'issue', repo, number };
-  return numbered[3] ? null : { $case: 'pull', repo, number };
+  return repoRoute(verb, repo, rest);
 }

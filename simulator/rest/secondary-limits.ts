@@ -115,7 +115,7 @@ export class SecondaryLimits implements InFlightTracker {
 /** Content-creating REST routes (POST that makes an issue, comment, pull request, review or release). */
 export function createsContent(method: string, path: string): boolean {
   if (method.toUpperCase() !== 'POST') return false;
-  return /^\/repos\/[^/]+\/[^/]+\/(issues|pulls|releases|issues\/\d+\/comments|pulls\/\d+\/(comments|reviews))$/.test(path);
+  return /^\/(?:repos\/[^/]+\/[^/]+|repositories\/\d+)\/(issues|pulls|releases|issues\/\d+\/comments|pulls\/\d+\/(comments|reviews))$/.test(path);
 }
 
 export function secondaryLimitMessage(reason: SecondaryLimitReason, requestId: string): string {

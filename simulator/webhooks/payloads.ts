@@ -3,9 +3,10 @@
 // layer (GitHub's webhook schemas extend those), urls from the simulator's base URL. A payload is
 // built when its event happens, so it shows the world as it was then, not when it is sent.
 import { RateLimits } from '../http/rate-limits.js';
+import { actionsApp, checkRunId, checkSuiteId, ciBotLogin, oidWord } from '../rest/github-actions.js';
 import { RestRenderer, githubTime, pullDatabaseId } from '../rest/representations.js';
 import type { SimPull, SimRepo, WorldEvent, WorldReader } from '../world/model.js';
-import { hash3, hash4, objectId } from '../world/random.js';
+import { hash3, objectId } from '../world/random.js';
 import { WebhookError } from './errors.js';
 
 type Json = Record<string, unknown>;
@@ -23,28 +24,6 @@ export interface WebhookMessage {
   payload: Json;
 }
 
-// The CI actor plays GitHub Actions: its app and bot are what check events name on GitHub.
-const ciBotLogin = 'github-actions[bot]';
-const actionsApp = {
-  id: 15368,
-  slug: 'github-actions',
-  node_id: 'MDM6QXBwMTUzNjg=',
-  name: 'GitHub Actions',
-  description: 'Automate your workflow from idea to production',
-  external_url: 'https://help.github.com/en/actions',
-  created_at: '2018-07-30T09:30:17Z',
-  updated_at: '2019-12-10T19:04:12Z',
-  permissions: { checks: 'write', contents: 'write', metadata: 'read', pull_requests: 'write' },
-  events: ['check_run', 'check_suite', 'pull_request', 'push'],
-} as const;
-
-const checkRunStream = 0x6372_756e;
-const checkSuiteStream = 0x6373_7569;
-
-/** The first 32 bits of a git object id, to fold an oid into a hash. */
-function oidWord(oid: string): number {
-  return parseInt(oid.slice(0, 8), 16) >>> 0;
-}
 
 export class WebhookPayloadBuilder {
   private readonly renderer: RestRenderer;
@@ -163,8 +142,8 @@ export class WebhookPayloadBuilder {
     const at = githubTime(event.at);
     const api = this.renderer.repoApi(repo);
     const web = `${this.renderer.web}/${repo.owner}/${repo.name}`;
-    const runId = 1_000_000_000 + hash4(checkRunStream, repo.id, pull.number, oidWord(event.headOid));
-    const suiteId = 1_000_000_000 + hash4(checkSuiteStream, repo.id, pull.number, oidWord(event.headOid));
+    const runId = checkRunId(repo.id, pull.number, event.headOid);
+    const suiteId = checkSuiteId(repo.id, pull.number, event.headOid);
     // GitHub lists the pull requests whose head is the checked commit; an outdated head lists none.
     const pullRequests = pull.headRefOid === event.headOid ? [this.pullRequestMinimal(repo, pull)] : [];
     const app = this.app();

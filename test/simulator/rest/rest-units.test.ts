@@ -9,10 +9,11 @@ import type { RestContext } from '../../../simulator/rest/handler.js';
 import { listIssues } from '../../../simulator/rest/listing.js';
 import type { IssueListing } from '../../../simulator/rest/listing.js';
 import { linkHeader, readPage } from '../../../simulator/rest/pagination.js';
+import { matchRoute } from '../../../simulator/rest/routes.js';
 import { readRepoSearch } from '../../../simulator/rest/search-params.js';
 import { createsContent, SecondaryLimits } from '../../../simulator/rest/secondary-limits.js';
 import { restFixtureWorld } from './fixture-world.js';
-import { convertNullable } from './openapi.js';
+import { convertNullable, loadGitHubOpenApi } from './openapi.js';
 
 const world = restFixtureWorld();
 const widgets = world.repoById(1);
@@ -140,13 +141,14 @@ describe('secondary limits', () => {
     expect(createsContent('POST', '/repos/a/b/issues/3/comments')).toBe(true);
     expect(createsContent('GET', '/repos/a/b/pulls')).toBe(false);
     expect(createsContent('POST', '/repos/a/b/check-runs')).toBe(false);
+    expect(createsContent('POST', '/repositories/7/pulls')).toBe(true);
   });
 });
 
 describe('handleRest', () => {
   it('answers null for routes it does not serve', () => {
     const ctx = context();
-    expect(handleRest(request('/repos/acme/widgets/pulls/6/files'), ctx)).toBeNull();
+    expect(handleRest(request('/repos/acme/widgets/pulls/6/commits'), ctx)).toBeNull();
     expect(handleRest(request('/repos/acme/widgets/issues', { method: 'POST' }), ctx)).toBeNull();
     expect(handleRest(request('/user'), ctx)).toBeNull();
   });
@@ -193,6 +195,54 @@ describe('handleRest', () => {
     expect(handleRest(request('/repos/acme/widgets'), ctx)?.status).toBe(403);
     const off = context({ secondaryLimits: null });
     for (let i = 0; i < 3; i += 1) expect(handleRest(request('/repos/acme/widgets'), off)?.status).toBe(200);
+  });
+});
+
+describe('write, diff and check routes', () => {
+  const head18 = '18'.padStart(40, 'c');
+
+  it('matches POST /pulls, pull files and commit routes with percent-encoded refs', () => {
+    expect(matchRoute('POST', '/repos/acme/widgets/pulls')).toEqual({ $case: 'create-pull', repo: { by: 'name', owner: 'acme', name: 'widgets' } });
+    expect(matchRoute('POST', '/repos/acme/widgets/issues')).toBeNull();
+    expect(matchRoute('GET', '/repositories/1/pulls/6/files')).toEqual({ $case: 'pull-files', repo: { by: 'id', id: 1 }, number: 6 });
+    expect(matchRoute('GET', '/repos/acme/widgets/issues/6/files')).toBeNull();
+    expect(matchRoute('GET', '/repos/acme/widgets/commits/feature%2Fx/check-runs')).toMatchObject({ $case: 'check-runs', ref: 'feature/x' });
+    expect(matchRoute('GET', '/repos/acme/widgets/commits/main/status')).toMatchObject({ $case: 'combined-status', ref: 'main' });
+    expect(matchRoute('GET', '/repos/acme/widgets/commits/main/statuses')).toBeNull();
+  });
+
+  it('reports check runs from the pull requests of a world without an event log', () => {
+    const openapi = loadGitHubOpenApi();
+    const answer = handleRest(request(`/repos/acme/widgets/commits/${head18}/check-runs`), context());
+    const body = JSON.parse(answer?.body ?? '{}') as { total_count: number; check_runs: { conclusion: string; pull_requests: { number: number }[] }[] };
+    expect(openapi.check('/repos/{owner}/{repo}/commits/{ref}/check-runs', 'get', 200, body)).toEqual([]);
+    expect(body.total_count).toBe(1);
+    expect(body.check_runs[0]).toMatchObject({ conclusion: 'failure', pull_requests: [{ number: 18 }] });
+    const filtered = handleRest(request(`/repos/acme/widgets/commits/${head18}/check-runs?status=queued`), context());
+    expect(JSON.parse(filtered?.body ?? '{}')).toEqual({ total_count: 0, check_runs: [] });
+    expect(handleRest(request(`/repos/acme/widgets/commits/${'e'.repeat(40)}/check-runs`), context())?.status).toBe(422);
+  });
+
+  it('shows CI in the combined status only for a configured status context', () => {
+    const openapi = loadGitHubOpenApi();
+    const actions = JSON.parse(handleRest(request(`/repos/acme/widgets/commits/${head18}/status`), context())?.body ?? '{}') as unknown;
+    expect(actions).toMatchObject({ state: 'pending', total_count: 0, statuses: [] });
+    const posted = JSON.parse(handleRest(request(`/repos/acme/widgets/commits/${head18}/status`), context({ ciStatusContext: 'ci/test' }))?.body ?? '{}') as unknown;
+    expect(openapi.check('/repos/{owner}/{repo}/commits/{ref}/status', 'get', 200, posted)).toEqual([]);
+    expect(posted).toMatchObject({ state: 'failure', total_count: 1, statuses: [{ context: 'ci/test', state: 'failure' }] });
+    const green = JSON.parse(handleRest(request(`/repos/acme/widgets/commits/${'6'.padStart(40, 'c')}/status`), context({ ciStatusContext: 'ci/test' }))?.body ?? '{}') as unknown;
+    expect(green).toMatchObject({ state: 'success' });
+  });
+
+  it('answers files and diffs of a world without git loudly, and creations with 403', () => {
+    const files = handleRest(request('/repos/acme/widgets/pulls/6/files'), context());
+    expect(files?.status).toBe(422);
+    expect(JSON.parse(files?.body ?? '{}')).toMatchObject({ errors: [{ resource: 'PullRequest', code: 'custom', message: expect.stringContaining('no git content') as unknown }] });
+    expect(handleRest(request('/repos/acme/widgets/pulls/6', { headers: { accept: 'application/vnd.github.diff' } }), context())?.status).toBe(422);
+    const create = handleRest(request('/repos/acme/widgets/pulls', { method: 'POST', body: JSON.stringify({ title: 't', head: 'x', base: 'main' }) }), context());
+    expect([create?.status, create?.headers['cache-control']]).toEqual([403, undefined]);
+    const invalid = handleRest(request('/repos/acme/widgets/pulls', { method: 'POST', body: JSON.stringify({ title: 7, head: 'x', base: 'main' }) }), context());
+    expect(JSON.parse(invalid?.body ?? '{}')).toMatchObject({ message: "Invalid request.\n\nFor 'properties/title', 7 is not a string." });
   });
 });
 
