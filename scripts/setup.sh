@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything abp and its tests need on a fresh Debian machine, idempotently:
-# system packages (Java + Maven for the test server, PostgreSQL for the Postgres test suite),
-# node modules from the lockfile, and the two Temporal servers (scripts/install-temporal.sh).
+# system packages (Java + Maven for the test server, PostgreSQL for the Postgres test suite,
+# Go, Rust and pytest for the simulator's live repositories' real test suites), node modules
+# from the lockfile, and the two Temporal servers (scripts/install-temporal.sh).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -22,6 +23,8 @@ python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip)
 command -v java >/dev/null || need+=(default-jre-headless)
 command -v mvn >/dev/null || need+=(maven)
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)
+command -v go >/dev/null || need+=(golang-go)
+command -v cargo >/dev/null || need+=(cargo)
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]} from Debian"
   sudo=""
@@ -31,6 +34,11 @@ if [ ${#need[@]} -gt 0 ]; then
   fi
   $sudo apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+fi
+
+if ! python3 -m pytest --version >/dev/null 2>&1; then
+  echo "setup: installing pytest from PyPI"
+  python3 -m pip install --quiet pytest || python3 -m pip install --quiet --break-system-packages pytest
 fi
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
