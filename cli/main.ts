@@ -2,6 +2,7 @@
 // (0 ok, 1 the command failed, 2 it was used wrongly).
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { CommandFailed } from './output.js';
+import type { WorldOptions } from './sim.js';
 
 // Command modules load on use: `abp --help` should not pay for the Temporal SDK or every schema.
 const dev = () => import('./dev.js');
@@ -13,17 +14,6 @@ function wholeNumber(label: string, max = Number.MAX_SAFE_INTEGER) {
     if (!Number.isSafeInteger(value) || value < 0 || value > max) throw new InvalidArgumentError(`${label} must be a whole number from 0 to ${max}, got "${raw}"`);
     return value;
   };
-}
-
-interface WorldFlags {
-  world: 'scale' | 'small';
-  seed: number;
-  repos: number;
-  issues: number;
-  port: number;
-  reviewDelayMs: number;
-  webhookUrl?: string;
-  faults?: string;
 }
 
 function withWorldOptions(command: Command): Command {
@@ -90,7 +80,7 @@ export function buildProgram(): Command {
   const simGroup = program.command('sim').description('the local GitHub simulator (REST, GraphQL, git over HTTP) over a generated world');
   withWorldOptions(simGroup.command('up').description('start the simulator in the background; prints GITHUB_API_URL and GITHUB_TOKEN'))
     .addOption(jsonOption())
-    .action(async (options: WorldFlags & { json?: boolean }) => (await sim()).simUpCommand(options));
+    .action(async (options: WorldOptions & { json?: boolean }) => (await sim()).simUpCommand(options));
   simGroup
     .command('down')
     .description('stop the simulator')
@@ -102,7 +92,7 @@ export function buildProgram(): Command {
     .addOption(jsonOption())
     .action(async (options: { json?: boolean }) => (await sim()).simStatusCommand(options));
   withWorldOptions(simGroup.command('serve').description('serve in the foreground (what `sim up` starts); needs ABP_SIM_TOKEN'))
-    .action(async (options: WorldFlags) => (await sim()).simServeCommand(options));
+    .action(async (options: WorldOptions) => (await sim()).simServeCommand(options));
 
   program
     .command('worker')
