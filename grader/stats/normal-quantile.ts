@@ -14,6 +14,7 @@
 // B, D and F have constant term 1). We implement it rather than Acklam's approximation
 // because Acklam alone is only good to ~1e-9 and would need a refinement step with erfc.
 
+import { StatsError } from './errors.js';
 /* eslint-disable no-loss-of-precision -- the coefficients are quoted digit for digit from the
    paper so an auditor can check them; rounding to the nearest double at parse is intended. */
 const A = [
@@ -54,7 +55,7 @@ function polynomial(coefficients: readonly number[], x: number): number {
 /** Φ⁻¹(p): the z with P(Z ≤ z) = p for a standard normal Z. Returns ±Infinity at p = 0 or 1. */
 export function inverseNormalCdf(p: number): number {
   if (Number.isNaN(p) || p < 0 || p > 1) {
-    throw new RangeError(`inverseNormalCdf needs p in [0, 1]; got ${String(p)}`);
+    throw new StatsError('invalid-probability', `inverseNormalCdf needs p in [0, 1]; got ${String(p)}`);
   }
   if (p === 0) return Number.NEGATIVE_INFINITY;
   if (p === 1) return Number.POSITIVE_INFINITY;

@@ -26,6 +26,6 @@ describe('inverseNormalCdf (Wichura AS 241)', () => {
     expect(inverseNormalCdf(0.2)).toBeCloseTo(-inverseNormalCdf(0.8), 14);
     expect(inverseNormalCdf(0)).toBe(Number.NEGATIVE_INFINITY);
     expect(inverseNormalCdf(1)).toBe(Number.POSITIVE_INFINITY);
-    expect(() => inverseNormalCdf(1.5)).toThrow(RangeError);
+    expect(() => inverseNormalCdf(1.5)).toThrow(expect.objectContaining({ code: 'invalid-probability' }) as Error);
   });
 });
