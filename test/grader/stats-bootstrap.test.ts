@@ -5,17 +5,9 @@ import {
   relativeMedianDelta,
   resampleRelativeMedianDeltas,
 } from '../../grader/stats/bootstrap.js';
-import { StatsError } from '../../grader/stats/errors.js';
 import { median } from '../../grader/stats/median.js';
+import { codeOf } from './support/stats-error.js';
 
-function codeOf(run: () => unknown): string | undefined {
-  try {
-    run();
-  } catch (error) {
-    return error instanceof StatsError ? error.code : undefined;
-  }
-  return undefined;
-}
 
 // Twelve paired diff sizes (bytes), A usually smaller than B.
 const diffBytesA = [1200, 950, 3100, 400, 780, 2250, 1650, 505, 890, 1320, 2600, 710];

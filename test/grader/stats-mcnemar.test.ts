@@ -1,15 +1,8 @@
 import { describe, expect, it } from 'vitest';
 // Through the barrel the verdict builder will use, so its re-exports are checked too.
-import { StatsError, mcnemarExact, pairOutcomes } from '../../grader/stats/index.js';
+import { mcnemarExact, pairOutcomes } from '../../grader/stats/index.js';
+import { codeOf } from './support/stats-error.js';
 
-function codeOf(run: () => unknown): string | undefined {
-  try {
-    run();
-  } catch (error) {
-    return error instanceof StatsError ? error.code : undefined;
-  }
-  return undefined;
-}
 
 describe('mcnemarExact', () => {
   it('b = 14, c = 5 → p = 0.063568115234375 (the spec §8 example prints 0.041, which is not the exact value)', () => {

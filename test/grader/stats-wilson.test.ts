@@ -1,15 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { StatsError } from '../../grader/stats/errors.js';
 import { wilsonInterval } from '../../grader/stats/wilson.js';
+import { codeOf } from './support/stats-error.js';
 
-function codeOf(run: () => unknown): string | undefined {
-  try {
-    run();
-  } catch (error) {
-    return error instanceof StatsError ? error.code : undefined;
-  }
-  return undefined;
-}
 
 describe('wilsonInterval', () => {
   // Newcombe, R. G. (1998) "Two-sided confidence intervals for the single proportion:
