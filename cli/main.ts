@@ -2,6 +2,8 @@
 // (0 ok, 1 the command failed, 2 it was used wrongly).
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { CommandFailed } from './output.js';
+import type { BaselineCommandOptions, GateOptions } from './gate.js';
+import type { RunCommandOptions } from './run.js';
 import type { WorldOptions } from './sim.js';
 
 // Command modules load on use: `abp --help` should not pay for the Temporal SDK or every schema.
@@ -12,6 +14,17 @@ function wholeNumber(label: string, max = Number.MAX_SAFE_INTEGER) {
   return (raw: string): number => {
     const value = Number(raw);
     if (!Number.isSafeInteger(value) || value < 0 || value > max) throw new InvalidArgumentError(`${label} must be a whole number from 0 to ${max}, got "${raw}"`);
+    return value;
+  };
+}
+
+// A non-negative number such as a growth fraction (0.15 is +15 %) or a significance level, up to `max`.
+function fraction(label: string, max = Number.POSITIVE_INFINITY) {
+  return (raw: string): number => {
+    const value = Number(raw);
+    if (raw.trim() === '' || !Number.isFinite(value) || value < 0 || value > max) {
+      throw new InvalidArgumentError(`${label} must be a number from 0${max === Number.POSITIVE_INFINITY ? '' : ` to ${max}`}, e.g. 0.15, got "${raw}"`);
+    }
     return value;
   };
 }
@@ -37,8 +50,6 @@ const plannedGroups = [
   ['task', 'follow tasks from draw to maintainer merge'],
   ['freeze', 'freeze a merged fix into a signed, content-addressed task bundle'],
   ['verify', 'verify a task bundle and its signatures'],
-  ['run', 'grade agent engines on frozen tasks'],
-  ['gate', 'compare a run against a committed baseline in CI'],
   ['serve', 'serve webhooks and bundles over HTTP'],
 ] as const;
 
@@ -95,6 +106,53 @@ export function buildProgram(): Command {
     .action(async (options: WorldOptions) => (await sim()).simServeCommand(options));
 
   program
+    .command('run')
+    .description('grade agent engines on frozen tasks: ABBA-ordered trials, held-out verification, verdict with receipts')
+    .requiredOption('--config <file>', 'the abp-run/v1 configuration')
+    .option('--adapters <file>', 'the abp-adapters/v1 file (default: abp-adapters.json beside the config)')
+    .option('--tasks <dir>', 'folder of task folders, one per task id (default: tasks/ beside the config)')
+    .requiredOption('-o, --output <dir>', 'results folder: the run writes <dir>/<run id>/ and <dir>/run-latest')
+    .option('--resume-progress <journal>', 'continue an interrupted matrix from its progress.jsonl (or run folder)')
+    .option('--lock-file <path>', 'lock against overlapping runs (default: <output>/.abp-run.lock)')
+    .addOption(new Option('--concurrency <n>', 'trials in flight at once').argParser(wholeNumber('--concurrency', 64)).default(1))
+    .option('--keep-workspaces', 'keep each trial folder for diagnosis')
+    .option('--run-unsupported', 'run trials even when the adapter lacks a capability the task requires')
+    .option('--strict-comparison', 'refuse to start when comparison metadata (model, provider, sampling, tool policy) is missing or differs')
+    .addOption(jsonOption())
+    .action(async (options: RunCommandOptions) => (await import('./run.js')).runCommand(options));
+
+  program
+    .command('gate')
+    .description('compare a run with the committed baseline (CI): exit 1 when it got worse, 3 when the two cannot be compared')
+    .argument('<run>', 'the run folder abp run wrote, e.g. results/run-latest')
+    .requiredOption('--baseline <file>', 'the committed abp-baseline/v1 file')
+    .option('--engine <name>', "the run's engine to gate (default: the baseline's engine)")
+    .option('--require-significant', 'fail the resolve rate only on a drop the exact McNemar test finds significant at the baseline alpha')
+    .addOption(jsonOption())
+    .action(async (run: string, options: GateOptions) => (await import('./gate.js')).gateCommand(run, options));
+
+  program
+    .command('baseline')
+    .description('write the baseline `abp gate` compares with, from one engine of a finished run; commit the file')
+    .argument('<run>', 'the run folder abp run wrote, e.g. results/run-latest')
+    .requiredOption('--engine <name>', 'the engine to take the baseline of')
+    .requiredOption('-o, --output <file>', 'where to write it, e.g. abp-baseline.json')
+    .addOption(new Option('--max-diff-growth <fraction>', 'allowed growth of the median normalized diff size (default 0.25)').argParser(fraction('--max-diff-growth')))
+    .addOption(new Option('--max-tokens-growth <fraction>', 'allowed growth of the median tokens (default 0.15)').argParser(fraction('--max-tokens-growth')))
+    .addOption(new Option('--max-wall-clock-growth <fraction>', 'allowed growth of the median wall clock (default 0.5)').argParser(fraction('--max-wall-clock-growth')))
+    .addOption(new Option('--max-cost-growth <fraction>', 'allowed growth of the median cost (default 0.15)').argParser(fraction('--max-cost-growth')))
+    .addOption(new Option('--alpha <p>', 'significance level for --require-significant (default 0.05)').argParser(fraction('--alpha', 1)))
+    .addOption(jsonOption())
+    .action(async (run: string, options: BaselineCommandOptions) => (await import('./gate.js')).baselineCommand(run, options));
+
+  program
+    .command('conformance')
+    .description('run the adversarial conformance suite through the real `abp run` and report the level it demonstrates')
+    .option('-o, --output <dir>', 'where the suite, its results and conformance.json go (default: a new temporary folder)')
+    .addOption(jsonOption())
+    .action(async (options: { output?: string; json?: boolean }) => (await import('./conformance.js')).conformanceCommand(options));
+
+  program
     .command('worker')
     .description('run the abp worker in the foreground (what `abp dev up` starts in the background)')
     .action(async () => (await import('./worker.js')).workerCommand());
@@ -128,6 +186,7 @@ export async function main(argv: string[]): Promise<number> {
     process.stderr.write(`abp: ${message}\n`);
     if (process.env.ABP_DEBUG && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
     // A malformed setting in the environment is a usage error, like a malformed flag.
+    if (error instanceof CommandFailed) return error.exitCode;
     return code === 'invalid-setting' ? 2 : 1;
   }
 }

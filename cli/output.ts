@@ -26,15 +26,21 @@ export function createOutput(options: OutputOptions, stdout = process.stdout, st
   };
 }
 
-/** A command that ran and failed (exit 1); usage errors are commander's and exit 2. */
+export type CommandFailureCode = 'invalid-documents' | 'not-running' | 'gate-failed' | 'not-comparable' | 'conformance-failed';
+
+/** A command that ran and failed: exit 1, or 3 when `abp gate` refuses to compare (usage errors are commander's and exit 2). */
 export class CommandFailed extends Error {
   override name = 'CommandFailed';
   constructor(
-    readonly code: 'invalid-documents' | 'not-running',
+    readonly code: CommandFailureCode,
     message: string,
     /** The command already printed its result (with the failure in it) as --json data. */
     readonly reportedAsData = false,
   ) {
     super(message);
+  }
+
+  get exitCode(): number {
+    return this.code === 'not-comparable' ? 3 : 1;
   }
 }

@@ -14,45 +14,91 @@ const engine = z.strictObject({
   model: modelId.optional().describe("Only when this engine runs a model other than the run's; then matchedModels is false."),
 });
 
+// The fields a harness fills in itself: a config may omit them (`abp run` computes and stamps them) but the written manifest has them.
+const harnessStamped = {
+  id: documentId.optional().describe('The run id that verdicts refer to.'),
+  matchedModels: z.boolean().describe('False when engines ran different models: such runs cannot back engine-vs-engine claims (spec §3.1).'),
+  host: z.strictObject({
+    os: z.string().regex(/^[a-z0-9_]+$/, { error: (issue) => `must be a platform name such as "linux" or "darwin", got ${describeValue(issue.input)}` }),
+    arch: z.string().regex(/^[a-z0-9_]+$/, { error: (issue) => `must be an architecture such as "arm64" or "x64", got ${describeValue(issue.input)}` }),
+    containerized: z.boolean(),
+  }),
+  reproduce: command.describe('The one-line command that reruns this configuration (spec §3.5).'),
+};
+
+const pinned = {
+  schema: z.literal(RUN_SCHEMA_ID),
+  engines: z.array(engine).min(1, 'must list at least one engine'),
+  model: modelId,
+  budgetUsd: z.number().positive(),
+  timeoutSeconds: positiveInt,
+  trials: positiveInt,
+  ordering: z.enum(trialOrderings),
+  seed,
+  tasks: z.array(documentId).min(1, 'must list at least one task id'),
+};
+
+function checkRun(run: { engines: Array<z.infer<typeof engine>>; tasks: string[]; model: string; matchedModels?: boolean | undefined }, ctx: z.core.$RefinementCtx) {
+  for (const { index, first } of duplicateIndices(run.engines, (entry) => entry.name)) {
+    ctx.addIssue({ code: 'custom', path: ['engines', index, 'name'], message: `engine name ${describeValue(run.engines[index]?.name)} is already used by engines[${first}]; verdicts name engines by name alone` });
+  }
+  for (const { index, first } of duplicateIndices(run.tasks)) {
+    ctx.addIssue({ code: 'custom', path: ['tasks', index], message: `repeats tasks[${first}]; list each task once and use trials for repetition` });
+  }
+  // A mismatched run stamped as matched would back claims it cannot (spec §3.1). The converse is allowed: a harness that
+  // cannot confirm which model an engine used stamps false conservatively.
+  const mismatched = run.engines.findIndex((entry) => entry.model !== undefined && entry.model !== run.model);
+  if (run.matchedModels === true && mismatched >= 0) {
+    const entry = run.engines[mismatched];
+    ctx.addIssue({
+      code: 'custom',
+      path: ['engines', mismatched, 'model'],
+      message: `engine ${describeValue(entry?.name)} runs ${describeValue(entry?.model)}, not the run's model ${describeValue(run.model)}, so matchedModels must be false`,
+    });
+  }
+}
+
 export const runSchema = z
   .strictObject({
-    schema: z.literal(RUN_SCHEMA_ID),
-    id: documentId.optional().describe('The run id that verdicts refer to.'),
-    engines: z.array(engine).min(1, 'must list at least one engine'),
-    model: modelId,
-    matchedModels: z.boolean().describe('False when engines ran different models: such runs cannot back engine-vs-engine claims (spec §3.1).'),
-    budgetUsd: z.number().positive(),
-    timeoutSeconds: positiveInt,
-    trials: positiveInt,
-    ordering: z.enum(trialOrderings),
-    seed,
-    tasks: z.array(documentId).min(1, 'must list at least one task id'),
-    host: z.strictObject({
-      os: z.string().regex(/^[a-z0-9_]+$/, { error: (issue) => `must be a platform name such as "linux" or "darwin", got ${describeValue(issue.input)}` }),
-      arch: z.string().regex(/^[a-z0-9_]+$/, { error: (issue) => `must be an architecture such as "arm64" or "x64", got ${describeValue(issue.input)}` }),
-      containerized: z.boolean(),
-    }),
-    reproduce: command.describe('The one-line command that reruns this configuration (spec §3.5).'),
+    schema: pinned.schema,
+    id: harnessStamped.id,
+    engines: pinned.engines,
+    model: pinned.model,
+    matchedModels: harnessStamped.matchedModels,
+    budgetUsd: pinned.budgetUsd,
+    timeoutSeconds: pinned.timeoutSeconds,
+    trials: pinned.trials,
+    ordering: pinned.ordering,
+    seed: pinned.seed,
+    tasks: pinned.tasks,
+    host: harnessStamped.host,
+    reproduce: harnessStamped.reproduce,
   })
-  .superRefine((run, ctx) => {
-    for (const { index, first } of duplicateIndices(run.engines, (engine) => engine.name)) {
-      ctx.addIssue({ code: 'custom', path: ['engines', index, 'name'], message: `engine name ${describeValue(run.engines[index]?.name)} is already used by engines[${first}]; verdicts name engines by name alone` });
-    }
-    for (const { index, first } of duplicateIndices(run.tasks)) {
-      ctx.addIssue({ code: 'custom', path: ['tasks', index], message: `repeats tasks[${first}]; list each task once and use trials for repetition` });
-    }
-    // A mismatched run stamped as matched would back claims it cannot (spec §3.1). The converse is allowed: a harness that
-    // cannot confirm which model an engine used stamps false conservatively.
-    const mismatched = run.engines.findIndex((engine) => engine.model !== undefined && engine.model !== run.model);
-    if (run.matchedModels && mismatched >= 0) {
-      const engine = run.engines[mismatched];
-      ctx.addIssue({
-        code: 'custom',
-        path: ['engines', mismatched, 'model'],
-        message: `engine ${describeValue(engine?.name)} runs ${describeValue(engine?.model)}, not the run's model ${describeValue(run.model)}, so matchedModels must be false`,
-      });
-    }
-  })
+  .superRefine(checkRun)
   .describe('An ABP run configuration: engines, pinned model, budget, timeout, trials and tasks (spec §7).');
 
+/**
+ * What `abp run --config` reads: the same document, where the fields the harness stamps (id, matchedModels, host,
+ * reproduce) may be left out. Given ones are checked against what the harness finds; it never trusts them.
+ */
+export const runConfigSchema = z
+  .strictObject({
+    schema: pinned.schema,
+    id: harnessStamped.id,
+    engines: pinned.engines,
+    model: pinned.model,
+    matchedModels: harnessStamped.matchedModels.optional(),
+    budgetUsd: pinned.budgetUsd,
+    timeoutSeconds: pinned.timeoutSeconds,
+    trials: pinned.trials,
+    ordering: pinned.ordering,
+    seed: pinned.seed,
+    tasks: pinned.tasks,
+    host: harnessStamped.host.optional(),
+    reproduce: harnessStamped.reproduce.optional(),
+  })
+  .superRefine(checkRun)
+  .describe('An abp-run/v1 configuration as written by a person: the harness fills in id, matchedModels, host and reproduce.');
+
+export type AbpRunConfig = z.infer<typeof runConfigSchema>;
 export type AbpRun = z.infer<typeof runSchema>;

@@ -100,6 +100,11 @@ export const taskSchema = z
     environment: z.strictObject({ image: containerImage, setup: z.array(command) }),
     verification,
     golden: golden.optional(),
+    requires: z
+      .array(z.string().regex(/^[a-z][a-z0-9.-]*$/, { error: (issue) => `must be a capability name such as "run-commands", got ${describeValue(issue.input)}` }))
+      .superRefine(noRepeats('requires'))
+      .optional()
+      .describe('An abp extension: capabilities an engine must declare to attempt the task; trials of engines that lack one are reported as unsupported.'),
     cutoffsVerified: z
       .array(modelCutoff)
       .superRefine(noRepeats('cutoffsVerified'))

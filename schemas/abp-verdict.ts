@@ -33,6 +33,13 @@ const engineResult = z
     medianTokensTotal: median,
     medianWallClockMs: median,
     medianComputedUsd: median,
+    // Extensions beyond the spec's example, optional so other harnesses' verdicts stay valid.
+    resolvedTrials: nonNegativeInt.optional(),
+    disqualifiedTrials: nonNegativeInt.optional().describe('Deleted or weakened tests: scored as not resolved (spec §4.5).'),
+    excludedHarnessErrors: nonNegativeInt.optional().describe('Trials the grader failed around the engine: excluded and reported (spec §3.4).'),
+    unsupportedTrials: nonNegativeInt.optional().describe('Trials needing a capability the adapter does not declare; reported apart from success.'),
+    verifiedRateExecuted: resolveRate.nullable().optional().describe('resolved / scored trials: unsupported trials left out.'),
+    verifiedRateAllTrials: resolveRate.nullable().optional().describe('resolved / (scored + unsupported) trials: unsupported trials count as not verified.'),
   })
   .superRefine((result, ctx) => {
     if (result.scoredTrials === 0 && result.resolveRate !== null) ctx.addIssue({ code: 'custom', path: ['resolveRate'], message: 'must be null when scoredTrials is 0' });
@@ -42,6 +49,17 @@ const engineResult = z
 // A relative change of a non-negative quantity cannot fall below -1 (that would be a negative diff size).
 const relativeChange = z.number().min(-1);
 
+const metricDelta = z
+  .strictObject({
+    relMedian: relativeChange,
+    bootstrap95: interval(relativeChange),
+    seed,
+  })
+  .superRefine((delta, ctx) => {
+    const [lo, hi] = delta.bootstrap95;
+    if (lo > hi) ctx.addIssue({ code: 'custom', path: ['bootstrap95'], message: `must be ordered [lo, hi] with lo <= hi, got ${show(delta.bootstrap95)}` });
+  });
+
 const pairwise = z.strictObject({
   a: documentId,
   b: documentId,
@@ -49,18 +67,13 @@ const pairwise = z.strictObject({
     discordant: z.tuple([nonNegativeInt, nonNegativeInt]).describe('[a resolved and b not, b resolved and a not] over paired trials.'),
     pExact: probability.describe('Exact two-sided McNemar p-value (spec §3.3).'),
   }),
-  diffDelta: z
-    .strictObject({
-      relMedian: relativeChange,
-      bootstrap95: interval(relativeChange),
-      seed,
-    })
-    .superRefine((delta, ctx) => {
-      const [lo, hi] = delta.bootstrap95;
-      if (lo > hi) ctx.addIssue({ code: 'custom', path: ['bootstrap95'], message: `must be ordered [lo, hi] with lo <= hi, got ${show(delta.bootstrap95)}` });
-    })
+  diffDelta: metricDelta
     .nullable()
     .describe('Relative change of the median normalized diff, a against b, with a seeded bootstrap interval; null when no task was resolved by both.'),
+  pairedTrials: nonNegativeInt.optional().describe('Trials scored for both engines: the pairs McNemar counts over.'),
+  tokensDelta: metricDelta.nullable().optional(),
+  wallClockDelta: metricDelta.nullable().optional(),
+  costDelta: metricDelta.nullable().optional(),
 });
 
 export const verdictSchema = z
@@ -69,6 +82,8 @@ export const verdictSchema = z
     run: documentId,
     perEngine: z.array(engineResult).min(1, 'must report at least one engine'),
     pairwise: z.array(pairwise),
+    matchedModels: z.boolean().optional().describe('Copied from the run: false means no engine-vs-engine conclusion may be drawn (spec §7).'),
+    warnings: z.array(z.string()).optional().describe('What a reader must see first: mismatched models, small samples, flagged traces.'),
     receipts: z
       .strictObject({ trials: relativePath, transcripts: relativePath, diffs: relativePath, traces: relativePath.optional() })
       .describe('Where the evidence lives, relative to the verdict (spec §3.5); traces are required only for ABP-traces conformance.'),

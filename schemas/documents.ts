@@ -1,11 +1,14 @@
 // Which zod schema validates which ABP document (by its `schema` field), and validateDocumentText, the entry point of `abp validate`.
 // It reaches node:crypto (registry digests), so Temporal workflow code imports the abp-*.ts schema modules, not this one.
 import type { z } from 'zod';
+import { ADAPTERS_SCHEMA_ID, adaptersSchema } from './abp-adapters.js';
+import { BASELINE_SCHEMA_ID, baselineSchema } from './abp-baseline.js';
 import { DRAW_SCHEMA_ID, drawSchema } from './abp-draw.js';
 import { REGISTRY_SCHEMA_ID, registrySchema } from './abp-registry.js';
 import { RUN_SCHEMA_ID, runSchema } from './abp-run.js';
 import { TASK_SCHEMA_ID, taskSchema } from './abp-task.js';
 import { TRACE_SCHEMA_ID, traceEventSchema, traceRuleViolations } from './abp-trace.js';
+import { TRIAL_SCHEMA_ID, trialSchema } from './abp-trial.js';
 import { VERDICT_SCHEMA_ID, verdictSchema } from './abp-verdict.js';
 import { locateIssues, plainWordsParseOptions } from './issues.js';
 import { formatJsonPath, parseJsonText, scanJson, type JsonScan } from './json-text.js';
@@ -19,6 +22,9 @@ export const documentSchemas = {
   [VERDICT_SCHEMA_ID]: verdictSchema,
   [REGISTRY_SCHEMA_ID]: registrySchema,
   [DRAW_SCHEMA_ID]: drawSchema,
+  [ADAPTERS_SCHEMA_ID]: adaptersSchema,
+  [TRIAL_SCHEMA_ID]: trialSchema,
+  [BASELINE_SCHEMA_ID]: baselineSchema,
 } as const;
 
 export type DocumentSchemaId = keyof typeof documentSchemas;

@@ -1,11 +1,14 @@
 // The JSON Schema (draft 2020-12) form of every ABP document kind, generated from the zod schemas, which stay the source of truth.
 // Cross-field rules (sorted entries, seq order, interval containment…) do not fit JSON Schema; `abp validate` checks them.
 import { z } from 'zod';
+import { ADAPTERS_SCHEMA_ID, adaptersSchema } from './abp-adapters.js';
+import { BASELINE_SCHEMA_ID, baselineSchema } from './abp-baseline.js';
 import { DRAW_SCHEMA_ID, drawSchema } from './abp-draw.js';
 import { REGISTRY_SCHEMA_ID, registrySchema } from './abp-registry.js';
 import { RUN_SCHEMA_ID, runSchema } from './abp-run.js';
 import { TASK_SCHEMA_ID, taskSchema } from './abp-task.js';
 import { TRACE_SCHEMA_ID, traceEventSchema } from './abp-trace.js';
+import { TRIAL_SCHEMA_ID, trialSchema } from './abp-trial.js';
 import { VERDICT_SCHEMA_ID, verdictSchema } from './abp-verdict.js';
 
 // A URN rather than an invented web address: nothing is published yet, and a URL that does not resolve would mislead.
@@ -37,6 +40,9 @@ export const jsonSchemaKinds: readonly JsonSchemaKind[] = [
   { id: VERDICT_SCHEMA_ID, title: 'ABP verdict (abp-verdict/v1)', schema: verdictSchema },
   { id: REGISTRY_SCHEMA_ID, title: 'ABP registry version (abp-registry/v1)', schema: registrySchema },
   { id: DRAW_SCHEMA_ID, title: 'ABP draw (abp-draw/v1)', schema: drawSchema },
+  { id: ADAPTERS_SCHEMA_ID, title: 'abp adapters file (abp-adapters/v1)', schema: adaptersSchema },
+  { id: TRIAL_SCHEMA_ID, title: 'abp trial envelope (abp-trial/v1)', schema: trialSchema },
+  { id: BASELINE_SCHEMA_ID, title: 'abp gate baseline (abp-baseline/v1)', schema: baselineSchema },
 ];
 
 /** "abp-task/v1" -> "abp-task-v1.schema.json". */

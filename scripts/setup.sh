@@ -25,6 +25,10 @@ command -v mvn >/dev/null || need+=(maven)
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)
 command -v go >/dev/null || need+=(golang-go)
 command -v cargo >/dev/null || need+=(cargo)
+# The grader's sandboxed execution policy runs trials under bubblewrap.
+command -v bwrap >/dev/null || need+=(bubblewrap)
+# Normalized diff sizes canonicalize Rust with rustfmt (Debian's cargo does not bring it).
+command -v rustfmt >/dev/null || need+=(rustfmt)
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]} from Debian"
   sudo=""

@@ -1,0 +1,74 @@
+// Owns the one result model every report parser produces, and the rules that make a
+// parsed report deterministic: ids unique, tests sorted, durations and messages bounded.
+
+export type TestStatus = 'pass' | 'fail' | 'error' | 'skip';
+
+export interface TestResult {
+  /** Stable, human-readable: junit `classname::name`, go `pkg/TestName/sub`, jest `file › titles`, libtest `module::test`. */
+  readonly id: string;
+  readonly status: TestStatus;
+  readonly durationMs: number | null;
+  readonly message?: string;
+}
+
+export const REPORT_FORMATS = ['junit-xml', 'go-test-json', 'jest-json', 'libtest'] as const;
+export type ReportFormat = (typeof REPORT_FORMATS)[number];
+
+export interface ParsedReport {
+  readonly format: ReportFormat;
+  /** Sorted by id in code-unit order; ids are unique. */
+  readonly tests: readonly TestResult[];
+}
+
+export interface ParseOptions {
+  /**
+   * The checkout the tests ran in. Jest and Vitest JSON (and newer Node junit) name files by
+   * absolute path; paths under rootDir become relative so ids survive a different temp dir.
+   */
+  readonly rootDir?: string;
+}
+
+// Stack traces can run to megabytes; the verdict needs the gist, the receipts keep the rest.
+const MAX_MESSAGE_CHARS = 4000;
+
+export function testResult(id: string, status: TestStatus, durationMs: number | null, message?: string): TestResult {
+  const trimmed = message?.trim() ?? '';
+  if (trimmed === '') return { id, status, durationMs };
+  const bounded = trimmed.length > MAX_MESSAGE_CHARS ? `${trimmed.slice(0, MAX_MESSAGE_CHARS)}…` : trimmed;
+  return { id, status, durationMs, message: bounded };
+}
+
+/** Seconds (junit `time`, go `Elapsed`) to milliseconds, rounded to the microsecond to drop float noise. */
+export function secondsToMs(seconds: number): number {
+  return Math.round(seconds * 1e6) / 1e3;
+}
+
+/** Milliseconds rounded to the microsecond (Jest and Vitest report fractional ms with float noise). */
+export function roundMs(ms: number): number {
+  return Math.round(ms * 1e3) / 1e3;
+}
+
+export function relativeToRoot(value: string, rootDir: string | undefined): string {
+  if (rootDir === undefined || rootDir === '') return value;
+  const root = rootDir.replace(/[\\/]+$/, '');
+  if (value.startsWith(`${root}/`) || value.startsWith(`${root}\\`)) {
+    return value.slice(root.length + 1).replaceAll('\\', '/');
+  }
+  return value;
+}
+
+/**
+ * Makes ids unique and sorts by id. A repeated id (the same test run twice, or two files
+ * with the same test names where the format does not name the file) keeps its first
+ * occurrence as is and numbers the later ones ` #2`, ` #3` in input order.
+ */
+export function finalizeTests(results: readonly TestResult[]): TestResult[] {
+  const taken = new Set<string>();
+  const unique = results.map((result) => {
+    let id = result.id;
+    for (let n = 2; taken.has(id); n += 1) id = `${result.id} #${n}`;
+    taken.add(id);
+    return id === result.id ? result : { ...result, id };
+  });
+  return unique.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}

@@ -1,0 +1,331 @@
+// One trial, start to receipt: a fresh scrubbed workspace, the adapter as a bounded command, the diff taken by the grader,
+// the trace checked, test changes classified, held-out verification in a fresh checkout, and an abp-trial/v1 record whose
+// outcome follows spec §3.4: engine and harness errors are excluded, never counted as losses.
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Adapter, ExecutionPolicy } from '../../schemas/abp-adapters.js';
+import type { AbpRun } from '../../schemas/abp-run.js';
+import type { AbpTrial } from '../../schemas/abp-trial.js';
+import { parsePatch } from '../diff/patch.js';
+import { splitPatch } from '../diff/split.js';
+import { normalizedDiffSize } from '../diff/normalized-size.js';
+import { findTestWeakening } from '../diff/weakening.js';
+import { expandPlaceholders } from '../process/placeholders.js';
+import { runBounded, type CommandResult, type SandboxSpec } from '../process/index.js';
+import { reducedEnvironment } from '../process/environment.js';
+import { computeCostUsd, type PriceTable } from '../prices/index.js';
+import { createRedactor, type Redactor } from '../redaction/index.js';
+import type { TaskDirectory } from '../tasks/task-directory.js';
+import { serializeTrace, summarizeTrace, traceTranslators, type TraceSummary } from '../traces/index.js';
+import { applyForVerification, captureDiff, checkOutForVerification, createTrialWorkspace, readBlobAtBase, type TaskRepo, type VerificationCheckout } from '../workspace/index.js';
+import { TRIAL_SCHEMA_ID } from '../../schemas/abp-trial.js';
+import { writeFileAtomic } from './files.js';
+import type { ScheduledTrial } from './schedule.js';
+import { parseCommandLine } from '../verification/command-line.js';
+import { runVerification, type VerificationEnvironment } from './verify.js';
+
+export interface PreflightResult {
+  passed: boolean;
+  detail: string;
+}
+
+export interface TrialContext {
+  run: AbpRun & { id: string };
+  runDir: string;
+  workRoot: string;
+  policy: ExecutionPolicy;
+  adapterOf: ReadonlyMap<string, Adapter>;
+  tasks: ReadonlyMap<string, TaskDirectory>;
+  repos: ReadonlyMap<string, TaskRepo>;
+  preflight: ReadonlyMap<string, PreflightResult>;
+  prices: PriceTable;
+  hostEnv: Readonly<Record<string, string | undefined>>;
+  /** The folder of the adapters file: what {repo} expands to. */
+  adaptersDir: string;
+  /** The scrubbed task repositories: workspaces borrow their objects, so a sandbox mounts it read-only. */
+  cacheDir: string;
+  /** Folders a sandboxed engine must not see: task folders (held-out material) and the results folder. */
+  hiddenPaths: readonly string[];
+  runUnsupported: boolean;
+  keepWorkspaces: boolean;
+  now(): Date;
+}
+
+const elapsed = (since: bigint) => Number((process.hrtime.bigint() - since) / 1_000_000n);
+
+/** What the adapter's environment exposes: allow-listed values are treated as secrets everywhere a receipt is written. */
+function adapterSecrets(adapter: Adapter, hostEnv: TrialContext['hostEnv']): string[] {
+  return adapter.env.allow.map((name) => hostEnv[name]).filter((value): value is string => value !== undefined && value.length >= 6);
+}
+
+export function redactorFor(adapter: Adapter, context: Pick<TrialContext, 'hostEnv'>, workspace: string): Redactor {
+  // Only what the engine can see: redacting every host variable with a secret-looking name would blank common words.
+  const visible = Object.fromEntries(adapter.env.allow.map((name) => [name, context.hostEnv[name]]));
+  return createRedactor({ env: { ...visible, ...adapter.env.set }, workspace, secrets: adapterSecrets(adapter, context.hostEnv) });
+}
+
+/** The environment verification commands run in: no adapter credentials, pinned time zone and hash seed, host toolchains. */
+export function verificationEnvironment(hostEnv: TrialContext['hostEnv'], home: string, tmp: string): Record<string, string> {
+  const hostHome = hostEnv.HOME ?? '/root';
+  const { env } = reducedEnvironment({
+    hostEnv,
+    allow: ['GOPATH', 'GOCACHE', 'GOMODCACHE', 'GOFLAGS', 'GOTOOLCHAIN', 'JAVA_HOME', 'MAVEN_OPTS'],
+    set: {
+      PYTHONHASHSEED: '0',
+      PYTHONDONTWRITEBYTECODE: '1',
+      CI: 'true',
+      // Toolchains installed under the host user's home stay reachable though HOME is a fresh folder.
+      CARGO_HOME: hostEnv.CARGO_HOME ?? `${hostHome}/.cargo`,
+      RUSTUP_HOME: hostEnv.RUSTUP_HOME ?? `${hostHome}/.rustup`,
+      GOCACHE: hostEnv.GOCACHE ?? `${hostHome}/.cache/go-build`,
+      GOPATH: hostEnv.GOPATH ?? `${hostHome}/go`,
+      GOFLAGS: hostEnv.GOFLAGS ?? '-mod=mod',
+    },
+    home,
+    tmp,
+  });
+  return env;
+}
+
+function base(scheduled: ScheduledTrial, task: TaskDirectory): Omit<AbpTrial, 'outcome' | 'reason' | 'detail' | 'timing'> {
+  return {
+    schema: TRIAL_SCHEMA_ID,
+    trialId: scheduled.trialId,
+    task: scheduled.task,
+    taskDigest: task.digest,
+    engine: scheduled.engine,
+    trial: scheduled.trial,
+    order: scheduled.order,
+    engineProcess: null,
+    diff: null,
+    verification: null,
+    metrics: { diffBytesNormalized: null, tokensTotal: null, wallClockMs: null, computedUsd: null },
+    trace: null,
+    receipts: { stdout: null, stderr: null, diff: null, trace: null, verificationLog: null },
+  };
+}
+
+function readTraceText(adapter: Adapter, traceFile: string, stdout: Buffer): Promise<string | null> {
+  const fromFile = () => readFile(traceFile, 'utf8').catch(() => null);
+  switch (adapter.trace.kind) {
+    case 'native':
+      return fromFile();
+    case 'sidecar':
+      return adapter.trace.from === 'stdout' ? Promise.resolve(stdout.toString('utf8')) : fromFile();
+    case 'none':
+      return Promise.resolve(null);
+  }
+}
+
+function summarize(adapter: Adapter, text: string | null, context: { task: string; engine: string; model: string; startedAt: string }, redactor: Redactor): TraceSummary | null {
+  if (adapter.trace.kind === 'none') return null;
+  if (text === null || text.trim() === '') return summarizeTrace('', { source: { kind: 'missing' }, runModel: context.model, redactor });
+  if (adapter.trace.kind === 'native') return summarizeTrace(text, { source: { kind: 'native' }, runModel: context.model, redactor });
+  const translator = traceTranslators.get(adapter.trace.translator);
+  if (!translator) return summarizeTrace('', { source: { kind: 'missing' }, runModel: context.model, redactor });
+  const events = translator.translate(text, context);
+  return summarizeTrace(events.map((event) => JSON.stringify(event)).join('\n'), { source: { kind: 'sidecar', translator: translator.id }, runModel: context.model, redactor });
+}
+
+function traceRecord(summary: TraceSummary, unpricedModels: string[]): NonNullable<AbpTrial['trace']> {
+  const { input, output, cacheRead, cacheWrite } = summary.tokens;
+  const tokens = { input, output, cacheRead, cacheWrite };
+  return {
+    source: summary.source.kind === 'sidecar' ? `sidecar:${summary.source.translator}` : summary.source.kind,
+    flags: [...summary.flags],
+    problems: summary.problems.length,
+    modelCalls: summary.modelCalls,
+    tokens,
+    perModel: summary.perModel,
+    perSubagent: summary.perSubagent,
+    unpricedModels,
+  };
+}
+
+export async function executeTrial(context: TrialContext, scheduled: ScheduledTrial): Promise<AbpTrial> {
+  const startedAt = context.now();
+  const clock = process.hrtime.bigint();
+  const task = context.tasks.get(scheduled.task);
+  const adapter = context.adapterOf.get(scheduled.engine);
+  if (!task || !adapter) throw new Error(`trial ${scheduled.trialId} names an unknown task or engine`);
+  const record = base(scheduled, task);
+  let excludedMs = 0; // engine and task-command time: what harness overhead leaves out
+  const finish = (outcome: AbpTrial['outcome'], reason: string | null, detail: string | null, extra: Partial<AbpTrial> = {}): AbpTrial => ({
+    ...record,
+    ...extra,
+    outcome,
+    reason,
+    detail,
+    timing: { startedAt: startedAt.toISOString(), finishedAt: context.now().toISOString(), harnessOverheadMs: Math.max(0, Math.round(elapsed(clock) - excludedMs)) },
+  });
+
+  const missing = (task.manifest.requires ?? []).filter((capability) => !adapter.capabilities.includes(capability));
+  if (missing.length > 0 && !context.runUnsupported) return finish('unsupported', 'missing-capability', `the task needs ${missing.join(', ')}, which ${scheduled.engine} does not declare`);
+  const preflight = context.preflight.get(scheduled.engine);
+  if (!preflight?.passed) return finish('engine-error', 'failed-preflight', preflight?.detail ?? 'preflight did not run');
+
+  const repo = context.repos.get(scheduled.task);
+  if (!repo) throw new Error(`task ${scheduled.task} has no prepared repository`);
+  const trialRoot = join(context.workRoot, scheduled.trialId);
+  await rm(trialRoot, { recursive: true, force: true });
+  await mkdir(trialRoot, { recursive: true });
+  const receipt = (folder: string, name: string) => `${folder}/${name}`;
+  let pendingCheckout: Promise<VerificationCheckout> | null = null;
+  try {
+    const workspace = await createTrialWorkspace(repo, trialRoot);
+    const state = join(trialRoot, 'state');
+    const tmp = join(trialRoot, 'tmp');
+    const out = join(trialRoot, 'out');
+    await Promise.all([mkdir(state), mkdir(tmp), mkdir(out)]);
+    const promptFile = join(state, 'prompt.md');
+    const inputFile = join(state, 'input.json');
+    const traceFile = join(out, 'trace.abp-trace.jsonl');
+    const { prompt } = task.manifest;
+    await writeFile(promptFile, prompt);
+    await writeFile(
+      inputFile,
+      `${JSON.stringify({ schema: 'abp-agent-input/v1', task: task.manifest.id, trialId: scheduled.trialId, prompt, model: context.run.model, budgetUsd: context.run.budgetUsd, timeoutSeconds: adapter.timeoutSeconds ?? context.run.timeoutSeconds, workspace: workspace.workspace, state, traceFile, promptFile }, null, 2)}\n`,
+    );
+    const redactor = redactorFor(adapter, context, workspace.workspace);
+    const sandbox: SandboxSpec | null = context.policy === 'sandboxed' ? { writable: [workspace.workspace, state, tmp, out], hidden: [...context.hiddenPaths, join(trialRoot, '.grader')], readOnly: [context.adaptersDir, context.cacheDir] } : null;
+    const env = reducedEnvironment({ hostEnv: context.hostEnv, allow: adapter.env.allow, set: adapter.env.set, home: state, tmp }).env;
+
+    for (const line of task.manifest.environment.setup) {
+      const parsed = parseCommandLine(line);
+      const setup = await runBounded({ argv: parsed.argv, cwd: workspace.workspace, env: { ...verificationEnvironment(context.hostEnv, state, tmp), ...parsed.env }, timeoutMs: task.manifest.verification.timeoutSeconds * 1000, maxOutputBytes: 1 << 20, sandbox });
+      excludedMs += setup.durationMs;
+      if (setup.exitCode !== 0) return finish('harness-error', 'setup-failed', `environment.setup "${line}" exited ${String(setup.exitCode)} in the workspace`);
+    }
+    // The grader's own view of the starting point, taken after setup so setup output is not the engine's diff.
+    const setupDiff = task.manifest.environment.setup.length > 0 ? await captureDiff(repo, workspace) : '';
+
+    const argv = expandPlaceholders(adapter.command, {
+      repo: context.adaptersDir,
+      workspace: workspace.workspace,
+      state,
+      promptFile,
+      inputFile,
+      prompt,
+      trialId: scheduled.trialId,
+      traceFile,
+    });
+    const engine: CommandResult = await runBounded({
+      argv,
+      cwd: workspace.workspace,
+      env,
+      timeoutMs: (adapter.timeoutSeconds ?? context.run.timeoutSeconds) * 1000,
+      maxOutputBytes: adapter.maxOutputBytes,
+      sandbox,
+    });
+    excludedMs += engine.durationMs;
+    record.engineProcess = {
+      exitCode: engine.exitCode,
+      signal: engine.signal,
+      timedOut: engine.timedOut,
+      durationMs: Math.round(engine.durationMs),
+      stdoutBytes: engine.stdoutBytes,
+      stderrBytes: engine.stderrBytes,
+      truncated: engine.stdoutTruncated || engine.stderrTruncated,
+      sandboxed: sandbox !== null,
+    };
+    record.metrics.wallClockMs = Math.round(engine.durationMs);
+    const stdoutReceipt = receipt('transcripts', `${scheduled.trialId}.stdout.txt`);
+    const stderrReceipt = receipt('transcripts', `${scheduled.trialId}.stderr.txt`);
+    await writeFileAtomic(join(context.runDir, stdoutReceipt), redactor.redactBytes(engine.stdout));
+    await writeFileAtomic(join(context.runDir, stderrReceipt), redactor.redactBytes(engine.stderr));
+    record.receipts.stdout = stdoutReceipt;
+    record.receipts.stderr = stderrReceipt;
+    if (engine.spawnError) return finish('engine-error', 'could-not-invoke', `${adapter.command[0] ?? ''}: ${engine.spawnError.code} (${redactor.redactText(engine.spawnError.message)})`);
+
+    // The fresh verification checkout of base is written while the engine's diff is taken and analysed.
+    const checkoutDir = join(trialRoot, '.grader', 'verify');
+    pendingCheckout = checkOutForVerification(repo, checkoutDir);
+    // Handled here so an early return cannot leave a rejection unobserved; awaiting it below still throws.
+    pendingCheckout.catch(() => undefined);
+    const patch = await captureDiff(repo, workspace);
+    const engineDiff = patch === setupDiff ? '' : patch;
+    const diffReceipt = receipt('diffs', `${scheduled.trialId}.patch`);
+    await writeFileAtomic(join(context.runDir, diffReceipt), redactor.redactText(engineDiff));
+    record.receipts.diff = diffReceipt;
+
+    const traceContext = { task: task.manifest.id, engine: scheduled.engine, model: context.run.model, startedAt: startedAt.toISOString() };
+    const trace = summarize(adapter, await readTraceText(adapter, traceFile, engine.stdout), traceContext, redactor);
+    if (trace) {
+      const cost = computeCostUsd(trace.perModel, context.prices);
+      record.trace = traceRecord(trace, cost.unpricedModels);
+      record.metrics.tokensTotal = trace.modelCalls > 0 ? trace.tokens.total : null;
+      record.metrics.computedUsd = cost.usd;
+      if (trace.events.length > 0) {
+        const traceReceipt = receipt('traces', `${scheduled.trialId}.abp-trace.jsonl`);
+        await writeFileAtomic(join(context.runDir, traceReceipt), serializeTrace(trace.events));
+        record.receipts.trace = traceReceipt;
+      }
+    }
+
+    const changes = parsePatch(engineDiff);
+    const rules = undefined;
+    const split = splitPatch(engineDiff, rules);
+    const weakening = findTestWeakening(changes, rules);
+    const heldOut = new Set(task.heldOutPaths);
+    const size = await normalizedDiffSize({
+      changes,
+      before: (path) => readBlobAtBase(repo, path),
+      after: (path) => readFile(join(workspace.workspace, path)).catch(() => null),
+    });
+    record.diff = {
+      codeBytes: size.codeBytes,
+      testBytes: size.testBytes,
+      excludedBytes: size.excludedBytes,
+      filesTouched: size.filesTouched,
+      testWeakening: weakening.map((finding) => ({ path: finding.path, reason: finding.reason })),
+      heldOutPathsTouched: changes.map((change) => change.path).filter((path) => heldOut.has(path)),
+    };
+    record.metrics.diffBytesNormalized = size.codeBytes;
+
+    const acted = engineDiff !== '' || (trace?.modelCalls ?? 0) > 0;
+    if (!engine.timedOut && (engine.exitCode !== 0 || engine.signal !== null) && !acted) {
+      return finish('engine-error', 'crashed-before-acting', `exited ${String(engine.exitCode ?? engine.signal)} with no changes and no model calls`);
+    }
+    if (trace && trace.source.kind !== 'missing' && trace.modelCalls === 0 && !engine.timedOut) {
+      return finish('engine-error', 'zero-model-calls', 'the trace reports no model calls: the engine did not run its model');
+    }
+    if (engine.timedOut) return finish('unresolved', 'timeout', `the engine ran past ${adapter.timeoutSeconds ?? context.run.timeoutSeconds} s and was stopped`);
+    if (record.metrics.computedUsd !== null && record.metrics.computedUsd > context.run.budgetUsd) {
+      return finish('unresolved', 'budget-exceeded', `computed cost ${record.metrics.computedUsd} USD exceeds the budget of ${context.run.budgetUsd} USD`);
+    }
+    if (weakening.length > 0) {
+      const first = weakening[0];
+      return finish('disqualified', first?.reason ?? 'weakened-tests', weakening.map((finding) => `${finding.path}: ${finding.reason}`).join('; '));
+    }
+
+    const checkout = await applyForVerification(await pendingCheckout, { patch: split.code, overlayDir: task.heldOutFilesDir });
+    const verifyHome = join(trialRoot, '.grader', 'home');
+    const verifyTmp = join(trialRoot, '.grader', 'tmp');
+    const reportRoot = join(trialRoot, '.grader', 'reports');
+    await Promise.all([mkdir(verifyHome, { recursive: true }), mkdir(verifyTmp, { recursive: true }), mkdir(reportRoot, { recursive: true })]);
+    const environment: VerificationEnvironment = {
+      env: verificationEnvironment(context.hostEnv, verifyHome, verifyTmp),
+      sandbox: context.policy === 'sandboxed' ? { writable: [checkoutDir, verifyHome, verifyTmp, reportRoot], hidden: context.hiddenPaths, readOnly: [context.cacheDir] } : null,
+      maxOutputBytes: 1 << 20,
+    };
+    const verification = await runVerification({ task, checkoutDir, reportRoot, engineStdout: engine.stdout, environment, redact: (text) => redactor.redactText(text) });
+    excludedMs += verification.commandMs;
+    const logReceipt = receipt('transcripts', `${scheduled.trialId}.verification.txt`);
+    await writeFileAtomic(join(context.runDir, logReceipt), `${verification.log}\n`);
+    record.receipts.verificationLog = logReceipt;
+    record.verification = { patchApplied: checkout.applied, commands: verification.commands, assertions: verification.assertions };
+    if (!checkout.applied) return finish('unresolved', 'patch-did-not-apply', redactor.redactText(checkout.applyError ?? 'git apply failed'));
+    if (!verification.passed) {
+      const failed = verification.commands.find((command) => !command.passed);
+      return finish('unresolved', 'verification-failed', failed ? `${failed.role} "${failed.command}": ${failed.reasons.join('; ')}` : 'an assertion failed');
+    }
+    return finish('resolved', null, null);
+  } catch (error) {
+    // Anything thrown here is the grader's failure around the engine, not the engine's (spec §3.4).
+    return finish('harness-error', 'grader-failed', error instanceof Error ? error.message : String(error));
+  } finally {
+    // A checkout still being written when the trial ended early must finish before its folder goes.
+    await pendingCheckout?.catch(() => undefined);
+    if (!context.keepWorkspaces) await rm(trialRoot, { recursive: true, force: true });
+  }
+}

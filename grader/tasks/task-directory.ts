@@ -1,0 +1,111 @@
+// A frozen task as the grader consumes it: a folder holding the abp-task/v1 manifest, the agent-visible repository
+// or fixture, and the held-out material kept away from the agent until it exits (spec §3.2). Layout:
+//   task.json                     abp-task/v1
+//   repo/                         git repository holding source.baseCommit (github-issue; history past base is scrubbed per trial)
+//   <source.fixture>/             the fixture's files (fixture tasks)
+//   held-out/files/**             files copied over the verification checkout (the tests the verified fix added)
+//   held-out/assertions.json      deterministic assertions, abp-assertions/v1 (optional)
+//   held-out/golden.patch         the verified fix (optional; only the bundled reference engine reads it)
+import { createHash } from 'node:crypto';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
+import { taskSchema, type AbpTask } from '../../schemas/abp-task.js';
+import { canonicalJson } from '../../schemas/canonical-json.js';
+import { compareCodeUnits } from '../../schemas/primitives.js';
+import { formatIssues } from '../config/issues.js';
+import { GraderConfigError } from '../config/errors.js';
+import { assertionsSchema, type FixtureAssertion } from './assertions.js';
+
+export interface TaskDirectory {
+  dir: string;
+  manifest: AbpTask;
+  /** sha256 over the manifest, the base commit and every held-out and fixture file: what a trial was graded against. */
+  digest: string;
+  source: { kind: 'repo'; gitDir: string; baseCommit: string } | { kind: 'fixture'; dir: string };
+  heldOutFilesDir: string | null;
+  /** Workspace-relative paths of the held-out files, sorted. */
+  heldOutPaths: string[];
+  assertions: FixtureAssertion[];
+  goldenPatch: string | null;
+}
+
+async function exists(path: string): Promise<boolean> {
+  return stat(path).then(
+    () => true,
+    () => false,
+  );
+}
+
+/** Every regular file under `root`, as sorted POSIX-relative paths. */
+export async function listFiles(root: string): Promise<string[]> {
+  const entries = await readdir(root, { recursive: true, withFileTypes: true });
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(root, join(entry.parentPath, entry.name)).split(sep).join('/'))
+    .sort(compareCodeUnits);
+}
+
+async function digestFiles(root: string, paths: readonly string[]): Promise<Array<[string, string]>> {
+  return Promise.all(paths.map(async (path) => [path, createHash('sha256').update(await readFile(join(root, path))).digest('hex')] as [string, string]));
+}
+
+async function readJsonFile(path: string): Promise<unknown> {
+  const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
+    throw new GraderConfigError('missing-file', `${path}: cannot read it (${error.code ?? error.message})`);
+  });
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new GraderConfigError('invalid-json', `${path}: not valid JSON (${(error as Error).message}); fix the syntax`);
+  }
+}
+
+export async function loadTaskDirectory(dir: string): Promise<TaskDirectory> {
+  const manifestPath = join(dir, 'task.json');
+  const parsed = taskSchema.safeParse(await readJsonFile(manifestPath));
+  if (!parsed.success) throw new GraderConfigError('invalid-task', `${manifestPath} is not a valid abp-task/v1 manifest:\n${formatIssues(parsed.error.issues)}`);
+  const manifest = parsed.data;
+
+  let source: TaskDirectory['source'];
+  let fixtureFiles: Array<[string, string]> = [];
+  if (manifest.source.kind === 'fixture') {
+    const fixtureDir = join(dir, manifest.source.fixture);
+    if (!(await exists(fixtureDir))) throw new GraderConfigError('missing-file', `${manifestPath}: source.fixture names "${manifest.source.fixture}", which does not exist in ${dir}`);
+    source = { kind: 'fixture', dir: fixtureDir };
+    fixtureFiles = await digestFiles(fixtureDir, await listFiles(fixtureDir));
+  } else {
+    const gitDir = join(dir, 'repo');
+    if (!(await exists(gitDir))) throw new GraderConfigError('missing-file', `${dir}: a github-issue task needs its repository in repo/ (a git repository holding ${manifest.source.baseCommit})`);
+    source = { kind: 'repo', gitDir, baseCommit: manifest.source.baseCommit };
+  }
+
+  const heldOutFilesDir = join(dir, 'held-out', 'files');
+  const hasHeldOutFiles = await exists(heldOutFilesDir);
+  const heldOutPaths = hasHeldOutFiles ? await listFiles(heldOutFilesDir) : [];
+  const heldOutFiles = hasHeldOutFiles ? await digestFiles(heldOutFilesDir, heldOutPaths) : [];
+
+  const assertionsPath = join(dir, 'held-out', 'assertions.json');
+  let assertions: FixtureAssertion[] = [];
+  if (await exists(assertionsPath)) {
+    const result = assertionsSchema.safeParse(await readJsonFile(assertionsPath));
+    if (!result.success) throw new GraderConfigError('invalid-task', `${assertionsPath} is not a valid abp-assertions/v1 file:\n${formatIssues(result.error.issues)}`);
+    assertions = result.data.assertions;
+  }
+  const goldenPath = join(dir, 'held-out', 'golden.patch');
+  const goldenPatch = (await exists(goldenPath)) ? await readFile(goldenPath, 'utf8') : null;
+
+  const digest = createHash('sha256')
+    .update(
+      canonicalJson({
+        manifest,
+        baseCommit: manifest.source.baseCommit ?? null,
+        fixture: fixtureFiles,
+        heldOut: heldOutFiles,
+        assertions,
+        golden: goldenPatch === null ? null : createHash('sha256').update(goldenPatch).digest('hex'),
+      }),
+    )
+    .digest('hex');
+
+  return { dir, manifest, digest: `sha256:${digest}`, source, heldOutFilesDir: hasHeldOutFiles ? heldOutFilesDir : null, heldOutPaths, assertions, goldenPatch };
+}

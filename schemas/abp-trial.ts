@@ -1,0 +1,108 @@
+// The abp-trial/v1 envelope: one self-contained record per (task, engine, trial), the receipt behind every verdict number.
+import { z } from 'zod';
+import { documentId, nonNegativeInt, relativePath, sha256Digest, usd, utcTimestamp } from './primitives.js';
+import { tokenCounts } from './abp-trace.js';
+
+export const TRIAL_SCHEMA_ID = 'abp-trial/v1';
+
+/** How a trial ended. Only resolved, unresolved and disqualified are scored; the rest are reported and excluded (spec §3.4). */
+export const trialOutcomeMeanings = {
+  resolved: 'the held-out verification passed',
+  unresolved: 'verification failed, or the engine timed out or exceeded its budget',
+  disqualified: 'the engine deleted or weakened tests (spec §4.5); scored as not resolved',
+  'engine-error': 'the engine could not be invoked, crashed before acting, failed preflight or reported no model calls; excluded',
+  'harness-error': 'the grader failed around the engine; excluded and reported',
+  unsupported: 'the task needs a capability the adapter does not declare; not run, reported apart',
+} as const;
+export type TrialOutcome = keyof typeof trialOutcomeMeanings;
+export const trialOutcomes = Object.keys(trialOutcomeMeanings) as [TrialOutcome, ...TrialOutcome[]];
+export const scoredOutcomes: ReadonlySet<TrialOutcome> = new Set(['resolved', 'unresolved', 'disqualified']);
+
+const testCounts = z.strictObject({ total: nonNegativeInt, pass: nonNegativeInt, fail: nonNegativeInt, error: nonNegativeInt, skip: nonNegativeInt });
+
+const verificationCommand = z.strictObject({
+  role: z.enum(['failToPass', 'passToPass']),
+  command: z.string(),
+  runner: z.string(),
+  passed: z.boolean(),
+  evidence: z.enum(['report', 'exit-code', 'none']),
+  tests: testCounts,
+  exitCode: z.int().nullable(),
+  timedOut: z.boolean(),
+  durationMs: nonNegativeInt,
+  reasons: z.array(z.string()),
+});
+
+const assertionResult = z.strictObject({ kind: z.string(), passed: z.boolean(), detail: z.string() });
+
+export const trialSchema = z
+  .strictObject({
+    schema: z.literal(TRIAL_SCHEMA_ID),
+    trialId: documentId,
+    task: documentId,
+    taskDigest: sha256Digest,
+    engine: documentId,
+    trial: nonNegativeInt.describe('Repetition index of this (task, engine) pair, from 0.'),
+    order: nonNegativeInt.describe('Position in the run schedule (abba, shuffled or sequential).'),
+    outcome: z.enum(trialOutcomes),
+    reason: z.string().nullable().describe('A short code: timeout, budget-exceeded, could-not-invoke, failed-preflight, zero-model-calls, deleted-test-file…'),
+    detail: z.string().nullable(),
+    engineProcess: z
+      .strictObject({
+        exitCode: z.int().nullable(),
+        signal: z.string().nullable(),
+        timedOut: z.boolean(),
+        durationMs: nonNegativeInt,
+        stdoutBytes: nonNegativeInt,
+        stderrBytes: nonNegativeInt,
+        truncated: z.boolean(),
+        sandboxed: z.boolean(),
+      })
+      .nullable(),
+    diff: z
+      .strictObject({
+        codeBytes: nonNegativeInt,
+        testBytes: nonNegativeInt,
+        excludedBytes: nonNegativeInt,
+        filesTouched: nonNegativeInt,
+        testWeakening: z.array(z.strictObject({ path: z.string(), reason: z.string() })),
+        heldOutPathsTouched: z.array(z.string()).describe('Paths the engine wrote that the held-out material overwrites at verification.'),
+      })
+      .nullable(),
+    verification: z
+      .strictObject({
+        patchApplied: z.boolean(),
+        commands: z.array(verificationCommand),
+        assertions: z.array(assertionResult),
+      })
+      .nullable(),
+    metrics: z.strictObject({
+      diffBytesNormalized: nonNegativeInt.nullable(),
+      tokensTotal: nonNegativeInt.nullable(),
+      wallClockMs: nonNegativeInt.nullable(),
+      computedUsd: usd.nullable(),
+    }),
+    trace: z
+      .strictObject({
+        source: z.string().describe('"native", "sidecar:<translator>" or "missing": which path produced the trace (spec §6).'),
+        flags: z.array(z.string()),
+        problems: nonNegativeInt,
+        modelCalls: nonNegativeInt,
+        tokens: tokenCounts,
+        perModel: z.record(z.string(), tokenCounts),
+        perSubagent: z.record(z.string(), tokenCounts.extend({ parent: z.string().nullable() })),
+        unpricedModels: z.array(z.string()),
+      })
+      .nullable(),
+    receipts: z.strictObject({
+      stdout: relativePath.nullable(),
+      stderr: relativePath.nullable(),
+      diff: relativePath.nullable(),
+      trace: relativePath.nullable(),
+      verificationLog: relativePath.nullable(),
+    }),
+    timing: z.strictObject({ startedAt: utcTimestamp, finishedAt: utcTimestamp, harnessOverheadMs: nonNegativeInt }),
+  })
+  .describe('One trial of a run: outcome, reason, the engine process, diff, verification, metrics, trace summary and receipt paths.');
+
+export type AbpTrial = z.infer<typeof trialSchema>;
