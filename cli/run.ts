@@ -1,6 +1,7 @@
 // `abp run`: grade engines on frozen tasks and leave receipts (spec §3, §7, §8).
 import { readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
+import { killRunningCommands } from '../grader/process/index.js';
 import { runMatrix, type RunEvent } from '../grader/run/run-matrix.js';
 import { createOutput } from './output.js';
 
@@ -26,6 +27,7 @@ export async function runCommand(options: RunCommandOptions): Promise<void> {
     switch (event.kind) {
       case 'started':
         for (const warning of event.warnings) out.line(`warning: ${warning}`);
+        if (event.keptWorkspaces) out.line(`trial folders are kept in ${event.keptWorkspaces}`);
         out.line(`${event.resumed ? 'resuming' : 'starting'} ${event.runId}: ${event.total} trials${event.done > 0 ? `, ${event.done} already done` : ''} → ${relative(process.cwd(), event.runDir) || '.'}`);
         break;
       case 'preflight':
@@ -39,6 +41,15 @@ export async function runCommand(options: RunCommandOptions): Promise<void> {
       }
     }
   };
+  // Engines run in process groups of their own, out of reach of the terminal's Ctrl-C: end them with us.
+  // The journal keeps every finished trial and the lock is left as stale-lock evidence for --resume-progress.
+  const interrupted = (signal: NodeJS.Signals) => {
+    killRunningCommands();
+    out.error(`abp run: interrupted by ${signal}; resume with --resume-progress <run folder>`);
+    process.exit(signal === 'SIGINT' ? 130 : 143);
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
   const result = await runMatrix({
     config: options.config,
     adapters: options.adapters,

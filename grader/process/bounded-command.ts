@@ -88,6 +88,18 @@ async function folderProblem(path: string): Promise<string | null> {
   }
 }
 
+// Process groups of commands still running: detached groups do not get the terminal's Ctrl-C, so the
+// harness ends them itself when it is interrupted.
+const runningGroups = new Set<number>();
+
+/** Kills every command this process started that is still running (for SIGINT and SIGTERM handlers). */
+export function killRunningCommands(): number {
+  for (const pid of runningGroups) signalGroup(pid, 'SIGKILL');
+  const killed = runningGroups.size;
+  runningGroups.clear();
+  return killed;
+}
+
 function supervise(program: string, args: string[], command: BoundedCommand, started: number): Promise<CommandResult> {
   const stdout = new CappedCapture(command.maxOutputBytes);
   const stderr = new CappedCapture(command.maxOutputBytes);
@@ -137,6 +149,7 @@ function supervise(program: string, args: string[], command: BoundedCommand, sta
     child.once('spawn', () => {
       spawned = true;
       const pid = child.pid as number;
+      runningGroups.add(pid);
       if (command.stdin !== undefined && child.stdin) {
         // A command may exit without reading its input: EPIPE is its business, not ours.
         child.stdin.on('error', () => undefined);
@@ -151,6 +164,7 @@ function supervise(program: string, args: string[], command: BoundedCommand, sta
     child.once('exit', (exitCode, signal) => {
       // Stragglers (background jobs, children that ignored SIGTERM) must not outlive the command.
       signalGroup(child.pid as number, 'SIGKILL');
+      runningGroups.delete(child.pid as number);
       // A process that left the group (setsid) may still hold the pipes: wait a little, then stop reading.
       const drainTimer = setTimeout(() => {
         child.stdout?.destroy();

@@ -5,4 +5,4 @@ export { ProcessError, type ProcessErrorCode } from './errors.js';
 export { expandPlaceholders, findPlaceholderProblems, placeholderNames, type PlaceholderName } from './placeholders.js';
 export { reducedEnvironment, type ReducedEnvironmentInput } from './environment.js';
 export { sandboxArgv, sandboxStatus, type SandboxSpec, type SandboxStatus } from './sandbox.js';
-export { killGraceMs, maxTimeoutMs, runBounded, type BoundedCommand, type CommandResult } from './bounded-command.js';
+export { killGraceMs, killRunningCommands, maxTimeoutMs, runBounded, type BoundedCommand, type CommandResult } from './bounded-command.js';

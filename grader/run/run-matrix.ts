@@ -45,7 +45,7 @@ export interface RunOptions {
 }
 
 export type RunEvent =
-  | { kind: 'started'; runId: string; runDir: string; total: number; done: number; resumed: boolean; warnings: string[] }
+  | { kind: 'started'; runId: string; runDir: string; total: number; done: number; resumed: boolean; warnings: string[]; keptWorkspaces: string | null }
   | { kind: 'preflight'; engine: string; result: PreflightResult }
   | { kind: 'trial'; trial: AbpTrial; done: number; total: number };
 
@@ -163,7 +163,7 @@ export async function runMatrix(options: RunOptions): Promise<RunOutcome> {
       await writeFileAtomic(join(runDir, 'tasks.json'), jsonText(inputs.tasks.map((task) => ({ id: task.manifest.id, digest: task.digest })).sort((a, b) => (a.id < b.id ? -1 : 1))));
       await writeFileAtomic(join(runDir, 'reproduce.txt'), `${run.reproduce}\n`);
     }
-    options.onEvent?.({ kind: 'started', runId, runDir, total: schedule.length, done: journal.done.size, resumed, warnings: inputs.comparisonWarnings });
+    options.onEvent?.({ kind: 'started', runId, runDir, total: schedule.length, done: journal.done.size, resumed, warnings: inputs.comparisonWarnings, keptWorkspaces: options.keepWorkspaces ? workRoot : null });
 
     await mkdir(workRoot, { recursive: true });
     const cacheDir = resolve(options.cacheDir ?? join(tmpdir(), 'abp-grader-cache'));
@@ -217,7 +217,7 @@ export async function runMatrix(options: RunOptions): Promise<RunOutcome> {
     await pointLatest(output, runId);
     return { runId, runDir, verdict, trials };
   } finally {
-    await rm(workRoot, { recursive: true, force: true });
+    if (!options.keepWorkspaces) await rm(workRoot, { recursive: true, force: true });
     await lock.release();
   }
 }

@@ -17,12 +17,11 @@ import { computeCostUsd, type PriceTable } from '../prices/index.js';
 import { createRedactor, type Redactor } from '../redaction/index.js';
 import type { TaskDirectory } from '../tasks/task-directory.js';
 import { serializeTrace, summarizeTrace, traceTranslators, type TraceSummary } from '../traces/index.js';
-import { applyForVerification, captureDiff, checkOutForVerification, createTrialWorkspace, readBlobAtBase, type TaskRepo, type VerificationCheckout } from '../workspace/index.js';
+import { applyForVerification, captureDiff, checkOutForVerification, createTrialWorkspace, readBlobAtBase, snapshotWorkspace, type TaskRepo, type VerificationCheckout } from '../workspace/index.js';
 import { TRIAL_SCHEMA_ID } from '../../schemas/abp-trial.js';
 import { writeFileAtomic } from './files.js';
 import type { ScheduledTrial } from './schedule.js';
-import { parseCommandLine } from '../verification/command-line.js';
-import { runVerification, type VerificationEnvironment } from './verify.js';
+import { runSetup, runVerification, type VerificationEnvironment } from './verify.js';
 
 export interface PreflightResult {
   passed: boolean;
@@ -190,14 +189,14 @@ export async function executeTrial(context: TrialContext, scheduled: ScheduledTr
     const sandbox: SandboxSpec | null = context.policy === 'sandboxed' ? { writable: [workspace.workspace, state, tmp, out], hidden: [...context.hiddenPaths, join(trialRoot, '.grader')], readOnly: [context.adaptersDir, context.cacheDir] } : null;
     const env = reducedEnvironment({ hostEnv: context.hostEnv, allow: adapter.env.allow, set: adapter.env.set, home: state, tmp }).env;
 
-    for (const line of task.manifest.environment.setup) {
-      const parsed = parseCommandLine(line);
-      const setup = await runBounded({ argv: parsed.argv, cwd: workspace.workspace, env: { ...verificationEnvironment(context.hostEnv, state, tmp), ...parsed.env }, timeoutMs: task.manifest.verification.timeoutSeconds * 1000, maxOutputBytes: 1 << 20, sandbox });
-      excludedMs += setup.durationMs;
-      if (setup.exitCode !== 0) return finish('harness-error', 'setup-failed', `environment.setup "${line}" exited ${String(setup.exitCode)} in the workspace`);
+    // Setup runs before the engine and is not its work: the diff is taken against the workspace as setup left it.
+    let startingPoint = repo.baseCommit;
+    if (task.manifest.environment.setup.length > 0) {
+      const setup = await runSetup({ task, dir: workspace.workspace, environment: { env: verificationEnvironment(context.hostEnv, state, tmp), sandbox, maxOutputBytes: 1 << 20 }, redact: (text) => redactor.redactText(text) });
+      excludedMs += setup.commandMs;
+      if (!setup.ok) return finish('harness-error', 'setup-failed', `environment.setup in the workspace: ${setup.failed ?? ''}`);
+      startingPoint = await snapshotWorkspace(workspace);
     }
-    // The grader's own view of the starting point, taken after setup so setup output is not the engine's diff.
-    const setupDiff = task.manifest.environment.setup.length > 0 ? await captureDiff(repo, workspace) : '';
 
     const argv = expandPlaceholders(adapter.command, {
       repo: context.adaptersDir,
@@ -242,8 +241,7 @@ export async function executeTrial(context: TrialContext, scheduled: ScheduledTr
     pendingCheckout = checkOutForVerification(repo, checkoutDir);
     // Handled here so an early return cannot leave a rejection unobserved; awaiting it below still throws.
     pendingCheckout.catch(() => undefined);
-    const patch = await captureDiff(repo, workspace);
-    const engineDiff = patch === setupDiff ? '' : patch;
+    const engineDiff = await captureDiff(repo, workspace, startingPoint);
     const diffReceipt = receipt('diffs', `${scheduled.trialId}.patch`);
     await writeFileAtomic(join(context.runDir, diffReceipt), redactor.redactText(engineDiff));
     record.receipts.diff = diffReceipt;
@@ -298,7 +296,6 @@ export async function executeTrial(context: TrialContext, scheduled: ScheduledTr
       return finish('disqualified', first?.reason ?? 'weakened-tests', weakening.map((finding) => `${finding.path}: ${finding.reason}`).join('; '));
     }
 
-    const checkout = await applyForVerification(await pendingCheckout, { patch: split.code, overlayDir: task.heldOutFilesDir });
     const verifyHome = join(trialRoot, '.grader', 'home');
     const verifyTmp = join(trialRoot, '.grader', 'tmp');
     const reportRoot = join(trialRoot, '.grader', 'reports');
@@ -308,13 +305,19 @@ export async function executeTrial(context: TrialContext, scheduled: ScheduledTr
       sandbox: context.policy === 'sandboxed' ? { writable: [checkoutDir, verifyHome, verifyTmp, reportRoot], hidden: context.hiddenPaths, readOnly: [context.cacheDir] } : null,
       maxOutputBytes: 1 << 20,
     };
+    // Same order as the engine saw: base, then setup, then the engine's changes, then the held-out files.
+    const checkedOut = await pendingCheckout;
+    const setup = await runSetup({ task, dir: checkoutDir, environment, redact: (text) => redactor.redactText(text) });
+    excludedMs += setup.commandMs;
+    if (!setup.ok) return finish('harness-error', 'setup-failed', `environment.setup in the verification checkout: ${setup.failed ?? ''}`);
+    const checkout = await applyForVerification(checkedOut, { patch: split.code, overlayDir: task.heldOutFilesDir });
+    if (!checkout.applied) return finish('unresolved', 'patch-did-not-apply', redactor.redactText(checkout.applyError ?? 'git apply failed'));
     const verification = await runVerification({ task, checkoutDir, reportRoot, engineStdout: engine.stdout, environment, redact: (text) => redactor.redactText(text) });
     excludedMs += verification.commandMs;
     const logReceipt = receipt('transcripts', `${scheduled.trialId}.verification.txt`);
-    await writeFileAtomic(join(context.runDir, logReceipt), `${verification.log}\n`);
+    await writeFileAtomic(join(context.runDir, logReceipt), `${[setup.log, verification.log].filter(Boolean).join('\n')}\n`);
     record.receipts.verificationLog = logReceipt;
     record.verification = { patchApplied: checkout.applied, commands: verification.commands, assertions: verification.assertions };
-    if (!checkout.applied) return finish('unresolved', 'patch-did-not-apply', redactor.redactText(checkout.applyError ?? 'git apply failed'));
     if (!verification.passed) {
       const failed = verification.commands.find((command) => !command.passed);
       return finish('unresolved', 'verification-failed', failed ? `${failed.role} "${failed.command}": ${failed.reasons.join('; ')}` : 'an assertion failed');

@@ -24,7 +24,7 @@ export interface VerificationOutcome {
   passed: boolean;
   commands: CommandRecord[];
   assertions: AssertionResult[];
-  /** Time spent in the task's own commands (setup and tests): not harness overhead. */
+  /** Time spent in the task's own commands: not harness overhead. */
   commandMs: number;
   /** A readable log of every command with the tail of its output, for transcripts/. */
   log: string;
@@ -65,6 +65,27 @@ async function readReport(plan: RunnerPlan, stdout: Buffer, checkoutDir: string)
 
 const tail = (data: Buffer, bytes = 4000) => (data.length > bytes ? `…${data.subarray(data.length - bytes).toString('utf8')}` : data.toString('utf8'));
 
+/** Runs the task's environment.setup commands in `dir`; stops at the first that fails. */
+export async function runSetup(input: { task: TaskDirectory; dir: string; environment: VerificationEnvironment; redact(text: string): string }): Promise<{ ok: boolean; failed: string | null; commandMs: number; log: string }> {
+  const lines: string[] = [];
+  let commandMs = 0;
+  for (const line of input.task.manifest.environment.setup) {
+    const parsed = parseCommandLine(line);
+    const result = await runBounded({
+      argv: parsed.argv,
+      cwd: input.dir,
+      env: { ...input.environment.env, ...parsed.env },
+      timeoutMs: input.task.manifest.verification.timeoutSeconds * 1000,
+      maxOutputBytes: input.environment.maxOutputBytes,
+      sandbox: input.environment.sandbox,
+    });
+    commandMs += result.durationMs;
+    lines.push(`$ ${line}  (setup, exit ${String(result.exitCode)}${result.timedOut ? ', timed out' : ''})`, input.redact(tail(result.stdout)), input.redact(tail(result.stderr)));
+    if (result.exitCode !== 0) return { ok: false, failed: `${line} exited ${String(result.exitCode ?? result.signal)}${result.spawnError ? ` (${result.spawnError.code})` : ''}`, commandMs, log: lines.join('\n') };
+  }
+  return { ok: true, failed: null, commandMs, log: lines.join('\n') };
+}
+
 export async function runVerification(input: {
   task: TaskDirectory;
   checkoutDir: string;
@@ -84,15 +105,6 @@ export async function runVerification(input: {
     commandMs += result.durationMs;
     return result;
   };
-
-  for (const [index, line] of task.manifest.environment.setup.entries()) {
-    const parsed = parseCommandLine(line);
-    const result = await run(parsed.argv, parsed.env);
-    logLines.push(`$ ${line}  (setup, exit ${String(result.exitCode)}${result.timedOut ? ', timed out' : ''})`, input.redact(tail(result.stdout)), input.redact(tail(result.stderr)));
-    if (result.exitCode !== 0) {
-      return { passed: false, commands, assertions: [], commandMs, log: [...logLines, `setup[${index}] failed: verification did not run`].join('\n') };
-    }
-  }
 
   const roles = [...verification.failToPass.map((line) => ['failToPass', line] as const), ...verification.passToPass.map((line) => ['passToPass', line] as const)];
   for (const [index, [role, line]] of roles.entries()) {

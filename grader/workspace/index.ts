@@ -3,5 +3,5 @@
 
 export { WorkspaceError, type WorkspaceErrorCode } from './errors.js';
 export { prepareTaskRepo, prepareFixtureRepo, readBlobAtBase, type TaskRepo } from './task-repo.js';
-export { createTrialWorkspace, captureDiff, type TrialWorkspace } from './trial.js';
+export { createTrialWorkspace, captureDiff, snapshotWorkspace, type TrialWorkspace } from './trial.js';
 export { applyForVerification, checkOutForVerification, createVerificationCheckout, type VerificationCheckout } from './verification.js';

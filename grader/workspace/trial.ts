@@ -40,20 +40,30 @@ export async function createTrialWorkspace(repo: TaskRepo, trialRoot: string): P
 }
 
 /**
- * The agent's changes against base, untracked files included and ignored ones (per the
+ * Records the workspace as it is now (after the task's environment.setup ran in it) in the private
+ * index and returns its tree, so captureDiff can leave what setup wrote out of the agent's changes.
+ */
+export async function snapshotWorkspace(trial: TrialWorkspace): Promise<string> {
+  const privately = ['--git-dir', trial.privateGitDir, '--work-tree', trial.workspace];
+  await git([...privately, 'add', '--all', '--ignore-errors'], { cwd: trial.workspace, allowExit: [1] });
+  return (await git([...privately, 'write-tree'], { cwd: trial.workspace })).stdout.toString('utf8').trim();
+}
+
+/**
+ * The agent's changes against base (or against `since`, a snapshot taken after setup), untracked files included and ignored ones (per the
  * workspace's .gitignore files; never its .git/info/exclude) left out. Rename detection is off: a
  * move is a deletion and an addition, so the patch never depends on similarity heuristics.
  * A repository the agent nested in the workspace is recorded as git records one, a gitlink
  * (its files are not captured); a file git cannot read or index is skipped, not fatal.
  */
-export async function captureDiff(repo: TaskRepo, trial: TrialWorkspace): Promise<string> {
+export async function captureDiff(repo: TaskRepo, trial: TrialWorkspace, since: string = repo.baseCommit): Promise<string> {
   const root = await lstat(trial.workspace).catch(() => null);
   if (root === null || !root.isDirectory()) {
     throw new WorkspaceError('workspace-missing', `workspace ${trial.workspace} is gone or no longer a directory; the trial's changes cannot be captured`);
   }
   const privately = ['--git-dir', trial.privateGitDir, '--work-tree', trial.workspace];
   await git([...privately, 'add', '--all', '--ignore-errors'], { cwd: trial.workspace, allowExit: [1] });
-  const diff = () => git([...privately, 'diff', '--cached', '--binary', '--full-index', '--no-color', '--no-ext-diff', '--no-textconv', '--no-renames', repo.baseCommit], { cwd: trial.workspace });
+  const diff = () => git([...privately, 'diff', '--cached', '--binary', '--full-index', '--no-color', '--no-ext-diff', '--no-textconv', '--no-renames', since], { cwd: trial.workspace });
   const patch = (await diff()).stdout;
   if (isUtf8(patch)) return patch.toString('utf8');
   // Text in another encoding would not survive a JS string: diff every file as binary instead

@@ -1,6 +1,8 @@
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { createServer, type Server } from 'node:net';
-import { readdir, readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GraderConfigError } from '../../../grader/config/errors.js';
@@ -8,6 +10,7 @@ import { RunError } from '../../../grader/run/errors.js';
 import { runMatrix } from '../../../grader/run/run-matrix.js';
 import type { AbpVerdict } from '../../../schemas/abp-verdict.js';
 import { repositoryRoot } from '../../../stack/config.js';
+import { isAlive } from '../../../stack/processes.js';
 import { buildRunFixture, GREETING_TASK, SLUG_TASK, type RunFixture } from '../support/run-fixture.js';
 
 const cleanups: Array<() => Promise<void>> = [];
@@ -88,6 +91,21 @@ describe('abp run on real tasks and real processes', () => {
     const nocap = result.verdict.perEngine.find((entry) => entry.engine === 'nocap');
     expect(nocap).toMatchObject({ scoredTrials: 0, unsupportedTrials: 1, resolveRate: null, verifiedRateAllTrials: { point: 0 } });
     expect(result.verdict.perEngine.find((entry) => entry.engine === 'crasher')).toMatchObject({ scoredTrials: 0, excludedEngineErrors: 1 });
+  });
+
+  it('runs environment.setup before the engine and before verification, and keeps its output out of the engine diff', async () => {
+    const built = await fixture({ adapters: [{ engine: 'fixer', script: 'fix' }], tasks: [GREETING_TASK] });
+    const manifestPath = join(built.tasks, GREETING_TASK, 'task.json');
+    const manifest = JSON.parse(await readFile(manifestPath, 'utf8')) as { environment: { setup: string[] } };
+    manifest.environment.setup = ['touch setup-output.txt'];
+    await writeFile(manifestPath, JSON.stringify(manifest));
+    const result = await run(built, 'out');
+    const [trial] = result.trials;
+    expect(trial?.outcome).toBe('resolved');
+    const diff = await readFile(join(result.runDir, trial?.receipts.diff ?? ''), 'utf8');
+    expect(diff).toContain('greet.js');
+    expect(diff).not.toContain('setup-output.txt');
+    expect(await readFile(join(result.runDir, trial?.receipts.verificationLog ?? ''), 'utf8')).toContain('$ touch setup-output.txt  (setup, exit 0)');
   });
 
   it('stamps matchedModels false when an adapter declares another model, leads the report with it, and --strict-comparison refuses', async () => {
@@ -184,6 +202,32 @@ describe('interrupting abp run', () => {
     expect((await readdir(out)).filter((name) => name.startsWith('.abp-run.lock.stale-'))).toHaveLength(1);
     expect(resumed.trials.filter((trial) => trial.outcome === 'resolved')).toHaveLength(12);
   }, 120_000);
+
+  it('takes its engines down with it when stopped by a signal', async () => {
+    const pidFile = join(tmpdir(), `abp-test-engine-${process.pid}.pid`);
+    const built = await fixture({ adapters: [{ engine: 'sleepy', script: 'sleepy', env: { set: { PID_FILE: pidFile } } }], tasks: [GREETING_TASK] });
+    await rm(pidFile, { force: true });
+    const child = spawn(process.execPath, [join(repositoryRoot, 'bin', 'abp.js'), 'run', '--config', built.config, '-o', output(built, 'out')], { stdio: 'ignore' });
+    const deadline = Date.now() + 30_000;
+    let enginePid = 0;
+    while (enginePid === 0 && Date.now() < deadline) {
+      enginePid = Number(await readFile(pidFile, 'utf8').catch(() => '0'));
+      if (enginePid === 0) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    await rm(pidFile, { force: true });
+    expect(enginePid).toBeGreaterThan(0);
+    child.kill('SIGTERM');
+    const [code] = (await once(child, 'exit')) as [number | null];
+    expect(code).toBe(143);
+    const gone = async () => {
+      for (let attempt = 0; attempt < 40; attempt += 1) {
+        if (!isAlive(enginePid)) return true;
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      return false;
+    };
+    expect(await gone()).toBe(true);
+  }, 60_000);
 
   it('refuses to resume when an input changed', async () => {
     const built = await fixture({ adapters: [{ engine: 'fixer', script: 'fix' }], tasks: [GREETING_TASK] });

@@ -44,6 +44,7 @@ process.stderr.write('boom\\n'); process.exit(3);`,
 start(); end(0, 0);`,
   sleepy: `${prelude}
 start(); call(100, 10);
+if (process.env.PID_FILE) writeFileSync(process.env.PID_FILE, String(process.pid));
 await new Promise((resolve) => setTimeout(resolve, 30_000));`,
   spender: `${prelude}
 start(); call(9_000_000, 900_000); end(9_000_000, 900_000);`,
