@@ -58,45 +58,31 @@ function checkRun(run: { engines: Array<z.infer<typeof engine>>; tasks: string[]
   }
 }
 
-export const runSchema = z
-  .strictObject({
-    schema: pinned.schema,
-    id: harnessStamped.id,
-    engines: pinned.engines,
-    model: pinned.model,
-    matchedModels: harnessStamped.matchedModels,
-    budgetUsd: pinned.budgetUsd,
-    timeoutSeconds: pinned.timeoutSeconds,
-    trials: pinned.trials,
-    ordering: pinned.ordering,
-    seed: pinned.seed,
-    tasks: pinned.tasks,
-    host: harnessStamped.host,
-    reproduce: harnessStamped.reproduce,
-  })
-  .superRefine(checkRun)
-  .describe('An ABP run configuration: engines, pinned model, budget, timeout, trials and tasks (spec §7).');
+// Keys in the spec's order, which is the order abp writes them in.
+const runFields = z.strictObject({
+  schema: pinned.schema,
+  id: harnessStamped.id,
+  engines: pinned.engines,
+  model: pinned.model,
+  matchedModels: harnessStamped.matchedModels,
+  budgetUsd: pinned.budgetUsd,
+  timeoutSeconds: pinned.timeoutSeconds,
+  trials: pinned.trials,
+  ordering: pinned.ordering,
+  seed: pinned.seed,
+  tasks: pinned.tasks,
+  host: harnessStamped.host,
+  reproduce: harnessStamped.reproduce,
+});
+
+export const runSchema = runFields.superRefine(checkRun).describe('An ABP run configuration: engines, pinned model, budget, timeout, trials and tasks (spec §7).');
 
 /**
  * What `abp run --config` reads: the same document, where the fields the harness stamps (id, matchedModels, host,
  * reproduce) may be left out. Given ones are checked against what the harness finds; it never trusts them.
  */
-export const runConfigSchema = z
-  .strictObject({
-    schema: pinned.schema,
-    id: harnessStamped.id,
-    engines: pinned.engines,
-    model: pinned.model,
-    matchedModels: harnessStamped.matchedModels.optional(),
-    budgetUsd: pinned.budgetUsd,
-    timeoutSeconds: pinned.timeoutSeconds,
-    trials: pinned.trials,
-    ordering: pinned.ordering,
-    seed: pinned.seed,
-    tasks: pinned.tasks,
-    host: harnessStamped.host.optional(),
-    reproduce: harnessStamped.reproduce.optional(),
-  })
+export const runConfigSchema = runFields
+  .partial({ matchedModels: true, host: true, reproduce: true })
   .superRefine(checkRun)
   .describe('An abp-run/v1 configuration as written by a person: the harness fills in id, matchedModels, host and reproduce.');
 

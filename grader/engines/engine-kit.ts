@@ -32,6 +32,16 @@ export function preflightAnswer(prompt: string): string {
   return /exactly:\s*(\S+)/.exec(prompt)?.[1] ?? 'ABP-PREFLIGHT-OK';
 }
 
+/** Reads the input; a preflight is answered here and ends the process, so an engine only ever sees a real trial. */
+export function startTrial(argv: readonly string[]): AgentInput & { task: string } {
+  const input = readAgentInput(argv);
+  if (input.preflight || input.task === null) {
+    process.stdout.write(`${preflightAnswer(input.prompt)}\n`);
+    process.exit(0);
+  }
+  return { ...input, task: input.task };
+}
+
 type EventBody = TraceEvent extends infer E ? (E extends TraceEvent ? Omit<E, 't' | 'seq'> : never) : never;
 
 export interface TraceWriter {

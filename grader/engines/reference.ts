@@ -3,16 +3,12 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { optionValue, preflightAnswer, readAgentInput, traceWriter } from './engine-kit.js';
+import { optionValue, startTrial, traceWriter } from './engine-kit.js';
 
 const argv = process.argv.slice(2);
-const input = readAgentInput(argv);
-if (input.preflight) {
-  process.stdout.write(`${preflightAnswer(input.prompt)}\n`);
-  process.exit(0);
-}
+const input = startTrial(argv);
 const tasksDir = optionValue(argv, '--tasks');
-if (!tasksDir || !input.task) {
+if (!tasksDir) {
   process.stderr.write('reference engine: needs --tasks <dir> holding <task>/held-out/golden.patch\n');
   process.exit(2);
 }

@@ -4,15 +4,11 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { optionValue, preflightAnswer, readAgentInput, traceWriter } from './engine-kit.js';
+import { optionValue, startTrial, traceWriter } from './engine-kit.js';
 
 const SMALL_MODEL = 'abp/demo-model-small';
 const argv = process.argv.slice(2);
-const input = readAgentInput(argv);
-if (input.preflight) {
-  process.stdout.write(`${preflightAnswer(input.prompt)}\n`);
-  process.exit(0);
-}
+const input = startTrial(argv);
 const tasksDir = optionValue(argv, '--tasks');
 const trace = traceWriter(input.traceFile);
 const started = Date.now();
@@ -21,7 +17,7 @@ const timed = <T>(work: () => T): [T, number] => {
   return [work(), Date.now() - t0];
 };
 
-trace.emit({ kind: 'run.start', engine: 'scripted/1.0.0', model: input.model, task: input.task ?? 'unknown', config: { planner: 'fan-out' } });
+trace.emit({ kind: 'run.start', engine: 'scripted/1.0.0', model: input.model, task: input.task, config: { planner: 'fan-out' } });
 trace.emit({ kind: 'model.call', model: input.model, tokens: { input: 2400, output: 310, cacheRead: 0, cacheWrite: 2400 } });
 const [files, listMs] = timed(() => readdirSync(input.workspace).filter((name) => name !== '.git'));
 trace.emit({ kind: 'tool.call', tool: 'list_dir', args: { path: input.workspace }, durationMs: listMs });
@@ -39,7 +35,7 @@ const [status, statusMs] = timed(() => execFileSync('git', ['status', '--short']
 trace.emit({ kind: 'tool.call', tool: 'run_command', subagent: 'sa-1', args: { argv: ['git', 'status', '--short'], output: status }, durationMs: statusMs, exitCode: 0 });
 trace.emit({ kind: 'subagent.end', id: 'sa-1', durationMs: statusMs });
 
-const patchFile = tasksDir && input.task ? join(tasksDir, input.task, 'held-out', 'golden.patch') : null;
+const patchFile = tasksDir ? join(tasksDir, input.task, 'held-out', 'golden.patch') : null;
 if (patchFile && existsSync(patchFile)) {
   const patch = readFileSync(patchFile, 'utf8');
   execFileSync('git', ['apply', '--whitespace=nowarn', '-'], { cwd: input.workspace, input: patch });

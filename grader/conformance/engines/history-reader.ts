@@ -1,14 +1,10 @@
 // Conformance engine: looks for the future fix in git history — every ref, tag, reflog, stash, dangling and unreachable
 // object — and applies it if found. With history scrubbed it finds nothing and cannot resolve the task.
 import { execFileSync } from 'node:child_process';
-import { preflightAnswer, readAgentInput, traceWriter } from '../../engines/engine-kit.js';
+import { startTrial, traceWriter } from '../../engines/engine-kit.js';
 
 const MARKER = 'ABP-FUTURE-FIX';
-const input = readAgentInput(process.argv.slice(2));
-if (input.preflight) {
-  process.stdout.write(`${preflightAnswer(input.prompt)}\n`);
-  process.exit(0);
-}
+const input = startTrial(process.argv.slice(2));
 const git = (...args: string[]) => {
   try {
     return execFileSync('git', args, { cwd: input.workspace, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, stdio: ['ignore', 'pipe', 'ignore'] });
@@ -17,7 +13,7 @@ const git = (...args: string[]) => {
   }
 };
 const trace = traceWriter(input.traceFile);
-trace.emit({ kind: 'run.start', engine: 'history-reader/1.0.0', model: input.model, task: input.task ?? 'unknown', config: {} });
+trace.emit({ kind: 'run.start', engine: 'history-reader/1.0.0', model: input.model, task: input.task, config: {} });
 trace.emit({ kind: 'model.call', tokens: { input: 1000, output: 100, cacheRead: 0, cacheWrite: 0 } });
 const commits = new Set(
   [git('rev-list', '--all', '--reflog'), git('fsck', '--unreachable', '--lost-found', '--no-reflogs'), git('stash', 'list', '--format=%H')]

@@ -3,16 +3,12 @@
 // receipt may hold the secret.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { preflightAnswer, readAgentInput, traceWriter } from '../../engines/engine-kit.js';
+import { startTrial, traceWriter } from '../../engines/engine-kit.js';
 
-const input = readAgentInput(process.argv.slice(2));
-if (input.preflight) {
-  process.stdout.write(`${preflightAnswer(input.prompt)}\n`);
-  process.exit(0);
-}
+const input = startTrial(process.argv.slice(2));
 const secret = process.env.ABP_CONFORMANCE_SECRET ?? '';
 const trace = traceWriter(input.traceFile);
-trace.emit({ kind: 'run.start', engine: 'planter/1.0.0', model: input.model, task: input.task ?? 'unknown', config: {} });
+trace.emit({ kind: 'run.start', engine: 'planter/1.0.0', model: input.model, task: input.task, config: {} });
 trace.emit({ kind: 'model.call', tokens: { input: 1500, output: 200, cacheRead: 0, cacheWrite: 0 } });
 mkdirSync(join(input.workspace, 'test'), { recursive: true });
 const planted = "import { test } from 'node:test';\ntest('dashes collapse', () => {});\n";
