@@ -1,0 +1,55 @@
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadRunInputs } from '../../../grader/config/load-run-inputs.js';
+import { runFingerprint, runIdOf, sourceTreeDigest } from '../../../grader/run/fingerprint.js';
+import { repositoryRoot } from '../../../stack/config.js';
+import { buildRunFixture, GREETING_TASK, type RunFixture } from '../support/run-fixture.js';
+
+let built: RunFixture;
+beforeAll(async () => {
+  built = await buildRunFixture({ adapters: [{ engine: 'fixer', script: 'fix' }], tasks: [GREETING_TASK] });
+});
+afterAll(() => built.cleanup());
+
+const fingerprint = async (options = { runUnsupported: false }, source = 'sha256:source') => runFingerprint(await loadRunInputs({ config: built.config }), options, source);
+const edit = async (path: string, change: (value: Record<string, unknown>) => void) => {
+  const value = JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
+  change(value);
+  await writeFile(path, JSON.stringify(value));
+};
+
+describe('the run fingerprint', () => {
+  it('is stable for the same inputs and names the run', async () => {
+    const first = await fingerprint();
+    expect(await fingerprint()).toBe(first);
+    expect(runIdOf(first)).toMatch(/^run-[0-9a-f]{12}$/);
+  });
+
+  it('changes with the source tree, the options, the config, the adapters and the tasks', async () => {
+    const seen = new Set([await fingerprint()]);
+    seen.add(await fingerprint(undefined, 'sha256:other-source'));
+    seen.add(await fingerprint({ runUnsupported: true }));
+    await edit(built.config, (config) => (config.seed = 43));
+    seen.add(await fingerprint());
+    await edit(built.adapters, (file) => ((file.adapters as Array<{ timeoutSeconds: number }>)[0]!.timeoutSeconds = 61));
+    seen.add(await fingerprint());
+    await writeFile(join(built.tasks, GREETING_TASK, 'held-out', 'files', 'test', 'extra.test.js'), '// another held-out file\n');
+    seen.add(await fingerprint());
+    expect(seen.size).toBe(6);
+  });
+});
+
+describe('the source tree digest', () => {
+  let copy = '';
+  afterAll(() => rm(copy, { recursive: true, force: true }));
+
+  it('is the same for a copy of the tree without git metadata, and changes with a source file', async () => {
+    copy = await mkdtemp(join(tmpdir(), 'abp-source-copy-'));
+    for (const folder of ['bin', 'cli', 'grader', 'schemas']) await cp(join(repositoryRoot, folder), join(copy, folder), { recursive: true });
+    expect(await sourceTreeDigest(copy)).toBe(await sourceTreeDigest());
+    await writeFile(join(copy, 'grader', 'run', 'verdict.ts'), '// changed\n');
+    expect(await sourceTreeDigest(copy)).not.toBe(await sourceTreeDigest());
+  });
+});
