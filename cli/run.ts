@@ -1,4 +1,5 @@
 // `abp run`: grade engines on frozen tasks and leave receipts (spec §3, §7, §8).
+import { rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { killRunningCommands } from '../grader/process/index.js';
@@ -23,11 +24,13 @@ const percent = (value: number) => `${(value * 100).toFixed(1)}%`;
 
 export async function runCommand(options: RunCommandOptions): Promise<void> {
   const out = createOutput(options);
+  let workRoot: string | null = null;
   const describe = (event: RunEvent) => {
     switch (event.kind) {
       case 'started':
         for (const warning of event.warnings) out.line(`warning: ${warning}`);
-        if (event.keptWorkspaces) out.line(`trial folders are kept in ${event.keptWorkspaces}`);
+        workRoot = event.keptWorkspaces ? null : event.workRoot;
+        if (event.keptWorkspaces) out.line(`trial folders are kept in ${event.workRoot}`);
         out.line(`${event.resumed ? 'resuming' : 'starting'} ${event.runId}: ${event.total} trials${event.done > 0 ? `, ${event.done} already done` : ''} → ${relative(process.cwd(), event.runDir) || '.'}`);
         break;
       case 'preflight':
@@ -45,6 +48,8 @@ export async function runCommand(options: RunCommandOptions): Promise<void> {
   // The journal keeps every finished trial and the lock is left as stale-lock evidence for --resume-progress.
   const interrupted = (signal: NodeJS.Signals) => {
     killRunningCommands();
+    // Trial folders hold workspaces and held-out verification checkouts: none may outlive the run.
+    if (workRoot !== null) rmSync(workRoot, { recursive: true, force: true });
     out.error(`abp run: interrupted by ${signal}; resume with --resume-progress <run folder>`);
     process.exit(signal === 'SIGINT' ? 130 : 143);
   };

@@ -2,7 +2,7 @@
 // and the task folders. Every problem names the file, the field and the fix; nothing runs until all of it is valid.
 import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { adaptersSchema, type AbpAdapters, type Adapter } from '../../schemas/abp-adapters.js';
+import { adaptersSchema, MAX_PROCESS_SECONDS, type AbpAdapters, type Adapter } from '../../schemas/abp-adapters.js';
 import { runConfigSchema, type AbpRunConfig } from '../../schemas/abp-run.js';
 import { findPlaceholderProblems } from '../process/placeholders.js';
 import { loadTaskDirectory, type TaskDirectory } from '../tasks/task-directory.js';
@@ -49,7 +49,10 @@ function comparisonWarnings(config: AbpRunConfig, adapterOf: ReadonlyMap<string,
   for (const engine of config.engines) {
     const declared = adapterOf.get(engine.name)?.metadata.model;
     const expected = engine.model ?? config.model;
-    if (declared === undefined) {
+    if (expected !== config.model) {
+      matchedModels = false;
+      warnings.push(`engine "${engine.name}" is configured to run ${expected}, not the run's model ${config.model}`);
+    } else if (declared === undefined) {
       matchedModels = false;
       warnings.push(`engine "${engine.name}" does not declare metadata.model, so the run cannot confirm it used ${config.model}`);
     } else if (declared !== config.model) {
@@ -106,7 +109,7 @@ export async function loadRunInputs(input: RunInputPaths): Promise<RunInputs> {
   const tasks = await Promise.all(
     config.tasks.map(async (id, index) => {
       const task = await loadTaskDirectory(join(tasksDir, id)).catch((error: unknown) => {
-        if (error instanceof GraderConfigError && error.code === 'missing-file' && error.message.includes('task.json')) {
+        if (error instanceof GraderConfigError && error.code === 'missing-file') {
           throw new GraderConfigError('unknown-task', `${configPath}: tasks[${index}] "${id}" has no task folder ${join(tasksDir, id)} with a task.json; pass --tasks <dir> or fix the id`);
         }
         throw error;
@@ -116,6 +119,11 @@ export async function loadRunInputs(input: RunInputPaths): Promise<RunInputs> {
     }),
   );
 
+  for (const [field, seconds] of [['timeoutSeconds', config.timeoutSeconds], ...adapters.adapters.map((adapter, index) => [`adapters[${index}].timeoutSeconds`, adapter.timeoutSeconds ?? 0] as const)] as const) {
+    if (seconds > MAX_PROCESS_SECONDS) {
+      throw new GraderConfigError('invalid-config', `${field.startsWith('adapters') ? adaptersPath : configPath}: ${field} is ${seconds}, but the grader stops every process after ${MAX_PROCESS_SECONDS} s (harness spec); lower it`);
+    }
+  }
   const { warnings, matchedModels } = comparisonWarnings(config, adapterOf);
   if (config.matchedModels === true && !matchedModels) {
     throw new GraderConfigError('mismatched-models', `${configPath}: matchedModels is true, but ${warnings[0] ?? 'the adapters disagree'}; remove matchedModels (abp stamps it) or fix the adapters' metadata.model`);

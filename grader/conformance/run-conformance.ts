@@ -117,6 +117,8 @@ function evaluate(results: RunResults, receiptsOf: (trial: AbpTrial) => string[]
 }
 
 export async function runConformance(input: { output: string; onLine?: (line: string) => void }): Promise<ConformanceReport> {
+  const present = await readdir(input.output).catch(() => []);
+  if (present.length > 0) throw new Error(`${input.output} is not empty: abp conformance writes a fresh suite, results and report there; pass an empty or new folder`);
   const suite = await buildConformanceSuite(join(input.output, 'suite'));
   const resultsDir = join(input.output, 'results');
   const secret = `abp-conformance-${randomBytes(12).toString('hex')}`;

@@ -3,7 +3,7 @@
 // adversarial ones, and the run configuration that pits them against each other under the real `abp run`.
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { repositoryRoot } from '../../stack/config.js';
@@ -144,6 +144,8 @@ function engineCommand(engine: ConformanceEngine, tasksDir: string): string[] {
 
 /** Writes the suite into `dir` (which must be empty or absent) and returns the paths `abp run` takes. */
 export async function buildConformanceSuite(dir: string): Promise<ConformanceSuite> {
+  const present = await readdir(dir).catch(() => []);
+  if (present.length > 0) throw new Error(`${dir} is not empty: the conformance suite is built fresh; pass an empty or new folder`);
   const tasks = join(dir, 'tasks');
   await mkdir(tasks, { recursive: true });
   await Promise.all([buildSlugTask(tasks), buildGreetingTask(tasks)]);

@@ -69,9 +69,9 @@ export async function resumeJournal(path: string, expected: Omit<Header, 'kind'>
     throw new RunError('journal-missing', `${path}: cannot read the progress journal to resume (${error.code ?? error.message})`);
   });
   const lines = text.split('\n');
-  // Everything after the last newline is a line the previous run was killed while writing.
+  // Everything after the last newline is a line the previous run was killed while writing; it is cut off below,
+  // once the header shows this is a journal of these inputs (never truncate a file that is not ours).
   const torn = lines.pop() ?? '';
-  if (torn !== '') await truncate(path, Buffer.byteLength(text) - Buffer.byteLength(torn));
   const [first, ...rest] = lines;
   let header: Partial<Header>;
   try {
@@ -86,6 +86,7 @@ export async function resumeJournal(path: string, expected: Omit<Header, 'kind'>
       `${path} belongs to inputs with fingerprint ${header.fingerprint ?? 'none'}, but the config, adapters, tasks, grader source or options now give ${expected.fingerprint}; start a new run in another -o folder instead of resuming`,
     );
   }
+  if (torn !== '') await truncate(path, Buffer.byteLength(text) - Buffer.byteLength(torn));
   const done = new Map<string, AbpTrial>();
   rest.forEach((line, index) => {
     const lineNumber = index + 2;

@@ -8,7 +8,7 @@ import { reducedEnvironment } from '../process/environment.js';
 import { expandPlaceholders } from '../process/placeholders.js';
 import { redactorFor, type PreflightResult, type TrialContext } from './trial.js';
 
-export async function runPreflight(adapter: Adapter, context: Pick<TrialContext, 'workRoot' | 'hostEnv' | 'adaptersDir' | 'cacheDir' | 'policy' | 'hiddenPaths' | 'run'>): Promise<PreflightResult> {
+export async function runPreflight(adapter: Adapter, context: Pick<TrialContext, 'workRoot' | 'hostEnv' | 'adaptersDir' | 'policy' | 'hiddenPaths' | 'run'>): Promise<PreflightResult> {
   const root = join(context.workRoot, `preflight--${adapter.engine}`);
   await rm(root, { recursive: true, force: true });
   const [workspace, state, tmp, out] = ['workspace', 'state', 'tmp', 'out'].map((name) => join(root, name)) as [string, string, string, string];
@@ -37,7 +37,7 @@ export async function runPreflight(adapter: Adapter, context: Pick<TrialContext,
       env: reducedEnvironment({ hostEnv: context.hostEnv, allow: adapter.env.allow, set: adapter.env.set, home: state, tmp }).env,
       timeoutMs: timeoutSeconds * 1000,
       maxOutputBytes: 64 * 1024,
-      sandbox: context.policy === 'sandboxed' ? { writable: [workspace, state, tmp, out], hidden: context.hiddenPaths, readOnly: [context.adaptersDir, context.cacheDir] } : null,
+      sandbox: context.policy === 'sandboxed' ? { writable: [workspace, state, tmp, out], hidden: context.hiddenPaths, readOnly: [context.adaptersDir] } : null,
     });
     if (result.spawnError) return { passed: false, detail: `could not invoke ${adapter.command[0] ?? ''}: ${result.spawnError.code}` };
     if (result.timedOut) return { passed: false, detail: `no answer within ${timeoutSeconds} s` };

@@ -1,7 +1,7 @@
 // `abp run` as a function: validate every input, stamp and write abp-run/v1 before the first trial, take the lock, preflight
 // every adapter, run the ABBA-ordered matrix with bounded concurrency into the journal, then write the verdict and report.
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, readdir, rm, stat, symlink, rename } from 'node:fs/promises';
+import { mkdir, readdir, realpath, rm, stat, symlink, rename } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import type { AbpRun } from '../../schemas/abp-run.js';
@@ -15,7 +15,7 @@ import { readRunResults } from '../results/read-results.js';
 import { renderReport } from '../report/index.js';
 import { prepareFixtureRepo, prepareTaskRepo, type TaskRepo } from '../workspace/index.js';
 import { RunError } from './errors.js';
-import { jsonText, writeFileAtomic } from './files.js';
+import { jsonText, removeTree, writeFileAtomic } from './files.js';
 import { runFingerprint, runIdOf } from './fingerprint.js';
 import { createJournal, resumeJournal, type Journal } from './journal.js';
 import { acquireRunLock } from './lock.js';
@@ -45,7 +45,7 @@ export interface RunOptions {
 }
 
 export type RunEvent =
-  | { kind: 'started'; runId: string; runDir: string; total: number; done: number; resumed: boolean; warnings: string[]; keptWorkspaces: string | null }
+  | { kind: 'started'; runId: string; runDir: string; total: number; done: number; resumed: boolean; warnings: string[]; workRoot: string; keptWorkspaces: boolean }
   | { kind: 'preflight'; engine: string; result: PreflightResult }
   | { kind: 'trial'; trial: AbpTrial; done: number; total: number };
 
@@ -65,12 +65,12 @@ function containerized(): boolean {
   }
 }
 
-function reproduceCommand(inputs: RunInputs, output: string): string {
+function reproduceCommand(inputs: RunInputs, output: string, runUnsupported: boolean): string {
   const rel = (path: string) => {
     const relativePath = relative(process.cwd(), path) || '.';
     return /^[\w./-]+$/.test(relativePath) ? relativePath : `'${relativePath.replace(/'/g, "'\\''")}'`;
   };
-  return `abp run --config ${rel(inputs.paths.config)} --adapters ${rel(inputs.paths.adapters)} --tasks ${rel(inputs.paths.tasks)} -o ${rel(resolve(output))}`;
+  return `abp run --config ${rel(inputs.paths.config)} --adapters ${rel(inputs.paths.adapters)} --tasks ${rel(inputs.paths.tasks)} -o ${rel(resolve(output))}${runUnsupported ? ' --run-unsupported' : ''}`;
 }
 
 async function prepareRepos(inputs: RunInputs, cacheDir: string): Promise<Map<string, TaskRepo>> {
@@ -85,6 +85,18 @@ async function prepareRepos(inputs: RunInputs, cacheDir: string): Promise<Map<st
   return repos;
 }
 
+/** What a sandboxed engine must not see: task folders, the results, and the real paths behind symlinked task parts. */
+async function hiddenFromEngines(inputs: RunInputs, output: string): Promise<string[]> {
+  const paths = new Set([inputs.paths.tasks, output]);
+  for (const task of inputs.tasks) {
+    for (const part of ['repo', 'held-out']) {
+      const real = await realpath(join(task.dir, part)).catch(() => null);
+      if (real !== null) paths.add(real);
+    }
+  }
+  return [...paths];
+}
+
 async function pointLatest(output: string, runId: string): Promise<void> {
   const link = join(output, 'run-latest');
   const temporary = `${link}.${process.pid}.tmp`;
@@ -93,17 +105,26 @@ async function pointLatest(output: string, runId: string): Promise<void> {
   await rename(temporary, link);
 }
 
-/** Runs `items` with at most `limit` in flight, starting them in order. */
+/**
+ * Runs `items` with at most `limit` in flight, starting them in order. After a failure no new item starts, the ones in
+ * flight finish (their folders and the lock are still needed), and the first failure is thrown.
+ */
 async function inOrderPool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
   let next = 0;
+  let failure: { error: unknown } | null = null;
   const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) {
+    while (next < items.length && failure === null) {
       const item = items[next] as T;
       next += 1;
-      await work(item);
+      try {
+        await work(item);
+      } catch (error) {
+        failure ??= { error };
+      }
     }
   });
   await Promise.all(lanes);
+  if (failure !== null) throw (failure as { error: unknown }).error;
 }
 
 async function openJournal(options: RunOptions, runDir: string, header: { runId: string; fingerprint: string; trials: number }): Promise<{ journal: Journal; resumed: boolean }> {
@@ -155,7 +176,7 @@ export async function runMatrix(options: RunOptions): Promise<RunOutcome> {
       seed: inputs.config.seed,
       tasks: inputs.config.tasks,
       host: { os: process.platform, arch: process.arch, containerized: containerized() },
-      reproduce: reproduceCommand(inputs, output),
+      reproduce: reproduceCommand(inputs, output, runUnsupported),
     };
     // Written once, before the first trial; a resumed run keeps the manifest its first start wrote.
     if (!resumed || !existsSync(join(runDir, 'run.json'))) {
@@ -163,7 +184,7 @@ export async function runMatrix(options: RunOptions): Promise<RunOutcome> {
       await writeFileAtomic(join(runDir, 'tasks.json'), jsonText(inputs.tasks.map((task) => ({ id: task.manifest.id, digest: task.digest })).sort((a, b) => (a.id < b.id ? -1 : 1))));
       await writeFileAtomic(join(runDir, 'reproduce.txt'), `${run.reproduce}\n`);
     }
-    options.onEvent?.({ kind: 'started', runId, runDir, total: schedule.length, done: journal.done.size, resumed, warnings: inputs.comparisonWarnings, keptWorkspaces: options.keepWorkspaces ? workRoot : null });
+    options.onEvent?.({ kind: 'started', runId, runDir, total: schedule.length, done: journal.done.size, resumed, warnings: inputs.comparisonWarnings, workRoot, keptWorkspaces: options.keepWorkspaces ?? false });
 
     await mkdir(workRoot, { recursive: true });
     const cacheDir = resolve(options.cacheDir ?? join(tmpdir(), 'abp-grader-cache'));
@@ -180,8 +201,7 @@ export async function runMatrix(options: RunOptions): Promise<RunOutcome> {
       prices: loadPriceTable(),
       hostEnv,
       adaptersDir: dirname(inputs.paths.adapters),
-      cacheDir,
-      hiddenPaths: [inputs.paths.tasks, output],
+      hiddenPaths: await hiddenFromEngines(inputs, output),
       runUnsupported,
       keepWorkspaces: options.keepWorkspaces ?? false,
       now,
@@ -217,7 +237,7 @@ export async function runMatrix(options: RunOptions): Promise<RunOutcome> {
     await pointLatest(output, runId);
     return { runId, runDir, verdict, trials };
   } finally {
-    if (!options.keepWorkspaces) await rm(workRoot, { recursive: true, force: true });
+    if (!options.keepWorkspaces) await removeTree(workRoot);
     await lock.release();
   }
 }

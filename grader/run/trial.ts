@@ -1,7 +1,7 @@
 // One trial, start to receipt: a fresh scrubbed workspace, the adapter as a bounded command, the diff taken by the grader,
 // the trace checked, test changes classified, held-out verification in a fresh checkout, and an abp-trial/v1 record whose
 // outcome follows spec §3.4: engine and harness errors are excluded, never counted as losses.
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Adapter, ExecutionPolicy } from '../../schemas/abp-adapters.js';
 import type { AbpRun } from '../../schemas/abp-run.js';
@@ -15,11 +15,11 @@ import { runBounded, type CommandResult, type SandboxSpec } from '../process/ind
 import { reducedEnvironment } from '../process/environment.js';
 import { computeCostUsd, type PriceTable } from '../prices/index.js';
 import { createRedactor, type Redactor } from '../redaction/index.js';
-import type { TaskDirectory } from '../tasks/task-directory.js';
+import { loadTaskDirectory, type TaskDirectory } from '../tasks/task-directory.js';
 import { serializeTrace, summarizeTrace, traceTranslators, type TraceSummary } from '../traces/index.js';
 import { applyForVerification, captureDiff, checkOutForVerification, createTrialWorkspace, readBlobAtBase, snapshotWorkspace, type TaskRepo, type VerificationCheckout } from '../workspace/index.js';
 import { TRIAL_SCHEMA_ID } from '../../schemas/abp-trial.js';
-import { writeFileAtomic } from './files.js';
+import { removeTree, writeFileAtomic } from './files.js';
 import type { ScheduledTrial } from './schedule.js';
 import { runSetup, runVerification, type VerificationEnvironment } from './verify.js';
 
@@ -41,8 +41,6 @@ export interface TrialContext {
   hostEnv: Readonly<Record<string, string | undefined>>;
   /** The folder of the adapters file: what {repo} expands to. */
   adaptersDir: string;
-  /** The scrubbed task repositories: workspaces borrow their objects, so a sandbox mounts it read-only. */
-  cacheDir: string;
   /** Folders a sandboxed engine must not see: task folders (held-out material) and the results folder. */
   hiddenPaths: readonly string[];
   runUnsupported: boolean;
@@ -64,8 +62,10 @@ export function redactorFor(adapter: Adapter, context: Pick<TrialContext, 'hostE
 }
 
 /** The environment verification commands run in: no adapter credentials, pinned time zone and hash seed, host toolchains. */
-export function verificationEnvironment(hostEnv: TrialContext['hostEnv'], home: string, tmp: string): Record<string, string> {
+export function verificationEnvironment(hostEnv: TrialContext['hostEnv'], home: string, tmp: string, sandboxed = false): Record<string, string> {
   const hostHome = hostEnv.HOME ?? '/root';
+  // Under the sandbox the host is read-only: Go's build cache must live in the writable home.
+  const goCache = sandboxed ? `${home}/.cache/go-build` : (hostEnv.GOCACHE ?? `${hostHome}/.cache/go-build`);
   const { env } = reducedEnvironment({
     hostEnv,
     allow: ['GOPATH', 'GOCACHE', 'GOMODCACHE', 'GOFLAGS', 'GOTOOLCHAIN', 'JAVA_HOME', 'MAVEN_OPTS'],
@@ -76,7 +76,7 @@ export function verificationEnvironment(hostEnv: TrialContext['hostEnv'], home: 
       // Toolchains installed under the host user's home stay reachable though HOME is a fresh folder.
       CARGO_HOME: hostEnv.CARGO_HOME ?? `${hostHome}/.cargo`,
       RUSTUP_HOME: hostEnv.RUSTUP_HOME ?? `${hostHome}/.rustup`,
-      GOCACHE: hostEnv.GOCACHE ?? `${hostHome}/.cache/go-build`,
+      GOCACHE: goCache,
       GOPATH: hostEnv.GOPATH ?? `${hostHome}/go`,
       GOFLAGS: hostEnv.GOFLAGS ?? '-mod=mod',
     },
@@ -148,6 +148,8 @@ export async function executeTrial(context: TrialContext, scheduled: ScheduledTr
   const adapter = context.adapterOf.get(scheduled.engine);
   if (!task || !adapter) throw new Error(`trial ${scheduled.trialId} names an unknown task or engine`);
   const record = base(scheduled, task);
+  // A run may let an engine use another model (then matchedModels is false); its input and its trace say which.
+  const engineModel = context.run.engines.find((entry) => entry.name === scheduled.engine)?.model ?? context.run.model;
   let excludedMs = 0; // engine and task-command time: what harness overhead leaves out
   const finish = (outcome: AbpTrial['outcome'], reason: string | null, detail: string | null, extra: Partial<AbpTrial> = {}): AbpTrial => ({
     ...record,
@@ -166,11 +168,11 @@ export async function executeTrial(context: TrialContext, scheduled: ScheduledTr
   const repo = context.repos.get(scheduled.task);
   if (!repo) throw new Error(`task ${scheduled.task} has no prepared repository`);
   const trialRoot = join(context.workRoot, scheduled.trialId);
-  await rm(trialRoot, { recursive: true, force: true });
-  await mkdir(trialRoot, { recursive: true });
   const receipt = (folder: string, name: string) => `${folder}/${name}`;
   let pendingCheckout: Promise<VerificationCheckout> | null = null;
   try {
+    await removeTree(trialRoot);
+    await mkdir(trialRoot, { recursive: true });
     const workspace = await createTrialWorkspace(repo, trialRoot);
     const state = join(trialRoot, 'state');
     const tmp = join(trialRoot, 'tmp');
@@ -183,16 +185,16 @@ export async function executeTrial(context: TrialContext, scheduled: ScheduledTr
     await writeFile(promptFile, prompt);
     await writeFile(
       inputFile,
-      `${JSON.stringify({ schema: 'abp-agent-input/v1', task: task.manifest.id, trialId: scheduled.trialId, prompt, model: context.run.model, budgetUsd: context.run.budgetUsd, timeoutSeconds: adapter.timeoutSeconds ?? context.run.timeoutSeconds, workspace: workspace.workspace, state, traceFile, promptFile }, null, 2)}\n`,
+      `${JSON.stringify({ schema: 'abp-agent-input/v1', task: task.manifest.id, trialId: scheduled.trialId, prompt, model: engineModel, budgetUsd: context.run.budgetUsd, timeoutSeconds: adapter.timeoutSeconds ?? context.run.timeoutSeconds, workspace: workspace.workspace, state, traceFile, promptFile }, null, 2)}\n`,
     );
     const redactor = redactorFor(adapter, context, workspace.workspace);
-    const sandbox: SandboxSpec | null = context.policy === 'sandboxed' ? { writable: [workspace.workspace, state, tmp, out], hidden: [...context.hiddenPaths, join(trialRoot, '.grader')], readOnly: [context.adaptersDir, context.cacheDir] } : null;
+    const sandbox: SandboxSpec | null = context.policy === 'sandboxed' ? { writable: [workspace.workspace, state, tmp, out], hidden: [...context.hiddenPaths, join(trialRoot, '.grader')], readOnly: [context.adaptersDir, repo.gitDir] } : null;
     const env = reducedEnvironment({ hostEnv: context.hostEnv, allow: adapter.env.allow, set: adapter.env.set, home: state, tmp }).env;
 
     // Setup runs before the engine and is not its work: the diff is taken against the workspace as setup left it.
     let startingPoint = repo.baseCommit;
     if (task.manifest.environment.setup.length > 0) {
-      const setup = await runSetup({ task, dir: workspace.workspace, environment: { env: verificationEnvironment(context.hostEnv, state, tmp), sandbox, maxOutputBytes: 1 << 20 }, redact: (text) => redactor.redactText(text) });
+      const setup = await runSetup({ task, dir: workspace.workspace, environment: { env: verificationEnvironment(context.hostEnv, state, tmp, sandbox !== null), sandbox, maxOutputBytes: 1 << 20 }, redact: (text) => redactor.redactText(text) });
       excludedMs += setup.commandMs;
       if (!setup.ok) return finish('harness-error', 'setup-failed', `environment.setup in the workspace: ${setup.failed ?? ''}`);
       startingPoint = await snapshotWorkspace(workspace);
@@ -246,11 +248,13 @@ export async function executeTrial(context: TrialContext, scheduled: ScheduledTr
     await writeFileAtomic(join(context.runDir, diffReceipt), redactor.redactText(engineDiff));
     record.receipts.diff = diffReceipt;
 
-    const traceContext = { task: task.manifest.id, engine: scheduled.engine, model: context.run.model, startedAt: startedAt.toISOString() };
+    const traceContext = { task: task.manifest.id, engine: scheduled.engine, model: engineModel, startedAt: startedAt.toISOString() };
     const trace = summarize(adapter, await readTraceText(adapter, traceFile, engine.stdout), traceContext, redactor);
     if (trace) {
       const cost = computeCostUsd(trace.perModel, context.prices);
       record.trace = traceRecord(trace, cost.unpricedModels);
+      // A native log read from a capped stdout is missing its end: its token and cost figures are lower bounds.
+      if (adapter.trace.kind === 'sidecar' && adapter.trace.from === 'stdout' && engine.stdoutTruncated) record.trace.flags.push('truncated-log');
       record.metrics.tokensTotal = trace.modelCalls > 0 ? trace.tokens.total : null;
       record.metrics.computedUsd = cost.usd;
       if (trace.events.length > 0) {
@@ -280,20 +284,26 @@ export async function executeTrial(context: TrialContext, scheduled: ScheduledTr
     };
     record.metrics.diffBytesNormalized = size.codeBytes;
 
+    // Deleting or weakening tests disqualifies whatever else happened: a timeout must not hide it.
+    if (weakening.length > 0) {
+      const first = weakening[0];
+      return finish('disqualified', first?.reason ?? 'weakened-tests', weakening.map((finding) => `${finding.path}: ${finding.reason}`).join('; '));
+    }
     const acted = engineDiff !== '' || (trace?.modelCalls ?? 0) > 0;
     if (!engine.timedOut && (engine.exitCode !== 0 || engine.signal !== null) && !acted) {
       return finish('engine-error', 'crashed-before-acting', `exited ${String(engine.exitCode ?? engine.signal)} with no changes and no model calls`);
     }
-    if (trace && trace.source.kind !== 'missing' && trace.modelCalls === 0 && !engine.timedOut) {
-      return finish('engine-error', 'zero-model-calls', 'the trace reports no model calls: the engine did not run its model');
+    // Only an engine that also changed nothing is excluded for a silent trace: a diff is graded whatever the trace says.
+    if (trace && trace.source.kind !== 'missing' && trace.modelCalls === 0 && engineDiff === '' && !engine.timedOut) {
+      return finish('engine-error', 'zero-model-calls', 'the trace reports no model calls and the engine changed nothing: it did not run its model');
     }
     if (engine.timedOut) return finish('unresolved', 'timeout', `the engine ran past ${adapter.timeoutSeconds ?? context.run.timeoutSeconds} s and was stopped`);
     if (record.metrics.computedUsd !== null && record.metrics.computedUsd > context.run.budgetUsd) {
       return finish('unresolved', 'budget-exceeded', `computed cost ${record.metrics.computedUsd} USD exceeds the budget of ${context.run.budgetUsd} USD`);
     }
-    if (weakening.length > 0) {
-      const first = weakening[0];
-      return finish('disqualified', first?.reason ?? 'weakened-tests', weakening.map((finding) => `${finding.path}: ${finding.reason}`).join('; '));
+    // The grading material must be what the run loaded: a trusted-local engine can reach the task folder.
+    if ((await loadTaskDirectory(task.dir)).digest !== task.digest) {
+      return finish('harness-error', 'task-modified', `the task folder ${task.dir} changed during the trial; its held-out material can no longer be trusted`);
     }
 
     const verifyHome = join(trialRoot, '.grader', 'home');
@@ -301,23 +311,38 @@ export async function executeTrial(context: TrialContext, scheduled: ScheduledTr
     const reportRoot = join(trialRoot, '.grader', 'reports');
     await Promise.all([mkdir(verifyHome, { recursive: true }), mkdir(verifyTmp, { recursive: true }), mkdir(reportRoot, { recursive: true })]);
     const environment: VerificationEnvironment = {
-      env: verificationEnvironment(context.hostEnv, verifyHome, verifyTmp),
-      sandbox: context.policy === 'sandboxed' ? { writable: [checkoutDir, verifyHome, verifyTmp, reportRoot], hidden: context.hiddenPaths, readOnly: [context.cacheDir] } : null,
+      env: verificationEnvironment(context.hostEnv, verifyHome, verifyTmp, context.policy === 'sandboxed'),
+      sandbox: context.policy === 'sandboxed' ? { writable: [checkoutDir, verifyHome, verifyTmp, reportRoot], hidden: context.hiddenPaths, readOnly: [repo.gitDir] } : null,
       maxOutputBytes: 1 << 20,
     };
     // Same order as the engine saw: base, then setup, then the engine's changes, then the held-out files.
     const checkedOut = await pendingCheckout;
     const setup = await runSetup({ task, dir: checkoutDir, environment, redact: (text) => redactor.redactText(text) });
     excludedMs += setup.commandMs;
-    if (!setup.ok) return finish('harness-error', 'setup-failed', `environment.setup in the verification checkout: ${setup.failed ?? ''}`);
+    const logReceipt = receipt('transcripts', `${scheduled.trialId}.verification.txt`);
+    const writeLog = async (text: string) => {
+      await writeFileAtomic(join(context.runDir, logReceipt), `${text}\n`);
+      record.receipts.verificationLog = logReceipt;
+    };
+    if (!setup.ok) {
+      await writeLog(setup.log);
+      return finish('harness-error', 'setup-failed', `environment.setup in the verification checkout: ${setup.failed ?? ''}`);
+    }
     const checkout = await applyForVerification(checkedOut, { patch: split.code, overlayDir: task.heldOutFilesDir });
-    if (!checkout.applied) return finish('unresolved', 'patch-did-not-apply', redactor.redactText(checkout.applyError ?? 'git apply failed'));
+    if (!checkout.applied) {
+      await writeLog([setup.log, `git apply: ${redactor.redactText(checkout.applyError ?? 'failed')}`].filter(Boolean).join('\n'));
+      record.verification = { patchApplied: false, commands: [], assertions: [] };
+      return finish('unresolved', 'patch-did-not-apply', redactor.redactText(checkout.applyError ?? 'git apply failed'));
+    }
     const verification = await runVerification({ task, checkoutDir, reportRoot, engineStdout: engine.stdout, environment, redact: (text) => redactor.redactText(text) });
     excludedMs += verification.commandMs;
-    const logReceipt = receipt('transcripts', `${scheduled.trialId}.verification.txt`);
-    await writeFileAtomic(join(context.runDir, logReceipt), `${[setup.log, verification.log].filter(Boolean).join('\n')}\n`);
-    record.receipts.verificationLog = logReceipt;
-    record.verification = { patchApplied: checkout.applied, commands: verification.commands, assertions: verification.assertions };
+    await writeLog([setup.log, verification.log].filter(Boolean).join('\n'));
+    record.verification = {
+      patchApplied: checkout.applied,
+      commands: verification.commands,
+      // Details quote what the engine wrote: they pass the redactor like every other receipt.
+      assertions: verification.assertions.map((check) => ({ ...check, detail: redactor.redactText(check.detail) })),
+    };
     if (!verification.passed) {
       const failed = verification.commands.find((command) => !command.passed);
       return finish('unresolved', 'verification-failed', failed ? `${failed.role} "${failed.command}": ${failed.reasons.join('; ')}` : 'an assertion failed');
@@ -329,6 +354,6 @@ export async function executeTrial(context: TrialContext, scheduled: ScheduledTr
   } finally {
     // A checkout still being written when the trial ended early must finish before its folder goes.
     await pendingCheckout?.catch(() => undefined);
-    if (!context.keepWorkspaces) await rm(trialRoot, { recursive: true, force: true });
+    if (!context.keepWorkspaces) await removeTree(trialRoot);
   }
 }

@@ -1,7 +1,8 @@
 // Deterministic assertions of fixture tasks (harness spec): checked after the engine exits, against its captured stdout and
 // the verification checkout (base + the engine's non-test changes + held-out files), never against what the engine says.
 import { createHash } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
+import { lstat, readFile, realpath } from 'node:fs/promises';
+import { join, sep } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { z } from 'zod';
 import { relativePath, sha256Digest } from '../../schemas/primitives.js';
@@ -41,10 +42,16 @@ export interface AssertionContext {
   runCommand(argv: readonly string[], timeoutMs: number): Promise<{ exitCode: number | null; stdout: Buffer }>;
 }
 
+/**
+ * A regular file inside the checkout, or null. The engine wrote this tree: a symlink (at the path or on the way to it)
+ * could point the grader, which runs outside any sandbox, at a host file, so anything that resolves elsewhere is absent.
+ */
 async function readChecked(root: string, path: string): Promise<Buffer | null> {
-  const full = `${root}/${path}`;
-  const info = await stat(full).catch(() => null);
-  return info?.isFile() ? readFile(full) : null;
+  const full = join(root, path);
+  const info = await lstat(full).catch(() => null);
+  if (!info?.isFile()) return null;
+  const [realRoot, realFile] = await Promise.all([realpath(root), realpath(full).catch(() => '')]);
+  return realFile.startsWith(`${realRoot}${sep}`) ? readFile(full) : null;
 }
 
 // Key order matters only when asked: JSON.stringify of the parsed values keeps the order the text had.
@@ -61,7 +68,7 @@ export async function evaluateAssertion(check: FixtureAssertion, context: Assert
     case 'stdout-equals': {
       const actual = check.trim ? stdout.trim() : stdout;
       const expected = check.trim ? check.expected.trim() : check.expected;
-      return result(actual === expected, actual === expected ? 'stdout matches' : `stdout is ${preview(actual)}, expected ${preview(expected)}`);
+      return result(actual === expected, actual === expected ? 'stdout matches' : `stdout differs from the expected ${preview(expected)} (${Buffer.byteLength(actual)} bytes)`);
     }
     case 'stdout-contains':
       return result(stdout.includes(check.expected), `stdout ${stdout.includes(check.expected) ? 'contains' : 'lacks'} ${preview(check.expected)}`);
@@ -70,7 +77,7 @@ export async function evaluateAssertion(check: FixtureAssertion, context: Assert
       try {
         parsed = JSON.parse(stdout) as unknown;
       } catch {
-        return result(false, `stdout is not JSON: ${preview(stdout)}`);
+        return result(false, `stdout is not JSON (${Buffer.byteLength(stdout)} bytes)`);
       }
       const equal = jsonEqual(parsed, check.expected, check.orderedKeys);
       return result(equal, equal ? 'stdout JSON matches' : 'stdout JSON differs from the expected value');
@@ -85,7 +92,8 @@ export async function evaluateAssertion(check: FixtureAssertion, context: Assert
       const content = await readChecked(context.checkoutDir, check.path);
       if (content === null) return result(false, `${check.path} is absent`);
       const passed = content.toString('utf8') === check.equals;
-      return result(passed, passed ? `${check.path} matches` : `${check.path} is ${preview(content.toString('utf8'))}`);
+      // The content itself is not quoted: it is the engine's text and may carry anything.
+      return result(passed, passed ? `${check.path} matches` : `${check.path} differs (${content.length} bytes, sha256:${createHash('sha256').update(content).digest('hex').slice(0, 12)})`);
     }
     case 'file-hash': {
       const content = await readChecked(context.checkoutDir, check.path);

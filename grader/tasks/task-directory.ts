@@ -9,11 +9,13 @@
 import { createHash } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
+import { MAX_PROCESS_SECONDS } from '../../schemas/abp-adapters.js';
 import { taskSchema, type AbpTask } from '../../schemas/abp-task.js';
 import { canonicalJson } from '../../schemas/canonical-json.js';
 import { compareCodeUnits } from '../../schemas/primitives.js';
 import { formatIssues } from '../config/issues.js';
 import { GraderConfigError } from '../config/errors.js';
+import { parseCommandLine } from '../verification/command-line.js';
 import { assertionsSchema, type FixtureAssertion } from './assertions.js';
 
 export interface TaskDirectory {
@@ -60,22 +62,45 @@ async function readJsonFile(path: string): Promise<unknown> {
   }
 }
 
+/**
+ * The grader runs commands without a shell and every process for at most 30 minutes: a command it cannot split into an
+ * argument array, or a timeout it would cut short, is refused before any engine runs rather than after.
+ */
+function checkCommands(manifestPath: string, manifest: AbpTask): void {
+  const fields = [
+    ...manifest.environment.setup.map((line, index) => [`environment.setup[${index}]`, line] as const),
+    ...manifest.verification.failToPass.map((line, index) => [`verification.failToPass[${index}]`, line] as const),
+    ...manifest.verification.passToPass.map((line, index) => [`verification.passToPass[${index}]`, line] as const),
+  ];
+  for (const [field, line] of fields) {
+    try {
+      parseCommandLine(line);
+    } catch (error) {
+      throw new GraderConfigError('invalid-task', `${manifestPath}: ${field}: ${(error as Error).message}`, { cause: error });
+    }
+  }
+  if (manifest.verification.timeoutSeconds > MAX_PROCESS_SECONDS) {
+    throw new GraderConfigError('invalid-task', `${manifestPath}: verification.timeoutSeconds is ${manifest.verification.timeoutSeconds}, but the grader stops every process after ${MAX_PROCESS_SECONDS} s; lower it or split the suite`);
+  }
+}
+
 export async function loadTaskDirectory(dir: string): Promise<TaskDirectory> {
   const manifestPath = join(dir, 'task.json');
   const parsed = taskSchema.safeParse(await readJsonFile(manifestPath));
   if (!parsed.success) throw new GraderConfigError('invalid-task', `${manifestPath} is not a valid abp-task/v1 manifest:\n${formatIssues(parsed.error.issues)}`);
   const manifest = parsed.data;
+  checkCommands(manifestPath, manifest);
 
   let source: TaskDirectory['source'];
   let fixtureFiles: Array<[string, string]> = [];
   if (manifest.source.kind === 'fixture') {
     const fixtureDir = join(dir, manifest.source.fixture);
-    if (!(await exists(fixtureDir))) throw new GraderConfigError('missing-file', `${manifestPath}: source.fixture names "${manifest.source.fixture}", which does not exist in ${dir}`);
+    if (!(await exists(fixtureDir))) throw new GraderConfigError('invalid-task', `${manifestPath}: source.fixture names "${manifest.source.fixture}", which does not exist in ${dir}`);
     source = { kind: 'fixture', dir: fixtureDir };
     fixtureFiles = await digestFiles(fixtureDir, await listFiles(fixtureDir));
   } else {
     const gitDir = join(dir, 'repo');
-    if (!(await exists(gitDir))) throw new GraderConfigError('missing-file', `${dir}: a github-issue task needs its repository in repo/ (a git repository holding ${manifest.source.baseCommit})`);
+    if (!(await exists(gitDir))) throw new GraderConfigError('invalid-task', `${dir}: a github-issue task needs its repository in repo/ (a git repository holding ${manifest.source.baseCommit})`);
     source = { kind: 'repo', gitDir, baseCommit: manifest.source.baseCommit };
   }
 

@@ -16,6 +16,8 @@ for (const path of ['test/slug-dashes.test.js', 'check.js']) writeFileSync(join(
 writeFileSync(join(input.workspace, 'junit.xml'), '<testsuites><testsuite name="planted" tests="1"><testcase name="all good"/></testsuite></testsuites>\n');
 writeFileSync(join(input.workspace, 'verdict.json'), JSON.stringify({ outcome: 'resolved' }));
 writeFileSync(join(input.workspace, 'notes.txt'), `token used: ${secret}\n`);
+// Into a file the task's assertions read too: an assertion's detail must not carry it into a receipt either.
+if (input.task.startsWith('fixture-')) writeFileSync(join(input.workspace, 'greet.js'), `console.log(${JSON.stringify(secret)});\n`);
 trace.emit({ kind: 'tool.call', tool: 'write_file', args: { path: join(input.workspace, 'notes.txt'), content: `token used: ${secret}` } });
 trace.emit({ kind: 'run.end', outcome: 'resolved', wallClockMs: 5, tokens: { ...trace.totals } });
 process.stdout.write(`planted verification files; my key is ${secret}\n`);

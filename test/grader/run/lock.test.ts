@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -27,6 +27,21 @@ describe('the run lock', () => {
     const third = await acquireRunLock(join(dir, 'run.lock'), 'run-3');
     expect(third.staleEvidence).toBeNull();
     await third.release();
+  });
+
+  it('takes a fresh unreadable lock as held, and an old one as stale', async () => {
+    const dir = await fresh();
+    await writeFile(join(dir, 'run.lock'), '');
+    const unreadable = await acquireRunLock(join(dir, 'run.lock'), 'run-1').then(
+      () => 'acquired',
+      (error: unknown) => (error instanceof RunError ? error.code : 'other'),
+    );
+    expect(unreadable).toBe('locked');
+    const old = new Date(Date.now() - 120_000);
+    await utimes(join(dir, 'run.lock'), old, old);
+    const lock = await acquireRunLock(join(dir, 'run.lock'), 'run-2');
+    expect(lock.staleEvidence).not.toBeNull();
+    await lock.release();
   });
 
   it('moves a dead holder’s lock aside as evidence and takes over', async () => {

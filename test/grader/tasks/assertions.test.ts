@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -58,6 +58,16 @@ describe('fixture assertions (harness spec)', () => {
     expect(await passes({ kind: 'command', argv: [process.execPath, 'print.mjs', '3'] })).toBe(false);
     expect(await passes({ kind: 'command', argv: [process.execPath, 'print.mjs', '3'], exitCode: 3 })).toBe(true);
     expect(await passes({ kind: 'command', argv: [process.execPath, 'print.mjs'], stdoutEquals: '41\n' })).toBe(false);
+  });
+
+  it('treats a symlink out of the checkout as absent and never quotes file content', async () => {
+    await symlink('/etc/passwd', join(dir, 'leak.txt'));
+    await symlink('/etc', join(dir, 'etc-link'));
+    expect(await passes({ kind: 'file-present', path: 'leak.txt' })).toBe(false);
+    expect(await passes({ kind: 'file-present', path: 'etc-link/passwd' })).toBe(false);
+    const content = await evaluateAssertion(check({ kind: 'file-content', path: 'out.txt', equals: 'other' }), context(''));
+    expect(content.passed).toBe(false);
+    expect(content.detail).not.toContain('Hello');
   });
 
   it('refuses paths that leave the checkout', () => {

@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -43,6 +43,16 @@ describe('task folders', () => {
     expect((error as GraderConfigError).code).toBe('invalid-task');
     expect((error as Error).message).toContain(join(tasks, SLUG_TASK, 'task.json'));
     expect((error as Error).message).toMatch(/verification/);
+  });
+
+  it('refuses, before any engine runs, a verification command it cannot run without a shell', async () => {
+    const manifestPath = join(tasks, GREETING_TASK, 'task.json');
+    const manifest = JSON.parse(await readFile(manifestPath, 'utf8')) as { verification: { failToPass: string[] } };
+    manifest.verification.failToPass = ['node --test test/*.test.js'];
+    await writeFile(manifestPath, JSON.stringify(manifest));
+    const error = await loadTaskDirectory(join(tasks, GREETING_TASK)).catch((caught: unknown) => caught);
+    expect((error as GraderConfigError).code).toBe('invalid-task');
+    expect((error as Error).message).toContain(`${manifestPath}: verification.failToPass[0]`);
   });
 
   it('refuses a folder without task.json', async () => {
