@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import {
   conforms,
+  describeValue,
   documentId,
   duplicateIndices,
   issueUrl,
@@ -38,12 +39,17 @@ export const drawSchema = z
     drawnAt: utcTimestamp,
     backlogSnapshot: z
       .strictObject({ digest: sha256Digest, repos: nonNegativeInt, issues: nonNegativeInt })
-      .describe('The content-addressed eligible backlog the picks came from.'),
+      .describe('The content-addressed backlog snapshot the picks came from, and how many repositories and issues of it were eligible.'),
+    eligibilityRules: z
+      .string()
+      .regex(/^[A-Za-z0-9][A-Za-z0-9._/-]*$/, { error: (issue) => `must name the eligibility rules revision, e.g. "abp-eligibility/1", got ${describeValue(issue.input)}` })
+      .describe('The version of the eligibility rules that turned the snapshot into the pool drawn from.'),
     inputDigests: z
       .strictObject({ registry: sha256Digest, backlog: sha256Digest, optOuts: sha256Digest })
       .describe('Digests of every input of the selection, so an auditor can confirm they hold the same ones.'),
     picks: z.array(pick),
     requested: positiveInt,
+    digest: sha256Digest.describe('sha256 of the RFC 8785 canonical JSON of this record without its digest field.'),
   })
   .superRefine((draw, ctx) => {
     if (draw.inputDigests.backlog !== draw.backlogSnapshot.digest && conforms(sha256Digest, draw.backlogSnapshot.digest)) {
