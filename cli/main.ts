@@ -2,6 +2,7 @@
 // (0 ok, 1 the command failed, 2 it was used wrongly).
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { CommandFailed } from './output.js';
+import type { AuditDrawOptions } from './audit.js';
 import type { BaselineCommandOptions, GateOptions } from './gate.js';
 import type { RunCommandOptions } from './run.js';
 import type { WorldOptions } from './sim.js';
@@ -144,6 +145,18 @@ export function buildProgram(): Command {
     .addOption(new Option('--alpha <p>', 'significance level for --require-significant (default 0.05)').argParser(fraction('--alpha', 1)))
     .addOption(jsonOption())
     .action(async (run: string, options: BaselineCommandOptions) => (await import('./gate.js')).baselineCommand(run, options));
+
+  program
+    .command('audit')
+    .description('re-derive published records offline, without trusting the operator or reaching GitHub')
+    .command('draw')
+    .description('re-derive an abp-draw/v1 record from its backlog snapshot and opt-out list: prints match, or the first difference (exit 1)')
+    .argument('<record>', 'the abp-draw/v1 record')
+    .requiredOption('--snapshot <file>', 'the abp-backlog/v1 snapshot the record names (canonical JSONL)')
+    .option('--opt-outs <file>', 'JSON array of the "owner/name" opt-outs in force when the draw was made (default: none)')
+    .option('--registry <file>', 'the abp-registry/v1 document, to check the registry digest the record carries')
+    .addOption(jsonOption())
+    .action(async (record: string, options: AuditDrawOptions) => (await import('./audit.js')).auditDrawCommand(record, options));
 
   program
     .command('conformance')
