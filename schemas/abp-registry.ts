@@ -18,7 +18,7 @@ export const REGISTRY_SCHEMA_ID = 'abp-registry/v1';
 export const MAX_REGISTRY_ENTRIES = 500;
 
 /** Test report formats the freeze step can parse into per-test results. */
-export const testReportFormats = ['junit-xml', 'tap', 'go-test-json', 'jest-json', 'pytest-reportlog', 'cargo-libtest-json'] as const;
+export const testReportFormats = ['junit-xml', 'tap', 'go-test-json', 'jest-json', 'pytest-reportlog', 'cargo-libtest-json', 'cargo-test-text'] as const;
 
 /** Why a repository left the registry; closed so rotations can be compared quarter to quarter. */
 export const removalReasons = [

@@ -4,8 +4,15 @@
 import { registrySchema, MAX_REGISTRY_ENTRIES, REGISTRY_SCHEMA_ID, type AbpRegistry, type RegistryEntry } from '../../schemas/abp-registry.js';
 import { compareCodeUnits } from '../../schemas/primitives.js';
 import { registryDigest } from '../../schemas/registry-digest.js';
+import type { RunnerRecipe } from '../criteria/schema.js';
 
 type RemovalReason = AbpRegistry['diff']['removed'][number]['reason'];
+
+/** A detected runner recipe as a registry entry lists it; the language is the repository's, else its ecosystem's. */
+export function entryRunner(recipe: RunnerRecipe, primaryLanguage: string | null): RegistryEntry['runner'] {
+  const language = (primaryLanguage ?? recipe.ecosystem).toLowerCase().replace(/[^a-z0-9+#-]+/g, '-');
+  return { language: /^[a-z]/.test(language) ? language : recipe.ecosystem, install: [recipe.install], test: [recipe.test], reportFormat: recipe.report };
+}
 
 /** One candidate as the rotation evaluated it: its facts, whether it passed, and the first failed criterion if not. */
 export interface EvaluatedCandidate {

@@ -1,16 +1,10 @@
 // The registry criteria as the scale world understands them: thresholds, the OSI flags of the
 // licenses the world hands out, what counts as a bug label, and the runner recipes detectable from
-// a repository's files. The generator plans each repository against these, the ground truth reports
-// against them, and the registry (issue 5) can import them so both sides judge by the same rules.
+// a repository's files. The generator plans each repository against these and the ground truth
+// reports against them; the registry judges by its own rules (registry/criteria/) and must agree.
 
-export const REGISTRY_CRITERIA = [
-  'osiLicense',
-  'notArchivedForkMirror',
-  'mergedPullWithin30Days',
-  'runnableTestSuite',
-  'issueHygiene',
-] as const;
-export type RegistryCriterion = (typeof REGISTRY_CRITERIA)[number];
+// The criteria and reason codes are the registry's published vocabulary; the world's ground truth speaks it too.
+export { FAILURE_REASONS, REGISTRY_CRITERIA, type FailureReason, type RegistryCriterion } from '../../registry/criteria/vocabulary.js';
 
 /** A merged pull request counts when `mergedAt >= generatedAt - 30 days` (inclusive). */
 export const MERGED_PULL_WINDOW_DAYS = 30;
@@ -24,16 +18,6 @@ export const REGISTRY_THRESHOLDS = {
   minLabeledOpenIssueShare: MIN_LABELED_OPEN_ISSUE_SHARE,
   minBugLabeledOpenIssues: MIN_BUG_LABELED_OPEN_ISSUES,
 } as const;
-
-/** Why a criterion failed; one code per failed criterion, checked in the order listed per criterion. */
-export const FAILURE_REASONS = {
-  osiLicense: ['no-license', 'license-not-recognized', 'license-not-osi-approved'],
-  notArchivedForkMirror: ['archived', 'fork', 'mirror'],
-  mergedPullWithin30Days: ['never-merged', 'no-merge-in-window'],
-  runnableTestSuite: ['unsupported-ecosystem', 'no-test-suite'],
-  issueHygiene: ['no-open-issues', 'labeled-share-below-threshold', 'no-bug-label-in-use'],
-} as const satisfies Record<RegistryCriterion, readonly string[]>;
-export type FailureReason<C extends RegistryCriterion = RegistryCriterion> = (typeof FAILURE_REASONS)[C][number];
 
 /**
  * OSI approval of every SPDX id the scale world assigns, as the SPDX license list flags it

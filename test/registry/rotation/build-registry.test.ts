@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildRegistry, type EvaluatedCandidate } from '../../../registry/rotation/build-registry.js';
+import { buildRegistry, entryRunner, type EvaluatedCandidate } from '../../../registry/rotation/build-registry.js';
 import { registrySchema } from '../../../schemas/abp-registry.js';
 import { registryDigest } from '../../../schemas/registry-digest.js';
 
@@ -78,5 +78,17 @@ describe('buildRegistry', () => {
     const one = buildRegistry({ ...base, version: 'abp-registry/2026Q3', sourcedAt: '2026-07-01T00:00:00Z', previous: null, candidates });
     const two = buildRegistry({ ...base, version: 'abp-registry/2026Q3', sourcedAt: '2026-07-01T00:00:00Z', previous: null, candidates: [...candidates].reverse() });
     expect(JSON.stringify(two)).toBe(JSON.stringify(one));
+  });
+});
+
+describe('entryRunner', () => {
+  it('lists a detected recipe the way a registry entry holds it', () => {
+    expect(entryRunner({ runner: 'cargo-test', ecosystem: 'rust', install: 'cargo fetch', test: 'cargo test', report: 'cargo-test-text' }, 'Rust')).toEqual({
+      language: 'rust',
+      install: ['cargo fetch'],
+      test: ['cargo test'],
+      reportFormat: 'cargo-test-text',
+    });
+    expect(entryRunner({ runner: 'pytest', ecosystem: 'python', install: 'pip install -e .', test: 'pytest', report: 'junit-xml' }, null).language).toBe('python');
   });
 });
