@@ -8,4 +8,6 @@ export const taskQueues = {
 
 export const workflowIds = {
   wiringCheck: (probe: string) => `abp-wiring-check-${probe}`,
+  /** One rotation per quarter: `abp-registry/2026Q4` runs as `registry-rotation-2026Q4`, so two rotations of one quarter never run at once. */
+  registryRotation: (version: string) => `registry-rotation-${version.replace(/^abp-registry\//, '')}`,
 } as const;

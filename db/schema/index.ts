@@ -4,3 +4,4 @@ export * from './backlog.js';
 export * from './draws.js';
 export * from './tasks.js';
 export * from './bundles.js';
+export * from './rotation.js';

@@ -1,0 +1,216 @@
+// Activities of the registry rotation: search once, fetch each batch once, publish once. Each reads what an earlier
+// attempt stored before calling GitHub, so a retry or a worker crash costs at most the one batch that was in flight.
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import type { z } from 'zod';
+import type { Database } from '../db/connection.js';
+import type { GithubClient } from '../github/client.js';
+import type { Criteria } from '../registry/criteria/schema.js';
+import { evaluateAll } from '../registry/criteria/evaluate.js';
+import { loadCriteria } from '../registry/criteria/load.js';
+import { DiscoveryError } from '../registry/discovery/errors.js';
+import { CANDIDATE_BATCH_SIZE, fetchBatch, planBatches } from '../registry/discovery/fetch.js';
+import { searchCandidates } from '../registry/discovery/search.js';
+import { buildRegistry, entryRunner, type EvaluatedCandidate } from '../registry/rotation/build-registry.js';
+import {
+  readBatch,
+  readBatches,
+  readOptOuts,
+  readPreviousVersion,
+  readRegistryVersion,
+  readRotation,
+  rotationCost,
+  RotationError,
+  saveBatch,
+  saveRegistryVersion,
+  saveRotation,
+  type StoredRotation,
+} from '../registry/rotation/store.js';
+import { MAX_REGISTRY_ENTRIES, type AbpRegistry } from '../schemas/abp-registry.js';
+import {
+  fetchRotationBatchInput,
+  publishRegistryVersionInput,
+  rotateRegistryInput,
+  type DiscoveredRotation,
+  type FetchedRotationBatch,
+  type FetchRotationBatchInput,
+  type PublishedRegistryVersion,
+  type PublishRegistryVersionInput,
+  type RotateRegistryInput,
+} from '../schemas/rotation.js';
+
+export interface RotationDependencies {
+  db: Database;
+  github: GithubClient;
+  /** The criteria to judge by; defaults to the committed files (loadCriteria). */
+  criteria?: () => Promise<Criteria>;
+}
+
+/** How often a batch in flight tells the server it is alive; well inside the workflow's heartbeat timeout. */
+const HEARTBEAT_EVERY_MS = 5_000;
+
+// Failures no retry can fix: bad arguments, a rotation stored with other parameters, a search GitHub cannot split.
+const PERMANENT_DISCOVERY_CODES = new Set<DiscoveryError['code']>(['invalid-options', 'band-over-cap', 'unexpected-answer']);
+
+function permanent(error: Error & { code: string }): ApplicationFailure {
+  return ApplicationFailure.create({ type: `${error.name}:${error.code}`, message: error.message, nonRetryable: true, cause: error });
+}
+
+/** Runs an activity body, turning permanent failures into non-retryable ones; anything else Temporal retries. */
+async function classified<T>(body: () => Promise<T>): Promise<T> {
+  try {
+    return await body();
+  } catch (error) {
+    if (error instanceof RotationError) throw permanent(error);
+    if (error instanceof DiscoveryError && PERMANENT_DISCOVERY_CODES.has(error.code)) throw permanent(error);
+    throw error;
+  }
+}
+
+function parsed<T>(schema: z.ZodType<T>, input: unknown, activity: string): T {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  throw ApplicationFailure.create({
+    type: 'InvalidActivityInput',
+    message: `${activity} was called with an invalid argument: ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? ''}; pass the object schemas/rotation.ts describes`,
+    nonRetryable: true,
+  });
+}
+
+async function requireRotation(db: Database, version: string): Promise<StoredRotation> {
+  const rotation = await readRotation(db, version);
+  if (rotation === null) throw new RotationError('unknown-rotation', `no rotation of ${version} is stored; run discoverRotationCandidates for it first`);
+  return rotation;
+}
+
+function requireCriteria(rotation: StoredRotation, criteria: Criteria): void {
+  if (criteria.version !== rotation.criteriaVersion) {
+    throw new RotationError('rotation-mismatch', `the rotation of ${rotation.version} was discovered under ${rotation.criteriaVersion} but the criteria now are ${criteria.version}; rotate a new version`);
+  }
+}
+
+/** Heartbeats while `work` runs, so a dead worker is noticed within the heartbeat timeout, not the start-to-close one. */
+async function heartbeating<T>(details: unknown, work: Promise<T>): Promise<T> {
+  const context = Context.current();
+  context.heartbeat(details);
+  const timer = setInterval(() => context.heartbeat(details), HEARTBEAT_EVERY_MS);
+  try {
+    return await work;
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+function evaluatedCandidates(rotation: StoredRotation, facts: Parameters<typeof evaluateAll>[0], criteria: Criteria): EvaluatedCandidate[] {
+  const byName = new Map(facts.map((fact) => [fact.nameWithOwner, fact]));
+  return evaluateAll(facts, criteria, new Date(rotation.sourcedAt)).map((evaluation) => {
+    const fact = byName.get(evaluation.nameWithOwner);
+    return {
+      repo: evaluation.nameWithOwner,
+      stars: fact?.stargazerCount ?? 0,
+      license: fact?.licenseSpdxId ?? null,
+      // Only an empty repository has no default branch, and it has no test suite either, so it is never listed.
+      defaultBranch: fact?.defaultBranch ?? '',
+      eligible: evaluation.eligible,
+      failures: evaluation.verdicts.flatMap((verdict) => (verdict.pass ? [] : [{ criterion: verdict.criterion, reason: verdict.reason, detail: verdict.detail }])),
+      runner: evaluation.runner === null ? null : entryRunner(evaluation.runner, fact?.primaryLanguage ?? null),
+    };
+  });
+}
+
+function summary(document: AbpRegistry, cost: PublishedRegistryVersion['cost'], fromStore: boolean): PublishedRegistryVersion {
+  return {
+    version: document.version,
+    digest: document.digest,
+    entries: document.entries.length,
+    added: document.diff.added.length,
+    removed: document.diff.removed.length,
+    kept: document.diff.kept.length,
+    cost,
+    fromStore,
+  };
+}
+
+export function createRotationActivities({ db, github, criteria: readCriteria = () => loadCriteria() }: RotationDependencies) {
+  return {
+    /** Searches the top repositories once per rotation; a rerun returns what the first run stored. */
+    async discoverRotationCandidates(input: RotateRegistryInput): Promise<DiscoveredRotation> {
+      const args = parsed(rotateRegistryInput, input, 'discoverRotationCandidates');
+      return classified(async () => {
+        const criteria = await readCriteria();
+        const wanted = { top: args.top, batchSize: args.batchSize ?? CANDIDATE_BATCH_SIZE, size: args.size ?? MAX_REGISTRY_ENTRIES, sourcedAt: args.sourcedAt, criteriaVersion: criteria.version };
+        let rotation = await readRotation(db, args.version);
+        const fromStore = rotation !== null;
+        if (rotation === null) {
+          const search = await searchCandidates(github, { top: args.top });
+          rotation = await saveRotation(db, { version: args.version, ...wanted, candidates: search.hits.map((hit) => hit.nameWithOwner), searchCost: search.cost });
+        }
+        for (const [key, value] of Object.entries(wanted)) {
+          const stored = rotation[key as keyof typeof wanted];
+          if (stored !== value) {
+            throw new RotationError('rotation-mismatch', `the rotation of ${args.version} is stored with ${key} ${JSON.stringify(stored)}, not ${JSON.stringify(value)}; rerun it with the stored parameters or rotate another version`);
+          }
+        }
+        return {
+          rotation: rotation.version,
+          candidates: rotation.candidates.length,
+          batches: planBatches(rotation.candidates, rotation.batchSize).length,
+          cost: rotation.searchCost,
+          fromStore,
+        };
+      });
+    },
+
+    /** Reads one batch's criteria facts from GitHub and stores them, unless an earlier attempt stored them. */
+    async fetchRotationBatch(input: FetchRotationBatchInput): Promise<FetchedRotationBatch> {
+      const { rotation: version, index } = parsed(fetchRotationBatchInput, input, 'fetchRotationBatch');
+      return classified(async () => {
+        let batch = await readBatch(db, version, index);
+        const fromStore = batch !== null;
+        if (batch === null) {
+          const rotation = await requireRotation(db, version);
+          const names = planBatches(rotation.candidates, rotation.batchSize)[index];
+          if (names === undefined) throw new RotationError('batch-out-of-range', `${version} has ${Math.ceil(rotation.candidates.length / rotation.batchSize)} batches; there is no batch ${index}`);
+          const criteria = await readCriteria();
+          requireCriteria(rotation, criteria);
+          // Stored even if the worker is shutting down meanwhile: the calls are paid for, a retry should not repeat them.
+          const fetched = await heartbeating({ index, phase: 'fetching' }, fetchBatch(github, names, criteria));
+          batch = await saveBatch(db, { version, index, facts: fetched.candidates, missing: fetched.missing, cost: fetched.cost });
+        }
+        return { rotation: version, index, candidates: batch.facts.length, missing: batch.missing.length, cost: batch.cost, fromStore };
+      });
+    },
+
+    /** Judges every stored candidate and stores the version with its entries; a version stored already is returned as is. */
+    async publishRegistryVersion(input: PublishRegistryVersionInput): Promise<PublishedRegistryVersion> {
+      const { rotation: version } = parsed(publishRegistryVersionInput, input, 'publishRegistryVersion');
+      return classified(async () => {
+        const rotation = await requireRotation(db, version);
+        const batches = await readBatches(db, version);
+        const cost = rotationCost(rotation, batches);
+        const stored = await readRegistryVersion(db, version);
+        if (stored !== null) return summary(stored, cost, true);
+        const expected = planBatches(rotation.candidates, rotation.batchSize).length;
+        if (batches.length !== expected) {
+          throw new RotationError('batches-missing', `${version} has ${batches.length} of its ${expected} batches stored; fetch the rest (fetchRotationBatch) before publishing`);
+        }
+        const criteria = await readCriteria();
+        requireCriteria(rotation, criteria);
+        const document = buildRegistry({
+          version,
+          criteriaVersion: criteria.version,
+          sourcedAt: rotation.sourcedAt,
+          candidates: evaluatedCandidates(rotation, batches.flatMap((batch) => batch.facts), criteria),
+          previous: await readPreviousVersion(db, version),
+          optOuts: await readOptOuts(db),
+          size: rotation.size,
+        });
+        const inserted = await saveRegistryVersion(db, document);
+        // A concurrent attempt that won the insert stored its own document: report that one.
+        const published = inserted ? document : await readRegistryVersion(db, version);
+        if (published === null) throw new RotationError('stored-data-invalid', `${version} was stored by another attempt but cannot be read back`);
+        return summary(published, cost, !inserted);
+      });
+    },
+  };
+}
