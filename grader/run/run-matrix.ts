@@ -14,6 +14,7 @@ import { sandboxStatus } from '../process/sandbox.js';
 import { readRunResults } from '../results/read-results.js';
 import { renderReport } from '../report/index.js';
 import { prepareFixtureRepo, prepareTaskRepo, type TaskRepo } from '../workspace/index.js';
+import { isAlive } from '../../stack/processes.js';
 import { RunError } from './errors.js';
 import { jsonText, removeTree, writeFileAtomic } from './files.js';
 import { runFingerprint, runIdOf } from './fingerprint.js';
@@ -83,6 +84,18 @@ async function prepareRepos(inputs: RunInputs, cacheDir: string): Promise<Map<st
     repos.set(task.manifest.id, repo);
   }
   return repos;
+}
+
+/**
+ * Trial folders of an earlier start of this run whose process is gone (SIGKILL leaves them): they hold workspaces and
+ * verification checkouts with held-out files, so they go before this start makes its own.
+ */
+async function removeAbandonedWorkRoots(runId: string): Promise<void> {
+  const prefix = `abp-work-${runId}-`;
+  for (const name of await readdir(tmpdir()).catch(() => [] as string[])) {
+    const pid = Number(name.slice(prefix.length));
+    if (name.startsWith(prefix) && Number.isInteger(pid) && pid > 0 && !isAlive(pid)) await removeTree(join(tmpdir(), name));
+  }
 }
 
 /** What a sandboxed engine must not see: task folders, the results, and the real paths behind symlinked task parts. */
@@ -160,6 +173,7 @@ export async function runMatrix(options: RunOptions): Promise<RunOutcome> {
   await mkdir(runDir, { recursive: true });
   const lock = await acquireRunLock(resolve(options.lockFile ?? join(output, '.abp-run.lock')), runId, now);
   const workRoot = join(tmpdir(), `abp-work-${runId}-${process.pid}`);
+  await removeAbandonedWorkRoots(runId);
   try {
     const schedule = scheduleTrials(inputs.config);
     const { journal, resumed } = await openJournal(options, runDir, { runId, fingerprint, trials: schedule.length });

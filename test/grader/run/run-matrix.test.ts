@@ -192,6 +192,8 @@ describe('interrupting abp run', () => {
     expect(await readdir(out)).toContain('.abp-run.lock');
 
     const [runId] = (await readdir(out)).filter((name) => name.startsWith('run-'));
+    const abandoned = join(tmpdir(), `abp-work-${runId ?? ''}-${child.pid ?? 0}`);
+    expect(await readdir(abandoned).then(() => true, () => false)).toBe(true);
     const resumed = await runMatrix({ config: built.config, output: out, resumeProgress: join(out, runId ?? ''), cacheDir: join(built.dir, 'cache') });
     expect(resumed.trials).toHaveLength(12);
     const journal = (await readFile(join(resumed.runDir, 'progress.jsonl'), 'utf8')).trim().split('\n').slice(1);
@@ -201,6 +203,8 @@ describe('interrupting abp run', () => {
     expect((await readdir(join(resumed.runDir, 'trials'))).filter((name) => name.endsWith('.json'))).toHaveLength(12);
     expect((await readdir(out)).filter((name) => name.startsWith('.abp-run.lock.stale-'))).toHaveLength(1);
     expect(resumed.trials.filter((trial) => trial.outcome === 'resolved')).toHaveLength(12);
+    // The killed start's trial folders (workspaces, held-out checkouts) do not outlive the resume.
+    expect(await readdir(abandoned).then(() => true, () => false)).toBe(false);
   }, 120_000);
 
   it('takes its engines down with it when stopped by a signal', async () => {
