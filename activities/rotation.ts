@@ -1,7 +1,6 @@
 // Activities of the registry rotation: search once, fetch each batch once, publish once. Each reads what an earlier
 // attempt stored before calling GitHub, so a retry or a worker crash costs at most the one batch that was in flight.
-import { ApplicationFailure, Context } from '@temporalio/activity';
-import type { z } from 'zod';
+import { Context } from '@temporalio/activity';
 import type { Database } from '../db/connection.js';
 import type { GithubClient } from '../github/client.js';
 import type { Criteria } from '../registry/criteria/schema.js';
@@ -10,6 +9,7 @@ import { loadCriteria } from '../registry/criteria/load.js';
 import { DiscoveryError } from '../registry/discovery/errors.js';
 import { CANDIDATE_BATCH_SIZE, fetchBatch, planBatches } from '../registry/discovery/fetch.js';
 import { searchCandidates } from '../registry/discovery/search.js';
+import { publishRegistry } from '../registry/publication.js';
 import { buildRegistry, entryRunner, type EvaluatedCandidate } from '../registry/rotation/build-registry.js';
 import {
   readBatch,
@@ -37,12 +37,15 @@ import {
   type PublishRegistryVersionInput,
   type RotateRegistryInput,
 } from '../schemas/rotation.js';
+import { parsed, permanent } from './arguments.js';
 
 export interface RotationDependencies {
   db: Database;
   github: GithubClient;
   /** The criteria to judge by; defaults to the committed files (loadCriteria). */
   criteria?: () => Promise<Criteria>;
+  /** Where published documents are written (registry/publication.ts); none are written without it. */
+  publishDir?: string;
 }
 
 /** How often a batch in flight tells the server it is alive; well inside the workflow's heartbeat timeout. */
@@ -50,10 +53,6 @@ const HEARTBEAT_EVERY_MS = 5_000;
 
 // Failures no retry can fix: bad arguments, a rotation stored with other parameters, a search GitHub cannot split.
 const PERMANENT_DISCOVERY_CODES = new Set<DiscoveryError['code']>(['invalid-options', 'band-over-cap', 'unexpected-answer']);
-
-function permanent(error: Error & { code: string }): ApplicationFailure {
-  return ApplicationFailure.create({ type: `${error.name}:${error.code}`, message: error.message, nonRetryable: true, cause: error });
-}
 
 /** Runs an activity body, turning permanent failures into non-retryable ones; anything else Temporal retries. */
 async function classified<T>(body: () => Promise<T>): Promise<T> {
@@ -64,17 +63,6 @@ async function classified<T>(body: () => Promise<T>): Promise<T> {
     if (error instanceof DiscoveryError && PERMANENT_DISCOVERY_CODES.has(error.code)) throw permanent(error);
     throw error;
   }
-}
-
-function parsed<T>(schema: z.ZodType<T>, input: unknown, activity: string): T {
-  const result = schema.safeParse(input);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0];
-  throw ApplicationFailure.create({
-    type: 'InvalidActivityInput',
-    message: `${activity} was called with an invalid argument: ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? ''}; pass the object schemas/rotation.ts describes`,
-    nonRetryable: true,
-  });
 }
 
 async function requireRotation(db: Database, version: string): Promise<StoredRotation> {
@@ -131,7 +119,11 @@ function summary(document: AbpRegistry, cost: PublishedRegistryVersion['cost'], 
   };
 }
 
-export function createRotationActivities({ db, github, criteria: readCriteria = () => loadCriteria() }: RotationDependencies) {
+export function createRotationActivities({ db, github, criteria: readCriteria = () => loadCriteria(), publishDir }: RotationDependencies) {
+  // Written on every call, stored or not: a crash between the database commit and the file leaves the next call to finish it.
+  const publish = async (document: AbpRegistry) => {
+    if (publishDir !== undefined) await publishRegistry(publishDir, document);
+  };
   return {
     /** Searches the top repositories once per rotation; a rerun returns what the first run stored. */
     async discoverRotationCandidates(input: RotateRegistryInput): Promise<DiscoveredRotation> {
@@ -189,7 +181,10 @@ export function createRotationActivities({ db, github, criteria: readCriteria = 
         const batches = await readBatches(db, version);
         const cost = rotationCost(rotation, batches);
         const stored = await readRegistryVersion(db, version);
-        if (stored !== null) return summary(stored, cost, true);
+        if (stored !== null) {
+          await publish(stored);
+          return summary(stored, cost, true);
+        }
         const expected = planBatches(rotation.candidates, rotation.batchSize).length;
         if (batches.length !== expected) {
           throw new RotationError('batches-missing', `${version} has ${batches.length} of its ${expected} batches stored; fetch the rest (fetchRotationBatch) before publishing`);
@@ -209,6 +204,7 @@ export function createRotationActivities({ db, github, criteria: readCriteria = 
         // A concurrent attempt that won the insert stored its own document: report that one.
         const published = inserted ? document : await readRegistryVersion(db, version);
         if (published === null) throw new RotationError('stored-data-invalid', `${version} was stored by another attempt but cannot be read back`);
+        await publish(published);
         return summary(published, cost, !inserted);
       });
     },

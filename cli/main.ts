@@ -1,9 +1,11 @@
 // The `abp` command: its command tree, and the one place where errors become exit codes
 // (0 ok, 1 the command failed, 2 it was used wrongly).
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { DEFAULT_SCHEDULED_ROTATION } from '../schemas/rotation.js';
 import { CommandFailed } from './output.js';
 import type { AuditDrawOptions } from './audit.js';
 import type { BaselineCommandOptions, GateOptions } from './gate.js';
+import type { RotateOptions } from './registry.js';
 import type { RunCommandOptions } from './run.js';
 import type { WorldOptions } from './sim.js';
 
@@ -46,8 +48,6 @@ const jsonOption = () => new Option('--json', 'print the result as JSON on stdou
 
 // Groups the design calls for that later work adds; named in the help so the shape of the tool is visible.
 const plannedGroups = [
-  ['registry', 'rotate, show and diff the quarterly repository registry; opt-outs'],
-  ['draw', 'seeded draws of open issues from the registry backlog, and their audit'],
   ['task', 'follow tasks from draw to maintainer merge'],
   ['freeze', 'freeze a merged fix into a signed, content-addressed task bundle'],
   ['verify', 'verify a task bundle and its signatures'],
@@ -157,6 +157,55 @@ export function buildProgram(): Command {
     .option('--registry <file>', 'the abp-registry/v1 document, to check the registry digest the record carries')
     .addOption(jsonOption())
     .action(async (record: string, options: AuditDrawOptions) => (await import('./audit.js')).auditDrawCommand(record, options));
+
+  const registryGroup = program.command('registry').description('the quarterly repository registry: rotate, schedule, show, diff; opt-outs');
+  registryGroup
+    .command('rotate')
+    .description("rotate a registry version now (on the worker): discover, judge by the criteria, publish with its diff and API cost")
+    .option('--version <version>', 'abp-registry/YYYYQn to publish (default: the current quarter)')
+    .option('--top <n>', 'the most starred repositories to judge', wholeNumber('--top', 100_000), DEFAULT_SCHEDULED_ROTATION.top)
+    .option('--size <n>', 'entries to keep at most', wholeNumber('--size', 500), DEFAULT_SCHEDULED_ROTATION.size)
+    .option('--batch-size <n>', 'repositories per GraphQL batch (default 100)', wholeNumber('--batch-size', 100))
+    .addOption(jsonOption())
+    .action(async (options: RotateOptions) => (await import('./registry.js')).registryRotateCommand(options));
+  registryGroup
+    .command('schedule')
+    .description('create or update the quarterly rotation Schedule (00:00 UTC on the first day of each quarter)')
+    .option('--top <n>', 'the most starred repositories to judge', wholeNumber('--top', 100_000), DEFAULT_SCHEDULED_ROTATION.top)
+    .option('--size <n>', 'entries to keep at most', wholeNumber('--size', 500), DEFAULT_SCHEDULED_ROTATION.size)
+    .option('--batch-size <n>', 'repositories per GraphQL batch (default 100)', wholeNumber('--batch-size', 100))
+    .addOption(jsonOption())
+    .action(async (options: { top: number; size: number; batchSize?: number; json?: boolean }) => (await import('./registry.js')).registryScheduleCommand(options));
+  registryGroup
+    .command('show')
+    .description('print a published registry version (default: the latest) after checking its digest')
+    .argument('[version]', 'abp-registry/YYYYQn')
+    .addOption(jsonOption())
+    .action(async (version: string | undefined, options: { json?: boolean }) => (await import('./registry.js')).registryShowCommand(version, options));
+  registryGroup
+    .command('diff')
+    .description('what changed between two published registry versions, with the reason for each removal')
+    .argument('<from>', 'abp-registry/YYYYQn')
+    .argument('<to>', 'abp-registry/YYYYQn')
+    .addOption(jsonOption())
+    .action(async (from: string, to: string, options: { json?: boolean }) => (await import('./registry.js')).registryDiffCommand(from, to, options));
+  registryGroup
+    .command('opt-out')
+    .description('opt a repository out: left out of the next rotation, and of every draw from now on')
+    .argument('<repo>', 'owner/name')
+    .requiredOption('--reason <text>', 'why, as the maintainers put it')
+    .option('--by <who>', 'who asked: a GitHub login or an email address', 'operator')
+    .addOption(jsonOption())
+    .action(async (repo: string, options: { reason: string; by: string; json?: boolean }) => (await import('./registry.js')).registryOptOutCommand(repo, options));
+
+  program
+    .command('draw')
+    .description('draw tasks from the registry backlog with a published seed (on the worker): snapshot, record, one task workflow per pick')
+    .requiredOption('--seed <n>', 'the published seed', wholeNumber('--seed'))
+    .requiredOption('--count <n>', 'how many tasks', wholeNumber('--count', 10_000))
+    .option('--registry-version <version>', 'abp-registry/YYYYQn (default: the latest stored)')
+    .addOption(jsonOption())
+    .action(async (options: { seed: number; count: number; registryVersion?: string; json?: boolean }) => (await import('./registry.js')).drawCommand(options));
 
   program
     .command('conformance')

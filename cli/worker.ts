@@ -1,4 +1,5 @@
 // `abp worker`: run the abp worker in the foreground until SIGINT or SIGTERM.
+import { join } from 'node:path';
 import { createActivities, type ActivityDependencies } from '../activities/index.js';
 import { migrate, openDatabase, type DatabaseHandle } from '../db/connection.js';
 import { createGithubClient, GithubConfigError } from '../github/client.js';
@@ -13,7 +14,7 @@ export async function workerCommand(): Promise<void> {
   try {
     const connection = await connectWorker(config.temporal.address);
     try {
-      const worker = await createWorker({ connection, namespace: config.temporal.namespace, workflowBundle, activities: createActivities(dependencies(database)) });
+      const worker = await createWorker({ connection, namespace: config.temporal.namespace, workflowBundle, activities: createActivities(dependencies(database, join(config.home, 'published'))) });
       // Worker.run resolves after a graceful shutdown, which the SDK starts on SIGINT/SIGTERM.
       await worker.run();
     } finally {
@@ -38,15 +39,16 @@ async function migrateDatabase(dataDir: string): Promise<DatabaseHandle> {
 }
 
 /** Stages that reach GitHub run only where a client is configured; the rest of the worker runs either way. */
-function dependencies(database: DatabaseHandle): ActivityDependencies {
-  const now = () => new Date();
+function dependencies(database: DatabaseHandle, publishDir: string): ActivityDependencies {
+  const { db } = database;
+  const local: ActivityDependencies = { now: () => new Date(), optOuts: { db, publishDir }, tasks: { db } };
   try {
     const github = createGithubClient();
-    console.log(`github: ${process.env.GITHUB_API_URL ?? 'https://api.github.com'}; registry rotation enabled`);
-    return { now, rotation: { db: database.db, github } };
+    console.log(`github: ${process.env.GITHUB_API_URL ?? 'https://api.github.com'}; registry rotation and draws enabled; published documents in ${publishDir}`);
+    return { ...local, rotation: { db, github, publishDir }, draws: { db, github, publishDir } };
   } catch (error) {
     if (!(error instanceof GithubConfigError)) throw error;
-    console.log(`github: not configured, registry rotation disabled (${error.message})`);
-    return { now };
+    console.log(`github: not configured, registry rotation and draws disabled (${error.message})`);
+    return local;
   }
 }

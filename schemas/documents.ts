@@ -9,6 +9,7 @@ import { RUN_SCHEMA_ID, runSchema } from './abp-run.js';
 import { TASK_SCHEMA_ID, taskSchema } from './abp-task.js';
 import { TRACE_SCHEMA_ID, traceEventSchema, traceRuleViolations } from './abp-trace.js';
 import { TRIAL_SCHEMA_ID, trialSchema } from './abp-trial.js';
+import { TRUST_ROOT_SCHEMA_ID, trustRootSchema } from './abp-trust-root.js';
 import { VERDICT_SCHEMA_ID, verdictSchema } from './abp-verdict.js';
 import { locateIssues, plainWordsParseOptions } from './issues.js';
 import { formatJsonPath, parseJsonText, scanJson, type JsonScan } from './json-text.js';
@@ -25,6 +26,7 @@ export const documentSchemas = {
   [ADAPTERS_SCHEMA_ID]: adaptersSchema,
   [TRIAL_SCHEMA_ID]: trialSchema,
   [BASELINE_SCHEMA_ID]: baselineSchema,
+  [TRUST_ROOT_SCHEMA_ID]: trustRootSchema,
 } as const;
 
 export type DocumentSchemaId = keyof typeof documentSchemas;

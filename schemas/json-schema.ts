@@ -9,6 +9,7 @@ import { RUN_SCHEMA_ID, runSchema } from './abp-run.js';
 import { TASK_SCHEMA_ID, taskSchema } from './abp-task.js';
 import { TRACE_SCHEMA_ID, traceEventSchema } from './abp-trace.js';
 import { TRIAL_SCHEMA_ID, trialSchema } from './abp-trial.js';
+import { TRUST_ROOT_SCHEMA_ID, trustRootSchema } from './abp-trust-root.js';
 import { VERDICT_SCHEMA_ID, verdictSchema } from './abp-verdict.js';
 
 // A URN rather than an invented web address: nothing is published yet, and a URL that does not resolve would mislead.
@@ -43,6 +44,7 @@ export const jsonSchemaKinds: readonly JsonSchemaKind[] = [
   { id: ADAPTERS_SCHEMA_ID, title: 'abp adapters file (abp-adapters/v1)', schema: adaptersSchema },
   { id: TRIAL_SCHEMA_ID, title: 'abp trial envelope (abp-trial/v1)', schema: trialSchema },
   { id: BASELINE_SCHEMA_ID, title: 'abp gate baseline (abp-baseline/v1)', schema: baselineSchema },
+  { id: TRUST_ROOT_SCHEMA_ID, title: 'abp trust root (abp-trust-root/v1)', schema: trustRootSchema },
 ];
 
 /** "abp-task/v1" -> "abp-task-v1.schema.json". */

@@ -2,7 +2,7 @@
 // the candidate facts stay in the database, so the workflow history stays small however large the rotation.
 import { z } from 'zod';
 import { MAX_REGISTRY_ENTRIES } from './abp-registry.js';
-import { nonNegativeInt, registryVersion, sha256Digest, utcTimestamp } from './primitives.js';
+import { nonNegativeInt, registryVersion, repoFullName, sha256Digest, utcTimestamp } from './primitives.js';
 
 /** GitHub's GraphQL page size bounds a batch (registry/discovery/fetch.ts). */
 const MAX_BATCH_SIZE = 100;
@@ -74,3 +74,36 @@ export const rotationResult = publishedRegistryVersion.extend({
   batchesFromStore: nonNegativeInt,
 });
 export type RotationResult = z.infer<typeof rotationResult>;
+
+/** The registry version of the quarter holding `at` (UTC): 2026-10-01T00:00:00Z and 2026-12-31T23:59:59Z are both `abp-registry/2026Q4`. */
+export function quarterVersion(at: Date): string {
+  return `abp-registry/${at.getUTCFullYear()}Q${Math.floor(at.getUTCMonth() / 3) + 1}`;
+}
+
+/** What the quarterly Schedule passes to every scheduled rotation; the version and `sourcedAt` come from the scheduled time. */
+export const scheduledRotationInput = rotateRegistryInput.omit({ version: true, sourcedAt: true });
+export type ScheduledRotationInput = z.infer<typeof scheduledRotationInput>;
+
+/** The registry's defaults: the 3,000 most starred repositories judged, the best 500 kept. */
+export const DEFAULT_SCHEDULED_ROTATION: ScheduledRotationInput = { top: 3_000, size: 500 };
+
+/** The Schedule's id: one per namespace, so creating it again finds the one that exists. */
+export const ROTATION_SCHEDULE_ID = 'abp-registry-quarterly-rotation';
+
+/** A maintainer's request that a repository never be drawn again (spec §4.5): kept out of the next rotation and of every new draw. */
+export const optOutInput = z.strictObject({
+  repo: repoFullName,
+  reason: z.string().trim().min(1, { error: 'say why the repository opts out, e.g. --reason "maintainers asked by email, 2026-11-30"' }),
+  /** A GitHub login or an email address. */
+  requestedBy: z.string().trim().min(1),
+});
+export type OptOutInput = z.infer<typeof optOutInput>;
+
+export const optOutResult = z.strictObject({
+  repo: repoFullName,
+  /** False when the repository had opted out already; the first request's reason stands. */
+  added: z.boolean(),
+  /** Every opted-out repository after the change, sorted. */
+  optOuts: z.array(repoFullName),
+});
+export type OptOutResult = z.infer<typeof optOutResult>;

@@ -3,13 +3,13 @@
 // migration 0001 installs triggers that reject UPDATE, DELETE and TRUNCATE on task_events.
 import { relations, sql } from 'drizzle-orm';
 import { check, foreignKey, index, integer, jsonb, pgEnum, pgTable, primaryKey, text, unique } from 'drizzle-orm/pg-core';
+import { taskStates } from '../../schemas/task-workflow.js';
 import type { JsonObject } from '../json.js';
 import { bundles } from './bundles.js';
 import { drawPicks, draws } from './draws.js';
 import { allSet, COMMIT_PATTERN, createdAt, instant, matches, REPO_PATTERN, SHA256_DIGEST_PATTERN } from './shared.js';
 
-export const taskStates = ['drawn', 'solving', 'tracking', 'freezing', 'scored', 'practice', 'withdrawn', 'rejected'] as const;
-export type TaskState = (typeof taskStates)[number];
+export { taskStates, type TaskState } from '../../schemas/task-workflow.js';
 export const taskState = pgEnum('task_state', taskStates);
 
 export const tasks = pgTable(

@@ -53,6 +53,7 @@ describe('committed JSON Schema files', () => {
       'abp-task-v1.schema.json',
       'abp-trace-v1.schema.json',
       'abp-trial-v1.schema.json',
+      'abp-trust-root-v1.schema.json',
       'abp-verdict-v1.schema.json',
     ]);
     const task = await committedSchema('abp-task/v1');

@@ -1,0 +1,146 @@
+// Activities of a draw: snapshot the registry's backlog (incrementally from the last snapshot when there is one), then
+// select and record the draw. Files are published before rows are stored, and a draw recorded already is read back,
+// never recorded again, so a retry or a rerun returns the same record with its first drawnAt.
+import { mkdir, readFile, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { and, asc, desc, eq } from 'drizzle-orm';
+import type { Database } from '../db/connection.js';
+import { draws, registryVersions } from '../db/schema/index.js';
+import type { GithubClient } from '../github/client.js';
+import { writeFileAtomic } from '../grader/run/files.js';
+import { eligiblePool } from '../registry/backlog/eligibility.js';
+import { fetchSnapshot, refreshSnapshot, type BacklogFetch } from '../registry/backlog/fetch.js';
+import { readSnapshotWithDigest, snapshotDigest, writeSnapshot } from '../registry/backlog/snapshot.js';
+import { buildDrawRecord, drawRecordText, optOutsDigest } from '../registry/draw/record.js';
+import { latestSnapshot, saveDraw, saveSnapshot } from '../registry/draw/store.js';
+import { documentText, publicationPaths } from '../registry/publication.js';
+import { readOptOuts, readRegistryVersion } from '../registry/rotation/store.js';
+import { drawSchema, type AbpDraw } from '../schemas/abp-draw.js';
+import { githubTaskId } from '../schemas/abp-task.js';
+import {
+  findDrawInput,
+  recordDrawInput,
+  snapshotBacklogInput,
+  type FindDrawInput,
+  type RecordDrawInput,
+  type RecordedDraw,
+  type SnapshotBacklogInput,
+  type TakenSnapshot,
+} from '../schemas/draw-workflow.js';
+import { compareCodeUnits } from '../schemas/primitives.js';
+import { parsed } from './arguments.js';
+
+export interface DrawDependencies {
+  db: Database;
+  github: GithubClient;
+  /** The publication folder: snapshots, draw records and opt-out lists are files there (registry/publication.ts). */
+  publishDir: string;
+}
+
+const HEARTBEAT_EVERY_MS = 5_000;
+
+/** A draw that cannot be made from what is stored: no retry helps, an operator has to act. */
+function refuse(message: string): ApplicationFailure {
+  return ApplicationFailure.create({ type: 'DrawRefused', message, nonRetryable: true });
+}
+
+const exists = (path: string) => stat(path).then(() => true, () => false);
+
+async function latestRegistryVersion(db: Database): Promise<string> {
+  const [row] = await db.select({ id: registryVersions.id }).from(registryVersions).orderBy(desc(registryVersions.id)).limit(1);
+  if (row === undefined) throw refuse('no registry version is stored: rotate the registry (`abp registry rotate`) before drawing');
+  return row.id;
+}
+
+export function createDrawActivities({ db, github, publishDir }: DrawDependencies) {
+  const paths = publicationPaths(publishDir);
+  const recorded = (record: AbpDraw, created: boolean): RecordedDraw => ({
+    drawId: record.id,
+    digest: record.digest,
+    recordPath: paths.draw(record.id),
+    optOutsPath: paths.optOutsAt(record.inputDigests.optOuts),
+    snapshotPath: paths.snapshot(record.backlogSnapshot.digest),
+    created,
+    picks: record.picks.map((pick) => ({ taskId: githubTaskId(pick.repo, pick.issue), drawId: record.id, repo: pick.repo, issue: pick.issue })),
+  });
+  return {
+    /** Reads the registry's open issues, published as a canonical snapshot and stored with each issue's verdict. */
+    async snapshotBacklog(input: SnapshotBacklogInput): Promise<TakenSnapshot> {
+      const args = parsed(snapshotBacklogInput, input, 'snapshotBacklog');
+      const version = args.registryVersion ?? (await latestRegistryVersion(db));
+      const registry = await readRegistryVersion(db, version);
+      if (registry === null) throw refuse(`${version} is not stored: rotate it (\`abp registry rotate --version ${version}\`) or draw from a stored version`);
+      const options = { registryVersion: version, repos: registry.entries.map((entry) => entry.repo), takenAt: args.takenAt };
+      const previous = await latestSnapshot(db, version);
+      const previousPath = previous === null ? null : paths.snapshot(previous.digest);
+      const context = Context.current();
+      const timer = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
+      let fetched: BacklogFetch;
+      try {
+        // A previous snapshot whose file is gone cannot be refreshed: the backlog is read in full.
+        fetched = previousPath !== null && (await exists(previousPath))
+          ? await refreshSnapshot(github, (await readSnapshotWithDigest(previousPath)).snapshot, options)
+          : await fetchSnapshot(github, options);
+      } finally {
+        clearInterval(timer);
+      }
+      const digest = snapshotDigest(fetched.snapshot);
+      const path = paths.snapshot(digest);
+      if (!(await exists(path))) {
+        await mkdir(dirname(path), { recursive: true });
+        await writeSnapshot(path, fetched.snapshot);
+      }
+      const eligibility = eligiblePool(fetched.snapshot, { optOuts: await readOptOuts(db) });
+      await saveSnapshot(db, fetched.snapshot, digest, eligibility);
+      const issues = fetched.snapshot.repos.reduce((sum, repo) => sum + repo.issues.length, 0);
+      return { registryVersion: version, digest, path, repos: fetched.snapshot.repos.length, issues, eligible: issues - eligibility.rejected.length, mode: fetched.mode, cost: fetched.cost };
+    },
+
+    /** Selects the picks from the published snapshot with the opt-outs in force now, and records the draw once. */
+    async recordDraw(input: RecordDrawInput): Promise<RecordedDraw> {
+      const args = parsed(recordDrawInput, input, 'recordDraw');
+      const { snapshot, digest } = await readSnapshotWithDigest(paths.snapshot(args.snapshotDigest));
+      if (digest !== args.snapshotDigest) throw refuse(`${paths.snapshot(args.snapshotDigest)} hashes to ${digest}, not ${args.snapshotDigest}: the published snapshot was changed`);
+      const registry = await readRegistryVersion(db, snapshot.registryVersion);
+      if (registry === null) throw refuse(`the snapshot names ${snapshot.registryVersion}, which is not stored`);
+      const optOuts = await readOptOuts(db);
+      const { pool, rules } = eligiblePool(snapshot, { optOuts });
+      const fresh = buildDrawRecord({
+        seed: args.seed,
+        count: args.count,
+        drawnAt: args.drawnAt,
+        registryVersion: registry.version,
+        registryDigest: registry.digest,
+        snapshotDigest: digest,
+        eligibilityRules: rules,
+        optOuts,
+        pool,
+      });
+      const recordPath = paths.draw(fresh.id);
+      const optOutsPath = paths.optOutsAt(optOutsDigest(optOuts));
+      await writeFileAtomic(optOutsPath, documentText([...optOuts].sort(compareCodeUnits)));
+      // The id covers every input but drawnAt: a record published already is this draw, made earlier.
+      let record: AbpDraw = fresh;
+      if (await exists(recordPath)) record = drawSchema.parse(JSON.parse(await readFile(recordPath, 'utf8')));
+      else await writeFileAtomic(recordPath, drawRecordText(fresh));
+      const created = await saveDraw(db, record);
+      return recorded(record, created);
+    },
+
+    /** The draw made before with this registry version, seed and count, or null: drawing again returns it. */
+    async findDraw(input: FindDrawInput): Promise<RecordedDraw | null> {
+      const args = parsed(findDrawInput, input, 'findDraw');
+      const version = args.registryVersion ?? (await latestRegistryVersion(db));
+      const [row] = await db
+        .select({ id: draws.id })
+        .from(draws)
+        .where(and(eq(draws.registryVersion, version), eq(draws.seed, BigInt(args.seed)), eq(draws.requestedCount, args.count)))
+        .orderBy(asc(draws.drawnAt))
+        .limit(1);
+      if (row === undefined) return null;
+      const record = drawSchema.parse(JSON.parse(await readFile(paths.draw(row.id), 'utf8')));
+      return recorded(record, false);
+    },
+  };
+}
