@@ -1,5 +1,6 @@
 // All activities the abp worker registers, built from their dependencies in one place.
 import { createDrawActivities, type DrawDependencies } from './draws.js';
+import { createFreezeActivities, type FreezeDependencies } from './freeze.js';
 import { createOptOutActivities, type OptOutDependencies } from './opt-outs.js';
 import { createRotationActivities, type RotationDependencies } from './rotation.js';
 import { createTaskActivities, type TaskDependencies } from './tasks.js';
@@ -14,6 +15,7 @@ export type ActivityDependencies = WiringDependencies & {
   optOuts?: OptOutDependencies;
   draws?: DrawDependencies;
   tasks?: TaskDependencies;
+  freeze?: FreezeDependencies;
 };
 
 export function createActivities(deps: ActivityDependencies) {
@@ -23,6 +25,7 @@ export function createActivities(deps: ActivityDependencies) {
     ...(deps.optOuts === undefined ? {} : createOptOutActivities(deps.optOuts)),
     ...(deps.draws === undefined ? {} : createDrawActivities(deps.draws)),
     ...(deps.tasks === undefined ? {} : createTaskActivities(deps.tasks)),
+    ...(deps.freeze === undefined ? {} : createFreezeActivities(deps.freeze)),
   };
 }
 export type Activities = ReturnType<typeof createActivities>;

@@ -5,7 +5,9 @@ import { DEFAULT_SCHEDULED_ROTATION } from '../schemas/rotation.js';
 import { CommandFailed } from './output.js';
 import type { AuditDrawOptions } from './audit.js';
 import type { BaselineCommandOptions, GateOptions } from './gate.js';
+import type { FreezeCommandOptions } from './freeze.js';
 import type { RotateOptions } from './registry.js';
+import type { VerifyOptions } from './signing.js';
 import type { RunCommandOptions } from './run.js';
 import type { WorldOptions } from './sim.js';
 
@@ -49,8 +51,6 @@ const jsonOption = () => new Option('--json', 'print the result as JSON on stdou
 // Groups the design calls for that later work adds; named in the help so the shape of the tool is visible.
 const plannedGroups = [
   ['task', 'follow tasks from draw to maintainer merge'],
-  ['freeze', 'freeze a merged fix into a signed, content-addressed task bundle'],
-  ['verify', 'verify a task bundle and its signatures'],
   ['serve', 'serve webhooks and bundles over HTTP'],
 ] as const;
 
@@ -206,6 +206,38 @@ export function buildProgram(): Command {
     .option('--registry-version <version>', 'abp-registry/YYYYQn (default: the latest stored)')
     .addOption(jsonOption())
     .action(async (options: { seed: number; count: number; registryVersion?: string; json?: boolean }) => (await import('./registry.js')).drawCommand(options));
+
+  program
+    .command('init')
+    .description("create the operator's signing key (mode 0600) and the trust root listing it; a second run keeps both")
+    .addOption(jsonOption())
+    .action(async (options: { json?: boolean }) => (await import('./signing.js')).initCommand(options));
+
+  program
+    .command('freeze')
+    .description('freeze a merged fix into a signed, content-addressed task bundle: FAIL_TO_PASS from repeated runs, then bundle, store, sign')
+    .requiredOption('--repo <owner/name>', 'the repository')
+    .requiredOption('--base <commit>', 'the pre-fix commit (the base the fix merged onto)')
+    .requiredOption('--fix <commit|patch>', 'the fix: a commit in the repository (a merge commit is diffed against --base), or a patch file')
+    .requiredOption('--issue <file>', 'the issue as JSON {number, title, body} (gh issue view N --json number,title,body)')
+    .requiredOption('--pr <url>', 'the maintainer-merged pull request')
+    .option('--git-dir <dir>', 'a local clone holding --base and --fix', '.')
+    .option('--recipe <file>', 'the runner recipe {runner, ecosystem, install, test, report} (default: the criteria override, else detected)')
+    .option('--registry-version <version>', 'the registry version the issue was drawn from (default: the current quarter)')
+    .option('--draw-seed <n>', 'the seed of the draw that picked the issue', wholeNumber('--draw-seed'), 0)
+    .option('--sourced-at <time>', 'when the issue was drawn, RFC 3339 UTC (default: now)')
+    .option('--runs <n>', 'runs per state (at least 3)', wholeNumber('--runs', 20), 3)
+    .addOption(jsonOption())
+    .action(async (options: FreezeCommandOptions) => (await import('./freeze.js')).freezeCommand(options));
+
+  program
+    .command('verify')
+    .description('verify a task bundle: its digests, the signed statement and the key against a trust root (exit 1 with the reason code)')
+    .argument('<bundle>', 'the bundle archive (<sha256>.tar)')
+    .option('--signature <file>', 'the Sigstore bundle (default: <bundle without .tar>.sigstore.json beside it)')
+    .option('--trust-root <file>', 'the pinned abp-trust-root/v1 document (default: the data directory\'s trust-root.json)')
+    .addOption(jsonOption())
+    .action(async (bundle: string, options: VerifyOptions) => (await import('./signing.js')).verifyCommand(bundle, options));
 
   program
     .command('conformance')

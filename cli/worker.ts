@@ -3,6 +3,9 @@ import { join } from 'node:path';
 import { createActivities, type ActivityDependencies } from '../activities/index.js';
 import { migrate, openDatabase, type DatabaseHandle } from '../db/connection.js';
 import { createGithubClient, GithubConfigError } from '../github/client.js';
+import { SigningError } from '../signing/errors.js';
+import { signingPaths } from '../signing/home.js';
+import { createSigner } from '../signing/signer.js';
 import { resolveStackConfig } from '../stack/config.js';
 import { bundleWorkflows, connectWorker, createWorker } from '../stack/worker.js';
 
@@ -14,7 +17,8 @@ export async function workerCommand(): Promise<void> {
   try {
     const connection = await connectWorker(config.temporal.address);
     try {
-      const worker = await createWorker({ connection, namespace: config.temporal.namespace, workflowBundle, activities: createActivities(dependencies(database, join(config.home, 'published'))) });
+      const deps = { ...dependencies(database, join(config.home, 'published')), ...(await freezeDependencies(database, config.home)) };
+      const worker = await createWorker({ connection, namespace: config.temporal.namespace, workflowBundle, activities: createActivities(deps) });
       // Worker.run resolves after a graceful shutdown, which the SDK starts on SIGINT/SIGTERM.
       await worker.run();
     } finally {
@@ -50,5 +54,19 @@ function dependencies(database: DatabaseHandle, publishDir: string): ActivityDep
     if (!(error instanceof GithubConfigError)) throw error;
     console.log(`github: not configured, registry rotation and draws disabled (${error.message})`);
     return local;
+  }
+}
+
+/** The freeze signs what it publishes: without the operator's key (`abp init`) the worker does not freeze. */
+async function freezeDependencies(database: DatabaseHandle, home: string): Promise<Pick<ActivityDependencies, 'freeze'>> {
+  const paths = signingPaths(home);
+  try {
+    const signer = await createSigner({ keyDir: paths.keyDir });
+    console.log(`freeze: enabled, signing with key ${signer.keyId ?? ''}; bundles in ${paths.bundles}`);
+    return { freeze: { db: database.db, bundleDir: paths.bundles, signer, workDir: join(home, 'freeze-work') } };
+  } catch (error) {
+    if (!(error instanceof SigningError)) throw error;
+    console.log(`freeze: disabled (${error.message}); run \`abp init\` to create the signing key`);
+    return {};
   }
 }

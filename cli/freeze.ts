@@ -1,0 +1,117 @@
+// `abp freeze`: freeze one merged fix into a signed, content-addressed task bundle in the data directory's store.
+// For operators and tests; the pipeline runs the same freezeTask from the task workflow.
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { z } from 'zod';
+import { BundleStore } from '../freeze/bundle/index.js';
+import { freezeTask, type TaskFreezeInput } from '../freeze/index.js';
+import { detectRunner, readFiles } from '../registry/criteria/detect.js';
+import { loadCriteria } from '../registry/criteria/load.js';
+import { runnerRecipeSchema, type RunnerRecipe } from '../registry/criteria/schema.js';
+import { githubTaskId } from '../schemas/abp-task.js';
+import { quarterVersion } from '../schemas/rotation.js';
+import { signingPaths } from '../signing/home.js';
+import { createSigner } from '../signing/signer.js';
+import { resolveStackConfig } from '../stack/config.js';
+import { CommandFailed, createOutput, type OutputOptions } from './output.js';
+
+const run = promisify(execFile);
+
+export interface FreezeCommandOptions extends OutputOptions {
+  repo: string;
+  base: string;
+  fix: string;
+  issue: string;
+  pr: string;
+  gitDir: string;
+  recipe?: string;
+  registryVersion?: string;
+  drawSeed: number;
+  sourcedAt?: string;
+  runs: number;
+}
+
+async function git(gitDir: string, args: string[]): Promise<string> {
+  return (await run('git', ['-C', gitDir, ...args], { maxBuffer: 256 * 1024 * 1024 })).stdout;
+}
+
+/** The repository's runner recipe: its override in the committed criteria, else detected from its files at base. */
+async function recipeFor(options: FreezeCommandOptions): Promise<RunnerRecipe> {
+  if (options.recipe !== undefined) {
+    const parsed = runnerRecipeSchema.safeParse(JSON.parse(await readFile(options.recipe, 'utf8')));
+    if (!parsed.success) throw new CommandFailed('invalid-documents', `${options.recipe}: ${parsed.error.issues[0]?.path.join('.') ?? ''}: ${parsed.error.issues[0]?.message ?? 'invalid'}; a recipe is {runner, ecosystem, install, test, report}`);
+    return parsed.data;
+  }
+  const criteria = await loadCriteria();
+  const override = criteria.overrides.find((candidate) => candidate.repo.toLowerCase() === options.repo.toLowerCase());
+  if (override !== undefined) return override.runner;
+  const paths = (await git(options.gitDir, ['ls-tree', '-r', '--name-only', options.base])).split('\n').filter(Boolean);
+  const present = new Set(paths);
+  const texts: Record<string, string> = {};
+  for (const path of readFiles(criteria)) if (present.has(path)) texts[path] = await git(options.gitDir, ['show', `${options.base}:${path}`]);
+  const { ecosystem, recipe } = detectRunner({ paths, texts }, criteria);
+  if (recipe === null) throw new CommandFailed('invalid-documents', `${options.repo}: no runner recipe detected at ${options.base} (${ecosystem ?? 'unknown ecosystem'}); add an override to registry/criteria/overrides.json or pass --recipe <file>`);
+  return recipe;
+}
+
+const issueFile = z.object({ number: z.int().positive(), title: z.string().trim().min(1), body: z.string() });
+
+/** The issue as GitHub gives it (`gh issue view N --json number,title,body`): the text captured into the bundle. */
+async function readIssue(path: string): Promise<TaskFreezeInput['issue']> {
+  let value: unknown;
+  try {
+    value = JSON.parse(await readFile(path, 'utf8'));
+  } catch (error) {
+    throw new CommandFailed('invalid-documents', `${path}: cannot read the issue as JSON (${(error as Error).message})`);
+  }
+  const parsed = issueFile.safeParse(value);
+  if (!parsed.success) throw new CommandFailed('invalid-documents', `${path}: ${parsed.error.issues[0]?.path.join('.') ?? ''}: ${parsed.error.issues[0]?.message ?? 'invalid'}; the issue file is {"number", "title", "body"}, as \`gh issue view N --json number,title,body\` writes it`);
+  return { number: parsed.data.number, title: parsed.data.title, body: parsed.data.body };
+}
+
+export async function freezeCommand(options: FreezeCommandOptions): Promise<void> {
+  const out = createOutput(options);
+  const gitDir = resolve(options.gitDir);
+  const issue = await readIssue(options.issue);
+  const fix: TaskFreezeInput['fix'] = /^[0-9a-f]{40}$/.test(options.fix) ? { kind: 'commit', commit: options.fix } : { kind: 'patch', patch: await readFile(options.fix, 'utf8') };
+  const now = new Date();
+  const home = resolveStackConfig().home;
+  const paths = signingPaths(home);
+  const signer = await createSigner({ keyDir: paths.keyDir }).catch((error: Error) => {
+    throw new CommandFailed('invalid-documents', `${error.message}; run \`abp init\` to create the signing key`);
+  });
+  const workDir = await mkdtemp(join(tmpdir(), 'abp-freeze-'));
+  try {
+    const outcome = await freezeTask(
+      {
+        taskId: githubTaskId(options.repo, issue.number),
+        repo: options.repo,
+        gitDir,
+        baseCommit: options.base,
+        fix,
+        recipe: await recipeFor({ ...options, gitDir }),
+        issue,
+        mergedPr: options.pr,
+        sourcedAt: options.sourcedAt ?? `${now.toISOString().slice(0, 19)}Z`,
+        registryVersion: options.registryVersion ?? quarterVersion(now),
+        drawSeed: options.drawSeed,
+      },
+      { workDir, runs: options.runs, store: new BundleStore(paths.bundles), signer },
+    );
+    if (outcome.status === 'rejected') {
+      out.data(outcome);
+      throw new CommandFailed('invalid-documents', `freeze of ${outcome.taskId} rejected (${outcome.reason}): ${outcome.detail}`, options.json === true);
+    }
+    out.line(`frozen ${outcome.taskId}: ${outcome.failToPass.length} FAIL_TO_PASS, ${outcome.passToPass.length} PASS_TO_PASS, ${outcome.flaky.length} flaky (quarantined)`);
+    out.line(`bundle ${outcome.digest}  ${outcome.archivePath}`);
+    out.line(`held-out part ${outcome.heldOutDigest}; signature ${outcome.signaturePath}`);
+    out.line(`time: runs ${outcome.timings.freezeMs} ms, bundle ${outcome.timings.bundleMs} ms, signing ${outcome.timings.signMs} ms`);
+    out.line(`verify: abp verify ${outcome.archivePath}`);
+    out.data(outcome);
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
+  }
+}
