@@ -2,17 +2,25 @@
 // signature and the task's base commit and bundle digest in one transaction. Idempotent: a freeze published for the
 // same inputs is returned from its record, and rows that exist are left as they are.
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import { eq } from 'drizzle-orm';
+import { execFile } from 'node:child_process';
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { and, eq, sql } from 'drizzle-orm';
 import type { Database } from '../db/connection.js';
-import { bundles, signatures, tasks } from '../db/schema/index.js';
+import { bundles, draws, registryEntries, signatures, tasks } from '../db/schema/index.js';
+import type { GithubClient } from '../github/client.js';
 import type { JsonObject } from '../db/json.js';
 import { BundleStore } from '../freeze/bundle/index.js';
-import { FreezeError, freezeInputOf, freezeTask, parseFreezeInput, type TaskFreezeInput, type TaskFreezeOutcome } from '../freeze/index.js';
+import { FreezeError, freezeInputOf, freezeTask, parseFreezeInput, recipeFor, type TaskFreezeInput, type TaskFreezeOutcome } from '../freeze/index.js';
+import { registryEntrySchema } from '../schemas/abp-registry.js';
 import type { Signer } from '../signing/signer.js';
 import { permanent } from './arguments.js';
 
 export interface FreezeDependencies {
   db: Database;
+  /** Reads the issue's text; clones come from the pull request's host. */
+  github?: GithubClient;
   /** The content-addressed bundle store (signing/home.ts signingPaths(home).bundles). */
   bundleDir: string;
   signer: Signer;
@@ -22,10 +30,69 @@ export interface FreezeDependencies {
 
 const HEARTBEAT_EVERY_MS = 5_000;
 
-export function createFreezeActivities({ db, bundleDir, signer, workDir }: FreezeDependencies) {
+/** A valid merge, as the task workflow hands it over. */
+export interface MergedFix {
+  taskId: string;
+  prUrl: string;
+  mergeCommit: string;
+}
+
+/** What the task workflow's history keeps of a freeze: the verdict and the digests, not the test lists. */
+export type FreezeSummary =
+  | { status: 'frozen'; taskId: string; digest: string; heldOutDigest: string; failToPass: number; passToPass: number; flaky: number }
+  | { status: 'rejected'; taskId: string; reason: string; detail: string };
+
+const run = promisify(execFile);
+/** The runner an entry was stored with (registry_entries.runner_recipe), checked on the way out of the database. */
+const registryRunner = registryEntrySchema.shape.runner;
+
+function summary(outcome: TaskFreezeOutcome): FreezeSummary {
+  return outcome.status === 'frozen'
+    ? { status: 'frozen', taskId: outcome.taskId, digest: outcome.digest, heldOutDigest: outcome.heldOutDigest, failToPass: outcome.failToPass.length, passToPass: outcome.passToPass.length, flaky: outcome.flaky.length }
+    : { status: 'rejected', taskId: outcome.taskId, reason: outcome.reason, detail: outcome.detail };
+}
+
+export function createFreezeActivities({ db, github, bundleDir, signer, workDir }: FreezeDependencies) {
   const store = new BundleStore(bundleDir);
   return {
-    async freezeMergedFix(input: TaskFreezeInput): Promise<TaskFreezeOutcome> {
+    /**
+     * Gathers a merged fix's freeze input: a local mirror of the repository fetched up to the merge (base = the merge's
+     * first parent), the issue's title and body, the registry's runner recipe for the repository, and the draw's facts.
+     */
+    async prepareFreeze(fix: MergedFix): Promise<TaskFreezeInput> {
+      const [task] = await db
+        .select({ repo: tasks.repo, issue: tasks.issueNumber, seed: draws.seed, registryVersion: draws.registryVersion, drawnAt: draws.drawnAt })
+        .from(tasks)
+        .innerJoin(draws, eq(draws.id, tasks.drawId))
+        .where(eq(tasks.id, fix.taskId));
+      if (task === undefined) throw ApplicationFailure.create({ type: 'UnknownTask', message: `task ${fix.taskId} is not stored`, nonRetryable: true });
+      const [owner = '', name = ''] = task.repo.split('/');
+      const mirror = join(workDir, 'mirrors', `${owner}--${name}.git`);
+      const remote = fix.prUrl.replace(/\/pull\/\d+$/, '.git');
+      if (!(await stat(mirror).then(() => true, () => false))) await run('git', ['clone', '--quiet', '--bare', remote, mirror]);
+      else await run('git', ['-C', mirror, 'fetch', '--quiet', 'origin', '+refs/heads/*:refs/heads/*']);
+      const base = (await run('git', ['-C', mirror, 'rev-parse', `${fix.mergeCommit}^1`])).stdout.trim();
+      const issue = github === undefined ? null : (await github.rest.issues.get({ owner, repo: name, issue_number: task.issue })).data;
+      const [entry] = await db
+        .select({ runner: registryEntries.runnerRecipe })
+        .from(registryEntries)
+        .where(and(eq(registryEntries.registryVersion, task.registryVersion), sql`lower(${registryEntries.repo}) = ${task.repo.toLowerCase()}`));
+      return {
+        taskId: fix.taskId,
+        repo: task.repo,
+        gitDir: mirror,
+        baseCommit: base,
+        fix: { kind: 'commit', commit: fix.mergeCommit },
+        recipe: await recipeFor({ repo: task.repo, gitDir: mirror, base, entry: entry === undefined ? null : registryRunner.parse(entry.runner) }),
+        issue: { number: task.issue, title: issue?.title ?? `Issue #${task.issue}`, body: issue?.body ?? '' },
+        mergedPr: fix.prUrl,
+        sourcedAt: `${task.drawnAt.toISOString().slice(0, 19)}Z`,
+        registryVersion: task.registryVersion,
+        drawSeed: Number(task.seed),
+      };
+    },
+
+    async freezeMergedFix(input: TaskFreezeInput): Promise<FreezeSummary> {
       try {
         parseFreezeInput(freezeInputOf(input));
       } catch (error) {
@@ -43,7 +110,7 @@ export function createFreezeActivities({ db, bundleDir, signer, workDir }: Freez
       } finally {
         clearInterval(timer);
       }
-      if (outcome.status === 'rejected') return outcome;
+      if (outcome.status === 'rejected') return summary(outcome);
       const signature = await store.getSignature(outcome.digest);
       if (signature === null) throw ApplicationFailure.create({ type: 'FreezeStore', message: `${outcome.digest} was stored without its signature; freeze again` });
       const size = (await store.get(outcome.digest)).length;
@@ -58,7 +125,7 @@ export function createFreezeActivities({ db, bundleDir, signer, workDir }: Freez
           .onConflictDoNothing();
         await tx.update(tasks).set({ baseCommit: input.baseCommit, bundleDigest: outcome.digest }).where(eq(tasks.id, outcome.taskId));
       });
-      return outcome;
+      return summary(outcome);
     },
   };
 }

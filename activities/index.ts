@@ -4,6 +4,7 @@ import { createFreezeActivities, type FreezeDependencies } from './freeze.js';
 import { createOptOutActivities, type OptOutDependencies } from './opt-outs.js';
 import { createRotationActivities, type RotationDependencies } from './rotation.js';
 import { createTaskActivities, type TaskDependencies } from './tasks.js';
+import { createTrackingActivities, type TrackingDependencies } from './tracking.js';
 import { createWiringActivities, type WiringDependencies } from './wiring.js';
 
 /**
@@ -16,6 +17,7 @@ export type ActivityDependencies = WiringDependencies & {
   draws?: DrawDependencies;
   tasks?: TaskDependencies;
   freeze?: FreezeDependencies;
+  tracking?: TrackingDependencies;
 };
 
 export function createActivities(deps: ActivityDependencies) {
@@ -26,6 +28,7 @@ export function createActivities(deps: ActivityDependencies) {
     ...(deps.draws === undefined ? {} : createDrawActivities(deps.draws)),
     ...(deps.tasks === undefined ? {} : createTaskActivities(deps.tasks)),
     ...(deps.freeze === undefined ? {} : createFreezeActivities(deps.freeze)),
+    ...(deps.tracking === undefined ? {} : createTrackingActivities(deps.tracking)),
   };
 }
 export type Activities = ReturnType<typeof createActivities>;

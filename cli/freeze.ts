@@ -1,15 +1,11 @@
 // `abp freeze`: freeze one merged fix into a signed, content-addressed task bundle in the data directory's store.
 // For operators and tests; the pipeline runs the same freezeTask from the task workflow.
-import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { promisify } from 'node:util';
 import { z } from 'zod';
 import { BundleStore } from '../freeze/bundle/index.js';
-import { freezeTask, type TaskFreezeInput } from '../freeze/index.js';
-import { detectRunner, readFiles } from '../registry/criteria/detect.js';
-import { loadCriteria } from '../registry/criteria/load.js';
+import { freezeTask, recipeFor, type TaskFreezeInput } from '../freeze/index.js';
 import { runnerRecipeSchema, type RunnerRecipe } from '../registry/criteria/schema.js';
 import { githubTaskId } from '../schemas/abp-task.js';
 import { quarterVersion } from '../schemas/rotation.js';
@@ -17,8 +13,6 @@ import { signingPaths } from '../signing/home.js';
 import { createSigner } from '../signing/signer.js';
 import { resolveStackConfig } from '../stack/config.js';
 import { CommandFailed, createOutput, type OutputOptions } from './output.js';
-
-const run = promisify(execFile);
 
 export interface FreezeCommandOptions extends OutputOptions {
   repo: string;
@@ -34,27 +28,12 @@ export interface FreezeCommandOptions extends OutputOptions {
   runs: number;
 }
 
-async function git(gitDir: string, args: string[]): Promise<string> {
-  return (await run('git', ['-C', gitDir, ...args], { maxBuffer: 256 * 1024 * 1024 })).stdout;
-}
-
-/** The repository's runner recipe: its override in the committed criteria, else detected from its files at base. */
-async function recipeFor(options: FreezeCommandOptions): Promise<RunnerRecipe> {
-  if (options.recipe !== undefined) {
-    const parsed = runnerRecipeSchema.safeParse(JSON.parse(await readFile(options.recipe, 'utf8')));
-    if (!parsed.success) throw new CommandFailed('invalid-documents', `${options.recipe}: ${parsed.error.issues[0]?.path.join('.') ?? ''}: ${parsed.error.issues[0]?.message ?? 'invalid'}; a recipe is {runner, ecosystem, install, test, report}`);
-    return parsed.data;
-  }
-  const criteria = await loadCriteria();
-  const override = criteria.overrides.find((candidate) => candidate.repo.toLowerCase() === options.repo.toLowerCase());
-  if (override !== undefined) return override.runner;
-  const paths = (await git(options.gitDir, ['ls-tree', '-r', '--name-only', options.base])).split('\n').filter(Boolean);
-  const present = new Set(paths);
-  const texts: Record<string, string> = {};
-  for (const path of readFiles(criteria)) if (present.has(path)) texts[path] = await git(options.gitDir, ['show', `${options.base}:${path}`]);
-  const { ecosystem, recipe } = detectRunner({ paths, texts }, criteria);
-  if (recipe === null) throw new CommandFailed('invalid-documents', `${options.repo}: no runner recipe detected at ${options.base} (${ecosystem ?? 'unknown ecosystem'}); add an override to registry/criteria/overrides.json or pass --recipe <file>`);
-  return recipe;
+/** The recipe file, when given; else the criteria override or detection (freeze/recipe.ts). */
+async function recipeOf(options: FreezeCommandOptions, gitDir: string): Promise<RunnerRecipe> {
+  if (options.recipe === undefined) return recipeFor({ repo: options.repo, gitDir, base: options.base, entry: null });
+  const parsed = runnerRecipeSchema.safeParse(JSON.parse(await readFile(options.recipe, 'utf8')));
+  if (!parsed.success) throw new CommandFailed('invalid-documents', `${options.recipe}: ${parsed.error.issues[0]?.path.join('.') ?? ''}: ${parsed.error.issues[0]?.message ?? 'invalid'}; a recipe is {runner, ecosystem, install, test, report}`);
+  return parsed.data;
 }
 
 const issueFile = z.object({ number: z.int().positive(), title: z.string().trim().min(1), body: z.string() });
@@ -92,7 +71,7 @@ export async function freezeCommand(options: FreezeCommandOptions): Promise<void
         gitDir,
         baseCommit: options.base,
         fix,
-        recipe: await recipeFor({ ...options, gitDir }),
+        recipe: await recipeOf(options, gitDir),
         issue,
         mergedPr: options.pr,
         sourcedAt: options.sourcedAt ?? `${now.toISOString().slice(0, 19)}Z`,

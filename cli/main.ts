@@ -7,6 +7,8 @@ import type { AuditDrawOptions } from './audit.js';
 import type { BaselineCommandOptions, GateOptions } from './gate.js';
 import type { FreezeCommandOptions } from './freeze.js';
 import type { RotateOptions } from './registry.js';
+import type { ServeCommandOptions } from './serve.js';
+import type { OpenPrOptions } from './task.js';
 import type { VerifyOptions } from './signing.js';
 import type { RunCommandOptions } from './run.js';
 import type { WorldOptions } from './sim.js';
@@ -50,8 +52,7 @@ const jsonOption = () => new Option('--json', 'print the result as JSON on stdou
 
 // Groups the design calls for that later work adds; named in the help so the shape of the tool is visible.
 const plannedGroups = [
-  ['task', 'follow tasks from draw to maintainer merge'],
-  ['serve', 'serve webhooks and bundles over HTTP'],
+  ['serve (API)', 'serve registry versions, draws, tasks and bundles over HTTP; abp pull'],
 ] as const;
 
 export function buildProgram(): Command {
@@ -63,7 +64,8 @@ export function buildProgram(): Command {
       'after',
       `\nNot in this build yet:\n${plannedGroups.map(([name, what]) => `  ${name.padEnd(10)} ${what}`).join('\n')}\n` +
         '\nEnvironment: ABP_HOME (data directory, default ./.abp), TEMPORAL_ADDRESS (use an existing cluster),\n' +
-        'TEMPORAL_NAMESPACE, ABP_TEMPORAL_PORT, ABP_TEMPORAL_UI_PORT, DATABASE_URL (Postgres instead of PGlite).',
+        'TEMPORAL_NAMESPACE, ABP_TEMPORAL_PORT, ABP_TEMPORAL_UI_PORT, DATABASE_URL (Postgres instead of PGlite),\n' +
+        'GITHUB_TOKEN and GITHUB_API_URL (GitHub or the simulator), ABP_WEBHOOK_SECRET (abp serve).',
     );
 
   const devGroup = program.command('dev').description('start, stop and inspect the embedded stack (Temporal dev server, worker)');
@@ -206,6 +208,47 @@ export function buildProgram(): Command {
     .option('--registry-version <version>', 'abp-registry/YYYYQn (default: the latest stored)')
     .addOption(jsonOption())
     .action(async (options: { seed: number; count: number; registryVersion?: string; json?: boolean }) => (await import('./registry.js')).drawCommand(options));
+
+  const taskGroup = program.command('task').description('tasks from draw to maintainer merge: list, show, and submitting fixes');
+  taskGroup
+    .command('list')
+    .description('tasks with their state, pull request and last change (from the database, through the worker)')
+    .option('--state <state>', 'only tasks in this state (drawn, solving, tracking, freezing, scored, practice, withdrawn, rejected)')
+    .option('--limit <n>', 'at most this many', wholeNumber('--limit', 100_000), 1_000)
+    .addOption(jsonOption())
+    .action(async (options: { state?: string; limit: number; json?: boolean }) => (await import('./task.js')).taskListCommand(options));
+  taskGroup
+    .command('show')
+    .description("one task: state, pull request, merge, bundle, timings and its event log")
+    .argument('<task>', 'the task id, e.g. gh-owner-name-42')
+    .addOption(jsonOption())
+    .action(async (task: string, options: { json?: boolean }) => (await import('./task.js')).taskShowCommand(task, options));
+  taskGroup
+    .command('submit-fix')
+    .description('tell a task about a fix opened upstream by a person or another engine; the task follows it to its merge')
+    .argument('<task>', 'the task id')
+    .requiredOption('--pr <url>', 'the pull request')
+    .addOption(jsonOption())
+    .action(async (task: string, options: { pr: string; json?: boolean }) => (await import('./task.js')).taskSubmitFixCommand(task, options));
+  taskGroup
+    .command('open-pr')
+    .description("open the fix's pull request upstream (GITHUB_TOKEN) with the disclosure spec §4.5 requires, then follow it")
+    .argument('<task>', 'the task id')
+    .requiredOption('--branch <forkOwner:branch>', 'the branch carrying the fix, in your fork')
+    .requiredOption('--summary <text>', 'what the change does, for the body')
+    .option('--title <text>', 'the pull request title (default: "Fix #<issue>")')
+    .option('--engine <name>', 'the engine that made the fix, named in the disclosure', 'abp-reference@0.1.0')
+    .option('--base <branch>', 'the branch to merge into', 'main')
+    .option('--contributing <file|url>', "the repository's contribution rules, quoted or linked in the body")
+    .addOption(jsonOption())
+    .action(async (task: string, options: OpenPrOptions) => (await import('./task.js')).taskOpenPrCommand(task, options));
+
+  program
+    .command('serve')
+    .description('receive GitHub webhooks at /webhooks/github, verified with ABP_WEBHOOK_SECRET, and signal the task workflows they concern')
+    .addOption(new Option('--port <n>', 'TCP port (0: any free port)').argParser(wholeNumber('--port', 65_535)).default(8080))
+    .option('--host <address>', 'address to listen on (0.0.0.0 to accept deliveries from other machines)', '127.0.0.1')
+    .action(async (options: ServeCommandOptions) => (await import('./serve.js')).serveCommand(options));
 
   program
     .command('init')

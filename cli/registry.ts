@@ -105,10 +105,10 @@ export async function registryOptOutCommand(repo: string, options: OutputOptions
   const input = checked(optOutInput, { repo, reason: options.reason, requestedBy: options.by });
   const workflowId = `registry-opt-out-${input.repo.toLowerCase().replace('/', '-')}`;
   const result = await withTemporalClient(resolveStackConfig(), (client) =>
-    startOrJoin<OptOutResult>(client, () => client.workflow.start<typeof recordOptOut>('recordOptOut', { taskQueue: taskQueues.main, workflowId, args: [input] }), workflowId),
+    startOrJoin<OptOutResult & { tasksWithdrawn: number }>(client, () => client.workflow.start<typeof recordOptOut>('recordOptOut', { taskQueue: taskQueues.main, workflowId, args: [input] }), workflowId),
   );
   out.line(result.added ? `${result.repo} opted out: no new draw picks its issues; the next rotation leaves it out` : `${result.repo} had opted out already; the first request stands`);
-  out.line(`${result.optOuts.length} repositories opted out`);
+  out.line(`${result.optOuts.length} repositories opted out; ${result.tasksWithdrawn} of its live tasks told to withdraw`);
   out.data(result);
 }
 

@@ -1,12 +1,13 @@
 // `abp worker`: run the abp worker in the foreground until SIGINT or SIGTERM.
 import { join } from 'node:path';
+import { Client, Connection } from '@temporalio/client';
 import { createActivities, type ActivityDependencies } from '../activities/index.js';
 import { migrate, openDatabase, type DatabaseHandle } from '../db/connection.js';
-import { createGithubClient, GithubConfigError } from '../github/client.js';
+import { createGithubClient, GithubConfigError, type GithubClient } from '../github/client.js';
 import { SigningError } from '../signing/errors.js';
 import { signingPaths } from '../signing/home.js';
 import { createSigner } from '../signing/signer.js';
-import { resolveStackConfig } from '../stack/config.js';
+import { resolveStackConfig, type StackConfig } from '../stack/config.js';
 import { bundleWorkflows, connectWorker, createWorker } from '../stack/worker.js';
 
 export async function workerCommand(): Promise<void> {
@@ -16,12 +17,16 @@ export async function workerCommand(): Promise<void> {
   const [workflowBundle, database] = await Promise.all([bundleWorkflows(), migrateDatabase(config.home)]);
   try {
     const connection = await connectWorker(config.temporal.address);
+    // Activities signal workflows (poller nudges, withdrawals) through a client of their own.
+    const clientConnection = await Connection.connect({ address: config.temporal.address });
     try {
-      const deps = { ...dependencies(database, join(config.home, 'published')), ...(await freezeDependencies(database, config.home)) };
+      const temporal = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
+      const deps = await dependencies(config, database, temporal);
       const worker = await createWorker({ connection, namespace: config.temporal.namespace, workflowBundle, activities: createActivities(deps) });
       // Worker.run resolves after a graceful shutdown, which the SDK starts on SIGINT/SIGTERM.
       await worker.run();
     } finally {
+      await clientConnection.close();
       await connection.close();
     }
   } finally {
@@ -42,31 +47,40 @@ async function migrateDatabase(dataDir: string): Promise<DatabaseHandle> {
   return database;
 }
 
-/** Stages that reach GitHub run only where a client is configured; the rest of the worker runs either way. */
-function dependencies(database: DatabaseHandle, publishDir: string): ActivityDependencies {
-  const { db } = database;
-  const local: ActivityDependencies = { now: () => new Date(), optOuts: { db, publishDir }, tasks: { db } };
+function githubOrNull(): GithubClient | null {
   try {
     const github = createGithubClient();
-    console.log(`github: ${process.env.GITHUB_API_URL ?? 'https://api.github.com'}; registry rotation and draws enabled; published documents in ${publishDir}`);
-    return { ...local, rotation: { db, github, publishDir }, draws: { db, github, publishDir } };
+    console.log(`github: ${process.env.GITHUB_API_URL ?? 'https://api.github.com'}; rotation, draws and tracking enabled`);
+    return github;
   } catch (error) {
     if (!(error instanceof GithubConfigError)) throw error;
-    console.log(`github: not configured, registry rotation and draws disabled (${error.message})`);
-    return local;
+    console.log(`github: not configured, rotation, draws and tracking disabled (${error.message})`);
+    return null;
   }
 }
 
-/** The freeze signs what it publishes: without the operator's key (`abp init`) the worker does not freeze. */
-async function freezeDependencies(database: DatabaseHandle, home: string): Promise<Pick<ActivityDependencies, 'freeze'>> {
-  const paths = signingPaths(home);
+/**
+ * Stages that reach GitHub run only where a client is configured, and the freeze only where the operator's signing key
+ * exists (`abp init`); the rest of the worker runs either way.
+ */
+async function dependencies(config: StackConfig, database: DatabaseHandle, temporal: Client): Promise<ActivityDependencies> {
+  const { db } = database;
+  const publishDir = join(config.home, 'published');
+  const paths = signingPaths(config.home);
+  const github = githubOrNull();
+  const deps: ActivityDependencies = { now: () => new Date(), optOuts: { db, publishDir }, tasks: { db, temporal } };
+  if (github !== null) {
+    deps.rotation = { db, github, publishDir };
+    deps.draws = { db, github, publishDir };
+    deps.tracking = { db, github, temporal };
+  }
   try {
     const signer = await createSigner({ keyDir: paths.keyDir });
+    deps.freeze = { db, ...(github === null ? {} : { github }), bundleDir: paths.bundles, signer, workDir: join(config.home, 'freeze-work') };
     console.log(`freeze: enabled, signing with key ${signer.keyId ?? ''}; bundles in ${paths.bundles}`);
-    return { freeze: { db: database.db, bundleDir: paths.bundles, signer, workDir: join(home, 'freeze-work') } };
   } catch (error) {
     if (!(error instanceof SigningError)) throw error;
     console.log(`freeze: disabled (${error.message}); run \`abp init\` to create the signing key`);
-    return {};
   }
+  return deps;
 }

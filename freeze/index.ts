@@ -9,3 +9,4 @@ export { splitFix, type FixSplit, type RecordedFile } from './split.js';
 export type { RunRecord, RunState } from './suite-runs.js';
 export { freezeFix, type FreezeOptions, type FreezeOutcome, type FrozenFix, type RejectedFix, type RejectionReason } from './freeze.js';
 export { BUILDER, cutoffsBefore, freezeInputOf, freezeTask, type PublishedTask, type TaskFreezeDependencies, type TaskFreezeInput, type TaskFreezeOutcome } from './task.js';
+export { recipeFor } from './recipe.js';

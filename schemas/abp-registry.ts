@@ -41,7 +41,7 @@ const gitBranch = z.string().regex(/^(?!-)(?!.*\.\.)(?!.*\/\/)(?!.*(?:\/|\.lock)
   error: (issue) => `must be a git branch name, e.g. "main", got ${describeValue(issue.input)}`,
 });
 
-const entry = z.strictObject({
+export const registryEntrySchema = z.strictObject({
   repo: repoFullName,
   stars: nonNegativeInt,
   license: spdxLicense,
@@ -88,7 +88,7 @@ export const registrySchema = z
     }),
     sourcedAt: utcTimestamp.describe('When the candidate repositories were evaluated.'),
     entries: z
-      .array(entry)
+      .array(registryEntrySchema)
       .max(MAX_REGISTRY_ENTRIES, `must hold at most ${MAX_REGISTRY_ENTRIES} repositories (spec §4.1)`)
       .superRefine((entries, ctx) => checkSortedUnique(entries.map((e) => e.repo), ctx, [], ['repo']))
       .describe('Sorted by repo in code-unit order, each repository once.'),

@@ -1,7 +1,7 @@
 // The embedded stack behind `abp dev up|down|status`: the Temporal dev server (SQLite in the data
 // directory, Web UI) and the abp worker, as background processes with pid and log files.
 // With TEMPORAL_ADDRESS set, the cluster is someone else's: only the worker is started.
-// Either way it ensures the quarterly registry rotation Schedule exists.
+// Either way it ensures the quarterly registry rotation Schedule and the pull request poller exist.
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -13,6 +13,7 @@ import { taskQueues } from '../workflows/shared.js';
 import { findTemporalBinary, repositoryRoot, type StackConfig } from './config.js';
 import { StackError } from './errors.js';
 import { withTemporalClient } from './client.js';
+import { DEFAULT_POLL_SECONDS, ensurePullPoller } from './pull-poller.js';
 import { ensureRotationSchedule } from './rotation-schedule.js';
 import { isOurProcess, portIsFree, readPid, startDetached, stopDetached, tailOf, withLock } from './processes.js';
 
@@ -124,8 +125,9 @@ async function startStack(config: StackConfig, options: UpOptions): Promise<Stac
       step(`worker starting (pid ${pid}), log ${layout.worker.logFile}`);
       await waitForWorker(config, layout, timeoutMs);
     }
-    const schedule = await withTemporalClient(config, (client) => ensureRotationSchedule(client));
+    const [schedule, poller] = await withTemporalClient(config, (client) => Promise.all([ensureRotationSchedule(client), ensurePullPoller(client)]));
     step(`registry rotation schedule ${schedule.outcome}; next run ${schedule.nextRuns[0]?.toISOString() ?? 'none'}`);
+    step(`pull request poller ${poller} (every ${DEFAULT_POLL_SECONDS / 60} minutes)`);
     return stackStatus(config);
   } catch (error) {
     // Leave nothing half-started: stop what this call started, newest first.

@@ -5,3 +5,6 @@ export { scheduledRotation } from './scheduled-rotation.js';
 export { recordOptOut } from './opt-out.js';
 export { drawTasks } from './draw.js';
 export { taskLifecycle } from './task.js';
+export { freezeMergedTask } from './freeze.js';
+export { pollPullRequests } from './pr-poller.js';
+export { describeTasks } from './describe-tasks.js';

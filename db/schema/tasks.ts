@@ -25,6 +25,10 @@ export const tasks = pgTable(
     state: taskState('state').notNull().default('drawn'),
     /** The upstream pull request carrying the fix, once submitted. */
     prUrl: text('pr_url'),
+    /** Its GraphQL node id: the poller reads pull requests a hundred at a time with `nodes(ids:)`. */
+    prNodeId: text('pr_node_id'),
+    /** The pull request's `updatedAt` the poller last saw; a different one means something happened to it. */
+    prSeenUpdatedAt: text('pr_seen_updated_at'),
     /** The pre-fix commit the task is frozen at. */
     baseCommit: text('base_commit'),
     mergeCommit: text('merge_commit'),
@@ -58,6 +62,8 @@ export const tasks = pgTable(
     index('tasks_state_scored_until_idx').on(table.state, table.scoredUntil),
     // Serves: mapping a pull_request webhook (by PR URL) to its task.
     index('tasks_pr_url_idx').on(table.prUrl),
+    // Serves: the poller's round over the pull requests of tasks in tracking or solving.
+    index('tasks_state_pr_node_idx').on(table.state, table.prNodeId),
     check('tasks_id_not_empty', sql`${table.id} <> ''`),
     check('tasks_repo_format', matches(table.repo, REPO_PATTERN)),
     check('tasks_issue_number_positive', sql`${table.issueNumber} > 0`),

@@ -1,7 +1,8 @@
 // The REST half of the simulator: `handleRest` answers the routes the pipeline uses (reads, pull
-// request files and diffs, check runs, and creating a pull request in a world that takes writes)
-// with GitHub's bodies and headers, applying secondary limits, primary limits (`x-ratelimit-*`,
-// 403 when spent) and conditional requests (ETag, 304 without spending) in GitHub's order.
+// request files and diffs, check runs, a user's permission on a repository, and creating a pull
+// request in a world that takes writes) with GitHub's bodies and headers, applying secondary
+// limits, primary limits (`x-ratelimit-*`, 403 when spent) and conditional requests (ETag, 304
+// without spending) in GitHub's order.
 import { createHash } from 'node:crypto';
 import type { SimContext, SimRequest, SimResponse } from '../http/exchange.js';
 import { rateLimitHeaders } from '../http/rate-limits.js';
@@ -124,6 +125,7 @@ const routeDocs: Record<RestRoute['$case'], string> = {
   'pull-files': docs.listPullFiles,
   'check-runs': docs.checkRunsForRef,
   'combined-status': docs.combinedStatus,
+  'collaborator-permission': 'https://docs.github.com/rest/collaborators/collaborators#get-repository-permissions-for-a-user',
 };
 
 class RestExchange {
@@ -298,6 +300,13 @@ class RestExchange {
         const { perPage, offset } = readPage(query);
         const checks = new CheckRenderer(world, this.renderer);
         return { status: 200, body: checks.combinedStatus(repo, sha, recordedChecks(world, repo, sha), this.ctx.ciStatusContext ?? null, { offset, limit: perPage }) };
+      }
+      case 'collaborator-permission': {
+        const repo = this.repo(route.repo, doc);
+        // GitHub answers 404 for a login that is no user; any user may read a public repository.
+        const user = world.userByLogin(route.username);
+        if (!user) throw notFound(doc);
+        return { status: 200, body: this.renderer.collaboratorPermission(repo, user.login) };
       }
     }
   }

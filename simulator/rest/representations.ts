@@ -1,6 +1,7 @@
 // The world's records rendered as GitHub's REST JSON: field names, types, nullability and the
 // hypermedia urls (built from the simulator's base URL) of repository, search item, simple user,
-// label, issue, issue comment, simple and full pull request, and a pull request's changed files.
+// label, issue, issue comment, simple and full pull request, a pull request's changed files, and
+// a user's permission on a repository.
 import type { SimContext } from '../http/exchange.js';
 import type { SimComment, SimIssue, SimLabel, SimPull, SimRepo } from '../world/model.js';
 import type { DiffFile } from './pull-diff.js';
@@ -218,6 +219,21 @@ export class RestRenderer {
     if (login.toLowerCase() === repo.owner.toLowerCase()) return 'OWNER';
     if (this.ctx.world.userByLogin(login)?.maintainerOf.includes(repo.id)) return 'COLLABORATOR';
     return 'NONE';
+  }
+
+  /**
+   * `GET /repos/{owner}/{repo}/collaborators/{username}/permission`: the owner administers, the
+   * repository's maintainers write, every other user reads (the repositories are public).
+   */
+  collaboratorPermission(repo: SimRepo, login: string): Json {
+    const association = this.authorAssociation(repo, login);
+    const role = association === 'OWNER' ? 'admin' : association === 'COLLABORATOR' ? 'write' : 'read';
+    const writes = role !== 'read';
+    return {
+      permission: role,
+      role_name: role,
+      user: { ...this.user(login), permissions: { admin: role === 'admin', maintain: role === 'admin', push: writes, triage: writes, pull: true }, role_name: role },
+    };
   }
 
   private reactions(url: string): Json {

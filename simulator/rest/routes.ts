@@ -15,7 +15,8 @@ export type RestRoute =
   | { $case: 'pull'; repo: RepoRef; number: number }
   | { $case: 'pull-files'; repo: RepoRef; number: number }
   | { $case: 'check-runs'; repo: RepoRef; ref: string }
-  | { $case: 'combined-status'; repo: RepoRef; ref: string };
+  | { $case: 'combined-status'; repo: RepoRef; ref: string }
+  | { $case: 'collaborator-permission'; repo: RepoRef; username: string };
 
 const repoPrefix = /^\/(?:repos\/([^/]+)\/([^/]+)|repositories\/(\d+))(\/.*)?$/;
 
@@ -38,6 +39,11 @@ function repoRoute(method: 'GET' | 'POST', repo: RepoRef, rest: string): RestRou
     const ref = decode(commit[1] ?? '');
     if (ref === null || ref === '') return null;
     return commit[2] === 'status' ? { $case: 'combined-status', repo, ref } : { $case: 'check-runs', repo, ref };
+  }
+  const permission = /^\/collaborators\/([^/]+)\/permission$/.exec(rest);
+  if (permission) {
+    const username = decode(permission[1] ?? '');
+    return username === null ? null : { $case: 'collaborator-permission', repo, username };
   }
   const numbered = /^\/(issues|pulls)\/(\d+)(\/comments|\/files)?$/.exec(rest);
   if (!numbered) return null;

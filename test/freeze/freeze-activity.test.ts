@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createFreezeActivities } from '../../activities/freeze.js';
+import { createFreezeActivities, type FreezeSummary } from '../../activities/freeze.js';
 import { selectRows } from '../../db/connection.js';
-import type { TaskFreezeInput, TaskFreezeOutcome } from '../../freeze/index.js';
+import type { TaskFreezeInput } from '../../freeze/index.js';
 import { createSigningKey } from '../../signing/keys.js';
 import { createSigner } from '../../signing/signer.js';
 import { insertDrawnTask, useTestDatabase } from '../support/database.js';
@@ -43,8 +43,8 @@ describe('the freeze activity', () => {
     await insertDrawnTask(database.db, { task: { id: input.taskId } });
     const activities = createFreezeActivities({ db: database.db, bundleDir: join(root, 'bundles'), signer: await createSigner({ keyDir: join(root, 'keys') }), workDir: join(root, 'work') });
     const env = new MockActivityEnvironment();
-    const first: TaskFreezeOutcome = await env.run((arg: TaskFreezeInput) => activities.freezeMergedFix(arg), input);
-    const again: TaskFreezeOutcome = await env.run((arg: TaskFreezeInput) => activities.freezeMergedFix(arg), input);
+    const first: FreezeSummary = await env.run((arg: TaskFreezeInput) => activities.freezeMergedFix(arg), input);
+    const again: FreezeSummary = await env.run((arg: TaskFreezeInput) => activities.freezeMergedFix(arg), input);
     if (first.status !== 'frozen' || again.status !== 'frozen') throw new Error('expected both freezes to publish');
     expect(again.digest).toBe(first.digest);
 

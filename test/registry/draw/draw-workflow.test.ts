@@ -17,7 +17,7 @@ import type { TaskStatus } from '../../../schemas/task-workflow.js';
 import { startSimulator, type RunningSimulator } from '../../../simulator/server.js';
 import { createScaleWorld, type ScaleWorld } from '../../../simulator/world/scale.js';
 import { bundleWorkflows, createWorker } from '../../../stack/worker.js';
-import { taskQueries, taskSignals } from '../../../workflows/task.js';
+import { taskQueries } from '../../../workflows/task.js';
 import { runAbp, type CliResult } from '../../support/cli.js';
 import { useTestDatabase } from '../../support/database.js';
 import { startDevServer } from '../../support/temporal.js';
@@ -70,7 +70,7 @@ describe('abp registry and abp draw against a worker', () => {
         rotation: { db, github, publishDir: publishDir() },
         optOuts: { db, publishDir: publishDir() },
         draws: { db, github, publishDir: publishDir() },
-        tasks: { db },
+        tasks: { db, temporal: env.client },
       }),
     });
     running = worker.run();
@@ -107,7 +107,7 @@ describe('abp registry and abp draw against a worker', () => {
     expect(audit.stdout).toMatch(/^match: /);
 
     const status = await env.client.workflow.getHandle(first.draw.picks[0]?.taskId ?? '').query(taskQueries.status);
-    expect(status).toEqual<TaskStatus>({ taskId: first.draw.picks[0]?.taskId ?? '', state: 'drawn', prUrl: null });
+    expect(status).toEqual<TaskStatus>({ taskId: first.draw.picks[0]?.taskId ?? '', state: 'drawn', prUrl: null, failedAttempts: 0, recent: [] });
     const [counts] = await selectRows<{ tasks: number; events: number }>(database.db, sql`select (select count(*)::int from tasks) as tasks, (select count(*)::int from task_events) as events`);
     expect(counts).toEqual({ tasks: 10, events: 10 });
   });
@@ -153,26 +153,5 @@ describe('abp registry and abp draw against a worker', () => {
     expect(result.stderr).toContain('abp-registry/2020Q1 is not stored: rotate it');
     const [counts] = await selectRows<{ draws: number }>(database.db, sql`select count(*)::int as draws from draws where registry_version = 'abp-registry/2020Q1'`);
     expect(counts).toEqual({ draws: 0 });
-  });
-
-  it('moves a task to tracking when a fix is submitted, with the event logged', async () => {
-    const taskId = first.draw.picks[1]?.taskId ?? '';
-    const handle = env.client.workflow.getHandle(taskId);
-    const prUrl = `https://github.com/${first.draw.picks[1]?.repo}/pull/9001`;
-    await handle.signal(taskSignals.fixSubmitted, { prUrl });
-    let status = await handle.query(taskQueries.status);
-    for (let tries = 0; status.state === 'drawn' && tries < 200; tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      status = await handle.query(taskQueries.status);
-    }
-    expect(status).toEqual({ taskId, state: 'tracking', prUrl });
-    const events = await selectRows<{ seq: number; from_state: string | null; to_state: string; cause: string }>(
-      database.db,
-      sql`select seq, from_state, to_state, cause from task_events where task_id = ${taskId} order by seq`,
-    );
-    expect(events).toEqual([
-      { seq: 1, from_state: null, to_state: 'drawn', cause: 'drawn' },
-      { seq: 2, from_state: 'drawn', to_state: 'tracking', cause: 'fix-submitted' },
-    ]);
   });
 });

@@ -1,0 +1,20 @@
+// The freeze of a merged fix, run as the task workflow's child: prepare the inputs (a local clone at the merge, the
+// issue's text, the registry's runner recipe, the draw's facts), then freeze, publish and record. Its own workflow, so
+// its long activity and retries stay out of the task's history.
+import { proxyActivities } from '@temporalio/workflow';
+import type { createFreezeActivities, FreezeSummary, MergedFix } from '../activities/freeze.js';
+
+const { prepareFreeze } = proxyActivities<ReturnType<typeof createFreezeActivities>>({
+  startToCloseTimeout: '30 minutes',
+  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '2 minutes', maximumAttempts: 5 },
+});
+const { freezeMergedFix } = proxyActivities<ReturnType<typeof createFreezeActivities>>({
+  // Six suite runs of up to 15 minutes each, two at a time, plus the bundle: well inside two hours.
+  startToCloseTimeout: '2 hours',
+  heartbeatTimeout: '1 minute',
+  retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 3 },
+});
+
+export async function freezeMergedTask(fix: MergedFix): Promise<FreezeSummary> {
+  return freezeMergedFix(await prepareFreeze(fix));
+}
