@@ -3,7 +3,7 @@
 // never recorded again, so a retry or a rerun returns the same record with its first drawnAt.
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/activity';
 import { and, asc, desc, eq } from 'drizzle-orm';
 import type { Database } from '../db/connection.js';
 import { draws, registryVersions } from '../db/schema/index.js';
@@ -30,6 +30,7 @@ import {
 } from '../schemas/draw-workflow.js';
 import { compareCodeUnits } from '../schemas/primitives.js';
 import { parsed } from './arguments.js';
+import { heartbeating } from './heartbeat.js';
 
 export interface DrawDependencies {
   db: Database;
@@ -37,8 +38,6 @@ export interface DrawDependencies {
   /** The publication folder: snapshots, draw records and opt-out lists are files there (registry/publication.ts). */
   publishDir: string;
 }
-
-const HEARTBEAT_EVERY_MS = 5_000;
 
 /** A draw that cannot be made from what is stored: no retry helps, an operator has to act. */
 function refuse(message: string): ApplicationFailure {
@@ -74,17 +73,12 @@ export function createDrawActivities({ db, github, publishDir }: DrawDependencie
       const options = { registryVersion: version, repos: registry.entries.map((entry) => entry.repo), takenAt: args.takenAt };
       const previous = await latestSnapshot(db, version);
       const previousPath = previous === null ? null : paths.snapshot(previous.digest);
-      const context = Context.current();
-      const timer = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
-      let fetched: BacklogFetch;
-      try {
-        // A previous snapshot whose file is gone cannot be refreshed: the backlog is read in full.
-        fetched = previousPath !== null && (await exists(previousPath))
-          ? await refreshSnapshot(github, (await readSnapshotWithDigest(previousPath)).snapshot, options)
-          : await fetchSnapshot(github, options);
-      } finally {
-        clearInterval(timer);
-      }
+      // A previous snapshot whose file is gone cannot be refreshed: the backlog is read in full.
+      const fetched: BacklogFetch = await heartbeating(async () =>
+        previousPath !== null && (await exists(previousPath))
+          ? refreshSnapshot(github, (await readSnapshotWithDigest(previousPath)).snapshot, options)
+          : fetchSnapshot(github, options),
+      );
       const digest = snapshotDigest(fetched.snapshot);
       const path = paths.snapshot(digest);
       if (!(await exists(path))) {

@@ -1,7 +1,7 @@
 // The freeze as an activity: freeze the merged fix, publish the signed bundle to the store, then record the bundle, its
 // signature and the task's base commit and bundle digest in one transaction. Idempotent: a freeze published for the
 // same inputs is returned from its record, and rows that exist are left as they are.
-import { ApplicationFailure, Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/activity';
 import { execFile } from 'node:child_process';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -16,6 +16,7 @@ import { FreezeError, freezeInputOf, freezeTask, parseFreezeInput, recipeFor, ty
 import { registryEntrySchema } from '../schemas/abp-registry.js';
 import type { Signer } from '../signing/signer.js';
 import { permanent } from './arguments.js';
+import { heartbeating } from './heartbeat.js';
 
 export interface FreezeDependencies {
   db: Database;
@@ -28,7 +29,6 @@ export interface FreezeDependencies {
   workDir: string;
 }
 
-const HEARTBEAT_EVERY_MS = 5_000;
 
 /** A valid merge, as the task workflow hands it over. */
 export interface MergedFix {
@@ -54,42 +54,47 @@ function summary(outcome: TaskFreezeOutcome): FreezeSummary {
 
 export function createFreezeActivities({ db, github, bundleDir, signer, workDir }: FreezeDependencies) {
   const store = new BundleStore(bundleDir);
+
+  async function prepare(fix: MergedFix): Promise<TaskFreezeInput> {
+    const [task] = await db
+      .select({ repo: tasks.repo, issue: tasks.issueNumber, seed: draws.seed, registryVersion: draws.registryVersion, drawnAt: draws.drawnAt })
+      .from(tasks)
+      .innerJoin(draws, eq(draws.id, tasks.drawId))
+      .where(eq(tasks.id, fix.taskId));
+    if (task === undefined) throw ApplicationFailure.create({ type: 'UnknownTask', message: `task ${fix.taskId} is not stored`, nonRetryable: true });
+    const [owner = '', name = ''] = task.repo.split('/');
+    const mirror = join(workDir, 'mirrors', `${owner}--${name}.git`);
+    const remote = fix.prUrl.replace(/\/pull\/\d+$/, '.git');
+    if (!(await stat(mirror).then(() => true, () => false))) await run('git', ['clone', '--quiet', '--bare', remote, mirror]);
+    else await run('git', ['-C', mirror, 'fetch', '--quiet', 'origin', '+refs/heads/*:refs/heads/*']);
+    const base = (await run('git', ['-C', mirror, 'rev-parse', `${fix.mergeCommit}^1`])).stdout.trim();
+    const issue = github === undefined ? null : (await github.rest.issues.get({ owner, repo: name, issue_number: task.issue })).data;
+    const [entry] = await db
+      .select({ runner: registryEntries.runnerRecipe })
+      .from(registryEntries)
+      .where(and(eq(registryEntries.registryVersion, task.registryVersion), sql`lower(${registryEntries.repo}) = ${task.repo.toLowerCase()}`));
+    return {
+      taskId: fix.taskId,
+      repo: task.repo,
+      gitDir: mirror,
+      baseCommit: base,
+      fix: { kind: 'commit', commit: fix.mergeCommit },
+      recipe: await recipeFor({ repo: task.repo, gitDir: mirror, base, entry: entry === undefined ? null : registryRunner.parse(entry.runner) }),
+      issue: { number: task.issue, title: issue?.title ?? `Issue #${task.issue}`, body: issue?.body ?? '' },
+      mergedPr: fix.prUrl,
+      sourcedAt: `${task.drawnAt.toISOString().slice(0, 19)}Z`,
+      registryVersion: task.registryVersion,
+      drawSeed: Number(task.seed),
+    };
+  }
+
   return {
     /**
      * Gathers a merged fix's freeze input: a local mirror of the repository fetched up to the merge (base = the merge's
      * first parent), the issue's title and body, the registry's runner recipe for the repository, and the draw's facts.
      */
     async prepareFreeze(fix: MergedFix): Promise<TaskFreezeInput> {
-      const [task] = await db
-        .select({ repo: tasks.repo, issue: tasks.issueNumber, seed: draws.seed, registryVersion: draws.registryVersion, drawnAt: draws.drawnAt })
-        .from(tasks)
-        .innerJoin(draws, eq(draws.id, tasks.drawId))
-        .where(eq(tasks.id, fix.taskId));
-      if (task === undefined) throw ApplicationFailure.create({ type: 'UnknownTask', message: `task ${fix.taskId} is not stored`, nonRetryable: true });
-      const [owner = '', name = ''] = task.repo.split('/');
-      const mirror = join(workDir, 'mirrors', `${owner}--${name}.git`);
-      const remote = fix.prUrl.replace(/\/pull\/\d+$/, '.git');
-      if (!(await stat(mirror).then(() => true, () => false))) await run('git', ['clone', '--quiet', '--bare', remote, mirror]);
-      else await run('git', ['-C', mirror, 'fetch', '--quiet', 'origin', '+refs/heads/*:refs/heads/*']);
-      const base = (await run('git', ['-C', mirror, 'rev-parse', `${fix.mergeCommit}^1`])).stdout.trim();
-      const issue = github === undefined ? null : (await github.rest.issues.get({ owner, repo: name, issue_number: task.issue })).data;
-      const [entry] = await db
-        .select({ runner: registryEntries.runnerRecipe })
-        .from(registryEntries)
-        .where(and(eq(registryEntries.registryVersion, task.registryVersion), sql`lower(${registryEntries.repo}) = ${task.repo.toLowerCase()}`));
-      return {
-        taskId: fix.taskId,
-        repo: task.repo,
-        gitDir: mirror,
-        baseCommit: base,
-        fix: { kind: 'commit', commit: fix.mergeCommit },
-        recipe: await recipeFor({ repo: task.repo, gitDir: mirror, base, entry: entry === undefined ? null : registryRunner.parse(entry.runner) }),
-        issue: { number: task.issue, title: issue?.title ?? `Issue #${task.issue}`, body: issue?.body ?? '' },
-        mergedPr: fix.prUrl,
-        sourcedAt: `${task.drawnAt.toISOString().slice(0, 19)}Z`,
-        registryVersion: task.registryVersion,
-        drawSeed: Number(task.seed),
-      };
+      return heartbeating(() => prepare(fix));
     },
 
     async freezeMergedFix(input: TaskFreezeInput): Promise<FreezeSummary> {
@@ -99,16 +104,12 @@ export function createFreezeActivities({ db, github, bundleDir, signer, workDir 
         if (error instanceof FreezeError) throw permanent(error);
         throw error;
       }
-      const context = Context.current();
-      const timer = setInterval(() => context.heartbeat(), HEARTBEAT_EVERY_MS);
       let outcome: TaskFreezeOutcome;
       try {
-        outcome = await freezeTask(input, { workDir, store, signer });
+        outcome = await heartbeating(() => freezeTask(input, { workDir, store, signer }));
       } catch (error) {
         if (error instanceof FreezeError) throw permanent(error);
         throw error;
-      } finally {
-        clearInterval(timer);
       }
       if (outcome.status === 'rejected') return summary(outcome);
       const signature = await store.getSignature(outcome.digest);

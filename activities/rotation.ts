@@ -1,6 +1,5 @@
 // Activities of the registry rotation: search once, fetch each batch once, publish once. Each reads what an earlier
 // attempt stored before calling GitHub, so a retry or a worker crash costs at most the one batch that was in flight.
-import { Context } from '@temporalio/activity';
 import type { Database } from '../db/connection.js';
 import type { GithubClient } from '../github/client.js';
 import type { Criteria } from '../registry/criteria/schema.js';
@@ -38,6 +37,7 @@ import {
   type RotateRegistryInput,
 } from '../schemas/rotation.js';
 import { parsed, permanent } from './arguments.js';
+import { heartbeating } from './heartbeat.js';
 
 export interface RotationDependencies {
   db: Database;
@@ -47,9 +47,6 @@ export interface RotationDependencies {
   /** Where published documents are written (registry/publication.ts); none are written without it. */
   publishDir?: string;
 }
-
-/** How often a batch in flight tells the server it is alive; well inside the workflow's heartbeat timeout. */
-const HEARTBEAT_EVERY_MS = 5_000;
 
 // Failures no retry can fix: bad arguments, a rotation stored with other parameters, a search GitHub cannot split.
 const PERMANENT_DISCOVERY_CODES = new Set<DiscoveryError['code']>(['invalid-options', 'band-over-cap', 'unexpected-answer']);
@@ -74,18 +71,6 @@ async function requireRotation(db: Database, version: string): Promise<StoredRot
 function requireCriteria(rotation: StoredRotation, criteria: Criteria): void {
   if (criteria.version !== rotation.criteriaVersion) {
     throw new RotationError('rotation-mismatch', `the rotation of ${rotation.version} was discovered under ${rotation.criteriaVersion} but the criteria now are ${criteria.version}; rotate a new version`);
-  }
-}
-
-/** Heartbeats while `work` runs, so a dead worker is noticed within the heartbeat timeout, not the start-to-close one. */
-async function heartbeating<T>(details: unknown, work: Promise<T>): Promise<T> {
-  const context = Context.current();
-  context.heartbeat(details);
-  const timer = setInterval(() => context.heartbeat(details), HEARTBEAT_EVERY_MS);
-  try {
-    return await work;
-  } finally {
-    clearInterval(timer);
   }
 }
 
@@ -166,7 +151,7 @@ export function createRotationActivities({ db, github, criteria: readCriteria = 
           const criteria = await readCriteria();
           requireCriteria(rotation, criteria);
           // Stored even if the worker is shutting down meanwhile: the calls are paid for, a retry should not repeat them.
-          const fetched = await heartbeating({ index, phase: 'fetching' }, fetchBatch(github, names, criteria));
+          const fetched = await heartbeating(() => fetchBatch(github, names, criteria), { index, phase: 'fetching' });
           batch = await saveBatch(db, { version, index, facts: fetched.candidates, missing: fetched.missing, cost: fetched.cost });
         }
         return { rotation: version, index, candidates: batch.facts.length, missing: batch.missing.length, cost: batch.cost, fromStore };

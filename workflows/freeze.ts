@@ -4,15 +4,17 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { createFreezeActivities, FreezeSummary, MergedFix } from '../activities/freeze.js';
 
+// Both heartbeat: a worker that dies mid-activity is noticed within the heartbeat timeout, and another takes over.
 const { prepareFreeze } = proxyActivities<ReturnType<typeof createFreezeActivities>>({
   startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '15 seconds',
   retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '2 minutes', maximumAttempts: 5 },
 });
 const { freezeMergedFix } = proxyActivities<ReturnType<typeof createFreezeActivities>>({
   // Six suite runs of up to 15 minutes each, two at a time, plus the bundle: well inside two hours.
   startToCloseTimeout: '2 hours',
-  heartbeatTimeout: '1 minute',
-  retry: { initialInterval: '10 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 3 },
+  heartbeatTimeout: '15 seconds',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes', maximumAttempts: 3 },
 });
 
 export async function freezeMergedTask(fix: MergedFix): Promise<FreezeSummary> {

@@ -24,9 +24,10 @@ import {
 } from '../schemas/task-workflow.js';
 import { freezeMergedTask } from './freeze.js';
 
+// Short timeouts on short activities: an activity lost with a killed worker is retried when its timeout runs out.
 const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' };
-const { recordTaskDrawn, recordTaskTransition } = proxyActivities<ReturnType<typeof createTaskActivities>>({ startToCloseTimeout: '1 minute', retry });
-const { inspectPull } = proxyActivities<ReturnType<typeof createTrackingActivities>>({ startToCloseTimeout: '2 minutes', retry });
+const { recordTaskDrawn, recordTaskTransition } = proxyActivities<ReturnType<typeof createTaskActivities>>({ startToCloseTimeout: '10 seconds', retry });
+const { inspectPull } = proxyActivities<ReturnType<typeof createTrackingActivities>>({ startToCloseTimeout: '30 seconds', retry });
 
 export const taskSignals = {
   /** A fix was opened upstream for the task's issue: by the bundled solver, another engine or a person. */
@@ -56,7 +57,8 @@ interface Carried {
   scoredUntil: string | null;
 }
 
-export type TaskWorkflowInput = TaskLifecycleInput & { policy?: TaskPolicy; carried?: Carried };
+/** `historyLimit`: history events before the workflow restarts itself (default HISTORY_LIMIT; tests lower it). */
+export type TaskWorkflowInput = TaskLifecycleInput & { policy?: TaskPolicy; carried?: Carried; historyLimit?: number };
 
 /** History events before the workflow restarts itself; far below Temporal's limits, so a long-lived task stays cheap to replay. */
 const HISTORY_LIMIT = 2_000;
@@ -82,7 +84,7 @@ export async function taskLifecycle(input: TaskWorkflowInput): Promise<TaskStatu
   setHandler(taskSignals.withdraw, (withdrawal) => void inbox.push({ kind: 'withdraw', withdrawal }));
 
   // A task that exists already (a workflow restarted by hand) continues from the state the database holds.
-  if (input.carried === undefined) status.state = (await recordTaskDrawn(input)).state;
+  if (input.carried === undefined) status.state = (await recordTaskDrawn({ taskId: input.taskId, drawId: input.drawId, repo: input.repo, issue: input.issue })).state;
 
   const move = async (to: TaskState, cause: string, detail: Record<string, string>, set?: TaskTransition['set']): Promise<void> => {
     await recordTaskTransition({ taskId: input.taskId, from: status.state, to, cause, detail, ...(set === undefined ? {} : { set }) });
@@ -178,7 +180,7 @@ export async function taskLifecycle(input: TaskWorkflowInput): Promise<TaskStatu
       break;
     }
     await handle(inbox.shift() as InboxItem);
-    if (inbox.length === 0 && workflowInfo().historyLength > HISTORY_LIMIT) {
+    if (inbox.length === 0 && workflowInfo().historyLength > (input.historyLimit ?? HISTORY_LIMIT)) {
       return continueAsNew<typeof taskLifecycle>({ ...input, policy, carried });
     }
   }

@@ -18,6 +18,7 @@ import type { TaskStatus, TaskState } from '../../schemas/task-workflow.js';
 import { startServer, type RunningServer } from '../../serve/server.js';
 import { createTemporalSignaller } from '../../serve/signaller.js';
 import { WEBHOOK_PATH } from '../../serve/webhooks.js';
+import { signingPaths } from '../../signing/home.js';
 import { createSigningKey } from '../../signing/keys.js';
 import { createSigner } from '../../signing/signer.js';
 import { startSimulator, type RunningSimulator } from '../../simulator/server.js';
@@ -37,6 +38,8 @@ export const REGISTRY_VERSION = 'abp-registry/2026Q2';
 
 export interface Bench {
   root: string;
+  /** ABP_HOME for `abp` processes: the signing key is there. */
+  home: string;
   world: LiveWorld;
   sim: RunningSimulator;
   github: GithubClient;
@@ -45,7 +48,7 @@ export interface Bench {
   webhooksOn(): void;
   webhooksOff(): void;
   /** Records the draw of (repo, issue) and starts its task workflow; returns the task id. */
-  startTask(repoName: string, issue: number): Promise<string>;
+  startTask(repoName: string, issue: number, options?: { historyLimit?: number }): Promise<string>;
   /** Pushes the fix to the solver's fork (on `branch`, default the fix's) and opens the pull request upstream. */
   openFix(repoName: string, issue: number, branch?: string): Promise<{ url: string; number: number; repo: SimRepo; fix: KnownFix }>;
   submit(taskId: string, prUrl: string): Promise<void>;
@@ -54,7 +57,15 @@ export interface Bench {
   close(): Promise<void>;
 }
 
-export async function startBench(options: { env: TestWorkflowEnvironment; bundle: WorkflowBundleWithSourceMap; db: Database; pollSeconds: number }): Promise<Bench> {
+export interface BenchOptions {
+  env: TestWorkflowEnvironment;
+  db: Database;
+  pollSeconds: number;
+  /** The in-process worker's workflow bundle; without one, the caller runs `abp worker` processes (ABP_HOME = bench.home). */
+  bundle?: WorkflowBundleWithSourceMap;
+}
+
+export async function startBench(options: BenchOptions): Promise<Bench> {
   const { env, bundle, db } = options;
   const root = await mkdtemp(join(tmpdir(), 'abp-task-bench-'));
   const world = await createLiveWorld({ seed: 5, dir: join(root, 'world') });
@@ -64,21 +75,28 @@ export async function startBench(options: { env: TestWorkflowEnvironment; bundle
   const dispatcher = new WebhookDispatcher({ world, apiBaseUrl: sim.apiUrl, url: `${serve.url}${WEBHOOK_PATH}`, secret: SECRET, retry: { attempts: 1 } });
   let detach: (() => void) | null = dispatcher.attach(world);
 
-  await createSigningKey(join(root, 'keys'));
-  const signer = await createSigner({ keyDir: join(root, 'keys') });
-  const worker: Worker = await createWorker({
-    connection: env.nativeConnection,
-    namespace: env.namespace ?? 'default',
-    workflowBundle: bundle,
-    activities: createActivities({
-      now: () => new Date(),
-      tasks: { db, temporal: env.client },
-      optOuts: { db, publishDir: join(root, 'published') },
-      tracking: { db, github, temporal: env.client },
-      freeze: { db, github, bundleDir: join(root, 'bundles'), signer, workDir: join(root, 'freeze-work') },
-    }),
-  });
-  const running = worker.run();
+  // The data directory an `abp worker` process is given: its signing key is where `abp init` puts it.
+  const home = join(root, 'home');
+  const paths = signingPaths(home);
+  await createSigningKey(paths.keyDir);
+  let worker: Worker | null = null;
+  let running: Promise<void> = Promise.resolve();
+  if (bundle !== undefined) {
+    const signer = await createSigner({ keyDir: paths.keyDir });
+    worker = await createWorker({
+      connection: env.nativeConnection,
+      namespace: env.namespace ?? 'default',
+      workflowBundle: bundle,
+      activities: createActivities({
+        now: () => new Date(),
+        tasks: { db, temporal: env.client },
+        optOuts: { db, publishDir: join(home, 'published') },
+        tracking: { db, github, temporal: env.client },
+        freeze: { db, github, bundleDir: paths.bundles, signer, workDir: join(home, 'freeze-work') },
+      }),
+    });
+    running = worker.run();
+  }
   await env.client.workflow.start(pollPullRequests, { taskQueue: taskQueues.main, workflowId: PULL_POLLER_ID, args: [{ intervalSeconds: options.pollSeconds }] });
 
   // One registry version with the live repositories and their runner recipes, one snapshot, one draw per task.
@@ -108,6 +126,7 @@ export async function startBench(options: { env: TestWorkflowEnvironment; bundle
 
   const bench: Bench = {
     root,
+    home,
     world,
     sim,
     github,
@@ -120,15 +139,16 @@ export async function startBench(options: { env: TestWorkflowEnvironment; bundle
       detach?.();
       detach = null;
     },
-    async startTask(repoName, issue) {
+    async startTask(repoName, issue, options = {}) {
       const repo = upstream(repoName);
       const fullName = `${repo.owner}/${repo.name}`;
-      const drawId = `draw-bench-${++draws_}`;
+      const n = ++draws_;
+      const drawId = `draw-bench-${n}`;
       await db.insert(backlogIssues).values({ snapshotId: 'backlog-bench', repo: fullName, issueNumber: issue, title: `issue ${issue}`, url: `https://github.com/${fullName}/issues/${issue}`, labels: ['bug'], issueCreatedAt: new Date('2026-04-15T00:00:00Z'), eligibility: 'eligible' }).onConflictDoNothing();
-      await db.insert(draws).values({ id: drawId, registryVersion: REGISTRY_VERSION, seed: 424242n, algorithm: 'abp-draw/v1', backlogSnapshotId: 'backlog-bench', inputDigests: {}, requestedCount: 1, drawnAt: new Date('2026-05-01T00:00:00Z'), documentDigest: `sha256:${draws_.toString(16).padStart(64, '0')}` });
+      await db.insert(draws).values({ id: drawId, registryVersion: REGISTRY_VERSION, seed: 424242n, algorithm: 'abp-draw/v1', backlogSnapshotId: 'backlog-bench', inputDigests: {}, requestedCount: 1, drawnAt: new Date('2026-05-01T00:00:00Z'), documentDigest: `sha256:${n.toString(16).padStart(64, '0')}` });
       await db.insert(drawPicks).values({ drawId, position: 0, backlogSnapshotId: 'backlog-bench', repo: fullName, issueNumber: issue });
       const taskId = githubTaskId(fullName, issue);
-      await env.client.workflow.start(taskLifecycle, { taskQueue: taskQueues.main, workflowId: taskId, args: [{ taskId, drawId, repo: fullName, issue }] });
+      await env.client.workflow.start(taskLifecycle, { taskQueue: taskQueues.main, workflowId: taskId, args: [{ taskId, drawId, repo: fullName, issue, ...options }] });
       await bench.until(taskId, ['drawn']);
       return taskId;
     },
@@ -156,7 +176,7 @@ export async function startBench(options: { env: TestWorkflowEnvironment; bundle
     async close() {
       detach?.();
       await dispatcher.close();
-      worker.shutdown();
+      worker?.shutdown();
       await running;
       await serve.close();
       await sim.close();

@@ -10,6 +10,7 @@ import { selectRows } from '../../db/connection.js';
 import { SOLVER_LOGIN } from '../../simulator/world/live/world.js';
 import { bundleWorkflows } from '../../stack/worker.js';
 import { recordOptOut } from '../../workflows/opt-out.js';
+import { taskSignals } from '../../workflows/task.js';
 import { taskQueues } from '../../workflows/shared.js';
 import { useTestDatabase } from '../support/database.js';
 import { startDevServer } from '../support/temporal.js';
@@ -22,7 +23,7 @@ let env: TestWorkflowEnvironment;
 
 /** The real `abp` command against this test's Temporal server and simulator, as an operator runs it. */
 async function abp(args: string[]): Promise<CliResult> {
-  const result = await runAbp(args, { TEMPORAL_ADDRESS: env.address, GITHUB_API_URL: bench.sim.apiUrl, GITHUB_TOKEN: BENCH_TOKEN, ABP_HOME: `${bench.root}/home` });
+  const result = await runAbp(args, { TEMPORAL_ADDRESS: env.address, GITHUB_API_URL: bench.sim.apiUrl, GITHUB_TOKEN: BENCH_TOKEN, ABP_HOME: bench.home });
   if (result.code !== 0) throw new Error(`abp ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
   return result;
 }
@@ -160,7 +161,7 @@ describe('the task lifecycle against the simulator', () => {
     expect(issue).toBeDefined();
     const number = issue?.number ?? 0;
     const taskId = await bench.startTask('textkit', number);
-    const other = await openUnrelatedFix(bench, number);
+    const other = await openUnrelatedFix(bench, 'textkit', number);
     await bench.submit(taskId, other.url);
     await bench.until(taskId, ['tracking']);
     bench.world.setChecks(other.repo, other.number, 'SUCCESS');
@@ -183,10 +184,31 @@ describe('the task lifecycle against the simulator', () => {
     expect(event).toMatchObject({ cause: 'merge-not-accepted', detail: { reason: 'checks-not-green' } });
   });
 
+  it('restarts a long-lived task with continueAsNew, keeping its state, pull request and failed attempts', async () => {
+    const taskId = await bench.startTask('semver-lite', 4, { historyLimit: 25 });
+    const pull = await openUnrelatedFix(bench, 'semver-lite', 4);
+    await bench.submit(taskId, pull.url);
+    await bench.until(taskId, ['tracking']);
+    const handle = env.client.workflow.getHandle(taskId);
+    const firstRun = (await handle.describe()).runId;
+    // Each nudge makes the task read its pull request again: history grows until the workflow restarts itself.
+    for (let round = 0; round < 6; round++) {
+      await handle.signal(taskSignals.pullRequestChanged, { prUrl: pull.url, action: 'edited', deliveryId: null });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const deadline = Date.now() + 20_000;
+    while ((await handle.describe()).runId === firstRun && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await handle.describe()).runId).not.toBe(firstRun);
+    expect(await bench.status(taskId)).toMatchObject({ state: 'tracking', prUrl: pull.url });
+    bench.world.closePull(pull.repo, pull.number);
+    expect(await bench.until(taskId, ['solving'])).toMatchObject({ failedAttempts: 1, prUrl: pull.url });
+    expect(await causes(taskId)).toEqual(['drawn→drawn', 'fix-submitted→tracking', 'pr-closed-unmerged→solving']);
+  });
+
   it('lists the tasks by state and shows one with its event log', async () => {
     const listed = JSON.parse((await abp(['task', 'list', '--json'])).stdout) as Array<{ taskId: string; state: string }>;
     const states = listed.map((task) => task.state).sort();
-    expect(states).toEqual(['scored', 'scored', 'scored', 'scored', 'withdrawn', 'withdrawn', 'withdrawn', 'withdrawn']);
+    expect(states).toEqual(['scored', 'scored', 'scored', 'scored', 'solving', 'withdrawn', 'withdrawn', 'withdrawn', 'withdrawn']);
     const scored = listed.find((task) => task.state === 'scored')?.taskId ?? '';
     const shown = await abp(['task', 'show', scored]);
     expect(shown.stdout).toContain('fix-submitted');
@@ -194,17 +216,17 @@ describe('the task lifecycle against the simulator', () => {
   });
 });
 
-/** A pull request from the solver's fork of textkit whose body closes `issue`: a one-line change to the README. */
-async function openUnrelatedFix(bench: Bench, issue: number) {
-  const clone = `${bench.root}/tidy-${issue}`;
-  await git(['clone', '--quiet', `${bench.sim.gitUrl}/${SOLVER_LOGIN}/textkit.git`, clone], { cwd: bench.root });
+/** A pull request from the solver's fork of `name` whose body closes `issue`: a one-line change to the README. */
+async function openUnrelatedFix(bench: Bench, name: string, issue: number) {
+  const repo = fixFor(bench.world, name, name === 'textkit' ? 3 : 4).repo;
+  const clone = `${bench.root}/tidy-${name}-${issue}`;
+  await git(['clone', '--quiet', `${bench.sim.gitUrl}/${SOLVER_LOGIN}/${name}.git`, clone], { cwd: bench.root });
   await git(['checkout', '--quiet', '-b', `tidy-${issue}`], { cwd: clone });
   const { appendFile } = await import('node:fs/promises');
   await appendFile(`${clone}/README.md`, '\nA note.\n');
-  await git(['-c', 'user.name=abp-solver', '-c', 'user.email=solver@example.org', 'commit', '--quiet', '-am', 'Tidy the README'], { cwd: clone });
+  await git(['add', 'README.md'], { cwd: clone });
+  await git(['-c', 'user.name=abp-solver', '-c', 'user.email=solver@example.org', 'commit', '--quiet', '-m', 'Tidy the README'], { cwd: clone });
   await git(['push', '--quiet', 'origin', `tidy-${issue}`], { cwd: clone });
-  const repo = bench.world.repoByName('mira-quill', 'textkit');
-  if (repo === undefined) throw new Error('textkit is missing');
-  const { data } = await bench.github.rest.pulls.create({ owner: 'mira-quill', repo: 'textkit', title: 'Tidy the README', body: `Fixes #${issue}`, head: `${SOLVER_LOGIN}:tidy-${issue}`, base: 'main' });
+  const { data } = await bench.github.rest.pulls.create({ owner: repo.owner, repo: name, title: 'Tidy the README', body: `Fixes #${issue}`, head: `${SOLVER_LOGIN}:tidy-${issue}`, base: 'main' });
   return { url: data.html_url, number: data.number, repo };
 }
