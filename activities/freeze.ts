@@ -68,7 +68,11 @@ export function createFreezeActivities({ db, github, bundleDir, signer, workDir 
     if (!(await stat(mirror).then(() => true, () => false))) await run('git', ['clone', '--quiet', '--bare', remote, mirror]);
     else await run('git', ['-C', mirror, 'fetch', '--quiet', 'origin', '+refs/heads/*:refs/heads/*']);
     const base = (await run('git', ['-C', mirror, 'rev-parse', `${fix.mergeCommit}^1`])).stdout.trim();
-    const issue = github === undefined ? null : (await github.rest.issues.get({ owner, repo: name, issue_number: task.issue })).data;
+    // An issue transferred or deleted since the draw answers 404: the task keeps its number, without the text.
+    const issue = github === undefined ? null : await github.rest.issues.get({ owner, repo: name, issue_number: task.issue }).then((answer) => answer.data, (error: { status?: number }) => {
+      if (error.status === 404) return null;
+      throw error;
+    });
     const [entry] = await db
       .select({ runner: registryEntries.runnerRecipe })
       .from(registryEntries)

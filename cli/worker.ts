@@ -8,13 +8,13 @@ import { SigningError } from '../signing/errors.js';
 import { signingPaths } from '../signing/home.js';
 import { createSigner } from '../signing/signer.js';
 import { resolveStackConfig, type StackConfig } from '../stack/config.js';
-import { bundleWorkflows, connectWorker, createWorker } from '../stack/worker.js';
+import { bundleWorkflowsApart, connectWorker, createWorker } from '../stack/worker.js';
 
 export async function workerCommand(): Promise<void> {
   const config = resolveStackConfig();
   // Bundling the workflows and migrating the database are independent, so they overlap; neither
   // holds a server connection, so a failed migration exits at once with nothing to unwind.
-  const [workflowBundle, database] = await Promise.all([bundleWorkflows(), migrateDatabase(config.home)]);
+  const [workflowBundle, database] = await Promise.all([bundleWorkflowsApart(), migrateDatabase(config.home)]);
   try {
     const connection = await connectWorker(config.temporal.address);
     // Activities signal workflows (poller nudges, withdrawals) through a client of their own.

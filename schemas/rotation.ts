@@ -75,10 +75,7 @@ export const rotationResult = publishedRegistryVersion.extend({
 });
 export type RotationResult = z.infer<typeof rotationResult>;
 
-/** The registry version of the quarter holding `at` (UTC): 2026-10-01T00:00:00Z and 2026-12-31T23:59:59Z are both `abp-registry/2026Q4`. */
-export function quarterVersion(at: Date): string {
-  return `abp-registry/${at.getUTCFullYear()}Q${Math.floor(at.getUTCMonth() / 3) + 1}`;
-}
+export { quarterVersion } from './quarter.js';
 
 /** What the quarterly Schedule passes to every scheduled rotation; the version and `sourcedAt` come from the scheduled time. */
 export const scheduledRotationInput = rotateRegistryInput.omit({ version: true, sourcedAt: true });

@@ -52,7 +52,6 @@ export const taskPolicy = z.strictObject({
   scoredDays: z.int().min(1),
 });
 export type TaskPolicy = z.infer<typeof taskPolicy>;
-export const DEFAULT_TASK_POLICY: TaskPolicy = { maxFailedAttempts: 3, abandonAfterDays: 60, scoredDays: 180 };
 
 /** Asks a task to stop: its repository opted out or was archived. */
 export const withdrawal = z.strictObject({ cause: z.enum(['repository-opted-out', 'repository-archived']), detail: z.string() });
@@ -80,5 +79,4 @@ export const issueChanged = z.strictObject({
 });
 export type IssueChanged = z.infer<typeof issueChanged>;
 
-/** Signal names the webhook receiver and the poller send; the task workflow defines handlers for exactly these. */
-export const TASK_SIGNAL_NAMES = { fixSubmitted: 'fixSubmitted', pullRequestChanged: 'pullRequestChanged', issueChanged: 'issueChanged', withdraw: 'withdraw' } as const;
+export { DEFAULT_TASK_POLICY, TASK_SIGNAL_NAMES } from './task-names.js';

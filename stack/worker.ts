@@ -1,8 +1,16 @@
 // Builds the abp worker: the workflows bundle plus the activities, on one task queue.
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import { bundleWorkflowCode, NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Activities } from '../activities/index.js';
 import { taskQueues } from '../workflows/shared.js';
+import { repositoryRoot } from './config.js';
+
+const run = promisify(execFile);
 
 export const workflowsPath = fileURLToPath(new URL('../workflows/index.ts', import.meta.url));
 
@@ -15,11 +23,18 @@ export interface WorkerOptions {
   workflowBundle?: WorkflowBundleWithSourceMap;
 }
 
+/**
+ * Workflows kept in memory between activations. Tasks wait weeks for a merge: keeping thousands cached would cost
+ * memory for nothing, and an evicted task replays its short history (continueAsNew keeps it short) when a signal comes.
+ */
+export const MAX_CACHED_WORKFLOWS = 100;
+
 export async function createWorker(options: WorkerOptions): Promise<Worker> {
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace,
     taskQueue: options.taskQueue ?? taskQueues.main,
+    maxCachedWorkflows: MAX_CACHED_WORKFLOWS,
     ...(options.workflowBundle ? { workflowBundle: options.workflowBundle } : { workflowsPath }),
     activities: options.activities,
   });
@@ -28,6 +43,21 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
 /** Bundles the workflows for Temporal's sandbox without a server connection, so it can overlap other start-up work. */
 export function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
   return bundleWorkflowCode({ workflowsPath, logger: quietBundlerLogger });
+}
+
+/**
+ * The same bundle, made by a short-lived child process: webpack holds about a hundred MiB that the worker would keep
+ * for its whole life (peak memory is a target of the worker that carries thousands of tasks).
+ */
+export async function bundleWorkflowsApart(): Promise<WorkflowBundleWithSourceMap> {
+  const dir = await mkdtemp(join(tmpdir(), 'abp-bundle-'));
+  try {
+    const out = join(dir, 'bundle.json');
+    await run(process.execPath, [join(repositoryRoot, 'bin', 'run-ts.js'), fileURLToPath(new URL('./bundle-entry.ts', import.meta.url)), out]);
+    return JSON.parse(await readFile(out, 'utf8')) as WorkflowBundleWithSourceMap;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }
 
 // webpack's module listing is noise in the worker log; warnings and errors still show.

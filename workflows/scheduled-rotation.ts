@@ -2,7 +2,8 @@
 // scheduled time, not the clock, so a backfilled or late-running action still publishes the version it was due for.
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
 import { executeChild, workflowInfo } from '@temporalio/workflow';
-import { quarterVersion, type RotationResult, type ScheduledRotationInput } from '../schemas/rotation.js';
+import { quarterVersion } from '../schemas/quarter.js';
+import type { RotationResult, ScheduledRotationInput } from '../schemas/rotation.js';
 import { rotateRegistry } from './rotation.js';
 import { workflowIds } from './shared.js';
 

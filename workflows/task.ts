@@ -9,18 +9,17 @@
 import { condition, continueAsNew, defineQuery, defineSignal, executeChild, log, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
 import type { createTaskActivities } from '../activities/tasks.js';
 import type { createTrackingActivities } from '../activities/tracking.js';
-import {
-  DEFAULT_TASK_POLICY,
-  TASK_SIGNAL_NAMES,
-  type FixSubmission,
-  type IssueChanged,
-  type PullRequestChanged,
-  type TaskLifecycleInput,
-  type TaskPolicy,
-  type TaskState,
-  type TaskStatus,
-  type TaskTransition,
-  type Withdrawal,
+import { DEFAULT_TASK_POLICY, TASK_SIGNAL_NAMES } from '../schemas/task-names.js';
+import type {
+  FixSubmission,
+  IssueChanged,
+  PullRequestChanged,
+  TaskLifecycleInput,
+  TaskPolicy,
+  TaskState,
+  TaskStatus,
+  TaskTransition,
+  Withdrawal,
 } from '../schemas/task-workflow.js';
 import { freezeMergedTask } from './freeze.js';
 

@@ -10,7 +10,7 @@ import type { Worker, WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createActivities } from '../../activities/index.js';
 import type { Database } from '../../db/connection.js';
 import { backlogIssues, backlogSnapshots, drawPicks, draws, registryEntries, registryVersions } from '../../db/schema/index.js';
-import { createGithubClient, type GithubClient } from '../../github/client.js';
+import { AbpOctokit, createGithubClient, type GithubClient } from '../../github/client.js';
 import { disclosureText, fixPullRequestBody } from '../../github/disclosure.js';
 import { openFixPullRequest } from '../../github/pulls.js';
 import { githubTaskId } from '../../schemas/abp-task.js';
@@ -47,6 +47,8 @@ export interface Bench {
   dispatcher: WebhookDispatcher;
   webhooksOn(): void;
   webhooksOff(): void;
+  /** Stops the pull request poller (a benchmark starts its own with another interval). */
+  stopPoller(): Promise<void>;
   /** Records the draw of (repo, issue) and starts its task workflow; returns the task id. */
   startTask(repoName: string, issue: number, options?: { historyLimit?: number }): Promise<string>;
   /** Pushes the fix to the solver's fork (on `branch`, default the fix's) and opens the pull request upstream. */
@@ -63,6 +65,11 @@ export interface BenchOptions {
   pollSeconds: number;
   /** The in-process worker's workflow bundle; without one, the caller runs `abp worker` processes (ABP_HOME = bench.home). */
   bundle?: WorkflowBundleWithSourceMap;
+  /**
+   * The in-process worker's GitHub client without the production client's one-GraphQL-call-a-second pacing, for
+   * benchmarks that move thousands of tasks (the pacing protects github.com's secondary limits, not the simulator).
+   */
+  unthrottled?: boolean;
 }
 
 export async function startBench(options: BenchOptions): Promise<Bench> {
@@ -70,7 +77,9 @@ export async function startBench(options: BenchOptions): Promise<Bench> {
   const root = await mkdtemp(join(tmpdir(), 'abp-task-bench-'));
   const world = await createLiveWorld({ seed: 5, dir: join(root, 'world') });
   const sim = await startSimulator({ world, tokens: new Set([BENCH_TOKEN]), gitRoot: world.gitRoot, canPush: world.canPush });
-  const github = createGithubClient({ baseUrl: sim.apiUrl, token: BENCH_TOKEN });
+  const github = options.unthrottled
+    ? new AbpOctokit({ auth: BENCH_TOKEN, baseUrl: sim.apiUrl, throttle: { enabled: false }, retry: { retryAfterBaseValue: 10 } })
+    : createGithubClient({ baseUrl: sim.apiUrl, token: BENCH_TOKEN });
   const serve = await startServer({ port: 0, host: '127.0.0.1', webhookSecret: SECRET, signaller: createTemporalSignaller(env.client), log: () => undefined });
   const dispatcher = new WebhookDispatcher({ world, apiBaseUrl: sim.apiUrl, url: `${serve.url}${WEBHOOK_PATH}`, secret: SECRET, retry: { attempts: 1 } });
   let detach: (() => void) | null = dispatcher.attach(world);
@@ -132,6 +141,9 @@ export async function startBench(options: BenchOptions): Promise<Bench> {
     github,
     serve,
     dispatcher,
+    async stopPoller() {
+      await env.client.workflow.getHandle(PULL_POLLER_ID).terminate('benchmark');
+    },
     webhooksOn: () => {
       detach ??= dispatcher.attach(world);
     },
