@@ -12,7 +12,7 @@ import { bundles, draws, registryEntries, signatures, tasks } from '../db/schema
 import type { GithubClient } from '../github/client.js';
 import type { JsonObject } from '../db/json.js';
 import { BundleStore } from '../freeze/bundle/index.js';
-import { FreezeError, freezeInputOf, freezeTask, parseFreezeInput, recipeFor, type TaskFreezeInput, type TaskFreezeOutcome } from '../freeze/index.js';
+import { FreezeError, freezeInputOf, freezeTask, parseFreezeInput, recipeFor, type TaskFreezeDependencies, type TaskFreezeInput, type TaskFreezeOutcome } from '../freeze/index.js';
 import { registryEntrySchema } from '../schemas/abp-registry.js';
 import type { Signer } from '../signing/signer.js';
 import { permanent } from './arguments.js';
@@ -27,6 +27,8 @@ export interface FreezeDependencies {
   signer: Signer;
   /** Where checkouts and toolchain caches go; kept between freezes (Go's build cache). */
   workDir: string;
+  /** The transparency log each signed statement is appended to. */
+  log?: TaskFreezeDependencies['log'];
 }
 
 
@@ -52,7 +54,7 @@ function summary(outcome: TaskFreezeOutcome): FreezeSummary {
     : { status: 'rejected', taskId: outcome.taskId, reason: outcome.reason, detail: outcome.detail };
 }
 
-export function createFreezeActivities({ db, github, bundleDir, signer, workDir }: FreezeDependencies) {
+export function createFreezeActivities({ db, github, bundleDir, signer, workDir, log }: FreezeDependencies) {
   const store = new BundleStore(bundleDir);
 
   async function prepare(fix: MergedFix): Promise<TaskFreezeInput> {
@@ -110,7 +112,7 @@ export function createFreezeActivities({ db, github, bundleDir, signer, workDir 
       }
       let outcome: TaskFreezeOutcome;
       try {
-        outcome = await heartbeating(() => freezeTask(input, { workDir, store, signer }));
+        outcome = await heartbeating(() => freezeTask(input, { workDir, store, signer, ...(log === undefined ? {} : { log }) }));
       } catch (error) {
         if (error instanceof FreezeError) throw permanent(error);
         throw error;

@@ -1,10 +1,14 @@
-// `abp audit draw`: re-derives a published draw offline from its record, the backlog snapshot it names and the opt-out
-// list in force, without trusting the operator or reaching GitHub (spec §4.1).
+// `abp audit draw` re-derives a published draw offline from its record, the backlog snapshot it names and the opt-out
+// list in force (spec §4.1); `abp audit log` checks the transparency log. Neither trusts the operator or reaches GitHub.
 import { readFile } from 'node:fs/promises';
 import { z } from 'zod';
 import { readSnapshot } from '../registry/backlog/snapshot.js';
 import { auditDraw } from '../registry/draw/audit.js';
 import { registryDigest } from '../schemas/registry-digest.js';
+import { signingPaths } from '../signing/home.js';
+import { loadTrustRoot } from '../signing/trust-root.js';
+import { resolveStackConfig } from '../stack/config.js';
+import { auditLog } from '../transparency/audit.js';
 import { CommandFailed, createOutput } from './output.js';
 
 export interface AuditDrawOptions {
@@ -50,4 +54,16 @@ export async function auditDrawCommand(recordPath: string, options: AuditDrawOpt
     return;
   }
   throw new CommandFailed('invalid-documents', `no match: ${audit.firstDifference}`, options.json === true);
+}
+
+/** `abp audit log`: every entry of the transparency log re-hashed, every checkpoint's signature and root checked. */
+export async function auditLogCommand(options: { log?: string; trustRoot?: string; json?: boolean }): Promise<void> {
+  const out = createOutput(options);
+  const paths = signingPaths(resolveStackConfig().home);
+  const trustRoot = await loadTrustRoot(options.trustRoot ?? paths.trustRoot);
+  const dir = options.log ?? paths.log;
+  const summary = await auditLog(dir, trustRoot.keys.map((key) => ({ publicKeyPem: key.publicKeyPem, keyId: key.keyId })));
+  out.line(`log ${summary.origin ?? '(no checkpoint yet)'} at ${dir}: ${summary.size} entries, root ${summary.rootHash}`);
+  out.line(`checkpoints at sizes ${summary.checkpointSizes.join(', ') || 'none'}: each signed by a trusted key, each matching the entries, each consistent with the last`);
+  out.data(summary);
 }

@@ -9,7 +9,8 @@ import { freezeTask, recipeFor, type TaskFreezeInput } from '../freeze/index.js'
 import { runnerRecipeSchema, type RunnerRecipe } from '../registry/criteria/schema.js';
 import { githubTaskId } from '../schemas/abp-task.js';
 import { quarterVersion } from '../schemas/rotation.js';
-import { signingPaths } from '../signing/home.js';
+import { LOG_ORIGIN, signingPaths } from '../signing/home.js';
+import { loadSigningKey } from '../signing/keys.js';
 import { createSigner } from '../signing/signer.js';
 import { resolveStackConfig } from '../stack/config.js';
 import { CommandFailed, createOutput, type OutputOptions } from './output.js';
@@ -51,6 +52,11 @@ async function readIssue(path: string): Promise<TaskFreezeInput['issue']> {
   return { number: parsed.data.number, title: parsed.data.title, body: parsed.data.body };
 }
 
+async function logKey(keyDir: string) {
+  const key = await loadSigningKey(keyDir);
+  return { privateKey: key.privateKey, keyId: key.keyId };
+}
+
 export async function freezeCommand(options: FreezeCommandOptions): Promise<void> {
   const out = createOutput(options);
   const gitDir = resolve(options.gitDir);
@@ -78,7 +84,7 @@ export async function freezeCommand(options: FreezeCommandOptions): Promise<void
         registryVersion: options.registryVersion ?? quarterVersion(now),
         drawSeed: options.drawSeed,
       },
-      { workDir, runs: options.runs, store: new BundleStore(paths.bundles), signer },
+      { workDir, runs: options.runs, store: new BundleStore(paths.bundles), signer, log: { dir: paths.log, origin: LOG_ORIGIN, key: await logKey(paths.keyDir) } },
     );
     if (outcome.status === 'rejected') {
       out.data(outcome);
@@ -88,6 +94,7 @@ export async function freezeCommand(options: FreezeCommandOptions): Promise<void
     out.line(`bundle ${outcome.digest}  ${outcome.archivePath}`);
     out.line(`held-out part ${outcome.heldOutDigest}; signature ${outcome.signaturePath}`);
     out.line(`time: runs ${outcome.timings.freezeMs} ms, bundle ${outcome.timings.bundleMs} ms, signing ${outcome.timings.signMs} ms`);
+    out.line(`logged in ${paths.log}; audit: abp audit log`);
     out.line(`verify: abp verify ${outcome.archivePath}`);
     out.data(outcome);
   } finally {

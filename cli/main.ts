@@ -148,9 +148,8 @@ export function buildProgram(): Command {
     .addOption(jsonOption())
     .action(async (run: string, options: BaselineCommandOptions) => (await import('./gate.js')).baselineCommand(run, options));
 
-  program
-    .command('audit')
-    .description('re-derive published records offline, without trusting the operator or reaching GitHub')
+  const auditGroup = program.command('audit').description('re-derive published records offline, without trusting the operator or reaching GitHub');
+  auditGroup
     .command('draw')
     .description('re-derive an abp-draw/v1 record from its backlog snapshot and opt-out list: prints match, or the first difference (exit 1)')
     .argument('<record>', 'the abp-draw/v1 record')
@@ -159,6 +158,13 @@ export function buildProgram(): Command {
     .option('--registry <file>', 'the abp-registry/v1 document, to check the registry digest the record carries')
     .addOption(jsonOption())
     .action(async (record: string, options: AuditDrawOptions) => (await import('./audit.js')).auditDrawCommand(record, options));
+  auditGroup
+    .command('log')
+    .description('check the transparency log: every entry re-hashed, every checkpoint signed by a trusted key and consistent (exit 1 with the first problem)')
+    .option('--log <dir>', "the log folder (default: the data directory's log/)")
+    .option('--trust-root <file>', "the pinned trust root (default: the data directory's trust-root.json)")
+    .addOption(jsonOption())
+    .action(async (options: { log?: string; trustRoot?: string; json?: boolean }) => (await import('./audit.js')).auditLogCommand(options));
 
   const registryGroup = program.command('registry').description('the quarterly repository registry: rotate, schedule, show, diff; opt-outs');
   registryGroup

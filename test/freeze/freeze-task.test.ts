@@ -114,6 +114,17 @@ describe('abp freeze and abp verify', () => {
     expect(again.heldOutDigest).toBe(first.heldOutDigest);
   });
 
+  it('logs the signed statement once in the transparency log, which `abp audit log` checks and catches a rewrite in', async () => {
+    const audited = await abp(['audit', 'log', '--json']);
+    expect(audited.code, audited.stderr).toBe(0);
+    expect(JSON.parse(audited.stdout)).toMatchObject({ origin: 'abp-log/registry', size: 1, checkpointSizes: [1] });
+    const entries = join(home, 'log', 'entries.jsonl');
+    await writeFile(entries, (await readFile(entries, 'utf8')).replace('task-bundle', 'draw-record'));
+    const rewritten = await abp(['audit', 'log', '--json']);
+    expect(rewritten.code).toBe(1);
+    expect((JSON.parse(rewritten.stdout) as { error: { code: string } }).error.code).toBe('entry-rewritten');
+  });
+
   it('unpacks into a task folder the grader loads, with the held-out part apart', async () => {
     const copy = join(root, 'copy.tar');
     await copyFile(first.archivePath, copy);
