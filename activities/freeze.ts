@@ -3,7 +3,7 @@
 // same inputs is returned from its record, and rows that exist are left as they are.
 import { ApplicationFailure } from '@temporalio/activity';
 import { execFile } from 'node:child_process';
-import { stat } from 'node:fs/promises';
+import { rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { and, eq, sql } from 'drizzle-orm';
@@ -67,8 +67,18 @@ export function createFreezeActivities({ db, github, bundleDir, signer, workDir,
     const [owner = '', name = ''] = task.repo.split('/');
     const mirror = join(workDir, 'mirrors', `${owner}--${name}.git`);
     const remote = fix.prUrl.replace(/\/pull\/\d+$/, '.git');
-    if (!(await stat(mirror).then(() => true, () => false))) await run('git', ['clone', '--quiet', '--bare', remote, mirror]);
-    else await run('git', ['-C', mirror, 'fetch', '--quiet', 'origin', '+refs/heads/*:refs/heads/*']);
+    if (await stat(mirror).then(() => true, () => false)) {
+      await run('git', ['-C', mirror, 'fetch', '--quiet', 'origin', '+refs/heads/*:refs/heads/*']);
+    } else {
+      // Cloned beside it and renamed into place: a worker killed mid-clone leaves no half mirror for the retry to trip on.
+      const partial = `${mirror}.${process.pid}-${Date.now()}.partial`;
+      try {
+        await run('git', ['clone', '--quiet', '--bare', remote, partial]);
+        await rename(partial, mirror);
+      } finally {
+        await rm(partial, { recursive: true, force: true });
+      }
+    }
     const base = (await run('git', ['-C', mirror, 'rev-parse', `${fix.mergeCommit}^1`])).stdout.trim();
     // An issue transferred or deleted since the draw answers 404: the task keeps its number, without the text.
     const issue = github === undefined ? null : await github.rest.issues.get({ owner, repo: name, issue_number: task.issue }).then((answer) => answer.data, (error: { status?: number }) => {
