@@ -8,6 +8,7 @@ import { buildDrawRecord, drawRecordText, optOutsDigest } from '../../../../regi
 import type { DrawInputs } from '../../../../registry/draw/record.js';
 import { drawStream, selectIssues, uniformIndex } from '../../../../registry/draw/select.js';
 import type { Pick } from '../../../../registry/draw/select.js';
+import { exampleInputs, examplePool } from '../pools.js';
 
 const SCRIPT = fileURLToPath(new URL('./abp_draw.py', import.meta.url));
 
@@ -142,36 +143,10 @@ function drawCount(random: () => number, total: number, index: number): number {
   }
 }
 
-const WORKED_POOL: Pool = {
-  repos: [
-    { repo: 'acme/rocket', issues: [{ number: 7, title: 'Crash on launch' }] },
-    {
-      repo: 'beta/widget',
-      issues: [
-        { number: 3, title: 'Off-by-one in pager' },
-        { number: 11, title: 'Tooltip flickers' },
-        { number: 42, title: 'Null deref on save' },
-      ],
-    },
-    { repo: 'empty/none', issues: [] },
-    {
-      repo: 'gamma/lib',
-      issues: [
-        { number: 100, title: 'Wrong rounding' },
-        { number: 205, title: 'Leak in “cache” for "ü" keys' },
-      ],
-    },
-  ],
-};
-const WORKED_RECORD = {
-  seed: 424242,
-  count: 10,
-  drawnAt: '2026-10-03T00:00:00Z',
-  registryVersion: 'abp-registry/2026Q4',
-  registryDigest: `sha256:${'1'.repeat(64)}`,
-  snapshotDigest: `sha256:${'2'.repeat(64)}`,
-  eligibilityRules: 'abp-eligibility/1',
-};
+// The worked example of docs/draw-algorithm.md (§5, §6.4): the pool and the record inputs but the pool and opt-outs.
+const WORKED_POOL: Pool = examplePool();
+const { seed, count, drawnAt, registryVersion, registryDigest, snapshotDigest, eligibilityRules } = exampleInputs();
+const WORKED_RECORD = { seed, count, drawnAt, registryVersion, registryDigest, snapshotDigest, eligibilityRules };
 // §6.4 of the document, verbatim (its line breaks removed).
 const WORKED_TEXT =
   '{"algorithm":"abp-draw/v1","backlogSnapshot":{"digest":"sha256:2222222222222222222222222222222222222222222222222222222222222222","issues":6,"repos":3},' +
