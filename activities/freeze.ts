@@ -12,9 +12,9 @@ import { bundles, draws, registryEntries, signatures, tasks } from '../db/schema
 import type { GithubClient } from '../github/client.js';
 import type { JsonObject } from '../db/json.js';
 import { BundleStore } from '../freeze/bundle/index.js';
-import { FreezeError, freezeInputOf, freezeTask, parseFreezeInput, recipeFor, type TaskFreezeDependencies, type TaskFreezeInput, type TaskFreezeOutcome } from '../freeze/index.js';
+import { FreezeError, freezeInputOf, freezeTask, parseFreezeInput, recipeFor, type TaskFreezeInput, type TaskFreezeOutcome } from '../freeze/index.js';
 import { registryEntrySchema } from '../schemas/abp-registry.js';
-import type { Signer } from '../signing/signer.js';
+import type { Attestor } from '../signing/attestor.js';
 import { permanent } from './arguments.js';
 import { heartbeating } from './heartbeat.js';
 
@@ -24,11 +24,10 @@ export interface FreezeDependencies {
   github?: GithubClient;
   /** The content-addressed bundle store (signing/home.ts signingPaths(home).bundles). */
   bundleDir: string;
-  signer: Signer;
+  /** Signs each bundle's statement and logs it in the transparency log. */
+  attestor: Attestor;
   /** Where checkouts and toolchain caches go; kept between freezes (Go's build cache). */
   workDir: string;
-  /** The transparency log each signed statement is appended to. */
-  log?: TaskFreezeDependencies['log'];
 }
 
 
@@ -54,7 +53,8 @@ function summary(outcome: TaskFreezeOutcome): FreezeSummary {
     : { status: 'rejected', taskId: outcome.taskId, reason: outcome.reason, detail: outcome.detail };
 }
 
-export function createFreezeActivities({ db, github, bundleDir, signer, workDir, log }: FreezeDependencies) {
+export function createFreezeActivities({ db, github, bundleDir, attestor, workDir }: FreezeDependencies) {
+  const { signer } = attestor;
   const store = new BundleStore(bundleDir);
 
   async function prepare(fix: MergedFix): Promise<TaskFreezeInput> {
@@ -122,7 +122,7 @@ export function createFreezeActivities({ db, github, bundleDir, signer, workDir,
       }
       let outcome: TaskFreezeOutcome;
       try {
-        outcome = await heartbeating(() => freezeTask(input, { workDir, store, signer, ...(log === undefined ? {} : { log }) }));
+        outcome = await heartbeating(() => freezeTask(input, { workDir, store, signer, log: attestor }));
       } catch (error) {
         if (error instanceof FreezeError) throw permanent(error);
         throw error;

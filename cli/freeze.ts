@@ -9,9 +9,8 @@ import { freezeTask, recipeFor, type TaskFreezeInput } from '../freeze/index.js'
 import { runnerRecipeSchema, type RunnerRecipe } from '../registry/criteria/schema.js';
 import { githubTaskId } from '../schemas/abp-task.js';
 import { quarterVersion } from '../schemas/rotation.js';
-import { LOG_ORIGIN, signingPaths } from '../signing/home.js';
-import { loadSigningKey } from '../signing/keys.js';
-import { createSigner } from '../signing/signer.js';
+import { signingPaths } from '../signing/home.js';
+import { loadOperatorAttestor } from '../signing/operator.js';
 import { resolveStackConfig } from '../stack/config.js';
 import { CommandFailed, createOutput, type OutputOptions } from './output.js';
 
@@ -52,11 +51,6 @@ async function readIssue(path: string): Promise<TaskFreezeInput['issue']> {
   return { number: parsed.data.number, title: parsed.data.title, body: parsed.data.body };
 }
 
-async function logKey(keyDir: string) {
-  const key = await loadSigningKey(keyDir);
-  return { privateKey: key.privateKey, keyId: key.keyId };
-}
-
 export async function freezeCommand(options: FreezeCommandOptions): Promise<void> {
   const out = createOutput(options);
   const gitDir = resolve(options.gitDir);
@@ -65,7 +59,7 @@ export async function freezeCommand(options: FreezeCommandOptions): Promise<void
   const now = new Date();
   const home = resolveStackConfig().home;
   const paths = signingPaths(home);
-  const signer = await createSigner({ keyDir: paths.keyDir }).catch((error: Error) => {
+  const attestor = await loadOperatorAttestor(home).catch((error: Error) => {
     throw new CommandFailed('invalid-documents', `${error.message}; run \`abp init\` to create the signing key`);
   });
   const workDir = await mkdtemp(join(tmpdir(), 'abp-freeze-'));
@@ -84,7 +78,7 @@ export async function freezeCommand(options: FreezeCommandOptions): Promise<void
         registryVersion: options.registryVersion ?? quarterVersion(now),
         drawSeed: options.drawSeed,
       },
-      { workDir, runs: options.runs, store: new BundleStore(paths.bundles), signer, log: { dir: paths.log, origin: LOG_ORIGIN, key: await logKey(paths.keyDir) } },
+      { workDir, runs: options.runs, store: new BundleStore(paths.bundles), signer: attestor.signer, log: attestor },
     );
     if (outcome.status === 'rejected') {
       out.data(outcome);

@@ -5,9 +5,8 @@ import { createActivities, type ActivityDependencies } from '../activities/index
 import { migrate, openDatabase, type DatabaseHandle } from '../db/connection.js';
 import { createGithubClient, GithubConfigError, type GithubClient } from '../github/client.js';
 import { SigningError } from '../signing/errors.js';
-import { LOG_ORIGIN, signingPaths } from '../signing/home.js';
-import { loadSigningKey } from '../signing/keys.js';
-import { createSigner } from '../signing/signer.js';
+import { signingPaths } from '../signing/home.js';
+import { loadOperatorAttestor } from '../signing/operator.js';
 import { resolveStackConfig, type StackConfig } from '../stack/config.js';
 import { bundleWorkflowsApart, connectWorker, createWorker } from '../stack/worker.js';
 
@@ -76,11 +75,9 @@ async function dependencies(config: StackConfig, database: DatabaseHandle, tempo
     deps.tracking = { db, github, temporal };
   }
   try {
-    const signer = await createSigner({ keyDir: paths.keyDir });
-    const key = await loadSigningKey(paths.keyDir);
-    const log = { dir: paths.log, origin: LOG_ORIGIN, key: { privateKey: key.privateKey, keyId: key.keyId } };
-    deps.freeze = { db, ...(github === null ? {} : { github }), bundleDir: paths.bundles, signer, workDir: join(config.home, 'freeze-work'), log };
-    console.log(`freeze: enabled, signing with key ${signer.keyId ?? ''}; bundles in ${paths.bundles}`);
+    const attestor = await loadOperatorAttestor(config.home);
+    deps.freeze = { db, ...(github === null ? {} : { github }), bundleDir: paths.bundles, attestor, workDir: join(config.home, 'freeze-work') };
+    console.log(`freeze: enabled, signing with key ${attestor.signer.keyId ?? ''}; bundles in ${paths.bundles}`);
   } catch (error) {
     if (!(error instanceof SigningError)) throw error;
     console.log(`freeze: disabled (${error.message}); run \`abp init\` to create the signing key`);

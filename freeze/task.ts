@@ -2,7 +2,6 @@
 // deterministic bundle, store it by digest and sign it. Re-running for the same inputs stores nothing new: the bundle
 // comes out byte-identical, the store keeps the first copy and its first signature, and a freeze already published for
 // the same inputs is returned from its record without running the suites again.
-import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,9 +11,8 @@ import { taskSchema, type AbpTask } from '../schemas/abp-task.js';
 import { cutoffEnd, modelCutoff } from '../schemas/primitives.js';
 import { contentDigest } from '../schemas/registry-digest.js';
 import type { Signer } from '../signing/signer.js';
-import type { CheckpointSigningKey } from '../transparency/formats.js';
-import { openLog } from '../transparency/log.js';
-import { createTaskBundleStatement } from '../signing/statement.js';
+import type { Attestor } from '../signing/attestor.js';
+import { createTaskBundleStatement, signedAtOf, taskBundleSubjectNames } from '../signing/statement.js';
 import { buildBundle, EXPECTED_RESULTS_SCHEMA_ID, type BundleStore, type ExpectedResults } from './bundle/index.js';
 import { freezeFix, type FreezeOptions, type RejectedFix } from './freeze.js';
 import type { FreezeInput } from './inputs.js';
@@ -52,8 +50,8 @@ export type TaskFreezeOutcome = PublishedTask | (RejectedFix & { taskId: string 
 export interface TaskFreezeDependencies extends FreezeOptions {
   store: BundleStore;
   signer: Signer;
-  /** The transparency log the signed statement is appended to, with a new signed checkpoint; none without it. */
-  log?: { dir: string; origin: string; key: CheckpointSigningKey };
+  /** Logs the signed statement in the transparency log (signing/attestor.ts); nothing is logged without it. */
+  log?: Pick<Attestor, 'logSignature'>;
   /** Held-out verification budget written into the manifest. */
   timeoutSeconds?: number;
   now?: () => Date;
@@ -159,7 +157,7 @@ export async function freezeTask(input: TaskFreezeInput, deps: TaskFreezeDepende
       taskId: input.taskId,
       bundleDigest: digest,
       heldOutDigest: bundle.heldOutDigest,
-      signedAt: `${(deps.now?.() ?? new Date()).toISOString().slice(0, 19)}Z`,
+      signedAt: signedAtOf(deps.now?.() ?? new Date()),
       freeze: {
         repo: input.repo,
         baseCommit: input.baseCommit,
@@ -172,13 +170,8 @@ export async function freezeTask(input: TaskFreezeInput, deps: TaskFreezeDepende
     });
     await deps.store.putSignature(digest, JSON.stringify(await deps.signer.sign(statement), null, 2));
   }
-  if (deps.log !== undefined) {
-    // Appending is idempotent: a re-run finds the entry and checkpoints the same head again.
-    const signature = (await deps.store.getSignature(digest)) ?? '';
-    const log = await openLog(deps.log.dir, deps.log.origin);
-    await log.append({ kind: 'task-bundle', subject: `task/${input.taskId}/bundle`, digest: `sha256:${createHash('sha256').update(signature).digest('hex')}` });
-    await log.checkpoint(deps.log.key);
-  }
+  // Appending is idempotent: a re-run finds the entry and checkpoints the same head again.
+  await deps.log?.logSignature('task-bundle', taskBundleSubjectNames(input.taskId).bundle, (await deps.store.getSignature(digest)) ?? '');
   const signMs = performance.now() - signStarted;
   const published: PublishedTask = {
     status: 'frozen',

@@ -13,6 +13,7 @@ export type SigningErrorCode =
   | 'key-already-trusted'
   | 'trust-root-missing'
   | 'trust-root-invalid'
+  | 'trust-root-unverified'
   // signing
   | 'signer-config-invalid'
   | 'invalid-statement'
@@ -25,6 +26,7 @@ export type SigningErrorCode =
   | 'malformed-bundle'
   | 'signature-invalid'
   | 'unknown-key'
+  | 'key-retired'
   | 'key-expired'
   | 'witness-untrusted'
   | 'malformed-statement'

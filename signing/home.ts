@@ -13,5 +13,9 @@ export function signingPaths(home: string) {
     bundles: join(home, 'bundles'),
     /** The transparency log every signed statement is appended to (transparency/). */
     log: join(home, 'log'),
+    /** Signed statements other than bundles': `<kind>/<url-encoded subject>.sigstore.json` (signing/attestor.ts). */
+    statements: join(home, 'statements'),
+    /** Every version of the trust root, `v<N>.json`, each with its signed statement `v<N>.sigstore.json`. */
+    trustRoots: join(home, 'trust-roots'),
   };
 }

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { canonicalJson } from '../schemas/canonical-json.js';
 import { plainWordsParseOptions } from '../schemas/issues.js';
-import { describeValue, documentId, duplicateIndices, gitSha, nonNegativeInt, positiveInt, pullRequestUrl, repoFullName, sha256Digest, utcTimestamp } from '../schemas/primitives.js';
+import { describeValue, documentId, duplicateIndices, gitSha, nonNegativeInt, positiveInt, pullRequestUrl, registryVersion, repoFullName, seed, sha256Digest, utcTimestamp } from '../schemas/primitives.js';
 import { describeIssues, SigningError } from './errors.js';
 
 export const STATEMENT_TYPE = 'https://in-toto.io/Statement/v1';
@@ -12,12 +12,14 @@ export const STATEMENT_PAYLOAD_TYPE = 'application/vnd.in-toto+json';
 
 /** A frozen task. Subjects: `task/<task id>/bundle` (the archive) and `task/<task id>/held-out` (its held-out part). */
 export const TASK_BUNDLE_PREDICATE = 'https://abp.dev/predicates/task-bundle/v1';
-/** A published registry version (issue 8). Subject: `abp-registry/<YYYYQn>`, digest the document's own `digest`. */
+/** A published registry version. Subject: `abp-registry/<YYYYQn>`, digest the document's own `digest`. */
 export const REGISTRY_VERSION_PREDICATE = 'https://abp.dev/predicates/registry-version/v1';
-/** A seeded draw (issue 8). Subject: `draw/<draw id>`, digest the abp-draw/v1 record's own `digest`. */
+/** A seeded draw. Subject: `draw/<draw id>`, digest the abp-draw/v1 record's own `digest`. */
 export const DRAW_RECORD_PREDICATE = 'https://abp.dev/predicates/draw-record/v1';
-/** A task leaving the scored set 180 days after its fix merged (issue 8). Subject: the task's `task/<task id>/bundle`. */
+/** A task leaving the scored set 180 days after its fix merged. Subject: the task's `task/<task id>/bundle`. */
 export const AGING_TRANSITION_PREDICATE = 'https://abp.dev/predicates/aging-transition/v1';
+/** A version of the trust root. Subject: `abp-trust-root/v<N>`, digest the sha256 of the document's canonical JSON. */
+export const TRUST_ROOT_PREDICATE = 'https://abp.dev/predicates/trust-root/v1';
 
 // in-toto writes digests as bare lowercase hex keyed by algorithm; ABP documents write "sha256:<hex>".
 const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, { error: (issue) => `must be 64 lowercase hex digits, got ${describeValue(issue.input)}` });
@@ -71,20 +73,112 @@ export function taskBundleSubjectNames(taskId: string): { bundle: string; heldOu
   return { bundle: `task/${taskId}/bundle`, heldOut: `task/${taskId}/held-out` };
 }
 
+export const registryVersionPredicateSchema = z.strictObject({
+  version: registryVersion,
+  digest: sha256Digest.describe("The registry document's own digest: the subject."),
+  previous: registryVersion.nullable(),
+  criteriaVersion: z.string().min(1),
+  repositories: nonNegativeInt,
+  signedAt: utcTimestamp,
+});
+export type RegistryVersionPredicate = z.infer<typeof registryVersionPredicateSchema>;
+
+export const drawRecordPredicateSchema = z.strictObject({
+  drawId: documentId,
+  digest: sha256Digest.describe("The draw record's own digest: the subject."),
+  registryVersion,
+  seed,
+  picks: nonNegativeInt,
+  backlogSnapshot: sha256Digest.describe('The backlog snapshot the draw re-derives from (abp audit draw).'),
+  signedAt: utcTimestamp,
+});
+export type DrawRecordPredicate = z.infer<typeof drawRecordPredicateSchema>;
+
+export const agingTransitionPredicateSchema = z.strictObject({
+  taskId: documentId,
+  bundleDigest: sha256Digest.describe('The frozen bundle that leaves the scored set: the subject.'),
+  from: z.literal('scored'),
+  to: z.literal('practice'),
+  mergedAt: utcTimestamp.describe('When the fix became public.'),
+  scoredUntil: utcTimestamp.describe('mergedAt + 180 days (spec §4.4): when the task moved.'),
+  signedAt: utcTimestamp,
+});
+export type AgingTransitionPredicate = z.infer<typeof agingTransitionPredicateSchema>;
+
+export const trustRootPredicateSchema = z.strictObject({
+  version: positiveInt,
+  digest: sha256Digest.describe("sha256 of the trust root document's canonical JSON: the subject."),
+  keyIds: z.array(z.string().regex(/^[0-9a-f]{64}$/)).describe('The keys the version lists, in its order.'),
+  signedAt: utcTimestamp,
+});
+export type TrustRootPredicate = z.infer<typeof trustRootPredicateSchema>;
+
+/** Each abp predicate type with its schema, so a verifier checks any statement's predicate by its type. */
+export const PREDICATE_SCHEMAS: Readonly<Record<string, z.ZodType>> = {
+  [TASK_BUNDLE_PREDICATE]: taskBundlePredicateSchema,
+  [REGISTRY_VERSION_PREDICATE]: registryVersionPredicateSchema,
+  [DRAW_RECORD_PREDICATE]: drawRecordPredicateSchema,
+  [AGING_TRANSITION_PREDICATE]: agingTransitionPredicateSchema,
+  [TRUST_ROOT_PREDICATE]: trustRootPredicateSchema,
+};
+
+const hexOf = (digest: string) => digest.slice('sha256:'.length);
+
+function checked<T>(schema: z.ZodType<T>, predicate: T, kind: string): T {
+  const parsed = schema.safeParse(predicate, plainWordsParseOptions);
+  if (!parsed.success) throw new SigningError('invalid-statement', `the ${kind} predicate is invalid: ${describeIssues(parsed.error.issues)}`);
+  return parsed.data;
+}
+
+function statementOf(predicateType: string, subject: Subject[], predicate: { signedAt: string }): Statement {
+  return { _type: STATEMENT_TYPE, subject, predicateType, predicate };
+}
+
 /** The statement signed for a frozen task; its subjects come from the predicate's digests, so the two cannot disagree. */
 export function createTaskBundleStatement(predicate: TaskBundlePredicate): Statement {
-  const parsed = taskBundlePredicateSchema.safeParse(predicate, plainWordsParseOptions);
-  if (!parsed.success) throw new SigningError('invalid-statement', `the task-bundle predicate is invalid: ${describeIssues(parsed.error.issues)}`);
-  const names = taskBundleSubjectNames(parsed.data.taskId);
-  return {
-    _type: STATEMENT_TYPE,
-    subject: [
-      { name: names.bundle, digest: { sha256: parsed.data.bundleDigest.slice('sha256:'.length) } },
-      { name: names.heldOut, digest: { sha256: parsed.data.heldOutDigest.slice('sha256:'.length) } },
+  const data = checked(taskBundlePredicateSchema, predicate, 'task-bundle');
+  const names = taskBundleSubjectNames(data.taskId);
+  return statementOf(
+    TASK_BUNDLE_PREDICATE,
+    [
+      { name: names.bundle, digest: { sha256: hexOf(data.bundleDigest) } },
+      { name: names.heldOut, digest: { sha256: hexOf(data.heldOutDigest) } },
     ],
-    predicateType: TASK_BUNDLE_PREDICATE,
-    predicate: parsed.data,
-  };
+    data,
+  );
+}
+
+export function createRegistryVersionStatement(predicate: RegistryVersionPredicate): Statement {
+  const data = checked(registryVersionPredicateSchema, predicate, 'registry-version');
+  return statementOf(REGISTRY_VERSION_PREDICATE, [{ name: data.version, digest: { sha256: hexOf(data.digest) } }], data);
+}
+
+export function drawSubjectName(drawId: string): string {
+  return `draw/${drawId}`;
+}
+
+export function createDrawRecordStatement(predicate: DrawRecordPredicate): Statement {
+  const data = checked(drawRecordPredicateSchema, predicate, 'draw-record');
+  return statementOf(DRAW_RECORD_PREDICATE, [{ name: drawSubjectName(data.drawId), digest: { sha256: hexOf(data.digest) } }], data);
+}
+
+export function createAgingTransitionStatement(predicate: AgingTransitionPredicate): Statement {
+  const data = checked(agingTransitionPredicateSchema, predicate, 'aging-transition');
+  return statementOf(AGING_TRANSITION_PREDICATE, [{ name: taskBundleSubjectNames(data.taskId).bundle, digest: { sha256: hexOf(data.bundleDigest) } }], data);
+}
+
+export function trustRootSubjectName(version: number): string {
+  return `abp-trust-root/v${version}`;
+}
+
+export function createTrustRootStatement(predicate: TrustRootPredicate): Statement {
+  const data = checked(trustRootPredicateSchema, predicate, 'trust-root');
+  return statementOf(TRUST_ROOT_PREDICATE, [{ name: trustRootSubjectName(data.version), digest: { sha256: hexOf(data.digest) } }], data);
+}
+
+/** A signedAt value: UTC to the second, the form every abp predicate writes. */
+export function signedAtOf(date: Date): string {
+  return `${date.toISOString().slice(0, 19)}Z`;
 }
 
 /** The bytes a statement is signed as: RFC 8785 canonical JSON, so the same statement always gives the same payload. */

@@ -6,7 +6,7 @@ import { toSignedEntity, VerificationError, Verifier, type SignedEntity, type Tr
 import type { TrustedKey, TrustRoot } from '../schemas/abp-trust-root.js';
 import { plainWordsParseOptions } from '../schemas/issues.js';
 import { describeIssues, SigningError } from './errors.js';
-import { STATEMENT_PAYLOAD_TYPE, statementSchema, TASK_BUNDLE_PREDICATE, taskBundlePredicateSchema, type Statement } from './statement.js';
+import { PREDICATE_SCHEMAS, STATEMENT_PAYLOAD_TYPE, statementSchema, type Statement } from './statement.js';
 import { findKey, keyValidAt, keyWindowEnd } from './trust-root.js';
 
 export interface ExpectedStatement {
@@ -24,7 +24,7 @@ export interface VerifiedStatement {
 
 /**
  * Verifies `bundleJson` (a parsed Sigstore bundle) and returns the statement it signs. Throws SigningError with code
- * malformed-bundle, unknown-key, signature-invalid, witness-untrusted, malformed-statement, key-expired,
+ * malformed-bundle, unknown-key, signature-invalid, witness-untrusted, malformed-statement, key-retired, key-expired,
  * predicate-type-mismatch or digest-mismatch (invalid-expectation when `expected` itself is unusable).
  */
 export function verifyStatementBundle(bundleJson: unknown, trustRoot: TrustRoot, expected: ExpectedStatement): Promise<VerifiedStatement> {
@@ -51,6 +51,12 @@ function verifyNow(bundleJson: unknown, trustRoot: TrustRoot, expected: Expected
   }
   const statement = readStatement(envelope.payload);
   const signedAt = statement.predicate.signedAt;
+  if (key.retiredAt !== undefined && Date.parse(signedAt) > Date.parse(key.retiredAt)) {
+    throw new SigningError(
+      'key-retired',
+      `key ${keyId} was retired at ${key.retiredAt} (trust root version ${trustRoot.version}), but this statement says it was signed at ${signedAt}: a retired key signs nothing new; what it signed before retiring stays valid`,
+    );
+  }
   if (!keyValidAt(key, new Date(signedAt))) {
     throw new SigningError(
       'key-expired',
@@ -154,9 +160,10 @@ function readStatement(payload: Buffer): Statement {
   }
   const parsed = statementSchema.safeParse(value, plainWordsParseOptions);
   if (!parsed.success) throw new SigningError('malformed-statement', `the signed payload is not an abp in-toto statement: ${describeIssues(parsed.error.issues)}`);
-  if (parsed.data.predicateType === TASK_BUNDLE_PREDICATE) {
-    const predicate = taskBundlePredicateSchema.safeParse(parsed.data.predicate, plainWordsParseOptions);
-    if (!predicate.success) throw new SigningError('malformed-statement', `the task-bundle predicate is invalid: ${describeIssues(predicate.error.issues)}`);
+  const schema = PREDICATE_SCHEMAS[parsed.data.predicateType];
+  if (schema !== undefined) {
+    const predicate = schema.safeParse(parsed.data.predicate, plainWordsParseOptions);
+    if (!predicate.success) throw new SigningError('malformed-statement', `the ${parsed.data.predicateType} predicate is invalid: ${describeIssues(predicate.error.issues)}`);
   }
   return parsed.data;
 }

@@ -20,7 +20,7 @@ import { createTemporalSignaller } from '../../serve/signaller.js';
 import { WEBHOOK_PATH } from '../../serve/webhooks.js';
 import { signingPaths } from '../../signing/home.js';
 import { createSigningKey } from '../../signing/keys.js';
-import { createSigner } from '../../signing/signer.js';
+import { loadOperatorAttestor } from '../../signing/operator.js';
 import { startSimulator, type RunningSimulator } from '../../simulator/server.js';
 import { WebhookDispatcher } from '../../simulator/webhooks/dispatcher.js';
 import { createLiveWorld, SOLVER_LOGIN, type KnownFix, type LiveWorld } from '../../simulator/world/live/world.js';
@@ -91,7 +91,7 @@ export async function startBench(options: BenchOptions): Promise<Bench> {
   let worker: Worker | null = null;
   let running: Promise<void> = Promise.resolve();
   if (bundle !== undefined) {
-    const signer = await createSigner({ keyDir: paths.keyDir });
+    const attestor = await loadOperatorAttestor(home);
     worker = await createWorker({
       connection: env.nativeConnection,
       namespace: env.namespace ?? 'default',
@@ -101,7 +101,7 @@ export async function startBench(options: BenchOptions): Promise<Bench> {
         tasks: { db, temporal: env.client },
         optOuts: { db, publishDir: join(home, 'published') },
         tracking: { db, github, temporal: env.client },
-        freeze: { db, github, bundleDir: paths.bundles, signer, workDir: join(home, 'freeze-work') },
+        freeze: { db, github, bundleDir: paths.bundles, attestor, workDir: join(home, 'freeze-work') },
       }),
     });
     running = worker.run();

@@ -1,0 +1,65 @@
+// The trust root's version chain, as TUF chains root metadata: version N+1 is accepted only when a key that version N
+// trusts signed it (a trust-root statement naming N+1's digest). A consumer pins one version and walks forward from it,
+// so a key rotation reaches consumers without trusting the server that hands the newer versions out.
+import { createHash } from 'node:crypto';
+import type { TrustRoot } from '../schemas/abp-trust-root.js';
+import { canonicalJson } from '../schemas/canonical-json.js';
+import { SigningError } from './errors.js';
+import { createTrustRootStatement, signedAtOf, TRUST_ROOT_PREDICATE, trustRootSubjectName, type Statement } from './statement.js';
+import { parseTrustRoot } from './trust-root.js';
+import { verifyStatementBundle } from './verify.js';
+
+/** "sha256:<hex>" of the trust root's canonical JSON: what its statement signs. */
+export function trustRootDigest(trustRoot: TrustRoot): string {
+  return `sha256:${createHash('sha256').update(canonicalJson(trustRoot), 'utf8').digest('hex')}`;
+}
+
+/** The statement that vouches for one version of the trust root. */
+export function trustRootStatement(trustRoot: TrustRoot, signedAt: Date): Statement {
+  return createTrustRootStatement({ version: trustRoot.version, digest: trustRootDigest(trustRoot), keyIds: trustRoot.keys.map((key) => key.keyId), signedAt: signedAtOf(signedAt) });
+}
+
+/** One published version as a consumer fetches it: the document and its signed statement, both parsed JSON. */
+export interface FetchedTrustRootVersion {
+  document: unknown;
+  signature: unknown;
+}
+
+/**
+ * Checks that `next` is the version after `current` and is signed by a key `current` trusts (inside its window, not
+ * retired before signing), and returns it parsed. Throws SigningError trust-root-unverified, naming the version.
+ */
+export async function verifyNextTrustRoot(current: TrustRoot, next: FetchedTrustRootVersion): Promise<TrustRoot> {
+  const version = current.version + 1;
+  const document = parseTrustRoot(next.document, `trust root version ${version}`);
+  if (document.version !== version) {
+    throw new SigningError('trust-root-unverified', `the document offered as trust root version ${version} says it is version ${document.version}; versions are walked one at a time`);
+  }
+  try {
+    await verifyStatementBundle(next.signature, current, {
+      subjects: [{ name: trustRootSubjectName(version), sha256: trustRootDigest(document).slice('sha256:'.length) }],
+      predicateType: TRUST_ROOT_PREDICATE,
+    });
+  } catch (error) {
+    if (!(error instanceof SigningError)) throw error;
+    throw new SigningError(
+      'trust-root-unverified',
+      `trust root version ${version} is not vouched for by version ${current.version} (${error.code}: ${error.message}); keep the pinned version and ask the registry's operator`,
+      { cause: error },
+    );
+  }
+  return document;
+}
+
+/**
+ * Walks from the pinned trust root to the newest version `fetchVersion` offers (null: no such version), verifying each
+ * step. Returns the newest verified version; the pinned one when nothing newer is offered.
+ */
+export async function advanceTrustRoot(pinned: TrustRoot, fetchVersion: (version: number) => Promise<FetchedTrustRootVersion | null>): Promise<TrustRoot> {
+  let current = pinned;
+  for (;;) {
+    const next = await fetchVersion(current.version + 1);
+    if (next === null) return current;
+    current = await verifyNextTrustRoot(current, next);
+  }
+}
