@@ -29,6 +29,8 @@ import {
   type TakenSnapshot,
 } from '../schemas/draw-workflow.js';
 import { compareCodeUnits } from '../schemas/primitives.js';
+import { statementPath, type Attestor } from '../signing/attestor.js';
+import { createDrawRecordStatement, drawSubjectName, signedAtOf } from '../signing/statement.js';
 import { parsed } from './arguments.js';
 import { heartbeating } from './heartbeat.js';
 
@@ -37,6 +39,8 @@ export interface DrawDependencies {
   github: GithubClient;
   /** The publication folder: snapshots, draw records and opt-out lists are files there (registry/publication.ts). */
   publishDir: string;
+  /** Signs each draw record and logs it; records are published unsigned without it (no signing key yet). */
+  attestor?: Attestor;
 }
 
 /** A draw that cannot be made from what is stored: no retry helps, an operator has to act. */
@@ -52,7 +56,7 @@ async function latestRegistryVersion(db: Database): Promise<string> {
   return row.id;
 }
 
-export function createDrawActivities({ db, github, publishDir }: DrawDependencies) {
+export function createDrawActivities({ db, github, publishDir, attestor }: DrawDependencies) {
   const paths = publicationPaths(publishDir);
   const recorded = (record: AbpDraw, created: boolean): RecordedDraw => ({
     drawId: record.id,
@@ -60,6 +64,7 @@ export function createDrawActivities({ db, github, publishDir }: DrawDependencie
     recordPath: paths.draw(record.id),
     optOutsPath: paths.optOutsAt(record.inputDigests.optOuts),
     snapshotPath: paths.snapshot(record.backlogSnapshot.digest),
+    statementPath: attestor === undefined ? null : statementPath(attestor.statementsDir, 'draw-record', drawSubjectName(record.id)),
     created,
     picks: record.picks.map((pick) => ({ taskId: githubTaskId(pick.repo, pick.issue), drawId: record.id, repo: pick.repo, issue: pick.issue })),
   });
@@ -118,6 +123,19 @@ export function createDrawActivities({ db, github, publishDir }: DrawDependencie
       let record: AbpDraw = fresh;
       if (await exists(recordPath)) record = drawSchema.parse(JSON.parse(await readFile(recordPath, 'utf8')));
       else await writeFileAtomic(recordPath, drawRecordText(fresh));
+      // Signed after the file is published and before the row is stored: a retry finds the file and signs it once.
+      await attestor?.attest(
+        'draw-record',
+        createDrawRecordStatement({
+          drawId: record.id,
+          digest: record.digest,
+          registryVersion: record.registryVersion,
+          seed: record.seed,
+          picks: record.picks.length,
+          backlogSnapshot: record.backlogSnapshot.digest,
+          signedAt: signedAtOf(new Date()),
+        }),
+      );
       const created = await saveDraw(db, record);
       return recorded(record, created);
     },

@@ -9,6 +9,8 @@ import { DiscoveryError } from '../registry/discovery/errors.js';
 import { CANDIDATE_BATCH_SIZE, fetchBatch, planBatches } from '../registry/discovery/fetch.js';
 import { searchCandidates } from '../registry/discovery/search.js';
 import { publishRegistry } from '../registry/publication.js';
+import type { Attestor } from '../signing/attestor.js';
+import { createRegistryVersionStatement, signedAtOf } from '../signing/statement.js';
 import { buildRegistry, entryRunner, type EvaluatedCandidate } from '../registry/rotation/build-registry.js';
 import {
   readBatch,
@@ -46,6 +48,8 @@ export interface RotationDependencies {
   criteria?: () => Promise<Criteria>;
   /** Where published documents are written (registry/publication.ts); none are written without it. */
   publishDir?: string;
+  /** Signs each published version and logs it; versions are published unsigned without it (no signing key yet). */
+  attestor?: Attestor;
 }
 
 // Failures no retry can fix: bad arguments, a rotation stored with other parameters, a search GitHub cannot split.
@@ -104,10 +108,22 @@ function summary(document: AbpRegistry, cost: PublishedRegistryVersion['cost'], 
   };
 }
 
-export function createRotationActivities({ db, github, criteria: readCriteria = () => loadCriteria(), publishDir }: RotationDependencies) {
-  // Written on every call, stored or not: a crash between the database commit and the file leaves the next call to finish it.
+export function createRotationActivities({ db, github, criteria: readCriteria = () => loadCriteria(), publishDir, attestor }: RotationDependencies) {
+  // Written and signed on every call, stored or not: a crash between the database commit and the file (or the
+  // signature) leaves the next call to finish it; the attestor keeps the first signature.
   const publish = async (document: AbpRegistry) => {
     if (publishDir !== undefined) await publishRegistry(publishDir, document);
+    await attestor?.attest(
+      'registry-version',
+      createRegistryVersionStatement({
+        version: document.version,
+        digest: document.digest,
+        previous: document.previous,
+        criteriaVersion: document.criteriaVersion,
+        repositories: document.entries.length,
+        signedAt: signedAtOf(new Date()),
+      }),
+    );
   };
   return {
     /** Searches the top repositories once per rotation; a rerun returns what the first run stored. */

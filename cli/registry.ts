@@ -126,7 +126,7 @@ export async function drawCommand(options: OutputOptions & { seed: number; count
   out.line(`draw ${draw.drawId} ${draw.created ? 'recorded' : 'was recorded before'}: ${draw.picks.length} picks, digest ${draw.digest}`);
   for (const pick of draw.picks) out.line(`  ${pick.taskId}`);
   out.line(`task workflows: ${result.tasksStarted} started, ${result.tasksExisting} existed already`);
-  out.line(`record ${draw.recordPath}`);
+  out.line(`record ${draw.recordPath}${draw.statementPath === null ? ' (unsigned: the worker has no signing key; run `abp init`)' : `, signed: ${draw.statementPath}`}`);
   out.line(`audit: abp audit draw ${draw.recordPath} --snapshot ${draw.snapshotPath} --opt-outs ${draw.optOutsPath}`);
   out.data(result);
 }

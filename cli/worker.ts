@@ -6,6 +6,7 @@ import { migrate, openDatabase, type DatabaseHandle } from '../db/connection.js'
 import { createGithubClient, GithubConfigError, type GithubClient } from '../github/client.js';
 import { SigningError } from '../signing/errors.js';
 import { signingPaths } from '../signing/home.js';
+import type { Attestor } from '../signing/attestor.js';
 import { loadOperatorAttestor } from '../signing/operator.js';
 import { resolveStackConfig, type StackConfig } from '../stack/config.js';
 import { bundleWorkflowsApart, connectWorker, createWorker } from '../stack/worker.js';
@@ -59,6 +60,17 @@ function githubOrNull(): GithubClient | null {
   }
 }
 
+/** The operator's attestor, or null (logged) until `abp init` has created the signing key. */
+async function operatorAttestorOrNull(home: string): Promise<Attestor | null> {
+  try {
+    return await loadOperatorAttestor(home);
+  } catch (error) {
+    if (!(error instanceof SigningError)) throw error;
+    console.log(`signing: disabled, so the freeze is too, and registry versions and draws are published unsigned (${error.message}); run \`abp init\` to create the signing key`);
+    return null;
+  }
+}
+
 /**
  * Stages that reach GitHub run only where a client is configured, and the freeze only where the operator's signing key
  * exists (`abp init`); the rest of the worker runs either way.
@@ -68,19 +80,17 @@ async function dependencies(config: StackConfig, database: DatabaseHandle, tempo
   const publishDir = join(config.home, 'published');
   const paths = signingPaths(config.home);
   const github = githubOrNull();
+  const attestor = await operatorAttestorOrNull(config.home);
+  const signing = attestor === null ? {} : { attestor };
   const deps: ActivityDependencies = { now: () => new Date(), optOuts: { db, publishDir }, tasks: { db, temporal } };
   if (github !== null) {
-    deps.rotation = { db, github, publishDir };
-    deps.draws = { db, github, publishDir };
+    deps.rotation = { db, github, publishDir, ...signing };
+    deps.draws = { db, github, publishDir, ...signing };
     deps.tracking = { db, github, temporal };
   }
-  try {
-    const attestor = await loadOperatorAttestor(config.home);
+  if (attestor !== null) {
     deps.freeze = { db, ...(github === null ? {} : { github }), bundleDir: paths.bundles, attestor, workDir: join(config.home, 'freeze-work') };
-    console.log(`freeze: enabled, signing with key ${attestor.signer.keyId ?? ''}; bundles in ${paths.bundles}`);
-  } catch (error) {
-    if (!(error instanceof SigningError)) throw error;
-    console.log(`freeze: disabled (${error.message}); run \`abp init\` to create the signing key`);
+    console.log(`signing: registry versions, draws, bundles and aging signed with key ${attestor.signer.keyId ?? ''}, logged in ${paths.log}; bundles in ${paths.bundles}`);
   }
   return deps;
 }

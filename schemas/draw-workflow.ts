@@ -45,6 +45,8 @@ export const recordedDraw = z.strictObject({
   optOutsPath: z.string(),
   /** The published backlog snapshot the draw was made from. */
   snapshotPath: z.string(),
+  /** The signed draw-record statement (signing/attestor.ts); null on a worker without a signing key. */
+  statementPath: z.string().nullable(),
   /** False when this draw was recorded before: the first record (and its drawnAt) stands. */
   created: z.boolean(),
   picks: z.array(drawnTask),

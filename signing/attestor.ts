@@ -40,6 +40,8 @@ export interface Attested {
 
 export interface Attestor {
   readonly signer: Signer;
+  /** Where signed statements are kept (statementPath). */
+  readonly statementsDir: string;
   /** Signs `statement` unless a signature for (kind, first subject) is kept already, then logs it (idempotent). */
   attest(kind: LogEntryKind, statement: Statement): Promise<Attested>;
   /** Logs a signature kept elsewhere (a bundle's, in the bundle store) under `subject`; returns its log index. */
@@ -123,6 +125,7 @@ export function createAttestor(options: AttestorOptions): Attestor {
 
   return {
     signer: options.signer,
+    statementsDir: options.statementsDir,
     logSignature,
     async attest(kind, statement) {
       const subject = statement.subject[0]?.name;

@@ -17,6 +17,14 @@ import type { TaskStatus } from '../../../schemas/task-workflow.js';
 import { startSimulator, type RunningSimulator } from '../../../simulator/server.js';
 import { createScaleWorld, type ScaleWorld } from '../../../simulator/world/scale.js';
 import { bundleWorkflows, createWorker } from '../../../stack/worker.js';
+import type { TrustRoot } from '../../../schemas/abp-trust-root.js';
+import { readStatementFile, statementPath } from '../../../signing/attestor.js';
+import { signingPaths } from '../../../signing/home.js';
+import { createSigningKey } from '../../../signing/keys.js';
+import { loadOperatorAttestor } from '../../../signing/operator.js';
+import { DRAW_RECORD_PREDICATE, REGISTRY_VERSION_PREDICATE } from '../../../signing/statement.js';
+import { createTrustRoot, saveTrustRoot } from '../../../signing/trust-root.js';
+import { verifyStatementBundle } from '../../../signing/verify.js';
 import { taskQueries } from '../../../workflows/task.js';
 import { runAbp, type CliResult } from '../../support/cli.js';
 import { useTestDatabase } from '../../support/database.js';
@@ -58,18 +66,25 @@ describe('abp registry and abp draw against a worker', () => {
   }
   const json = <T>(result: CliResult) => JSON.parse(result.stdout) as T;
 
+  let trustRoot: TrustRoot;
+
   beforeAll(async () => {
     const github = unthrottledClient(sim.apiUrl, TOKEN);
     const db = database.db;
+    // The operator's key and trust root, as `abp init` makes them: every version and draw is signed and logged.
+    const paths = signingPaths(home);
+    trustRoot = createTrustRoot(await createSigningKey(paths.keyDir), '2026-01-01T00:00:00Z');
+    await saveTrustRoot(paths.trustRoot, trustRoot);
+    const attestor = await loadOperatorAttestor(home);
     worker = await createWorker({
       connection: env.nativeConnection,
       namespace: env.namespace ?? 'default',
       workflowBundle: bundle,
       activities: createActivities({
         now: () => new Date(),
-        rotation: { db, github, publishDir: publishDir() },
+        rotation: { db, github, publishDir: publishDir(), attestor },
         optOuts: { db, publishDir: publishDir() },
-        draws: { db, github, publishDir: publishDir() },
+        draws: { db, github, publishDir: publishDir(), attestor },
         tasks: { db, temporal: env.client },
       }),
     });
@@ -124,6 +139,40 @@ describe('abp registry and abp draw against a worker', () => {
       sql`select (select count(*)::int from tasks) as tasks, (select count(*)::int from task_events) as events, (select count(*)::int from draws) as draws`,
     );
     expect(counts).toEqual({ tasks: 10, events: 10, draws: 1 });
+  });
+
+  it('signs each registry version and the draw once, and logs each signature once', async () => {
+    const statements = join(home, 'statements');
+    for (const version of ['2026Q3', '2026Q4']) {
+      const document = JSON.parse(await readFile(join(publishDir(), 'registry', `${version}.json`), 'utf8')) as { digest: string; entries: unknown[] };
+      const signed = JSON.parse((await readStatementFile(statements, 'registry-version', `abp-registry/${version}`)) ?? 'null') as unknown;
+      const verified = await verifyStatementBundle(signed, trustRoot, {
+        subjects: [{ name: `abp-registry/${version}`, sha256: document.digest.slice('sha256:'.length) }],
+        predicateType: REGISTRY_VERSION_PREDICATE,
+      });
+      expect(verified.statement.predicate).toMatchObject({ version: `abp-registry/${version}`, repositories: document.entries.length });
+    }
+    expect(first.draw.statementPath).toBe(statementPath(statements, 'draw-record', `draw/${first.draw.drawId}`));
+    const drawStatement = JSON.parse(await readFile(first.draw.statementPath ?? '', 'utf8')) as unknown;
+    const verified = await verifyStatementBundle(drawStatement, trustRoot, {
+      subjects: [{ name: `draw/${first.draw.drawId}`, sha256: first.draw.digest.slice('sha256:'.length) }],
+      predicateType: DRAW_RECORD_PREDICATE,
+    });
+    expect(verified.statement.predicate).toMatchObject({ seed: 424242, picks: 10, registryVersion: 'abp-registry/2026Q4' });
+    // A record edited after signing no longer matches its statement.
+    await expect(
+      verifyStatementBundle(drawStatement, trustRoot, { subjects: [{ name: `draw/${first.draw.drawId}`, sha256: '0'.repeat(64) }], predicateType: DRAW_RECORD_PREDICATE }),
+    ).rejects.toMatchObject({ code: 'digest-mismatch' });
+
+    // Two versions and one draw, each logged once although the draw ran twice; `abp audit log` checks the whole log.
+    const log = await abp('audit', 'log', '--json');
+    expect(JSON.parse(log.stdout)).toMatchObject({ origin: 'abp-log/registry', size: 3 });
+    const entries = (await readFile(join(home, 'log', 'entries.jsonl'), 'utf8')).trim().split('\n').map((line) => JSON.parse(line) as { kind: string; subject: string });
+    expect(entries.map((entry) => `${entry.kind} ${entry.subject}`)).toEqual([
+      'registry-version abp-registry/2026Q3',
+      'registry-version abp-registry/2026Q4',
+      `draw-record draw/${first.draw.drawId}`,
+    ]);
   });
 
   it('honors an opt-out in the next draw at once, and records the list it honored', async () => {
