@@ -76,7 +76,11 @@ function holds(condition: Condition, files: RepoFiles, manifest: NpmManifest | n
       return files.texts[condition.path]?.includes(condition.contains) ?? false;
     case 'npm-script': {
       const script = manifest?.scripts[condition.script];
-      return typeof script === 'string' && (condition.notContaining === undefined || !script.includes(condition.notContaining));
+      return (
+        typeof script === 'string' &&
+        (condition.containing === undefined || script.includes(condition.containing)) &&
+        (condition.notContaining === undefined || !script.includes(condition.notContaining))
+      );
     }
     case 'npm-dev-dependency':
       return manifest?.devDependencies[condition.name] !== undefined;

@@ -42,8 +42,8 @@ const simpleCondition = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('path'), anyOf: z.array(pathPattern).min(1) }).describe('Some listed path matches one of the patterns.'),
   z.strictObject({ kind: z.literal('text'), path: filePath, contains: z.string().min(1) }).describe('The file exists and contains the text.'),
   z
-    .strictObject({ kind: z.literal('npm-script'), script: z.string().min(1), notContaining: z.string().min(1).optional() })
-    .describe("package.json has this script, and it does not contain the text (npm init's stub)."),
+    .strictObject({ kind: z.literal('npm-script'), script: z.string().min(1), containing: z.string().min(1).optional(), notContaining: z.string().min(1).optional() })
+    .describe("package.json has this script; it contains `containing` (e.g. Node's own runner, \"node --test\") and not `notContaining` (npm init's stub)."),
   z.strictObject({ kind: z.literal('npm-dev-dependency'), name: z.string().min(1) }).describe('package.json lists the package in devDependencies.'),
 ]);
 export type SimpleCondition = z.infer<typeof simpleCondition>;

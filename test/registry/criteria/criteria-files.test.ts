@@ -61,9 +61,9 @@ async function failure(files: { criteria?: unknown; overrides?: unknown }): Prom
 }
 
 describe('the committed criteria', () => {
-  it('load as abp-criteria/1 with the published thresholds and no overrides', async () => {
+  it('load as abp-criteria/2 with the published thresholds and no overrides', async () => {
     const criteria = await loadCriteria();
-    expect(criteria.version).toBe('abp-criteria/1');
+    expect(criteria.version).toBe('abp-criteria/2');
     expect(criteria.thresholds).toEqual(REGISTRY_THRESHOLDS);
     expect(criteria.overrides).toEqual([]);
     expect(criteria.ecosystems.map((rule) => rule.ecosystem)).toEqual(['node', 'python', 'go', 'rust', 'jvm']);

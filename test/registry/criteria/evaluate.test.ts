@@ -185,6 +185,18 @@ describe('runnableTestSuite', () => {
     expect(failures(facts({ paths: [...paths], texts }))).toEqual({});
   });
 
+  it("detects Node's own runner from a test script that runs `node --test` (abp-criteria/2)", () => {
+    const candidate = facts({ paths: ['package.json'], texts: manifest({ scripts: { test: 'node --test' } }) });
+    expect(evaluateCandidate(candidate, criteria, NOW).runner).toEqual({
+      runner: 'node-test',
+      ecosystem: 'node',
+      install: 'npm install --no-audit --no-fund --ignore-scripts',
+      test: 'node --test --test-reporter=junit --test-reporter-destination=test-report.xml',
+      report: 'junit-xml',
+    });
+    expect(failures(candidate)).toEqual({});
+  });
+
   it.each([
     ["npm init's stub", ['package.json'], manifest({ scripts: { test: 'echo "Error: no test specified" && exit 1' }, devDependencies: { vitest: '1' } }), 'node'],
     ['a test script without a known runner', ['package.json'], manifest({ scripts: { test: 'node test.js' } }), 'node'],
