@@ -3,7 +3,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_SCHEDULED_ROTATION } from '../schemas/rotation.js';
 import { CommandFailed } from './output.js';
-import type { AuditDrawOptions } from './audit.js';
+import type { AuditDrawOptions, AuditLogOptions } from './audit.js';
 import type { BaselineCommandOptions, GateOptions } from './gate.js';
 import type { FreezeCommandOptions } from './freeze.js';
 import type { RotateOptions } from './registry.js';
@@ -163,8 +163,11 @@ export function buildProgram(): Command {
     .description('check the transparency log: every entry re-hashed, every checkpoint signed by a trusted key and consistent (exit 1 with the first problem)')
     .option('--log <dir>', "the log folder (default: the data directory's log/)")
     .option('--trust-root <file>', "the pinned trust root (default: the data directory's trust-root.json)")
+    .option('--known <file...>', 'signed checkpoints kept from earlier (from `abp pull` or an earlier audit): the log must be consistent with them')
+    .option('--entry <index>', 'also prove this entry included in the newest checkpoint, as a consumer holding only that checkpoint checks it', wholeNumber('--entry'))
+    .option('--consistency <old:new>', 'also prove the stored checkpoint of size new extends the one of size old')
     .addOption(jsonOption())
-    .action(async (options: { log?: string; trustRoot?: string; json?: boolean }) => (await import('./audit.js')).auditLogCommand(options));
+    .action(async (options: AuditLogOptions) => (await import('./audit.js')).auditLogCommand(options));
 
   const registryGroup = program.command('registry').description('the quarterly repository registry: rotate, schedule, show, diff; opt-outs');
   registryGroup

@@ -34,6 +34,13 @@ export interface AuditSummary {
   checkpointSizes: number[];
 }
 
+/** What a consumer pins: one public key (PEM), or the trust root's keys with their ids. */
+export type PinnedKeys = string | readonly CheckpointVerifyingKey[];
+
+function pinned(keys: PinnedKeys) {
+  return typeof keys === 'string' ? trustedKeyFromPem(keys) : trustedKeys(keys);
+}
+
 function rootBytes(signed: SignedCheckpoint): Buffer {
   return Buffer.from(signed.checkpoint.rootHash, 'base64');
 }
@@ -120,11 +127,11 @@ function hashes(path: readonly string[]): Buffer[] {
 
 /**
  * A consumer's check that `entry` is in the log: the checkpoint is signed by the key of `publicKeyPem`, and `proof`
- * leads from the entry's leaf to the checkpoint's root. Throws `checkpoint-forged`, `malformed-entry` or
+ * leads from the entry's leaf to the checkpoint's root (with several keys pinned, by the one its key id names). Throws `checkpoint-forged`, `malformed-entry` or
  * `inclusion-failed`.
  */
-export function verifyInclusionOf(entry: LogEntry, proof: InclusionProof, checkpoint: SignedCheckpoint, publicKeyPem: string): void {
-  verifyCheckpointSignature(parseSignedCheckpoint(checkpoint, 'the checkpoint'), trustedKeyFromPem(publicKeyPem), 'the checkpoint');
+export function verifyInclusionOf(entry: LogEntry, proof: InclusionProof, checkpoint: SignedCheckpoint, keys: PinnedKeys): void {
+  verifyCheckpointSignature(parseSignedCheckpoint(checkpoint, 'the checkpoint'), pinned(keys), 'the checkpoint');
   const parsed = logEntrySchema.safeParse(entry);
   if (!parsed.success) throw new TransparencyError('malformed-entry', 'the entry is not a log entry');
   const { size, rootHash } = checkpoint.checkpoint;
@@ -137,11 +144,11 @@ export function verifyInclusionOf(entry: LogEntry, proof: InclusionProof, checkp
 }
 
 /**
- * A consumer's check that the log only grew between two checkpoints it holds, both signed by the key of
- * `publicKeyPem`. Throws `checkpoint-forged` or `inconsistent-checkpoints`.
+ * A consumer's check that the log only grew between two checkpoints it holds, each signed by a pinned key (two keys
+ * across a rotation). Throws `checkpoint-forged` or `inconsistent-checkpoints`.
  */
-export function verifyConsistencyOf(proof: ConsistencyProof, older: SignedCheckpoint, newer: SignedCheckpoint, publicKeyPem: string): void {
-  const trusted = trustedKeyFromPem(publicKeyPem);
+export function verifyConsistencyOf(proof: ConsistencyProof, older: SignedCheckpoint, newer: SignedCheckpoint, keys: PinnedKeys): void {
+  const trusted = pinned(keys);
   for (const [name, signed] of [['the older checkpoint', older], ['the newer checkpoint', newer]] as const) {
     verifyCheckpointSignature(parseSignedCheckpoint(signed, name), trusted, name);
   }
