@@ -12,7 +12,7 @@ import { bundles, draws, registryEntries, signatures, tasks } from '../db/schema
 import type { GithubClient } from '../github/client.js';
 import type { JsonObject } from '../db/json.js';
 import { BundleStore } from '../freeze/bundle/index.js';
-import { FreezeError, freezeInputOf, freezeTask, parseFreezeInput, recipeFor, type TaskFreezeInput, type TaskFreezeOutcome } from '../freeze/index.js';
+import { FreezeError, freezeInputOf, freezeTask, parseFreezeInput, recipeFor, type PublishedTask, type TaskFreezeInput, type TaskFreezeOutcome } from '../freeze/index.js';
 import { registryEntrySchema } from '../schemas/abp-registry.js';
 import type { Attestor } from '../signing/attestor.js';
 import { permanent } from './arguments.js';
@@ -38,19 +38,39 @@ export interface MergedFix {
   mergeCommit: string;
 }
 
-/** What the task workflow's history keeps of a freeze: the verdict and the digests, not the test lists. */
+/**
+ * What the task workflow's history keeps of a freeze: the verdict and the digests, not the test lists; for a frozen task
+ * also when it was sourced and the model cutoffs it was verified against (spec §4.4), as its manifest says.
+ */
 export type FreezeSummary =
-  | { status: 'frozen'; taskId: string; digest: string; heldOutDigest: string; failToPass: number; passToPass: number; flaky: number }
+  | { status: 'frozen'; taskId: string; digest: string; heldOutDigest: string; failToPass: number; passToPass: number; flaky: number; sourcedAt: string; cutoffsVerified: string[] }
   | { status: 'rejected'; taskId: string; reason: string; detail: string };
 
 const run = promisify(execFile);
 /** The runner an entry was stored with (registry_entries.runner_recipe), checked on the way out of the database. */
 const registryRunner = registryEntrySchema.shape.runner;
 
-function summary(outcome: TaskFreezeOutcome): FreezeSummary {
-  return outcome.status === 'frozen'
-    ? { status: 'frozen', taskId: outcome.taskId, digest: outcome.digest, heldOutDigest: outcome.heldOutDigest, failToPass: outcome.failToPass.length, passToPass: outcome.passToPass.length, flaky: outcome.flaky.length }
-    : { status: 'rejected', taskId: outcome.taskId, reason: outcome.reason, detail: outcome.detail };
+/** The key a stored signature names (its hint), not the signer's current key: a rotation may have come in between. */
+function signingKeyOf(bundle: JsonObject): string | null {
+  const material = bundle.verificationMaterial as { publicKey?: { hint?: unknown } } | undefined;
+  return typeof material?.publicKey?.hint === 'string' ? material.publicKey.hint : null;
+}
+
+function frozenSummary(task: PublishedTask): Extract<FreezeSummary, { status: 'frozen' }> {
+  const { source, cutoffsVerified } = task.manifest;
+  // The freeze writes github-issue manifests only; a fixture source carries no sourcedAt to record.
+  if (source.kind !== 'github-issue') throw ApplicationFailure.create({ type: 'FreezeManifest', message: `${task.digest}: the manifest's source is ${source.kind}, not github-issue; freeze again`, nonRetryable: true });
+  return {
+    status: 'frozen',
+    taskId: task.taskId,
+    digest: task.digest,
+    heldOutDigest: task.heldOutDigest,
+    failToPass: task.failToPass.length,
+    passToPass: task.passToPass.length,
+    flaky: task.flaky.length,
+    sourcedAt: source.sourcedAt,
+    cutoffsVerified,
+  };
 }
 
 export function createFreezeActivities({ db, github, bundleDir, attestor, workDir }: FreezeDependencies) {
@@ -127,10 +147,12 @@ export function createFreezeActivities({ db, github, bundleDir, attestor, workDi
         if (error instanceof FreezeError) throw permanent(error);
         throw error;
       }
-      if (outcome.status === 'rejected') return summary(outcome);
+      if (outcome.status === 'rejected') return { status: 'rejected', taskId: outcome.taskId, reason: outcome.reason, detail: outcome.detail };
       const signature = await store.getSignature(outcome.digest);
       if (signature === null) throw ApplicationFailure.create({ type: 'FreezeStore', message: `${outcome.digest} was stored without its signature; freeze again` });
       const size = (await store.get(outcome.digest)).length;
+      const signed = JSON.parse(signature) as JsonObject;
+      const frozen = frozenSummary(outcome);
       await db.transaction(async (tx) => {
         await tx
           .insert(bundles)
@@ -138,11 +160,14 @@ export function createFreezeActivities({ db, github, bundleDir, attestor, workDi
           .onConflictDoNothing({ target: bundles.digest });
         await tx
           .insert(signatures)
-          .values({ bundleDigest: outcome.digest, signerKind: signer.kind, keyId: signer.keyId, sigstoreBundle: JSON.parse(signature) as JsonObject })
+          .values({ bundleDigest: outcome.digest, signerKind: signer.kind, keyId: signingKeyOf(signed), sigstoreBundle: signed })
           .onConflictDoNothing();
-        await tx.update(tasks).set({ baseCommit: input.baseCommit, bundleDigest: outcome.digest }).where(eq(tasks.id, outcome.taskId));
+        await tx
+          .update(tasks)
+          .set({ baseCommit: input.baseCommit, bundleDigest: outcome.digest, sourcedAt: new Date(frozen.sourcedAt), cutoffsVerified: frozen.cutoffsVerified })
+          .where(eq(tasks.id, outcome.taskId));
       });
-      return summary(outcome);
+      return frozen;
     },
   };
 }

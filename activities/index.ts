@@ -1,4 +1,5 @@
 // All activities the abp worker registers, built from their dependencies in one place.
+import { createAgingActivities, type AgingDependencies } from './aging.js';
 import { createDrawActivities, type DrawDependencies } from './draws.js';
 import { createFreezeActivities, type FreezeDependencies } from './freeze.js';
 import { createOptOutActivities, type OptOutDependencies } from './opt-outs.js';
@@ -18,6 +19,7 @@ export type ActivityDependencies = WiringDependencies & {
   tasks?: TaskDependencies;
   freeze?: FreezeDependencies;
   tracking?: TrackingDependencies;
+  aging?: AgingDependencies;
 };
 
 export function createActivities(deps: ActivityDependencies) {
@@ -29,6 +31,7 @@ export function createActivities(deps: ActivityDependencies) {
     ...(deps.tasks === undefined ? {} : createTaskActivities(deps.tasks)),
     ...(deps.freeze === undefined ? {} : createFreezeActivities(deps.freeze)),
     ...(deps.tracking === undefined ? {} : createTrackingActivities(deps.tracking)),
+    ...(deps.aging === undefined ? {} : createAgingActivities(deps.aging)),
   };
 }
 export type Activities = ReturnType<typeof createActivities>;

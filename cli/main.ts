@@ -4,13 +4,17 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { DEFAULT_SCHEDULED_ROTATION } from '../schemas/rotation.js';
 import { CommandFailed } from './output.js';
 import type { AuditDrawOptions, AuditLogOptions } from './audit.js';
+import type { ExportTrainingOptions } from './export.js';
 import type { BaselineCommandOptions, GateOptions } from './gate.js';
 import type { FreezeCommandOptions } from './freeze.js';
 import type { RotateOptions } from './registry.js';
 import type { ServeCommandOptions } from './serve.js';
-import type { OpenPrOptions } from './task.js';
+import type { OpenPrOptions, TasksCommandOptions } from './task.js';
+import type { PullCommandOptions } from './pull.js';
 import type { VerifyOptions } from './signing.js';
 import type { RunCommandOptions } from './run.js';
+import type { StartOptions } from './start.js';
+import { DEFAULT_MAIN_JOB } from '../pipeline/options.js';
 import type { WorldOptions } from './sim.js';
 
 // Command modules load on use: `abp --help` should not pay for the Temporal SDK or every schema.
@@ -45,15 +49,11 @@ function withWorldOptions(command: Command): Command {
     .addOption(new Option('--port <n>', 'TCP port on 127.0.0.1 (0: any free port)').argParser(wholeNumber('--port', 65_535)).default(0))
     .addOption(new Option('--review-delay-ms <n>', 'small world: how long maintainers wait before merging a green pull request').argParser(wholeNumber('--review-delay-ms')).default(1_000))
     .addOption(new Option('--webhook-url <url>', 'small world: deliver webhooks here, signed with ABP_SIM_WEBHOOK_SECRET'))
+    .addOption(new Option('--world-date <YYYY-MM-DD>', 'small world: the day its clock starts, 00:00 UTC; its history lies in the 30 days before (default: today)'))
     .addOption(new Option('--faults <file>', 'inject seeded faults: a JSON fault plan (5xx bursts, slow answers, secondary limits, drifting search, dropped webhooks)'));
 }
 
 const jsonOption = () => new Option('--json', 'print the result as JSON on stdout');
-
-// Groups the design calls for that later work adds; named in the help so the shape of the tool is visible.
-const plannedGroups = [
-  ['serve (API)', 'serve registry versions, draws, tasks and bundles over HTTP; abp pull'],
-] as const;
 
 export function buildProgram(): Command {
   const program = new Command('abp')
@@ -62,11 +62,28 @@ export function buildProgram(): Command {
     .exitOverride()
     .addHelpText(
       'after',
-      `\nNot in this build yet:\n${plannedGroups.map(([name, what]) => `  ${name.padEnd(10)} ${what}`).join('\n')}\n` +
-        '\nEnvironment: ABP_HOME (data directory, default ./.abp), TEMPORAL_ADDRESS (use an existing cluster),\n' +
+      '\nEnvironment: ABP_HOME (data directory, default ./.abp), TEMPORAL_ADDRESS (use an existing cluster),\n' +
         'TEMPORAL_NAMESPACE, ABP_TEMPORAL_PORT, ABP_TEMPORAL_UI_PORT, DATABASE_URL (Postgres instead of PGlite),\n' +
-        'GITHUB_TOKEN and GITHUB_API_URL (GitHub or the simulator), ABP_WEBHOOK_SECRET (abp serve).',
+        'GITHUB_TOKEN and GITHUB_API_URL (GitHub or the simulator), ABP_WEBHOOK_SECRET (abp serve: enables the webhook route).',
     );
+
+  program
+    .command('start')
+    .description('run the whole live pipeline once on the embedded default: stack, rotation, seeded draw, reference fixes, merges, freeze, pull, grade, gate')
+    .addOption(new Option('--seed <n>', `the draw's published seed (default ${DEFAULT_MAIN_JOB.seed})`).argParser(wholeNumber('--seed')))
+    .addOption(new Option('--count <n>', `tasks to draw (default ${DEFAULT_MAIN_JOB.count}: every eligible issue of the small world)`).argParser(wholeNumber('--count', 10_000)))
+    .addOption(new Option('--trials <n>', `trials per task and engine in the grading run (default ${DEFAULT_MAIN_JOB.trials})`).argParser(wholeNumber('--trials', 100)))
+    .addOption(new Option('--world-seed <n>', `seed of the simulator's small live world (default ${DEFAULT_MAIN_JOB.worldSeed})`).argParser(wholeNumber('--world-seed')))
+    .addOption(new Option('--review-delay-ms <n>', `how long the simulator's maintainers wait before merging a green pull request (default ${DEFAULT_MAIN_JOB.reviewDelayMs})`).argParser(wholeNumber('--review-delay-ms')))
+    .addOption(new Option('--merge-timeout <seconds>', 'longest wait for CI and the maintainers (default 600)').argParser(wholeNumber('--merge-timeout')))
+    .addOption(new Option('--freeze-timeout <seconds>', 'longest wait for the freezes (default 900)').argParser(wholeNumber('--freeze-timeout')))
+    .addOption(new Option('--json', 'print one JSON object per progress event on stdout, the summary last'))
+    .action(async (options: StartOptions) => (await import('./start.js')).startCommand(options));
+  program
+    .command('stop')
+    .description('stop what `abp start` runs: abp serve, the simulator, the worker and the Temporal dev server')
+    .addOption(jsonOption())
+    .action(async (options: { json?: boolean }) => (await import('./start.js')).stopCommand(options));
 
   const devGroup = program.command('dev').description('start, stop and inspect the embedded stack (Temporal dev server, worker)');
   devGroup
@@ -253,11 +270,49 @@ export function buildProgram(): Command {
     .action(async (task: string, options: OpenPrOptions) => (await import('./task.js')).taskOpenPrCommand(task, options));
 
   program
+    .command('tasks')
+    .description('tasks from the database (through the worker); --scored: the scored set as of a date, with sourcedAt, cutoffsVerified and bundle digest')
+    .option('--scored', 'only tasks in the scored set (spec §4.4): frozen at or before --as-of, and scored until after it')
+    .addOption(new Option('--as-of <date>', 'the date of the scored set: a day (2026-07-02, UTC) or an RFC 3339 time (default: now); implies --scored').implies({ scored: true }))
+    .option('--limit <n>', 'at most this many', wholeNumber('--limit', 100_000), 1_000)
+    .addOption(jsonOption())
+    .action(async (options: TasksCommandOptions) => (await import('./task.js')).tasksCommand(options));
+
+  program
+    .command('export')
+    .description('export what the registry froze')
+    .command('training')
+    .description('frozen tasks as abp-training/v1 JSONL: issue, repository state and verified diff with bundle digests; practice tasks only unless --include-scored')
+    .requiredOption('-o, --output <file>', 'the JSONL file to write (replaced atomically)')
+    .option('--trust-root <file>', "the pinned abp-trust-root/v1 document every bundle must verify against (default: the data directory's trust-root.json)")
+    .option('--include-scored', 'also export tasks still in the scored set (contaminates the benchmark for models trained on them)')
+    .addOption(jsonOption())
+    .action(async (options: ExportTrainingOptions) => (await import('./export.js')).exportTrainingCommand(options));
+
+  program
     .command('serve')
-    .description('receive GitHub webhooks at /webhooks/github, verified with ABP_WEBHOOK_SECRET, and signal the task workflows they concern')
+    .description('serve the read-only distribution API under /v1 (docs/api.md) and, with ABP_WEBHOOK_SECRET set, receive GitHub webhooks at /webhooks/github and signal the task workflows they concern')
     .addOption(new Option('--port <n>', 'TCP port (0: any free port)').argParser(wholeNumber('--port', 65_535)).default(8080))
     .option('--host <address>', 'address to listen on (0.0.0.0 to accept deliveries from other machines)', '127.0.0.1')
     .action(async (options: ServeCommandOptions) => (await import('./serve.js')).serveCommand(options));
+
+  const keysGroup = program.command('keys').description("the operator's signing keys: rotate the signing key, list the keys the trust root lists");
+  keysGroup
+    .command('rotate')
+    .description('create a new signing key and retire the current one in a new trust root version the old key signs (what it signed stays valid); completes a rotation a crash interrupted')
+    .addOption(jsonOption())
+    .action(async (options: { json?: boolean }) => (await import('./keys.js')).keysRotateCommand(options));
+  keysGroup
+    .command('list')
+    .description('list the keys of the trust root with their validity windows and states (active, retired, expired, pending)')
+    .addOption(jsonOption())
+    .action(async (options: { json?: boolean }) => (await import('./keys.js')).keysListCommand(options));
+
+  program
+    .command('status')
+    .description("the operators' view: the stack, the latest registry version, draws, tasks by state, bundles, the transparency log and the next rotation (read-only)")
+    .addOption(jsonOption())
+    .action(async (options: { json?: boolean }) => (await import('./status.js')).statusCommand(options));
 
   program
     .command('init')
@@ -291,6 +346,16 @@ export function buildProgram(): Command {
     .addOption(jsonOption())
     .action(async (bundle: string, options: VerifyOptions) => (await import('./signing.js')).verifyCommand(bundle, options));
 
+
+  program
+    .command('pull')
+    .description("download a frozen task from a registry's abp serve, check its digest and signature against a pinned trust root, and unpack what the agent sees and the held-out part into separate folders (exit 1 with the reason code; nothing is left behind)")
+    .argument('<task>', 'the task id, e.g. gh-acme-widgets-42')
+    .requiredOption('--from <url>', "the registry's abp serve address, e.g. https://registry.example.org")
+    .option('--trust-root <file>', "the pinned abp-trust-root/v1 document; newer versions are taken only when it vouches for them (default: the data directory's trust-root.json)")
+    .option('-o, --output <dir>', 'where <task>/task and <task>/held-out are made (default: the current folder)')
+    .addOption(jsonOption())
+    .action(async (task: string, options: PullCommandOptions) => (await import('./pull.js')).pullCommand(task, options));
   program
     .command('conformance')
     .description('run the adversarial conformance suite through the real `abp run` and report the level it demonstrates')

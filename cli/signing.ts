@@ -1,30 +1,32 @@
-// `abp init` (the operator's signing key and trust root) and `abp verify <bundle>` (a task bundle against a pinned
-// trust root). Verification failures keep the signing module's codes, so each tampering has its own in --json output.
+// `abp init` (the operator's signing key and the trust root, published and logged as version 1) and `abp verify <bundle>`
+// (a task bundle against a pinned trust root). Verification failures keep the signing module's codes, so each tampering
+// has its own in --json output.
 import { createHash } from 'node:crypto';
-import { readFile, stat } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { readBundleSubjects } from '../freeze/bundle/index.js';
 import { signingPaths } from '../signing/home.js';
-import { createSigningKey, loadSigningKey } from '../signing/keys.js';
+import { initSigning } from '../signing/key-rotation.js';
 import { TASK_BUNDLE_PREDICATE, taskBundleSubjectNames } from '../signing/statement.js';
-import { createTrustRoot, loadTrustRoot, saveTrustRoot } from '../signing/trust-root.js';
+import { loadTrustRoot } from '../signing/trust-root.js';
 import { verifyStatementBundle } from '../signing/verify.js';
 import { SigningError } from '../signing/errors.js';
 import { resolveStackConfig } from '../stack/config.js';
 import { createOutput, type OutputOptions } from './output.js';
 
-const exists = (path: string) => stat(path).then(() => true, () => false);
-
 export async function initCommand(options: OutputOptions): Promise<void> {
   const out = createOutput(options);
-  const paths = signingPaths(resolveStackConfig().home);
-  // Idempotent: a second init keeps the key and the trust root (a replaced key would orphan what it signed).
-  const created = !(await exists(`${paths.keyDir}/signing-key.pem`));
-  const key = created ? await createSigningKey(paths.keyDir) : await loadSigningKey(paths.keyDir);
-  if (!(await exists(paths.trustRoot))) await saveTrustRoot(paths.trustRoot, createTrustRoot(key, `${new Date().toISOString().slice(0, 19)}Z`));
-  const trustRoot = await loadTrustRoot(paths.trustRoot);
+  const home = resolveStackConfig().home;
+  const paths = signingPaths(home);
+  // Idempotent: a second init keeps the key and the trust root (a replaced key would orphan what it signed), publishes
+  // version 1 for a data directory made before versions were, and completes a key rotation a crash interrupted.
+  const { key, created, trustRoot, completedRotation } = await initSigning(home);
+  if (completedRotation !== null) {
+    out.line(`completed the key rotation an earlier run left unfinished: key ${completedRotation.to} replaces ${completedRotation.from} (trust root version ${completedRotation.version})`);
+  }
   out.line(`${created ? 'created' : 'kept'} signing key ${key.keyId} (${paths.keyDir}, mode 0600)`);
   out.line(`trust root ${paths.trustRoot} (version ${trustRoot.version}, ${trustRoot.keys.length} key${trustRoot.keys.length === 1 ? '' : 's'}): publish it; consumers pin it`);
-  out.data({ keyId: key.keyId, created, trustRoot: paths.trustRoot, trustRootVersion: trustRoot.version });
+  out.line(`every version, signed: ${paths.trustRoots}/v<N>.json and v<N>.sigstore.json, each in the transparency log`);
+  out.data({ keyId: key.keyId, created, trustRoot: paths.trustRoot, trustRootVersion: trustRoot.version, trustRoots: paths.trustRoots, completedRotation });
 }
 
 export interface VerifyOptions extends OutputOptions {
@@ -62,6 +64,7 @@ export async function verifyCommand(archive: string, options: VerifyOptions): Pr
     throw new SigningError('digest-mismatch', `the statement does not name this archive as ${names.bundle} and its held-out part (sha256:${subjects.heldOut}) as ${names.heldOut}`);
   }
   out.line(`verified: ${archive} is task ${taskId}, sha256:${subjects.archive}, held-out part sha256:${subjects.heldOut}`);
-  out.line(`signed by key ${verified.keyId} at ${verified.signedAt}, valid then in ${trustRootPath}`);
-  out.data({ verified: true, taskId, digest: `sha256:${subjects.archive}`, heldOutDigest: `sha256:${subjects.heldOut}`, keyId: verified.keyId, signedAt: verified.signedAt });
+  const signer = verified.signer.kind === 'keyed' ? `key ${verified.signer.keyId}` : `${verified.signer.identity} (${verified.signer.issuer})`;
+  out.line(`signed by ${signer} at ${verified.signedAt}, trusted then by ${trustRootPath}`);
+  out.data({ verified: true, taskId, digest: `sha256:${subjects.archive}`, heldOutDigest: `sha256:${subjects.heldOut}`, signer: verified.signer, keyId: verified.keyId, signedAt: verified.signedAt });
 }

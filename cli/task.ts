@@ -1,9 +1,10 @@
-// `abp task list|show|submit-fix|open-pr`: operators' view of tasks and the two ways a fix enters the pipeline. Reads
-// go through the worker, which owns the database; fixes are signals to the task's workflow (workflow id = task id).
+// `abp task list|show|submit-fix|open-pr` and `abp tasks [--scored]`: operators' view of tasks and the two ways a fix
+// enters the pipeline. Reads go through the worker, which owns the database; fixes are signals to the task's workflow
+// (workflow id = task id).
 import { randomUUID } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { TaskRecord } from '../activities/tasks.js';
+import type { TaskQuery, TaskRecord } from '../activities/tasks.js';
 import { createGithubClient } from '../github/client.js';
 import { disclosureText, fixPullRequestBody } from '../github/disclosure.js';
 import { openFixPullRequest } from '../github/pulls.js';
@@ -15,7 +16,7 @@ import { taskQueues } from '../workflows/shared.js';
 import { taskQueries, taskSignals } from '../workflows/task.js';
 import { CommandFailed, createOutput, type OutputOptions } from './output.js';
 
-function read(client: Client, query: { taskId?: string; state?: TaskState; limit?: number }): Promise<TaskRecord[]> {
+function read(client: Client, query: TaskQuery): Promise<TaskRecord[]> {
   return client.workflow.execute<typeof describeTasks>('describeTasks', { taskQueue: taskQueues.main, workflowId: `describe-tasks-${randomUUID()}`, args: [query], workflowExecutionTimeout: '1 minute' });
 }
 
@@ -40,6 +41,40 @@ export async function taskListCommand(options: OutputOptions & { state?: string;
   out.data(tasks);
 }
 
+export interface TasksCommandOptions extends OutputOptions {
+  /** Only the scored set (spec §4.4) as of `asOf`. */
+  scored?: boolean;
+  /** RFC 3339, or a day (YYYY-MM-DD, its start in UTC); default now. */
+  asOf?: string;
+  limit: number;
+}
+
+/** The instant `--as-of` names, as RFC 3339 UTC. */
+function asOfInstant(raw: string | undefined): string {
+  if (raw === undefined) return new Date().toISOString();
+  const day = /^\d{4}-\d{2}-\d{2}$/.test(raw);
+  const at = day || /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(raw) ? Date.parse(day ? `${raw}T00:00:00Z` : raw) : Number.NaN;
+  if (Number.isNaN(at)) throw new CommandFailed('invalid-documents', `--as-of ${raw}: use a day (2026-07-02, its start in UTC) or an RFC 3339 time (2026-07-02T14:11:09Z)`);
+  return new Date(at).toISOString();
+}
+
+/**
+ * `abp tasks`: every task, or with --scored the scored set as of a date: tasks frozen (their `scored` event) at or before
+ * it whose scoredUntil (mergedAt + 180 days) is after it, with when each was sourced and the cutoffs it was verified against.
+ */
+export async function tasksCommand(options: TasksCommandOptions): Promise<void> {
+  if (options.scored !== true) return taskListCommand(options);
+  const out = createOutput(options);
+  const asOf = asOfInstant(options.asOf);
+  const tasks = await withTemporalClient(resolveStackConfig(), (client) => read(client, { scoredAsOf: asOf, limit: options.limit }));
+  out.line(`${tasks.length} task${tasks.length === 1 ? '' : 's'} in the scored set as of ${asOf}`);
+  for (const task of tasks) {
+    out.line(`  ${task.taskId.padEnd(44)} ${task.bundleDigest ?? ''}`);
+    out.line(`  ${''.padEnd(44)} sourced ${task.sourcedAt ?? 'unknown'}, scored ${task.scoredAt ?? ''} until ${task.scoredUntil ?? ''}, verified against ${(task.cutoffsVerified ?? []).join(', ') || 'no recorded cutoffs'}`);
+  }
+  out.data({ asOf, tasks });
+}
+
 export async function taskShowCommand(taskId: string, options: OutputOptions): Promise<void> {
   const out = createOutput(options);
   const [task, live] = await withTemporalClient(resolveStackConfig(), async (client) => {
@@ -54,7 +89,8 @@ export async function taskShowCommand(taskId: string, options: OutputOptions): P
   out.line(`drawn from ${task.registryVersion} with seed ${task.drawSeed}, ${since(task.createdAt)}`);
   if (task.prUrl) out.line(`pull request ${task.prUrl}`);
   if (task.mergeCommit) out.line(`merged ${task.mergedAt ?? ''} as ${task.mergeCommit}`);
-  if (task.bundleDigest) out.line(`bundle ${task.bundleDigest}; scored until ${task.scoredUntil ?? ''}`);
+  if (task.bundleDigest) out.line(`bundle ${task.bundleDigest}; scored from ${task.scoredAt ?? ''} until ${task.scoredUntil ?? ''}`);
+  if (task.sourcedAt) out.line(`sourced ${task.sourcedAt}, verified against ${(task.cutoffsVerified ?? []).join(', ')}`);
   out.line('events:');
   for (const event of task.events) out.line(`  ${String(event.seq).padStart(3)}  ${event.at}  ${(event.from ?? '—').padEnd(9)} → ${event.to.padEnd(9)}  ${event.cause}  ${JSON.stringify(event.detail)}`);
   out.data({ ...task, workflow: live });

@@ -90,6 +90,7 @@ async function dependencies(config: StackConfig, database: DatabaseHandle, tempo
   }
   if (attestor !== null) {
     deps.freeze = { db, ...(github === null ? {} : { github }), bundleDir: paths.bundles, attestor, workDir: join(config.home, 'freeze-work') };
+    deps.aging = { db, attestor };
     console.log(`signing: registry versions, draws, bundles and aging signed with key ${attestor.signer.keyId ?? ''}, logged in ${paths.log}; bundles in ${paths.bundles}`);
   }
   return deps;

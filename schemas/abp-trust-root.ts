@@ -43,20 +43,33 @@ const trustedKey = z
   })
   .describe('A public key whose signatures are accepted when made inside its window.');
 
+// An authority's window bounds the signing times (log or timestamp times) it is trusted for, not its own certificates.
+const trustedFrom = utcTimestamp.describe('The first signing time the authority is trusted for.');
+const trustedUntil = utcTimestamp.nullable().describe('The last signing time the authority is trusted for; null while its end is open.');
+
 const certificateAuthority = z.strictObject({
   certificateChainPem: z.array(certificatePem).min(1).describe('The issuing certificate first, the root last.'),
-  validFrom,
-  validUntil,
+  validFrom: trustedFrom,
+  validUntil: trustedUntil,
 });
 
-const transparencyLog = z.strictObject({ baseUrl: httpUrl, publicKeyPem, validFrom, validUntil });
+const transparencyLog = z.strictObject({
+  baseUrl: httpUrl.describe('Where the log lives; its checkpoints are signed under this host name.'),
+  publicKeyPem,
+  validFrom: trustedFrom,
+  validUntil: trustedUntil,
+});
 
 const keylessIdentity = z
   .strictObject({
     issuer: httpUrl.describe('The OIDC issuer the certificate must name, e.g. "https://token.actions.githubusercontent.com".'),
     identity: nonBlankText.describe("The certificate's subject alternative name, e.g. the CI workflow URI that signs."),
-    certificateAuthorities: z.array(certificateAuthority).optional(),
-    transparencyLogs: z.array(transparencyLog).optional(),
+    certificateAuthorities: z.array(certificateAuthority).optional().describe('The Fulcio chains that may certify this identity; without one, nothing verifies.'),
+    transparencyLogs: z.array(transparencyLog).optional().describe('The Rekor logs whose entries count; without one, nothing verifies.'),
+    timestampAuthorities: z
+      .array(certificateAuthority)
+      .optional()
+      .describe('RFC 3161 timestamp authorities whose timestamps count as a signing time: the signing certificate first, the root last.'),
   })
   .describe('A keyless (Fulcio + Rekor) signer identity whose certificates are accepted.');
 
@@ -80,6 +93,7 @@ export const trustRootSchema = z
     root.keyless.forEach((entry, index) => {
       entry.certificateAuthorities?.forEach((authority, at) => checkWindow(authority, ['keyless', index, 'certificateAuthorities', at], ctx));
       entry.transparencyLogs?.forEach((log, at) => checkWindow(log, ['keyless', index, 'transparencyLogs', at], ctx));
+      entry.timestampAuthorities?.forEach((authority, at) => checkWindow(authority, ['keyless', index, 'timestampAuthorities', at], ctx));
     });
   })
   .describe('An abp trust root: the keys and keyless identities whose signed statements abp accepts.');

@@ -1,5 +1,6 @@
 // What `abp serve` reports about the requests it answers: records as data, so the command prints them and tests read
-// them. No record carries the secret, a signature or a request body.
+// them. No record carries the secret, a signature or a request body. Reads of the API are one record each (served or
+// refused); a webhook delivery is one record saying what it did.
 import type { SignalResult, TaskSignalName } from './signaller.js';
 
 export interface DeliveryIdentity {
@@ -17,6 +18,7 @@ export interface SignalOutcome {
 }
 
 export type ServeLogRecord =
+  | { kind: 'request-served'; method: string; path: string; status: number; remoteAddress: string | null }
   | { kind: 'request-refused'; method: string; path: string; status: number; remoteAddress: string | null }
   | { kind: 'request-failed'; method: string; path: string; error: string }
   | (DeliveryIdentity &

@@ -1,9 +1,11 @@
-// The HTTP server of `abp serve` on node:http: the routes it mounts, listening, and a clean close.
+// The HTTP server of `abp serve` on node:http: the routes it mounts (the webhook receiver when it has a secret, the
+// read-only API when it has a data directory), listening, and a clean close.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { apiRoutes, type ApiOptions } from './api.js';
 import { ServeError } from './errors.js';
 import type { ServeLog } from './log.js';
-import { createRouter } from './router.js';
+import { createRouter, type Route } from './router.js';
 import type { TaskSignaller } from './signaller.js';
 import { webhookRoute } from './webhooks.js';
 
@@ -11,25 +13,41 @@ export interface ServerOptions {
   /** 0 lets the kernel pick a free port. */
   port: number;
   host: string;
-  /** The secret of the GitHub webhook; every delivery's X-Hub-Signature-256 is checked against it. */
-  webhookSecret: string;
-  signaller: TaskSignaller;
+  /**
+   * The secret of the GitHub webhook; every delivery's X-Hub-Signature-256 is checked against it. Without it there is
+   * no webhook route at all: an unsigned receiver would let anyone poke task workflows.
+   */
+  webhookSecret?: string;
+  /** Whom the webhook receiver signals; required with `webhookSecret`. */
+  signaller?: TaskSignaller;
+  /** The read-only API under /v1 (serve/api.ts); not mounted without it. */
+  api?: ApiOptions;
   log: ServeLog;
 }
 
 export interface RunningServer {
-  /** Base URL, e.g. `http://127.0.0.1:8080`; webhooks go to `${url}${WEBHOOK_PATH}`. */
+  /** Base URL, e.g. `http://127.0.0.1:8080`; webhooks go to `${url}${WEBHOOK_PATH}`, the API is under `${url}${API_PREFIX}`. */
   url: string;
   /** Stops taking connections and resolves once the requests in flight are answered. */
   close(): Promise<void>;
 }
 
-export async function startServer(options: ServerOptions): Promise<RunningServer> {
-  if (options.webhookSecret.trim() === '') {
-    throw new ServeError('invalid-setting', 'The webhook secret is empty: abp serve accepts only signed deliveries; set ABP_WEBHOOK_SECRET to the secret of the GitHub webhook');
+function routesOf(options: ServerOptions): Route[] {
+  const routes: Route[] = [];
+  if (options.webhookSecret !== undefined) {
+    if (options.webhookSecret.trim() === '') {
+      throw new ServeError('invalid-setting', 'The webhook secret is empty: abp serve accepts only signed deliveries; set ABP_WEBHOOK_SECRET to the secret of the GitHub webhook, or unset it to serve the read-only API alone');
+    }
+    if (options.signaller === undefined) throw new ServeError('invalid-setting', 'A webhook secret was given without a signaller: the receiver needs Temporal to signal the task workflows');
+    routes.push(webhookRoute({ secret: options.webhookSecret, signaller: options.signaller, log: options.log }));
   }
-  const routes = [webhookRoute({ secret: options.webhookSecret, signaller: options.signaller, log: options.log })];
-  const server = createServer(createRouter(routes, options.log));
+  if (options.api !== undefined) routes.push(...apiRoutes(options.api));
+  if (routes.length === 0) throw new ServeError('invalid-setting', 'Nothing to serve: give the server a webhook secret, the read-only API, or both');
+  return routes;
+}
+
+export async function startServer(options: ServerOptions): Promise<RunningServer> {
+  const server = createServer(createRouter(routesOf(options), options.log));
   await new Promise<void>((listening, failed) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
       failed(

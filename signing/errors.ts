@@ -26,6 +26,8 @@ export type SigningErrorCode =
   | 'malformed-bundle'
   | 'signature-invalid'
   | 'unknown-key'
+  | 'identity-mismatch'
+  | 'certificate-untrusted'
   | 'key-retired'
   | 'key-expired'
   | 'witness-untrusted'

@@ -1,6 +1,7 @@
 // The one Signer interface and the one factory that picks its implementation from configuration: the local keyed
 // signer (default; ECDSA P-256, no witnesses) or keyless Sigstore (Fulcio certificate, Rekor entry, optional TSA).
 import { sign as signBytes } from 'node:crypto';
+import { join } from 'node:path';
 import { bundleToJSON, type SerializedBundle } from '@sigstore/bundle';
 import {
   CIContextProvider,
@@ -19,14 +20,18 @@ import { z } from 'zod';
 import { plainWordsParseOptions } from '../schemas/issues.js';
 import { describeValue, nonBlankText, nonNegativeInt, positiveInt } from '../schemas/primitives.js';
 import { describeIssues, SigningError } from './errors.js';
-import { loadSigningKey, type SigningKey } from './keys.js';
+import { currentKeyFileIdentity, readSigningKeyFile, SIGNING_KEY_FILE, type SigningKey, type SigningKeyFile } from './keys.js';
 import { STATEMENT_PAYLOAD_TYPE, statementPayload, statementSchema, type Statement } from './statement.js';
 
 export type { SerializedBundle } from '@sigstore/bundle';
 
 export interface Signer {
   readonly kind: 'keyed' | 'keyless';
-  /** The trust root's id of the signing key; null for keyless, whose key lives only for one signature. */
+  /**
+   * The trust root's id of the key the next signature is made with; null for keyless, whose key lives only for one
+   * signature. A keyed signer over a key folder follows `abp keys rotate`, so read it when needed rather than keep it;
+   * the key a bundle was signed with is its `verificationMaterial.publicKey.hint`.
+   */
   readonly keyId: string | null;
   /** Signs the statement's canonical bytes in a DSSE envelope and returns the Sigstore bundle (v0.3) as JSON. */
   sign(statement: Statement): Promise<SerializedBundle>;
@@ -81,13 +86,16 @@ export function parseSignerConfig(value: unknown): SignerConfig {
 }
 
 /** The signer the configuration names; a keyed signer loads (and permission-checks) its key here. */
-export async function createSigner(config: SignerConfigInput): Promise<Signer> {
-  const parsed = parseSignerConfig(config);
-  switch (parsed.kind) {
+export function createSigner(config: SignerConfigInput): Promise<Signer> {
+  return new Promise((resolve) => resolve(signerFor(parseSignerConfig(config))));
+}
+
+function signerFor(config: SignerConfig): Signer {
+  switch (config.kind) {
     case 'keyed':
-      return keyedSigner(await loadSigningKey(parsed.keyDir));
+      return keyFileSigner(join(config.keyDir, SIGNING_KEY_FILE));
     case 'keyless':
-      return keylessSigner(parsed);
+      return keylessSigner(config);
   }
 }
 
@@ -98,13 +106,42 @@ async function signStatement(builder: DSSEBundleBuilder, statement: Statement): 
   return bundleToJSON(bundle);
 }
 
-function keyedSigner(key: SigningKey): Signer {
+/** A signer that always signs with `key`: for a key not in the key folder, e.g. the retired key signing its successor's trust root. */
+export function keyedSigner(key: SigningKey): Signer {
+  return signerOverKey(() => key);
+}
+
+function signerOverKey(currentKey: () => SigningKey): Signer {
   // The bundle names the key by its id (the hint), never by the key itself: a verifier must find it in its trust root.
+  // The key is taken at the moment of signing, so the hint and the signature always come from the same key.
   const keyHolder: SigstoreSigner = {
-    sign: (data) => Promise.resolve({ signature: signBytes('sha256', data, key.privateKey), key: { $case: 'publicKey', publicKey: key.publicKeyPem, hint: key.keyId } }),
+    sign: (data) => {
+      const key = currentKey();
+      return Promise.resolve({ signature: signBytes('sha256', data, key.privateKey), key: { $case: 'publicKey', publicKey: key.publicKeyPem, hint: key.keyId } });
+    },
   };
   const builder = new DSSEBundleBuilder({ signer: keyHolder, witnesses: [] });
-  return { kind: 'keyed', keyId: key.keyId, sign: (statement) => signStatement(builder, statement) };
+  return {
+    kind: 'keyed',
+    get keyId() {
+      return currentKey().keyId;
+    },
+    sign: (statement) => signStatement(builder, statement),
+  };
+}
+
+/**
+ * The keyed signer of a long-running process (the worker): it loads the key file now, permission-checked, and reads it
+ * again whenever the file's identity changes, so after `abp keys rotate` renames the new key into place the next
+ * signature, and `keyId`, are the new key's without a restart. A stat per signature is the whole cost.
+ */
+function keyFileSigner(path: string): Signer {
+  let loaded: SigningKeyFile = readSigningKeyFile(path);
+  const currentKey = (): SigningKey => {
+    if (currentKeyFileIdentity(path) !== loaded.identity) loaded = readSigningKeyFile(path);
+    return loaded.key;
+  };
+  return signerOverKey(currentKey);
 }
 
 function identityProvider(source: KeylessSignerConfig['identityToken']): IdentityProvider {

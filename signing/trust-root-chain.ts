@@ -6,7 +6,7 @@ import type { TrustRoot } from '../schemas/abp-trust-root.js';
 import { canonicalJson } from '../schemas/canonical-json.js';
 import { SigningError } from './errors.js';
 import { createTrustRootStatement, signedAtOf, TRUST_ROOT_PREDICATE, trustRootSubjectName, type Statement } from './statement.js';
-import { parseTrustRoot } from './trust-root.js';
+import { findKey, parseTrustRoot } from './trust-root.js';
 import { verifyStatementBundle } from './verify.js';
 
 /** "sha256:<hex>" of the trust root's canonical JSON: what its statement signs. */
@@ -26,8 +26,9 @@ export interface FetchedTrustRootVersion {
 }
 
 /**
- * Checks that `next` is the version after `current` and is signed by a key `current` trusts (inside its window, not
- * retired before signing), and returns it parsed. Throws SigningError trust-root-unverified, naming the version.
+ * Checks that `next` is the version after `current` and is signed by a key `current` trusts and holds active (inside its
+ * window, and not retired at all: see below), and returns it parsed. Throws SigningError trust-root-unverified, naming
+ * the version.
  */
 export async function verifyNextTrustRoot(current: TrustRoot, next: FetchedTrustRootVersion): Promise<TrustRoot> {
   const version = current.version + 1;
@@ -36,10 +37,18 @@ export async function verifyNextTrustRoot(current: TrustRoot, next: FetchedTrust
     throw new SigningError('trust-root-unverified', `the document offered as trust root version ${version} says it is version ${document.version}; versions are walked one at a time`);
   }
   try {
-    await verifyStatementBundle(next.signature, current, {
+    const verified = await verifyStatementBundle(next.signature, current, {
       subjects: [{ name: trustRootSubjectName(version), sha256: trustRootDigest(document).slice('sha256:'.length) }],
       predicateType: TRUST_ROOT_PREDICATE,
     });
+    // A keyed signature's time is the signer's own claim, so a retired key that leaked could backdate a statement into
+    // its window. For the chain that claim is not needed: version N+1 is always signed by a key N holds active (the
+    // rotation retires it in N+1), so a key N already retired vouches for no later version, whatever time it states.
+    // (A keyless signature has no key id: its time comes from the transparency log, not from the signer.)
+    const retiredAt = verified.keyId === null ? undefined : findKey(current, verified.keyId)?.retiredAt;
+    if (retiredAt !== undefined) {
+      throw new SigningError('key-retired', `it is signed by key ${verified.keyId}, which version ${current.version} retired at ${retiredAt}; a retired key vouches for no later version`);
+    }
   } catch (error) {
     if (!(error instanceof SigningError)) throw error;
     throw new SigningError(

@@ -1,5 +1,6 @@
 // Reading, writing and extending the trust root (abp-trust-root/v1): schema-checked, every key id checked against its
-// key, saved atomically, and changed only by functions that raise its version.
+// key, saved atomically, and changed only by functions that raise its version (addKey, rotateKey). Publishing and
+// signing each version is signing/trust-root-versions.ts.
 import { createPublicKey, randomUUID } from 'node:crypto';
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
@@ -53,6 +54,11 @@ export async function loadTrustRoot(path: string): Promise<TrustRoot> {
   return parseTrustRoot(value, path);
 }
 
+/** The text a trust root document is stored as: in trust-root.json and in each published `trust-roots/v<N>.json`. */
+export function trustRootText(trustRoot: TrustRoot): string {
+  return `${JSON.stringify(trustRoot, null, 2)}\n`;
+}
+
 /** Writes the trust root (validated first) through a flushed temporary file renamed over `path`. */
 export async function saveTrustRoot(path: string, trustRoot: TrustRoot): Promise<void> {
   const checked = parseTrustRoot(trustRoot, 'the trust root to save');
@@ -61,7 +67,7 @@ export async function saveTrustRoot(path: string, trustRoot: TrustRoot): Promise
   try {
     const handle = await open(temporary, 'wx');
     try {
-      await handle.writeFile(`${JSON.stringify(checked, null, 2)}\n`);
+      await handle.writeFile(trustRootText(checked));
       await handle.sync();
     } finally {
       await handle.close();
@@ -88,6 +94,32 @@ export function addKey(trustRoot: TrustRoot, key: PublicSigningKey, validFrom: s
     throw new SigningError('key-already-trusted', `key ${key.keyId} is already in the trust root (version ${trustRoot.version}); a key is added once, with one window`);
   }
   return parseTrustRoot({ ...trustRoot, version: trustRoot.version + 1, keys: [...trustRoot.keys, trustedKey(key, validFrom)] }, 'the extended trust root');
+}
+
+/**
+ * The next version of `trustRoot` after a key rotation: the key `retiring` gets `retiredAt` (what it signed until then
+ * stays valid), and `next` is trusted from `validFrom` with an open end. The keyless identities carry over unchanged.
+ */
+export function rotateKey(trustRoot: TrustRoot, retiring: string, next: PublicSigningKey, times: { validFrom: string; retiredAt: string }): TrustRoot {
+  const old = findKey(trustRoot, retiring);
+  if (!old) throw new SigningError('unknown-key', `key ${retiring} is not in trust root version ${trustRoot.version}, so it cannot be retired; the signing key must be one the trust root lists`);
+  if (old.retiredAt !== undefined) throw new SigningError('key-retired', `key ${retiring} was retired at ${old.retiredAt} already (trust root version ${trustRoot.version})`);
+  const extended = addKey(trustRoot, next, times.validFrom);
+  const keys = extended.keys.map((key) => (key.keyId === retiring ? { ...key, retiredAt: times.retiredAt } : key));
+  return parseTrustRoot({ ...extended, keys }, `trust root version ${extended.version}`);
+}
+
+export type KeyState = 'pending' | 'active' | 'retired' | 'expired';
+
+/**
+ * A key's state at `at`: retired once a rotation replaced it (whenever its retiredAt falls), expired after its
+ * validUntil, pending before its validFrom, active otherwise.
+ */
+export function keyStateAt(key: TrustedKey, at: Date): KeyState {
+  if (key.retiredAt !== undefined) return 'retired';
+  if (key.validUntil !== null && at.getTime() > Date.parse(key.validUntil)) return 'expired';
+  if (at.getTime() < Date.parse(key.validFrom)) return 'pending';
+  return 'active';
 }
 
 export function findKey(trustRoot: TrustRoot, keyId: string): TrustedKey | undefined {

@@ -1,12 +1,14 @@
-// Verifies a signed statement bundle against a trust root and the artifacts it must be about: bundle shape, key,
-// signature (@sigstore/verify), the key's window at the signing time, predicate type and subject digests, in that order.
+// Verifies a signed statement bundle against a trust root and the artifacts it must be about: bundle shape, signer
+// (a trust-root key, or a keyless identity with its log entry and certificate chain: signing/keyless-verify.ts),
+// signature (@sigstore/verify), the signing time against the signer's window, predicate type and subject digests.
 import { createPublicKey } from 'node:crypto';
-import { bundleFromJSON, type Bundle } from '@sigstore/bundle';
+import { bundleFromJSON, type Bundle, type Envelope } from '@sigstore/bundle';
 import { toSignedEntity, VerificationError, Verifier, type SignedEntity, type TrustMaterial } from '@sigstore/verify';
 import type { TrustedKey, TrustRoot } from '../schemas/abp-trust-root.js';
 import { plainWordsParseOptions } from '../schemas/issues.js';
 import { describeIssues, SigningError } from './errors.js';
-import { PREDICATE_SCHEMAS, STATEMENT_PAYLOAD_TYPE, statementSchema, type Statement } from './statement.js';
+import { verifyKeylessSignature } from './keyless-verify.js';
+import { PREDICATE_SCHEMAS, signedAtOf, STATEMENT_PAYLOAD_TYPE, statementSchema, type Statement } from './statement.js';
 import { findKey, keyValidAt, keyWindowEnd } from './trust-root.js';
 
 export interface ExpectedStatement {
@@ -15,20 +17,30 @@ export interface ExpectedStatement {
   predicateType?: string;
 }
 
+/** Who signed: a key the trust root lists, or a keyless identity (certificate SAN) from an OIDC issuer it lists. */
+export type VerifiedSigner = { kind: 'keyed'; keyId: string } | { kind: 'keyless'; identity: string; issuer: string };
+
 export interface VerifiedStatement {
   statement: Statement;
-  keyId: string;
-  /** The predicate's signedAt, which the key's window was checked against. */
+  signer: VerifiedSigner;
+  /** The trust root's id of the signing key; null for a keyless signature, whose key lived for that signature only. */
+  keyId: string | null;
+  /**
+   * The signing time the signer's window was checked against. Keyed: the predicate's signedAt, the signer's own claim.
+   * Keyless: the earliest time a trusted transparency log (or timestamp authority) vouches for; the predicate's
+   * signedAt is not trusted for it and stays in `statement`.
+   */
   signedAt: string;
 }
 
 /**
  * Verifies `bundleJson` (a parsed Sigstore bundle) and returns the statement it signs. Throws SigningError with code
- * malformed-bundle, unknown-key, signature-invalid, witness-untrusted, malformed-statement, key-retired, key-expired,
- * predicate-type-mismatch or digest-mismatch (invalid-expectation when `expected` itself is unusable).
+ * malformed-bundle, unknown-key, identity-mismatch, signature-invalid, witness-untrusted, certificate-untrusted,
+ * malformed-statement, key-retired, key-expired, predicate-type-mismatch or digest-mismatch (invalid-expectation when
+ * `expected` itself is unusable, trust-root-invalid when a keyless entry's certificates or keys cannot be read).
  */
 export function verifyStatementBundle(bundleJson: unknown, trustRoot: TrustRoot, expected: ExpectedStatement): Promise<VerifiedStatement> {
-  // Synchronous underneath; a promise because keyless verification (issue 8) may fetch.
+  // Synchronous underneath (the trust root carries every key and certificate); a promise so a fetching check can come.
   return new Promise((resolve) => resolve(verifyNow(bundleJson, trustRoot, expected)));
 }
 
@@ -38,18 +50,30 @@ function verifyNow(bundleJson: unknown, trustRoot: TrustRoot, expected: Expected
   if (bundle.content.$case !== 'dsseEnvelope') {
     throw new SigningError('malformed-bundle', 'the bundle holds a bare message signature; abp signs in-toto statements in DSSE envelopes');
   }
-  const keyId = keyHint(bundle);
+  const envelope = bundle.content.dsseEnvelope;
+  const material = bundle.verificationMaterial.content;
+  const verified = material.$case === 'publicKey' ? verifyKeyed(bundle, envelope, material.publicKey.hint, trustRoot) : verifyKeyless(bundle, envelope, trustRoot);
+  if (expected.predicateType !== undefined && verified.statement.predicateType !== expected.predicateType) {
+    throw new SigningError('predicate-type-mismatch', `the statement's predicateType is ${verified.statement.predicateType}, expected ${expected.predicateType}: it signs a different kind of record`);
+  }
+  checkSubjects(verified.statement, expected);
+  return verified;
+}
+
+function verifyKeyless(bundle: Bundle, envelope: Envelope, trustRoot: TrustRoot): VerifiedStatement {
+  const keyless = verifyKeylessSignature(signedEntity(bundle), trustRoot);
+  const statement = envelopeStatement(envelope);
+  return { statement, signer: { kind: 'keyless', identity: keyless.identity, issuer: keyless.issuer }, keyId: null, signedAt: signedAtOf(keyless.signedAt) };
+}
+
+function verifyKeyed(bundle: Bundle, envelope: Envelope, keyId: string, trustRoot: TrustRoot): VerifiedStatement {
   const key = findKey(trustRoot, keyId);
   if (!key) {
     throw new SigningError('unknown-key', `the bundle is signed by key ${keyId}, which trust root version ${trustRoot.version} does not list; use the trust root of the registry that published the bundle, or reject it`);
   }
   verifySignature(signedEntity(bundle), trustRoot);
 
-  const envelope = bundle.content.dsseEnvelope;
-  if (envelope.payloadType !== STATEMENT_PAYLOAD_TYPE) {
-    throw new SigningError('malformed-statement', `the envelope's payloadType is ${JSON.stringify(envelope.payloadType)}, not ${STATEMENT_PAYLOAD_TYPE}: it does not sign an in-toto statement`);
-  }
-  const statement = readStatement(envelope.payload);
+  const statement = envelopeStatement(envelope);
   const signedAt = statement.predicate.signedAt;
   if (key.retiredAt !== undefined && Date.parse(signedAt) > Date.parse(key.retiredAt)) {
     throw new SigningError(
@@ -63,11 +87,15 @@ function verifyNow(bundleJson: unknown, trustRoot: TrustRoot, expected: Expected
       `key ${keyId} signed at ${signedAt} (the time the signed statement states; keyed bundles carry no independent time yet), outside its window ${key.validFrom} to ${keyWindowEnd(key) ?? 'open end'}`,
     );
   }
-  if (expected.predicateType !== undefined && statement.predicateType !== expected.predicateType) {
-    throw new SigningError('predicate-type-mismatch', `the statement's predicateType is ${statement.predicateType}, expected ${expected.predicateType}: it signs a different kind of record`);
+  return { statement, signer: { kind: 'keyed', keyId }, keyId, signedAt };
+}
+
+/** The statement a verified envelope signs: an in-toto payload type, then the statement and its predicate's schema. */
+function envelopeStatement(envelope: Envelope): Statement {
+  if (envelope.payloadType !== STATEMENT_PAYLOAD_TYPE) {
+    throw new SigningError('malformed-statement', `the envelope's payloadType is ${JSON.stringify(envelope.payloadType)}, not ${STATEMENT_PAYLOAD_TYPE}: it does not sign an in-toto statement`);
   }
-  checkSubjects(statement, expected);
-  return { statement, keyId, signedAt };
+  return readStatement(envelope.payload);
 }
 
 function checkExpectation(expected: ExpectedStatement): void {
@@ -89,17 +117,6 @@ function readBundle(bundleJson: unknown): Bundle {
     const fields = (error as { fields?: unknown }).fields;
     const detail = Array.isArray(fields) && fields.length > 0 ? ` (${fields.join(', ')})` : '';
     throw new SigningError('malformed-bundle', `the bundle is not a valid Sigstore bundle: ${(error as Error).message}${detail}`, { cause: error });
-  }
-}
-
-function keyHint(bundle: Bundle): string {
-  const material = bundle.verificationMaterial.content;
-  switch (material.$case) {
-    case 'publicKey':
-      return material.publicKey.hint;
-    case 'certificate':
-    case 'x509CertificateChain':
-      throw new SigningError('unknown-key', 'the bundle is signed with a keyless (Fulcio) certificate; this abp verifies signatures by the keys its trust root lists');
   }
 }
 

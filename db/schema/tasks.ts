@@ -37,6 +37,13 @@ export const tasks = pgTable(
     scoredUntil: instant('scored_until'),
     /** The published verification bundle; it must be one built for this task. */
     bundleDigest: text('bundle_digest'),
+    /** When the issue was drawn (spec §4.4): the manifest's source.sourcedAt, recorded with the bundle. */
+    sourcedAt: instant('sourced_at'),
+    /**
+     * The "<model>:<YYYY-MM>" training cutoffs the task was verified against (the manifest's cutoffsVerified, from the
+     * committed registry/model-cutoffs.json as it stood at the freeze), recorded with the bundle.
+     */
+    cutoffsVerified: jsonb('cutoffs_verified').$type<string[]>(),
     createdAt: createdAt(),
     updatedAt: instant('updated_at')
       .notNull()
@@ -71,6 +78,7 @@ export const tasks = pgTable(
     check('tasks_merge_commit_format', matches(table.mergeCommit, COMMIT_PATTERN)),
     check('tasks_bundle_digest_format', matches(table.bundleDigest, SHA256_DIGEST_PATTERN)),
     check('tasks_scored_after_merge', sql`${table.scoredUntil} > ${table.mergedAt}`),
+    check('tasks_cutoffs_verified_is_array', sql`jsonb_typeof(${table.cutoffsVerified}) = 'array'`),
     // Each state carries what it needs: tracking a PR, freezing a merge, scored/practice a bundle.
     check('tasks_tracking_has_pr', sql`${table.state} <> 'tracking' or ${table.prUrl} is not null`),
     check(

@@ -1,5 +1,6 @@
 // Owns report.html: the one self-contained page a person opens from a results folder. Inline CSS and SVG, no scripts,
 // no network, no clock, so the same folder always renders the same bytes (spec §3.5 receipts, §7 matched models).
+// Links leave the page only to a task's signed bundle and statement, where it has a provenance.json (provenance.ts).
 import { gatedMetrics, type GatedMetric } from '../../schemas/abp-baseline.js';
 import type { AbpVerdict } from '../../schemas/abp-verdict.js';
 import {
@@ -16,6 +17,8 @@ import {
 } from '../results/index.js';
 import { escapeHtml, receiptHref } from './html.js';
 import { stripPlot } from './plots.js';
+import { ReportError } from './errors.js';
+import { parseServeUrl, provenanceLinks, type TaskProvenance } from './provenance.js';
 
 type EngineResult = AbpVerdict['perEngine'][number];
 type PairResult = AbpVerdict['pairwise'][number];
@@ -46,15 +49,26 @@ th,td{border:1px solid #d0d7de;padding:.3rem .5rem;text-align:left;vertical-alig
 td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}small{color:#57606a}
 .outcome-resolved{color:#116329;font-weight:600}.outcome-unresolved,.outcome-disqualified{color:#a40e26;font-weight:600}
 .outcome-engine-error,.outcome-harness-error,.outcome-unsupported{color:#7d4e00;font-weight:600}
-.receipts a{margin-right:.5rem}figure{margin:1rem 0}figcaption{font-weight:600;margin-bottom:.3rem}
+.receipts a{margin-right:.5rem}td code{font-size:.85em;word-break:break-all}figure{margin:1rem 0}figcaption{font-weight:600;margin-bottom:.3rem}
 svg.plot{width:100%;max-width:720px;height:auto;font-size:12px}svg.plot circle{fill:#0969da;fill-opacity:.55}
 svg.plot .median{stroke:#cf222e;stroke-width:2.5}svg.plot .grid{stroke:#eaeef2}svg.plot .axis{stroke:#57606a}svg.plot .empty{fill:#57606a}
 pre{background:#f6f8fa;padding:.6rem .8rem;border-radius:6px;overflow-x:auto}
 `;
 
-/** The report of a results folder: warnings first, then per-engine and paired figures, plots, trials and the reproduce command. */
-export function renderReport(results: RunResults): string {
+export interface ReportOptions {
+  /** Each task's provenance.json by task id (readTasksProvenance); a task without one shows no bundle. */
+  provenance?: ReadonlyMap<string, TaskProvenance>;
+  /** The base of an `abp serve` to link bundles and statements to, instead of the URLs recorded when they were pulled. */
+  serveUrl?: string;
+}
+
+/**
+ * The report of a results folder: warnings first, then per-engine and paired figures, plots, the tasks with their
+ * bundles, the trials and the reproduce command.
+ */
+export function renderReport(results: RunResults, options: ReportOptions = {}): string {
   const { run, verdict } = results;
+  const serveUrl = options.serveUrl === undefined ? null : parseServeUrl(options.serveUrl);
   const runId = runIdOf(results);
   const matched = run.matchedModels && verdict?.matchedModels !== false;
   const parts = [
@@ -64,6 +78,7 @@ export function renderReport(results: RunResults): string {
     verdict ? engineTable(results, verdict) : '',
     verdict ? pairTable(verdict, matched) : '',
     plots(results),
+    taskTable(results, options.provenance ?? new Map(), serveUrl),
     trialTable(results),
     `<section id="reproduce"><h2>Reproduce</h2><pre><code>${escapeHtml(run.reproduce)}</code></pre></section>`,
   ];
@@ -189,6 +204,49 @@ function plots(results: RunResults): string {
   );
 }
 
+/** The id of a task's row in the tasks table, which each trial's task links to. */
+function taskAnchor(taskId: string): string {
+  return escapeHtml(`task-${taskId}`);
+}
+
+function link(href: string | null, text: string): string {
+  // Provenance URLs are http(s) by schema and the serve URL by parseServeUrl: nothing else can become an href here.
+  return href === null ? text : `<a href="${escapeHtml(href)}">${text}</a>`;
+}
+
+function signerText(provenance: TaskProvenance): string {
+  const { signer } = provenance;
+  switch (signer.kind) {
+    case 'keyed':
+      return `key ${signer.keyId.slice(0, 16)}…`;
+    case 'keyless':
+      return `${signer.identity} (issuer ${signer.issuer})`;
+  }
+}
+
+function taskTable(results: RunResults, provenance: ReadonlyMap<string, TaskProvenance>, serveUrl: string | null): string {
+  const rows = results.tasks.map((task) => {
+    const head = `<tr id="${taskAnchor(task.id)}"><th scope="row">${escapeHtml(task.id)}</th><td><code>${escapeHtml(task.digest)}</code></td>`;
+    const source = provenance.get(task.id);
+    if (source === undefined) return `${head}<td colspan="2"><small>not from a signed bundle: the task folder has no provenance.json</small></td></tr>`;
+    if (source.taskId !== task.id) throw new ReportError('provenance-mismatch', `the provenance given for task ${task.id} is task ${source.taskId}'s: read it with readTasksProvenance`);
+    const links = provenanceLinks(source, serveUrl);
+    const signed = `signed by ${signerText(source)} at ${source.signedAt}, verified against trust root v${source.trustRootVersion}`;
+    return (
+      `${head}<td>${link(links.bundle, `<code>${escapeHtml(source.bundleDigest)}</code>`)}<br><small>held-out part <code>${escapeHtml(source.heldOutDigest)}</code></small></td>` +
+      `<td>${link(links.statement, 'task-bundle statement')} <small>${escapeHtml(signed)}</small></td></tr>`
+    );
+  });
+  const fromBundles = results.tasks.filter((task) => provenance.has(task.id)).length;
+  return (
+    `<section id="tasks"><h2>Tasks (${results.tasks.length})</h2>` +
+    `<p class="notice">The graded digest covers what each trial was graded against (manifest, base commit, held-out files). ` +
+    `${fromBundles} of ${results.tasks.length} tasks came from a signed bundle: their bundle digest and signed statement are as <code>abp pull</code> verified them.</p>` +
+    '<div class="scroll"><table><thead><tr><th>Task</th><th>Graded digest</th><th>Bundle</th><th>Signed statement</th></tr></thead>' +
+    `<tbody>${rows.join('')}</tbody></table></div></section>`
+  );
+}
+
 function trialTable(results: RunResults): string {
   const rows = results.trials.map((trial) => {
     const links: Array<[string, string | null]> = [
@@ -203,7 +261,7 @@ function trialTable(results: RunResults): string {
     const detail = trial.detail === null ? '' : `<details><summary>detail</summary>${escapeHtml(trial.detail)}</details>`;
     const metrics = gatedMetrics.map((metric) => `<td class="num">${escapeHtml(formatMetric(metric, trial.metrics[metric]))}</td>`).join('');
     return (
-      `<tr><td class="num">${trial.order}</td><td>${escapeHtml(trial.task)}</td><td>${escapeHtml(trial.engine)}</td><td class="num">${trial.trial}</td>` +
+      `<tr><td class="num">${trial.order}</td><td><a href="#${taskAnchor(trial.task)}">${escapeHtml(trial.task)}</a></td><td>${escapeHtml(trial.engine)}</td><td class="num">${trial.trial}</td>` +
       `<td class="outcome-${escapeHtml(trial.outcome)}">${escapeHtml(trial.outcome)}</td><td>${escapeHtml(trial.reason ?? '')}${detail}</td>${metrics}<td class="receipts">${receipts}</td></tr>`
     );
   });

@@ -12,7 +12,7 @@ import { loadRunInputs, type RunInputs } from '../config/load-run-inputs.js';
 import { loadPriceTable } from '../prices/index.js';
 import { sandboxStatus } from '../process/sandbox.js';
 import { readRunResults } from '../results/read-results.js';
-import { renderReport } from '../report/index.js';
+import { readTasksProvenance, renderReport } from '../report/index.js';
 import { prepareFixtureRepo, prepareTaskRepo, type TaskRepo } from '../workspace/index.js';
 import { isAlive } from '../../stack/processes.js';
 import { RunError } from './errors.js';
@@ -156,6 +156,8 @@ export async function runMatrix(options: RunOptions): Promise<RunOutcome> {
   const now = options.now ?? (() => new Date());
   const hostEnv = options.hostEnv ?? process.env;
   const inputs = await loadRunInputs({ config: options.config, adapters: options.adapters, tasks: options.tasks });
+  // Read before the first trial: a damaged provenance file stops the run at its start, not at the report.
+  const provenance = await readTasksProvenance(inputs.tasks.map((task) => ({ id: task.manifest.id, dir: task.dir })));
   if (options.strictComparison && inputs.comparisonWarnings.length > 0) {
     throw new RunError('strict-comparison', `--strict-comparison: comparison metadata is incomplete or differs:\n  ${inputs.comparisonWarnings.join('\n  ')}`);
   }
@@ -247,7 +249,7 @@ export async function runMatrix(options: RunOptions): Promise<RunOutcome> {
     for (const trial of trials) if (!present.has(`${trial.trialId}.json`)) await writeFileAtomic(join(runDir, 'trials', `${trial.trialId}.json`), jsonText(trial));
     const verdict = buildVerdict(run, trials, inputs.comparisonWarnings);
     await writeFileAtomic(join(runDir, 'verdict.json'), jsonText(verdict));
-    await writeFileAtomic(join(runDir, 'report.html'), renderReport(await readRunResults(runDir)));
+    await writeFileAtomic(join(runDir, 'report.html'), renderReport(await readRunResults(runDir), { provenance }));
     await pointLatest(output, runId);
     return { runId, runDir, verdict, trials };
   } finally {

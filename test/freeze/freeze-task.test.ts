@@ -117,7 +117,7 @@ describe('abp freeze and abp verify', () => {
   it('logs the signed statement once in the transparency log, which `abp audit log` checks and catches a rewrite in', async () => {
     const audited = await abp(['audit', 'log', '--json']);
     expect(audited.code, audited.stderr).toBe(0);
-    expect(JSON.parse(audited.stdout)).toMatchObject({ origin: 'abp-log/registry', size: 1, checkpointSizes: [1] });
+    expect(JSON.parse(audited.stdout)).toMatchObject({ origin: 'abp-log/registry', size: 2, checkpointSizes: [1, 2] });
     const entries = join(home, 'log', 'entries.jsonl');
     await writeFile(entries, (await readFile(entries, 'utf8')).replace('task-bundle', 'draw-record'));
     const rewritten = await abp(['audit', 'log', '--json']);

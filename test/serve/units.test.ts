@@ -1,7 +1,9 @@
-// The pure parts of `abp serve`: closing references in pull request bodies, the signals a delivery calls for, and the
-// bounded memory of handled delivery ids.
+// The pure parts of `abp serve`: closing references in pull request bodies, the signals a delivery calls for, the
+// bounded memory of handled delivery ids, byte ranges, conditional request validators and request paths.
 import { describe, expect, it } from 'vitest';
+import { noneMatch, parseRange, rangeAllowed } from '../../serve/ranges.js';
 import { RecentIds } from '../../serve/recent-ids.js';
+import { requestPath } from '../../serve/router.js';
 import { closingReferences, planDelivery } from '../../serve/task-signals.js';
 
 const repo = 'acme/widgets';
@@ -108,5 +110,56 @@ describe('RecentIds', () => {
     expect([ids.has('a'), ids.has('b')]).toEqual([true, true]);
     ids.add('c');
     expect([ids.has('a'), ids.has('b'), ids.has('c')]).toEqual([false, true, true]);
+  });
+});
+
+describe('parseRange', () => {
+  it('reads one byte range against the size, clamping its end', () => {
+    expect(parseRange('bytes=0-0', 10)).toEqual({ $case: 'part', start: 0, end: 0 });
+    expect(parseRange('bytes=5-', 10)).toEqual({ $case: 'part', start: 5, end: 9 });
+    expect(parseRange(' Bytes = 2-400', 10)).toEqual({ $case: 'part', start: 2, end: 9 });
+    expect(parseRange('bytes=-3', 10)).toEqual({ $case: 'part', start: 7, end: 9 });
+    expect(parseRange('bytes=-30', 10)).toEqual({ $case: 'part', start: 0, end: 9 });
+  });
+
+  it('calls a range outside the representation unsatisfiable, and an empty one too', () => {
+    expect(parseRange('bytes=10-', 10)).toEqual({ $case: 'unsatisfiable' });
+    expect(parseRange('bytes=-0', 10)).toEqual({ $case: 'unsatisfiable' });
+    expect(parseRange('bytes=0-', 0)).toEqual({ $case: 'unsatisfiable' });
+    expect(parseRange('bytes=-5', 0)).toEqual({ $case: 'unsatisfiable' });
+  });
+
+  it('answers with the whole representation when it cannot or will not serve a part', () => {
+    for (const header of [undefined, 'bytes=0-1,3-4', 'lines=0-1', 'bytes=4-2', 'bytes=-', 'bytes=a-b', 'bytes 0-1', `bytes=${'9'.repeat(20)}-`]) {
+      expect(parseRange(header, 10), String(header)).toEqual({ $case: 'whole' });
+    }
+  });
+});
+
+describe('conditional request validators', () => {
+  it('matches If-None-Match weakly, lists and * included', () => {
+    expect(noneMatch('"a"', '"a"')).toBe(true);
+    expect(noneMatch('W/"a"', '"a"')).toBe(true);
+    expect(noneMatch('"b", "a"', '"a"')).toBe(true);
+    expect(noneMatch('*', '"a"')).toBe(true);
+    expect(noneMatch('"b"', '"a"')).toBe(false);
+    expect(noneMatch(undefined, '"a"')).toBe(false);
+  });
+
+  it('lets If-Range allow a part only for the exact strong tag', () => {
+    expect(rangeAllowed(undefined, '"a"')).toBe(true);
+    expect(rangeAllowed('"a"', '"a"')).toBe(true);
+    expect(rangeAllowed('W/"a"', '"a"')).toBe(false);
+    expect(rangeAllowed('Wed, 21 Oct 2026 07:28:00 GMT', '"a"')).toBe(false);
+  });
+});
+
+describe('requestPath', () => {
+  it('decodes segments and refuses dot segments and encoded separators', () => {
+    expect(requestPath('/v1/bundles/sha256%3Aab?x=1')).toEqual({ $case: 'path', segments: ['v1', 'bundles', 'sha256:ab'] });
+    expect(requestPath('http://host:80/v1/tasks')).toEqual({ $case: 'path', segments: ['v1', 'tasks'] });
+    for (const target of ['/v1/../x', '/v1/%2E%2e/x', '/v1/./x', '/v1/a%2Fb', '/v1/a%5Cb', '/v1/a%00', '/v1/%E0%A4%A', '*']) {
+      expect(requestPath(target).$case, target).toBe('refused');
+    }
   });
 });

@@ -1,9 +1,12 @@
 // Webhooks to task signals end to end: the simulator's dispatcher sends real signed deliveries over HTTP to the real
 // server, which signals workflows on a real Temporal dev server; a recorder workflow stands in for the task workflow.
-// Also the signaller alone, a signal Temporal refuses, and `abp serve` as a process.
+// Also the signaller alone, a signal Temporal refuses, and `abp serve` as a process, with and without the webhook secret.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, WorkflowNotFoundError } from '@temporalio/client';
 import type { WorkflowHandle } from '@temporalio/client';
@@ -279,10 +282,33 @@ describe('abp serve as a process', () => {
     return { child, output, exited };
   }
 
-  it('refuses to start without ABP_WEBHOOK_SECRET', async () => {
-    const { output, exited } = serve({ ABP_WEBHOOK_SECRET: undefined });
-    expect(await exited).not.toBe(0);
-    expect(output.stderr).toContain('ABP_WEBHOOK_SECRET is not set');
+  it('serves the read-only API alone without ABP_WEBHOOK_SECRET, with no webhook route, and says so', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'abp-serve-api-only-'));
+    try {
+      const { child, output, exited } = serve({ ABP_WEBHOOK_SECRET: undefined, ABP_HOME: home });
+      const base = await until(async () => {
+        if (child.exitCode !== null) throw new Error(`abp serve exited early: ${output.stderr}`);
+        return Promise.resolve(/read-only API at (\S+)\/v1 /.exec(output.stdout)?.[1]);
+      }, 30_000);
+      expect(output.stdout).toContain('no webhook route (ABP_WEBHOOK_SECRET is not set)');
+      expect(await (await fetch(`${base}/v1/trust-roots`)).json()).toEqual({ versions: [] });
+      expect((await fetch(`${base}${WEBHOOK_PATH}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(404);
+      child.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      const records = output.stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as ServeLogRecord);
+      expect(records.map((record) => [record.kind, 'path' in record ? record.path : null])).toEqual([
+        ['request-served', '/v1/trust-roots'],
+        ['request-refused', WEBHOOK_PATH],
+      ]);
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+
+  it('refuses to start with ABP_WEBHOOK_SECRET set but blank', async () => {
+    const { output, exited } = serve({ ABP_WEBHOOK_SECRET: '  ' });
+    expect(await exited).toBe(2);
+    expect(output.stderr).toContain('ABP_WEBHOOK_SECRET is set but blank');
   });
 
   it('prints its URL, signals tasks from webhooks, logs each delivery and stops cleanly on SIGTERM', async () => {

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { Worker, WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { createAgingActivities } from '../../activities/aging.js';
 import { createActivities } from '../../activities/index.js';
 import type { Database } from '../../db/connection.js';
 import { backlogIssues, backlogSnapshots, drawPicks, draws, registryEntries, registryVersions } from '../../db/schema/index.js';
@@ -20,6 +21,7 @@ import { createTemporalSignaller } from '../../serve/signaller.js';
 import { WEBHOOK_PATH } from '../../serve/webhooks.js';
 import { signingPaths } from '../../signing/home.js';
 import { createSigningKey } from '../../signing/keys.js';
+import type { Attestor } from '../../signing/attestor.js';
 import { loadOperatorAttestor } from '../../signing/operator.js';
 import { startSimulator, type RunningSimulator } from '../../simulator/server.js';
 import { WebhookDispatcher } from '../../simulator/webhooks/dispatcher.js';
@@ -40,6 +42,8 @@ export interface Bench {
   root: string;
   /** ABP_HOME for `abp` processes: the signing key is there. */
   home: string;
+  /** The in-process worker's attestor (signed statements and the transparency log under `home`); null without one. */
+  attestor: Attestor | null;
   world: LiveWorld;
   sim: RunningSimulator;
   github: GithubClient;
@@ -90,19 +94,24 @@ export async function startBench(options: BenchOptions): Promise<Bench> {
   await createSigningKey(paths.keyDir);
   let worker: Worker | null = null;
   let running: Promise<void> = Promise.resolve();
+  let attestor: Attestor | null = null;
   if (bundle !== undefined) {
-    const attestor = await loadOperatorAttestor(home);
+    attestor = await loadOperatorAttestor(home);
     worker = await createWorker({
       connection: env.nativeConnection,
       namespace: env.namespace ?? 'default',
       workflowBundle: bundle,
-      activities: createActivities({
-        now: () => new Date(),
-        tasks: { db, temporal: env.client },
-        optOuts: { db, publishDir: join(home, 'published') },
-        tracking: { db, github, temporal: env.client },
-        freeze: { db, github, bundleDir: paths.bundles, attestor, workDir: join(home, 'freeze-work') },
-      }),
+      activities: {
+        ...createActivities({
+          now: () => new Date(),
+          tasks: { db, temporal: env.client },
+          optOuts: { db, publishDir: join(home, 'published') },
+          tracking: { db, github, temporal: env.client },
+          freeze: { db, github, bundleDir: paths.bundles, attestor, workDir: join(home, 'freeze-work') },
+        }),
+        // Until activities/index.ts registers them (ActivityDependencies.aging), as cli/worker.ts will.
+        ...createAgingActivities({ db, attestor }),
+      },
     });
     running = worker.run();
   }
@@ -136,6 +145,7 @@ export async function startBench(options: BenchOptions): Promise<Bench> {
   const bench: Bench = {
     root,
     home,
+    attestor,
     world,
     sim,
     github,

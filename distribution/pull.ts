@@ -1,0 +1,198 @@
+// `abp pull`: fetch one frozen task from a registry's `abp serve` and unpack it only once every check holds. The
+// consumer trusts its pinned trust root and nothing the server says: newer trust root versions are taken only when the
+// version before vouches for them, the download must hash to the advertised digest, the signed statement must name
+// these bytes and this task, and its key must have been valid when it signed. All of it happens in one staging folder
+// beside the destination, renamed into place at the end; any failure removes everything the pull wrote.
+import { randomUUID } from 'node:crypto';
+import { mkdir, open, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { BundleError } from '../freeze/bundle/errors.js';
+import { provenanceOf, writeTaskProvenance } from '../grader/report/index.js';
+import { readBundleSubjects, unpackBundle } from '../freeze/bundle/unpack.js';
+import type { TrustRoot } from '../schemas/abp-trust-root.js';
+import { conforms, documentId } from '../schemas/primitives.js';
+import { SigningError, type SigningErrorCode } from '../signing/errors.js';
+import { TASK_BUNDLE_PREDICATE, taskBundleSubjectNames } from '../signing/statement.js';
+import { advanceTrustRoot } from '../signing/trust-root-chain.js';
+import { loadTrustRoot } from '../signing/trust-root.js';
+import { verifyStatementBundle, type VerifiedSigner, type VerifiedStatement } from '../signing/verify.js';
+import { createRegistryClient, type RegistryClient } from './client.js';
+import { PullError, type PullErrorCode } from './errors.js';
+
+export interface PullOptions {
+  taskId: string;
+  /** The registry's abp serve base URL. */
+  from: string;
+  /** The consumer's pinned abp-trust-root/v1 document. */
+  trustRootPath: string;
+  /** The task lands in `<outputDir>/<task id>/`. */
+  outputDir: string;
+}
+
+export interface PulledTask {
+  taskId: string;
+  state: 'scored' | 'practice';
+  from: string;
+  digest: string;
+  heldOutDigest: string;
+  /** What the agent sees: task.json, issue.md, repo/. */
+  taskDir: string;
+  /** The held-out verification part; never given to the agent. */
+  heldOutDir: string;
+  /** Who signed: a trust root key, or a keyless identity. */
+  signer: VerifiedSigner;
+  /** The signing key's id (null for a keyless signature). */
+  keyId: string | null;
+  /** The signing time the signer's window was checked against. */
+  signedAt: string;
+  trustRoot: { pinnedVersion: number; version: number };
+}
+
+/** The folder names inside `<outputDir>/<task id>/`. */
+export const PULLED_TASK_DIR = 'task';
+export const PULLED_HELD_OUT_DIR = 'held-out';
+
+export async function pullTask(options: PullOptions, client: RegistryClient = createRegistryClient(options.from)): Promise<PulledTask> {
+  const { taskId } = options;
+  if (!conforms(documentId, taskId)) throw new PullError('invalid-setting', `${JSON.stringify(taskId)} is not a task id: e.g. gh-<owner>-<name>-<issue>, as \`abp task list\` or GET /v1/tasks shows`);
+  const pinned = await loadPinnedTrustRoot(options.trustRootPath);
+  const outputDir = resolve(options.outputDir);
+  const destination = join(outputDir, taskId);
+  await ensureAbsent(destination);
+
+  const task = await client.task(taskId);
+  const trustRoot = await advanceTrustRoot(pinned, (version) => client.trustRootVersion(version)).catch((error: unknown) => {
+    if (error instanceof SigningError) {
+      throw new PullError('trust-root-unverified', `${options.from} offers a trust root newer than the pinned version ${pinned.version} that does not verify: ${error.message}`, { cause: error });
+    }
+    throw error;
+  });
+
+  const created = await mkdir(outputDir, { recursive: true });
+  const staging = join(outputDir, `.${taskId}.pull-${randomUUID()}`);
+  try {
+    await mkdir(staging);
+    const archive = join(staging, 'bundle.tar');
+    const downloaded = await client.downloadBundle(task.bundleDigest, archive);
+    const digest = `sha256:${downloaded.sha256}`;
+    if (digest !== task.bundleDigest) {
+      throw new PullError('digest-mismatch', `${options.from} advertises task ${taskId} as ${task.bundleDigest}, but the ${downloaded.bytes} bytes it sent hash to ${digest}: the bundle was changed or damaged on the server`);
+    }
+
+    const verified = await verifySignature(await client.bundleSignature(digest), trustRoot, taskId, downloaded.sha256);
+    const subjects = await readBundleSubjects(archive).catch((error: unknown) => rethrowBundle(error, taskId));
+    const signedHeldOut = verified.statement.subject.find((subject) => subject.name === taskBundleSubjectNames(taskId).heldOut)?.digest.sha256;
+    if (signedHeldOut !== subjects.heldOut) {
+      throw new PullError('tampered-bundle', `the held-out part of ${digest} hashes to sha256:${subjects.heldOut}, but the signed statement names ${signedHeldOut === undefined ? 'no held-out part' : `sha256:${signedHeldOut}`}`);
+    }
+
+    // unpackBundle hashes the file again: the bytes unpacked are the bytes verified, whatever touched the file since.
+    const unpacked = await unpackBundle(archive, { taskDir: join(staging, PULLED_TASK_DIR), heldOutDir: join(staging, PULLED_HELD_OUT_DIR), expectedDigest: digest }).catch((error: unknown) =>
+      rethrowBundle(error, taskId),
+    );
+    if (unpacked.manifest.id !== taskId) throw new PullError('tampered-bundle', `the signed bundle ${digest} holds task ${unpacked.manifest.id}, not ${taskId}`);
+    // Beside task.json, so the grader's report links each task to the bundle and statement it was verified from.
+    await writeTaskProvenance(
+      join(staging, PULLED_TASK_DIR),
+      provenanceOf({ taskId, bundleDigest: digest, heldOutDigest: unpacked.heldOutDigest, verified, trustRootVersion: trustRoot.version, serveUrl: options.from }),
+    );
+    await rm(archive);
+    await publish(staging, destination);
+    return {
+      taskId,
+      state: task.state,
+      from: options.from,
+      digest,
+      heldOutDigest: unpacked.heldOutDigest,
+      taskDir: join(destination, PULLED_TASK_DIR),
+      heldOutDir: join(destination, PULLED_HELD_OUT_DIR),
+      signer: verified.signer,
+      keyId: verified.keyId,
+      signedAt: verified.signedAt,
+      trustRoot: { pinnedVersion: pinned.version, version: trustRoot.version },
+    };
+  } catch (error) {
+    await rm(staging, { recursive: true, force: true });
+    if (created !== undefined) await removeEmptyFolders(outputDir, created);
+    throw error;
+  }
+}
+
+async function loadPinnedTrustRoot(path: string): Promise<TrustRoot> {
+  try {
+    return await loadTrustRoot(path);
+  } catch (error) {
+    if (error instanceof SigningError && (error.code === 'trust-root-missing' || error.code === 'trust-root-invalid')) {
+      throw new PullError(error.code, `${error.message}; pin the registry's trust root with --trust-root <file>`, { cause: error });
+    }
+    throw error;
+  }
+}
+
+async function ensureAbsent(path: string): Promise<void> {
+  const found = await stat(path).then(
+    () => true,
+    () => false,
+  );
+  if (found) throw new PullError('destination-exists', `${path} already exists: remove it, or pull into another folder with -o`);
+}
+
+/** What each refusal of signature verification means for a pull; any other is `signature-rejected`, naming its code. */
+const SIGNATURE_REFUSALS: Partial<Record<SigningErrorCode, PullErrorCode>> = {
+  // The signature does not vouch for these bytes as this task's bundle.
+  'signature-invalid': 'tampered-bundle',
+  'digest-mismatch': 'tampered-bundle',
+  'predicate-type-mismatch': 'tampered-bundle',
+  'key-retired': 'key-retired',
+  'key-expired': 'key-expired',
+  // A signer the pinned trust root (or a version it vouched for) does not trust: a key it does not list, or a keyless
+  // identity or certificate chain it does not name.
+  'unknown-key': 'unknown-signer',
+  'identity-mismatch': 'unknown-signer',
+  'certificate-untrusted': 'unknown-signer',
+  'malformed-bundle': 'malformed-signature',
+  'malformed-statement': 'malformed-signature',
+};
+
+/** Verifies the signature over the archive (sha256 `archiveHex`) as task `taskId`'s bundle, mapping refusals to codes. */
+async function verifySignature(signature: unknown, trustRoot: TrustRoot, taskId: string, archiveHex: string): Promise<VerifiedStatement> {
+  try {
+    return await verifyStatementBundle(signature, trustRoot, { subjects: [{ name: taskBundleSubjectNames(taskId).bundle, sha256: archiveHex }], predicateType: TASK_BUNDLE_PREDICATE });
+  } catch (error) {
+    if (!(error instanceof SigningError)) throw error;
+    const code = SIGNATURE_REFUSALS[error.code] ?? 'signature-rejected';
+    throw new PullError(code, `the signature of task ${taskId}'s bundle sha256:${archiveHex} is refused (${error.code}): ${error.message}`, { cause: error });
+  }
+}
+
+function rethrowBundle(error: unknown, taskId: string): never {
+  if (!(error instanceof BundleError)) throw error;
+  if (error.code === 'digest-mismatch') throw new PullError('digest-mismatch', `the verified bundle of ${taskId} changed on disk before it was unpacked: ${error.message}`, { cause: error });
+  throw new PullError('invalid-bundle', `the signed bundle of ${taskId} cannot be unpacked (${error.code}): ${error.message}`, { cause: error });
+}
+
+/** Renames the staged task folder into place and makes the rename durable. */
+async function publish(staging: string, destination: string): Promise<void> {
+  await ensureAbsent(destination);
+  await rename(staging, destination).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOTEMPTY' || error.code === 'EEXIST') throw new PullError('destination-exists', `${destination} appeared while the task was pulled: remove it, or pull into another folder with -o`, { cause: error });
+    throw error;
+  });
+  const folder = await open(dirname(destination), 'r');
+  try {
+    await folder.sync();
+  } finally {
+    await folder.close();
+  }
+}
+
+/** Removes the folders `mkdir -p` made for the output, deepest first, each only while empty. */
+async function removeEmptyFolders(deepest: string, firstCreated: string): Promise<void> {
+  for (let dir = deepest; dir.length >= firstCreated.length; dir = dirname(dir)) {
+    const removed = await rmdir(dir).then(
+      () => true,
+      () => false,
+    );
+    if (!removed || dir === firstCreated) return;
+  }
+}

@@ -1,0 +1,345 @@
+// `abp pull` against `abp serve`, both real: a task frozen from the simulator's live textkit repository (freezeTask with
+// the bundle store and the operator's signer), its record in PGlite read by a real worker through Temporal's
+// describeTasks, the read-only API on a real socket, and the `abp pull` command as a child process. It pulls the task
+// (also after a key rotation), and fails closed, each with its own code and nothing left in the output folder, for a
+// tampered bundle, a statement signed by a key after its retirement, a digest mismatch, an unknown signer and an
+// unvouched trust root version.
+import { randomUUID } from 'node:crypto';
+import { chmod, copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTaskActivities } from '../../activities/tasks.js';
+import { backlogIssues, backlogSnapshots, bundles, drawPicks, draws, registryVersions, tasks } from '../../db/schema/index.js';
+import type { PulledTask } from '../../distribution/pull.js';
+import { BundleStore } from '../../freeze/bundle/store.js';
+import { freezeTask, type PublishedTask, type TaskFreezeInput } from '../../freeze/index.js';
+import { loadTaskDirectory } from '../../grader/tasks/task-directory.js';
+import type { TrustRoot } from '../../schemas/abp-trust-root.js';
+import type { ServeLogRecord } from '../../serve/log.js';
+import { startServer, type RunningServer } from '../../serve/server.js';
+import { createTemporalTaskSource } from '../../serve/tasks.js';
+import { signingPaths } from '../../signing/home.js';
+import { createSigningKey, type SigningKey } from '../../signing/keys.js';
+import { loadOperatorAttestor } from '../../signing/operator.js';
+import { createSigner } from '../../signing/signer.js';
+import { createTaskBundleStatement, statementSchema, type TaskBundlePredicate } from '../../signing/statement.js';
+import { trustRootStatement } from '../../signing/trust-root-chain.js';
+import { addKey, createTrustRoot, parseTrustRoot, saveTrustRoot } from '../../signing/trust-root.js';
+import { taskQueues } from '../../workflows/shared.js';
+import { backlogIssueRow, backlogSnapshotRow, bundleRow, commitOf, drawPickRow, drawRow, registryVersionRow, taskRow, useTestDatabase } from '../support/database.js';
+import { runAbp, type CliResult } from '../support/cli.js';
+import { startDevServer } from '../support/temporal.js';
+import { buildRepos, freezeInput, knownFix, repoNamed } from '../freeze/live-repos.js';
+
+// Fixed times, so every window and signature below is what the scenario says whatever day the suite runs.
+const K1_FROM = '2026-01-01T00:00:00Z';
+const FROZEN_AT = new Date('2026-06-02T00:00:00Z');
+const ROTATED_AT = '2026-09-01T00:00:00Z';
+const AFTER_RETIREMENT = '2026-10-01T00:00:00Z';
+
+let env: TestWorkflowEnvironment;
+let worker: Worker | undefined;
+let running: Promise<void> = Promise.resolve();
+let root: string;
+let home: string;
+/** The consumer's data directory: it has no trust root of its own, so only the pinned one counts. */
+let consumerHome: string;
+let server: RunningServer;
+let store: BundleStore;
+let published: PublishedTask;
+let k1: SigningKey;
+let v1: TrustRoot;
+let pinnedV1: string;
+const log: ServeLogRecord[] = [];
+let trackingTaskId: string;
+
+beforeAll(async () => {
+  env = await startDevServer();
+});
+afterAll(async () => {
+  await env?.teardown();
+});
+
+describe('abp pull against abp serve', () => {
+  const database = useTestDatabase('pglite');
+
+  beforeAll(async () => {
+    root = await mkdtemp(join(tmpdir(), 'abp-pull-'));
+    home = join(root, 'registry-home');
+    consumerHome = join(root, 'consumer-home');
+    const paths = signingPaths(home);
+    k1 = await createSigningKey(paths.keyDir);
+    store = new BundleStore(paths.bundles);
+
+    // The registry's trust root, version 1, published with its statement (signed by the key it lists), as `abp init` does.
+    v1 = createTrustRoot(k1, K1_FROM);
+    await saveTrustRoot(paths.trustRoot, v1);
+    await publishVersion(v1, paths.keyDir, new Date(K1_FROM));
+    pinnedV1 = join(root, 'pinned-v1.json');
+    await copyFile(join(paths.trustRoots, 'v1.json'), pinnedV1);
+
+    // A real freeze of textkit#3: suites run, bundle built, stored, signed by k1 at FROZEN_AT and logged.
+    const textkit = repoNamed(await buildRepos(root), 'textkit');
+    const fix = knownFix(textkit, 3);
+    const input: TaskFreezeInput = {
+      ...freezeInput(textkit, 3, fix.baseOid, { kind: 'patch', patch: fix.patch }),
+      issue: { number: 3, title: fix.title, body: fix.body },
+      mergedPr: `https://github.com/${textkit.repo.owner}/${textkit.repo.name}/pull/40`,
+      sourcedAt: '2026-05-01T00:00:00Z',
+      registryVersion: 'abp-registry/2026Q2',
+      drawSeed: 424242,
+    };
+    const attestor = await loadOperatorAttestor(home);
+    const outcome = await freezeTask(input, { store, signer: attestor.signer, log: attestor, workDir: join(root, 'freeze-work'), now: () => FROZEN_AT });
+    if (outcome.status !== 'frozen') throw new Error(`the freeze rejected textkit#3: ${JSON.stringify(outcome)}`);
+    published = outcome;
+
+    // The task's record, scored with that bundle, and one still being tracked, in the worker's database.
+    const db = database.db;
+    const registry = (await db.insert(registryVersions).values(registryVersionRow({ quarter: '2026Q2', id: 'abp-registry/2026Q2' })).returning())[0];
+    if (registry === undefined) throw new Error('no registry row');
+    const snapshot = backlogSnapshotRow({ registryVersion: registry.id });
+    await db.insert(backlogSnapshots).values(snapshot);
+    const draw = drawRow({ registryVersion: registry.id, backlogSnapshotId: snapshot.id ?? '' });
+    await db.insert(draws).values(draw);
+    const repo = input.repo;
+    for (const issue of [3, 5]) {
+      await db.insert(backlogIssues).values(backlogIssueRow({ snapshotId: snapshot.id ?? '', repo, issueNumber: issue }));
+      await db.insert(drawPicks).values(drawPickRow({ drawId: draw.id ?? '', backlogSnapshotId: snapshot.id ?? '', repo, issueNumber: issue, position: issue }));
+    }
+    await db.insert(tasks).values(taskRow({ drawId: draw.id ?? '', repo, issueNumber: 3, state: 'drawn' }));
+    await db.insert(bundles).values(bundleRow({ taskId: published.taskId, digest: published.digest }));
+    await db
+      .update(tasks)
+      .set({ state: 'scored', prUrl: input.mergedPr, baseCommit: fix.baseOid, mergeCommit: commitOf('textkit-3-merge'), mergedAt: new Date('2026-06-01T12:00:00Z'), scoredUntil: new Date('2026-11-28T12:00:00Z'), bundleDigest: published.digest })
+      .where(eq(tasks.id, published.taskId));
+    trackingTaskId = `${published.taskId.replace(/-3$/, '')}-5`;
+    await db.insert(tasks).values(taskRow({ drawId: draw.id ?? '', repo, issueNumber: 5, state: 'tracking', prUrl: `https://github.com/${repo}/pull/50` }));
+
+    // The worker that owns the database answers describeTasks; the server asks it through Temporal.
+    worker = await Worker.create({
+      connection: env.nativeConnection,
+      namespace: env.namespace ?? 'default',
+      taskQueue: taskQueues.main,
+      workflowsPath: fileURLToPath(new URL('../../workflows/describe-tasks.ts', import.meta.url)),
+      activities: createTaskActivities({ db }),
+    });
+    running = worker.run();
+    server = await startServer({ port: 0, host: '127.0.0.1', api: { home, tasks: createTemporalTaskSource({ client: env.client }) }, log: (record) => log.push(record) });
+  });
+  afterAll(async () => {
+    await server?.close();
+    worker?.shutdown();
+    await running;
+    if (root) await rm(root, { recursive: true, force: true });
+  });
+
+  /** Publishes `document` as its version, its statement signed with the key in `keyDir` at `signedAt`. */
+  async function publishVersion(document: TrustRoot, keyDir: string, signedAt: Date): Promise<void> {
+    const dir = signingPaths(home).trustRoots;
+    await saveTrustRoot(join(dir, `v${document.version}.json`), document);
+    const signer = await createSigner({ keyDir });
+    await writeFile(join(dir, `v${document.version}.sigstore.json`), `${JSON.stringify(await signer.sign(trustRootStatement(document, signedAt)), null, 2)}\n`);
+  }
+
+  async function unpublishVersion(version: number): Promise<void> {
+    const dir = signingPaths(home).trustRoots;
+    await rm(join(dir, `v${version}.json`), { force: true });
+    await rm(join(dir, `v${version}.sigstore.json`), { force: true });
+  }
+
+  async function pull(outputDir: string, options: { taskId?: string; trustRoot?: string; from?: string; json?: false } = {}): Promise<CliResult> {
+    const args = ['pull', options.taskId ?? published.taskId, '--from', options.from ?? server.url, '--trust-root', options.trustRoot ?? pinnedV1, '-o', outputDir];
+    return runAbp(options.json === false ? args : [...args, '--json'], { ABP_HOME: consumerHome });
+  }
+
+  /** Pulls into a fresh empty folder, expects refusal with `code`, and that the folder is still empty afterwards. */
+  async function refusedWith(code: string, options: Parameters<typeof pull>[1] = {}): Promise<string> {
+    const outputDir = join(root, `out-${randomUUID()}`);
+    await mkdir(outputDir);
+    const result = await pull(outputDir, options);
+    expect(result.code, result.stderr).toBe(code === 'invalid-setting' ? 2 : 1);
+    const { error } = JSON.parse(result.stdout) as { error: { code: string; message: string } };
+    expect(error.code, error.message).toBe(code);
+    expect(await readdir(outputDir)).toEqual([]);
+    return error.message;
+  }
+
+  /** The statement the freeze signed, as stored beside the bundle. */
+  async function frozenStatement(): Promise<TaskBundlePredicate> {
+    const signature = JSON.parse((await store.getSignature(published.digest)) ?? '') as { dsseEnvelope: { payload: string } };
+    return statementSchema.parse(JSON.parse(Buffer.from(signature.dsseEnvelope.payload, 'base64').toString('utf8'))).predicate as TaskBundlePredicate;
+  }
+
+  /** Replaces the bundle's stored signature for the duration of `during`. */
+  async function withSignature(signature: string, during: () => Promise<void>): Promise<void> {
+    const original = (await store.getSignature(published.digest)) ?? '';
+    await store.putSignature(published.digest, signature);
+    try {
+      await during();
+    } finally {
+      await store.putSignature(published.digest, original);
+    }
+  }
+
+  it('pulls the frozen task: the agent-visible part and the held-out part in separate folders, verified against the pinned root', async () => {
+    const outputDir = join(root, 'pulled');
+    const result = await pull(outputDir);
+    expect(result.code, result.stderr).toBe(0);
+    const pulled = JSON.parse(result.stdout) as PulledTask;
+    const taskFolder = join(outputDir, published.taskId);
+    expect(pulled).toEqual({
+      taskId: published.taskId,
+      state: 'scored',
+      from: server.url,
+      digest: published.digest,
+      heldOutDigest: published.heldOutDigest,
+      taskDir: join(taskFolder, 'task'),
+      heldOutDir: join(taskFolder, 'held-out'),
+      signer: { kind: 'keyed', keyId: k1.keyId },
+      keyId: k1.keyId,
+      signedAt: '2026-06-02T00:00:00Z',
+      trustRoot: { pinnedVersion: 1, version: 1 },
+    });
+    // Nothing but the two parts: no archive, no staging folder.
+    expect(await readdir(outputDir)).toEqual([published.taskId]);
+    expect((await readdir(taskFolder)).sort()).toEqual(['held-out', 'task']);
+    expect((await readdir(pulled.taskDir)).sort()).toEqual(['issue.md', 'provenance.json', 'repo', 'task.json']);
+    expect((await readdir(pulled.heldOutDir)).sort()).toEqual(['expected-results.json', 'files', 'golden.patch']);
+    const task = await loadTaskDirectory(pulled.taskDir);
+    expect(task.source).toMatchObject({ kind: 'repo', baseCommit: published.manifest.source.kind === 'github-issue' ? published.manifest.source.baseCommit : '' });
+    expect(JSON.parse(await readFile(join(pulled.taskDir, 'task.json'), 'utf8'))).toEqual(published.manifest);
+    // The server logged the reads the pull made, and nothing it refused.
+    const reads = log.filter((record) => record.kind === 'request-served').map((record) => record.path);
+    expect(reads).toEqual(expect.arrayContaining([`/v1/tasks/${published.taskId}`, `/v1/bundles/${published.digest}`, `/v1/bundles/${published.digest}/signature`]));
+
+    // Pulling again into the same folder is refused and changes nothing there.
+    const again = await pull(outputDir);
+    expect(again.code).toBe(1);
+    expect((JSON.parse(again.stdout) as { error: { code: string } }).error.code).toBe('destination-exists');
+    expect((await readdir(taskFolder)).sort()).toEqual(['held-out', 'task']);
+  });
+
+  it('follows a key rotation from the pinned version: what the retired key signed before retiring still verifies', async () => {
+    // Version 2 retires k1 and trusts k2; k1, which version 1 trusts, vouches for it.
+    const k2 = await createSigningKey(join(root, 'k2'));
+    const extended = addKey(v1, k2, ROTATED_AT);
+    const v2 = parseTrustRoot({ ...extended, keys: extended.keys.map((key) => (key.keyId === k1.keyId ? { ...key, retiredAt: ROTATED_AT } : key)) }, 'trust root version 2');
+    await publishVersion(v2, signingPaths(home).keyDir, new Date(ROTATED_AT));
+    await saveTrustRoot(signingPaths(home).trustRoot, v2);
+
+    const outputDir = join(root, 'pulled-after-rotation');
+    const result = await pull(outputDir);
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ digest: published.digest, keyId: k1.keyId, trustRoot: { pinnedVersion: 1, version: 2 } });
+    // For a person: both folders, the digest, the signer and the trust root version used.
+    const person = await pull(join(root, 'pulled-for-a-person'), { json: false });
+    expect(person.code, person.stderr).toBe(0);
+    const taskFolder = join(root, 'pulled-for-a-person', published.taskId);
+    expect(person.stdout.split('\n')).toEqual([
+      `pulled ${published.taskId} (scored) from ${server.url}: ${published.digest}`,
+      `  task (what the agent sees): ${join(taskFolder, 'task')}`,
+      `  held-out part (keep it from the agent): ${join(taskFolder, 'held-out')}, ${published.heldOutDigest}`,
+      `  signed by key ${k1.keyId} at 2026-06-02T00:00:00Z; trust root version 2, reached from the pinned version 1`,
+      '',
+    ]);
+    // The server's versions as served: 1 and 2.
+    expect(await (await fetch(`${server.url}/v1/trust-roots`)).json()).toMatchObject({ versions: [{ version: 1 }, { version: 2 }] });
+  });
+
+  it('refuses a statement signed by the key after its retirement: key-retired', async () => {
+    // Someone holding the retired key signs the same bundle again, after the rotation.
+    const predicate = { ...(await frozenStatement()), signedAt: AFTER_RETIREMENT };
+    const signer = await createSigner({ keyDir: signingPaths(home).keyDir });
+    const lateSignature = JSON.stringify(await signer.sign(createTaskBundleStatement(predicate)), null, 2);
+    await withSignature(lateSignature, async () => {
+      const message = await refusedWith('key-retired');
+      // The pinned version 1 does not retire k1: the refusal comes from version 2, reached by walking the chain.
+      expect(message).toContain(`retired at ${ROTATED_AT} (trust root version 2)`);
+    });
+  });
+
+  it('refuses a signature by a key the trust root does not list: unknown-signer', async () => {
+    await createSigningKey(join(root, 'stranger'));
+    const stranger = await createSigner({ keyDir: join(root, 'stranger') });
+    const strangerSignature = JSON.stringify(await stranger.sign(createTaskBundleStatement(await frozenStatement())), null, 2);
+    await withSignature(strangerSignature, async () => {
+      expect(await refusedWith('unknown-signer')).toContain('unknown-key');
+    });
+  });
+
+  it('refuses a bundle whose bytes changed while its advertised digest was updated to match: tampered-bundle', async () => {
+    // The attacker changes the archive, stores it under its new digest with the old signature, and points the task at it.
+    const bytes = await readFile(store.path(published.digest));
+    bytes[bytes.length - 4096] = (bytes[bytes.length - 4096] ?? 0) ^ 0x01;
+    const tamperedDigest = await store.put(bytes);
+    await store.putSignature(tamperedDigest, (await store.getSignature(published.digest)) ?? '');
+    await database.db.insert(bundles).values(bundleRow({ taskId: published.taskId, digest: tamperedDigest }));
+    await database.db.update(tasks).set({ bundleDigest: tamperedDigest }).where(eq(tasks.id, published.taskId));
+    try {
+      expect(await (await fetch(`${server.url}/v1/tasks/${published.taskId}`)).json()).toMatchObject({ bundleDigest: tamperedDigest });
+      expect(await refusedWith('tampered-bundle')).toContain('digest-mismatch');
+    } finally {
+      await database.db.update(tasks).set({ bundleDigest: published.digest }).where(eq(tasks.id, published.taskId));
+    }
+  });
+
+  it('refuses a signed statement changed after signing: tampered-bundle', async () => {
+    const envelope = JSON.parse((await store.getSignature(published.digest)) ?? '') as { dsseEnvelope: { payload: string } };
+    const statement = JSON.parse(Buffer.from(envelope.dsseEnvelope.payload, 'base64').toString('utf8')) as { predicate: { freeze: { failToPass: number } } };
+    statement.predicate.freeze.failToPass += 1;
+    envelope.dsseEnvelope.payload = Buffer.from(JSON.stringify(statement)).toString('base64');
+    await withSignature(JSON.stringify(envelope), async () => {
+      expect(await refusedWith('tampered-bundle')).toContain('signature-invalid');
+    });
+  });
+
+  it('refuses bytes that do not hash to the advertised digest: digest-mismatch', async () => {
+    const path = store.path(published.digest);
+    const original = await readFile(path);
+    const changed = Buffer.from(original);
+    changed[1000] = (changed[1000] ?? 0) ^ 0xff;
+    await chmod(path, 0o644);
+    await writeFile(path, changed);
+    try {
+      expect(await refusedWith('digest-mismatch')).toContain(`advertises task ${published.taskId} as ${published.digest}`);
+    } finally {
+      await writeFile(path, original);
+      await chmod(path, 0o444);
+    }
+  });
+
+  it('refuses a newer trust root version its predecessor did not sign: trust-root-unverified', async () => {
+    const rogue = await createSigningKey(join(root, 'rogue'));
+    const current = parseTrustRoot(JSON.parse(await readFile(join(signingPaths(home).trustRoots, 'v2.json'), 'utf8')), 'v2');
+    const v3 = addKey(current, rogue, '2026-11-01T00:00:00Z');
+    await publishVersion(v3, join(root, 'rogue'), new Date('2026-11-01T00:00:00Z'));
+    try {
+      expect(await refusedWith('trust-root-unverified')).toContain('trust root version 3 is not vouched for by version 2');
+    } finally {
+      await unpublishVersion(3);
+    }
+  });
+
+  it('refuses tasks it cannot have, servers that are not there and malformed requests, writing nothing', async () => {
+    expect(await refusedWith('not-found', { taskId: 'gh-nobody-nothing-1' })).toContain('no task gh-nobody-nothing-1');
+    expect(await refusedWith('not-found', { taskId: trackingTaskId })).toContain('is tracking');
+    const closed = await startServer({ port: 0, host: '127.0.0.1', api: { home, tasks: createTemporalTaskSource({ client: env.client }) }, log: () => undefined });
+    await closed.close();
+    expect(await refusedWith('unreachable', { from: closed.url })).toContain('did not answer');
+    expect(await refusedWith('invalid-setting', { from: 'ftp://registry.example.org' })).toContain('http or https');
+    expect(await refusedWith('invalid-setting', { taskId: '../etc' })).toContain('not a task id');
+    expect(await refusedWith('trust-root-missing', { trustRoot: join(root, 'no-such-root.json') })).toContain('--trust-root');
+
+    // An output folder that did not exist is not left behind by a refused pull.
+    const absent = join(root, 'never-made', 'nested');
+    const result = await pull(absent, { taskId: trackingTaskId });
+    expect(result.code).toBe(1);
+    await expect(stat(join(root, 'never-made'))).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+});
