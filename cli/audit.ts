@@ -1,7 +1,15 @@
 // `abp audit draw` re-derives a published draw offline from its record, the backlog snapshot it names and the opt-out
-// list in force (spec §4.1); `abp audit log` checks the transparency log. Neither trusts the operator or reaches GitHub.
-import { readFile } from 'node:fs/promises';
+// list in force (spec §4.1); `abp audit log` checks the transparency log, in a folder or as a registry's `abp serve`
+// serves it. Neither trusts the operator or reaches GitHub.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { z } from 'zod';
+import { createRegistryClient } from '../distribution/client.js';
+import { keepCheckpoints, keptCheckpointsFile, readKeptCheckpoints } from '../distribution/kept-checkpoints.js';
+import { logKeysOf } from '../distribution/log-proof.js';
+import { loadPinnedTrustRoot, walkTrustRoot } from '../distribution/pull.js';
+import { downloadLog } from '../distribution/remote-log.js';
 import { readSnapshot } from '../registry/backlog/snapshot.js';
 import { auditDraw } from '../registry/draw/audit.js';
 import { registryDigest } from '../schemas/registry-digest.js';
@@ -9,9 +17,9 @@ import { LOG_ORIGIN, signingPaths } from '../signing/home.js';
 import { loadTrustRoot } from '../signing/trust-root.js';
 import { resolveStackConfig } from '../stack/config.js';
 import { auditLog, verifyConsistencyOf, verifyInclusionOf } from '../transparency/audit.js';
-import { parseSignedCheckpoint } from '../transparency/formats.js';
+import { parseSignedCheckpoint, type CheckpointVerifyingKey, type SignedCheckpoint } from '../transparency/formats.js';
 import { openLog } from '../transparency/log.js';
-import { CommandFailed, createOutput } from './output.js';
+import { CommandFailed, createOutput, type Output } from './output.js';
 
 export interface AuditDrawOptions {
   snapshot: string;
@@ -60,6 +68,13 @@ export async function auditDrawCommand(recordPath: string, options: AuditDrawOpt
 
 export interface AuditLogOptions {
   log?: string;
+  /** A registry's `abp serve`: audit the log it serves, downloaded into a temporary folder deleted afterwards. */
+  from?: string;
+  /**
+   * With --from: the folder of kept checkpoints (`abp pull --checkpoints`). The ones kept of this registry are held
+   * against the log too, and after a clean audit the downloaded ones are kept with them for next time.
+   */
+  save?: string;
   trustRoot?: string;
   /** Files of signed checkpoints kept from earlier (one checkpoint or an array per file). */
   known?: string[];
@@ -84,17 +99,48 @@ function parseSizes(text: string): [number, number] {
 /**
  * `abp audit log`: every entry re-hashed, every checkpoint's signature and root checked, each checkpoint consistent with
  * the one before (and with any kept from earlier). `--entry` and `--consistency` also run the checks a consumer makes
- * from a single proof, with only checkpoints in hand.
+ * from a single proof, with only checkpoints in hand. With `--from` the log is a registry's, downloaded through its API
+ * and checked against the trust root walked forward from the pinned one, as `abp pull` walks it.
  */
 export async function auditLogCommand(options: AuditLogOptions): Promise<void> {
   const out = createOutput(options);
   const paths = signingPaths(resolveStackConfig().home);
-  const trustRoot = await loadTrustRoot(options.trustRoot ?? paths.trustRoot);
-  const dir = options.log ?? paths.log;
-  const keys = trustRoot.keys.map((key) => ({ publicKeyPem: key.publicKeyPem, keyId: key.keyId }));
+  const trustRootPath = options.trustRoot ?? paths.trustRoot;
   const knownCheckpoints = (await readKnownCheckpoints(options.known ?? [])).map((value, index) => parseSignedCheckpoint(value, `kept checkpoint ${index + 1}`));
+  if (options.from === undefined) {
+    if (options.save !== undefined) throw new CommandFailed('invalid-documents', '--save keeps the checkpoints of a log audited with --from <url>; for a local log, keep copies of its checkpoints/ files and pass them with --known');
+    const trustRoot = await loadTrustRoot(trustRootPath);
+    const dir = options.log ?? paths.log;
+    out.data(await auditFolder(dir, dir, logKeysOf(trustRoot), knownCheckpoints, options, out));
+    return;
+  }
+  if (options.log !== undefined) throw new CommandFailed('invalid-documents', `--log ${options.log} and --from ${options.from} name two logs: audit a folder with --log, or a registry's served log with --from`);
+
+  const client = createRegistryClient(options.from);
+  const trustRoot = await walkTrustRoot(await loadPinnedTrustRoot(trustRootPath), client);
+  const keptIn = options.save === undefined ? null : keptCheckpointsFile(resolve(options.save), options.from);
+  const kept = keptIn === null ? [] : await readKeptCheckpoints(keptIn);
+  const temporary = await mkdtemp(join(tmpdir(), 'abp-audit-log-'));
+  try {
+    const dir = join(temporary, 'log');
+    const downloaded = await downloadLog(client, dir);
+    const result = await auditFolder(dir, options.from, logKeysOf(trustRoot), [...knownCheckpoints, ...kept], options, out);
+    result.trustRootVersion = trustRoot.version;
+    if (keptIn !== null) {
+      const now = await keepCheckpoints(keptIn, downloaded.checkpoints);
+      out.line(`${downloaded.checkpoints.length} checkpoint(s) downloaded; ${now.length} kept in ${keptIn} for the next audit or pull`);
+      result.keptIn = keptIn;
+    }
+    out.data(result);
+  } finally {
+    await rm(temporary, { recursive: true, force: true });
+  }
+}
+
+/** The audit of the log folder `dir` (`label` names it to a person), with the --entry and --consistency proofs asked for. */
+async function auditFolder(dir: string, label: string, keys: CheckpointVerifyingKey[], knownCheckpoints: SignedCheckpoint[], options: AuditLogOptions, out: Output): Promise<Record<string, unknown>> {
   const summary = await auditLog(dir, keys, { knownCheckpoints });
-  out.line(`log ${summary.origin ?? '(no checkpoint yet)'} at ${dir}: ${summary.size} entries, root ${summary.rootHash}`);
+  out.line(`log ${summary.origin ?? '(no checkpoint yet)'} at ${label}: ${summary.size} entries, root ${summary.rootHash}`);
   out.line(`checkpoints at sizes ${summary.checkpointSizes.join(', ') || 'none'}: each signed by a trusted key, each matching the entries, each consistent with the last`);
   if (knownCheckpoints.length > 0) out.line(`${knownCheckpoints.length} kept checkpoint(s) consistent with the log`);
 
@@ -129,5 +175,5 @@ export async function auditLogCommand(options: AuditLogOptions): Promise<void> {
       result.consistency = { proof, older, newer };
     }
   }
-  out.data(result);
+  return result;
 }

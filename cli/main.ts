@@ -178,8 +178,10 @@ export function buildProgram(): Command {
   auditGroup
     .command('log')
     .description('check the transparency log: every entry re-hashed, every checkpoint signed by a trusted key and consistent (exit 1 with the first problem)')
-    .option('--log <dir>', "the log folder (default: the data directory's log/)")
-    .option('--trust-root <file>', "the pinned trust root (default: the data directory's trust-root.json)")
+    .addOption(new Option('--log <dir>', "the log folder (default: the data directory's log/)").conflicts('from'))
+    .option('--from <url>', "audit the log a registry's abp serve serves, downloaded into a temporary folder, e.g. https://registry.example.org")
+    .option('--save <dir>', 'with --from: hold the log against the checkpoints kept of this registry in <dir> (as `abp pull --checkpoints`), then keep the downloaded ones there')
+    .option('--trust-root <file>', "the pinned trust root; with --from, newer versions the registry offers are taken only when it vouches for them (default: the data directory's trust-root.json)")
     .option('--known <file...>', 'signed checkpoints kept from earlier (from `abp pull` or an earlier audit): the log must be consistent with them')
     .option('--entry <index>', 'also prove this entry included in the newest checkpoint, as a consumer holding only that checkpoint checks it', wholeNumber('--entry'))
     .option('--consistency <old:new>', 'also prove the stored checkpoint of size new extends the one of size old')
@@ -354,6 +356,7 @@ export function buildProgram(): Command {
     .requiredOption('--from <url>', "the registry's abp serve address, e.g. https://registry.example.org")
     .option('--trust-root <file>', "the pinned abp-trust-root/v1 document; newer versions are taken only when it vouches for them (default: the data directory's trust-root.json)")
     .option('-o, --output <dir>', 'where <task>/task and <task>/held-out are made (default: the current folder)')
+    .option('--checkpoints <dir>', "where the log checkpoints seen of each registry are kept; the log must extend the newest one kept (default: the data directory's kept-checkpoints/)")
     .addOption(jsonOption())
     .action(async (task: string, options: PullCommandOptions) => (await import('./pull.js')).pullCommand(task, options));
   program

@@ -6,7 +6,7 @@ import { Actors } from '../simulator/actors.js';
 import { startSimulator, type RunningSimulator } from '../simulator/server.js';
 import { WebhookDispatcher } from '../simulator/webhooks/dispatcher.js';
 import { createLiveCi } from '../simulator/world/live/ci.js';
-import { createLiveWorld } from '../simulator/world/live/world.js';
+import { createLiveWorld, LiveWorldError, utcDate, worldDateClock } from '../simulator/world/live/world.js';
 import { createScaleWorld } from '../simulator/world/scale.js';
 import { simFaultsFile, type SimFaultsFile } from '../schemas/sim-faults.js';
 import { resolveStackConfig } from '../stack/config.js';
@@ -23,11 +23,21 @@ export interface WorldOptions {
   reviewDelayMs: number;
   webhookUrl?: string;
   faults?: string;
+  /** Small world: the day its clock starts (YYYY-MM-DD, 00:00 UTC); default today, so its history is recent. */
+  worldDate?: string;
 }
 
-
-function worldSpec(options: WorldOptions): WorldSpec {
-  return options.world === 'scale' ? { world: 'scale', seed: options.seed, repos: options.repos, issues: options.issues } : { world: 'small', seed: options.seed };
+/** The world to serve; a small world without a date is dated today (UTC), checked here where the user sees the error. */
+export function worldSpec(options: WorldOptions): WorldSpec {
+  if (options.world === 'scale') return { world: 'scale', seed: options.seed, repos: options.repos, issues: options.issues };
+  const date = options.worldDate ?? utcDate();
+  try {
+    worldDateClock(date);
+  } catch (error) {
+    if (error instanceof LiveWorldError) throw new StackError('invalid-setting', `--world-date: ${error.message}`);
+    throw error;
+  }
+  return { world: 'small', seed: options.seed, date };
 }
 
 function serveSpec(options: WorldOptions): ServeSpec {
@@ -51,7 +61,7 @@ export function readFaultsFile(path: string): SimFaultsFile {
 }
 
 function describeWorld(world: WorldSpec): string {
-  return world.world === 'scale' ? `scale world seed ${world.seed} (${world.repos} repositories, ${world.issues} issues)` : `small live world seed ${world.seed}`;
+  return world.world === 'scale' ? `scale world seed ${world.seed} (${world.repos} repositories, ${world.issues} issues)` : `small live world seed ${world.seed} dated ${world.date}`;
 }
 
 function printStatus(out: Output, status: SimStatus): void {
@@ -108,10 +118,11 @@ async function serveScaleWorld(spec: Extract<WorldSpec, { world: 'scale' }>, tok
 
 /** The small live world: real repositories on disk, CI and maintainers at work, webhooks if asked for. */
 async function serveLiveWorld(spec: Extract<WorldSpec, { world: 'small' }>, token: string, options: WorldOptions, home: string, faults: SimFaultsFile | null): Promise<Served> {
-  // The world is rebuilt from its seed on every start: the same seed gives the same repositories.
+  // The world is rebuilt from its seed and date on every start: the same seed and day give the same repositories.
   const dir = join(home, 'sim', `small-${spec.seed}`);
   await rm(dir, { recursive: true, force: true });
-  const world = await createLiveWorld({ seed: spec.seed, dir: join(dir, 'world') });
+  // The solver's forks carry every known fix as fix/<issue>: what the reference solver of `abp start` opens upstream.
+  const world = await createLiveWorld({ seed: spec.seed, dir: join(dir, 'world'), generatedAt: worldDateClock(spec.date), solverFixBranches: true });
   const simulator = await startSimulator({ world, tokens: new Set([token]), port: options.port, gitRoot: world.gitRoot, canPush: world.canPush, ...(faults ? { faults } : {}) });
   await mkdir(join(dir, 'ci'), { recursive: true });
   const actors = new Actors({ world, ci: createLiveCi(world, { workDir: join(dir, 'ci') }), plan: { seed: spec.seed, reviewDelayMs: options.reviewDelayMs, closeUnmergedRate: 0 } });

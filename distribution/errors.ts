@@ -1,6 +1,6 @@
-// The one error type of distribution/: pulling a task from a registry's `abp serve`. Each code names one reason a pull
-// was refused, so a consumer's script can tell a tampered bundle from an unreachable server without reading prose;
-// every failure of a check leaves nothing behind (distribution/pull.ts).
+// The one error type of distribution/: pulling a task from a registry's `abp serve`, and reading its log remotely. Each
+// code names one reason a pull was refused, so a consumer's script can tell a tampered bundle from an unreachable server
+// without reading prose; every failure of a check leaves nothing behind (distribution/pull.ts).
 
 export type PullErrorCode =
   /** The task id or the --from URL is malformed (a usage error: exit 2). */
@@ -35,7 +35,13 @@ export type PullErrorCode =
   /** Any other refusal by signature verification (its code is in the message). */
   | 'signature-rejected'
   /** The verified archive could not be unpacked into a task folder. */
-  | 'invalid-bundle';
+  | 'invalid-bundle'
+  /** The registry's transparency log holds no entry for this exact signature, or no checkpoint covers it yet. */
+  | 'not-logged'
+  /** A checkpoint or proof of the log does not verify: a checkpoint not signed by a trusted key, or a bad proof. */
+  | 'log-proof-invalid'
+  /** The log is not an extension of the one the consumer saw before: it rewrote or dropped what it had signed. */
+  | 'log-inconsistent';
 
 export class PullError extends Error {
   override name = 'PullError';

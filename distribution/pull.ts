@@ -1,8 +1,9 @@
 // `abp pull`: fetch one frozen task from a registry's `abp serve` and unpack it only once every check holds. The
 // consumer trusts its pinned trust root and nothing the server says: newer trust root versions are taken only when the
 // version before vouches for them, the download must hash to the advertised digest, the signed statement must name
-// these bytes and this task, and its key must have been valid when it signed. All of it happens in one staging folder
-// beside the destination, renamed into place at the end; any failure removes everything the pull wrote.
+// these bytes and this task, its key must have been valid when it signed, and the registry's transparency log must hold
+// the signature and extend what the consumer saw of it before (distribution/log-proof.ts). All of it happens in one
+// staging folder beside the destination, renamed into place at the end; any failure removes everything the pull wrote.
 import { randomUUID } from 'node:crypto';
 import { mkdir, open, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
@@ -18,6 +19,8 @@ import { loadTrustRoot } from '../signing/trust-root.js';
 import { verifyStatementBundle, type VerifiedSigner, type VerifiedStatement } from '../signing/verify.js';
 import { createRegistryClient, type RegistryClient } from './client.js';
 import { PullError, type PullErrorCode } from './errors.js';
+import { keepCheckpoints, keptCheckpointsFile, readKeptCheckpoints } from './kept-checkpoints.js';
+import { proveBundleLogged } from './log-proof.js';
 
 export interface PullOptions {
   taskId: string;
@@ -27,6 +30,30 @@ export interface PullOptions {
   trustRootPath: string;
   /** The task lands in `<outputDir>/<task id>/`. */
   outputDir: string;
+  /**
+   * Where the consumer keeps the log checkpoints it has seen, one file per registry (distribution/kept-checkpoints.ts):
+   * the log must extend the newest one kept, and the new one is kept after. Without it, each pull trusts the log it
+   * meets on first sight (inclusion is still proved).
+   */
+  checkpointsDir?: string;
+}
+
+/** What the pull proved about the signature's place in the registry's transparency log. */
+export interface PulledLogProof {
+  /** The log's name, as its checkpoints sign it. */
+  origin: string;
+  /** The index of the signature's entry. */
+  index: number;
+  /** The size of the newest checkpoint, which the entry was proved included in. */
+  checkpointSize: number;
+  /** Its root hash (base64). */
+  rootHash: string;
+  /** The newest checkpoint kept from this registry before, proved a prefix of the new one; null when none was kept. */
+  keptSize: number | null;
+  /** For a retired signing key: the first checkpoint covering the entry, signed no later than the retirement. */
+  loggedBeforeRetirement: { size: number; timestamp: string } | null;
+  /** The file the new checkpoint is kept in; null without a checkpoints folder. */
+  keptIn: string | null;
 }
 
 export interface PulledTask {
@@ -46,6 +73,7 @@ export interface PulledTask {
   /** The signing time the signer's window was checked against. */
   signedAt: string;
   trustRoot: { pinnedVersion: number; version: number };
+  log: PulledLogProof;
 }
 
 /** The folder names inside `<outputDir>/<task id>/`. */
@@ -59,14 +87,11 @@ export async function pullTask(options: PullOptions, client: RegistryClient = cr
   const outputDir = resolve(options.outputDir);
   const destination = join(outputDir, taskId);
   await ensureAbsent(destination);
+  const keptIn = options.checkpointsDir === undefined ? null : keptCheckpointsFile(resolve(options.checkpointsDir), options.from);
+  const kept = keptIn === null ? [] : await readKeptCheckpoints(keptIn);
 
   const task = await client.task(taskId);
-  const trustRoot = await advanceTrustRoot(pinned, (version) => client.trustRootVersion(version)).catch((error: unknown) => {
-    if (error instanceof SigningError) {
-      throw new PullError('trust-root-unverified', `${options.from} offers a trust root newer than the pinned version ${pinned.version} that does not verify: ${error.message}`, { cause: error });
-    }
-    throw error;
-  });
+  const trustRoot = await walkTrustRoot(pinned, client);
 
   const created = await mkdir(outputDir, { recursive: true });
   const staging = join(outputDir, `.${taskId}.pull-${randomUUID()}`);
@@ -79,7 +104,10 @@ export async function pullTask(options: PullOptions, client: RegistryClient = cr
       throw new PullError('digest-mismatch', `${options.from} advertises task ${taskId} as ${task.bundleDigest}, but the ${downloaded.bytes} bytes it sent hash to ${digest}: the bundle was changed or damaged on the server`);
     }
 
-    const verified = await verifySignature(await client.bundleSignature(digest), trustRoot, taskId, downloaded.sha256);
+    const signature = await client.bundleSignature(digest);
+    const verified = await verifySignature(signature.value, trustRoot, taskId, downloaded.sha256);
+    const logged = await proveBundleLogged({ client, trustRoot, taskId, signatureSha256: signature.sha256, keyId: verified.keyId, kept });
+    const { checkpoint } = logged.checkpoint;
     const subjects = await readBundleSubjects(archive).catch((error: unknown) => rethrowBundle(error, taskId));
     const signedHeldOut = verified.statement.subject.find((subject) => subject.name === taskBundleSubjectNames(taskId).heldOut)?.digest.sha256;
     if (signedHeldOut !== subjects.heldOut) {
@@ -94,9 +122,20 @@ export async function pullTask(options: PullOptions, client: RegistryClient = cr
     // Beside task.json, so the grader's report links each task to the bundle and statement it was verified from.
     await writeTaskProvenance(
       join(staging, PULLED_TASK_DIR),
-      provenanceOf({ taskId, bundleDigest: digest, heldOutDigest: unpacked.heldOutDigest, verified, trustRootVersion: trustRoot.version, serveUrl: options.from }),
+      provenanceOf({
+        taskId,
+        bundleDigest: digest,
+        heldOutDigest: unpacked.heldOutDigest,
+        verified,
+        trustRootVersion: trustRoot.version,
+        serveUrl: options.from,
+        log: { origin: checkpoint.origin, index: logged.entry.index, checkpointSize: checkpoint.size, rootHash: checkpoint.rootHash },
+      }),
     );
     await rm(archive);
+    // Kept before the rename: a checkpoint that verified is what this consumer knows of the log, even if the rename
+    // then loses a race for the destination.
+    if (keptIn !== null) await keepCheckpoints(keptIn, [logged.checkpoint]);
     await publish(staging, destination);
     return {
       taskId,
@@ -110,6 +149,15 @@ export async function pullTask(options: PullOptions, client: RegistryClient = cr
       keyId: verified.keyId,
       signedAt: verified.signedAt,
       trustRoot: { pinnedVersion: pinned.version, version: trustRoot.version },
+      log: {
+        origin: checkpoint.origin,
+        index: logged.entry.index,
+        checkpointSize: checkpoint.size,
+        rootHash: checkpoint.rootHash,
+        keptSize: logged.keptSize,
+        loggedBeforeRetirement: logged.loggedBeforeRetirement,
+        keptIn,
+      },
     };
   } catch (error) {
     await rm(staging, { recursive: true, force: true });
@@ -118,7 +166,20 @@ export async function pullTask(options: PullOptions, client: RegistryClient = cr
   }
 }
 
-async function loadPinnedTrustRoot(path: string): Promise<TrustRoot> {
+/**
+ * The newest trust root version the registry offers that the pinned one reaches, each version vouched for by the one
+ * before (`trust-root-unverified` otherwise). The server's current trust root is never taken as it is.
+ */
+export async function walkTrustRoot(pinned: TrustRoot, client: RegistryClient): Promise<TrustRoot> {
+  return advanceTrustRoot(pinned, (version) => client.trustRootVersion(version)).catch((error: unknown) => {
+    if (error instanceof SigningError) {
+      throw new PullError('trust-root-unverified', `${client.baseUrl} offers a trust root newer than the pinned version ${pinned.version} that does not verify: ${error.message}`, { cause: error });
+    }
+    throw error;
+  });
+}
+
+export async function loadPinnedTrustRoot(path: string): Promise<TrustRoot> {
   try {
     return await loadTrustRoot(path);
   } catch (error) {

@@ -246,6 +246,14 @@ export function apiRoutes(options: ApiOptions): Route[] {
       const from = start ?? 0;
       return json({ size: entries.length, start: from, entries: entries.slice(from, from + (limit ?? MAX_LIMIT)) });
     }),
+    // A consumer holding a signed statement finds its entry by the statement's digest, without reading the whole log.
+    get('/log/lookup', async (request) => {
+      const digest = request.url.searchParams.get('digest');
+      if (digest === null) return problem(400, 'give the digest with ?digest=sha256:<64 hex>: the sha256 of a signed statement bundle as served');
+      if (!DIGEST.test(digest)) return problem(400, `?digest=${digest.slice(0, 80)} is not a digest: expected "sha256:" followed by 64 lowercase hex digits`);
+      const { entries } = await readLogSnapshot(files.logDir);
+      return json({ digest, entries: entries.filter((entry) => entry.digest === digest) });
+    }),
     get('/log/entries/:index', async ({ params }) => {
       const index = params.index ?? '';
       if (!WHOLE.test(index)) return problem(400, `${JSON.stringify(index.slice(0, 40))} is not an entry index: a whole number from 0`);

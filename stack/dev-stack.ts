@@ -2,7 +2,10 @@
 // directory, Web UI) and the abp worker, as background processes with pid and log files.
 // With TEMPORAL_ADDRESS set, the cluster is someone else's: only the worker is started.
 // Either way it ensures the quarterly registry rotation Schedule and the pull request poller exist.
-import { mkdirSync } from 'node:fs';
+// The worker reaches GitHub (or the simulator) through GITHUB_API_URL / GITHUB_TOKEN in its environment; the endpoint it
+// was started with is recorded beside its pid, so a caller that needs another one (`abp start`) can have it restarted.
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
@@ -44,9 +47,24 @@ interface Layout {
   marker: string;
 }
 
-export function layoutOf(config: StackConfig): Record<ComponentName, Layout> & { temporalDb: string; lockFile: string } {
+/** The GitHub endpoint the worker reads: GITHUB_API_URL, GITHUB_TOKEN and ABP_GITHUB_PACING in its environment. */
+export interface WorkerGithub {
+  apiUrl: string;
+  token: string;
+  /** `off` lifts the client's pacing of GraphQL calls: for the local simulator only (github/client.ts). */
+  pacing: 'on' | 'off';
+}
+
+/** What is recorded of a running worker's endpoint: never the token itself, only its digest. */
+interface WorkerEndpoint {
+  pid: number;
+  github: { apiUrl: string; tokenSha256: string; pacing: 'on' | 'off' } | null;
+}
+
+export function layoutOf(config: StackConfig): Record<ComponentName, Layout> & { temporalDb: string; lockFile: string; workerEndpoint: string } {
   return {
     lockFile: join(config.home, 'run', 'stack.lock'),
+    workerEndpoint: join(config.home, 'run', 'worker.json'),
     temporal: {
       pidFile: join(config.home, 'run', 'temporal.pid'),
       logFile: join(config.home, 'logs', 'temporal.log'),
@@ -86,6 +104,44 @@ export interface UpOptions {
   /** Called with one line per step, for a person watching. */
   onStep?: (line: string) => void;
   readyTimeoutMs?: number;
+  /**
+   * The GitHub endpoint the worker must use. A running worker started with another endpoint, or none, is restarted
+   * (and the step says so). Left out, a new worker inherits this process's environment and a running one is kept.
+   */
+  github?: WorkerGithub;
+}
+
+function endpointOf(github: WorkerGithub | null): WorkerEndpoint['github'] {
+  return github === null ? null : { apiUrl: github.apiUrl, tokenSha256: createHash('sha256').update(github.token).digest('hex'), pacing: github.pacing };
+}
+
+/** The endpoint a worker started from this environment reads (github/client.ts): none without a token. */
+function githubOfEnv(env: NodeJS.ProcessEnv): WorkerGithub | null {
+  if (!env.GITHUB_TOKEN) return null;
+  return { apiUrl: env.GITHUB_API_URL ?? 'https://api.github.com', token: env.GITHUB_TOKEN, pacing: env.ABP_GITHUB_PACING?.trim().toLowerCase() === 'off' ? 'off' : 'on' };
+}
+
+function describeEndpoint(endpoint: WorkerEndpoint['github'] | undefined): string {
+  if (endpoint === undefined) return 'an endpoint it did not record';
+  if (endpoint === null) return 'no GitHub endpoint';
+  return `GITHUB_API_URL=${endpoint.apiUrl} (token sha256 ${endpoint.tokenSha256.slice(0, 12)}…${endpoint.pacing === 'off' ? ', pacing off' : ''})`;
+}
+
+/** The endpoint recorded for the worker process `pid`, or undefined when none was recorded for that process. */
+function recordedEndpoint(file: string, pid: number | null): WorkerEndpoint['github'] | undefined {
+  if (pid === null || !existsSync(file)) return undefined;
+  try {
+    const recorded = JSON.parse(readFileSync(file, 'utf8')) as WorkerEndpoint;
+    return recorded.pid === pid ? recorded.github : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function recordEndpoint(file: string, endpoint: WorkerEndpoint): void {
+  const partial = `${file}.${process.pid}.partial`;
+  writeFileSync(partial, `${JSON.stringify(endpoint, null, 2)}\n`);
+  renameSync(partial, file);
 }
 
 export function stackUp(config: StackConfig, options: UpOptions = {}): Promise<StackStatus> {
@@ -110,19 +166,36 @@ async function startStack(config: StackConfig, options: UpOptions): Promise<Stac
       step(`temporal: using the cluster at TEMPORAL_ADDRESS=${config.temporal.address}; no server started`);
     }
     await waitForTemporal(config, layout, timeoutMs);
-    if (before.components[1]?.state === 'running') {
-      step(`worker already running (pid ${before.components[1].pid})`);
+    const github = options.github === undefined ? githubOfEnv(process.env) : options.github;
+    const wanted = endpointOf(github);
+    let workerRunning = before.components[1]?.state === 'running';
+    if (workerRunning && options.github !== undefined) {
+      const running = recordedEndpoint(layout.workerEndpoint, before.components[1]?.pid ?? null);
+      if (JSON.stringify(running) !== JSON.stringify(wanted)) {
+        // Tasks are durable workflows: a worker stopped between activities loses nothing, the new one carries on.
+        await stopDetached(layout.worker.pidFile, layout.worker.marker);
+        step(`worker restarted: it ran with ${describeEndpoint(running)}, the stack needs ${describeEndpoint(wanted)}`);
+        workerRunning = false;
+      }
+    }
+    if (workerRunning) {
+      step(`worker already running (pid ${before.components[1]?.pid}) with ${describeEndpoint(recordedEndpoint(layout.workerEndpoint, before.components[1]?.pid ?? null))}`);
     } else {
+      const endpointEnv = github === null ? {} : { GITHUB_API_URL: github.apiUrl, GITHUB_TOKEN: github.token, ABP_GITHUB_PACING: github.pacing };
+      const env: NodeJS.ProcessEnv = { ...process.env, ...endpointEnv, ABP_HOME: config.home, TEMPORAL_ADDRESS: config.temporal.address, TEMPORAL_NAMESPACE: config.temporal.namespace };
+      // No endpoint wanted: none inherited either, so the worker does not reach a GitHub the caller did not choose.
+      if (github === null) for (const name of ['GITHUB_API_URL', 'GITHUB_TOKEN', 'ABP_GITHUB_PACING']) delete env[name];
       const pid = await startDetached({
         command: process.execPath,
         args: [join(repositoryRoot, 'bin', 'abp.js'), 'worker'],
         pidFile: layout.worker.pidFile,
         logFile: layout.worker.logFile,
         cwd: repositoryRoot,
-        env: { ...process.env, ABP_HOME: config.home, TEMPORAL_ADDRESS: config.temporal.address, TEMPORAL_NAMESPACE: config.temporal.namespace },
+        env,
       });
+      recordEndpoint(layout.workerEndpoint, { pid, github: wanted });
       started.push('worker');
-      step(`worker starting (pid ${pid}), log ${layout.worker.logFile}`);
+      step(`worker starting (pid ${pid}) with ${describeEndpoint(wanted)}, log ${layout.worker.logFile}`);
       await waitForWorker(config, layout, timeoutMs);
     }
     const [schedule, poller] = await withTemporalClient(config, (client) => Promise.all([ensureRotationSchedule(client), ensurePullPoller(client)]));
@@ -232,6 +305,7 @@ export function stackDown(config: StackConfig): Promise<Array<{ name: ComponentN
     for (const name of ['worker', 'temporal'] as const) {
       results.push({ name, result: await stopDetached(layout[name].pidFile, layout[name].marker) });
     }
+    rmSync(layout.workerEndpoint, { force: true });
     return results;
   });
 }

@@ -8,8 +8,11 @@ import { repositoryRoot, type StackConfig } from './config.js';
 import { StackError } from './errors.js';
 import { isOurProcess, readPid, startDetached, stopDetached, tailOf, withLock } from './processes.js';
 
-/** A scale world (many repositories, read-only) or the small live world (real git, actors). */
-export type WorldSpec = { world: 'scale'; seed: number; repos: number; issues: number } | { world: 'small'; seed: number };
+/**
+ * A scale world (many repositories, read-only) or the small live world (real git, actors), dated: its clock starts at
+ * 00:00 UTC on `date` (YYYY-MM-DD), so the same seed and day give the same repositories and commits.
+ */
+export type WorldSpec = { world: 'scale'; seed: number; repos: number; issues: number } | { world: 'small'; seed: number; date: string };
 
 /** Options of the serving process beyond the world; secrets travel in the environment, never here. */
 export interface ServeSpec {
@@ -77,7 +80,7 @@ export function withdrawSimState(config: StackConfig): void {
 export function worldArgs(world: WorldSpec): string[] {
   return world.world === 'scale'
     ? ['--world', 'scale', '--seed', String(world.seed), '--repos', String(world.repos), '--issues', String(world.issues)]
-    : ['--world', 'small', '--seed', String(world.seed)];
+    : ['--world', 'small', '--seed', String(world.seed), '--world-date', world.date];
 }
 
 export function simUp(config: StackConfig, world: WorldSpec, serve: ServeSpec, options: { readyTimeoutMs?: number } = {}): Promise<SimStatus> {

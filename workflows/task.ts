@@ -5,8 +5,10 @@
 // plus withdrawn: the issue closed by others, the repository opted out or archived, a merge that does not count, too
 // many failed fixes, or no fix in time. Signals queue in an inbox and are handled one at a time; each transition is
 // written to the task's event log (with its cause) before the workflow's own state moves. Signals only say "look
-// again": the pull request is re-read from GitHub before anything is decided.
-import { condition, continueAsNew, defineQuery, defineSignal, executeChild, log, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+// again": the pull request is re-read from GitHub before anything is decided. Aging is a durable timer to
+// mergedAt + 180 days; the move to practice is signed and logged first, and its event names the signature.
+import { condition, continueAsNew, defineQuery, defineSignal, executeChild, log, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
+import type { createAgingActivities } from '../activities/aging.js';
 import type { createTaskActivities } from '../activities/tasks.js';
 import type { createTrackingActivities } from '../activities/tracking.js';
 import { DEFAULT_TASK_POLICY, TASK_SIGNAL_NAMES } from '../schemas/task-names.js';
@@ -27,6 +29,9 @@ import { freezeMergedTask } from './freeze.js';
 const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' };
 const { recordTaskDrawn, recordTaskTransition } = proxyActivities<ReturnType<typeof createTaskActivities>>({ startToCloseTimeout: '10 seconds', retry });
 const { inspectPull } = proxyActivities<ReturnType<typeof createTrackingActivities>>({ startToCloseTimeout: '30 seconds', retry });
+// Sign, fsync, append to the log and checkpoint: seconds at most. Retried without end: a worker without the signing key
+// does not register it, and the task waits for one that does.
+const { signAgingTransition } = proxyActivities<ReturnType<typeof createAgingActivities>>({ startToCloseTimeout: '1 minute', retry });
 
 export const taskSignals = {
   /** A fix was opened upstream for the task's issue: by the bundled solver, another engine or a person. */
@@ -83,11 +88,17 @@ export async function taskLifecycle(input: TaskWorkflowInput): Promise<TaskStatu
   setHandler(taskSignals.withdraw, (withdrawal) => void inbox.push({ kind: 'withdraw', withdrawal }));
 
   // A task that exists already (a workflow restarted by hand) continues from the state the database holds.
-  if (input.carried === undefined) status.state = (await recordTaskDrawn({ taskId: input.taskId, drawId: input.drawId, repo: input.repo, issue: input.issue })).state;
+  if (input.carried === undefined) {
+    const stored = await recordTaskDrawn({ taskId: input.taskId, drawId: input.drawId, repo: input.repo, issue: input.issue });
+    status.state = stored.state;
+    // A scored task keeps its window: the timer runs to the stored scoredUntil, not from this restart.
+    carried.scoredUntil = stored.scoredUntil;
+  }
 
   const move = async (to: TaskState, cause: string, detail: Record<string, string>, set?: TaskTransition['set']): Promise<void> => {
+    const at = new Date().toISOString();
     await recordTaskTransition({ taskId: input.taskId, from: status.state, to, cause, detail, ...(set === undefined ? {} : { set }) });
-    status.recent = [...status.recent, { at: new Date().toISOString(), from: status.state, to, cause }].slice(-RECENT);
+    status.recent = [...status.recent, { at, from: status.state, to, cause }].slice(-RECENT);
     status.state = to;
     if (set?.prUrl !== undefined) status.prUrl = set.prUrl;
   };
@@ -165,10 +176,16 @@ export async function taskLifecycle(input: TaskWorkflowInput): Promise<TaskStatu
 
   while (!terminal(status.state)) {
     if (status.state === 'scored') {
-      // Aging (spec §4.4): the durable timer runs out at mergedAt + 180 days.
-      const until = Date.parse(carried.scoredUntil ?? new Date().toISOString());
-      await condition(() => false, Math.max(0, until - Date.now()));
-      await move('practice', 'aged-out', { scoredUntil: carried.scoredUntil ?? '' });
+      // Aging (spec §4.4): scoredUntil is mergedAt + scoredDays, counted from the merge, not from the end of the freeze.
+      // A timer never fires early (it starts when this workflow task completes, a little after the now it was computed
+      // from); the loop keeps "never before scoredUntil" true even for a clock that disagrees.
+      const scoredUntil = carried.scoredUntil ?? new Date().toISOString();
+      const until = Date.parse(scoredUntil);
+      while (Date.now() < until) await sleep(until - Date.now());
+      const agedAt = new Date().toISOString();
+      // Signed and logged before the move, so the event names the signature that vouches for it.
+      const signed = await signAgingTransition({ taskId: input.taskId });
+      await move('practice', 'aged-out', { scoredUntil, agedAt, statement: signed.digest, ...(signed.logIndex === null ? {} : { logIndex: String(signed.logIndex) }) });
       break;
     }
     const waiting = status.state === 'drawn' || status.state === 'solving';

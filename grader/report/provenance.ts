@@ -1,7 +1,8 @@
 // Owns provenance.json: what a task folder says about the signed bundle it was unpacked from. `abp pull` writes it
 // (provenanceOf, writeTaskProvenance) into the folder holding task.json once the bundle's digest and signed statement
 // verified against the consumer's pinned trust root; the report reads it to link each task to that bundle and statement. Grading never reads it: the task
-// digest covers what is graded. No clock in it, so pulling the same bundle twice writes the same bytes.
+// digest covers what is graded. No clock in it, so pulling the same bundle twice from the same log writes the same bytes
+// (the log fields name the checkpoint the pull proved against, which moves on as the registry logs more).
 import { randomUUID } from 'node:crypto';
 import { open, readFile, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -9,7 +10,8 @@ import { z } from 'zod';
 import type { VerifiedStatement } from '../../signing/verify.js';
 import { locateIssues, plainWordsParseOptions } from '../../schemas/issues.js';
 import { formatJsonPath } from '../../schemas/json-text.js';
-import { describeValue, documentId, nonBlankText, positiveInt, sha256Digest, utcTimestamp } from '../../schemas/primitives.js';
+import { isOrigin } from '../../transparency/formats.js';
+import { describeValue, documentId, nonBlankText, nonNegativeInt, positiveInt, sha256Digest, utcTimestamp } from '../../schemas/primitives.js';
 import { ReportError } from './errors.js';
 
 export const PROVENANCE_FILE = 'provenance.json';
@@ -34,6 +36,15 @@ export const taskProvenanceSchema = z
     ]),
     signedAt: utcTimestamp.describe('The signing time verification checked the signer\'s window against.'),
     trustRootVersion: positiveInt.describe('The version of the pinned trust root the statement verified against.'),
+    log: z
+      .strictObject({
+        origin: z.string().refine(isOrigin, { error: (issue) => `must be a log origin, "abp-log/<name>", got ${describeValue(issue.input)}` }),
+        index: nonNegativeInt.describe("The index of the signature's entry in the registry's transparency log."),
+        checkpointSize: positiveInt.describe('The size of the signed checkpoint the entry was proved included in.'),
+        rootHash: z.base64().length(44, { error: 'must be a base64 SHA-256 hash' }).describe("That checkpoint's root hash (base64)."),
+      })
+      .optional()
+      .describe("Where the bundle's signature is in the registry's transparency log, as `abp pull` proved it; absent in provenance written before pulls checked the log."),
   })
   .describe('Where a task folder came from: the signed bundle it was unpacked from, as `abp pull` verified it.');
 
@@ -48,6 +59,8 @@ export interface VerifiedBundle {
   trustRootVersion: number;
   /** The base of the `abp serve` it was pulled from (`--from`); null for a bundle taken from a local store. */
   serveUrl: string | null;
+  /** Where the signature was proved logged; absent when the log was not checked. */
+  log?: NonNullable<TaskProvenance['log']>;
 }
 
 /** The provenance of a bundle that verified: what `abp pull` writes beside task.json after unpacking it. */
@@ -64,7 +77,8 @@ export function provenanceOf(bundle: VerifiedBundle): TaskProvenance {
     signedAt: bundle.verified.signedAt,
     trustRootVersion: bundle.trustRootVersion,
   } satisfies TaskProvenance;
-  const provenance = base === null ? draft : { ...draft, ...urlsOf(draft, base) };
+  const linked = base === null ? draft : { ...draft, ...urlsOf(draft, base) };
+  const provenance = bundle.log === undefined ? linked : { ...linked, log: bundle.log };
   const parsed = taskProvenanceSchema.safeParse(provenance, plainWordsParseOptions);
   if (!parsed.success) throw new ReportError('invalid-provenance', `the provenance of task ${describeValue(bundle.taskId)} is invalid: ${issuesText(parsed.error.issues)}`);
   return parsed.data;

@@ -102,8 +102,8 @@ async function removeAbandonedWorkRoots(runId: string): Promise<void> {
 async function hiddenFromEngines(inputs: RunInputs, output: string): Promise<string[]> {
   const paths = new Set([inputs.paths.tasks, output]);
   for (const task of inputs.tasks) {
-    for (const part of ['repo', 'held-out']) {
-      const real = await realpath(join(task.dir, part)).catch(() => null);
+    for (const part of [join(task.visibleDir, 'repo'), join(task.dir, 'held-out')]) {
+      const real = await realpath(part).catch(() => null);
       if (real !== null) paths.add(real);
     }
   }
@@ -157,7 +157,7 @@ export async function runMatrix(options: RunOptions): Promise<RunOutcome> {
   const hostEnv = options.hostEnv ?? process.env;
   const inputs = await loadRunInputs({ config: options.config, adapters: options.adapters, tasks: options.tasks });
   // Read before the first trial: a damaged provenance file stops the run at its start, not at the report.
-  const provenance = await readTasksProvenance(inputs.tasks.map((task) => ({ id: task.manifest.id, dir: task.dir })));
+  const provenance = await readTasksProvenance(inputs.tasks.map((task) => ({ id: task.manifest.id, dir: task.visibleDir })));
   if (options.strictComparison && inputs.comparisonWarnings.length > 0) {
     throw new RunError('strict-comparison', `--strict-comparison: comparison metadata is incomplete or differs:\n  ${inputs.comparisonWarnings.join('\n  ')}`);
   }

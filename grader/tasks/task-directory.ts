@@ -6,6 +6,9 @@
 //   held-out/files/**             files copied over the verification checkout (the tests the verified fix added)
 //   held-out/assertions.json      deterministic assertions, abp-assertions/v1 (optional)
 //   held-out/golden.patch         the verified fix (optional; only the bundled reference engine reads it)
+// or as `abp pull` unpacks a bundle, the agent-visible part apart from the held-out part:
+//   task/task.json, task/repo/, task/provenance.json    what the agent may see, with where it was pulled from
+//   held-out/…                                          as above
 import { createHash } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
@@ -20,6 +23,8 @@ import { assertionsSchema, type FixtureAssertion } from './assertions.js';
 
 export interface TaskDirectory {
   dir: string;
+  /** The folder holding task.json and the repository: `dir`, or `dir/task` for a pulled task. */
+  visibleDir: string;
   manifest: AbpTask;
   /** sha256 over the manifest, the base commit and every held-out and fixture file: what a trial was graded against. */
   digest: string;
@@ -84,8 +89,13 @@ function checkCommands(manifestPath: string, manifest: AbpTask): void {
   }
 }
 
+/** The folder `abp pull` unpacks the agent-visible part into, beside held-out/. */
+export const PULLED_VISIBLE_DIR = 'task';
+
 export async function loadTaskDirectory(dir: string): Promise<TaskDirectory> {
-  const manifestPath = join(dir, 'task.json');
+  const pulled = !(await exists(join(dir, 'task.json'))) && (await exists(join(dir, PULLED_VISIBLE_DIR, 'task.json')));
+  const visibleDir = pulled ? join(dir, PULLED_VISIBLE_DIR) : dir;
+  const manifestPath = join(visibleDir, 'task.json');
   const parsed = taskSchema.safeParse(await readJsonFile(manifestPath));
   if (!parsed.success) throw new GraderConfigError('invalid-task', `${manifestPath} is not a valid abp-task/v1 manifest:\n${formatIssues(parsed.error.issues)}`);
   const manifest = parsed.data;
@@ -94,13 +104,13 @@ export async function loadTaskDirectory(dir: string): Promise<TaskDirectory> {
   let source: TaskDirectory['source'];
   let fixtureFiles: Array<[string, string]> = [];
   if (manifest.source.kind === 'fixture') {
-    const fixtureDir = join(dir, manifest.source.fixture);
-    if (!(await exists(fixtureDir))) throw new GraderConfigError('invalid-task', `${manifestPath}: source.fixture names "${manifest.source.fixture}", which does not exist in ${dir}`);
+    const fixtureDir = join(visibleDir, manifest.source.fixture);
+    if (!(await exists(fixtureDir))) throw new GraderConfigError('invalid-task', `${manifestPath}: source.fixture names "${manifest.source.fixture}", which does not exist in ${visibleDir}`);
     source = { kind: 'fixture', dir: fixtureDir };
     fixtureFiles = await digestFiles(fixtureDir, await listFiles(fixtureDir));
   } else {
-    const gitDir = join(dir, 'repo');
-    if (!(await exists(gitDir))) throw new GraderConfigError('invalid-task', `${dir}: a github-issue task needs its repository in repo/ (a git repository holding ${manifest.source.baseCommit})`);
+    const gitDir = join(visibleDir, 'repo');
+    if (!(await exists(gitDir))) throw new GraderConfigError('invalid-task', `${visibleDir}: a github-issue task needs its repository in repo/ (a git repository holding ${manifest.source.baseCommit})`);
     source = { kind: 'repo', gitDir, baseCommit: manifest.source.baseCommit };
   }
 
@@ -132,5 +142,5 @@ export async function loadTaskDirectory(dir: string): Promise<TaskDirectory> {
     )
     .digest('hex');
 
-  return { dir, manifest, digest: `sha256:${digest}`, source, heldOutFilesDir: hasHeldOutFiles ? heldOutFilesDir : null, heldOutPaths, assertions, goldenPatch };
+  return { dir, visibleDir, manifest, digest: `sha256:${digest}`, source, heldOutFilesDir: hasHeldOutFiles ? heldOutFilesDir : null, heldOutPaths, assertions, goldenPatch };
 }

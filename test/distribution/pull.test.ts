@@ -1,11 +1,13 @@
 // `abp pull` against `abp serve`, both real: a task frozen from the simulator's live textkit repository (freezeTask with
 // the bundle store and the operator's signer), its record in PGlite read by a real worker through Temporal's
 // describeTasks, the read-only API on a real socket, and the `abp pull` command as a child process. It pulls the task
-// (also after a key rotation), and fails closed, each with its own code and nothing left in the output folder, for a
-// tampered bundle, a statement signed by a key after its retirement, a digest mismatch, an unknown signer and an
-// unvouched trust root version.
+// (also after a key rotation), proving its signature logged in the registry's transparency log, and fails closed, each
+// with its own code and nothing left in the output folder, for a tampered bundle, a statement signed by a key after its
+// retirement, a digest mismatch, an unknown signer, an unvouched trust root version, a signature the log does not hold,
+// a retired key's signature logged after the retirement, a log rewritten since the consumer kept a checkpoint, and a
+// forged checkpoint.
 import { randomUUID } from 'node:crypto';
-import { chmod, copyFile, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, cp, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,21 +17,27 @@ import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTaskActivities } from '../../activities/tasks.js';
 import { backlogIssues, backlogSnapshots, bundles, drawPicks, draws, registryVersions, tasks } from '../../db/schema/index.js';
+import { keptCheckpointsFile } from '../../distribution/kept-checkpoints.js';
 import type { PulledTask } from '../../distribution/pull.js';
 import { BundleStore } from '../../freeze/bundle/store.js';
 import { freezeTask, type PublishedTask, type TaskFreezeInput } from '../../freeze/index.js';
 import { loadTaskDirectory } from '../../grader/tasks/task-directory.js';
+import { readTaskProvenance } from '../../grader/report/index.js';
 import type { TrustRoot } from '../../schemas/abp-trust-root.js';
+import { canonicalJson } from '../../schemas/canonical-json.js';
 import type { ServeLogRecord } from '../../serve/log.js';
 import { startServer, type RunningServer } from '../../serve/server.js';
 import { createTemporalTaskSource } from '../../serve/tasks.js';
-import { signingPaths } from '../../signing/home.js';
+import { signatureDigest } from '../../signing/attestor.js';
+import { LOG_ORIGIN, signingPaths } from '../../signing/home.js';
 import { createSigningKey, type SigningKey } from '../../signing/keys.js';
 import { loadOperatorAttestor } from '../../signing/operator.js';
 import { createSigner } from '../../signing/signer.js';
 import { createTaskBundleStatement, statementSchema, type TaskBundlePredicate } from '../../signing/statement.js';
 import { trustRootStatement } from '../../signing/trust-root-chain.js';
 import { addKey, createTrustRoot, parseTrustRoot, saveTrustRoot } from '../../signing/trust-root.js';
+import { signCheckpoint, type SignedCheckpoint } from '../../transparency/formats.js';
+import { openLog } from '../../transparency/log.js';
 import { taskQueues } from '../../workflows/shared.js';
 import { backlogIssueRow, backlogSnapshotRow, bundleRow, commitOf, drawPickRow, drawRow, registryVersionRow, taskRow, useTestDatabase } from '../support/database.js';
 import { runAbp, type CliResult } from '../support/cli.js';
@@ -41,6 +49,8 @@ const K1_FROM = '2026-01-01T00:00:00Z';
 const FROZEN_AT = new Date('2026-06-02T00:00:00Z');
 const ROTATED_AT = '2026-09-01T00:00:00Z';
 const AFTER_RETIREMENT = '2026-10-01T00:00:00Z';
+// Before the retirement: what someone holding the retired key would write to pass the signature's own time check.
+const BACKDATED = '2026-08-01T00:00:00Z';
 
 let env: TestWorkflowEnvironment;
 let worker: Worker | undefined;
@@ -53,6 +63,7 @@ let server: RunningServer;
 let store: BundleStore;
 let published: PublishedTask;
 let k1: SigningKey;
+let k2: SigningKey;
 let v1: TrustRoot;
 let pinnedV1: string;
 const log: ServeLogRecord[] = [];
@@ -98,6 +109,9 @@ describe('abp pull against abp serve', () => {
     const outcome = await freezeTask(input, { store, signer: attestor.signer, log: attestor, workDir: join(root, 'freeze-work'), now: () => FROZEN_AT });
     if (outcome.status !== 'frozen') throw new Error(`the freeze rejected textkit#3: ${JSON.stringify(outcome)}`);
     published = outcome;
+    // The log signs checkpoints with the machine's clock, the scenario runs on fixed times: the checkpoint covering the
+    // bundle is signed again as it was made, at the freeze, before the rotation retires k1.
+    await signCheckpointAt(1, k1, FROZEN_AT.toISOString());
 
     // The task's record, scored with that bundle, and one still being tracked, in the worker's database.
     const db = database.db;
@@ -147,15 +161,44 @@ describe('abp pull against abp serve', () => {
     await writeFile(join(dir, `v${document.version}.sigstore.json`), `${JSON.stringify(await signer.sign(trustRootStatement(document, signedAt)), null, 2)}\n`);
   }
 
+  /** Writes the operator's checkpoint of the first `size` entries, signed by `key` with the time `timestamp`. */
+  async function signCheckpointAt(size: number, key: SigningKey, timestamp: string): Promise<SignedCheckpoint> {
+    const log = await openLog(signingPaths(home).log, LOG_ORIGIN);
+    const signed = signCheckpoint({ origin: LOG_ORIGIN, size, rootHash: log.rootHash(size), timestamp }, key);
+    await writeFile(join(signingPaths(home).log, 'checkpoints', `${size}.json`), `${canonicalJson(signed)}\n`);
+    return signed;
+  }
+
+  /** Runs `during` with the registry's log folder replaced by `replacement`, then puts the original back. */
+  async function withLog(replacement: string, during: () => Promise<void>): Promise<void> {
+    const dir = signingPaths(home).log;
+    const original = join(root, `log-original-${randomUUID()}`);
+    await rename(dir, original);
+    await cp(replacement, dir, { recursive: true });
+    try {
+      await during();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+      await rename(original, dir);
+    }
+  }
+
   async function unpublishVersion(version: number): Promise<void> {
     const dir = signingPaths(home).trustRoots;
     await rm(join(dir, `v${version}.json`), { force: true });
     await rm(join(dir, `v${version}.sigstore.json`), { force: true });
   }
 
-  async function pull(outputDir: string, options: { taskId?: string; trustRoot?: string; from?: string; json?: false } = {}): Promise<CliResult> {
+  async function pull(outputDir: string, options: { taskId?: string; trustRoot?: string; from?: string; json?: false; checkpoints?: string } = {}): Promise<CliResult> {
     const args = ['pull', options.taskId ?? published.taskId, '--from', options.from ?? server.url, '--trust-root', options.trustRoot ?? pinnedV1, '-o', outputDir];
+    if (options.checkpoints !== undefined) args.push('--checkpoints', options.checkpoints);
     return runAbp(options.json === false ? args : [...args, '--json'], { ABP_HOME: consumerHome });
+  }
+
+  /** The checkpoints a consumer keeps of this server in `dir`; null when it keeps none. */
+  async function keptIn(dir: string): Promise<SignedCheckpoint[] | null> {
+    const text = await readFile(keptCheckpointsFile(dir, server.url), 'utf8').catch(() => null);
+    return text === null ? null : (JSON.parse(text) as SignedCheckpoint[]);
   }
 
   /** Pulls into a fresh empty folder, expects refusal with `code`, and that the folder is still empty afterwards. */
@@ -205,18 +248,41 @@ describe('abp pull against abp serve', () => {
       keyId: k1.keyId,
       signedAt: '2026-06-02T00:00:00Z',
       trustRoot: { pinnedVersion: 1, version: 1 },
+      log: {
+        origin: LOG_ORIGIN,
+        index: 0,
+        checkpointSize: 1,
+        rootHash: expect.stringMatching(/^[A-Za-z0-9+/]{43}=$/) as string,
+        keptSize: null,
+        loggedBeforeRetirement: null,
+        keptIn: keptCheckpointsFile(join(consumerHome, 'kept-checkpoints'), server.url),
+      },
     });
+    // The entry is the freeze's: the signature's bytes as stored, under the task's bundle subject.
+    const entry = (await (await fetch(`${server.url}/v1/log/entries/0`)).json()) as { kind: string; subject: string; digest: string };
+    expect(entry).toMatchObject({ kind: 'task-bundle', subject: `task/${published.taskId}/bundle`, digest: signatureDigest((await store.getSignature(published.digest)) ?? '') });
+    // The provenance records where the signature is in the log; the consumer keeps the checkpoint it proved against.
+    expect((await readTaskProvenance(pulled.taskDir, published.taskId))?.log).toEqual({ origin: LOG_ORIGIN, index: 0, checkpointSize: 1, rootHash: pulled.log.rootHash });
+    const kept = await keptIn(join(consumerHome, 'kept-checkpoints'));
+    expect(kept?.map((signed) => signed.checkpoint)).toEqual([{ origin: LOG_ORIGIN, size: 1, rootHash: pulled.log.rootHash, timestamp: '2026-06-02T00:00:00.000Z' }]);
     // Nothing but the two parts: no archive, no staging folder.
     expect(await readdir(outputDir)).toEqual([published.taskId]);
     expect((await readdir(taskFolder)).sort()).toEqual(['held-out', 'task']);
     expect((await readdir(pulled.taskDir)).sort()).toEqual(['issue.md', 'provenance.json', 'repo', 'task.json']);
     expect((await readdir(pulled.heldOutDir)).sort()).toEqual(['expected-results.json', 'files', 'golden.patch']);
-    const task = await loadTaskDirectory(pulled.taskDir);
-    expect(task.source).toMatchObject({ kind: 'repo', baseCommit: published.manifest.source.kind === 'github-issue' ? published.manifest.source.baseCommit : '' });
+    // The grader loads the pulled folder as it is: the agent's part from task/, the held-out part from beside it.
+    const task = await loadTaskDirectory(taskFolder);
+    expect(task.visibleDir).toBe(pulled.taskDir);
+    expect(task.source).toMatchObject({ kind: 'repo', gitDir: join(pulled.taskDir, 'repo'), baseCommit: published.manifest.source.kind === 'github-issue' ? published.manifest.source.baseCommit : '' });
+    expect(task.heldOutFilesDir).toBe(join(pulled.heldOutDir, 'files'));
+    expect(task.heldOutPaths.length).toBeGreaterThan(0);
+    expect(task.goldenPatch).toBe(await readFile(join(pulled.heldOutDir, 'golden.patch'), 'utf8'));
     expect(JSON.parse(await readFile(join(pulled.taskDir, 'task.json'), 'utf8'))).toEqual(published.manifest);
     // The server logged the reads the pull made, and nothing it refused.
     const reads = log.filter((record) => record.kind === 'request-served').map((record) => record.path);
-    expect(reads).toEqual(expect.arrayContaining([`/v1/tasks/${published.taskId}`, `/v1/bundles/${published.digest}`, `/v1/bundles/${published.digest}/signature`]));
+    expect(reads).toEqual(
+      expect.arrayContaining([`/v1/tasks/${published.taskId}`, `/v1/bundles/${published.digest}`, `/v1/bundles/${published.digest}/signature`, '/v1/log/checkpoints/latest', '/v1/log/lookup', '/v1/log/proofs/inclusion']),
+    );
 
     // Pulling again into the same folder is refused and changes nothing there.
     const again = await pull(outputDir);
@@ -227,7 +293,7 @@ describe('abp pull against abp serve', () => {
 
   it('follows a key rotation from the pinned version: what the retired key signed before retiring still verifies', async () => {
     // Version 2 retires k1 and trusts k2; k1, which version 1 trusts, vouches for it.
-    const k2 = await createSigningKey(join(root, 'k2'));
+    k2 = await createSigningKey(join(root, 'k2'));
     const extended = addKey(v1, k2, ROTATED_AT);
     const v2 = parseTrustRoot({ ...extended, keys: extended.keys.map((key) => (key.keyId === k1.keyId ? { ...key, retiredAt: ROTATED_AT } : key)) }, 'trust root version 2');
     await publishVersion(v2, signingPaths(home).keyDir, new Date(ROTATED_AT));
@@ -236,7 +302,14 @@ describe('abp pull against abp serve', () => {
     const outputDir = join(root, 'pulled-after-rotation');
     const result = await pull(outputDir);
     expect(result.code, result.stderr).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ digest: published.digest, keyId: k1.keyId, trustRoot: { pinnedVersion: 1, version: 2 } });
+    // k1 is retired now: what it signed counts because a checkpoint signed before its retirement covers the entry; and the
+    // log extends the checkpoint kept at the first pull.
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      digest: published.digest,
+      keyId: k1.keyId,
+      trustRoot: { pinnedVersion: 1, version: 2 },
+      log: { index: 0, checkpointSize: 1, keptSize: 1, loggedBeforeRetirement: { size: 1, timestamp: '2026-06-02T00:00:00.000Z' } },
+    });
     // For a person: both folders, the digest, the signer and the trust root version used.
     const person = await pull(join(root, 'pulled-for-a-person'), { json: false });
     expect(person.code, person.stderr).toBe(0);
@@ -246,6 +319,9 @@ describe('abp pull against abp serve', () => {
       `  task (what the agent sees): ${join(taskFolder, 'task')}`,
       `  held-out part (keep it from the agent): ${join(taskFolder, 'held-out')}, ${published.heldOutDigest}`,
       `  signed by key ${k1.keyId} at 2026-06-02T00:00:00Z; trust root version 2, reached from the pinned version 1`,
+      `  logged as entry 0 of ${LOG_ORIGIN}, included in its checkpoint of size 1: consistent with the checkpoint of size 1 kept before`,
+      '  the signing key is retired: the entry was covered by the checkpoint of size 1 signed at 2026-06-02T00:00:00.000Z, before its retirement',
+      `  checkpoint kept in ${keptCheckpointsFile(join(consumerHome, 'kept-checkpoints'), server.url)}`,
       '',
     ]);
     // The server's versions as served: 1 and 2.
@@ -324,6 +400,95 @@ describe('abp pull against abp serve', () => {
     } finally {
       await unpublishVersion(3);
     }
+  });
+
+  it('refuses a signature the registry never logged, even one that verifies: not-logged', async () => {
+    // The same signature in other bytes (no indentation): it verifies, but the log holds the digest of what was stored.
+    const original = (await store.getSignature(published.digest)) ?? '';
+    const unlogged = JSON.stringify(JSON.parse(original));
+    expect(unlogged).not.toBe(original);
+    await withSignature(unlogged, async () => {
+      const message = await refusedWith('not-logged');
+      expect(message).toContain(`no task-bundle entry task/${published.taskId}/bundle with digest ${signatureDigest(unlogged)}`);
+    });
+  });
+
+  it("refuses a retired key's signature that reached the log only after the retirement, whatever time it states: key-retired", async () => {
+    // Someone holding the retired k1 signs the bundle again, dated before the retirement so the statement's own time
+    // passes; the registry logs it (now, after the retirement) and checkpoints with k2, its current key.
+    const predicate = { ...(await frozenStatement()), signedAt: BACKDATED };
+    const signer = await createSigner({ keyDir: signingPaths(home).keyDir });
+    const backdated = JSON.stringify(await signer.sign(createTaskBundleStatement(predicate)), null, 2);
+    const log = await openLog(signingPaths(home).log, LOG_ORIGIN);
+    const appended = await log.append({ kind: 'task-bundle', subject: `task/${published.taskId}/bundle`, digest: signatureDigest(backdated), appendedAt: AFTER_RETIREMENT });
+    await signCheckpointAt(appended.index + 1, k2, AFTER_RETIREMENT);
+    await withSignature(backdated, async () => {
+      const message = await refusedWith('key-retired');
+      expect(message).toContain(`log entry ${appended.index}) is first covered by the checkpoint of size ${appended.index + 1} signed at ${AFTER_RETIREMENT}`);
+    });
+    // The log grew by that entry; the frozen signature still pulls, proved in the new checkpoint, and still counts as
+    // logged before the retirement (its first covering checkpoint is the old one, which the new one extends).
+    const result = await pull(join(root, 'pulled-after-late-entry'));
+    expect(result.code, result.stderr).toBe(0);
+    expect(JSON.parse(result.stdout)).toMatchObject({ log: { index: 0, checkpointSize: appended.index + 1, keptSize: 1, loggedBeforeRetirement: { size: 1 } } });
+  });
+
+  it('refuses a log rewritten after the consumer kept a checkpoint of it: log-inconsistent', async () => {
+    const keptDir = join(root, 'kept-before-rewrite');
+    const first = await pull(join(root, `out-${randomUUID()}`), { checkpoints: keptDir });
+    expect(first.code, first.stderr).toBe(0);
+    const before = await keptIn(keptDir);
+    const keptSize = (JSON.parse(first.stdout) as PulledTask).log.checkpointSize;
+    expect(before?.map((signed) => signed.checkpoint.size)).toEqual([keptSize]);
+
+    // The operator rebuilds the log with an entry slipped in front, and signs every checkpoint afresh with a trusted key
+    // and early times: the rebuilt log agrees with itself, and still holds the bundle's signature.
+    const rebuilt = join(root, `rebuilt-log-${randomUUID()}`);
+    const original = await openLog(signingPaths(home).log, LOG_ORIGIN);
+    const forged = await openLog(rebuilt, LOG_ORIGIN);
+    await forged.append({ kind: 'draw-record', subject: 'draw/slipped-in', digest: `sha256:${'0'.repeat(64)}`, appendedAt: FROZEN_AT.toISOString() });
+    for (const entry of original.entries()) await forged.append({ kind: entry.kind, subject: entry.subject, digest: entry.digest, appendedAt: entry.appendedAt });
+    await mkdir(join(rebuilt, 'checkpoints'), { recursive: true });
+    for (let size = 1; size <= forged.size(); size += 1) {
+      const signed = signCheckpoint({ origin: LOG_ORIGIN, size, rootHash: forged.rootHash(size), timestamp: FROZEN_AT.toISOString() }, k1);
+      await writeFile(join(rebuilt, 'checkpoints', `${size}.json`), `${canonicalJson(signed)}\n`);
+    }
+
+    await withLog(rebuilt, async () => {
+      const message = await refusedWith('log-inconsistent', { checkpoints: keptDir });
+      expect(message).toContain(`does not extend the checkpoint of size ${keptSize}`);
+      // Nothing new is kept from a log that failed.
+      expect(await keptIn(keptDir)).toEqual(before);
+      // A consumer who kept nothing is fooled: the rebuilt log proves the signature included. The kept checkpoint is what
+      // catches the rewrite.
+      const fresh = await pull(join(root, `out-${randomUUID()}`), { checkpoints: join(root, `kept-${randomUUID()}`) });
+      expect(fresh.code, fresh.stderr).toBe(0);
+      expect(JSON.parse(fresh.stdout)).toMatchObject({ log: { index: 1, checkpointSize: keptSize + 1, keptSize: null } });
+    });
+  });
+
+  it('refuses a forged checkpoint: log-proof-invalid', async () => {
+    const latest = (await (await fetch(`${server.url}/v1/log/checkpoints/latest`)).json()) as SignedCheckpoint;
+    const path = join(signingPaths(home).log, 'checkpoints', `${latest.checkpoint.size}.json`);
+    const original = await readFile(path);
+    const fresh = () => ({ checkpoints: join(root, `kept-${randomUUID()}`) });
+    try {
+      // Signed by a key the trust root does not list.
+      const stranger = await createSigningKey(join(root, `checkpoint-stranger-${randomUUID()}`));
+      await writeFile(path, `${canonicalJson(signCheckpoint(latest.checkpoint, stranger))}\n`);
+      expect(await refusedWith('log-proof-invalid', fresh())).toContain('checkpoint-forged');
+      // A head changed after it was signed.
+      await writeFile(path, `${canonicalJson({ ...latest, checkpoint: { ...latest.checkpoint, rootHash: Buffer.alloc(32, 7).toString('base64') } })}\n`);
+      expect(await refusedWith('log-proof-invalid', fresh())).toContain('checkpoint-forged');
+      // Signed by a trusted key, over a head that is not the log's: the inclusion proof does not reach it.
+      await writeFile(path, `${canonicalJson(signCheckpoint({ ...latest.checkpoint, rootHash: Buffer.alloc(32, 7).toString('base64') }, k2))}\n`);
+      expect(await refusedWith('log-proof-invalid', fresh())).toContain('inclusion-failed');
+    } finally {
+      await writeFile(path, original);
+    }
+    // The genuine checkpoint pulls again.
+    const again = await pull(join(root, `out-${randomUUID()}`), fresh());
+    expect(again.code, again.stderr).toBe(0);
   });
 
   it('refuses tasks it cannot have, servers that are not there and malformed requests, writing nothing', async () => {

@@ -2,7 +2,8 @@
 // the fast-import stream, the issue and pull request records), then the plan is applied (git:
 // import into a scratch repository, derive the known fixes' patches there, and fetch only the
 // default branch and the merged pull request's head into `<dir>/<owner>/<name>.git`, so no fix
-// object ever reaches a served repository). The solver's fork is a second bare repository.
+// object ever reaches an upstream repository). The solver's fork is a second bare repository; it
+// carries the known fixes as `fix/<issue>` branches only when the world is built for a solver.
 
 import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -89,6 +90,21 @@ export interface BuildInput {
   /** The world clock, seconds since the epoch. */
   now: number;
   dir: string;
+  /** Push each known fix to the solver's fork as `fix/<issue>` (see LiveWorldOptions.solverFixBranches). */
+  solverFixBranches?: boolean;
+}
+
+/** The branch of the solver's fork that carries the known fix of `issue` in a world built with solverFixBranches. */
+export function solverFixBranch(issue: number): string {
+  return `fix/${issue}`;
+}
+
+/**
+ * The fix commit's message: the pull request title it proposes, then its description (which names the issue with
+ * "Fixes #n"), as a contributor writes a commit that a pull request is opened from.
+ */
+function fixCommitMessage(fix: { title: string; body: string }): string {
+  return `${fix.title}\n\n${fix.body.trim()}\n`;
 }
 
 /** Users in a fixed order with fixed ids: maintainers, contributors, the solver. */
@@ -224,7 +240,7 @@ function planRepo(spec: LiveRepoSpec, index: number, input: BuildInput, identiti
   for (const issue of spec.issues) {
     if (!issue.fix) continue;
     const solver = identities(SOLVER_LOGIN);
-    fixMarks.set(issue.number, stream.commit({ ref: `refs/heads/fix/${issue.number}`, from: mainMark, author: solver, authorAt: now, committer: solver, committerAt: now, message: `${issue.fix.commitMessage}\n`, files: applyEdits(tree, issue.fix.edits) }));
+    fixMarks.set(issue.number, stream.commit({ ref: `refs/heads/${solverFixBranch(issue.number)}`, from: mainMark, author: solver, authorAt: now, committer: solver, committerAt: now, message: fixCommitMessage(issue.fix), files: applyEdits(tree, issue.fix.edits) }));
   }
 
   const issues: SimIssue[] = [];
@@ -326,6 +342,11 @@ async function applyRepo(plan: RepoPlan, input: BuildInput): Promise<BuiltRepo> 
     await git(['fetch', '--quiet', '--no-tags', scratch, 'refs/heads/main:refs/heads/main', ...pullRefs], { cwd: upstreamPath });
     await git(['init', '--quiet', '--bare', '--initial-branch=main', forkPath], { cwd: input.dir });
     await git(['fetch', '--quiet', '--no-tags', upstreamPath, 'refs/heads/main:refs/heads/main'], { cwd: forkPath });
+    if (input.solverFixBranches) {
+      // As if the solver had pushed its fixes: one branch per known fix, made on the default branch's head.
+      const branches = [...plan.fixMarks.keys()].map((issue) => `refs/heads/${solverFixBranch(issue)}:refs/heads/${solverFixBranch(issue)}`);
+      if (branches.length > 0) await git(['fetch', '--quiet', '--no-tags', scratch, ...branches], { cwd: forkPath });
+    }
 
     const files = [...plan.finalTree].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([path, content]) => ({ path, content }));
     const lastActivity = Math.max(plan.lastCommitAt, ...plan.issues.map((issue) => Date.parse(issue.updatedAt) / 1000));

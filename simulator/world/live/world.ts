@@ -28,6 +28,7 @@ import { GITHUB_COMMITTER, gitSync, isSafeBranchName, numstat, readTreeSync, use
 import type { LiveRunnerId } from './runners.js';
 
 export type { FlakyTest, KnownFix } from './build.js';
+export { solverFixBranch } from './build.js';
 export { SOLVER_LOGIN } from './repos/catalog.js';
 
 export interface LiveWorldOptions {
@@ -38,6 +39,32 @@ export interface LiveWorldOptions {
   generatedAt?: string;
   /** Milliseconds since the epoch for writes; default: generatedAt plus one minute per reading. */
   now?: () => number;
+  /**
+   * Give the solver's forks a `fix/<issue>` branch per known fix, as if a solver had pushed them: what the reference
+   * solver (solver/) looks for. Off by default, so the forks start as bare copies of upstream and tests push their own.
+   */
+  solverFixBranches?: boolean;
+}
+
+/** `YYYY-MM-DD`: the day a served small world's clock starts, 00:00 UTC. */
+const WORLD_DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+
+/**
+ * The generation time of a live world dated `date` (`YYYY-MM-DD`): 00:00 UTC that day. The same day gives the same
+ * repositories and commits; a world dated today keeps its history (merges up to 30 days back) recent to the registry.
+ */
+export function worldDateClock(date: string): string {
+  const match = WORLD_DATE.exec(date);
+  const at = `${date}T00:00:00Z`;
+  if (!match || Number.isNaN(Date.parse(at)) || new Date(at).toISOString().slice(0, 10) !== date) {
+    throw new LiveWorldError('bad-option', `world date ${JSON.stringify(date)} is not a calendar day: write it as YYYY-MM-DD, e.g. 2026-11-01`);
+  }
+  return at;
+}
+
+/** Today's date in UTC (`YYYY-MM-DD`), the default date of a served small world. */
+export function utcDate(now: Date = new Date()): string {
+  return now.toISOString().slice(0, 10);
 }
 
 export type LiveWorldErrorCode =
@@ -551,7 +578,7 @@ export async function createLiveWorld(options: LiveWorldOptions): Promise<LiveWo
   await mkdir(dir, { recursive: true });
   if ((await readdir(dir)).length > 0) throw new LiveWorldError('dir-not-empty', `${dir} is not empty; a live world is written to a fresh folder (e.g. one from mkdtemp)`);
   const seed32 = mix32((seed >>> 0) ^ mix32(Math.floor(seed / 0x1_0000_0000) >>> 0));
-  const built = await buildLiveRepos({ seed32, now, dir });
+  const built = await buildLiveRepos({ seed32, now, dir, solverFixBranches: options.solverFixBranches ?? false });
   return new LiveWorld({ seed, generatedAt: isoSeconds(now), dir, now: options.now ?? tickingClock(now), built });
 }
 

@@ -17,6 +17,7 @@ import { startServer, type RunningServer } from '../../../serve/server.js';
 import { createTemporalTaskSource } from '../../../serve/tasks.js';
 import { TASK_BUNDLE_PREDICATE, taskBundleSubjectNames } from '../../../signing/statement.js';
 import { verifyStatementBundle } from '../../../signing/verify.js';
+import type { LogEntry, SignedCheckpoint } from '../../../transparency/formats.js';
 import { buildDataDir, SIGNED_AT, type DataDir } from '../../ops/data-dir.js';
 import { makeRun, matrix, taskDigest, writeResultsFolder } from '../support/results.js';
 
@@ -147,6 +148,43 @@ describe('report.html and task provenance', () => {
     const html = renderReport(results, { provenance: new Map([[pulled.taskId, forged]]) });
     expect(html).not.toMatch(/<script/i);
     expect(rowOf(html, pulled.taskId)).toContain('signed by &quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt; (issuer https://token.example.org)');
+  });
+
+  it("records where the bundle's signature is in the transparency log; provenance written without it still reads", async () => {
+    // Found as `abp pull` finds it: the log entry of the signature's bytes as served, and the newest checkpoint.
+    const signature = await fetchBytes(`${server.url}/v1/bundles/${data.bundle.digest}/signature`);
+    const lookup = (await (await fetch(`${server.url}/v1/log/lookup?digest=sha256:${hexOf(signature)}`)).json()) as { entries: LogEntry[] };
+    const latest = (await (await fetch(`${server.url}/v1/log/checkpoints/latest`)).json()) as SignedCheckpoint;
+    const log = { origin: latest.checkpoint.origin, index: lookup.entries[0]?.index ?? -1, checkpointSize: latest.checkpoint.size, rootHash: latest.checkpoint.rootHash };
+    expect(log).toMatchObject({ index: 2, checkpointSize: 3 });
+
+    const pulled = provenance.get(data.bundle.taskId) as TaskProvenance;
+    expect(pulled.log).toBeUndefined();
+    const withLog = provenanceOf({
+      taskId: pulled.taskId,
+      bundleDigest: pulled.bundleDigest,
+      heldOutDigest: pulled.heldOutDigest,
+      verified: { signer: pulled.signer, signedAt: pulled.signedAt },
+      trustRootVersion: pulled.trustRootVersion,
+      serveUrl: server.url,
+      log,
+    });
+    const dir = join(root, `with-log-${(folders += 1)}`);
+    await mkdir(dir);
+    await writeTaskProvenance(dir, withLog);
+    const text = await readFile(join(dir, PROVENANCE_FILE), 'utf8');
+    // The same file as before with the log last, so provenance without it keeps its bytes.
+    const { log: written, ...rest } = JSON.parse(text) as TaskProvenance;
+    expect(written).toEqual(log);
+    expect(`${JSON.stringify(rest, null, 2)}\n`).toBe(await readFile(join(pulledDir, PROVENANCE_FILE), 'utf8'));
+    expect((await readTasksProvenance([{ id: pulled.taskId, dir }])).get(pulled.taskId)?.log).toEqual(log);
+    expect(renderReport(results, { provenance: new Map([[pulled.taskId, withLog]]) })).toContain(`<tr id="task-${pulled.taskId}">`);
+
+    // A log position that is not one is refused like any other damage.
+    const damaged = join(root, `with-log-${(folders += 1)}`);
+    await mkdir(damaged);
+    await writeFile(join(damaged, PROVENANCE_FILE), text.replace(`"index": ${log.index}`, '"index": -1'));
+    await expect(readTasksProvenance([{ id: pulled.taskId, dir: damaged }])).rejects.toMatchObject({ code: 'invalid-provenance' });
   });
 
   it('refuses provenance that is damaged, belongs to another task or links anywhere but http(s), and an unsafe serve URL', async () => {
