@@ -8,13 +8,12 @@ import { and, asc, desc, eq } from 'drizzle-orm';
 import type { Database } from '../db/connection.js';
 import { draws, registryVersions } from '../db/schema/index.js';
 import type { GithubClient } from '../github/client.js';
-import { writeFileAtomic } from '../grader/run/files.js';
 import { eligiblePool } from '../registry/backlog/eligibility.js';
 import { fetchSnapshot, refreshSnapshot, type BacklogFetch } from '../registry/backlog/fetch.js';
 import { readSnapshotWithDigest, snapshotDigest, writeSnapshot } from '../registry/backlog/snapshot.js';
 import { buildDrawRecord, drawRecordText, optOutsDigest } from '../registry/draw/record.js';
 import { latestSnapshot, saveDraw, saveSnapshot } from '../registry/draw/store.js';
-import { documentText, publicationPaths } from '../registry/publication.js';
+import { documentText, publicationPaths, writePublished } from '../registry/publication.js';
 import { readOptOuts, readRegistryVersion } from '../registry/rotation/store.js';
 import { drawSchema, type AbpDraw } from '../schemas/abp-draw.js';
 import { githubTaskId } from '../schemas/abp-task.js';
@@ -118,11 +117,11 @@ export function createDrawActivities({ db, github, publishDir, attestor }: DrawD
       });
       const recordPath = paths.draw(fresh.id);
       const optOutsPath = paths.optOutsAt(optOutsDigest(optOuts));
-      await writeFileAtomic(optOutsPath, documentText([...optOuts].sort(compareCodeUnits)));
+      await writePublished(optOutsPath, documentText([...optOuts].sort(compareCodeUnits)));
       // The id covers every input but drawnAt: a record published already is this draw, made earlier.
       let record: AbpDraw = fresh;
       if (await exists(recordPath)) record = drawSchema.parse(JSON.parse(await readFile(recordPath, 'utf8')));
-      else await writeFileAtomic(recordPath, drawRecordText(fresh));
+      else await writePublished(recordPath, drawRecordText(fresh));
       // Signed after the file is published and before the row is stored: a retry finds the file and signs it once.
       await attestor?.attest(
         'draw-record',

@@ -2,8 +2,7 @@
 // opt-out` reaches it through a workflow. Each change is one transaction and republishes the list's file.
 import type { Database } from '../db/connection.js';
 import { optOuts } from '../db/schema/index.js';
-import { writeFileAtomic } from '../grader/run/files.js';
-import { documentText, publicationPaths } from '../registry/publication.js';
+import { documentText, publicationPaths, writePublished } from '../registry/publication.js';
 import { readOptOuts } from '../registry/rotation/store.js';
 import { compareCodeUnits } from '../schemas/primitives.js';
 import { optOutInput, type OptOutInput, type OptOutResult } from '../schemas/rotation.js';
@@ -26,7 +25,7 @@ export function createOptOutActivities({ db, publishDir }: OptOutDependencies) {
         .onConflictDoNothing()
         .returning({ repo: optOuts.repo });
       const list = [...(await readOptOuts(db))].sort(compareCodeUnits);
-      if (publishDir !== undefined) await writeFileAtomic(publicationPaths(publishDir).optOuts, documentText(list));
+      if (publishDir !== undefined) await writePublished(publicationPaths(publishDir).optOuts, documentText(list));
       return { repo: request.repo, added: inserted.length > 0, optOuts: list };
     },
   };

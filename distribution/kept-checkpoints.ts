@@ -6,9 +6,10 @@
 // Why the consumer's data directory and not the output folder: what was seen of a registry is the consumer's knowledge,
 // like the trust root it pins beside it, and must outlive any one output folder; a folder per `-o` would start from
 // nothing each time and let a registry rewrite its history between two pulls into two folders unnoticed.
-import { createHash, randomUUID } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { writeFileDurably } from '../storage/durable-files.js';
 import { TransparencyError } from '../transparency/errors.js';
 import { parseSignedCheckpoint, type SignedCheckpoint } from '../transparency/formats.js';
 import { registryName } from './client.js';
@@ -74,28 +75,8 @@ export async function keepCheckpoints(file: string, checkpoints: readonly Signed
     if (kept === undefined) bySize.set(signed.checkpoint.size, signed);
   }
   const merged = [...bySize.values()].sort((a, b) => a.checkpoint.size - b.checkpoint.size);
-  const dir = dirname(file);
-  await mkdir(dir, { recursive: true });
-  const temporary = join(dir, `.${randomUUID()}.tmp`);
-  try {
-    const handle = await open(temporary, 'wx', 0o644);
-    try {
-      await handle.writeFile(`${JSON.stringify(merged, null, 2)}\n`);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    // Rename, not link: the file is one consumer's growing record, replaced whole; two pulls racing keep one set or the other, both consistent.
-    await rename(temporary, file);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
-  }
-  const folder = await open(dir, 'r');
-  try {
-    await folder.sync();
-  } finally {
-    await folder.close();
-  }
+  await mkdir(dirname(file), { recursive: true });
+  // Rename, not link: the file is one consumer's growing record, replaced whole; two pulls racing keep one set or the other, both consistent.
+  await writeFileDurably(file, `${JSON.stringify(merged, null, 2)}\n`, { mode: 0o644 });
   return merged;
 }

@@ -5,7 +5,7 @@
 // the signature and extend what the consumer saw of it before (distribution/log-proof.ts). All of it happens in one
 // staging folder beside the destination, renamed into place at the end; any failure removes everything the pull wrote.
 import { randomUUID } from 'node:crypto';
-import { mkdir, open, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { mkdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { BundleError } from '../freeze/bundle/errors.js';
 import { provenanceOf, writeTaskProvenance } from '../grader/report/index.js';
@@ -17,6 +17,7 @@ import { TASK_BUNDLE_PREDICATE, taskBundleSubjectNames } from '../signing/statem
 import { advanceTrustRoot } from '../signing/trust-root-chain.js';
 import { loadTrustRoot } from '../signing/trust-root.js';
 import { verifyStatementBundle, type VerifiedSigner, type VerifiedStatement } from '../signing/verify.js';
+import { syncFolder } from '../storage/durable-files.js';
 import { createRegistryClient, type RegistryClient } from './client.js';
 import { PullError, type PullErrorCode } from './errors.js';
 import { keepCheckpoints, keptCheckpointsFile, readKeptCheckpoints } from './kept-checkpoints.js';
@@ -239,12 +240,7 @@ async function publish(staging: string, destination: string): Promise<void> {
     if (error.code === 'ENOTEMPTY' || error.code === 'EEXIST') throw new PullError('destination-exists', `${destination} appeared while the task was pulled: remove it, or pull into another folder with -o`, { cause: error });
     throw error;
   });
-  const folder = await open(dirname(destination), 'r');
-  try {
-    await folder.sync();
-  } finally {
-    await folder.close();
-  }
+  await syncFolder(dirname(destination));
 }
 
 /** Removes the folders `mkdir -p` made for the output, deepest first, each only while empty. */

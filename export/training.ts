@@ -8,9 +8,8 @@
 // the registry's signed aging statement (aging-transition, signed when the task workflow's timer ran out at mergedAt +
 // 180 days) names its bundle and verifies against the trust root. So the export needs no worker, runs the same on a
 // copy of the data directory, and an operator cannot export a scored task by editing a row.
-import { randomUUID } from 'node:crypto';
-import { mkdir, open, readdir, rename, rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { mkdir, readdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { BundleError, BundleStore, readBundleSubjects, readTar, sha256Hex } from '../freeze/bundle/index.js';
 import { GOLDEN_PATCH_ENTRY, HELD_OUT_ENTRY, ISSUE_ENTRY, TASK_ENTRY } from '../freeze/bundle/layout.js';
 import type { TrustRoot } from '../schemas/abp-trust-root.js';
@@ -20,6 +19,7 @@ import { readStatementFile, statementPath } from '../signing/attestor.js';
 import { SigningError } from '../signing/errors.js';
 import { AGING_TRANSITION_PREDICATE, TASK_BUNDLE_PREDICATE, taskBundleSubjectNames } from '../signing/statement.js';
 import { verifyStatementBundle } from '../signing/verify.js';
+import { writeFileDurably } from '../storage/durable-files.js';
 import { ExportError } from './errors.js';
 import { TRAINING_SCHEMA_ID, trainingLine, trainingRecordSchema, type TrainingRecord } from './training-record.js';
 
@@ -245,28 +245,7 @@ export function trainingJsonl(records: readonly TrainingRecord[]): string {
 /** Writes the records to `path` through a flushed temporary file renamed over it: a reader sees the old file or the new. */
 export async function writeTrainingExport(path: string, records: readonly TrainingRecord[]): Promise<{ path: string; sha256: string; bytes: number }> {
   const text = Buffer.from(trainingJsonl(records), 'utf8');
-  const dir = dirname(path);
-  await mkdir(dir, { recursive: true });
-  const temporary = join(dir, `.${basename(path)}.${randomUUID()}.tmp`);
-  try {
-    const file = await open(temporary, 'wx', 0o644);
-    try {
-      await file.writeFile(text);
-      await file.sync();
-    } finally {
-      await file.close();
-    }
-    await rename(temporary, path);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
-  }
-  // The rename is durable once the folder's entry is on disk.
-  const folder = await open(dir, 'r');
-  try {
-    await folder.sync();
-  } finally {
-    await folder.close();
-  }
+  await mkdir(dirname(path), { recursive: true });
+  await writeFileDurably(path, text, { mode: 0o644 });
   return { path, sha256: `sha256:${sha256Hex(text)}`, bytes: text.length };
 }

@@ -2,15 +2,15 @@
 // deterministic bundle, store it by digest and sign it. Re-running for the same inputs stores nothing new: the bundle
 // comes out byte-identical, the store keeps the first copy and its first signature, and a freeze already published for
 // the same inputs is returned from its record without running the suites again.
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
-import { writeFileAtomic } from '../grader/run/files.js';
 import { taskSchema, type AbpTask } from '../schemas/abp-task.js';
 import { cutoffEnd, modelCutoff } from '../schemas/primitives.js';
 import { contentDigest } from '../schemas/registry-digest.js';
 import type { Signer } from '../signing/signer.js';
+import { writeFileDurably } from '../storage/durable-files.js';
 import type { Attestor } from '../signing/attestor.js';
 import { createTaskBundleStatement, signedAtOf, taskBundleSubjectNames } from '../signing/statement.js';
 import { buildBundle, EXPECTED_RESULTS_SCHEMA_ID, type BundleStore, type ExpectedResults } from './bundle/index.js';
@@ -186,6 +186,7 @@ export async function freezeTask(input: TaskFreezeInput, deps: TaskFreezeDepende
     flaky: outcome.flaky.map((test) => test.id),
     timings: { freezeMs: Math.round(freezeMs), bundleMs: Math.round(bundleMs), signMs: Math.round(signMs) },
   };
-  await writeFileAtomic(recordPath, `${JSON.stringify(published, null, 2)}\n`);
+  await mkdir(dirname(recordPath), { recursive: true });
+  await writeFileDurably(recordPath, `${JSON.stringify(published, null, 2)}\n`);
   return published;
 }

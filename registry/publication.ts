@@ -1,13 +1,13 @@
 // The registry's published documents as files in the data directory: what `abp registry show|diff`, `abp audit draw`
 // and (later) `abp serve` read without opening the worker's database. Each file is written whole (temp file, rename)
 // and named by what identifies it, so publishing again writes the same bytes to the same place.
-import { readdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { writeFileAtomic } from '../grader/run/files.js';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { registrySchema, type AbpRegistry } from '../schemas/abp-registry.js';
 import { canonicalJson } from '../schemas/canonical-json.js';
 import { compareCodeUnits } from '../schemas/primitives.js';
 import { registryDigest } from '../schemas/registry-digest.js';
+import { writeFileDurably } from '../storage/durable-files.js';
 
 export class PublicationError extends Error {
   constructor(
@@ -43,9 +43,15 @@ export function documentText(document: unknown): string {
   return `${canonicalJson(document)}\n`;
 }
 
+/** Writes a published document whole and durably (temp file, fsync, rename): a crash leaves the old bytes or the new. */
+export async function writePublished(path: string, text: string): Promise<void> {
+  await mkdir(dirname(path), { recursive: true });
+  await writeFileDurably(path, text);
+}
+
 export async function publishRegistry(root: string, document: AbpRegistry): Promise<string> {
   const path = publicationPaths(root).registry(document.version);
-  await writeFileAtomic(path, documentText(document));
+  await writePublished(path, documentText(document));
   return path;
 }
 

@@ -1,10 +1,11 @@
 // Signs a record's statement once, keeps that first signature as a file named by the record, and logs it: every
 // signed statement abp makes goes through here (the freeze keeps bundle signatures in the bundle store and only logs).
 // One attestor per process holds the transparency log open, so concurrent activities append one after another.
-import { createHash, randomUUID } from 'node:crypto';
-import { link, mkdir, open, readFile, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { SerializedBundle } from '@sigstore/bundle';
+import { writeFileOnce } from '../storage/durable-files.js';
 import type { CheckpointSigningKey, LogEntryKind } from '../transparency/formats.js';
 import { TransparencyError } from '../transparency/errors.js';
 import { openLog, type TransparencyLog } from '../transparency/log.js';
@@ -67,32 +68,10 @@ export function signatureDigest(signature: string): string {
 
 /** Writes `text` to `path` unless a file is there already; returns what the path holds afterwards. */
 async function writeOnce(path: string, text: string): Promise<{ text: string; created: boolean }> {
-  const dir = dirname(path);
-  await mkdir(dir, { recursive: true });
-  const temporary = join(dir, `.${randomUUID()}.tmp`);
-  try {
-    const handle = await open(temporary, 'wx');
-    try {
-      await handle.writeFile(text);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    // link, not rename: a signature once kept is never replaced, so a second signer of the same record loses the race.
-    await link(temporary, path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    return { text: await readFile(path, 'utf8'), created: false };
-  } finally {
-    await rm(temporary, { force: true });
-  }
-  const folder = await open(dir, 'r');
-  try {
-    await folder.sync();
-  } finally {
-    await folder.close();
-  }
-  return { text, created: true };
+  await mkdir(dirname(path), { recursive: true });
+  // A signature once kept is never replaced: a second signer of the same record loses the race and reads the first.
+  const written = await writeFileOnce(path, text);
+  return written.created ? { text, created: true } : { text: written.existing.toString('utf8'), created: false };
 }
 
 export function createAttestor(options: AttestorOptions): Attestor {

@@ -24,14 +24,15 @@ import { z } from 'zod';
 import type { TrustRoot } from '../schemas/abp-trust-root.js';
 import { plainWordsParseOptions } from '../schemas/issues.js';
 import { positiveInt, utcTimestamp } from '../schemas/primitives.js';
+import { syncFolder, writeFileOnce } from '../storage/durable-files.js';
 import { describeIssues, SigningError } from './errors.js';
 import { signingPaths } from './home.js';
-import { createSigningKey, loadSigningKey, loadSigningKeyFile, SIGNING_KEY_FILE, syncFolder, type SigningKey } from './keys.js';
+import { createSigningKey, loadSigningKey, loadSigningKeyFile, SIGNING_KEY_FILE, type SigningKey } from './keys.js';
 import { loadOperatorAttestor } from './operator.js';
 import { keyedSigner } from './signer.js';
 import { signedAtOf, trustRootSubjectName } from './statement.js';
 import { trustRootDigest } from './trust-root-chain.js';
-import { publishTrustRootVersion, readTrustRootDocument, verifyPublishedChain, writeFileOnce, type PublishedTrustRoot } from './trust-root-versions.js';
+import { publishTrustRootVersion, readTrustRootDocument, verifyPublishedChain, type PublishedTrustRoot } from './trust-root-versions.js';
 import { createTrustRoot, findKey, keyStateAt, loadTrustRoot, rotateKey, saveTrustRoot, type PublicSigningKey } from './trust-root.js';
 
 export const ROTATION_STEPS = ['stage', 'retire', 'swap', 'publish', 'adopt', 'log', 'finish'] as const;
@@ -284,7 +285,7 @@ async function stage(home: string, now: () => Date): Promise<void> {
     throw new SigningError('key-already-trusted', `${paths.stagedKey} is key ${staged.keyId}, which trust root version ${latest.version} lists already: remove ${paths.staging} and rotate again`);
   }
   const record: RotationRecord = { from: active.keyId, to: staged.keyId, fromVersion: latest.version, validFrom: signedAtOf(now()) };
-  await writeFileOnce(paths.record, `${JSON.stringify(record, null, 2)}\n`, 0o600);
+  await writeFileOnce(paths.record, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
 }
 
 async function retire(home: string): Promise<void> {

@@ -2,11 +2,12 @@
 // permission check, and identified by the sha256 of its public key. Key material never enters a message or a log.
 // A key rotation (signing/key-rotation.ts) replaces the key file by renaming a new one over it, so a reader that holds
 // the file's identity (device, inode, size, times) can tell that the key changed without reading the key again.
-import { createHash, createPrivateKey, createPublicKey, generateKeyPair, randomUUID, type KeyObject } from 'node:crypto';
+import { createHash, createPrivateKey, createPublicKey, generateKeyPair, type KeyObject } from 'node:crypto';
 import { closeSync, fstatSync, openSync, readFileSync, statSync, type Stats } from 'node:fs';
-import { link, mkdir, open, rm } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { writeFileOnce } from '../storage/durable-files.js';
 import { SigningError } from './errors.js';
 
 export const SIGNING_KEY_FILE = 'signing-key.pem';
@@ -37,16 +38,6 @@ function toSigningKey(privateKey: KeyObject): SigningKey {
   return { keyId: keyIdOf(publicKey), publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(), privateKey };
 }
 
-/** Fsyncs a folder, so a directory entry just linked, renamed or removed in it survives a crash too. */
-export async function syncFolder(dir: string): Promise<void> {
-  const folder = await open(dir, 'r');
-  try {
-    await folder.sync();
-  } finally {
-    await folder.close();
-  }
-}
-
 /**
  * Creates a new P-256 key pair and writes the private key (PKCS#8 PEM, mode 0600) to `<dir>/signing-key.pem`.
  * Refuses when a key is already there: a replaced key cannot be recovered, and what it signed would lose its signer.
@@ -55,27 +46,11 @@ export async function createSigningKey(dir: string): Promise<SigningKey> {
   const { privateKey } = await generateEcKeyPair('ec', { namedCurve: 'P-256' });
   const path = join(dir, SIGNING_KEY_FILE);
   await mkdir(dir, { recursive: true, mode: 0o700 });
-  const temporary = join(dir, `.${SIGNING_KEY_FILE}.${randomUUID()}.tmp`);
-  try {
-    const handle = await open(temporary, 'wx', 0o600);
-    try {
-      await handle.chmod(0o600); // the umask only narrows the mode given to open; state it exactly
-      await handle.writeFile(privateKey.export({ type: 'pkcs8', format: 'pem' }));
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    // link, not rename: rename would silently replace a key written meanwhile, link fails with EEXIST.
-    await link(temporary, path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
-      throw new SigningError('key-exists', `${path} already holds a signing key, and abp never overwrites one; keep using it, or move it away first to create a new key`);
-    }
-    throw error;
-  } finally {
-    await rm(temporary, { force: true });
+  // Written once, mode 0600 whatever the umask: a replaced key cannot be recovered, so one already there is never touched.
+  const written = await writeFileOnce(path, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
+  if (!written.created) {
+    throw new SigningError('key-exists', `${path} already holds a signing key, and abp never overwrites one; keep using it, or move it away first to create a new key`);
   }
-  await syncFolder(dir);
   return toSigningKey(privateKey);
 }
 

@@ -2,12 +2,11 @@
 // `v<N>.sigstore.json` (its signed trust-root statement). The first version is signed by a key it lists itself; every
 // later one by a key the version before trusts (trust-root-chain.ts), so a consumer who pinned any version walks
 // forward. Both files are written once and never replaced: a version, once out, is what every consumer saw.
-import { randomUUID } from 'node:crypto';
-import { link, mkdir, open, readdir, readFile, rm } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { TrustRoot } from '../schemas/abp-trust-root.js';
+import { writeFileOnce } from '../storage/durable-files.js';
 import { SigningError } from './errors.js';
-import { syncFolder } from './keys.js';
 import type { Signer } from './signer.js';
 import { TRUST_ROOT_PREDICATE, trustRootSubjectName } from './statement.js';
 import { trustRootDigest, trustRootStatement, verifyNextTrustRoot, type FetchedTrustRootVersion } from './trust-root-chain.js';
@@ -50,33 +49,10 @@ function parseJson(text: string, path: string): unknown {
   }
 }
 
-/**
- * Writes `text` to `path` unless a file is there already (mode `mode`), and returns what the path holds afterwards.
- * Linked into place from a flushed temporary file, so a reader never sees half a file and a second writer loses.
- */
-export async function writeFileOnce(path: string, text: string, mode = 0o644): Promise<{ text: string; created: boolean }> {
-  const dir = dirname(path);
-  await mkdir(dir, { recursive: true });
-  const temporary = join(dir, `.${randomUUID()}.tmp`);
-  try {
-    const handle = await open(temporary, 'wx', mode);
-    try {
-      await handle.chmod(mode);
-      await handle.writeFile(text);
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    // link, not rename: rename would replace a file another writer put there meanwhile; link fails with EEXIST.
-    await link(temporary, path);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    return { text: await readFile(path, 'utf8'), created: false };
-  } finally {
-    await rm(temporary, { force: true });
-  }
-  await syncFolder(dir);
-  return { text, created: true };
+/** Writes `text` to `path` (mode 0644) unless a file is there already, and returns what the path holds afterwards. */
+async function publishOnce(path: string, text: string): Promise<{ text: string; created: boolean }> {
+  const written = await writeFileOnce(path, text, { mode: 0o644 });
+  return written.created ? { text, created: true } : { text: written.existing.toString('utf8'), created: false };
 }
 
 /**
@@ -195,7 +171,7 @@ export async function publishTrustRootVersion(dir: string, document: TrustRoot, 
   const checked = parseTrustRoot(document, `trust root version ${document.version}`);
   const paths = trustRootVersionPaths(dir, checked.version);
   await mkdir(dir, { recursive: true });
-  const stored = await writeFileOnce(paths.document, trustRootText(checked));
+  const stored = await publishOnce(paths.document, trustRootText(checked));
   const kept = parseTrustRoot(parseJson(stored.text, paths.document), paths.document);
   if (trustRootDigest(kept) !== trustRootDigest(checked)) {
     throw new SigningError(
@@ -216,7 +192,7 @@ export async function publishTrustRootVersion(dir: string, document: TrustRoot, 
     const bundle = await options.signer.sign(trustRootStatement(kept, options.signedAt));
     // Checked before it is written: a signature file is never replaced, so a wrong one must never land.
     await vouch(bundle);
-    const signature = await writeFileOnce(paths.signature, `${JSON.stringify(bundle, null, 2)}\n`);
+    const signature = await publishOnce(paths.signature, `${JSON.stringify(bundle, null, 2)}\n`);
     signatureText = signature.text;
     created ||= signature.created;
   }

@@ -1,11 +1,12 @@
 // Reading, writing and extending the trust root (abp-trust-root/v1): schema-checked, every key id checked against its
 // key, saved atomically, and changed only by functions that raise its version (addKey, rotateKey). Publishing and
 // signing each version is signing/trust-root-versions.ts.
-import { createPublicKey, randomUUID } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { createPublicKey } from 'node:crypto';
+import { mkdir, readFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { KEY_ALGORITHM, TRUST_ROOT_SCHEMA_ID, trustRootSchema, type TrustedKey, type TrustRoot } from '../schemas/abp-trust-root.js';
 import { plainWordsParseOptions } from '../schemas/issues.js';
+import { writeFileDurably } from '../storage/durable-files.js';
 import { describeIssues, SigningError } from './errors.js';
 import { keyIdOf, type SigningKey } from './keys.js';
 
@@ -63,20 +64,7 @@ export function trustRootText(trustRoot: TrustRoot): string {
 export async function saveTrustRoot(path: string, trustRoot: TrustRoot): Promise<void> {
   const checked = parseTrustRoot(trustRoot, 'the trust root to save');
   await mkdir(dirname(path), { recursive: true });
-  const temporary = join(dirname(path), `.${basename(path)}.${randomUUID()}.tmp`);
-  try {
-    const handle = await open(temporary, 'wx');
-    try {
-      await handle.writeFile(trustRootText(checked));
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-    await rename(temporary, path);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
-  }
+  await writeFileDurably(path, trustRootText(checked));
 }
 
 function trustedKey(key: PublicSigningKey, validFrom: string): TrustedKey {

@@ -1,11 +1,11 @@
 // abp's append-only transparency log in one folder: entries.jsonl holds one canonical JSON line per logged statement
 // (the line is the Merkle leaf), checkpoints/<size>.json the signed tree heads. One writer per folder; readers and
 // auditors only read. docs/transparency-log.md describes the formats and how to verify them.
-import { randomUUID } from 'node:crypto';
-import { link, mkdir, open, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { z } from 'zod';
 import { canonicalJson } from '../schemas/canonical-json.js';
+import { syncFolder, writeFileOnce } from '../storage/durable-files.js';
 import { describeIssues, TransparencyError } from './errors.js';
 import {
   checkSigningKey,
@@ -146,15 +146,6 @@ async function readCheckpointFile(path: string): Promise<SignedCheckpoint> {
   return parseSignedCheckpoint(value, path);
 }
 
-async function syncFolder(path: string): Promise<void> {
-  const folder = await open(path, 'r');
-  try {
-    await folder.sync(); // a new directory entry survives a crash too
-  } finally {
-    await folder.close();
-  }
-}
-
 function identityOf(entry: Pick<LogEntry, 'kind' | 'subject' | 'digest'>): string {
   return JSON.stringify([entry.kind, entry.subject, entry.digest]);
 }
@@ -262,7 +253,7 @@ class FolderLog implements TransparencyLog {
     } finally {
       await handle.close();
     }
-    if (this.byteLength === 0) await syncFolder(this.dir);
+    if (this.byteLength === 0) await syncFolder(this.dir); // the first append may have created the file: its name must survive a crash too
     this.byteLength += record.length;
     this.logged.push(entry);
     this.leafHashes.push(leafHash(line));
@@ -286,24 +277,9 @@ class FolderLog implements TransparencyLog {
     await mkdir(folder, { recursive: true });
 
     const signed = signCheckpoint({ origin: this.origin, size, rootHash, timestamp: new Date().toISOString() }, signingKey);
-    const temporary = join(folder, `.${size}.${randomUUID()}.tmp`);
-    try {
-      const handle = await open(temporary, 'wx');
-      try {
-        await handle.writeFile(`${canonicalJson(signed)}\n`);
-        await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      // link, not rename: a checkpoint once published is never replaced, so a second one for this size must fail.
-      await link(temporary, path);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      return this.storedCheckpoint(path, rootHash);
-    } finally {
-      await rm(temporary, { force: true });
-    }
-    await syncFolder(folder);
+    // Written once: a checkpoint once published is never replaced, so a second one for this size finds the first.
+    const written = await writeFileOnce(path, `${canonicalJson(signed)}\n`);
+    if (!written.created) return this.storedCheckpoint(path, rootHash);
     return signed;
   }
 

@@ -1,8 +1,8 @@
 // The content-addressed bundle store in the data directory: <root>/sha256/<hex>.tar, each archive under the sha256 of its
 // bytes, with a <hex>.sigstore.json slot beside it for its signature. Every write is a temp file, fsync, rename, dir fsync.
-import { randomUUID } from 'node:crypto';
-import { mkdir, open, readFile, rename, rm, stat } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { mkdir, readFile, stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { writeFileDurably } from '../../storage/durable-files.js';
 import { sha256Hex } from './build.js';
 import { BundleError } from './errors.js';
 
@@ -23,29 +23,8 @@ async function readIfPresent(path: string): Promise<Buffer | null> {
 
 /** Replaces `path` with `bytes` so a crash leaves either the old file or the new one, both durable. */
 async function writeAtomically(path: string, bytes: Buffer, mode: number): Promise<void> {
-  const dir = dirname(path);
-  await mkdir(dir, { recursive: true });
-  const temporary = join(dir, `.${basename(path)}.${randomUUID()}.tmp`);
-  try {
-    const file = await open(temporary, 'wx', mode);
-    try {
-      await file.writeFile(bytes);
-      await file.sync();
-    } finally {
-      await file.close();
-    }
-    await rename(temporary, path);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
-  }
-  // The rename is durable only once the folder's entry is on disk.
-  const folder = await open(dir, 'r');
-  try {
-    await folder.sync();
-  } finally {
-    await folder.close();
-  }
+  await mkdir(dirname(path), { recursive: true });
+  await writeFileDurably(path, bytes, { mode });
 }
 
 export class BundleStore {

@@ -3,8 +3,7 @@
 // verified against the consumer's pinned trust root; the report reads it to link each task to that bundle and statement. Grading never reads it: the task
 // digest covers what is graded. No clock in it, so pulling the same bundle twice from the same log writes the same bytes
 // (the log fields name the checkpoint the pull proved against, which moves on as the registry logs more).
-import { randomUUID } from 'node:crypto';
-import { open, readFile, rename, rm } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { z } from 'zod';
 import type { VerifiedStatement } from '../../signing/verify.js';
@@ -12,6 +11,7 @@ import { locateIssues, plainWordsParseOptions } from '../../schemas/issues.js';
 import { formatJsonPath } from '../../schemas/json-text.js';
 import { isOrigin } from '../../transparency/formats.js';
 import { describeValue, documentId, nonBlankText, nonNegativeInt, positiveInt, sha256Digest, utcTimestamp } from '../../schemas/primitives.js';
+import { writeFileDurably } from '../../storage/durable-files.js';
 import { ReportError } from './errors.js';
 
 export const PROVENANCE_FILE = 'provenance.json';
@@ -85,28 +85,15 @@ export function provenanceOf(bundle: VerifiedBundle): TaskProvenance {
 }
 
 /**
- * Writes `<taskDir>/provenance.json` whole or not at all (temp file, fsync, rename). Same provenance, same bytes: the
- * fields in schema order, two-space indent, one final newline.
+ * Writes `<taskDir>/provenance.json` whole or not at all (temp file, fsync, rename, folder fsync). Same provenance,
+ * same bytes: the fields in schema order, two-space indent, one final newline.
  */
 export async function writeTaskProvenance(taskDir: string, provenance: TaskProvenance): Promise<string> {
   const parsed = taskProvenanceSchema.safeParse(provenance, plainWordsParseOptions);
   if (!parsed.success) throw new ReportError('invalid-provenance', `the provenance to write into ${taskDir} is invalid: ${issuesText(parsed.error.issues)}; make it with provenanceOf`);
   const checked = parsed.data;
   const path = join(taskDir, PROVENANCE_FILE);
-  const temporary = join(taskDir, `.${PROVENANCE_FILE}.${randomUUID()}.tmp`);
-  try {
-    const file = await open(temporary, 'wx', 0o644);
-    try {
-      await file.writeFile(`${JSON.stringify(checked, null, 2)}\n`);
-      await file.sync();
-    } finally {
-      await file.close();
-    }
-    await rename(temporary, path);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
-  }
+  await writeFileDurably(path, `${JSON.stringify(checked, null, 2)}\n`, { mode: 0o644 });
   return path;
 }
 

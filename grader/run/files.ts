@@ -1,18 +1,15 @@
 // Writing receipts: whole files or nothing (temp file, then rename), so an interrupted run never leaves half a record.
-import { randomBytes } from 'node:crypto';
-import { chmod, mkdir, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readdir, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { writeFileAtomically } from '../../storage/durable-files.js';
 
+/**
+ * Writes `path` whole or not at all, creating its folder. No fsync, for speed: a run writes a receipt per trial and
+ * command, and what must survive a power cut is the progress journal, which fsyncs each line (journal.ts).
+ */
 export async function writeFileAtomic(path: string, data: string | Buffer): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
-  const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  try {
-    await writeFile(temporary, data);
-    await rename(temporary, path);
-  } catch (error) {
-    await rm(temporary, { force: true });
-    throw error;
-  }
+  await writeFileAtomically(path, data);
 }
 
 /** JSON as every abp document is written: two-space indent and a final newline. */

@@ -1,14 +1,13 @@
 // The abp-backlog/v1 snapshot file: a header line, then one line per open issue in (repo, number) order, every line
 // RFC 8785 canonical JSON ending in "\n". The file's bytes are the canonical serialization, so its sha256 is the
 // snapshot digest. Digest, atomic write and validating read; the format is specified in docs/eligibility.md.
-import { createHash, randomUUID } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { isUtf8 } from 'node:buffer';
 import { createReadStream } from 'node:fs';
-import { open, rename, rm } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
 import { canonicalJson } from '../../schemas/canonical-json.js';
 import { nonNegativeInt, registryVersion, repoFullName } from '../../schemas/primitives.js';
+import { writeFileDurably } from '../../storage/durable-files.js';
 import { BacklogError } from './errors.js';
 import type { BacklogIssue, BacklogRepo, BacklogSnapshot } from './types.js';
 import { BACKLOG_SCHEMA_ID } from './types.js';
@@ -151,26 +150,20 @@ export function snapshotDigest(snapshot: BacklogSnapshot): string {
 }
 
 /**
- * Writes the snapshot to `path` atomically (a temporary file beside it, flushed, then renamed over it) and returns
- * its digest, which is also the sha256 of the file.
+ * Writes the snapshot to `path` durably (a temporary file beside it, flushed, renamed over it, the folder flushed) and
+ * returns its digest, which is also the sha256 of the file. Streamed: the chunks are hashed as they are written.
  */
 export async function writeSnapshot(path: string, snapshot: BacklogSnapshot): Promise<string> {
-  const temporary = join(dirname(path), `.${basename(path)}.${randomUUID()}.tmp`);
   const hash = createHash('sha256');
-  try {
-    const handle = await open(temporary, 'wx');
-    try {
-      for (const chunk of serialize(snapshot)) {
-        hash.update(chunk);
-        await handle.write(chunk);
-      }
-      await handle.sync();
-    } finally {
-      await handle.close();
+  function* hashed(): Generator<Buffer> {
+    for (const chunk of serialize(snapshot)) {
+      hash.update(chunk);
+      yield chunk;
     }
-    await rename(temporary, path);
+  }
+  try {
+    await writeFileDurably(path, hashed());
   } catch (error) {
-    await rm(temporary, { force: true });
     if (error instanceof BacklogError) throw error;
     throw new BacklogError('snapshot-io', `could not write the backlog snapshot ${path}: ${(error as Error).message}; check the folder exists and is writable`, { file: path, cause: error });
   }

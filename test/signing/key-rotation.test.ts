@@ -15,9 +15,10 @@ import { createSigningKey, loadSigningKey, loadSigningKeyFile, SIGNING_KEY_FILE,
 import { createSigner, keyedSigner, type SerializedBundle, type Signer } from '../../signing/signer.js';
 import { AGING_TRANSITION_PREDICATE, createAgingTransitionStatement, signedAtOf, trustRootSubjectName, type Statement } from '../../signing/statement.js';
 import { advanceTrustRoot, trustRootDigest, trustRootStatement, verifyNextTrustRoot } from '../../signing/trust-root-chain.js';
-import { publishedVersionFetcher, readTrustRootDocument, readTrustRootVersion, trustRootVersionPaths, writeFileOnce } from '../../signing/trust-root-versions.js';
+import { publishedVersionFetcher, readTrustRootDocument, readTrustRootVersion, trustRootVersionPaths } from '../../signing/trust-root-versions.js';
 import { createTrustRoot, findKey, loadTrustRoot, rotateKey, saveTrustRoot, trustRootText } from '../../signing/trust-root.js';
 import { verifyStatementBundle } from '../../signing/verify.js';
+import { writeFileOnce } from '../../storage/durable-files.js';
 import { auditLog } from '../../transparency/audit.js';
 import { parseEntries, readEntryLines } from '../../transparency/log.js';
 import { runAbp, type CliResult } from '../support/cli.js';

@@ -17,9 +17,9 @@ import {
   readTrustRootVersion,
   trustRootVersionPaths,
   verifyPublishedChain,
-  writeFileOnce,
 } from '../../signing/trust-root-versions.js';
 import { addKey, createTrustRoot, rotateKey, trustRootText } from '../../signing/trust-root.js';
+import { writeFileOnce } from '../../storage/durable-files.js';
 
 let root: string;
 let first: SigningKey;
