@@ -8,7 +8,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TrustRoot } from '../../schemas/abp-trust-root.js';
-import { SigningError } from '../../signing/errors.js';
 import { signingPaths } from '../../signing/home.js';
 import { initSigning, readRotationRecord, retiredKeyPath, ROTATION_STEPS, rotationPaths, runRotationStep, type RotationResult } from '../../signing/key-rotation.js';
 import { createSigningKey, loadSigningKey, loadSigningKeyFile, SIGNING_KEY_FILE, type SigningKey } from '../../signing/keys.js';
@@ -22,6 +21,7 @@ import { writeFileOnce } from '../../storage/durable-files.js';
 import { auditLog } from '../../transparency/audit.js';
 import { parseEntries, readEntryLines } from '../../transparency/log.js';
 import { runAbp, type CliResult } from '../support/cli.js';
+import { codeOf } from './signing-error.js';
 
 let root: string;
 let homes = 0;
@@ -59,15 +59,6 @@ function agingStatement(signedAt: string): Statement {
 
 function verifyAging(bundle: SerializedBundle, trustRoot: TrustRoot) {
   return verifyStatementBundle(bundle, trustRoot, { subjects: [{ sha256: createHash('sha256').update('bundle').digest('hex') }], predicateType: AGING_TRANSITION_PREDICATE });
-}
-
-async function codeOf(promise: Promise<unknown>): Promise<string> {
-  const error: unknown = await promise.then(
-    () => null,
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(SigningError);
-  return (error as SigningError).code;
 }
 
 const plusSeconds = (timestamp: string, seconds: number) => signedAtOf(new Date(Date.parse(timestamp) + seconds * 1000));

@@ -10,7 +10,6 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TRUST_ROOT_SCHEMA_ID, type TrustRoot } from '../../schemas/abp-trust-root.js';
-import { SigningError } from '../../signing/errors.js';
 import { createSigningKey } from '../../signing/keys.js';
 import { createSigner, parseSignerConfig, type SerializedBundle } from '../../signing/signer.js';
 import { createTaskBundleStatement, DRAW_RECORD_PREDICATE, TASK_BUNDLE_PREDICATE, taskBundleSubjectNames, type Statement } from '../../signing/statement.js';
@@ -30,6 +29,7 @@ import {
   type LocalSigstore,
   type LocalTimestampAuthority,
 } from './local-sigstore.js';
+import { codeOf } from './signing-error.js';
 
 const run = promisify(execFile);
 
@@ -87,15 +87,6 @@ async function signKeyless(
   } finally {
     delete process.env[TOKEN_VARIABLE];
   }
-}
-
-async function codeOf(promise: Promise<unknown>): Promise<string> {
-  const error: unknown = await promise.then(
-    () => null,
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(SigningError);
-  return (error as SigningError).code;
 }
 
 function firstEntry(source: SerializedBundle) {

@@ -6,8 +6,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { inspect, promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SigningError } from '../../signing/errors.js';
 import { createSigningKey, loadSigningKey, SIGNING_KEY_FILE, type SigningKey } from '../../signing/keys.js';
+import { codeOf } from './signing-error.js';
 
 const run = promisify(execFile);
 
@@ -24,15 +24,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(root, { recursive: true, force: true });
 });
-
-async function codeOf(promise: Promise<unknown>): Promise<string> {
-  const error: unknown = await promise.then(
-    () => null,
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(SigningError);
-  return (error as SigningError).code;
-}
 
 describe('createSigningKey', () => {
   it('writes the private key with mode 0600 in a 0700 folder, and nothing else', async () => {

@@ -24,6 +24,7 @@ import {
 } from '../../signing/statement.js';
 import { addKey, createTrustRoot } from '../../signing/trust-root.js';
 import { verifyStatementBundle, type ExpectedStatement } from '../../signing/verify.js';
+import { codeOf } from './signing-error.js';
 
 const run = promisify(execFile);
 
@@ -54,15 +55,6 @@ async function expectedFor(bundleFile: string, heldOutFile: string): Promise<Exp
     ],
     predicateType: TASK_BUNDLE_PREDICATE,
   };
-}
-
-async function codeOf(promise: Promise<unknown>): Promise<string> {
-  const error: unknown = await promise.then(
-    () => null,
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(SigningError);
-  return (error as SigningError).code;
 }
 
 /** A deep copy of the bundle with the decoded DSSE payload or signature changed. */

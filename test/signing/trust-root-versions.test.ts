@@ -4,7 +4,6 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SigningError } from '../../signing/errors.js';
 import { createSigningKey, type SigningKey } from '../../signing/keys.js';
 import { keyedSigner } from '../../signing/signer.js';
 import { advanceTrustRoot, trustRootDigest, trustRootStatement, verifyNextTrustRoot } from '../../signing/trust-root-chain.js';
@@ -20,6 +19,7 @@ import {
 } from '../../signing/trust-root-versions.js';
 import { addKey, createTrustRoot, rotateKey, trustRootText } from '../../signing/trust-root.js';
 import { writeFileOnce } from '../../storage/durable-files.js';
+import { codeOf } from './signing-error.js';
 
 let root: string;
 let first: SigningKey;
@@ -43,15 +43,6 @@ const freshFolder = () => path.join(root, `versions-${++folders}`);
 
 const v1 = () => createTrustRoot(first, '2026-01-01T00:00:00Z');
 const v2 = () => rotateKey(v1(), first.keyId, second, { validFrom: '2026-04-01T00:00:00Z', retiredAt: '2026-04-01T00:00:05Z' });
-
-async function codeOf(promise: Promise<unknown>): Promise<string> {
-  const error: unknown = await promise.then(
-    () => null,
-    (reason: unknown) => reason,
-  );
-  expect(error).toBeInstanceOf(SigningError);
-  return (error as SigningError).code;
-}
 
 async function publishTwo(dir: string) {
   const one = await publishTrustRootVersion(dir, v1(), { signer: keyedSigner(first), signedAt: new Date('2026-01-01T00:00:00Z'), vouchedBy: 'self' });
