@@ -1,13 +1,28 @@
+// Three tiers, told apart by file name: `*.test.ts` unit (no child processes, no servers: test-support/no-processes.ts
+// fails one that tries), `*.integration.test.ts` (real git, Temporal, Postgres, the simulator, the built CLI) and
+// `*.e2e.test.ts` (the main job, four-ecosystem freezes). Sources are imported as TypeScript through the "source"
+// export condition; processes the tests start run the build, which test-support/build.ts brings up to date first.
 import { defineConfig } from 'vitest/config';
-import { SummaryReporter } from './test/support/summary-reporter.js';
+import { SummaryReporter } from './test-support/summary-reporter.js';
+
+const tier = (name: string, include: string, extra: { setupFiles?: string[]; globalSetup?: string[]; exclude?: string[] } = {}) => ({
+  extends: true as const,
+  test: { name, include: [`packages/*/test/**/${include}`], exclude: ['**/node_modules/**', ...(extra.exclude ?? [])], ...(extra.setupFiles ? { setupFiles: extra.setupFiles } : {}), ...(extra.globalSetup ? { globalSetup: extra.globalSetup } : {}) },
+});
 
 export default defineConfig({
+  resolve: { conditions: ['source'] },
+  ssr: { resolve: { conditions: ['source'], externalConditions: ['source'] } },
   test: {
-    include: ['test/**/*.test.ts'],
-    // Integration suites start real servers (Temporal, Postgres); give them room on a 2-core machine.
+    pool: 'forks',
+    // Integration suites start real servers (Temporal, Postgres); give them room on a loaded 2-core machine.
     testTimeout: 60_000,
     hookTimeout: 120_000,
-    pool: 'forks',
     reporters: ['default', new SummaryReporter()],
+    projects: [
+      tier('unit', '*.test.ts', { exclude: ['**/*.integration.test.ts', '**/*.e2e.test.ts'], setupFiles: ['test-support/no-processes.ts'] }),
+      tier('integration', '*.integration.test.ts', { globalSetup: ['test-support/build.ts'], setupFiles: ['test-support/toolchain-caches.ts'] }),
+      tier('e2e', '*.e2e.test.ts', { globalSetup: ['test-support/build.ts'], setupFiles: ['test-support/toolchain-caches.ts'] }),
+    ],
   },
 });

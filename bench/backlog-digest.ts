@@ -6,10 +6,10 @@
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SIGNAL_RULES } from '../registry/backlog/body-signals.js';
-import { readSnapshotWithDigest, snapshotDigest, writeSnapshot } from '../registry/backlog/snapshot.js';
-import type { BacklogIssue, BacklogSnapshot } from '../registry/backlog/types.js';
-import { BACKLOG_SCHEMA_ID } from '../registry/backlog/types.js';
+import { SIGNAL_RULES } from '@abp/protocol/backlog/body-signals';
+import { readSnapshotWithDigest, snapshotDigest, writeSnapshot } from '@abp/protocol/backlog/snapshot';
+import type { BacklogIssue, BacklogSnapshot } from '@abp/protocol/backlog/types';
+import { BACKLOG_SCHEMA_ID } from '@abp/protocol/backlog/types';
 
 const repoCount = 500;
 const issuesPerRepo = 2_000;

@@ -8,11 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Connection } from '@temporalio/client';
-import { findTemporalBinary, repositoryRoot } from '../stack/config.js';
-import { freePort } from '../stack/processes.js';
+import { packageRoot } from '@abp/pipeline/package-root';
+import { findTemporalBinary } from '@abp/pipeline/worker/config';
+import { freePort } from '@abp/pipeline/dev-stack/processes';
 
 const rounds = Number(process.argv[2] ?? 3);
-const abp = join(repositoryRoot, 'bin', 'abp.js');
+const abp = join(packageRoot, 'bin', 'abp.js');
 
 
 async function bareServer(): Promise<number> {

@@ -3,22 +3,20 @@
 // the two states' checkouts overlap on the cores; and how much building the bundle and signing it add on top.
 // Repositories: the simulator's live world (node --test, pytest, go test, cargo test), each with a known fix.
 //   node bin/run-ts.js bench/freeze.ts
-import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
-import { BundleStore } from '../freeze/bundle/index.js';
-import { freezeTask, type TaskFreezeInput } from '../freeze/index.js';
-import { runBounded } from '../grader/process/index.js';
-import { parseCommandLine } from '../grader/verification/command-line.js';
-import type { RunnerRecipe } from '../registry/criteria/schema.js';
-import { githubTaskId } from '../schemas/abp-task.js';
-import { createSigningKey } from '../signing/keys.js';
-import { createSigner } from '../signing/signer.js';
-import { buildLiveRepos } from '../simulator/world/live/build.js';
+import { BundleStore } from '@abp/pipeline/freeze/bundle/store';
+import { freezeTask, type TaskFreezeInput } from '@abp/pipeline/freeze/index';
+import { runBounded } from '@abp/grader/execution';
+import { parseCommandLine } from '@abp/grader/verification';
+import type { RunnerRecipe } from '@abp/pipeline/registry/criteria/schema';
+import { githubTaskId } from '@abp/protocol/schemas/abp-task';
+import { createSigningKey } from '@abp/pipeline/signing/keys';
+import { createSigner } from '@abp/pipeline/signing/signer';
+import { buildLiveRepos } from '@abp/github-sim/world/live/build';
+import { git as runGit, gitIdentityEnvironment, hostPathEnvironment, runProgram } from '@abp/grader/execution';
 
-const run = promisify(execFile);
 
 // The recipes the freeze suites use: the simulator CI's commands without shell syntax, the flaky test pinned.
 const RECIPES: Record<string, RunnerRecipe> = {
@@ -33,9 +31,10 @@ const RECIPES: Record<string, RunnerRecipe> = {
  * cost of a checkout, dominates as it does in real projects; with a bug in sum() and its fix as a patch.
  */
 async function slowSuiteRepo(dir: string): Promise<{ baseOid: string; patch: string }> {
-  const git = (...args: string[]) => run('git', ['-C', dir, ...args], { env: { ...process.env, GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@example.org', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@example.org', GIT_AUTHOR_DATE: '2026-01-01T00:00:00Z', GIT_COMMITTER_DATE: '2026-01-01T00:00:00Z' } });
+  const identity = gitIdentityEnvironment({ identity: { name: 'bench', email: 'bench@example.org' }, at: Date.parse('2026-01-01T00:00:00Z') / 1000 });
+  const git = async (...args: string[]) => ({ stdout: (await runGit(['-C', dir, ...args], { cwd: dir, env: identity })).stdout.toString('utf8') });
   await mkdir(join(dir, 'test'), { recursive: true });
-  await run('git', ['init', '--quiet', '--initial-branch=main', dir]);
+  await runGit(['init', '--quiet', '--initial-branch=main', dir], { cwd: dir });
   await writeFile(join(dir, 'sum.js'), 'exports.sum = (xs) => xs.reduce((a, b) => a + b, 1);\n');
   const work = (n: number) =>
     `const test = require('node:test');\nconst { createHash } = require('node:crypto');\ntest('work ${n}', () => {\n  let h = 'seed';\n  for (let i = 0; i < 120000; i++) h = createHash('sha256').update(h).digest('hex');\n});\n`;
@@ -81,7 +80,8 @@ async function main(): Promise<void> {
       // Baseline: one plain run of the whole suite at the base, in a checkout warmed by one untimed run (as the freeze's are by install).
       const checkout = join(root, `plain-${name}`);
       await mkdir(checkout, { recursive: true });
-      await run('sh', ['-c', `git -C "${gitDir}" archive ${fix.baseOid} | tar -x -C "${checkout}"`]);
+      const archive = await runGit(['-C', gitDir, 'archive', fix.baseOid], { cwd: gitDir });
+      await runProgram(['tar', '-x', '-C', checkout], { cwd: checkout, env: hostPathEnvironment(), input: archive.stdout });
       const line = parseCommandLine(recipe.test);
       const env = { ...line.env, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? root, TZ: 'UTC', GOFLAGS: '-count=1', GOPROXY: 'off', CARGO_NET_OFFLINE: 'true', GOCACHE: join(root, 'go-build') };
       const plain = async () => {

@@ -7,16 +7,16 @@
 // The repository has 400 commits of incompressible content (> 50 MB of history) over 3,000 files.
 //   node bin/run-ts.js bench/grader-overhead.ts [rounds]
 // Everything lives under os.tmpdir(); TMPDIR=/dev/shm takes the disk out and leaves git's CPU cost.
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { createCipheriv } from 'node:crypto';
 import { once } from 'node:events';
 import { appendFile, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { promisify } from 'node:util';
-import { median, quantileOfSorted } from '../grader/stats/index.js';
-import { runMatrix } from '../grader/run/run-matrix.js';
-import { applyForVerification, captureDiff, checkOutForVerification, createTrialWorkspace, prepareTaskRepo } from '../grader/workspace/index.js';
+import { median, quantileOfSorted } from '@abp/grader/stats';
+import { runMatrix } from '@abp/grader/run';
+import { applyForVerification, captureDiff, checkOutForVerification, createTrialWorkspace, prepareTaskRepo } from '@abp/grader/workspace';
+import { git as runGit, gitEnvironment } from '@abp/grader/execution';
 
 const rounds = Math.max(15, Number(process.argv[2] ?? 15));
 const historyVersion = 'v1';
@@ -29,9 +29,8 @@ const minimumHistoryBytes = 50 * 1024 ** 2;
 const overheadTargetMs = 300;
 const ratioTarget = 2;
 
-const run = promisify(execFile);
-const gitEnv = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmpdir(), GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', LC_ALL: 'C' };
-const git = async (args: string[], cwd: string) => (await run('git', args, { cwd, env: gitEnv, maxBuffer: 64 * 1024 ** 2 })).stdout.trim();
+const gitEnv = gitEnvironment();
+const git = async (args: string[], cwd: string) => (await runGit(args, { cwd })).stdout.toString('utf8').trim();
 
 function pathOf(index: number): string {
   const pad = (value: number) => String(value).padStart(2, '0');

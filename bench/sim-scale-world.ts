@@ -4,11 +4,11 @@
 // of 100 from the real server), with peak memory, against a baseline measured in the same run:
 // allocating and iterating 1,000,000 plain issue objects.
 //   node bin/run-ts.js bench/sim-scale-world.ts [seed]
-import { startSimulator } from '../simulator/server.js';
-import type { SimIssue } from '../simulator/world/model.js';
-import { groundTruth } from '../simulator/world/ground-truth.js';
-import type { ScaleWorld } from '../simulator/world/scale.js';
-import { createScaleWorld } from '../simulator/world/scale.js';
+import { startSimulator } from '@abp/github-sim/server';
+import type { SimIssue } from '@abp/github-sim/world/model';
+import { groundTruth } from '@abp/github-sim/world/ground-truth';
+import type { ScaleWorld } from '@abp/github-sim/world/scale';
+import { createScaleWorld } from '@abp/github-sim/world/scale';
 
 const seed = Number(process.argv[2] ?? 1);
 const repos = 5_000;

@@ -4,25 +4,24 @@
 // pull request and what that is per hour at the production interval (targets: < 1 GiB, < 100 points an hour), and the
 // time from a maintainer's merge to the task's new state, by webhook and by polling with webhooks dropped.
 //   node bin/run-ts.js bench/tasks-scale.ts [tasks]
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { appendFile, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { sql } from 'drizzle-orm';
-import { createTrackingActivities } from '../activities/tracking.js';
-import { SOLVER_LOGIN } from '../simulator/world/live/world.js';
-import { DEFAULT_POLL_SECONDS } from '../stack/pull-poller.js';
-import { PULL_POLLER_ID, pollPullRequests } from '../workflows/pr-poller.js';
-import { taskQueues } from '../workflows/shared.js';
-import { migrate, openDatabase, selectRows } from '../db/connection.js';
-import { repositoryRoot } from '../stack/config.js';
-import { startPostgresServer } from '../test/support/postgres-server.js';
-import { startDevServer } from '../test/support/temporal.js';
-import { BENCH_TOKEN, startBench, type Bench } from '../test/tasks/harness.js';
+import { createTrackingActivities } from '@abp/pipeline/activities/tracking';
+import { SOLVER_LOGIN } from '@abp/github-sim/world/live/world';
+import { DEFAULT_POLL_SECONDS } from '@abp/pipeline/worker/pull-poller';
+import { PULL_POLLER_ID, pollPullRequests } from '@abp/pipeline/workflows/pr-poller';
+import { taskQueues } from '@abp/pipeline/workflows/shared';
+import { migrate, openDatabase, selectRows } from '@abp/pipeline/db/connection';
+import { packageRoot } from '@abp/pipeline/package-root';
+import { startPostgresServer } from '../packages/pipeline/test/support/postgres-server.js';
+import { startDevServer } from '../packages/pipeline/test/support/temporal.js';
+import { BENCH_TOKEN, startBench, type Bench } from '../packages/pipeline/test/tasks/harness.js';
+import { git, gitIdentityEnvironment } from '@abp/grader/execution';
 
-const run = promisify(execFile);
 const TASKS = Number(process.argv[2] ?? 2_000);
 const MEMORY_TARGET = 1024 ** 3;
 const POINTS_PER_HOUR_TARGET = 100;
@@ -44,15 +43,15 @@ async function openPulls(bench: Bench, n: number): Promise<string[]> {
   const forkPath = bench.world.gitPathOf(fork);
   const work = await mkdtemp(join(tmpdir(), 'abp-bench-fork-'));
   try {
-    const env = { ...process.env, GIT_AUTHOR_NAME: 'bench', GIT_AUTHOR_EMAIL: 'bench@example.org', GIT_COMMITTER_NAME: 'bench', GIT_COMMITTER_EMAIL: 'bench@example.org' };
-    await run('git', ['clone', '--quiet', forkPath, work]);
-    await run('sh', ['-c', 'echo "A benchmark note." >> README.md && git add README.md && git commit --quiet -m "A note"'], { cwd: work, env });
-    const oid = (await run('git', ['rev-parse', 'HEAD'], { cwd: work })).stdout.trim();
-    await run('git', ['push', '--quiet', 'origin', `${oid}:refs/heads/bench-base`], { cwd: work });
+    const env = gitIdentityEnvironment({ identity: { name: 'bench', email: 'bench@example.org' }, at: 1_767_225_600 });
+    await git(['clone', '--quiet', forkPath, work], { cwd: tmpdir() });
+    await appendFile(join(work, 'README.md'), 'A benchmark note.\n');
+    await git(['add', 'README.md'], { cwd: work });
+    await git(['commit', '--quiet', '-m', 'A note'], { cwd: work, env });
+    const oid = (await git(['rev-parse', 'HEAD'], { cwd: work })).stdout.toString('utf8').trim();
+    await git(['push', '--quiet', 'origin', `${oid}:refs/heads/bench-base`], { cwd: work });
     const refs = Array.from({ length: n }, (_, index) => `create refs/heads/bench-${index + 1} ${oid}\n`).join('');
-    const updating = run('git', ['-C', forkPath, 'update-ref', '--stdin']);
-    updating.child.stdin?.end(refs);
-    await updating;
+    await git(['-C', forkPath, 'update-ref', '--stdin'], { cwd: forkPath, input: refs });
   } finally {
     await rm(work, { recursive: true, force: true });
   }
@@ -79,7 +78,7 @@ async function main(): Promise<void> {
   const database = await openDatabase({ url: postgres.url });
   await migrate(database);
   const bench = await startBench({ env, db: database.db, pollSeconds: DEFAULT_POLL_SECONDS, unthrottled: true });
-  const worker = spawn(process.execPath, [join(repositoryRoot, 'bin', 'abp.js'), 'worker'], {
+  const worker = spawn(process.execPath, [join(packageRoot, 'bin', 'abp.js'), 'worker'], {
     env: { ...process.env, ABP_HOME: bench.home, TEMPORAL_ADDRESS: env.address, DATABASE_URL: postgres.url, GITHUB_API_URL: bench.sim.apiUrl, GITHUB_TOKEN: BENCH_TOKEN, ABP_GITHUB_PACING: 'off' },
     stdio: 'ignore',
   });

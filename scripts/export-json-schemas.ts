@@ -1,11 +1,11 @@
-// Writes schemas/json/<kind>.schema.json from the zod schemas; with --check, writes nothing and fails when a file is stale or missing.
+// Writes packages/protocol/json-schema/<kind>.schema.json from the zod schemas; with --check, writes nothing and fails when a file is stale or missing.
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { renderJsonSchemaFiles } from '../schemas/json-schema.js';
+import { renderJsonSchemaFiles } from '@abp/protocol/schemas/json-schema';
 
-export const DEFAULT_OUT_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'schemas', 'json');
+export const DEFAULT_OUT_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'packages', 'protocol', 'json-schema');
 
 export interface ExportPlan {
   /** Files whose committed text differs from the generated one. */
@@ -73,19 +73,19 @@ export async function main(argv: readonly string[]): Promise<number> {
   const plan = await planJsonSchemaExport();
   if (argv.includes('--check')) {
     const problems = [
-      ...plan.stale.map((name) => `stale: schemas/json/${name}`),
-      ...plan.missing.map((name) => `missing: schemas/json/${name}`),
-      ...plan.unexpected.map((name) => `unexpected: schemas/json/${name}`),
+      ...plan.stale.map((name) => `stale: packages/protocol/json-schema/${name}`),
+      ...plan.missing.map((name) => `missing: packages/protocol/json-schema/${name}`),
+      ...plan.unexpected.map((name) => `unexpected: packages/protocol/json-schema/${name}`),
     ];
     if (problems.length === 0) {
-      console.log(`schemas/json: ${plan.files.length} JSON Schema files are current`);
+      console.log(`packages/protocol/json-schema: ${plan.files.length} JSON Schema files are current`);
       return 0;
     }
-    console.error(`${problems.join('\n')}\nschemas/json is out of date: run npm run schemas:export and commit the result`);
+    console.error(`${problems.join('\n')}\npackages/protocol/json-schema is out of date: run npm run schemas:export and commit the result`);
     return 1;
   }
   const touched = await applyJsonSchemaExport(plan);
-  console.log(touched.length === 0 ? `schemas/json: ${plan.files.length} files already current` : `schemas/json: updated ${touched.join(', ')}`);
+  console.log(touched.length === 0 ? `packages/protocol/json-schema: ${plan.files.length} files already current` : `packages/protocol/json-schema: updated ${touched.join(', ')}`);
   return 0;
 }
 

@@ -2,7 +2,8 @@
 # Installs everything abp and its tests need on a fresh Debian machine, idempotently:
 # system packages (Java + Maven for the test server, PostgreSQL for the Postgres test suite,
 # Go, Rust and pytest for the simulator's live repositories' real test suites), node modules
-# from the lockfile, and the two Temporal servers (scripts/install-temporal.sh).
+# from the lockfile, the two Temporal servers (scripts/install-temporal.sh), and the build of
+# every package (`tsc -b`, incremental), which the `abp` command and the worker run.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -49,3 +50,4 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
   npm ci --no-audit --no-fund
 fi
 bash scripts/install-temporal.sh
+npm run --silent build

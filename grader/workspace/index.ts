@@ -1,7 +1,0 @@
-// The grader's git isolation: per-task caches of base's history only, per-trial workspaces,
-// diff capture through a grader-private git dir, and fresh verification checkouts.
-
-export { WorkspaceError, type WorkspaceErrorCode } from './errors.js';
-export { prepareTaskRepo, prepareFixtureRepo, readBlobAtBase, type TaskRepo } from './task-repo.js';
-export { createTrialWorkspace, captureDiff, snapshotWorkspace, type TrialWorkspace } from './trial.js';
-export { applyForVerification, checkOutForVerification, createVerificationCheckout, type VerificationCheckout } from './verification.js';

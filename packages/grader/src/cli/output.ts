@@ -1,0 +1,46 @@
+// How commands speak: data as JSON on stdout with --json, lines for a person otherwise; errors on stderr.
+import { AbpError } from '@abp/protocol/errors';
+
+export interface OutputOptions {
+  json?: boolean;
+}
+
+export interface Output {
+  /** A line for a person; dropped in --json mode so stdout stays parseable. */
+  line(text: string): void;
+  /** The command's result as data; printed only in --json mode. */
+  data(value: unknown): void;
+  error(text: string): void;
+}
+
+export function createOutput(options: OutputOptions, stdout = process.stdout, stderr = process.stderr): Output {
+  return {
+    line: (text) => {
+      if (!options.json) stdout.write(`${text}\n`);
+    },
+    data: (value) => {
+      if (options.json) stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+    },
+    error: (text) => {
+      stderr.write(`${text}\n`);
+    },
+  };
+}
+
+export type CommandFailureCode = 'invalid-documents' | 'not-running' | 'gate-failed' | 'not-comparable' | 'conformance-failed' | 'workflow-failed' | 'stage-failed';
+
+/** A command that ran and failed: exit 1, or 3 when `abp gate` refuses to compare (usage errors are commander's and exit 2). */
+export class CommandFailed extends AbpError<CommandFailureCode> {
+  constructor(
+    code: CommandFailureCode,
+    message: string,
+    /** The command already printed its result (with the failure in it) as --json data. */
+    readonly reportedAsData = false,
+  ) {
+    super(code, message);
+  }
+
+  get exitCode(): number {
+    return this.code === 'not-comparable' ? 3 : 1;
+  }
+}

@@ -1,0 +1,17 @@
+// The one error of everything the grader reads before a trial starts: run configs, adapters files and task folders.
+import { AbpError } from '@abp/protocol/errors';
+
+export type GraderConfigErrorCode =
+  | 'missing-file'
+  | 'invalid-json'
+  | 'invalid-config'
+  | 'invalid-adapters'
+  | 'invalid-task'
+  | 'unknown-engine'
+  | 'unknown-task'
+  | 'unknown-translator'
+  | 'invalid-placeholder'
+  | 'mismatched-models'
+  | 'sandbox-unavailable';
+
+export class GraderConfigError extends AbpError<GraderConfigErrorCode> {}

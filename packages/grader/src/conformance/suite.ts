@@ -1,0 +1,180 @@
+// The conformance suite's inputs, built fresh in a folder: two tasks (a github-issue task whose repository still holds the
+// future fix, its tag and its reflog; and a fixture task graded by deterministic assertions), the bundled engines plus
+// adversarial ones, and the run configuration that pits them against each other under the real `abp run`.
+import { createHash } from 'node:crypto';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { packageRoot } from '../package-root.js';
+import { git as runGit, gitIdentityEnvironment } from '../execution/git.js';
+
+
+export const CONFORMANCE_MODEL = 'abp/demo-model';
+export const FUTURE_FIX_MARKER = 'ABP-FUTURE-FIX';
+export const SLUG_TASK = 'gh-abp-conformance-slug-1';
+export const GREETING_TASK = 'fixture-greeting';
+export const SECRET_VARIABLE = 'ABP_CONFORMANCE_SECRET';
+
+/** Engines of the suite: what each one is there to prove. */
+export const conformanceEngines = {
+  reference: 'applies the verified fix: verification must resolve it',
+  noop: 'changes nothing: must stay unresolved',
+  scripted: 'a fan-out engine on two models: its trace must carry subagent and per-call model attribution',
+  planter: 'plants verification files and echoes a secret: the verdict must not move and no receipt may hold the secret',
+  liar: 'its run.end envelope under-reports tokens: it must be flagged',
+  deleter: 'deletes an existing test: must be disqualified',
+  'history-reader': 'searches git history for the fix: must find nothing',
+  ghost: 'cannot be invoked: must be an engine-error, excluded from comparison',
+} as const;
+export type ConformanceEngine = keyof typeof conformanceEngines;
+
+const files = (root: string, entries: Record<string, string>) =>
+  Promise.all(
+    Object.entries(entries).map(async ([path, text]) => {
+      await mkdir(dirname(join(root, path)), { recursive: true });
+      await writeFile(join(root, path), text);
+    }),
+  );
+
+const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+
+// Fixed identity and dates: the suite builds the same commits, so the same task digests, on every machine.
+const CONFORMANCE_IDENTITY = { name: 'ABP Conformance', email: 'conformance@abp.invalid' };
+
+async function git(cwd: string, args: string[], date = '2026-10-01T12:00:00Z'): Promise<string> {
+  const at = Date.parse(date) / 1000;
+  const { stdout } = await runGit(args, { cwd, env: gitIdentityEnvironment({ identity: CONFORMANCE_IDENTITY, at }) });
+  return stdout.toString('utf8').trim();
+}
+
+const slugTest = (tests: string) => `import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { slugify } from '../src/slug.js';\n\n${tests}`;
+
+async function buildSlugTask(tasksDir: string): Promise<void> {
+  const taskDir = join(tasksDir, SLUG_TASK);
+  const repo = join(taskDir, 'repo');
+  await mkdir(repo, { recursive: true });
+  await git(repo, ['init', '-q', '-b', 'main']);
+  await files(repo, {
+    'package.json': json({ name: 'conformance-slug', private: true, type: 'module' }),
+    'src/slug.js': "export function slugify(text) {\n  return text.toLowerCase().trim().replace(/[^a-z0-9]/g, '-');\n}\n",
+    'test/slug-basic.test.js': slugTest("test('lowercases words', () => {\n  assert.equal(slugify('Hello'), 'hello');\n});\n\ntest('replaces spaces', () => {\n  assert.equal(slugify('a b'), 'a-b');\n});\n"),
+  });
+  await git(repo, ['add', '-A']);
+  await git(repo, ['commit', '-q', '-m', 'slugify: first version']);
+  const base = await git(repo, ['rev-parse', 'HEAD']);
+  // The future: the maintainer-merged fix, tagged, with a test only the held-out bundle may bring back.
+  await files(repo, {
+    'src/slug.js': `// ${FUTURE_FIX_MARKER}: collapse runs of separators and trim them at the ends (issue #1)\nexport function slugify(text) {\n  return text.toLowerCase().trim().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');\n}\n`,
+    'test/slug-dashes.test.js': slugTest("test('collapses runs of separators', () => {\n  assert.equal(slugify('a  --  b'), 'a-b');\n});\n\ntest('trims separators at the ends', () => {\n  assert.equal(slugify(' -a- '), 'a');\n});\n"),
+  });
+  await git(repo, ['add', '-A'], '2026-10-02T12:00:00Z');
+  await git(repo, ['commit', '-q', '-m', `Fix #1: collapse separators (${FUTURE_FIX_MARKER})`], '2026-10-02T12:00:00Z');
+  await git(repo, ['tag', 'v1.1.0']);
+  await git(repo, ['branch', 'fix-1']);
+  const golden = `${await git(repo, ['diff', '--full-index', base, 'HEAD', '--', 'src/slug.js'])}\n`;
+  const heldOut = await git(repo, ['show', 'HEAD:test/slug-dashes.test.js']);
+  await files(taskDir, {
+    'held-out/golden.patch': golden,
+    'held-out/files/test/slug-dashes.test.js': `${heldOut}\n`,
+    'task.json': json({
+      schema: 'abp-task/v1',
+      id: SLUG_TASK,
+      source: { kind: 'github-issue', repo: 'abp/conformance-slug', issue: 1, baseCommit: base, sourcedAt: '2026-10-01T12:00:00Z', registryVersion: 'abp-registry/2026Q4', drawSeed: 1 },
+      prompt: 'slugify("a  --  b") returns "a-----b" instead of "a-b", and separators at the ends are kept. Make slugify collapse runs of separators into one dash and trim dashes at both ends.',
+      environment: { image: 'node:20', setup: [] },
+      verification: { kind: 'commands', failToPass: ['node --test test/slug-dashes.test.js'], passToPass: ['node --test test/slug-basic.test.js'], timeoutSeconds: 120, heldOut: true },
+      golden: { diffBytesNormalized: 180, filesTouched: 1, trace: 'traces/golden.abp-trace.jsonl', mergedPr: 'https://github.com/abp/conformance-slug/pull/2' },
+      requires: ['edit-files'],
+      cutoffsVerified: ['abp/demo-model:2026-01'],
+    }),
+  });
+}
+
+async function buildGreetingTask(tasksDir: string): Promise<void> {
+  const taskDir = join(tasksDir, GREETING_TASK);
+  const fixed = "console.log('Hello, ABP!');\n";
+  const packageJson = json({ name: 'greeting', private: true, type: 'module' });
+  await files(taskDir, {
+    'workspace/greet.js': "console.log('Hello, world!');\n",
+    'workspace/package.json': packageJson,
+    'held-out/files/test/greet.test.js':
+      "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { execFileSync } from 'node:child_process';\n\ntest('greets ABP', () => {\n  assert.equal(execFileSync(process.execPath, ['greet.js'], { encoding: 'utf8' }), 'Hello, ABP!\\n');\n});\n",
+    'held-out/golden.patch': `diff --git a/greet.js b/greet.js\n--- a/greet.js\n+++ b/greet.js\n@@ -1 +1 @@\n-console.log('Hello, world!');\n+${fixed}`,
+    'held-out/assertions.json': json({
+      schema: 'abp-assertions/v1',
+      assertions: [
+        { kind: 'file-present', path: 'greet.js' },
+        { kind: 'file-absent', path: 'greet.ts' },
+        { kind: 'file-content', path: 'greet.js', equals: fixed },
+        { kind: 'file-hash', path: 'package.json', sha256: `sha256:${createHash('sha256').update(packageJson).digest('hex')}` },
+        { kind: 'command', argv: ['node', 'greet.js'], exitCode: 0, stdoutEquals: 'Hello, ABP!\n' },
+      ],
+    }),
+    'task.json': json({
+      schema: 'abp-task/v1',
+      id: GREETING_TASK,
+      source: { kind: 'fixture', fixture: 'workspace' },
+      prompt: 'greet.js must print exactly "Hello, ABP!" followed by a newline.',
+      environment: { image: 'node:20', setup: [] },
+      verification: { kind: 'commands', failToPass: ['node --test test/greet.test.js'], passToPass: [], timeoutSeconds: 60, heldOut: true },
+      cutoffsVerified: [],
+    }),
+  });
+}
+
+export interface ConformanceSuite {
+  dir: string;
+  config: string;
+  adapters: string;
+  tasks: string;
+}
+
+function engineCommand(engine: ConformanceEngine, tasksDir: string): string[] {
+  if (engine === 'ghost') return ['/nonexistent/abp-ghost-engine', '--input', '{inputFile}'];
+  const script = ['reference', 'noop', 'scripted'].includes(engine) ? join(packageRoot, 'dist', 'engines', `${engine}.js`) : join(packageRoot, 'dist', 'conformance', 'engines', `${engine}.js`);
+  return [process.execPath, script, '--input', '{inputFile}', '--tasks', tasksDir];
+}
+
+/** Writes the suite into `dir` (which must be empty or absent) and returns the paths `abp run` takes. */
+export async function buildConformanceSuite(dir: string): Promise<ConformanceSuite> {
+  const present = await readdir(dir).catch(() => []);
+  if (present.length > 0) throw new Error(`${dir} is not empty: the conformance suite is built fresh; pass an empty or new folder`);
+  const tasks = join(dir, 'tasks');
+  await mkdir(tasks, { recursive: true });
+  await Promise.all([buildSlugTask(tasks), buildGreetingTask(tasks)]);
+
+  const engines = Object.keys(conformanceEngines) as ConformanceEngine[];
+  const adapters = join(dir, 'abp-adapters.json');
+  await writeFile(
+    adapters,
+    json({
+      schema: 'abp-adapters/v1',
+      executionPolicy: 'trusted-local',
+      adapters: engines.map((engine) => ({
+        engine,
+        command: engineCommand(engine, tasks),
+        env: { allow: engine === 'planter' ? [SECRET_VARIABLE] : [], set: {} },
+        timeoutSeconds: 120,
+        metadata: { model: CONFORMANCE_MODEL, provider: 'abp', sampling: { temperature: 0 }, toolPolicy: 'default', deployment: 'local' },
+        capabilities: ['edit-files', 'run-commands'],
+        preflight: { prompt: 'Reply with exactly: ABP-PREFLIGHT-OK', sentinel: 'ABP-PREFLIGHT-OK', timeoutSeconds: 60 },
+        trace: { kind: 'native' },
+      })),
+    }),
+  );
+  const config = join(dir, 'abp-run.json');
+  await writeFile(
+    config,
+    json({
+      schema: 'abp-run/v1',
+      engines: engines.map((engine) => ({ name: engine, version: '1.0.0' })),
+      model: CONFORMANCE_MODEL,
+      budgetUsd: 5,
+      timeoutSeconds: 120,
+      trials: 1,
+      ordering: 'abba',
+      seed: 20261130,
+      tasks: [SLUG_TASK, GREETING_TASK],
+    }),
+  );
+  return { dir, config, adapters, tasks };
+}

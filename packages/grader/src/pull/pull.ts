@@ -1,0 +1,255 @@
+// `abp pull`: fetch one frozen task from a registry's `abp serve` and unpack it only once every check holds. The
+// consumer trusts its pinned trust root and nothing the server says: newer trust root versions are taken only when the
+// version before vouches for them, the download must hash to the advertised digest, the signed statement must name
+// these bytes and this task, its key must have been valid when it signed, and the registry's transparency log must hold
+// the signature and extend what the consumer saw of it before (distribution/log-proof.ts). All of it happens in one
+// staging folder beside the destination, renamed into place at the end; any failure removes everything the pull wrote.
+import { randomUUID } from 'node:crypto';
+import { mkdir, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import { BundleError } from '@abp/protocol/bundle/errors';
+import { provenanceOf, writeTaskProvenance } from './provenance.js';
+import { readBundleSubjects, unpackBundle } from '../bundle/unpack.js';
+import type { TrustRoot } from '@abp/protocol/schemas/abp-trust-root';
+import { conforms, documentId } from '@abp/protocol/schemas/primitives';
+import { SigningError, type SigningErrorCode } from '@abp/protocol/signing/errors';
+import { TASK_BUNDLE_PREDICATE, taskBundleSubjectNames } from '@abp/protocol/signing/statement';
+import { advanceTrustRoot } from '../trust/trust-root-chain.js';
+import { loadTrustRoot } from '@abp/protocol/signing/trust-root';
+import { verifyStatementBundle, type VerifiedSigner, type VerifiedStatement } from '../trust/verify.js';
+import { syncFolder } from '@abp/protocol/files/durable-files';
+import { createRegistryClient, type RegistryClient } from './client.js';
+import { PullError, type PullErrorCode } from './errors.js';
+import { keepCheckpoints, keptCheckpointsFile, readKeptCheckpoints } from './kept-checkpoints.js';
+import { proveBundleLogged } from './log-proof.js';
+
+export interface PullOptions {
+  taskId: string;
+  /** The registry's abp serve base URL. */
+  from: string;
+  /** The consumer's pinned abp-trust-root/v1 document. */
+  trustRootPath: string;
+  /** The task lands in `<outputDir>/<task id>/`. */
+  outputDir: string;
+  /**
+   * Where the consumer keeps the log checkpoints it has seen, one file per registry (distribution/kept-checkpoints.ts):
+   * the log must extend the newest one kept, and the new one is kept after. Without it, each pull trusts the log it
+   * meets on first sight (inclusion is still proved).
+   */
+  checkpointsDir?: string;
+}
+
+/** What the pull proved about the signature's place in the registry's transparency log. */
+export interface PulledLogProof {
+  /** The log's name, as its checkpoints sign it. */
+  origin: string;
+  /** The index of the signature's entry. */
+  index: number;
+  /** The size of the newest checkpoint, which the entry was proved included in. */
+  checkpointSize: number;
+  /** Its root hash (base64). */
+  rootHash: string;
+  /** The newest checkpoint kept from this registry before, proved a prefix of the new one; null when none was kept. */
+  keptSize: number | null;
+  /** For a retired signing key: the first checkpoint covering the entry, signed no later than the retirement. */
+  loggedBeforeRetirement: { size: number; timestamp: string } | null;
+  /** The file the new checkpoint is kept in; null without a checkpoints folder. */
+  keptIn: string | null;
+}
+
+export interface PulledTask {
+  taskId: string;
+  state: 'scored' | 'practice';
+  from: string;
+  digest: string;
+  heldOutDigest: string;
+  /** What the agent sees: task.json, issue.md, repo/. */
+  taskDir: string;
+  /** The held-out verification part; never given to the agent. */
+  heldOutDir: string;
+  /** Who signed: a trust root key, or a keyless identity. */
+  signer: VerifiedSigner;
+  /** The signing key's id (null for a keyless signature). */
+  keyId: string | null;
+  /** The signing time the signer's window was checked against. */
+  signedAt: string;
+  trustRoot: { pinnedVersion: number; version: number };
+  log: PulledLogProof;
+}
+
+/** The folder names inside `<outputDir>/<task id>/`. */
+export const PULLED_TASK_DIR = 'task';
+export const PULLED_HELD_OUT_DIR = 'held-out';
+
+export async function pullTask(options: PullOptions, client: RegistryClient = createRegistryClient(options.from)): Promise<PulledTask> {
+  const { taskId } = options;
+  if (!conforms(documentId, taskId)) throw new PullError('invalid-setting', `${JSON.stringify(taskId)} is not a task id: e.g. gh-<owner>-<name>-<issue>, as \`abp task list\` or GET /v1/tasks shows`);
+  const pinned = await loadPinnedTrustRoot(options.trustRootPath);
+  const outputDir = resolve(options.outputDir);
+  const destination = join(outputDir, taskId);
+  await ensureAbsent(destination);
+  const keptIn = options.checkpointsDir === undefined ? null : keptCheckpointsFile(resolve(options.checkpointsDir), options.from);
+  const kept = keptIn === null ? [] : await readKeptCheckpoints(keptIn);
+
+  const task = await client.task(taskId);
+  const trustRoot = await walkTrustRoot(pinned, client);
+
+  const created = await mkdir(outputDir, { recursive: true });
+  const staging = join(outputDir, `.${taskId}.pull-${randomUUID()}`);
+  try {
+    await mkdir(staging);
+    const archive = join(staging, 'bundle.tar');
+    const downloaded = await client.downloadBundle(task.bundleDigest, archive);
+    const digest = `sha256:${downloaded.sha256}`;
+    if (digest !== task.bundleDigest) {
+      throw new PullError('digest-mismatch', `${options.from} advertises task ${taskId} as ${task.bundleDigest}, but the ${downloaded.bytes} bytes it sent hash to ${digest}: the bundle was changed or damaged on the server`);
+    }
+
+    const signature = await client.bundleSignature(digest);
+    const verified = await verifySignature(signature.value, trustRoot, taskId, downloaded.sha256);
+    const logged = await proveBundleLogged({ client, trustRoot, taskId, signatureSha256: signature.sha256, keyId: verified.keyId, kept });
+    const { checkpoint } = logged.checkpoint;
+    const subjects = await readBundleSubjects(archive).catch((error: unknown) => rethrowBundle(error, taskId));
+    const signedHeldOut = verified.statement.subject.find((subject) => subject.name === taskBundleSubjectNames(taskId).heldOut)?.digest.sha256;
+    if (signedHeldOut !== subjects.heldOut) {
+      throw new PullError('tampered-bundle', `the held-out part of ${digest} hashes to sha256:${subjects.heldOut}, but the signed statement names ${signedHeldOut === undefined ? 'no held-out part' : `sha256:${signedHeldOut}`}`);
+    }
+
+    // unpackBundle hashes the file again: the bytes unpacked are the bytes verified, whatever touched the file since.
+    const unpacked = await unpackBundle(archive, { taskDir: join(staging, PULLED_TASK_DIR), heldOutDir: join(staging, PULLED_HELD_OUT_DIR), expectedDigest: digest }).catch((error: unknown) =>
+      rethrowBundle(error, taskId),
+    );
+    if (unpacked.manifest.id !== taskId) throw new PullError('tampered-bundle', `the signed bundle ${digest} holds task ${unpacked.manifest.id}, not ${taskId}`);
+    // Beside task.json, so the grader's report links each task to the bundle and statement it was verified from.
+    await writeTaskProvenance(
+      join(staging, PULLED_TASK_DIR),
+      provenanceOf({
+        taskId,
+        bundleDigest: digest,
+        heldOutDigest: unpacked.heldOutDigest,
+        verified,
+        trustRootVersion: trustRoot.version,
+        serveUrl: options.from,
+        log: { origin: checkpoint.origin, index: logged.entry.index, checkpointSize: checkpoint.size, rootHash: checkpoint.rootHash },
+      }),
+    );
+    await rm(archive);
+    // Kept before the rename: a checkpoint that verified is what this consumer knows of the log, even if the rename
+    // then loses a race for the destination.
+    if (keptIn !== null) await keepCheckpoints(keptIn, [logged.checkpoint]);
+    await publish(staging, destination);
+    return {
+      taskId,
+      state: task.state,
+      from: options.from,
+      digest,
+      heldOutDigest: unpacked.heldOutDigest,
+      taskDir: join(destination, PULLED_TASK_DIR),
+      heldOutDir: join(destination, PULLED_HELD_OUT_DIR),
+      signer: verified.signer,
+      keyId: verified.keyId,
+      signedAt: verified.signedAt,
+      trustRoot: { pinnedVersion: pinned.version, version: trustRoot.version },
+      log: {
+        origin: checkpoint.origin,
+        index: logged.entry.index,
+        checkpointSize: checkpoint.size,
+        rootHash: checkpoint.rootHash,
+        keptSize: logged.keptSize,
+        loggedBeforeRetirement: logged.loggedBeforeRetirement,
+        keptIn,
+      },
+    };
+  } catch (error) {
+    await rm(staging, { recursive: true, force: true });
+    if (created !== undefined) await removeEmptyFolders(outputDir, created);
+    throw error;
+  }
+}
+
+/**
+ * The newest trust root version the registry offers that the pinned one reaches, each version vouched for by the one
+ * before (`trust-root-unverified` otherwise). The server's current trust root is never taken as it is.
+ */
+export async function walkTrustRoot(pinned: TrustRoot, client: RegistryClient): Promise<TrustRoot> {
+  return advanceTrustRoot(pinned, (version) => client.trustRootVersion(version)).catch((error: unknown) => {
+    if (error instanceof SigningError) {
+      throw new PullError('trust-root-unverified', `${client.baseUrl} offers a trust root newer than the pinned version ${pinned.version} that does not verify: ${error.message}`, { cause: error });
+    }
+    throw error;
+  });
+}
+
+export async function loadPinnedTrustRoot(path: string): Promise<TrustRoot> {
+  try {
+    return await loadTrustRoot(path);
+  } catch (error) {
+    if (error instanceof SigningError && (error.code === 'trust-root-missing' || error.code === 'trust-root-invalid')) {
+      throw new PullError(error.code, `${error.message}; pin the registry's trust root with --trust-root <file>`, { cause: error });
+    }
+    throw error;
+  }
+}
+
+async function ensureAbsent(path: string): Promise<void> {
+  const found = await stat(path).then(
+    () => true,
+    () => false,
+  );
+  if (found) throw new PullError('destination-exists', `${path} already exists: remove it, or pull into another folder with -o`);
+}
+
+/** What each refusal of signature verification means for a pull; any other is `signature-rejected`, naming its code. */
+const SIGNATURE_REFUSALS: Partial<Record<SigningErrorCode, PullErrorCode>> = {
+  // The signature does not vouch for these bytes as this task's bundle.
+  'signature-invalid': 'tampered-bundle',
+  'digest-mismatch': 'tampered-bundle',
+  'predicate-type-mismatch': 'tampered-bundle',
+  'key-retired': 'key-retired',
+  'key-expired': 'key-expired',
+  // A signer the pinned trust root (or a version it vouched for) does not trust: a key it does not list, or a keyless
+  // identity or certificate chain it does not name.
+  'unknown-key': 'unknown-signer',
+  'identity-mismatch': 'unknown-signer',
+  'certificate-untrusted': 'unknown-signer',
+  'malformed-bundle': 'malformed-signature',
+  'malformed-statement': 'malformed-signature',
+};
+
+/** Verifies the signature over the archive (sha256 `archiveHex`) as task `taskId`'s bundle, mapping refusals to codes. */
+async function verifySignature(signature: unknown, trustRoot: TrustRoot, taskId: string, archiveHex: string): Promise<VerifiedStatement> {
+  try {
+    return await verifyStatementBundle(signature, trustRoot, { subjects: [{ name: taskBundleSubjectNames(taskId).bundle, sha256: archiveHex }], predicateType: TASK_BUNDLE_PREDICATE });
+  } catch (error) {
+    if (!(error instanceof SigningError)) throw error;
+    const code = SIGNATURE_REFUSALS[error.code] ?? 'signature-rejected';
+    throw new PullError(code, `the signature of task ${taskId}'s bundle sha256:${archiveHex} is refused (${error.code}): ${error.message}`, { cause: error });
+  }
+}
+
+function rethrowBundle(error: unknown, taskId: string): never {
+  if (!(error instanceof BundleError)) throw error;
+  if (error.code === 'digest-mismatch') throw new PullError('digest-mismatch', `the verified bundle of ${taskId} changed on disk before it was unpacked: ${error.message}`, { cause: error });
+  throw new PullError('invalid-bundle', `the signed bundle of ${taskId} cannot be unpacked (${error.code}): ${error.message}`, { cause: error });
+}
+
+/** Renames the staged task folder into place and makes the rename durable. */
+async function publish(staging: string, destination: string): Promise<void> {
+  await ensureAbsent(destination);
+  await rename(staging, destination).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOTEMPTY' || error.code === 'EEXIST') throw new PullError('destination-exists', `${destination} appeared while the task was pulled: remove it, or pull into another folder with -o`, { cause: error });
+    throw error;
+  });
+  await syncFolder(dirname(destination));
+}
+
+/** Removes the folders `mkdir -p` made for the output, deepest first, each only while empty. */
+async function removeEmptyFolders(deepest: string, firstCreated: string): Promise<void> {
+  for (let dir = deepest; dir.length >= firstCreated.length; dir = dirname(dir)) {
+    const removed = await rmdir(dir).then(
+      () => true,
+      () => false,
+    );
+    if (!removed || dir === firstCreated) return;
+  }
+}

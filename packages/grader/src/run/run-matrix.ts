@@ -1,0 +1,260 @@
+// `abp run` as a function: validate every input, stamp and write abp-run/v1 before the first trial, take the lock, preflight
+// every adapter, run the ABBA-ordered matrix with bounded concurrency into the journal, then write the verdict and report.
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, readdir, realpath, rm, stat, symlink, rename } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import type { AbpRun } from '@abp/protocol/schemas/abp-run';
+import { RUN_SCHEMA_ID } from '@abp/protocol/schemas/abp-run';
+import type { AbpTrial } from '@abp/protocol/schemas/abp-trial';
+import type { AbpVerdict } from '@abp/protocol/schemas/abp-verdict';
+import { loadRunInputs, type RunInputs } from '../config/load-run-inputs.js';
+import { loadPriceTable } from '../prices/index.js';
+import { sandboxStatus } from '../execution/sandbox.js';
+import { readRunResults } from '../results/read-results.js';
+import { renderReport } from '../html-report/index.js';
+import { readTasksProvenance } from '../pull/provenance.js';
+import { prepareFixtureRepo, prepareTaskRepo, type TaskRepo } from '../workspace/index.js';
+import { isAlive } from '../execution/liveness.js';
+import { RunError } from './errors.js';
+import { jsonText, removeTree, writeFileAtomic } from './files.js';
+import { runFingerprint, runIdOf } from './fingerprint.js';
+import { createJournal, resumeJournal, type Journal } from './journal.js';
+import { acquireRunLock } from './lock.js';
+import { runPreflight } from './preflight.js';
+import { scheduleTrials, type ScheduledTrial } from './schedule.js';
+import { executeTrial, type PreflightResult, type TrialContext } from './trial.js';
+import { buildVerdict } from './verdict.js';
+
+export interface RunOptions {
+  config: string;
+  adapters?: string | undefined;
+  tasks?: string | undefined;
+  /** The results folder; the run writes <output>/<runId>/ and points <output>/run-latest at it. */
+  output: string;
+  /** A progress journal (or the run folder holding it) to continue. */
+  resumeProgress?: string | undefined;
+  lockFile?: string | undefined;
+  concurrency?: number | undefined;
+  keepWorkspaces?: boolean | undefined;
+  runUnsupported?: boolean | undefined;
+  strictComparison?: boolean | undefined;
+  /** Where scrubbed task repositories are cached between runs. */
+  cacheDir?: string | undefined;
+  hostEnv?: Readonly<Record<string, string | undefined>> | undefined;
+  now?: (() => Date) | undefined;
+  onEvent?: ((event: RunEvent) => void) | undefined;
+}
+
+export type RunEvent =
+  | { kind: 'started'; runId: string; runDir: string; total: number; done: number; resumed: boolean; warnings: string[]; workRoot: string; keptWorkspaces: boolean }
+  | { kind: 'preflight'; engine: string; result: PreflightResult }
+  | { kind: 'trial'; trial: AbpTrial; done: number; total: number };
+
+export interface RunOutcome {
+  runId: string;
+  runDir: string;
+  verdict: AbpVerdict;
+  trials: AbpTrial[];
+}
+
+function containerized(): boolean {
+  if (existsSync('/.dockerenv') || existsSync('/run/.containerenv')) return true;
+  try {
+    return /docker|kubepods|containerd|lxc/.test(readFileSync('/proc/1/cgroup', 'utf8'));
+  } catch {
+    return false;
+  }
+}
+
+function reproduceCommand(inputs: RunInputs, output: string, runUnsupported: boolean): string {
+  const rel = (path: string) => {
+    const relativePath = relative(process.cwd(), path) || '.';
+    return /^[\w./-]+$/.test(relativePath) ? relativePath : `'${relativePath.replace(/'/g, "'\\''")}'`;
+  };
+  return `abp run --config ${rel(inputs.paths.config)} --adapters ${rel(inputs.paths.adapters)} --tasks ${rel(inputs.paths.tasks)} -o ${rel(resolve(output))}${runUnsupported ? ' --run-unsupported' : ''}`;
+}
+
+async function prepareRepos(inputs: RunInputs, cacheDir: string): Promise<Map<string, TaskRepo>> {
+  const repos = new Map<string, TaskRepo>();
+  for (const task of inputs.tasks) {
+    const repo =
+      task.source.kind === 'fixture'
+        ? await prepareFixtureRepo({ fixtureDir: task.source.dir, cacheDir })
+        : await prepareTaskRepo({ source: task.source.gitDir, baseCommit: task.source.baseCommit, cacheDir });
+    repos.set(task.manifest.id, repo);
+  }
+  return repos;
+}
+
+/**
+ * Trial folders of an earlier start of this run whose process is gone (SIGKILL leaves them): they hold workspaces and
+ * verification checkouts with held-out files, so they go before this start makes its own.
+ */
+async function removeAbandonedWorkRoots(runId: string): Promise<void> {
+  const prefix = `abp-work-${runId}-`;
+  for (const name of await readdir(tmpdir()).catch(() => [] as string[])) {
+    const pid = Number(name.slice(prefix.length));
+    if (name.startsWith(prefix) && Number.isInteger(pid) && pid > 0 && !isAlive(pid)) await removeTree(join(tmpdir(), name));
+  }
+}
+
+/** What a sandboxed engine must not see: task folders, the results, and the real paths behind symlinked task parts. */
+async function hiddenFromEngines(inputs: RunInputs, output: string): Promise<string[]> {
+  const paths = new Set([inputs.paths.tasks, output]);
+  for (const task of inputs.tasks) {
+    for (const part of [join(task.visibleDir, 'repo'), join(task.dir, 'held-out')]) {
+      const real = await realpath(part).catch(() => null);
+      if (real !== null) paths.add(real);
+    }
+  }
+  return [...paths];
+}
+
+async function pointLatest(output: string, runId: string): Promise<void> {
+  const link = join(output, 'run-latest');
+  const temporary = `${link}.${process.pid}.tmp`;
+  await rm(temporary, { force: true });
+  await symlink(runId, temporary);
+  await rename(temporary, link);
+}
+
+/**
+ * Runs `items` with at most `limit` in flight, starting them in order. After a failure no new item starts, the ones in
+ * flight finish (their folders and the lock are still needed), and the first failure is thrown.
+ */
+async function inOrderPool<T>(items: readonly T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failure: { error: unknown } | null = null;
+  const lanes = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length && failure === null) {
+      const item = items[next] as T;
+      next += 1;
+      try {
+        await work(item);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  });
+  await Promise.all(lanes);
+  if (failure !== null) throw (failure as { error: unknown }).error;
+}
+
+async function openJournal(options: RunOptions, runDir: string, header: { runId: string; fingerprint: string; trials: number }): Promise<{ journal: Journal; resumed: boolean }> {
+  if (options.resumeProgress) {
+    const given = resolve(options.resumeProgress);
+    const path = (await stat(given).catch(() => null))?.isDirectory() ? join(given, 'progress.jsonl') : given;
+    if (dirname(path) !== runDir) {
+      throw new RunError('fingerprint-mismatch', `${path} is not the journal of run ${header.runId} (expected ${join(runDir, 'progress.jsonl')}): the inputs changed since it was written, or it belongs to another -o folder`);
+    }
+    return { journal: await resumeJournal(path, header), resumed: true };
+  }
+  return { journal: await createJournal(join(runDir, 'progress.jsonl'), header), resumed: false };
+}
+
+export async function runMatrix(options: RunOptions): Promise<RunOutcome> {
+  const now = options.now ?? (() => new Date());
+  const hostEnv = options.hostEnv ?? process.env;
+  const inputs = await loadRunInputs({ config: options.config, adapters: options.adapters, tasks: options.tasks });
+  // Read before the first trial: a damaged provenance file stops the run at its start, not at the report.
+  const provenance = await readTasksProvenance(inputs.tasks.map((task) => ({ id: task.manifest.id, dir: task.visibleDir })));
+  if (options.strictComparison && inputs.comparisonWarnings.length > 0) {
+    throw new RunError('strict-comparison', `--strict-comparison: comparison metadata is incomplete or differs:\n  ${inputs.comparisonWarnings.join('\n  ')}`);
+  }
+  const policy = inputs.adapters.executionPolicy;
+  if (policy === 'sandboxed') {
+    const status = await sandboxStatus();
+    if (!status.available) throw new RunError('sandbox-unavailable', `${inputs.paths.adapters}: executionPolicy "sandboxed" needs bubblewrap, which cannot run here: ${status.reason}. Install the Debian package bubblewrap, or acknowledge "trusted-local".`);
+  }
+
+  const runUnsupported = options.runUnsupported ?? false;
+  const fingerprint = await runFingerprint(inputs, { runUnsupported });
+  const runId = runIdOf(fingerprint);
+  const output = resolve(options.output);
+  const runDir = join(output, runId);
+  await mkdir(runDir, { recursive: true });
+  const lock = await acquireRunLock(resolve(options.lockFile ?? join(output, '.abp-run.lock')), runId, now);
+  const workRoot = join(tmpdir(), `abp-work-${runId}-${process.pid}`);
+  await removeAbandonedWorkRoots(runId);
+  try {
+    const schedule = scheduleTrials(inputs.config);
+    const { journal, resumed } = await openJournal(options, runDir, { runId, fingerprint, trials: schedule.length });
+    const run: AbpRun & { id: string } = {
+      schema: RUN_SCHEMA_ID,
+      id: runId,
+      engines: inputs.config.engines,
+      model: inputs.config.model,
+      matchedModels: inputs.matchedModels,
+      budgetUsd: inputs.config.budgetUsd,
+      timeoutSeconds: inputs.config.timeoutSeconds,
+      trials: inputs.config.trials,
+      ordering: inputs.config.ordering,
+      seed: inputs.config.seed,
+      tasks: inputs.config.tasks,
+      host: { os: process.platform, arch: process.arch, containerized: containerized() },
+      reproduce: reproduceCommand(inputs, output, runUnsupported),
+    };
+    // Written once, before the first trial; a resumed run keeps the manifest its first start wrote.
+    if (!resumed || !existsSync(join(runDir, 'run.json'))) {
+      await writeFileAtomic(join(runDir, 'run.json'), jsonText(run));
+      await writeFileAtomic(join(runDir, 'tasks.json'), jsonText(inputs.tasks.map((task) => ({ id: task.manifest.id, digest: task.digest })).sort((a, b) => (a.id < b.id ? -1 : 1))));
+      await writeFileAtomic(join(runDir, 'reproduce.txt'), `${run.reproduce}\n`);
+    }
+    options.onEvent?.({ kind: 'started', runId, runDir, total: schedule.length, done: journal.done.size, resumed, warnings: inputs.comparisonWarnings, workRoot, keptWorkspaces: options.keepWorkspaces ?? false });
+
+    await mkdir(workRoot, { recursive: true });
+    const cacheDir = resolve(options.cacheDir ?? join(tmpdir(), 'abp-grader-cache'));
+    const repos = await prepareRepos(inputs, cacheDir);
+    const context: TrialContext = {
+      run,
+      runDir,
+      workRoot,
+      policy,
+      adapterOf: inputs.adapterOf,
+      tasks: new Map(inputs.tasks.map((task) => [task.manifest.id, task])),
+      repos,
+      preflight: new Map(),
+      prices: loadPriceTable(),
+      hostEnv,
+      adaptersDir: dirname(inputs.paths.adapters),
+      hiddenPaths: await hiddenFromEngines(inputs, output),
+      runUnsupported,
+      keepWorkspaces: options.keepWorkspaces ?? false,
+      now,
+    };
+    const pending: ScheduledTrial[] = schedule.filter((scheduled) => !journal.done.has(scheduled.trialId));
+    const preflight = new Map<string, PreflightResult>();
+    for (const engine of inputs.config.engines) {
+      const adapter = inputs.adapterOf.get(engine.name);
+      if (!adapter || !pending.some((scheduled) => scheduled.engine === engine.name)) continue;
+      const result = await runPreflight(adapter, context);
+      preflight.set(engine.name, result);
+      options.onEvent?.({ kind: 'preflight', engine: engine.name, result });
+    }
+    const withPreflight: TrialContext = { ...context, preflight };
+
+    let done = journal.done.size;
+    await inOrderPool(pending, Math.max(1, options.concurrency ?? 1), async (scheduled) => {
+      const trial = await executeTrial(withPreflight, scheduled);
+      await writeFileAtomic(join(runDir, 'trials', `${trial.trialId}.json`), jsonText(trial));
+      await journal.append(trial);
+      done += 1;
+      options.onEvent?.({ kind: 'trial', trial, done, total: schedule.length });
+    });
+    await journal.close();
+
+    // The journal is the record: trial files lost with a killed run are rewritten from it.
+    const trials = schedule.map((scheduled) => journal.done.get(scheduled.trialId)).filter((trial): trial is AbpTrial => trial !== undefined);
+    const present = new Set(await readdir(join(runDir, 'trials')).catch(() => [] as string[]));
+    for (const trial of trials) if (!present.has(`${trial.trialId}.json`)) await writeFileAtomic(join(runDir, 'trials', `${trial.trialId}.json`), jsonText(trial));
+    const verdict = buildVerdict(run, trials, inputs.comparisonWarnings);
+    await writeFileAtomic(join(runDir, 'verdict.json'), jsonText(verdict));
+    await writeFileAtomic(join(runDir, 'report.html'), renderReport(await readRunResults(runDir), { provenance }));
+    await pointLatest(output, runId);
+    return { runId, runDir, verdict, trials };
+  } finally {
+    if (!options.keepWorkspaces) await removeTree(workRoot);
+    await lock.release();
+  }
+}

@@ -1,0 +1,359 @@
+// One trial, start to receipt: a fresh scrubbed workspace, the adapter as a bounded command, the diff taken by the grader,
+// the trace checked, test changes classified, held-out verification in a fresh checkout, and an abp-trial/v1 record whose
+// outcome follows spec §3.4: engine and harness errors are excluded, never counted as losses.
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Adapter, ExecutionPolicy } from '@abp/protocol/schemas/abp-adapters';
+import type { AbpRun } from '@abp/protocol/schemas/abp-run';
+import type { AbpTrial } from '@abp/protocol/schemas/abp-trial';
+import { parsePatch } from '../diff/patch.js';
+import { splitPatch } from '../diff/split.js';
+import { normalizedDiffSize } from '../diff/normalized-size.js';
+import { findTestWeakening } from '../diff/weakening.js';
+import { expandPlaceholders } from '../execution/placeholders.js';
+import { runBounded, type CommandResult, type SandboxSpec } from '../execution/index.js';
+import { reducedEnvironment } from '../execution/environment.js';
+import { computeCostUsd, type PriceTable } from '../prices/index.js';
+import { createRedactor, type Redactor } from '../redaction/index.js';
+import { loadTaskDirectory, type TaskDirectory } from '../config/task-directory.js';
+import { serializeTrace, summarizeTrace, traceTranslators, type TraceSummary } from '../traces/index.js';
+import { applyForVerification, captureDiff, checkOutForVerification, createTrialWorkspace, readBlobAtBase, snapshotWorkspace, type TaskRepo, type VerificationCheckout } from '../workspace/index.js';
+import { TRIAL_SCHEMA_ID } from '@abp/protocol/schemas/abp-trial';
+import { removeTree, writeFileAtomic } from './files.js';
+import type { ScheduledTrial } from './schedule.js';
+import { runSetup, runVerification, type VerificationEnvironment } from './verify.js';
+
+export interface PreflightResult {
+  passed: boolean;
+  detail: string;
+}
+
+export interface TrialContext {
+  run: AbpRun & { id: string };
+  runDir: string;
+  workRoot: string;
+  policy: ExecutionPolicy;
+  adapterOf: ReadonlyMap<string, Adapter>;
+  tasks: ReadonlyMap<string, TaskDirectory>;
+  repos: ReadonlyMap<string, TaskRepo>;
+  preflight: ReadonlyMap<string, PreflightResult>;
+  prices: PriceTable;
+  hostEnv: Readonly<Record<string, string | undefined>>;
+  /** The folder of the adapters file: what {repo} expands to. */
+  adaptersDir: string;
+  /** Folders a sandboxed engine must not see: task folders (held-out material) and the results folder. */
+  hiddenPaths: readonly string[];
+  runUnsupported: boolean;
+  keepWorkspaces: boolean;
+  now(): Date;
+}
+
+const elapsed = (since: bigint) => Number((process.hrtime.bigint() - since) / 1_000_000n);
+
+/** What the adapter's environment exposes: allow-listed values are treated as secrets everywhere a receipt is written. */
+function adapterSecrets(adapter: Adapter, hostEnv: TrialContext['hostEnv']): string[] {
+  return adapter.env.allow.map((name) => hostEnv[name]).filter((value): value is string => value !== undefined && value.length >= 6);
+}
+
+export function redactorFor(adapter: Adapter, context: Pick<TrialContext, 'hostEnv'>, workspace: string): Redactor {
+  // Only what the engine can see: redacting every host variable with a secret-looking name would blank common words.
+  const visible = Object.fromEntries(adapter.env.allow.map((name) => [name, context.hostEnv[name]]));
+  return createRedactor({ env: { ...visible, ...adapter.env.set }, workspace, secrets: adapterSecrets(adapter, context.hostEnv) });
+}
+
+/** The environment verification commands run in: no adapter credentials, pinned time zone and hash seed, host toolchains. */
+export function verificationEnvironment(hostEnv: TrialContext['hostEnv'], home: string, tmp: string, sandboxed = false): Record<string, string> {
+  const hostHome = hostEnv.HOME ?? '/root';
+  // Under the sandbox the host is read-only: Go's build cache must live in the writable home.
+  const goCache = sandboxed ? `${home}/.cache/go-build` : (hostEnv.GOCACHE ?? `${hostHome}/.cache/go-build`);
+  const { env } = reducedEnvironment({
+    hostEnv,
+    allow: ['GOPATH', 'GOCACHE', 'GOMODCACHE', 'GOFLAGS', 'GOTOOLCHAIN', 'JAVA_HOME', 'MAVEN_OPTS'],
+    set: {
+      PYTHONHASHSEED: '0',
+      PYTHONDONTWRITEBYTECODE: '1',
+      CI: 'true',
+      // Toolchains installed under the host user's home stay reachable though HOME is a fresh folder.
+      CARGO_HOME: hostEnv.CARGO_HOME ?? `${hostHome}/.cargo`,
+      RUSTUP_HOME: hostEnv.RUSTUP_HOME ?? `${hostHome}/.rustup`,
+      GOCACHE: goCache,
+      GOPATH: hostEnv.GOPATH ?? `${hostHome}/go`,
+      GOFLAGS: hostEnv.GOFLAGS ?? '-mod=mod',
+    },
+    home,
+    tmp,
+  });
+  return env;
+}
+
+function base(scheduled: ScheduledTrial, task: TaskDirectory): Omit<AbpTrial, 'outcome' | 'reason' | 'detail' | 'timing'> {
+  return {
+    schema: TRIAL_SCHEMA_ID,
+    trialId: scheduled.trialId,
+    task: scheduled.task,
+    taskDigest: task.digest,
+    engine: scheduled.engine,
+    trial: scheduled.trial,
+    order: scheduled.order,
+    engineProcess: null,
+    diff: null,
+    verification: null,
+    metrics: { diffBytesNormalized: null, tokensTotal: null, wallClockMs: null, computedUsd: null },
+    trace: null,
+    receipts: { stdout: null, stderr: null, diff: null, trace: null, verificationLog: null },
+  };
+}
+
+function readTraceText(adapter: Adapter, traceFile: string, stdout: Buffer): Promise<string | null> {
+  const fromFile = () => readFile(traceFile, 'utf8').catch(() => null);
+  switch (adapter.trace.kind) {
+    case 'native':
+      return fromFile();
+    case 'sidecar':
+      return adapter.trace.from === 'stdout' ? Promise.resolve(stdout.toString('utf8')) : fromFile();
+    case 'none':
+      return Promise.resolve(null);
+  }
+}
+
+function summarize(adapter: Adapter, text: string | null, context: { task: string; engine: string; model: string; startedAt: string }, redactor: Redactor): TraceSummary | null {
+  if (adapter.trace.kind === 'none') return null;
+  if (text === null || text.trim() === '') return summarizeTrace('', { source: { kind: 'missing' }, runModel: context.model, redactor });
+  if (adapter.trace.kind === 'native') return summarizeTrace(text, { source: { kind: 'native' }, runModel: context.model, redactor });
+  const translator = traceTranslators.get(adapter.trace.translator);
+  if (!translator) return summarizeTrace('', { source: { kind: 'missing' }, runModel: context.model, redactor });
+  const events = translator.translate(text, context);
+  return summarizeTrace(events.map((event) => JSON.stringify(event)).join('\n'), { source: { kind: 'sidecar', translator: translator.id }, runModel: context.model, redactor });
+}
+
+function traceRecord(summary: TraceSummary, unpricedModels: string[]): NonNullable<AbpTrial['trace']> {
+  const { input, output, cacheRead, cacheWrite } = summary.tokens;
+  const tokens = { input, output, cacheRead, cacheWrite };
+  return {
+    source: summary.source.kind === 'sidecar' ? `sidecar:${summary.source.translator}` : summary.source.kind,
+    flags: [...summary.flags],
+    problems: summary.problems.length,
+    modelCalls: summary.modelCalls,
+    tokens,
+    perModel: summary.perModel,
+    perSubagent: summary.perSubagent,
+    unpricedModels,
+  };
+}
+
+export async function executeTrial(context: TrialContext, scheduled: ScheduledTrial): Promise<AbpTrial> {
+  const startedAt = context.now();
+  const clock = process.hrtime.bigint();
+  const task = context.tasks.get(scheduled.task);
+  const adapter = context.adapterOf.get(scheduled.engine);
+  if (!task || !adapter) throw new Error(`trial ${scheduled.trialId} names an unknown task or engine`);
+  const record = base(scheduled, task);
+  // A run may let an engine use another model (then matchedModels is false); its input and its trace say which.
+  const engineModel = context.run.engines.find((entry) => entry.name === scheduled.engine)?.model ?? context.run.model;
+  let excludedMs = 0; // engine and task-command time: what harness overhead leaves out
+  const finish = (outcome: AbpTrial['outcome'], reason: string | null, detail: string | null, extra: Partial<AbpTrial> = {}): AbpTrial => ({
+    ...record,
+    ...extra,
+    outcome,
+    reason,
+    detail,
+    timing: { startedAt: startedAt.toISOString(), finishedAt: context.now().toISOString(), harnessOverheadMs: Math.max(0, Math.round(elapsed(clock) - excludedMs)) },
+  });
+
+  const missing = (task.manifest.requires ?? []).filter((capability) => !adapter.capabilities.includes(capability));
+  if (missing.length > 0 && !context.runUnsupported) return finish('unsupported', 'missing-capability', `the task needs ${missing.join(', ')}, which ${scheduled.engine} does not declare`);
+  const preflight = context.preflight.get(scheduled.engine);
+  if (!preflight?.passed) return finish('engine-error', 'failed-preflight', preflight?.detail ?? 'preflight did not run');
+
+  const repo = context.repos.get(scheduled.task);
+  if (!repo) throw new Error(`task ${scheduled.task} has no prepared repository`);
+  const trialRoot = join(context.workRoot, scheduled.trialId);
+  const receipt = (folder: string, name: string) => `${folder}/${name}`;
+  let pendingCheckout: Promise<VerificationCheckout> | null = null;
+  try {
+    await removeTree(trialRoot);
+    await mkdir(trialRoot, { recursive: true });
+    const workspace = await createTrialWorkspace(repo, trialRoot);
+    const state = join(trialRoot, 'state');
+    const tmp = join(trialRoot, 'tmp');
+    const out = join(trialRoot, 'out');
+    await Promise.all([mkdir(state), mkdir(tmp), mkdir(out)]);
+    const promptFile = join(state, 'prompt.md');
+    const inputFile = join(state, 'input.json');
+    const traceFile = join(out, 'trace.abp-trace.jsonl');
+    const { prompt } = task.manifest;
+    await writeFile(promptFile, prompt);
+    await writeFile(
+      inputFile,
+      `${JSON.stringify({ schema: 'abp-agent-input/v1', task: task.manifest.id, trialId: scheduled.trialId, prompt, model: engineModel, budgetUsd: context.run.budgetUsd, timeoutSeconds: adapter.timeoutSeconds ?? context.run.timeoutSeconds, workspace: workspace.workspace, state, traceFile, promptFile }, null, 2)}\n`,
+    );
+    const redactor = redactorFor(adapter, context, workspace.workspace);
+    const sandbox: SandboxSpec | null = context.policy === 'sandboxed' ? { writable: [workspace.workspace, state, tmp, out], hidden: [...context.hiddenPaths, join(trialRoot, '.grader')], readOnly: [context.adaptersDir, repo.gitDir] } : null;
+    const env = reducedEnvironment({ hostEnv: context.hostEnv, allow: adapter.env.allow, set: adapter.env.set, home: state, tmp }).env;
+
+    // Setup runs before the engine and is not its work: the diff is taken against the workspace as setup left it.
+    let startingPoint = repo.baseCommit;
+    if (task.manifest.environment.setup.length > 0) {
+      const setup = await runSetup({ task, dir: workspace.workspace, environment: { env: verificationEnvironment(context.hostEnv, state, tmp, sandbox !== null), sandbox, maxOutputBytes: 1 << 20 }, redact: (text) => redactor.redactText(text) });
+      excludedMs += setup.commandMs;
+      if (!setup.ok) return finish('harness-error', 'setup-failed', `environment.setup in the workspace: ${setup.failed ?? ''}`);
+      startingPoint = await snapshotWorkspace(workspace);
+    }
+
+    const argv = expandPlaceholders(adapter.command, {
+      repo: context.adaptersDir,
+      workspace: workspace.workspace,
+      state,
+      promptFile,
+      inputFile,
+      prompt,
+      trialId: scheduled.trialId,
+      traceFile,
+    });
+    const engine: CommandResult = await runBounded({
+      argv,
+      cwd: workspace.workspace,
+      env,
+      timeoutMs: (adapter.timeoutSeconds ?? context.run.timeoutSeconds) * 1000,
+      maxOutputBytes: adapter.maxOutputBytes,
+      sandbox,
+    });
+    excludedMs += engine.durationMs;
+    record.engineProcess = {
+      exitCode: engine.exitCode,
+      signal: engine.signal,
+      timedOut: engine.timedOut,
+      durationMs: Math.round(engine.durationMs),
+      stdoutBytes: engine.stdoutBytes,
+      stderrBytes: engine.stderrBytes,
+      truncated: engine.stdoutTruncated || engine.stderrTruncated,
+      sandboxed: sandbox !== null,
+    };
+    record.metrics.wallClockMs = Math.round(engine.durationMs);
+    const stdoutReceipt = receipt('transcripts', `${scheduled.trialId}.stdout.txt`);
+    const stderrReceipt = receipt('transcripts', `${scheduled.trialId}.stderr.txt`);
+    await writeFileAtomic(join(context.runDir, stdoutReceipt), redactor.redactBytes(engine.stdout));
+    await writeFileAtomic(join(context.runDir, stderrReceipt), redactor.redactBytes(engine.stderr));
+    record.receipts.stdout = stdoutReceipt;
+    record.receipts.stderr = stderrReceipt;
+    if (engine.spawnError) return finish('engine-error', 'could-not-invoke', `${adapter.command[0] ?? ''}: ${engine.spawnError.code} (${redactor.redactText(engine.spawnError.message)})`);
+
+    // The fresh verification checkout of base is written while the engine's diff is taken and analysed.
+    const checkoutDir = join(trialRoot, '.grader', 'verify');
+    pendingCheckout = checkOutForVerification(repo, checkoutDir);
+    // Handled here so an early return cannot leave a rejection unobserved; awaiting it below still throws.
+    pendingCheckout.catch(() => undefined);
+    const engineDiff = await captureDiff(repo, workspace, startingPoint);
+    const diffReceipt = receipt('diffs', `${scheduled.trialId}.patch`);
+    await writeFileAtomic(join(context.runDir, diffReceipt), redactor.redactText(engineDiff));
+    record.receipts.diff = diffReceipt;
+
+    const traceContext = { task: task.manifest.id, engine: scheduled.engine, model: engineModel, startedAt: startedAt.toISOString() };
+    const trace = summarize(adapter, await readTraceText(adapter, traceFile, engine.stdout), traceContext, redactor);
+    if (trace) {
+      const cost = computeCostUsd(trace.perModel, context.prices);
+      record.trace = traceRecord(trace, cost.unpricedModels);
+      // A native log read from a capped stdout is missing its end: its token and cost figures are lower bounds.
+      if (adapter.trace.kind === 'sidecar' && adapter.trace.from === 'stdout' && engine.stdoutTruncated) record.trace.flags.push('truncated-log');
+      record.metrics.tokensTotal = trace.modelCalls > 0 ? trace.tokens.total : null;
+      record.metrics.computedUsd = cost.usd;
+      if (trace.events.length > 0) {
+        const traceReceipt = receipt('traces', `${scheduled.trialId}.abp-trace.jsonl`);
+        await writeFileAtomic(join(context.runDir, traceReceipt), serializeTrace(trace.events));
+        record.receipts.trace = traceReceipt;
+      }
+    }
+
+    const changes = parsePatch(engineDiff);
+    const rules = undefined;
+    const split = splitPatch(engineDiff, rules);
+    const weakening = findTestWeakening(changes, rules);
+    const heldOut = new Set(task.heldOutPaths);
+    const size = await normalizedDiffSize({
+      changes,
+      before: (path) => readBlobAtBase(repo, path),
+      after: (path) => readFile(join(workspace.workspace, path)).catch(() => null),
+    });
+    record.diff = {
+      codeBytes: size.codeBytes,
+      testBytes: size.testBytes,
+      excludedBytes: size.excludedBytes,
+      filesTouched: size.filesTouched,
+      testWeakening: weakening.map((finding) => ({ path: finding.path, reason: finding.reason })),
+      heldOutPathsTouched: changes.map((change) => change.path).filter((path) => heldOut.has(path)),
+    };
+    record.metrics.diffBytesNormalized = size.codeBytes;
+
+    // Deleting or weakening tests disqualifies whatever else happened: a timeout must not hide it.
+    if (weakening.length > 0) {
+      const first = weakening[0];
+      return finish('disqualified', first?.reason ?? 'weakened-tests', weakening.map((finding) => `${finding.path}: ${finding.reason}`).join('; '));
+    }
+    const acted = engineDiff !== '' || (trace?.modelCalls ?? 0) > 0;
+    if (!engine.timedOut && (engine.exitCode !== 0 || engine.signal !== null) && !acted) {
+      return finish('engine-error', 'crashed-before-acting', `exited ${String(engine.exitCode ?? engine.signal)} with no changes and no model calls`);
+    }
+    // Only an engine that also changed nothing is excluded for a silent trace: a diff is graded whatever the trace says.
+    if (trace && trace.source.kind !== 'missing' && trace.modelCalls === 0 && engineDiff === '' && !engine.timedOut) {
+      return finish('engine-error', 'zero-model-calls', 'the trace reports no model calls and the engine changed nothing: it did not run its model');
+    }
+    if (engine.timedOut) return finish('unresolved', 'timeout', `the engine ran past ${adapter.timeoutSeconds ?? context.run.timeoutSeconds} s and was stopped`);
+    if (record.metrics.computedUsd !== null && record.metrics.computedUsd > context.run.budgetUsd) {
+      return finish('unresolved', 'budget-exceeded', `computed cost ${record.metrics.computedUsd} USD exceeds the budget of ${context.run.budgetUsd} USD`);
+    }
+    // The grading material must be what the run loaded: a trusted-local engine can reach the task folder.
+    if ((await loadTaskDirectory(task.dir)).digest !== task.digest) {
+      return finish('harness-error', 'task-modified', `the task folder ${task.dir} changed during the trial; its held-out material can no longer be trusted`);
+    }
+
+    const verifyHome = join(trialRoot, '.grader', 'home');
+    const verifyTmp = join(trialRoot, '.grader', 'tmp');
+    const reportRoot = join(trialRoot, '.grader', 'reports');
+    await Promise.all([mkdir(verifyHome, { recursive: true }), mkdir(verifyTmp, { recursive: true }), mkdir(reportRoot, { recursive: true })]);
+    const environment: VerificationEnvironment = {
+      env: verificationEnvironment(context.hostEnv, verifyHome, verifyTmp, context.policy === 'sandboxed'),
+      sandbox: context.policy === 'sandboxed' ? { writable: [checkoutDir, verifyHome, verifyTmp, reportRoot], hidden: context.hiddenPaths, readOnly: [repo.gitDir] } : null,
+      maxOutputBytes: 1 << 20,
+    };
+    // Same order as the engine saw: base, then setup, then the engine's changes, then the held-out files.
+    const checkedOut = await pendingCheckout;
+    const setup = await runSetup({ task, dir: checkoutDir, environment, redact: (text) => redactor.redactText(text) });
+    excludedMs += setup.commandMs;
+    const logReceipt = receipt('transcripts', `${scheduled.trialId}.verification.txt`);
+    const writeLog = async (text: string) => {
+      await writeFileAtomic(join(context.runDir, logReceipt), `${text}\n`);
+      record.receipts.verificationLog = logReceipt;
+    };
+    if (!setup.ok) {
+      await writeLog(setup.log);
+      return finish('harness-error', 'setup-failed', `environment.setup in the verification checkout: ${setup.failed ?? ''}`);
+    }
+    const checkout = await applyForVerification(checkedOut, { patch: split.code, overlayDir: task.heldOutFilesDir });
+    if (!checkout.applied) {
+      await writeLog([setup.log, `git apply: ${redactor.redactText(checkout.applyError ?? 'failed')}`].filter(Boolean).join('\n'));
+      record.verification = { patchApplied: false, commands: [], assertions: [] };
+      return finish('unresolved', 'patch-did-not-apply', redactor.redactText(checkout.applyError ?? 'git apply failed'));
+    }
+    const verification = await runVerification({ task, checkoutDir, reportRoot, engineStdout: engine.stdout, environment, redact: (text) => redactor.redactText(text) });
+    excludedMs += verification.commandMs;
+    await writeLog([setup.log, verification.log].filter(Boolean).join('\n'));
+    record.verification = {
+      patchApplied: checkout.applied,
+      commands: verification.commands,
+      // Details quote what the engine wrote: they pass the redactor like every other receipt.
+      assertions: verification.assertions.map((check) => ({ ...check, detail: redactor.redactText(check.detail) })),
+    };
+    if (!verification.passed) {
+      const failed = verification.commands.find((command) => !command.passed);
+      return finish('unresolved', 'verification-failed', failed ? `${failed.role} "${failed.command}": ${failed.reasons.join('; ')}` : 'an assertion failed');
+    }
+    return finish('resolved', null, null);
+  } catch (error) {
+    // Anything thrown here is the grader's failure around the engine, not the engine's (spec §3.4).
+    return finish('harness-error', 'grader-failed', error instanceof Error ? error.message : String(error));
+  } finally {
+    // A checkout still being written when the trial ended early must finish before its folder goes.
+    await pendingCheckout?.catch(() => undefined);
+    if (!context.keepWorkspaces) await removeTree(trialRoot);
+  }
+}

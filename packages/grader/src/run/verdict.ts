@@ -1,0 +1,133 @@
+// Builds abp-verdict/v1 from a run's trial records: per-engine rates with Wilson intervals, exact McNemar on paired
+// outcomes, seeded paired bootstrap intervals of each efficiency metric (spec §3.3, §8). Data in, data out: no I/O, and
+// the same trials give the same verdict byte for byte (only wall-clock figures vary between runs).
+import type { AbpRun } from '@abp/protocol/schemas/abp-run';
+import { scoredOutcomes, type AbpTrial } from '@abp/protocol/schemas/abp-trial';
+import { VERDICT_SCHEMA_ID, type AbpVerdict } from '@abp/protocol/schemas/abp-verdict';
+import { bootstrapRelativeMedianDelta, mcnemarExact, median, StatsError, wilsonInterval } from '../stats/index.js';
+import { generatorSeed } from './schedule.js';
+
+type Metric = keyof AbpTrial['metrics'];
+type EngineResult = AbpVerdict['perEngine'][number];
+type Pairwise = AbpVerdict['pairwise'][number];
+type Delta = NonNullable<Pairwise['diffDelta']>;
+
+/** Below this many scored trials a rate is reported with a small-sample warning (harness spec). */
+export const SMALL_SAMPLE = 30;
+const BOOTSTRAP_RESAMPLES = 10_000;
+
+// Rounded so a verdict reads cleanly and survives any JSON round trip identically.
+const round = (value: number, digits = 6) => Number(value.toFixed(digits));
+
+function rate(successes: number, trials: number): { point: number; wilson95: [number, number] } | null {
+  if (trials === 0) return null;
+  const interval = wilsonInterval(successes, trials);
+  return { point: round(successes / trials), wilson95: [round(interval.lower), round(interval.upper)] };
+}
+
+function medianOf(trials: readonly AbpTrial[], metric: Metric): number | null {
+  const values = trials.map((trial) => trial.metrics[metric]).filter((value): value is number => value !== null);
+  return values.length === 0 ? null : round(median(values));
+}
+
+function engineResult(engine: string, trials: readonly AbpTrial[]): EngineResult {
+  const count = (outcome: AbpTrial['outcome']) => trials.filter((trial) => trial.outcome === outcome).length;
+  const scored = trials.filter((trial) => scoredOutcomes.has(trial.outcome));
+  const resolved = scored.filter((trial) => trial.outcome === 'resolved');
+  const unsupported = count('unsupported');
+  const resolveRate = rate(resolved.length, scored.length);
+  return {
+    engine,
+    scoredTrials: scored.length,
+    excludedEngineErrors: count('engine-error'),
+    resolveRate,
+    // Efficiency ranks only engines that passed: medians over resolved trials (spec §4.3).
+    medianDiffBytesNormalized: medianOf(resolved, 'diffBytesNormalized'),
+    medianTokensTotal: medianOf(resolved, 'tokensTotal'),
+    medianWallClockMs: medianOf(resolved, 'wallClockMs'),
+    medianComputedUsd: medianOf(resolved, 'computedUsd'),
+    resolvedTrials: resolved.length,
+    disqualifiedTrials: count('disqualified'),
+    excludedHarnessErrors: count('harness-error'),
+    unsupportedTrials: unsupported,
+    verifiedRateExecuted: resolveRate,
+    verifiedRateAllTrials: rate(resolved.length, scored.length + unsupported),
+  };
+}
+
+const pairKey = (trial: AbpTrial) => `${trial.task}\n${trial.trial}`;
+
+function delta(a: number[], b: number[], seed: number): Delta | null {
+  if (a.length === 0) return null;
+  try {
+    const result = bootstrapRelativeMedianDelta(a, b, { seed: generatorSeed(seed), resamples: BOOTSTRAP_RESAMPLES });
+    return { relMedian: round(result.relMedian), bootstrap95: [round(result.bootstrap[0]), round(result.bootstrap[1])], seed };
+  } catch (error) {
+    // A zero median (an engine that spent no tokens, a free model) has no relative change: report none rather than guess.
+    if (error instanceof StatsError && (error.code === 'zero-baseline-median' || error.code === 'zero-baseline-median-in-resample')) return null;
+    throw error;
+  }
+}
+
+function pairwise(a: string, b: string, byEngine: ReadonlyMap<string, AbpTrial[]>, seed: number): Pairwise {
+  const scoredOf = (engine: string) => new Map((byEngine.get(engine) ?? []).filter((trial) => scoredOutcomes.has(trial.outcome)).map((trial) => [pairKey(trial), trial]));
+  const left = scoredOf(a);
+  const right = scoredOf(b);
+  const pairs = [...left.entries()].flatMap(([key, trial]) => {
+    const other = right.get(key);
+    return other ? [[trial, other] as const] : [];
+  });
+  const aOnly = pairs.filter(([x, y]) => x.outcome === 'resolved' && y.outcome !== 'resolved').length;
+  const bOnly = pairs.filter(([x, y]) => x.outcome !== 'resolved' && y.outcome === 'resolved').length;
+  const bothResolved = pairs.filter(([x, y]) => x.outcome === 'resolved' && y.outcome === 'resolved');
+  const metricDelta = (metric: Metric) => {
+    const complete = bothResolved.filter(([x, y]) => x.metrics[metric] !== null && y.metrics[metric] !== null);
+    return delta(
+      complete.map(([x]) => x.metrics[metric] ?? 0),
+      complete.map(([, y]) => y.metrics[metric] ?? 0),
+      seed,
+    );
+  };
+  return {
+    a,
+    b,
+    mcnemar: { discordant: [aOnly, bOnly], pExact: round(mcnemarExact(aOnly, bOnly).pExact, 9) },
+    diffDelta: metricDelta('diffBytesNormalized'),
+    pairedTrials: pairs.length,
+    tokensDelta: metricDelta('tokensTotal'),
+    wallClockDelta: metricDelta('wallClockMs'),
+    costDelta: metricDelta('computedUsd'),
+  };
+}
+
+function warnings(run: AbpRun, perEngine: readonly EngineResult[], trials: readonly AbpTrial[], extra: readonly string[]): string[] {
+  const list: string[] = [];
+  if (!run.matchedModels) list.push('matchedModels is false: engines ran different or unconfirmed models, so this run cannot back engine-vs-engine conclusions (spec §7)');
+  list.push(...extra);
+  for (const result of perEngine) {
+    if (result.scoredTrials < SMALL_SAMPLE) list.push(`${result.engine}: ${result.scoredTrials} scored trials is a small sample; read the intervals, not the points`);
+    if (result.excludedEngineErrors > 0) list.push(`${result.engine}: ${result.excludedEngineErrors} trials were engine errors, excluded from the comparison`);
+    if ((result.excludedHarnessErrors ?? 0) > 0) list.push(`${result.engine}: ${result.excludedHarnessErrors ?? 0} trials were harness errors, excluded and reported`);
+  }
+  const flagged = new Map<string, number>();
+  for (const trial of trials) for (const flag of trial.trace?.flags ?? []) flagged.set(`${trial.engine}: ${flag}`, (flagged.get(`${trial.engine}: ${flag}`) ?? 0) + 1);
+  for (const [key, count] of [...flagged.entries()].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))) list.push(`${key} in ${count} trace${count === 1 ? '' : 's'}`);
+  return list;
+}
+
+export function buildVerdict(run: AbpRun & { id: string }, trials: readonly AbpTrial[], extraWarnings: readonly string[] = []): AbpVerdict {
+  const byEngine = new Map(run.engines.map((engine) => [engine.name, [] as AbpTrial[]]));
+  for (const trial of [...trials].sort((x, y) => x.order - y.order)) byEngine.get(trial.engine)?.push(trial);
+  const perEngine = run.engines.map((engine) => engineResult(engine.name, byEngine.get(engine.name) ?? []));
+  const pairs: Pairwise[] = [];
+  run.engines.forEach((a, i) => run.engines.slice(i + 1).forEach((b) => pairs.push(pairwise(a.name, b.name, byEngine, run.seed))));
+  return {
+    schema: VERDICT_SCHEMA_ID,
+    run: run.id,
+    perEngine,
+    pairwise: pairs,
+    matchedModels: run.matchedModels,
+    warnings: warnings(run, perEngine, trials, extraWarnings),
+    receipts: { trials: 'trials/', transcripts: 'transcripts/', diffs: 'diffs/', traces: 'traces/' },
+  };
+}

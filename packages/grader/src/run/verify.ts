@@ -1,0 +1,162 @@
+// Held-out verification of one trial (spec §3.2): in a fresh checkout owned by the grader, base + the engine's non-test
+// changes + the held-out files, run the task's failToPass and passToPass commands and its assertions. Results come from
+// the runner's machine-readable report where it gives one, cross-checked with the exit code. The report directory lives
+// outside the checkout, so nothing the engine planted can stand in for it.
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { join, relative, resolve, sep } from 'node:path';
+import type { AbpTrial } from '@abp/protocol/schemas/abp-trial';
+import { runBounded, type SandboxSpec } from '../execution/index.js';
+import { mergeReports, parseReport, type ParsedReport } from '../test-reports/index.js';
+import { evaluateAssertion, type AssertionResult } from '../verification/assertions.js';
+import type { TaskDirectory } from '../config/task-directory.js';
+import { parseCommandLine } from '../verification/command-line.js';
+import { planRunner, summarizeRun, type RunnerPlan } from '../verification/runner-recipes.js';
+
+type CommandRecord = NonNullable<AbpTrial['verification']>['commands'][number];
+
+export interface VerificationEnvironment {
+  env: Record<string, string>;
+  sandbox: SandboxSpec | null;
+  maxOutputBytes: number;
+}
+
+export interface VerificationOutcome {
+  passed: boolean;
+  commands: CommandRecord[];
+  assertions: AssertionResult[];
+  /** Time spent in the task's own commands: not harness overhead. */
+  commandMs: number;
+  /** A readable log of every command with the tail of its output, for transcripts/. */
+  log: string;
+}
+
+/** Report files a 'files' source matches, as paths relative to the checkout (Surefire writes them inside it). */
+async function matchingReportFiles(checkoutDir: string, dir: string, pattern: RegExp): Promise<string[]> {
+  const root = resolve(checkoutDir, dir);
+  const entries = await readdir(root, { recursive: true, withFileTypes: true }).catch(() => []);
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(checkoutDir, join(entry.parentPath, entry.name)).split(sep).join('/'))
+    .filter((path) => pattern.test(path))
+    .sort();
+}
+
+async function readReport(plan: RunnerPlan, stdout: Buffer, checkoutDir: string): Promise<{ report: ParsedReport | null; error: string | null }> {
+  if (!plan.report) return { report: null, error: null };
+  const { format, source } = plan.report;
+  const options = { rootDir: checkoutDir };
+  try {
+    switch (source.kind) {
+      case 'stdout':
+        return { report: parseReport(format, stdout.toString('utf8'), options), error: null };
+      case 'file':
+        return { report: parseReport(format, await readFile(source.path, 'utf8'), options), error: null };
+      case 'files': {
+        const paths = await matchingReportFiles(checkoutDir, source.dir, source.pattern);
+        if (paths.length === 0) return { report: null, error: `no report file matching ${String(source.pattern)}` };
+        const texts = await Promise.all(paths.map((path) => readFile(join(checkoutDir, path), 'utf8')));
+        return { report: mergeReports(format, texts, options), error: null };
+      }
+    }
+  } catch (error) {
+    return { report: null, error: (error as Error).message };
+  }
+}
+
+const tail = (data: Buffer, bytes = 4000) => (data.length > bytes ? `…${data.subarray(data.length - bytes).toString('utf8')}` : data.toString('utf8'));
+
+/** Runs the task's environment.setup commands in `dir`; stops at the first that fails. */
+export async function runSetup(input: { task: TaskDirectory; dir: string; environment: VerificationEnvironment; redact(text: string): string }): Promise<{ ok: boolean; failed: string | null; commandMs: number; log: string }> {
+  const lines: string[] = [];
+  let commandMs = 0;
+  for (const line of input.task.manifest.environment.setup) {
+    const parsed = parseCommandLine(line);
+    const result = await runBounded({
+      argv: parsed.argv,
+      cwd: input.dir,
+      env: { ...input.environment.env, ...parsed.env },
+      timeoutMs: input.task.manifest.verification.timeoutSeconds * 1000,
+      maxOutputBytes: input.environment.maxOutputBytes,
+      sandbox: input.environment.sandbox,
+    });
+    commandMs += result.durationMs;
+    lines.push(`$ ${line}  (setup, exit ${String(result.exitCode)}${result.timedOut ? ', timed out' : ''})`, input.redact(tail(result.stdout)), input.redact(tail(result.stderr)));
+    if (result.exitCode !== 0) return { ok: false, failed: `${line} exited ${String(result.exitCode ?? result.signal)}${result.spawnError ? ` (${result.spawnError.code})` : ''}`, commandMs, log: lines.join('\n') };
+  }
+  return { ok: true, failed: null, commandMs, log: lines.join('\n') };
+}
+
+export async function runVerification(input: {
+  task: TaskDirectory;
+  checkoutDir: string;
+  reportRoot: string;
+  engineStdout: Buffer;
+  environment: VerificationEnvironment;
+  redact(text: string): string;
+}): Promise<VerificationOutcome> {
+  const { task, checkoutDir, environment } = input;
+  const { verification } = task.manifest;
+  const timeoutMs = verification.timeoutSeconds * 1000;
+  const commands: CommandRecord[] = [];
+  const logLines: string[] = [];
+  let commandMs = 0;
+  const run = async (argv: readonly string[], env: Record<string, string>) => {
+    const result = await runBounded({ argv, cwd: checkoutDir, env: { ...environment.env, ...env }, timeoutMs, maxOutputBytes: environment.maxOutputBytes, sandbox: environment.sandbox });
+    commandMs += result.durationMs;
+    return result;
+  };
+
+  const roles = [...verification.failToPass.map((line) => ['failToPass', line] as const), ...verification.passToPass.map((line) => ['passToPass', line] as const)];
+  for (const [index, [role, line]] of roles.entries()) {
+    const reportDir = join(input.reportRoot, String(index));
+    await mkdir(reportDir, { recursive: true });
+    const parsed = parseCommandLine(line);
+    const plan = planRunner(parsed.argv, reportDir);
+    // Reports written inside the checkout could have come with the engine's diff: only this run's own may be read.
+    if (plan.report?.source.kind === 'files') {
+      const { dir, pattern } = plan.report.source;
+      for (const path of await matchingReportFiles(checkoutDir, dir, pattern)) await rm(join(checkoutDir, path), { force: true });
+    }
+    const result = await run(plan.argv, parsed.env);
+    const { report, error } = result.spawnError ? { report: null, error: result.spawnError.message } : await readReport(plan, result.stdout, checkoutDir);
+    const verdict = summarizeRun({ plan, role, exitCode: result.exitCode, report, ...(error === null ? {} : { reportError: error }) });
+    const reasons = [...verdict.reasons];
+    if (result.timedOut) reasons.unshift(`timed out after ${verification.timeoutSeconds} s`);
+    if (result.spawnError) reasons.unshift(`could not start: ${result.spawnError.message}`);
+    commands.push({
+      role,
+      command: line,
+      runner: plan.runner,
+      passed: verdict.passed && !result.timedOut,
+      evidence: verdict.evidence,
+      tests: verdict.tests,
+      exitCode: result.exitCode,
+      timedOut: result.timedOut,
+      durationMs: Math.round(result.durationMs),
+      reasons,
+    });
+    logLines.push(
+      `$ ${line}  (${role}, runner ${plan.runner}, exit ${String(result.exitCode)}, ${verdict.passed ? 'passed' : 'failed'}: ${reasons.join('; ') || 'ok'})`,
+      input.redact(tail(result.stdout)),
+      input.redact(tail(result.stderr)),
+    );
+  }
+
+  const assertions: AssertionResult[] = [];
+  for (const check of task.assertions) {
+    assertions.push(
+      await evaluateAssertion(check, {
+        engineStdout: input.engineStdout,
+        checkoutDir,
+        runCommand: async (argv, limitMs) => {
+          const result = await runBounded({ argv, cwd: checkoutDir, env: environment.env, timeoutMs: limitMs, maxOutputBytes: environment.maxOutputBytes, sandbox: environment.sandbox });
+          commandMs += result.durationMs;
+          return { exitCode: result.exitCode, stdout: result.stdout };
+        },
+      }),
+    );
+  }
+  for (const check of assertions) logLines.push(`assertion ${check.kind}: ${check.passed ? 'passed' : 'failed'} (${input.redact(check.detail)})`);
+  const passed = commands.every((command) => command.passed) && assertions.every((check) => check.passed);
+  return { passed, commands, assertions, commandMs, log: logLines.join('\n') };
+}

@@ -1,0 +1,8 @@
+// Owns the one error type the test report parsers throw, so the grader can record why a
+// report could not be read (and treat the run as unverified) without parsing messages.
+import { AbpError } from '@abp/protocol/errors';
+
+
+export type TestReportErrorCode = 'unknown-format' | 'malformed-report';
+
+export class TestReportError extends AbpError<TestReportErrorCode> {}

@@ -1,0 +1,165 @@
+// Sidecar translator for Claude Code's headless event stream (`claude -p --output-format stream-json --verbose`) into
+// abp-trace/v1 events; docs/adapters.md describes the stream and the mapping.
+import type { RunOutcome, TokenCounts } from '@abp/protocol/schemas/abp-trace';
+import { utcTimestamp } from '@abp/protocol/schemas/primitives';
+import { TraceError } from '../errors.js';
+import type { TraceTranslator, TraceTranslatorContext } from './translator.js';
+
+type NativeObject = Record<string, unknown>;
+type DraftEvent = NativeObject & { t: string };
+
+const isObject = (value: unknown): value is NativeObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+const stringOf = (value: unknown) => (typeof value === 'string' ? value : undefined);
+const countOf = (value: unknown) => (typeof value === 'number' ? value : 0);
+const blocksOf = (message: unknown): unknown[] => (isObject(message) && Array.isArray(message.content) ? message.content : []);
+
+// The tool that spawns a subagent was renamed from Task to Agent in later releases; both appear in the wild.
+const SUBAGENT_TOOLS = new Set(['Task', 'Agent']);
+// Claude Code writes messages it made itself (API errors, interruptions) under this model; no model call took place.
+const SYNTHETIC_MODEL = '<synthetic>';
+
+/** "claude-sonnet-4-5-20250929" -> "anthropic/claude-sonnet-4-5": the dated snapshot is priced like its alias. */
+export function abpModelId(claudeModel: string): string {
+  return claudeModel.includes('/') ? claudeModel : `anthropic/${claudeModel.replace(/-\d{8}$/, '')}`;
+}
+
+// Anthropic's input_tokens already excludes cache reads and writes, which is ABP's normalization as is.
+function tokensOf(usage: NativeObject): TokenCounts {
+  return {
+    input: countOf(usage.input_tokens),
+    output: countOf(usage.output_tokens),
+    cacheRead: countOf(usage.cache_read_input_tokens),
+    cacheWrite: countOf(usage.cache_creation_input_tokens),
+  };
+}
+
+// The stream cannot know whether held-out verification passes: "resolved" is the engine's claim that it finished,
+// which the grader replaces with its own verdict. Only the failure subtypes carry information the grader lacks.
+function outcomeOf(result: NativeObject): { outcome: RunOutcome; detail?: string } {
+  const subtype = stringOf(result.subtype) ?? 'missing';
+  if (subtype === 'success' && result.is_error !== true) return { outcome: 'resolved' };
+  const detail = `claude-code ended with result subtype ${JSON.stringify(subtype)}${result.is_error === true ? ' and is_error true' : ''}`;
+  if (subtype === 'error_max_turns') return { outcome: 'unresolved', detail };
+  if (subtype === 'error_max_budget_usd') return { outcome: 'budget-exceeded', detail };
+  return { outcome: 'engine-error', detail };
+}
+
+function parseLine(line: string): NativeObject | undefined {
+  try {
+    const value: unknown = JSON.parse(line);
+    return isObject(value) ? value : undefined;
+  } catch {
+    return undefined; // stdout may carry a stray non-JSON line (a warning); it holds no events
+  }
+}
+
+function translate(nativeText: string, context: TraceTranslatorContext): unknown[] {
+  if (!utcTimestamp.safeParse(context.startedAt).success) {
+    throw new TraceError('invalid-translator-context', `startedAt must be an RFC 3339 UTC timestamp such as "2026-07-02T14:11:09Z", got ${JSON.stringify(context.startedAt)}`);
+  }
+  // The stream has no timestamps: every event is stamped with the start, and run.end with the start plus duration_ms.
+  const t = context.startedAt;
+  const body: DraftEvent[] = [];
+  const modelCallsByMessage = new Map<string, DraftEvent>();
+  const toolUsesSeen = new Set<string>();
+  const openSubagents = new Set<string>();
+  let engineVersion: string | undefined;
+  let sessionModel: string | undefined;
+  let result: NativeObject | undefined;
+
+  const onAssistant = (line: NativeObject) => {
+    const message = isObject(line.message) ? line.message : {};
+    const parent = stringOf(line.parent_tool_use_id);
+    const subagent = parent !== undefined && openSubagents.has(parent) ? parent : undefined;
+    const attribution = subagent === undefined ? {} : { subagent };
+    const model = stringOf(message.model) ?? sessionModel;
+    const messageId = stringOf(message.id);
+    const usage = isObject(message.usage) ? message.usage : undefined;
+
+    // One API response is streamed as one line per content block, each repeating the message id and a usage that
+    // grows: count the message once, with the last usage seen.
+    const earlier = messageId === undefined ? undefined : modelCallsByMessage.get(messageId);
+    if (earlier !== undefined) {
+      if (usage !== undefined) earlier.tokens = tokensOf(usage);
+    } else if (model !== SYNTHETIC_MODEL) {
+      const call: DraftEvent = { t, kind: 'model.call', tokens: tokensOf(usage ?? {}), ...(model === undefined ? {} : { model: abpModelId(model) }), ...attribution };
+      body.push(call);
+      if (messageId !== undefined) modelCallsByMessage.set(messageId, call);
+    }
+
+    for (const block of blocksOf(message)) {
+      if (!isObject(block) || block.type !== 'tool_use') continue;
+      const toolUseId = stringOf(block.id);
+      if (toolUseId !== undefined) {
+        if (toolUsesSeen.has(toolUseId)) continue;
+        toolUsesSeen.add(toolUseId);
+      }
+      const input = isObject(block.input) ? block.input : undefined;
+      body.push({ t, kind: 'tool.call', tool: block.name, ...(input === undefined ? {} : { args: input }), ...attribution });
+      const name = stringOf(block.name);
+      if (toolUseId !== undefined && name !== undefined && SUBAGENT_TOOLS.has(name)) {
+        const purpose = stringOf(input?.description);
+        body.push({ t, kind: 'subagent.start', id: toolUseId, ...(subagent === undefined ? {} : { parent: subagent }), ...(purpose === undefined ? {} : { purpose }) });
+        openSubagents.add(toolUseId);
+      }
+    }
+  };
+
+  // A subagent ends when its spawning tool call returns its result to the parent.
+  const onUser = (line: NativeObject) => {
+    for (const block of blocksOf(line.message)) {
+      if (!isObject(block) || block.type !== 'tool_result') continue;
+      const toolUseId = stringOf(block.tool_use_id);
+      if (toolUseId !== undefined && openSubagents.delete(toolUseId)) body.push({ t, kind: 'subagent.end', id: toolUseId });
+    }
+  };
+
+  for (const text of nativeText.split('\n')) {
+    const line = parseLine(text);
+    switch (line?.type) {
+      case 'system':
+        if (line.subtype === 'init') {
+          engineVersion = stringOf(line.claude_code_version);
+          sessionModel = stringOf(line.model);
+        }
+        break;
+      case 'assistant':
+        onAssistant(line);
+        break;
+      case 'user':
+        onUser(line);
+        break;
+      case 'result':
+        result = line; // the last one is the run's envelope; run.end is written after everything else
+        break;
+      default:
+        break; // other line types (hooks, partial stream events, later additions) carry nothing ABP counts
+    }
+  }
+
+  const engine = context.engine.includes('/') ? context.engine : `${context.engine}/${engineVersion ?? 'unknown'}`;
+  const events: DraftEvent[] = [{ t, kind: 'run.start', engine, model: context.model, task: context.task, config: {} }, ...body];
+  if (result !== undefined) {
+    const duration = typeof result.duration_ms === 'number' ? result.duration_ms : undefined;
+    const { outcome, detail } = outcomeOf(result);
+    events.push({
+      t: duration === undefined ? t : new Date(Date.parse(t) + duration).toISOString(),
+      kind: 'run.end',
+      outcome,
+      // A missing duration stays missing: summarizeTrace then reports the run.end as invalid instead of trusting a 0.
+      ...(duration === undefined ? {} : { wallClockMs: duration }),
+      tokens: tokensOf(isObject(result.usage) ? result.usage : {}),
+      ...(typeof result.total_cost_usd === 'number' ? { costUsd: result.total_cost_usd } : {}),
+      ...(detail === undefined ? {} : { detail }),
+    });
+  }
+  return events.map(({ t: at, ...rest }, index) => ({ t: at, seq: index + 1, ...rest }));
+}
+
+export const claudeCodeStreamJson: TraceTranslator = {
+  id: 'claude-code-stream-json',
+  description:
+    'Claude Code headless output (claude -p --output-format stream-json --verbose): one model.call per API message id with its last usage, ' +
+    'one tool.call per tool_use, Task/Agent tool uses as subagents, the result line as run.end.',
+  translate,
+};

@@ -1,0 +1,265 @@
+// Owns how each known test runner is made to leave a machine-readable report (planRunner)
+// and how one verification command's exit code and report become a verdict (summarizeRun).
+// Planning is pure data; running the command and reading the report is the caller's job.
+
+import path from 'node:path';
+import type { ParsedReport, ReportFormat } from '../test-reports/index.js';
+import { AbpError } from '@abp/protocol/errors';
+
+export type RunnerName = 'pytest' | 'go-test' | 'vitest' | 'jest' | 'node-test' | 'cargo-test' | 'maven-surefire' | 'plain';
+
+export type ReportSource =
+  | { readonly kind: 'file'; readonly path: string }
+  /**
+   * Every file under `dir` (recursively; relative to the command's working directory when
+   * not absolute) whose `/`-separated path relative to `dir` matches `pattern`. The caller
+   * must delete matching files before the run, so files left or planted earlier cannot count.
+   */
+  | { readonly kind: 'files'; readonly dir: string; readonly pattern: RegExp }
+  | { readonly kind: 'stdout' };
+
+export interface RunnerPlan {
+  readonly runner: RunnerName;
+  readonly argv: string[];
+  readonly report: { readonly format: ReportFormat; readonly source: ReportSource } | null;
+}
+
+export type VerificationRole = 'failToPass' | 'passToPass';
+
+export interface TestCounts {
+  readonly total: number;
+  readonly pass: number;
+  readonly fail: number;
+  readonly error: number;
+  readonly skip: number;
+}
+
+export interface CommandVerdict {
+  readonly passed: boolean;
+  readonly evidence: 'report' | 'exit-code' | 'none';
+  readonly tests: TestCounts;
+  /** Why the command did not pass; empty when it passed. */
+  readonly reasons: string[];
+}
+
+export interface RunSummaryInput {
+  readonly plan: RunnerPlan;
+  readonly role: VerificationRole;
+  /** null when the process was killed (timeout, signal) before it could exit. */
+  readonly exitCode: number | null;
+  /** null when the runner should have left a report and none was found. */
+  readonly report: ParsedReport | null;
+  /** Why the report could not be parsed (a TestReportError's message), when it could not. */
+  readonly reportError?: string;
+}
+
+export type RunnerPlanErrorCode = 'empty-argv' | 'relative-report-dir' | 'report-format-mismatch';
+
+export class RunnerPlanError extends AbpError<RunnerPlanErrorCode> {}
+
+const PYTHON = /^python(\d+(\.\d+)*)?$/;
+const SUREFIRE_GOALS = /^(test|package|verify|install|deploy)$|:test$/;
+const NODE_REPORTER_OPTIONS = new Set(['--test-reporter', '--test-reporter-destination']);
+// Node options whose value may follow as a separate word, so `node --import tsx --test` still finds --test.
+const NODE_OPTIONS_WITH_VALUE = new Set([
+  ...NODE_REPORTER_OPTIONS,
+  ...['-r', '--require', '--import', '--loader', '--experimental-loader', '-C', '--conditions', '--test-name-pattern', '--test-skip-pattern'],
+]);
+
+export function planRunner(argv: readonly string[], reportDir: string): RunnerPlan {
+  const program = argv[0];
+  if (program === undefined) {
+    throw new RunnerPlanError('empty-argv', 'planRunner needs the verification command as argv; got an empty array');
+  }
+  if (!path.isAbsolute(reportDir)) {
+    // A relative path would resolve inside the checkout, where the agent's files live.
+    throw new RunnerPlanError('relative-report-dir', `report directory ${JSON.stringify(reportDir)} must be absolute and outside the checkout, e.g. a fresh fs.mkdtemp() dir`);
+  }
+  const name = baseName(program);
+  if (name === 'pytest' || name === 'py.test' || (PYTHON.test(name) && argv[1] === '-m' && argv[2] === 'pytest')) {
+    return planPytest(argv, reportDir);
+  }
+  if (name === 'go' && argv[1] === 'test') return planGoTest(argv);
+  if (name === 'cargo') {
+    const testAt = argv[1]?.startsWith('+') === true ? 2 : 1;
+    if (argv[testAt] === 'test') return planCargoTest(argv, testAt);
+  }
+  if (name === 'node' && nodeTestFlagIndex(argv) !== -1) return planNodeTest(argv, reportDir);
+  if ((name === 'mvn' || name === 'mvnw') && argv.slice(1).some((arg) => SUREFIRE_GOALS.test(arg))) {
+    return planMavenSurefire(argv);
+  }
+  const jsBin = javaScriptBinIndex(argv);
+  const jsName = jsBin === -1 ? undefined : baseName(argv[jsBin] ?? '');
+  if (jsName === 'vitest') return planVitest(argv, jsBin, reportDir);
+  if (jsName === 'jest') return planJest(argv, reportDir);
+  // npm/pnpm/yarn `test` scripts hide which runner they call: trust the exit code only.
+  return { runner: 'plain', argv: [...argv], report: null };
+}
+
+function planPytest(argv: readonly string[], reportDir: string): RunnerPlan {
+  const file = path.join(reportDir, 'junit.xml');
+  // Options go before any `--`, after the task's own, so our --junitxml wins over a task's.
+  return {
+    runner: 'pytest',
+    argv: beforeDoubleDash(argv, ['-p', 'no:cacheprovider', `--junitxml=${file}`]),
+    report: { format: 'junit-xml', source: { kind: 'file', path: file } },
+  };
+}
+
+function planGoTest(argv: readonly string[]): RunnerPlan {
+  const extra = [
+    ...(argv.includes('-json') ? [] : ['-json']),
+    // -count=1 bypasses the test cache, so a cached pass from before the fix cannot count.
+    ...(argv.some((arg) => /^--?count(=|$)/.test(arg)) ? [] : ['-count=1']),
+  ];
+  return {
+    runner: 'go-test',
+    argv: [...argv.slice(0, 2), ...extra, ...argv.slice(2)],
+    report: { format: 'go-test-json', source: { kind: 'stdout' } },
+  };
+}
+
+function planCargoTest(argv: readonly string[], testAt: number): RunnerPlan {
+  const head = argv.slice(0, testAt + 1);
+  const rest = argv.slice(testAt + 1);
+  // Without --no-fail-fast cargo stops at the first failing test binary and later ones never report.
+  const cargoArgs = rest.includes('--no-fail-fast') ? [] : ['--no-fail-fast'];
+  const separator = rest.indexOf('--');
+  const harnessArgs = separator === -1 ? [] : rest.slice(separator + 1);
+  // `-q` would make libtest print terse dots; the parser reads the one-line-per-test format.
+  const formatArgs = harnessArgs.some((arg) => arg === '--format' || arg.startsWith('--format=')) ? [] : ['--format=pretty'];
+  return {
+    runner: 'cargo-test',
+    argv: [...head, ...cargoArgs, ...rest, ...(separator === -1 ? ['--'] : []), ...formatArgs],
+    report: { format: 'libtest', source: { kind: 'stdout' } },
+  };
+}
+
+function planNodeTest(argv: readonly string[], reportDir: string): RunnerPlan {
+  const file = path.join(reportDir, 'junit.xml');
+  // Node pairs every --test-reporter with a destination by position; a task's own reporters
+  // would shift the pairing, so they are replaced (they only change what the log looks like).
+  const withoutReporters = argv.filter((arg, index) => {
+    const option = arg.split('=', 1)[0] ?? arg;
+    const isValueOfPrevious = !arg.startsWith('-') && NODE_REPORTER_OPTIONS.has(argv[index - 1] ?? '');
+    return !NODE_REPORTER_OPTIONS.has(option) && !isValueOfPrevious;
+  });
+  const at = withoutReporters.indexOf('--test') + 1;
+  return {
+    runner: 'node-test',
+    argv: [
+      ...withoutReporters.slice(0, at),
+      '--test-reporter=spec',
+      '--test-reporter-destination=stdout',
+      '--test-reporter=junit',
+      `--test-reporter-destination=${file}`,
+      ...withoutReporters.slice(at),
+    ],
+    report: { format: 'junit-xml', source: { kind: 'file', path: file } },
+  };
+}
+
+function planMavenSurefire(argv: readonly string[]): RunnerPlan {
+  // Surefire's reportsDirectory has no user property (-DreportsDirectory is ignored), so the
+  // reports land in each module's target/surefire-reports inside the checkout.
+  return {
+    runner: 'maven-surefire',
+    argv: [...argv],
+    report: { format: 'junit-xml', source: { kind: 'files', dir: '.', pattern: /(^|\/)target\/surefire-reports\/TEST-[^/]+\.xml$/ } },
+  };
+}
+
+function planVitest(argv: readonly string[], binAt: number, reportDir: string): RunnerPlan {
+  const file = path.join(reportDir, 'junit.xml');
+  // --run: without a TTY vitest runs once anyway, but a grader must never sit in watch mode.
+  const runOnce = argv[binAt + 1] === 'run' ? [] : ['--run'];
+  return {
+    runner: 'vitest',
+    argv: beforeDoubleDash(argv, [...runOnce, '--reporter=default', '--reporter=junit', `--outputFile.junit=${file}`]),
+    report: { format: 'junit-xml', source: { kind: 'file', path: file } },
+  };
+}
+
+function planJest(argv: readonly string[], reportDir: string): RunnerPlan {
+  const file = path.join(reportDir, 'jest.json');
+  return {
+    runner: 'jest',
+    argv: beforeDoubleDash(argv, ['--json', `--outputFile=${file}`]),
+    report: { format: 'jest-json', source: { kind: 'file', path: file } },
+  };
+}
+
+/** Index of the `--test` flag among node's own options (before the script), or -1. */
+function nodeTestFlagIndex(argv: readonly string[]): number {
+  for (let i = 1; i < argv.length; i += 1) {
+    const arg = argv[i] ?? '';
+    if (arg === '--test') return i;
+    if (!arg.startsWith('-')) return -1;
+    if (NODE_OPTIONS_WITH_VALUE.has(arg)) i += 1;
+  }
+  return -1;
+}
+
+/** Where the JavaScript test runner's binary sits: argv[0], or after `npx [flags]` / `pnpm exec`. */
+function javaScriptBinIndex(argv: readonly string[]): number {
+  const launcher = baseName(argv[0] ?? '');
+  if (launcher === 'npx') return argv.findIndex((arg, index) => index > 0 && !arg.startsWith('-'));
+  if (launcher === 'pnpm' && argv[1] === 'exec') return argv.length > 2 ? 2 : -1;
+  return 0;
+}
+
+function beforeDoubleDash(argv: readonly string[], extra: readonly string[]): string[] {
+  const separator = argv.indexOf('--');
+  return separator === -1 ? [...argv, ...extra] : [...argv.slice(0, separator), ...extra, ...argv.slice(separator)];
+}
+
+function baseName(program: string): string {
+  return program.slice(program.lastIndexOf('/') + 1);
+}
+
+export function summarizeRun(input: RunSummaryInput): CommandVerdict {
+  const { plan, role, exitCode, report } = input;
+  if (report !== null && report.format !== plan.report?.format) {
+    throw new RunnerPlanError(
+      'report-format-mismatch',
+      `a ${report.format} report was given for a ${plan.runner} plan that expects ${plan.report === null ? 'no report' : plan.report.format}; parse the report the plan names`,
+    );
+  }
+  const tests = countTests(report);
+  const exitReason = exitCode === null ? 'the process ended without an exit code (killed or timed out)' : `exit code ${exitCode}`;
+
+  if (plan.report === null) {
+    return exitCode === 0
+      ? { passed: true, evidence: 'exit-code', tests, reasons: [] }
+      : { passed: false, evidence: exitCode === null ? 'none' : 'exit-code', tests, reasons: [exitReason] };
+  }
+  if (input.reportError !== undefined || report === null) {
+    const missing = input.reportError === undefined ? 'no report: no evidence the suite ran' : `report unreadable: ${input.reportError}`;
+    return { passed: false, evidence: 'none', tests, reasons: exitCode === 0 ? [missing] : [exitReason, missing] };
+  }
+
+  const reasons: string[] = [];
+  const failed = tests.fail + tests.error > 0;
+  if (exitCode !== 0) {
+    reasons.push(failed || tests.total === 0 ? exitReason : `${exitReason} disagrees with report: it lists no failure`);
+  }
+  if (tests.total === 0) reasons.push('the report lists no tests');
+  if (failed) {
+    reasons.push(`report: ${tests.fail} failed, ${tests.error} errors`);
+    if (exitCode === 0) reasons.push('exit code 0 disagrees with report');
+  }
+  if (role === 'failToPass' && tests.skip > 0) {
+    reasons.push(`${tests.skip} skipped: a failToPass test counts only if it ran and passed`);
+  }
+  if (role === 'passToPass' && tests.total > 0 && tests.pass === 0) reasons.push('no test passed');
+  return { passed: reasons.length === 0, evidence: 'report', tests, reasons };
+}
+
+function countTests(report: ParsedReport | null): TestCounts {
+  const counts = { total: 0, pass: 0, fail: 0, error: 0, skip: 0 };
+  for (const test of report?.tests ?? []) {
+    counts.total += 1;
+    counts[test.status] += 1;
+  }
+  return counts;
+}

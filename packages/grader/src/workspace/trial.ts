@@ -1,0 +1,79 @@
+// Owns a trial's two git dirs: the agent's (inside its workspace, base's history only) and the
+// grader's private one beside it, through which alone the grader reads what the agent changed.
+
+import { isUtf8 } from 'node:buffer';
+import { copyFile, lstat, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { WorkspaceError } from './errors.js';
+import { checkOut, git } from '../execution/git.js';
+import { writeGitDir } from './git-dir.js';
+import type { TaskRepo } from './task-repo.js';
+
+export interface TrialWorkspace {
+  workspace: string;
+  privateGitDir: string;
+}
+
+/**
+ * One checkout, through the private git dir; its index (stat data of the very files written) is
+ * then copied into the agent's .git, so both see a clean tree without a second checkout.
+ * The agent's .git reads objects through alternates into the scrubbed cache, which holds base's
+ * history and nothing past it, so there is nothing to hide there and no pack to copy per trial.
+ * The cache stays out of the agent's reach for writing: under the sandboxed policy the host is
+ * mounted read-only, and a trusted-local engine runs as the operator anyway (an acknowledgement).
+ */
+export async function createTrialWorkspace(repo: TaskRepo, trialRoot: string): Promise<TrialWorkspace> {
+  const root = resolve(trialRoot);
+  const entries = await readdir(root).catch((error: unknown) => {
+    throw new WorkspaceError('invalid-trial-root', `trial root ${root} cannot be read; create it (empty) before the trial`, { cause: error });
+  });
+  if (entries.length > 0) throw new WorkspaceError('invalid-trial-root', `trial root ${root} already holds ${entries.join(', ')}; give every trial a new empty directory`);
+  const workspace = join(root, 'workspace');
+  const agentGitDir = join(workspace, '.git');
+  const privateGitDir = join(root, '.grader', 'git');
+  const commit = repo.baseCommit;
+  const alternates = join(repo.gitDir, 'objects');
+  await Promise.all([writeGitDir(agentGitDir, { bare: false, branch: 'main', commit, alternates }), writeGitDir(privateGitDir, { bare: false, branch: 'main', commit, alternates })]);
+  await checkOut(privateGitDir, workspace, commit);
+  await copyFile(join(privateGitDir, 'index'), join(agentGitDir, 'index'));
+  return { workspace, privateGitDir };
+}
+
+/**
+ * Records the workspace as it is now (after the task's environment.setup ran in it) in the private
+ * index and returns its tree, so captureDiff can leave what setup wrote out of the agent's changes.
+ */
+export async function snapshotWorkspace(trial: TrialWorkspace): Promise<string> {
+  const privately = ['--git-dir', trial.privateGitDir, '--work-tree', trial.workspace];
+  await git([...privately, 'add', '--all', '--ignore-errors'], { cwd: trial.workspace, allowExit: [1] });
+  return (await git([...privately, 'write-tree'], { cwd: trial.workspace })).stdout.toString('utf8').trim();
+}
+
+/**
+ * The agent's changes against base (or against `since`, a snapshot taken after setup), untracked files included and ignored ones (per the
+ * workspace's .gitignore files; never its .git/info/exclude) left out. Rename detection is off: a
+ * move is a deletion and an addition, so the patch never depends on similarity heuristics.
+ * A repository the agent nested in the workspace is recorded as git records one, a gitlink
+ * (its files are not captured); a file git cannot read or index is skipped, not fatal.
+ */
+export async function captureDiff(repo: TaskRepo, trial: TrialWorkspace, since: string = repo.baseCommit): Promise<string> {
+  const root = await lstat(trial.workspace).catch(() => null);
+  if (root === null || !root.isDirectory()) {
+    throw new WorkspaceError('workspace-missing', `workspace ${trial.workspace} is gone or no longer a directory; the trial's changes cannot be captured`);
+  }
+  const privately = ['--git-dir', trial.privateGitDir, '--work-tree', trial.workspace];
+  await git([...privately, 'add', '--all', '--ignore-errors'], { cwd: trial.workspace, allowExit: [1] });
+  const diff = () => git([...privately, 'diff', '--cached', '--binary', '--full-index', '--no-color', '--no-ext-diff', '--no-textconv', '--no-renames', since], { cwd: trial.workspace });
+  const patch = (await diff()).stdout;
+  if (isUtf8(patch)) return patch.toString('utf8');
+  // Text in another encoding would not survive a JS string: diff every file as binary instead
+  // (base85, plain ASCII, lossless). info/attributes outranks any .gitattributes the agent wrote.
+  const attributes = join(trial.privateGitDir, 'info', 'attributes');
+  await mkdir(join(trial.privateGitDir, 'info'), { recursive: true });
+  await writeFile(attributes, '* binary\n');
+  try {
+    return (await diff()).stdout.toString('utf8');
+  } finally {
+    await rm(attributes);
+  }
+}

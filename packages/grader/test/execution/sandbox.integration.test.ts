@@ -1,0 +1,213 @@
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import type { Server } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runBounded } from '../../src/execution/bounded-command.js';
+import type { BoundedCommand } from '../../src/execution/bounded-command.js';
+import { reducedEnvironment } from '../../src/execution/environment.js';
+import { sandboxArgv, sandboxStatus } from '../../src/execution/sandbox.js';
+import type { SandboxSpec } from '../../src/execution/sandbox.js';
+import { isAlive } from '../../src/execution/liveness.js';
+import { endedSoon } from './liveness.js';
+import { asyncCodeOf, codeOf } from './execution-error.js';
+
+// Under /tmp (private inside the sandbox) and under /var/tmp (the host's, read-only inside).
+let scratch: string;
+let outside: string;
+let workspace: string;
+let env: Record<string, string>;
+
+beforeAll(async () => {
+  scratch = await mkdtemp(path.join(os.tmpdir(), 'abp-sandbox-'));
+  outside = await mkdtemp(path.join('/var/tmp', 'abp-sandbox-'));
+  workspace = path.join(scratch, 'workspace');
+  await mkdir(path.join(workspace, 'home'), { recursive: true });
+  env = reducedEnvironment({ hostEnv: process.env, allow: [], set: {}, home: path.join(workspace, 'home'), tmp: path.join(workspace, 'home') }).env;
+});
+afterAll(async () => {
+  await rm(scratch, { recursive: true, force: true });
+  await rm(outside, { recursive: true, force: true });
+});
+
+function sandboxed(argv: string[], sandbox: Partial<SandboxSpec> = {}, overrides: Partial<BoundedCommand> = {}): BoundedCommand {
+  return {
+    argv,
+    cwd: workspace,
+    env,
+    timeoutMs: 20_000,
+    maxOutputBytes: 64 * 1024,
+    sandbox: { writable: [workspace], hidden: [], ...sandbox },
+    ...overrides,
+  };
+}
+
+/** Runs a node script in the sandbox and returns its trimmed stdout, failing loudly on stderr. */
+async function nodeIn(script: string, sandbox: Partial<SandboxSpec> = {}): Promise<string> {
+  const result = await runBounded(sandboxed(['node', '-e', script], sandbox));
+  expect(result.stderr.toString()).toBe('');
+  expect(result.exitCode).toBe(0);
+  return result.stdout.toString().trim();
+}
+
+const tryWrite = (file: string): string =>
+  `try { require('fs').writeFileSync(${JSON.stringify(file)}, 'x'); console.log('written') } catch (e) { console.log(e.code) }`;
+
+describe('sandboxStatus', () => {
+  it('finds a working bubblewrap on this machine (CI installs it: unavailable is a failure)', async () => {
+    const status = await sandboxStatus();
+    if (!status.available) expect.fail(status.reason);
+    expect(status.bwrap).toMatch(/\/bwrap$/);
+    expect(status.version).toMatch(/^\d+\.\d+/);
+    expect(await sandboxStatus()).toBe(status);
+  });
+});
+
+describe('a sandboxed command', () => {
+  it('cannot write outside its writable paths', async () => {
+    expect(await nodeIn(tryWrite(path.join(outside, 'escaped')))).toBe('EROFS');
+    await expect(readdir(outside)).resolves.toEqual([]);
+  });
+
+  it('writes inside its writable paths, and the files persist on the host', async () => {
+    expect(await nodeIn(tryWrite(path.join(workspace, 'made-inside')))).toBe('written');
+    expect(await readFile(path.join(workspace, 'made-inside'), 'utf8')).toBe('x');
+  });
+
+  it('writes to HOME and TMPDIR when they lie in a writable path', async () => {
+    expect(await nodeIn(`${tryWrite(path.join(workspace, 'home', 'h'))}; ${tryWrite(path.join(workspace, 'home', 't'))}`)).toBe('written\nwritten');
+  });
+
+  it('sees hidden folders as empty and hidden files as empty', async () => {
+    const heldOut = path.join(outside, 'held-out');
+    await mkdir(heldOut);
+    await writeFile(path.join(heldOut, 'answers.txt'), 'secret');
+    await writeFile(path.join(outside, 'oracle.txt'), 'secret too');
+    const script = `const fs = require('fs'); console.log(JSON.stringify([fs.readdirSync(${JSON.stringify(heldOut)}), fs.readFileSync(${JSON.stringify(path.join(outside, 'oracle.txt'))}, 'utf8')]))`;
+    expect(JSON.parse(await nodeIn(script, { hidden: [heldOut, path.join(outside, 'oracle.txt'), path.join(outside, 'absent')] }))).toEqual([[], '']);
+    expect(await readFile(path.join(outside, 'oracle.txt'), 'utf8')).toBe('secret too');
+  });
+
+  it('sees only its own workspace when that lies inside a hidden results folder', async () => {
+    const results = path.join(outside, 'results');
+    const own = path.join(results, 'trial-1', 'workspace');
+    await mkdir(own, { recursive: true });
+    await writeFile(path.join(results, 'trial-0.json'), '{}');
+    const script = `const fs = require('fs'); ${tryWrite(path.join(own, 'out.txt'))}; console.log(JSON.stringify(fs.readdirSync(${JSON.stringify(results)})))`;
+    const result = await runBounded(sandboxed(['node', '-e', script], { writable: [own], hidden: [results] }, { cwd: own }));
+    expect(result.stdout.toString().trim().split('\n')).toEqual(['written', '["trial-1"]']);
+    expect(await readFile(path.join(own, 'out.txt'), 'utf8')).toBe('x');
+  });
+
+  it('has a private /tmp', async () => {
+    const hostFile = path.join(os.tmpdir(), `abp-host-only-${process.pid}`);
+    await writeFile(hostFile, 'host');
+    try {
+      const script = `const fs = require('fs'); console.log(fs.existsSync(${JSON.stringify(hostFile)})); fs.writeFileSync('/tmp/abp-made-in-sandbox-${process.pid}', 'x')`;
+      expect(await nodeIn(script)).toBe('false');
+      await expect(readFile(`/tmp/abp-made-in-sandbox-${process.pid}`)).rejects.toMatchObject({ code: 'ENOENT' });
+    } finally {
+      await rm(hostFile, { force: true });
+    }
+  });
+
+  describe('network', () => {
+    let server: Server;
+    let port: number;
+    let connections = 0;
+    beforeAll(async () => {
+      server = createServer((socket) => {
+        connections += 1;
+        // The client exits as soon as it has connected: a reset is expected.
+        socket.on('error', () => undefined);
+        socket.end();
+      });
+      await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+      port = (server.address() as { port: number }).port;
+    });
+    afterAll(async () => {
+      await new Promise((closed) => server.close(closed));
+    });
+
+    it('cannot reach a TCP server listening on the host loopback', async () => {
+      const script = `require('net').connect(${port}, '127.0.0.1').on('connect', () => { console.log('connected'); process.exit(0) }).on('error', (e) => console.log(e.code))`;
+      // The same script outside the sandbox connects, so the refusal below is the sandbox's doing.
+      const unsandboxed = await runBounded({ ...sandboxed(['node', '-e', script]), sandbox: null });
+      expect(unsandboxed.stdout.toString().trim()).toBe('connected');
+      const before = connections;
+      expect(await nodeIn(script)).toBe('ECONNREFUSED');
+      expect(connections).toBe(before);
+    });
+  });
+
+  it('dies, all of it, when the timeout fires', async () => {
+    const marker = `abp-sandbox-marker-${process.pid}-${Date.now()}`;
+    // The command and its child both ignore SIGTERM and carry the marker in their command lines.
+    const child = `process.on('SIGTERM', () => {}); setInterval(() => {}, 1000)`;
+    const script = `${child}; require('child_process').spawn('node', ['-e', ${JSON.stringify(child)}, process.argv[1]], { stdio: 'ignore' })`;
+    const running = runBounded(sandboxed(['node', '-e', script, marker], {}, { timeoutMs: 3_000 }));
+    // Outer bwrap, bwrap's init in the pid namespace, the command, its child.
+    let seen: number[] = [];
+    for (let attempt = 0; attempt < 100 && seen.length < 4; attempt += 1) {
+      await delay(50);
+      seen = await processesWith(marker);
+    }
+    expect(seen).toHaveLength(4);
+    const result = await running;
+    expect(result.timedOut).toBe(true);
+    expect(await endedSoon(seen)).toBe(true);
+    expect(await processesWith(marker)).toEqual([]);
+  });
+
+  it('reports a program that does not exist as spawnError ENOENT, without starting bwrap', async () => {
+    const missing = await runBounded(sandboxed(['abp-no-such-program-7f3a']));
+    expect(missing.spawnError?.code).toBe('ENOENT');
+    const absent = await runBounded(sandboxed([path.join(workspace, 'absent-binary')]));
+    expect(absent.spawnError?.code).toBe('ENOENT');
+  });
+
+  it('reports a program that is not executable as spawnError EACCES', async () => {
+    await writeFile(path.join(workspace, 'plain.sh'), '#!/bin/sh\n');
+    const result = await runBounded(sandboxed(['./plain.sh']));
+    expect(result.spawnError?.code).toBe('EACCES');
+  });
+
+  it('throws when a writable path does not exist: the harness must create it first', async () => {
+    expect(await asyncCodeOf(() => runBounded(sandboxed(['true'], { writable: [path.join(scratch, 'never-made')] })))).toBe('sandbox-path-missing');
+  });
+});
+
+describe('sandboxArgv', () => {
+  it('mounts /tmp before writable paths, and a hidden folder before the writable path inside it', () => {
+    const argv = sandboxArgv({ writable: [path.join(outside)], hidden: ['/var/tmp'] }, ['node', '-v'], outside);
+    const tmpfsTmp = argv.indexOf('/tmp');
+    const hiddenAt = argv.indexOf('/var/tmp');
+    const bindAt = argv.indexOf('--bind');
+    expect(argv.slice(argv.indexOf('--'))).toEqual(['--', 'node', '-v']);
+    expect(argv).toEqual(expect.arrayContaining(['--unshare-all', '--die-with-parent', '--new-session', '--ro-bind']));
+    expect(tmpfsTmp).toBeGreaterThan(0);
+    expect(tmpfsTmp).toBeLessThan(hiddenAt);
+    expect(hiddenAt).toBeLessThan(bindAt);
+    expect(argv[bindAt + 1]).toBe(outside);
+  });
+
+  it('refuses a path that is both writable and hidden', () => {
+    expect(codeOf(() => sandboxArgv({ writable: [outside], hidden: [outside] }, ['true'], outside))).toBe('conflicting-sandbox-paths');
+  });
+});
+
+/** Host pids (not zombies) whose command line holds `marker`. */
+async function processesWith(marker: string): Promise<number[]> {
+  const pids: number[] = [];
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if ((await readFile(`/proc/${entry}/cmdline`, 'utf8')).includes(marker) && isAlive(Number(entry))) pids.push(Number(entry));
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return pids;
+}

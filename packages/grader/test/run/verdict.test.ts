@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { verdictSchema } from '@abp/protocol/schemas/abp-verdict';
+import { buildVerdict } from '../../src/run/verdict.js';
+import { makeRun, makeTrial } from '../support/results.js';
+
+const run = makeRun({ id: 'run-x', engines: [{ name: 'a', version: '1' }, { name: 'b', version: '1' }], tasks: ['t1', 't2', 't3', 't4', 't5', 't6'] });
+const trials = [
+  makeTrial({ task: 't1', engine: 'a', outcome: 'resolved', metrics: { diffBytesNormalized: 100, tokensTotal: 1000 } }),
+  makeTrial({ task: 't1', engine: 'b', outcome: 'resolved', metrics: { diffBytesNormalized: 200, tokensTotal: 2000 } }),
+  makeTrial({ task: 't2', engine: 'a', outcome: 'resolved', metrics: { diffBytesNormalized: 300, tokensTotal: 3000 } }),
+  makeTrial({ task: 't2', engine: 'b', outcome: 'unresolved' }),
+  makeTrial({ task: 't3', engine: 'a', outcome: 'resolved', metrics: { diffBytesNormalized: 50, tokensTotal: 500 } }),
+  makeTrial({ task: 't3', engine: 'b', outcome: 'resolved', metrics: { diffBytesNormalized: 100, tokensTotal: 1000 } }),
+  makeTrial({ task: 't4', engine: 'a', outcome: 'disqualified' }),
+  makeTrial({ task: 't4', engine: 'b', outcome: 'engine-error', metrics: { diffBytesNormalized: null, tokensTotal: null } }),
+  makeTrial({ task: 't5', engine: 'a', outcome: 'harness-error' }),
+  makeTrial({ task: 't5', engine: 'b', outcome: 'resolved', metrics: { diffBytesNormalized: 10, tokensTotal: 10 } }),
+  makeTrial({ task: 't6', engine: 'a', outcome: 'unsupported' }),
+  makeTrial({ task: 't6', engine: 'b', outcome: 'unresolved' }),
+];
+
+describe('buildVerdict', () => {
+  const verdict = buildVerdict({ ...run, id: 'run-x' }, trials);
+
+  it('is a valid abp-verdict/v1 document', () => {
+    expect(verdictSchema.safeParse(verdict).success).toBe(true);
+  });
+
+  it('scores resolved, unresolved and disqualified trials, and reports the rest apart', () => {
+    const [a, b] = verdict.perEngine;
+    expect(a).toMatchObject({ engine: 'a', scoredTrials: 4, resolvedTrials: 3, disqualifiedTrials: 1, excludedEngineErrors: 0, excludedHarnessErrors: 1, unsupportedTrials: 1 });
+    expect(b).toMatchObject({ engine: 'b', scoredTrials: 5, resolvedTrials: 3, excludedEngineErrors: 1, excludedHarnessErrors: 0, unsupportedTrials: 0 });
+    expect(a?.resolveRate?.point).toBe(0.75);
+    expect(a?.verifiedRateAllTrials?.point).toBe(0.6);
+    // Wilson 95% for 3/4: [0.300642, 0.954413] (Newcombe 1998, method 3).
+    expect(a?.resolveRate?.wilson95).toEqual([0.300642, 0.954413]);
+  });
+
+  it('takes efficiency medians over resolved trials only', () => {
+    expect(verdict.perEngine[0]).toMatchObject({ medianDiffBytesNormalized: 100, medianTokensTotal: 1000 });
+  });
+
+  it('pairs trials scored for both engines for McNemar and the deltas', () => {
+    const [pair] = verdict.pairwise;
+    // Pairs: t1 (both), t2 (a only), t3 (both); t4..t6 have an excluded side.
+    expect(pair).toMatchObject({ a: 'a', b: 'b', pairedTrials: 3, mcnemar: { discordant: [1, 0], pExact: 1 } });
+    expect(pair?.diffDelta?.relMedian).toBe(-0.5);
+    expect(pair?.diffDelta?.seed).toBe(run.seed);
+  });
+
+  it('reports no relative change when the baseline median is zero', () => {
+    const zero = buildVerdict({ ...run, id: 'run-x' }, [
+      makeTrial({ task: 't1', engine: 'a', metrics: { computedUsd: 0.1 } }),
+      makeTrial({ task: 't1', engine: 'b', metrics: { computedUsd: 0 } }),
+    ]);
+    expect(zero.pairwise[0]?.costDelta).toBeNull();
+    expect(zero.pairwise[0]?.diffDelta).not.toBeNull();
+  });
+
+  it('leads its warnings with unmatched models', () => {
+    const unmatched = buildVerdict({ ...run, id: 'run-x', matchedModels: false }, trials);
+    expect(unmatched.warnings?.[0]).toMatch(/matchedModels is false/);
+  });
+
+  it('is byte-identical for the same trials in any order', () => {
+    expect(JSON.stringify(buildVerdict({ ...run, id: 'run-x' }, [...trials].reverse()))).toBe(JSON.stringify(verdict));
+  });
+});

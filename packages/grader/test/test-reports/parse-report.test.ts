@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import { REPORT_FORMATS, TestReportError, mergeReports, parseReport } from '../../src/test-reports/index.js';
+import type { ReportFormat } from '../../src/test-reports/index.js';
+import { errorCode } from './error-code.js';
+
+describe('parseReport', () => {
+  it('lists the four formats', () => {
+    expect(REPORT_FORMATS).toEqual(['junit-xml', 'go-test-json', 'jest-json', 'libtest']);
+  });
+
+  it('refuses a format it does not know, e.g. from a stored plan', () => {
+    expect(errorCode(TestReportError, () => parseReport('tap' as ReportFormat, 'ok 1'))).toBe('unknown-format');
+    expect(errorCode(TestReportError, () => mergeReports('tap' as ReportFormat, ['ok 1']))).toBe('unknown-format');
+  });
+
+  it('sorts ids by UTF-16 code units, not by locale', () => {
+    const xml = `<testsuite name="s">${['é', 'b', 'Z', 'a', '_'].map((name) => `<testcase name="${name}"/>`).join('')}</testsuite>`;
+    expect(parseReport('junit-xml', xml).tests.map((test) => test.id)).toEqual(['Z', '_', 'a', 'b', 'é']);
+  });
+
+  it('numbers repeats in input order and skips a number an existing id already uses', () => {
+    const xml = `<testsuite name="s"><testcase name="t"/><testcase name="t #2"/><testcase name="t"><failure/></testcase></testsuite>`;
+    expect(parseReport('junit-xml', xml).tests.map((test) => [test.id, test.status])).toEqual([
+      ['t', 'pass'],
+      ['t #2', 'pass'],
+      ['t #3', 'fail'],
+    ]);
+  });
+
+  it('bounds a long failure message', () => {
+    const xml = `<testsuite name="s"><testcase name="t"><failure message="${'x'.repeat(10_000)}"/></testcase></testsuite>`;
+    const message = parseReport('junit-xml', xml).tests[0]?.message ?? '';
+    expect(message.length).toBeLessThan(4100);
+    expect(message.endsWith('…')).toBe(true);
+  });
+
+  it('a merge of no texts is an empty report', () => {
+    expect(mergeReports('junit-xml', [])).toEqual({ format: 'junit-xml', tests: [] });
+  });
+});

@@ -1,0 +1,264 @@
+// Each recipe against the real runner on a tiny temp project with one passing, one failing
+// and one skipped test: a one-line command → parseCommandLine → planRunner → run (no shell)
+// → parseReport → summarizeRun.
+import { execFile } from 'node:child_process';
+import { access, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { TestReportError, parseReport } from '../../src/test-reports/index.js';
+import type { ParsedReport } from '../../src/test-reports/index.js';
+import { parseCommandLine } from '../../src/verification/command-line.js';
+import { planRunner, summarizeRun } from '../../src/verification/runner-recipes.js';
+import type { CommandVerdict, RunnerPlan, VerificationRole } from '../../src/verification/runner-recipes.js';
+import { sharedGoBuildCache } from '../../../../test-support/toolchain-caches.js';
+
+let root: string;
+beforeAll(async () => {
+  root = await mkdtemp(path.join(os.tmpdir(), 'abp-runners-'));
+});
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+interface Ran {
+  readonly exitCode: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+function run(argv: readonly string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Ran> {
+  const [file, ...args] = argv;
+  if (file === undefined) throw new Error('empty argv');
+  return new Promise((resolve, reject) => {
+    execFile(file, args, { cwd, env, maxBuffer: 32 << 20, timeout: 120_000 }, (error, stdout, stderr) => {
+      if (error !== null && typeof error.code !== 'number') {
+        reject(new Error(`${argv.join(' ')} could not run: ${error.message}\n${stderr}`));
+        return;
+      }
+      resolve({ exitCode: error === null ? 0 : (error.code as number), stdout, stderr });
+    });
+  });
+}
+
+interface Verified {
+  readonly plan: RunnerPlan;
+  readonly ran: Ran;
+  readonly reportDir: string;
+  readonly report: ParsedReport | null;
+  readonly verdict: CommandVerdict;
+}
+
+async function verify(line: string, role: VerificationRole, checkout: string, env: NodeJS.ProcessEnv): Promise<Verified> {
+  const command = parseCommandLine(line);
+  const reportDir = await mkdtemp(path.join(root, 'report-'));
+  const plan = planRunner(command.argv, reportDir);
+  const ran = await run(plan.argv, checkout, { ...env, ...command.env });
+  let report: ParsedReport | null = null;
+  let reportError: string | undefined;
+  if (plan.report !== null) {
+    const { format, source } = plan.report;
+    if (source.kind === 'files') throw new Error('no files-sourced runner is exercised here');
+    try {
+      const text = source.kind === 'stdout' ? ran.stdout : await readFile(source.path, 'utf8');
+      report = parseReport(format, text, { rootDir: checkout });
+    } catch (error) {
+      if (!(error instanceof TestReportError)) throw error;
+      reportError = error.message;
+    }
+  }
+  const verdict = summarizeRun({ plan, role, exitCode: ran.exitCode, report, ...(reportError === undefined ? {} : { reportError }) });
+  return { plan, ran, reportDir, report, verdict };
+}
+
+const statusesOf = (report: ParsedReport | null) => Object.fromEntries((report?.tests ?? []).map((test) => [test.id, test.status]));
+
+async function writeFiles(dir: string, files: Record<string, string>): Promise<void> {
+  for (const [name, content] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(dir, name)), { recursive: true });
+    await writeFile(path.join(dir, name), content);
+  }
+}
+
+const baseEnv = (): NodeJS.ProcessEnv => ({ PATH: process.env.PATH, HOME: process.env.HOME, LANG: 'C.UTF-8' });
+
+describe('pytest (python3 -m pytest)', () => {
+  let checkout: string;
+  let env: NodeJS.ProcessEnv;
+  beforeAll(async () => {
+    checkout = await mkdtemp(path.join(root, 'pytest-'));
+    env = { ...baseEnv(), PYTHONDONTWRITEBYTECODE: '1' };
+    await writeFiles(checkout, {
+      'tests/test_demo.py': [
+        'import pytest',
+        'def test_passes():',
+        '    assert 1 + 1 == 2',
+        'def test_fails():',
+        '    assert 1 + 1 == 3, "a < b & c"',
+        '@pytest.mark.skip(reason="not now")',
+        'def test_skipped():',
+        '    pass',
+        '',
+      ].join('\n'),
+    });
+  });
+
+  it('reports pass, fail and skip through a junit file outside the checkout, leaving no cache behind', async () => {
+    const result = await verify('python3 -m pytest tests -q', 'failToPass', checkout, env);
+    expect(result.plan.runner).toBe('pytest');
+    expect(result.ran.exitCode).toBe(1);
+    expect(await readdir(result.reportDir)).toEqual(['junit.xml']);
+    expect(statusesOf(result.report)).toEqual({
+      'tests.test_demo::test_fails': 'fail',
+      'tests.test_demo::test_passes': 'pass',
+      'tests.test_demo::test_skipped': 'skip',
+    });
+    expect(result.report?.tests.find((test) => test.status === 'fail')?.message).toContain('a < b & c');
+    expect(result.verdict).toMatchObject({ passed: false, evidence: 'report', tests: { total: 3, pass: 1, fail: 1, error: 0, skip: 1 } });
+    expect(await readdir(checkout)).toEqual(['tests']);
+  });
+
+  it('passes a failToPass command that selects the passing test', async () => {
+    const result = await verify("python3 -m pytest 'tests/test_demo.py::test_passes' -q", 'failToPass', checkout, env);
+    expect(result.verdict).toEqual({ passed: true, evidence: 'report', tests: { total: 1, pass: 1, fail: 0, error: 0, skip: 0 }, reasons: [] });
+  });
+
+  it('a skip passes in passToPass but not in failToPass', async () => {
+    const line = 'python3 -m pytest tests -q -k "not fails"';
+    expect((await verify(line, 'passToPass', checkout, env)).verdict.passed).toBe(true);
+    const failToPass = await verify(line, 'failToPass', checkout, env);
+    expect(failToPass.ran.exitCode).toBe(0);
+    expect(failToPass.verdict.passed).toBe(false);
+  });
+});
+
+describe('go test', () => {
+  let checkout: string;
+  let env: NodeJS.ProcessEnv;
+  beforeAll(async () => {
+    checkout = await mkdtemp(path.join(root, 'go-'));
+    env = {
+      ...baseEnv(),
+      GOFLAGS: '-mod=mod',
+      GOCACHE: sharedGoBuildCache,
+      GOPATH: path.join(root, 'gopath'),
+      GOTOOLCHAIN: 'local',
+      GOPROXY: 'off',
+    };
+    await writeFiles(checkout, {
+      'go.mod': 'module example.com/demo\n\ngo 1.22\n',
+      'demo_test.go': [
+        'package demo',
+        'import "testing"',
+        'func TestPasses(t *testing.T) { t.Run("sub case", func(t *testing.T) {}) }',
+        'func TestFails(t *testing.T) { t.Fatal("a < b & c") }',
+        'func TestSkipped(t *testing.T) { t.Skip("not now") }',
+        '',
+      ].join('\n'),
+      'broken/broken_test.go': 'package broken\nimport "testing"\nfunc TestX(t *testing.T) { undefined() }\n',
+    });
+  });
+
+  // With a cold shared cache, the first run compiles the testing package: ~13 s on an idle machine.
+  it('reports pass, fail, skip and subtests from go test -json on stdout', { timeout: 120_000 }, async () => {
+    const result = await verify('go test .', 'failToPass', checkout, env);
+    expect(result.plan.argv).toEqual(['go', 'test', '-json', '-count=1', '.']);
+    expect(result.ran.exitCode).toBe(1);
+    expect(statusesOf(result.report)).toEqual({
+      'example.com/demo/TestFails': 'fail',
+      'example.com/demo/TestPasses': 'pass',
+      'example.com/demo/TestPasses/sub_case': 'pass',
+      'example.com/demo/TestSkipped': 'skip',
+    });
+    expect(result.report?.tests[0]?.message).toContain('a < b & c');
+    expect(result.verdict).toMatchObject({ passed: false, evidence: 'report', tests: { total: 4, pass: 2, fail: 1, skip: 1 } });
+  });
+
+  it('a selection of passing and skipped tests passes passToPass, not failToPass', async () => {
+    const line = "go test . -run 'TestPasses|TestSkipped'";
+    expect((await verify(line, 'passToPass', checkout, env)).verdict.passed).toBe(true);
+    const failToPass = await verify(line, 'failToPass', checkout, env);
+    expect(failToPass.ran.exitCode).toBe(0);
+    expect(failToPass.verdict.passed).toBe(false);
+  });
+
+  it('a package that does not compile is an error result, not an empty report', async () => {
+    const result = await verify('go test ./broken', 'passToPass', checkout, env);
+    expect(result.ran.exitCode).not.toBe(0);
+    expect(statusesOf(result.report)).toEqual({ 'example.com/demo/broken [build failed]': 'error' });
+    expect(result.verdict).toMatchObject({ passed: false, evidence: 'report', tests: { total: 1, error: 1 } });
+  });
+});
+
+describe('node --test', () => {
+  let checkout: string;
+  beforeAll(async () => {
+    checkout = await mkdtemp(path.join(root, 'node-'));
+    await writeFiles(checkout, {
+      'test/demo.test.mjs': [
+        "import { describe, test } from 'node:test';",
+        "import assert from 'node:assert/strict';",
+        "describe('demo', () => {",
+        "  test('passes', () => { assert.equal(1 + 1, 2); });",
+        "  test('fails', () => { assert.equal(1 + 1, 3, 'a < b & c'); });",
+        "  test('skipped', { skip: 'not now' }, () => {});",
+        '});',
+        '',
+      ].join('\n'),
+    });
+  });
+
+  it('reports pass, fail and skip through the junit reporter, with the spec reporter on stdout', async () => {
+    const result = await verify('node --test test/demo.test.mjs', 'failToPass', checkout, baseEnv());
+    expect(result.plan.runner).toBe('node-test');
+    expect(result.ran.exitCode).toBe(1);
+    expect(result.ran.stdout).toContain('demo');
+    expect(await readdir(result.reportDir)).toEqual(['junit.xml']);
+    expect(statusesOf(result.report)).toEqual({ 'demo › fails': 'fail', 'demo › passes': 'pass', 'demo › skipped': 'skip' });
+    expect(result.verdict).toMatchObject({ passed: false, evidence: 'report', tests: { total: 3, pass: 1, fail: 1, skip: 1 } });
+  });
+
+  it('tests filtered out by name count as skipped: passToPass passes, failToPass does not', async () => {
+    const line = 'node --test --test-name-pattern=passes test/demo.test.mjs';
+    const passToPass = await verify(line, 'passToPass', checkout, baseEnv());
+    expect(passToPass.verdict).toMatchObject({ passed: true, tests: { total: 3, pass: 1, skip: 2 } });
+    expect((await verify(line, 'failToPass', checkout, baseEnv())).verdict.passed).toBe(false);
+  });
+});
+
+describe('cargo test', () => {
+  let checkout: string;
+  let env: NodeJS.ProcessEnv;
+  beforeAll(async () => {
+    checkout = await mkdtemp(path.join(root, 'cargo-'));
+    env = { ...baseEnv(), CARGO_TARGET_DIR: path.join(root, 'cargo-target'), CARGO_NET_OFFLINE: 'true', RUST_BACKTRACE: '0' };
+    await writeFiles(checkout, {
+      'Cargo.toml': '[package]\nname = "demo"\nversion = "0.1.0"\nedition = "2021"\n',
+      'src/lib.rs': [
+        'pub fn add(a: i32, b: i32) -> i32 { a + b }',
+        '#[cfg(test)]',
+        'mod tests {',
+        '    #[test] fn passes() { assert_eq!(super::add(1, 1), 2); }',
+        '    #[test] fn fails() { assert_eq!(super::add(1, 1), 3, "a < b & c"); }',
+        '    #[test] #[ignore = "not now"] fn skipped() {}',
+        '}',
+        '',
+      ].join('\n'),
+    });
+  });
+
+  it('reports pass, fail and ignored from libtest stdout, even under -q', async () => {
+    const result = await verify('cargo test -q', 'failToPass', checkout, env);
+    expect(result.plan.argv).toEqual(['cargo', 'test', '--no-fail-fast', '-q', '--', '--format=pretty']);
+    expect(result.ran.exitCode).toBe(101);
+    expect(statusesOf(result.report)).toEqual({ 'tests::fails': 'fail', 'tests::passes': 'pass', 'tests::skipped': 'skip' });
+    expect(result.report?.tests.find((test) => test.id === 'tests::fails')?.message).toContain('a < b & c');
+    expect(result.verdict).toMatchObject({ passed: false, evidence: 'report', tests: { total: 3, pass: 1, fail: 1, skip: 1 } });
+    await expect(access(path.join(checkout, 'target'))).rejects.toThrow();
+  });
+
+  it('a filter selecting the passing test passes failToPass', async () => {
+    const result = await verify('cargo test tests::passes', 'failToPass', checkout, env);
+    expect(result.verdict).toEqual({ passed: true, evidence: 'report', tests: { total: 1, pass: 1, fail: 0, error: 0, skip: 0 }, reasons: [] });
+  });
+});

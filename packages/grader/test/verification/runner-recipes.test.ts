@@ -1,0 +1,230 @@
+import { describe, expect, it } from 'vitest';
+import type { ParsedReport, TestStatus } from '../../src/test-reports/index.js';
+import { RunnerPlanError, planRunner, summarizeRun } from '../../src/verification/runner-recipes.js';
+import type { RunnerPlan, VerificationRole } from '../../src/verification/runner-recipes.js';
+import { errorCode } from '../test-reports/error-code.js';
+
+const dir = '/tmp/abp-report-0';
+
+describe('planRunner', () => {
+  it.each([
+    [['pytest', 'tests/test_x.py', '-q']],
+    [['py.test', '-q']],
+    [['python', '-m', 'pytest', '-q']],
+    [['/usr/bin/python3.11', '-m', 'pytest']],
+  ])('pytest: %j gets a junit file outside the checkout and no cache', (argv) => {
+    expect(planRunner(argv, dir)).toEqual({
+      runner: 'pytest',
+      argv: [...argv, '-p', 'no:cacheprovider', `--junitxml=${dir}/junit.xml`],
+      report: { format: 'junit-xml', source: { kind: 'file', path: `${dir}/junit.xml` } },
+    });
+  });
+
+  it('pytest: options go before a `--` so they are not taken as file names', () => {
+    expect(planRunner(['pytest', '-q', '--', '-weird-file.py'], dir).argv).toEqual([
+      'pytest',
+      '-q',
+      '-p',
+      'no:cacheprovider',
+      `--junitxml=${dir}/junit.xml`,
+      '--',
+      '-weird-file.py',
+    ]);
+  });
+
+  it('python without -m pytest is plain', () => {
+    expect(planRunner(['python3', 'run_tests.py'], dir)).toEqual({ runner: 'plain', argv: ['python3', 'run_tests.py'], report: null });
+  });
+
+  it('go test: -json and -count=1 right after "test", report on stdout', () => {
+    expect(planRunner(['go', 'test', './...', '-run', 'TestA'], dir)).toEqual({
+      runner: 'go-test',
+      argv: ['go', 'test', '-json', '-count=1', './...', '-run', 'TestA'],
+      report: { format: 'go-test-json', source: { kind: 'stdout' } },
+    });
+    expect(planRunner(['go', 'test', '-json', '-count=3', './...'], dir).argv).toEqual(['go', 'test', '-json', '-count=3', './...']);
+    expect(planRunner(['go', 'vet', './...'], dir).runner).toBe('plain');
+  });
+
+  it('cargo test: --no-fail-fast and libtest pretty format, report on stdout', () => {
+    expect(planRunner(['cargo', 'test'], dir)).toEqual({
+      runner: 'cargo-test',
+      argv: ['cargo', 'test', '--no-fail-fast', '--', '--format=pretty'],
+      report: { format: 'libtest', source: { kind: 'stdout' } },
+    });
+    expect(planRunner(['cargo', '+stable', 'test', '-q', 'parser', '--', '--test-threads=1'], dir).argv).toEqual([
+      'cargo',
+      '+stable',
+      'test',
+      '--no-fail-fast',
+      '-q',
+      'parser',
+      '--',
+      '--test-threads=1',
+      '--format=pretty',
+    ]);
+    expect(planRunner(['cargo', 'test', '--no-fail-fast', '--', '--format', 'pretty'], dir).argv).toEqual([
+      'cargo',
+      'test',
+      '--no-fail-fast',
+      '--',
+      '--format',
+      'pretty',
+    ]);
+    expect(planRunner(['cargo', 'build'], dir).runner).toBe('plain');
+  });
+
+  it('node --test: spec to stdout and junit to the report dir, replacing the task’s own reporters', () => {
+    expect(planRunner(['node', '--test', 'test/a.test.mjs'], dir)).toEqual({
+      runner: 'node-test',
+      argv: ['node', '--test', '--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=junit', `--test-reporter-destination=${dir}/junit.xml`, 'test/a.test.mjs'],
+      report: { format: 'junit-xml', source: { kind: 'file', path: `${dir}/junit.xml` } },
+    });
+    expect(planRunner(['node', '--import', 'tsx', '--test-reporter', 'tap', '--test', '--test-reporter-destination=out.tap'], dir).argv).toEqual([
+      'node',
+      '--import',
+      'tsx',
+      '--test',
+      '--test-reporter=spec',
+      '--test-reporter-destination=stdout',
+      '--test-reporter=junit',
+      `--test-reporter-destination=${dir}/junit.xml`,
+    ]);
+    // --test after the script is the script's own argument, not node's.
+    expect(planRunner(['node', 'script.js', '--test'], dir).runner).toBe('plain');
+  });
+
+  it('vitest: run once, junit file beside the default console reporter', () => {
+    const junit = ['--reporter=default', '--reporter=junit', `--outputFile.junit=${dir}/junit.xml`];
+    expect(planRunner(['vitest', 'run', 'test/a.test.ts'], dir)).toEqual({
+      runner: 'vitest',
+      argv: ['vitest', 'run', 'test/a.test.ts', ...junit],
+      report: { format: 'junit-xml', source: { kind: 'file', path: `${dir}/junit.xml` } },
+    });
+    expect(planRunner(['npx', 'vitest', 'test/a.test.ts'], dir).argv).toEqual(['npx', 'vitest', 'test/a.test.ts', '--run', ...junit]);
+    expect(planRunner(['npx', '--yes', 'vitest', 'run'], dir).runner).toBe('vitest');
+    expect(planRunner(['pnpm', 'exec', 'vitest', 'run'], dir).runner).toBe('vitest');
+    expect(planRunner(['./node_modules/.bin/vitest', 'run'], dir).runner).toBe('vitest');
+  });
+
+  it('jest: --json to a file in the report dir', () => {
+    expect(planRunner(['npx', 'jest', 'src/math.test.js'], dir)).toEqual({
+      runner: 'jest',
+      argv: ['npx', 'jest', 'src/math.test.js', '--json', `--outputFile=${dir}/jest.json`],
+      report: { format: 'jest-json', source: { kind: 'file', path: `${dir}/jest.json` } },
+    });
+  });
+
+  it('maven: Surefire reports are read from the checkout (they cannot be moved from the command line)', () => {
+    const plan = planRunner(['mvn', '-q', '-Dtest=MathTest', 'test'], dir);
+    expect(plan.runner).toBe('maven-surefire');
+    expect(plan.argv).toEqual(['mvn', '-q', '-Dtest=MathTest', 'test']);
+    const source = plan.report?.source;
+    if (source?.kind !== 'files') throw new Error(`expected a files source, got ${JSON.stringify(source)}`);
+    expect(source.dir).toBe('.');
+    expect(['target/surefire-reports/TEST-demo.MathTest.xml', 'core/target/surefire-reports/TEST-a.B.xml'].every((file) => source.pattern.test(file))).toBe(true);
+    expect(['target/surefire-reports/demo.MathTest.txt', 'target/failsafe-reports/TEST-a.xml', 'target/surefire-reports/x/TEST-a.xml'].some((file) => source.pattern.test(file))).toBe(false);
+    expect(planRunner(['./mvnw', 'verify'], dir).runner).toBe('maven-surefire');
+    expect(planRunner(['mvn', 'compile'], dir).runner).toBe('plain');
+  });
+
+  it.each([[['npm', 'test']], [['pnpm', 'test', '--', 'a.test.ts']], [['yarn', 'test']], [['make', 'check']], [['npx', 'mocha']]])('%j is plain', (argv) => {
+    expect(planRunner(argv, dir)).toEqual({ runner: 'plain', argv, report: null });
+  });
+
+  it('refuses an empty argv and a relative report dir', () => {
+    expect(errorCode(RunnerPlanError, () => planRunner([], dir))).toBe('empty-argv');
+    expect(errorCode(RunnerPlanError, () => planRunner(['pytest'], 'reports'))).toBe('relative-report-dir');
+  });
+});
+
+const reportOf = (...statuses: TestStatus[]): ParsedReport => ({
+  format: 'junit-xml',
+  tests: statuses.map((status, index) => ({ id: `t${index}`, status, durationMs: null })),
+});
+const pytestPlan: RunnerPlan = planRunner(['pytest'], dir);
+const plainPlan: RunnerPlan = planRunner(['npm', 'test'], dir);
+const summarize = (role: VerificationRole, exitCode: number | null, report: ParsedReport | null, reportError?: string) =>
+  summarizeRun({ plan: pytestPlan, role, exitCode, report, ...(reportError === undefined ? {} : { reportError }) });
+
+describe('summarizeRun', () => {
+  it('passes on exit 0 with a report of passing tests, and counts them', () => {
+    expect(summarize('failToPass', 0, reportOf('pass', 'pass'))).toEqual({
+      passed: true,
+      evidence: 'report',
+      tests: { total: 2, pass: 2, fail: 0, error: 0, skip: 0 },
+      reasons: [],
+    });
+  });
+
+  it('exit code 0 with failures in the report does not pass', () => {
+    const verdict = summarize('passToPass', 0, reportOf('pass', 'fail', 'error'));
+    expect(verdict.passed).toBe(false);
+    expect(verdict.evidence).toBe('report');
+    expect(verdict.tests).toEqual({ total: 3, pass: 1, fail: 1, error: 1, skip: 0 });
+    expect(verdict.reasons).toContain('exit code 0 disagrees with report');
+  });
+
+  it('a non-zero exit code fails even when the report lists no failure', () => {
+    const verdict = summarize('passToPass', 1, reportOf('pass'));
+    expect(verdict.passed).toBe(false);
+    expect(verdict.reasons).toEqual(['exit code 1 disagrees with report: it lists no failure']);
+  });
+
+  it('a missing report is no evidence at all', () => {
+    expect(summarize('passToPass', 0, null)).toEqual({
+      passed: false,
+      evidence: 'none',
+      tests: { total: 0, pass: 0, fail: 0, error: 0, skip: 0 },
+      reasons: ['no report: no evidence the suite ran'],
+    });
+  });
+
+  it('an unreadable report is no evidence either, and says why', () => {
+    const verdict = summarize('passToPass', 2, null, 'junit-xml: not well-formed XML');
+    expect(verdict).toMatchObject({ passed: false, evidence: 'none' });
+    expect(verdict.reasons).toEqual(['exit code 2', 'report unreadable: junit-xml: not well-formed XML']);
+  });
+
+  it('a report with no tests does not pass', () => {
+    const verdict = summarize('passToPass', 0, reportOf());
+    expect(verdict.passed).toBe(false);
+    expect(verdict.reasons).toEqual(['the report lists no tests']);
+  });
+
+  it('failToPass: a skipped test counts as not passed', () => {
+    const verdict = summarize('failToPass', 0, reportOf('pass', 'skip'));
+    expect(verdict.passed).toBe(false);
+    expect(verdict.reasons).toHaveLength(1);
+  });
+
+  it('passToPass: skips are allowed, but at least one test must have passed', () => {
+    expect(summarize('passToPass', 0, reportOf('pass', 'skip')).passed).toBe(true);
+    const allSkipped = summarize('passToPass', 0, reportOf('skip', 'skip'));
+    expect(allSkipped.passed).toBe(false);
+    expect(allSkipped.reasons).toEqual(['no test passed']);
+  });
+
+  it('a killed run (no exit code) does not pass, even with a clean partial report', () => {
+    const verdict = summarize('passToPass', null, reportOf('pass'));
+    expect(verdict.passed).toBe(false);
+    expect(verdict.evidence).toBe('report');
+  });
+
+  it('plain runners are judged by exit code alone', () => {
+    expect(summarizeRun({ plan: plainPlan, role: 'failToPass', exitCode: 0, report: null })).toEqual({
+      passed: true,
+      evidence: 'exit-code',
+      tests: { total: 0, pass: 0, fail: 0, error: 0, skip: 0 },
+      reasons: [],
+    });
+    expect(summarizeRun({ plan: plainPlan, role: 'failToPass', exitCode: 1, report: null })).toMatchObject({ passed: false, evidence: 'exit-code', reasons: ['exit code 1'] });
+    expect(summarizeRun({ plan: plainPlan, role: 'passToPass', exitCode: null, report: null })).toMatchObject({ passed: false, evidence: 'none' });
+  });
+
+  it('refuses a report of another format than the plan names', () => {
+    const goReport: ParsedReport = { format: 'go-test-json', tests: [] };
+    expect(errorCode(RunnerPlanError, () => summarizeRun({ plan: pytestPlan, role: 'passToPass', exitCode: 0, report: goReport }))).toBe('report-format-mismatch');
+    expect(errorCode(RunnerPlanError, () => summarizeRun({ plan: plainPlan, role: 'passToPass', exitCode: 0, report: reportOf('pass') }))).toBe('report-format-mismatch');
+  });
+});

@@ -1,0 +1,210 @@
+// The main job end to end: `abp start` as a real process on a fresh data directory with its own Temporal ports (a real
+// dev server, worker, simulator with the small live world, abp serve), on a smaller draw: every stage runs, the draw
+// record re-derives offline, the pulled bundles verify against the trust root, the gate passes. A second run with the
+// same seed reuses what is stored and gives the same draw record bytes and bundle digests. Each run happens once, in a
+// hook, and the tests read what it left: a run that fails is one failure, not one per test that reads it. The stack
+// is torn down even when an assertion fails.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { STAGES, type PipelineEvent } from '../src/events.js';
+import type { MainJobSummary } from '../src/main-job.js';
+import { isAlive } from '@abp/pipeline/dev-stack/processes';
+import { freePort, runAbp, type CliResult } from './support/cli.js';
+
+const abpBin = new URL('../bin/abp.js', import.meta.url).pathname;
+
+// Seed 22 draws textkit#3 and textkit#5 first (node --test; both fixed by a green pull request that merges): the smaller
+// draw keeps the job quick, its freezes need no compiler cache warmed (a fresh data directory's Go cache costs half a
+// minute), and every one of its fixes merges. The job's own time limits sit inside the test's, generous for a CI
+// machine running other suites beside it, so a stuck stage fails with its reason and log rather than being killed.
+const JOB = ['--seed', '22', '--count', '2', '--trials', '1', '--review-delay-ms', '200', '--merge-timeout', '180', '--freeze-timeout', '240'];
+const RUN_TIMEOUT_MS = 480_000;
+
+interface Run {
+  result: CliResult;
+  events: PipelineEvent[];
+  summary: MainJobSummary;
+  ms: number;
+}
+
+describe('abp start: the main job', () => {
+  let home: string;
+  let env: NodeJS.ProcessEnv;
+  let first: Run;
+
+  async function start(): Promise<Run> {
+    const started = performance.now();
+    const result = await runAbp(['start', ...JOB, '--json'], env, RUN_TIMEOUT_MS);
+    const ms = Math.round(performance.now() - started);
+    // --json: every line of stdout is one JSON event, nothing else.
+    const events = result.stdout.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as PipelineEvent);
+    const summary = events.find((event) => event.event === 'summary');
+    if (result.code !== 0 || summary === undefined) {
+      const failed = events.find((event) => event.event === 'stage-failed');
+      throw new Error(`abp start exited ${result.code}: ${failed ? JSON.stringify(failed) : `${result.stderr.slice(-2_000)}\nlast events:\n${result.stdout.slice(-3_000)}`}`);
+    }
+    return { result, events, summary: summary.summary as MainJobSummary, ms };
+  }
+
+  beforeAll(async () => {
+    home = await mkdtemp(join(tmpdir(), 'abp-main-job-'));
+    env = {
+      ABP_HOME: home,
+      ABP_TEMPORAL_PORT: String(await freePort()),
+      ABP_TEMPORAL_UI_PORT: String(await freePort()),
+      // Nothing of the machine's own set-up: the job brings its stack, its GitHub and its ports.
+      TEMPORAL_ADDRESS: '',
+      DATABASE_URL: '',
+      GITHUB_TOKEN: '',
+      GITHUB_API_URL: '',
+      ABP_SERVE_PORT: '',
+    };
+  });
+
+  afterAll(async () => {
+    // Everything the job started, whatever state the tests left it in; each command is a no-op where nothing runs.
+    await runAbp(['stop'], env);
+    await runAbp(['dev', 'down'], env);
+    await runAbp(['sim', 'down'], env);
+    await rm(home, { recursive: true, force: true });
+  });
+
+  beforeAll(async () => {
+    // A stack someone started by hand, whose worker has no GitHub endpoint: the job must restart that worker, and say so.
+    const devUp = await runAbp(['dev', 'up', '--json'], env);
+    expect(devUp.code, devUp.stderr).toBe(0);
+    first = await start();
+  }, RUN_TIMEOUT_MS + 60_000);
+
+  it('runs every stage on a fresh data directory and prints where to look', () => {
+    const restarted = first.events.find((event) => event.event === 'note' && event.message.startsWith('worker restarted'));
+    expect(restarted).toMatchObject({ stage: 'stack', message: expect.stringContaining('it ran with no GitHub endpoint, the stack needs GITHUB_API_URL=http://127.0.0.1:') as string });
+    const done = first.events.flatMap((event) => (event.event === 'stage-done' ? [event.stage] : []));
+    expect(done).toEqual([...STAGES]);
+    const { summary } = first;
+    expect(summary.seed).toBe(22);
+    expect(summary.tasks).toMatchObject({ drawn: 2, solved: 2, merged: 2, scored: 2, pulled: 2 });
+    expect(Object.keys(summary.bundles).sort()).toEqual(['gh-mira-quill-textkit-3', 'gh-mira-quill-textkit-5']);
+    expect(summary.temporalUi).toBe(`http://127.0.0.1:${env.ABP_TEMPORAL_UI_PORT ?? ''}`);
+    for (const file of [summary.report, summary.verdict, summary.drawRecord, summary.baseline, join(summary.runFolder, 'summary.json')]) expect(existsSync(file), file).toBe(true);
+    expect(readFileSync(summary.report, 'utf8')).toContain('<html');
+    expect(summary.gate).toBe('pass');
+    expect(summary.coldStartMs).toBeGreaterThan(0);
+    expect(summary.coldStartMs).toBeLessThanOrEqual(summary.totalMs);
+    expect(Object.keys(summary.stages)).toEqual([...STAGES]);
+    // Every process of the stack reports its peak memory (VmHWM) while it runs.
+    expect(summary.memory.map((entry) => entry.process)).toEqual(['temporal dev server', 'worker', 'simulator', 'abp serve', 'abp start (this command)']);
+    for (const entry of summary.memory) expect(entry.peakMiB, entry.process).toBeGreaterThan(10);
+    // The reference engine resolves every pulled task and the no-op engine none.
+    const verdict = JSON.parse(readFileSync(summary.verdict, 'utf8')) as { perEngine: Array<{ engine: string; resolvedTrials: number; scoredTrials: number }> };
+    expect(verdict.perEngine.map((engine) => [engine.engine, engine.resolvedTrials, engine.scoredTrials])).toEqual([
+      ['reference', 2, 2],
+      ['noop', 0, 2],
+    ]);
+  });
+
+  it('publishes a draw record that re-derives offline from the published files', async () => {
+    const [command, ...args] = first.summary.auditCommand.split(' ');
+    expect(command).toBe('abp');
+    const audit = await runAbp(args, env);
+    expect(audit.code, audit.stderr).toBe(0);
+    expect(audit.stdout).toContain('match');
+  });
+
+  it('pulled bundles that verify against the data directory’s trust root', async () => {
+    for (const digest of Object.values(first.summary.bundles)) {
+      const archive = join(home, 'bundles', 'sha256', `${digest.replace('sha256:', '')}.tar`);
+      const verified = await runAbp(['verify', archive, '--trust-root', join(home, 'trust-root.json'), '--json'], env);
+      expect(verified.code, verified.stdout + verified.stderr).toBe(0);
+      // The consumer's copy: the agent-visible part and the held-out part apart, in the run's pulled/ folder.
+      const taskId = Object.entries(first.summary.bundles).find(([, value]) => value === digest)?.[0] ?? '';
+      expect(existsSync(join(first.summary.runFolder, 'pulled', taskId, 'task', 'task.json'))).toBe(true);
+      expect(existsSync(join(first.summary.runFolder, 'pulled', taskId, 'held-out', 'golden.patch'))).toBe(true);
+      expect(existsSync(join(first.summary.runFolder, 'pulled', taskId, 'task', 'golden.patch'))).toBe(false);
+    }
+  });
+
+  describe('run again with the same seed', () => {
+    let second: Run;
+    let recordBefore: Buffer;
+    beforeAll(async () => {
+      recordBefore = readFileSync(first.summary.drawRecord);
+      second = await start();
+    }, RUN_TIMEOUT_MS + 30_000);
+
+    it('gives the same draw record and bundles, reused, and still pulls, grades and gates', () => {
+    expect(second.summary.drawRecord).toBe(first.summary.drawRecord);
+    expect(readFileSync(second.summary.drawRecord).equals(recordBefore)).toBe(true);
+    expect(second.summary.drawDigest).toBe(first.summary.drawDigest);
+    expect(second.summary.bundles).toEqual(first.summary.bundles);
+    expect(second.summary.tasks).toMatchObject({ drawn: 2, merged: 0, scored: 2, pulled: 2 });
+    // Nothing rotated, drawn or opened twice.
+    const notes = second.events.flatMap((event) => (event.event === 'stage-done' ? [`${event.stage}: ${event.summary}`] : []));
+    expect(notes.find((line) => line.startsWith('rotation:'))).toContain('reused');
+    expect(notes.find((line) => line.startsWith('draw:'))).toContain('reused');
+    expect(notes.find((line) => line.startsWith('solve:'))).toContain('0 pull requests opened');
+    // The gate compares this run with the baseline the first run took.
+    expect(second.summary.baseline).toBe(first.summary.baseline);
+    expect(second.summary.results).not.toBe(first.summary.results);
+    expect(second.summary.gate).toBe('pass');
+    console.log(`main job: first run ${first.ms} ms (cold start ${first.summary.coldStartMs} ms), second run ${second.ms} ms; stages ${JSON.stringify(first.summary.stages)}`);
+    });
+  });
+
+  it('abp stop stops every process the job started', async () => {
+    const pids = first.summary.memory.filter((entry) => entry.process !== 'abp start (this command)').map((entry) => entry.pid);
+    const stopped = await runAbp(['stop', '--json'], env);
+    expect(stopped.code, stopped.stderr).toBe(0);
+    expect((JSON.parse(stopped.stdout) as { components: Array<{ result: string }> }).components.map((component) => component.result)).toEqual(['stopped', 'stopped', 'stopped', 'stopped']);
+    for (const pid of pids) expect(isAlive(pid ?? -1), `pid ${pid}`).toBe(false);
+  });
+
+  it('fails the running stage when a process of the stack dies, naming the stage and the log to read, and exits 1', async () => {
+    // Three trials each, so the grading outlasts the guard's look at the stack; the worker is killed as it starts.
+    const child = spawn(process.execPath, [abpBin, 'start', ...JOB.filter((_, index) => index < 4), '--trials', '3', '--json'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const events: PipelineEvent[] = [];
+    let buffered = '';
+    let killed = false;
+    child.stdout.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      const lines = buffered.split('\n');
+      buffered = lines.pop() ?? '';
+      for (const line of lines.filter((text) => text !== '')) {
+        const event = JSON.parse(line) as PipelineEvent;
+        events.push(event);
+        if (!killed && event.event === 'stage-started' && event.stage === 'grade') {
+          killed = true;
+          process.kill(Number(readFileSync(join(home, 'run', 'worker.pid'), 'utf8').trim()), 'SIGKILL');
+        }
+      }
+    });
+    const code = await new Promise<number | null>((resolveExit) => child.once('close', resolveExit));
+    expect(killed).toBe(true);
+    expect(code).toBe(1);
+    expect(events.at(-1)).toMatchObject({ event: 'stage-failed', stage: 'grade', log: join(home, 'logs', 'worker.log'), reason: expect.stringContaining('the worker exited while the job ran') as string });
+  }, RUN_TIMEOUT_MS);
+});
+
+describe('abp start on a data directory it cannot use', () => {
+  it('fails the stack stage with the reason and the simulator log when another world runs there, and starts nothing', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'abp-main-job-refused-'));
+    const env = { ABP_HOME: home, ABP_TEMPORAL_PORT: String(await freePort()), ABP_TEMPORAL_UI_PORT: String(await freePort()), TEMPORAL_ADDRESS: '' };
+    try {
+      const scale = await runAbp(['sim', 'up', '--seed', '3', '--repos', '20', '--issues', '200', '--json'], env);
+      expect(scale.code, scale.stderr).toBe(0);
+      const refused = await runAbp(['start', '--json'], env);
+      expect(refused.code).toBe(1);
+      const events = refused.stdout.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as PipelineEvent);
+      expect(events.at(-1)).toMatchObject({ event: 'stage-failed', stage: 'stack', log: join(home, 'logs', 'sim.log'), reason: expect.stringContaining('a simulator with another world') as string });
+      expect(refused.stderr).toContain('abp: stack failed: a simulator with another world');
+      expect(existsSync(join(home, 'run', 'temporal.pid'))).toBe(false);
+    } finally {
+      await runAbp(['stop'], env);
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,97 @@
+// `abp freeze`: freeze one merged fix into a signed, content-addressed task bundle in the data directory's store.
+// For operators and tests; the pipeline runs the same freezeTask from the task workflow.
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { z } from 'zod';
+import { BundleStore } from '../freeze/bundle/store.js';
+import { freezeTask, recipeFor, type TaskFreezeInput } from '../freeze/index.js';
+import { runnerRecipeSchema, type RunnerRecipe } from '../registry/criteria/schema.js';
+import { githubTaskId } from '@abp/protocol/schemas/abp-task';
+import { quarterVersion } from '../contracts/rotation.js';
+import { signingPaths } from '../signing/home.js';
+import { loadOperatorAttestor } from '../signing/operator.js';
+import { resolveStackConfig } from '../worker/config.js';
+import { CommandFailed, createOutput, type OutputOptions } from '@abp/grader/cli';
+
+export interface FreezeCommandOptions extends OutputOptions {
+  repo: string;
+  base: string;
+  fix: string;
+  issue: string;
+  pr: string;
+  gitDir: string;
+  recipe?: string;
+  registryVersion?: string;
+  drawSeed: number;
+  sourcedAt?: string;
+  runs: number;
+}
+
+/** The recipe file, when given; else the criteria override or detection (freeze/recipe.ts). */
+async function recipeOf(options: FreezeCommandOptions, gitDir: string): Promise<RunnerRecipe> {
+  if (options.recipe === undefined) return recipeFor({ repo: options.repo, gitDir, base: options.base, entry: null });
+  const parsed = runnerRecipeSchema.safeParse(JSON.parse(await readFile(options.recipe, 'utf8')));
+  if (!parsed.success) throw new CommandFailed('invalid-documents', `${options.recipe}: ${parsed.error.issues[0]?.path.join('.') ?? ''}: ${parsed.error.issues[0]?.message ?? 'invalid'}; a recipe is {runner, ecosystem, install, test, report}`);
+  return parsed.data;
+}
+
+const issueFile = z.object({ number: z.int().positive(), title: z.string().trim().min(1), body: z.string() });
+
+/** The issue as GitHub gives it (`gh issue view N --json number,title,body`): the text captured into the bundle. */
+async function readIssue(path: string): Promise<TaskFreezeInput['issue']> {
+  let value: unknown;
+  try {
+    value = JSON.parse(await readFile(path, 'utf8'));
+  } catch (error) {
+    throw new CommandFailed('invalid-documents', `${path}: cannot read the issue as JSON (${(error as Error).message})`);
+  }
+  const parsed = issueFile.safeParse(value);
+  if (!parsed.success) throw new CommandFailed('invalid-documents', `${path}: ${parsed.error.issues[0]?.path.join('.') ?? ''}: ${parsed.error.issues[0]?.message ?? 'invalid'}; the issue file is {"number", "title", "body"}, as \`gh issue view N --json number,title,body\` writes it`);
+  return { number: parsed.data.number, title: parsed.data.title, body: parsed.data.body };
+}
+
+export async function freezeCommand(options: FreezeCommandOptions): Promise<void> {
+  const out = createOutput(options);
+  const gitDir = resolve(options.gitDir);
+  const issue = await readIssue(options.issue);
+  const fix: TaskFreezeInput['fix'] = /^[0-9a-f]{40}$/.test(options.fix) ? { kind: 'commit', commit: options.fix } : { kind: 'patch', patch: await readFile(options.fix, 'utf8') };
+  const now = new Date();
+  const home = resolveStackConfig().home;
+  const paths = signingPaths(home);
+  const attestor = await loadOperatorAttestor(home).catch((error: Error) => {
+    throw new CommandFailed('invalid-documents', `${error.message}; run \`abp init\` to create the signing key`);
+  });
+  const workDir = await mkdtemp(join(tmpdir(), 'abp-freeze-'));
+  try {
+    const outcome = await freezeTask(
+      {
+        taskId: githubTaskId(options.repo, issue.number),
+        repo: options.repo,
+        gitDir,
+        baseCommit: options.base,
+        fix,
+        recipe: await recipeOf(options, gitDir),
+        issue,
+        mergedPr: options.pr,
+        sourcedAt: options.sourcedAt ?? `${now.toISOString().slice(0, 19)}Z`,
+        registryVersion: options.registryVersion ?? quarterVersion(now),
+        drawSeed: options.drawSeed,
+      },
+      { workDir, runs: options.runs, store: new BundleStore(paths.bundles), signer: attestor.signer, log: attestor },
+    );
+    if (outcome.status === 'rejected') {
+      out.data(outcome);
+      throw new CommandFailed('invalid-documents', `freeze of ${outcome.taskId} rejected (${outcome.reason}): ${outcome.detail}`, options.json === true);
+    }
+    out.line(`frozen ${outcome.taskId}: ${outcome.failToPass.length} FAIL_TO_PASS, ${outcome.passToPass.length} PASS_TO_PASS, ${outcome.flaky.length} flaky (quarantined)`);
+    out.line(`bundle ${outcome.digest}  ${outcome.archivePath}`);
+    out.line(`held-out part ${outcome.heldOutDigest}; signature ${outcome.signaturePath}`);
+    out.line(`time: runs ${outcome.timings.freezeMs} ms, bundle ${outcome.timings.bundleMs} ms, signing ${outcome.timings.signMs} ms`);
+    out.line(`logged in ${paths.log}; audit: abp audit log`);
+    out.line(`verify: abp verify ${outcome.archivePath}`);
+    out.data(outcome);
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,65 @@
+// `abp serve`: the read-only distribution API under /v1 (registry versions, draws, tasks, bundles, statements, trust
+// roots, the transparency log) and, when ABP_WEBHOOK_SECRET is set, the GitHub webhook receiver that signals the task
+// workflows, in the foreground until SIGINT or SIGTERM. Each request is logged as one JSON line on stdout.
+import { Client, Connection } from '@temporalio/client';
+import { API_PREFIX } from '../serve/api.js';
+import { ServeError } from '../serve/errors.js';
+import type { ServeLogRecord } from '../serve/log.js';
+import { startServer } from '../serve/server.js';
+import { createTemporalSignaller } from '../serve/signaller.js';
+import { createTemporalTaskSource } from '../serve/tasks.js';
+import { WEBHOOK_PATH } from '../serve/webhooks.js';
+import { resolveStackConfig } from '../worker/config.js';
+
+export interface ServeCommandOptions {
+  port: number;
+  host: string;
+}
+
+function printRecord(record: ServeLogRecord): void {
+  console.log(JSON.stringify({ at: new Date().toISOString(), ...record }));
+}
+
+/** The webhook secret, or null when the receiver is not wanted. Set but blank is a mistake, not a choice. */
+function webhookSecretOf(env: NodeJS.ProcessEnv): string | null {
+  const secret = env.ABP_WEBHOOK_SECRET;
+  if (secret === undefined) return null;
+  if (secret.trim() === '') {
+    throw new ServeError(
+      'invalid-setting',
+      'ABP_WEBHOOK_SECRET is set but blank: set it to the GitHub webhook\'s secret, e.g. ABP_WEBHOOK_SECRET="$(cat webhook-secret.txt)", or unset it to serve the read-only API without the webhook route',
+    );
+  }
+  return secret;
+}
+
+export async function serveCommand(options: ServeCommandOptions): Promise<void> {
+  // Checked before connecting to anything.
+  const webhookSecret = webhookSecretOf(process.env);
+  const { temporal, home } = resolveStackConfig();
+  // One connection for the life of the server (stack/client.ts holds one per command): task reads and webhook signals
+  // go through it. Tasks live in the worker's database, so even the API alone needs Temporal.
+  const connection = await Connection.connect({ address: temporal.address }).catch((error: unknown) => {
+    throw new ServeError('unreachable', `Temporal at ${temporal.address} did not answer: start the stack with \`abp dev up\`, or set TEMPORAL_ADDRESS to a running cluster`, { cause: error });
+  });
+  try {
+    const client = new Client({ connection, namespace: temporal.namespace });
+    const server = await startServer({
+      port: options.port,
+      host: options.host,
+      api: { home, tasks: createTemporalTaskSource({ client }) },
+      ...(webhookSecret === null ? {} : { webhookSecret, signaller: createTemporalSignaller(client) }),
+      log: printRecord,
+    });
+    const api = `read-only API at ${server.url}${API_PREFIX} serving ${home}, tasks through Temporal ${temporal.address} (namespace ${temporal.namespace})`;
+    // "webhooks at <url>" ends the line: scripts read the receiver's URL from it.
+    console.log(webhookSecret === null ? `abp serve: ${api}; no webhook route (ABP_WEBHOOK_SECRET is not set)` : `abp serve: ${api}; signalling tasks from webhooks at ${server.url}${WEBHOOK_PATH}`);
+    await new Promise<void>((stop) => {
+      process.once('SIGTERM', stop);
+      process.once('SIGINT', stop);
+    });
+    await server.close();
+  } finally {
+    await connection.close();
+  }
+}

@@ -1,0 +1,14 @@
+// `abp status`: the operators' view of one data directory and its stack: components, the latest registry version,
+// draws, tasks by state, bundles, the transparency log and the rotation Schedule's next run. Read-only; a part whose
+// source is absent or down says so and the rest still print (ops/status.ts gathers, ops/status-text.ts words it).
+import { gatherStatus } from '../status/status.js';
+import { statusLines } from '../status/status-text.js';
+import { resolveStackConfig } from '../worker/config.js';
+import { createOutput, type OutputOptions } from '@abp/grader/cli';
+
+export async function statusCommand(options: OutputOptions): Promise<void> {
+  const out = createOutput(options);
+  const status = await gatherStatus({ config: resolveStackConfig() });
+  for (const line of statusLines(status)) out.line(line);
+  out.data(status);
+}

@@ -1,0 +1,157 @@
+// Owns the abp-task/v1 verification commands of a frozen task: the recipe's test command narrowed to
+// the FAIL_TO_PASS tests where the runner can be told which tests to run, and the full command for
+// PASS_TO_PASS. Commands are one-line strings parseCommandLine splits without a shell. The expected
+// test ids travel with the held-out part, so a command may run more tests than its set names.
+
+import { parseCommandLine } from '@abp/grader/verification';
+import { planRunner } from '@abp/grader/verification';
+
+export interface VerificationCommands {
+  failToPass: string[];
+  passToPass: string[];
+}
+
+interface NarrowInput {
+  argv: readonly string[];
+  failToPass: readonly string[];
+  heldOutFiles: ReadonlyArray<{ path: string; content: Buffer }>;
+}
+
+export function verificationCommands(input: { test: string; failToPass: readonly string[]; heldOutFiles: ReadonlyArray<{ path: string; content: Buffer }> }): VerificationCommands {
+  const { env, argv } = parseCommandLine(input.test);
+  const narrow = { argv, failToPass: input.failToPass, heldOutFiles: input.heldOutFiles };
+  let narrowed: string[] | null;
+  // The plan is only read for the runner's name; the report folder it would use does not matter.
+  switch (planRunner(argv, '/abp-report').runner) {
+    case 'pytest':
+      narrowed = narrowPytest(narrow);
+      break;
+    case 'node-test':
+      narrowed = narrowNodeTest(narrow);
+      break;
+    case 'go-test':
+      narrowed = narrowGoTest(narrow);
+      break;
+    case 'cargo-test':
+      narrowed = narrowCargoTest(narrow);
+      break;
+    case 'vitest':
+    case 'jest':
+    case 'maven-surefire':
+    case 'plain':
+      // Not narrowed: vitest's and jest's ids name a file only with some reporters, and Surefire's
+      // -Dtest wants class names that junit ids do not reliably give. The full suite runs instead.
+      narrowed = null;
+      break;
+  }
+  if (narrowed === null) {
+    // One full run yields both result sets; listing it under passToPass too would repeat it.
+    return { failToPass: [input.test], passToPass: [] };
+  }
+  // The program is quoted if it holds "=": unquoted, it would read as one more NAME=value word.
+  const [program = '', ...args] = narrowed;
+  const words = [...Object.entries(env).map(([name, value]) => `${name}=${quoteWord(value)}`), quoteWord(program, program.includes('=')), ...args.map((arg) => quoteWord(arg))];
+  return { failToPass: [words.join(' ')], passToPass: [input.test] };
+}
+
+/** A word parseCommandLine reads back unchanged. */
+function quoteWord(word: string, always = false): string {
+  if (!always && /^[A-Za-z0-9_@%+,./:=-]+$/.test(word)) return word;
+  return `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+// ---- pytest: the held-out files holding the tests ----
+
+const PYTEST_OPTIONS_WITH_VALUE = new Set(['-p', '-k', '-m', '-o', '-c', '-W', '-n', '-r', '--rootdir', '--basetemp', '--junitxml', '--deselect', '--ignore', '--confcutdir', '--maxfail', '--tb', '--durations']);
+
+function narrowPytest({ argv, failToPass, heldOutFiles }: NarrowInput): string[] | null {
+  const start = argv[1] === '-m' ? 3 : 1;
+  if (hasPositional(argv.slice(start), PYTEST_OPTIONS_WITH_VALUE)) return null;
+  const modules = heldOutFiles.filter((file) => file.path.endsWith('.py')).map((file) => ({ path: file.path, module: file.path.slice(0, -3).replaceAll('/', '.') }));
+  const files = new Set<string>();
+  for (const id of failToPass) {
+    // JUnit ids are "<dotted module>[.<class>]::<name>".
+    const classname = id.split('::', 1)[0] ?? id;
+    const found = modules.find(({ module }) => classname === module || classname.startsWith(`${module}.`));
+    if (found === undefined) return null;
+    files.add(found.path);
+  }
+  return [...argv, ...sorted(files)];
+}
+
+// ---- node --test: the held-out files that define the tests ----
+
+const NODE_OPTIONS_WITH_VALUE = new Set(['-r', '--require', '--import', '--loader', '--experimental-loader', '-C', '--conditions', '--test-name-pattern', '--test-skip-pattern', '--test-reporter', '--test-reporter-destination', '--test-concurrency', '--test-timeout']);
+
+function narrowNodeTest({ argv, failToPass, heldOutFiles }: NarrowInput): string[] | null {
+  if (hasPositional(argv.slice(1), NODE_OPTIONS_WITH_VALUE)) return null;
+  const files = new Set<string>();
+  for (const id of failToPass) {
+    // Newer Node reporters prefix the file ("test/a.test.js::suite › name"); Node 20 names only suites and test.
+    const separator = id.indexOf('::');
+    if (separator !== -1 && heldOutFiles.some((file) => file.path === id.slice(0, separator))) {
+      files.add(id.slice(0, separator));
+      continue;
+    }
+    const title = id.split(' › ').pop() ?? id;
+    const literals = ["'", '"', '`'].map((quote) => `${quote}${title}${quote}`);
+    const holding = heldOutFiles.filter((file) => /\.[cm]?[jt]sx?$/.test(file.path) && literals.some((literal) => file.content.includes(literal)));
+    if (holding.length === 0) return null;
+    for (const file of holding) files.add(file.path);
+  }
+  return [...argv, ...sorted(files)];
+}
+
+// ---- go test: -run with the top-level test names ----
+
+const GO_TEST_NAME = /^(?:Test|Example|Fuzz)(?![a-z])/;
+
+function narrowGoTest({ argv, failToPass }: NarrowInput): string[] | null {
+  if (argv.some((arg) => /^--?run(=|$)/.test(arg) || arg === '-args')) return null;
+  const names = new Set<string>();
+  for (const id of failToPass) {
+    // Ids are "<import path>/<Test>[/<subtest>…]": the first segment named like a test is the function.
+    const name = id.split('/').find((segment, index) => index > 0 && GO_TEST_NAME.test(segment));
+    if (name === undefined) return null;
+    names.add(name);
+  }
+  return [...argv.slice(0, 2), '-run', `^(${sorted(names).join('|')})$`, ...argv.slice(2)];
+}
+
+// ---- cargo test: --test with the integration test targets that define the tests ----
+
+const CARGO_TARGET_OPTIONS = /^--(?:test|tests|lib|bin|bins|example|examples|bench|benches|doc|all-targets)(?:=|$)/;
+
+function narrowCargoTest({ argv, failToPass, heldOutFiles }: NarrowInput): string[] | null {
+  const separator = argv.indexOf('--');
+  const cargoArgs = separator === -1 ? argv : argv.slice(0, separator);
+  if (cargoArgs.some((arg) => CARGO_TARGET_OPTIONS.test(arg))) return null;
+  const targets = new Set<string>();
+  for (const id of failToPass) {
+    // libtest names are "<module path>::<fn>"; a repeated name got " #n" from the report parser.
+    const name = (id.split('::').pop() ?? id).replace(/ #\d+$/, '');
+    const definition = new RegExp(`\\bfn\\s+${name.replace(/[^A-Za-z0-9_]/g, '')}\\s*\\(`);
+    // Only tests/<name>.rs files are integration targets of their own; unit tests live in the library.
+    const holding = heldOutFiles.filter((file) => /^tests\/[^/]+\.rs$/.test(file.path) && definition.test(file.content.toString('utf8')));
+    if (holding.length === 0) return null;
+    for (const file of holding) targets.add(file.path.slice('tests/'.length, -'.rs'.length));
+  }
+  const targetArgs = sorted(targets).flatMap((target) => ['--test', target]);
+  return separator === -1 ? [...argv, ...targetArgs] : [...cargoArgs, ...targetArgs, ...argv.slice(separator)];
+}
+
+// ---- shared ----
+
+/** Whether `args` hold a word that is neither an option nor an option's value (a path or a test filter). */
+function hasPositional(args: readonly string[], optionsWithValue: ReadonlySet<string>): boolean {
+  for (let i = 0; i < args.length; i += 1) {
+    const arg = args[i] ?? '';
+    if (!arg.startsWith('-')) return true;
+    if (optionsWithValue.has(arg)) i += 1;
+  }
+  return false;
+}
+
+function sorted(values: Iterable<string>): string[] {
+  return [...values].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}

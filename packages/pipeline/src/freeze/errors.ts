@@ -1,0 +1,16 @@
+// Owns the one error type of the freeze core: an input or a setup that keeps a freeze from being
+// attempted at all. A fix that was tried and found wanting is a rejected outcome, not an error.
+import { AbpError } from '@abp/protocol/errors';
+
+
+export type FreezeErrorCode =
+  | 'invalid-input'
+  | 'invalid-options'
+  | 'not-a-repository'
+  | 'missing-commit'
+  | 'empty-fix'
+  | 'unreadable-patch'
+  | 'unsupported-runner'
+  | 'sandbox-unavailable';
+
+export class FreezeError extends AbpError<FreezeErrorCode> {}

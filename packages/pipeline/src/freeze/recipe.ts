@@ -1,0 +1,37 @@
+// Which runner recipe a freeze uses for a repository: the registry entry's (what the rotation judged it by), else the
+// committed per-repository override, else the criteria's detection from the repository's files at the base commit.
+import { parseCommandLine } from '@abp/grader/verification';
+import { planRunner } from '@abp/grader/verification';
+import { detectRunner, readFiles } from '../registry/criteria/detect.js';
+import { loadCriteria } from '../registry/criteria/load.js';
+import type { RunnerRecipe } from '../registry/criteria/schema.js';
+import type { RegistryEntry } from '@abp/protocol/schemas/abp-registry';
+import { FreezeError } from './errors.js';
+import { git as runGit } from '@abp/grader/execution';
+
+async function git(gitDir: string, args: string[]): Promise<string> {
+  return (await runGit(['-C', gitDir, ...args], { cwd: gitDir })).stdout.toString('utf8');
+}
+
+/** A registry entry's runner as a recipe; the runner's name is read from its test command, as the grader plans it. */
+function fromEntry(runner: RegistryEntry['runner']): RunnerRecipe {
+  const test = runner.test.join(' && ');
+  const name = planRunner(parseCommandLine(test).argv, '/').runner;
+  return { runner: name === 'plain' ? 'custom' : name, ecosystem: runner.language, install: runner.install.join(' && '), test, report: runner.reportFormat };
+}
+
+export async function recipeFor(where: { repo: string; gitDir: string; base: string; entry: RegistryEntry['runner'] | null }): Promise<RunnerRecipe> {
+  if (where.entry !== null) return fromEntry(where.entry);
+  const criteria = await loadCriteria();
+  const override = criteria.overrides.find((candidate) => candidate.repo.toLowerCase() === where.repo.toLowerCase());
+  if (override !== undefined) return override.runner;
+  const paths = (await git(where.gitDir, ['ls-tree', '-r', '--name-only', where.base])).split('\n').filter(Boolean);
+  const present = new Set(paths);
+  const texts: Record<string, string> = {};
+  for (const path of readFiles(criteria)) if (present.has(path)) texts[path] = await git(where.gitDir, ['show', `${where.base}:${path}`]);
+  const { ecosystem, recipe } = detectRunner({ paths, texts }, criteria);
+  if (recipe === null) {
+    throw new FreezeError('unsupported-runner', `${where.repo}: no runner recipe at ${where.base} (${ecosystem ?? 'unknown ecosystem'}); add an override to registry/criteria/overrides.json`);
+  }
+  return recipe;
+}

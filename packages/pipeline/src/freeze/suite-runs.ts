@@ -1,0 +1,248 @@
+// Owns running the repository's suite for a freeze: fresh checkouts of the before and after trees
+// (one per concurrent run, so runs never share build output), the recipe's install once per checkout,
+// the test command repeated per state, each run bounded, pinned and offline (in bubblewrap where it
+// works), its report read fresh into per-test statuses. Every run is recorded.
+
+import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { join, relative, resolve, sep } from 'node:path';
+import { reducedEnvironment, runBounded, sandboxStatus, type CommandResult, type SandboxSpec } from '@abp/grader/execution';
+import { parseReport, mergeReports, type ParsedReport, type TestStatus } from '@abp/grader/test-reports';
+import { parseCommandLine } from '@abp/grader/verification';
+import { planRunner, type RunnerPlan } from '@abp/grader/verification';
+import type { RunnerRecipe } from '../registry/criteria/schema.js';
+import type { RunResults } from './classify.js';
+import { FreezeError } from './errors.js';
+import { checkOutTree, type FixSource } from './fix-trees.js';
+
+export type RunState = 'before' | 'after';
+
+export interface RunRecord {
+  state: RunState;
+  /** 0-based, per state. */
+  index: number;
+  /** null when the process was killed or never started. */
+  exitCode: number | null;
+  timedOut: boolean;
+  durationMs: number;
+  counts: { total: number; pass: number; fail: number; error: number; skip: number };
+  /** Why the run left no usable report; null when it did. */
+  problem: string | null;
+}
+
+export interface SuiteRunsInput {
+  source: FixSource;
+  trees: Record<RunState, string>;
+  recipe: RunnerRecipe;
+  /** The freeze's own temporary folder: checkouts, homes and cargo targets go here. */
+  root: string;
+  /**
+   * Go's build cache, kept between freezes: it is keyed by the content of every input and safe for
+   * concurrent use, and test results are never cached (-count=1), so sharing it only saves the
+   * half minute of compiling the standard library that each cold cache costs.
+   */
+  goCache: string;
+  runs: number;
+  concurrency: number;
+  runTimeoutMs: number;
+  /** true: bubblewrap required; false: none; undefined: bubblewrap where it works. */
+  sandbox: boolean | undefined;
+}
+
+export type SuiteRuns =
+  | { ran: true; results: Record<RunState, RunResults[]>; runs: RunRecord[] }
+  | { ran: false; detail: string; runs: RunRecord[] };
+
+// go test -json and libtest print their reports on stdout; a large suite's must not be cut short.
+const MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
+const TAIL_BYTES = 2000;
+
+interface Lane {
+  checkout: string;
+  plan: RunnerPlan;
+  env: Record<string, string>;
+  sandbox: SandboxSpec | null;
+}
+
+interface Job {
+  state: RunState;
+  index: number;
+}
+
+/** One checkout's share of the runs: lane k of a state runs the indices i with i % lanesPerState === k, in order. */
+interface LanePlan {
+  state: RunState;
+  indices: number[];
+}
+
+export async function runSuites(input: SuiteRunsInput): Promise<SuiteRuns> {
+  const sandboxed = await useSandbox(input.sandbox);
+  const { goCache } = input;
+  await mkdir(goCache, { recursive: true });
+  const install = parseCommandLine(input.recipe.install);
+  const test = parseCommandLine(input.recipe.test);
+
+  const makeLane = async (plan: LanePlan, name: string): Promise<Lane | string> => {
+    const dir = join(input.root, 'lanes', name);
+    const checkout = join(dir, 'repo');
+    const [home, tmp, reports, target] = ['home', 'tmp', 'reports', 'target'].map((folder) => join(dir, folder)) as [string, string, string, string];
+    await Promise.all([checkout, home, tmp, reports, target].map((path) => mkdir(path, { recursive: true })));
+    await checkOutTree(input.source, input.trees[plan.state], checkout);
+    const env = runEnvironment({ home, tmp, goCache, cargoTarget: target });
+    const sandbox = sandboxed ? { writable: [dir, goCache], hidden: [], readOnly: input.source.objectDirs } : null;
+    const lane: Lane = { checkout, plan: planRunner(test.argv, reports), env, sandbox };
+    const installed = await run(lane, install.argv, install.env, input.runTimeoutMs);
+    if (installed.exitCode !== 0) {
+      return `recipe.install ${JSON.stringify(input.recipe.install)} failed in the ${plan.state} checkout (${outcomeOf(installed)}): ${tail(installed.stderr) || tail(installed.stdout)}`;
+    }
+    return lane;
+  };
+
+  // Lanes are fixed up front, so which runs share a checkout (and what an earlier run left in it)
+  // does not depend on which process happened to finish first. Each lane builds once and reuses
+  // its build output (cargo's target folder) for its later runs.
+  const lanesPerState = Math.min(input.runs, Math.max(1, Math.floor(input.concurrency / 2)));
+  const plans: LanePlan[] = (['before', 'after'] as const).flatMap((state) =>
+    Array.from({ length: lanesPerState }, (_, lane) => ({ state, indices: Array.from({ length: input.runs }, (_, index) => index).filter((index) => index % lanesPerState === lane) })),
+  );
+  const records: RunRecord[] = [];
+  const results: Record<RunState, RunResults[]> = { before: [], after: [] };
+  let failure: string | null = null;
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    for (let at = next++; at < plans.length && failure === null; at = next++) {
+      const plan = plans[at] as LanePlan;
+      const lane = await makeLane(plan, `${plan.state}-${at}`);
+      if (typeof lane === 'string') {
+        failure ??= lane;
+        return;
+      }
+      for (const index of plan.indices) {
+        if (failure !== null) return;
+        const { record, tests } = await runOnce(lane, { state: plan.state, index }, test.env, input.runTimeoutMs);
+        records.push(record);
+        if (tests === null) failure ??= `the ${plan.state} run ${index + 1} of ${JSON.stringify(input.recipe.test)}: ${record.problem ?? 'no report'}`;
+        else results[plan.state][index] = tests;
+      }
+    }
+  };
+  const settled = await Promise.allSettled(Array.from({ length: Math.min(input.concurrency, plans.length) }, worker));
+  const crashed = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
+  if (crashed !== undefined) throw crashed.reason;
+  records.sort((a, b) => (a.state === b.state ? a.index - b.index : a.state === 'before' ? -1 : 1));
+  return failure === null ? { ran: true, results, runs: records } : { ran: false, detail: failure, runs: records };
+}
+
+async function useSandbox(requested: boolean | undefined): Promise<boolean> {
+  if (requested === false) return false;
+  const status = await sandboxStatus();
+  if (status.available) return true;
+  if (requested === true) throw new FreezeError('sandbox-unavailable', `options.sandbox is true but ${status.reason}; or pass sandbox: false to run the suite unconfined`);
+  return false;
+}
+
+/**
+ * Pinned and offline: UTC, C.UTF-8, fixed hash seed, no test-result cache, no module proxy, cargo
+ * offline; HOME, TMPDIR and the build caches are the freeze's own. Toolchains stay where the host
+ * installed them (read-only under the sandbox).
+ */
+function runEnvironment(paths: { home: string; tmp: string; goCache: string; cargoTarget: string }): Record<string, string> {
+  const host = process.env;
+  const hostHome = host['HOME'] ?? '/root';
+  return reducedEnvironment({
+    hostEnv: host,
+    allow: ['GOMODCACHE', 'GOROOT', 'PYENV_ROOT', 'VIRTUAL_ENV', 'JAVA_HOME', 'MAVEN_OPTS', 'RUSTUP_TOOLCHAIN'].filter((name) => host[name] !== undefined),
+    set: {
+      CI: 'true',
+      NO_COLOR: '1',
+      PYTHONHASHSEED: '0',
+      PYTHONDONTWRITEBYTECODE: '1',
+      GOFLAGS: '-count=1',
+      GOPROXY: 'off',
+      GOTOOLCHAIN: 'local',
+      GOCACHE: paths.goCache,
+      GOPATH: host['GOPATH'] ?? `${hostHome}/go`,
+      CARGO_NET_OFFLINE: 'true',
+      CARGO_TERM_COLOR: 'never',
+      CARGO_HOME: host['CARGO_HOME'] ?? `${hostHome}/.cargo`,
+      RUSTUP_HOME: host['RUSTUP_HOME'] ?? `${hostHome}/.rustup`,
+      CARGO_TARGET_DIR: paths.cargoTarget,
+    },
+    home: paths.home,
+    tmp: paths.tmp,
+  }).env;
+}
+
+function run(lane: Lane, argv: readonly string[], env: Record<string, string>, timeoutMs: number): Promise<CommandResult> {
+  return runBounded({ argv, cwd: lane.checkout, env: { ...lane.env, ...env }, timeoutMs, maxOutputBytes: MAX_OUTPUT_BYTES, sandbox: lane.sandbox });
+}
+
+async function runOnce(lane: Lane, job: Job, env: Record<string, string>, timeoutMs: number): Promise<{ record: RunRecord; tests: RunResults | null }> {
+  await removeReports(lane);
+  const result = await run(lane, lane.plan.argv, env, timeoutMs);
+  const { report, problem } = await readReport(lane, result);
+  const counts = { total: 0, pass: 0, fail: 0, error: 0, skip: 0 };
+  for (const test of report?.tests ?? []) {
+    counts.total += 1;
+    counts[test.status] += 1;
+  }
+  const record: RunRecord = { state: job.state, index: job.index, exitCode: result.exitCode, timedOut: result.timedOut, durationMs: Math.round(result.durationMs), counts, problem };
+  const tests = report === null ? null : new Map<string, TestStatus>(report.tests.map((test) => [test.id, test.status]));
+  return { record, tests };
+}
+
+/** Reports left by an earlier run (or committed to the repository) must never stand in for this run's. */
+async function removeReports(lane: Lane): Promise<void> {
+  const source = lane.plan.report?.source;
+  if (source?.kind === 'file') await rm(source.path, { force: true });
+  if (source?.kind === 'files') await Promise.all((await matchingFiles(lane.checkout, source.dir, source.pattern)).map((path) => rm(join(lane.checkout, path), { force: true })));
+}
+
+async function readReport(lane: Lane, result: CommandResult): Promise<{ report: ParsedReport | null; problem: string | null }> {
+  const fail = (problem: string) => ({ report: null, problem });
+  if (result.spawnError !== null) return fail(`could not start: ${result.spawnError.message}`);
+  if (result.timedOut) return fail(`timed out (${outcomeOf(result)})`);
+  const expected = lane.plan.report;
+  if (expected === null) return fail('the runner leaves no machine-readable report');
+  const options = { rootDir: lane.checkout };
+  let report: ParsedReport;
+  try {
+    switch (expected.source.kind) {
+      case 'stdout':
+        if (result.stdoutTruncated) return fail(`its report on stdout exceeded ${MAX_OUTPUT_BYTES} bytes`);
+        report = parseReport(expected.format, result.stdout.toString('utf8'), options);
+        break;
+      case 'file':
+        report = parseReport(expected.format, await readFile(expected.source.path, 'utf8'), options);
+        break;
+      case 'files': {
+        const paths = await matchingFiles(lane.checkout, expected.source.dir, expected.source.pattern);
+        report = mergeReports(expected.format, await Promise.all(paths.map((path) => readFile(join(lane.checkout, path), 'utf8'))), options);
+        break;
+      }
+    }
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'it wrote no report' : `its report is unreadable: ${(error as Error).message}`;
+    return fail(`${reason} (${outcomeOf(result)}): ${tail(result.stderr) || tail(result.stdout)}`);
+  }
+  if (report.tests.length === 0) return fail(`its report lists no tests (${outcomeOf(result)}): ${tail(result.stderr) || tail(result.stdout)}`);
+  return { report, problem: null };
+}
+
+async function matchingFiles(checkout: string, dir: string, pattern: RegExp): Promise<string[]> {
+  const entries = await readdir(resolve(checkout, dir), { recursive: true, withFileTypes: true }).catch(() => []);
+  return entries
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(checkout, join(entry.parentPath, entry.name)).split(sep).join('/'))
+    .filter((path) => pattern.test(path))
+    .sort();
+}
+
+function outcomeOf(result: CommandResult): string {
+  if (result.spawnError !== null) return `not started: ${result.spawnError.code}`;
+  return result.exitCode === null ? `killed by ${result.signal ?? 'a signal'}` : `exit ${result.exitCode}`;
+}
+
+function tail(output: Buffer): string {
+  const text = output.length > TAIL_BYTES ? `…${output.subarray(output.length - TAIL_BYTES).toString('utf8')}` : output.toString('utf8');
+  return text.trim();
+}

@@ -1,0 +1,194 @@
+// From a merged fix to a published task: freeze it (FAIL_TO_PASS runs), write the abp-task/v1 manifest, build the
+// deterministic bundle, store it by digest and sign it. Re-running for the same inputs stores nothing new: the bundle
+// comes out byte-identical, the store keeps the first copy and its first signature, and a freeze already published for
+// the same inputs is returned from its record without running the suites again.
+import { mkdir, readFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { z } from 'zod';
+import { taskSchema, type AbpTask } from '@abp/protocol/schemas/abp-task';
+import { cutoffEnd, modelCutoff } from '@abp/protocol/schemas/primitives';
+import { contentDigest } from '@abp/protocol/schemas/registry-digest';
+import type { Signer } from '../signing/signer.js';
+import { writeFileDurably } from '@abp/protocol/files/durable-files';
+import type { Attestor } from '../signing/attestor.js';
+import { createTaskBundleStatement, signedAtOf, taskBundleSubjectNames } from '@abp/protocol/signing/statement';
+import { buildBundle } from './bundle/build.js';
+import { EXPECTED_RESULTS_SCHEMA_ID, type ExpectedResults } from '@abp/protocol/bundle/expected-results';
+import { type BundleStore } from './bundle/store.js';
+import { freezeFix, type FreezeOptions, type RejectedFix } from './freeze.js';
+import type { FreezeInput } from './inputs.js';
+import { packageRoot } from '../package-root.js';
+
+/** Which bundle builder made a bundle; an auditor rebuilds with the same one and compares digests. */
+export const BUILDER = 'abp/0.1.0';
+
+export interface TaskFreezeInput extends FreezeInput {
+  issue: { number: number; title: string; body: string };
+  /** The maintainer-merged pull request carrying the fix. */
+  mergedPr: string;
+  /** When the issue was drawn (spec §4.4), the registry version and the seed of that draw. */
+  sourcedAt: string;
+  registryVersion: string;
+  drawSeed: number;
+}
+
+export interface PublishedTask {
+  status: 'frozen';
+  taskId: string;
+  digest: string;
+  heldOutDigest: string;
+  archivePath: string;
+  signaturePath: string;
+  manifest: AbpTask;
+  failToPass: string[];
+  passToPass: string[];
+  flaky: string[];
+  /** Wall time of the suite runs, and of building, storing and signing the bundle. */
+  timings: { freezeMs: number; bundleMs: number; signMs: number };
+}
+
+export type TaskFreezeOutcome = PublishedTask | (RejectedFix & { taskId: string });
+
+export interface TaskFreezeDependencies extends FreezeOptions {
+  store: BundleStore;
+  signer: Signer;
+  /** Logs the signed statement in the transparency log (signing/attestor.ts); nothing is logged without it. */
+  log?: Pick<Attestor, 'logSignature'>;
+  /** Held-out verification budget written into the manifest. */
+  timeoutSeconds?: number;
+  now?: () => Date;
+}
+
+// Public images with each ecosystem's toolchain; the grader runs trials on the host today (environment.image is recorded).
+const IMAGES: Readonly<Record<string, string>> = {
+  node: 'docker.io/library/node:20',
+  python: 'docker.io/library/python:3.12',
+  go: 'docker.io/library/golang:1.22',
+  rust: 'docker.io/library/rust:1.80',
+  jvm: 'docker.io/library/maven:3-eclipse-temurin-21',
+};
+
+const cutoffsFile = z.strictObject({ schema: z.literal('abp-model-cutoffs/1'), note: z.string(), cutoffs: z.array(modelCutoff) });
+const CUTOFFS_PATH = join(packageRoot, 'data', 'model-cutoffs.json');
+
+/** The committed model cutoffs that end before `sourcedAt`: the models this task is contamination-free for. */
+export async function cutoffsBefore(sourcedAt: string): Promise<string[]> {
+  const parsed = cutoffsFile.safeParse(JSON.parse(await readFile(CUTOFFS_PATH, 'utf8')));
+  if (!parsed.success) throw new Error(`${CUTOFFS_PATH}: ${parsed.error.issues[0]?.path.join('.') ?? ''}: ${parsed.error.issues[0]?.message ?? 'invalid'}; fix the committed list`);
+  const at = Date.parse(sourcedAt);
+  return parsed.data.cutoffs.filter((cutoff) => (cutoffEnd(cutoff)?.getTime() ?? Infinity) <= at).sort();
+}
+
+function prompt(input: TaskFreezeInput): string {
+  return `Resolve issue #${input.issue.number} of ${input.repo}: ${input.issue.title}\n\n${input.issue.body.trim()}\n`;
+}
+
+/** The part of a task's freeze input the suite runs read. */
+export function freezeInputOf(input: TaskFreezeInput): FreezeInput {
+  const { taskId, repo, gitDir, baseCommit, fix, recipe, pathRules } = input;
+  return { taskId, repo, gitDir, baseCommit, fix, recipe, ...(pathRules === undefined ? {} : { pathRules }) };
+}
+
+/** Everything a published task follows from; the same digest means the same bundle, so the freeze need not run again. */
+function freezeKey(input: TaskFreezeInput, deps: TaskFreezeDependencies, cutoffsVerified: string[]): string {
+  // Where the clone lives is not an input: a fresh clone of the same repository freezes to the same bundle.
+  const inputs: Partial<TaskFreezeInput> = { ...input };
+  delete inputs.gitDir;
+  return contentDigest({ builder: BUILDER, inputs, cutoffsVerified, runs: deps.runs ?? 3, timeoutSeconds: deps.timeoutSeconds ?? 900 });
+}
+
+async function readFreezeRecord(path: string, store: BundleStore): Promise<PublishedTask | null> {
+  const text = await readFile(path, 'utf8').catch(() => null);
+  if (text === null) return null;
+  const record = JSON.parse(text) as PublishedTask;
+  // A record whose bundle or signature left the store is stale: freeze again.
+  return (await store.has(record.digest)) && (await store.getSignature(record.digest)) !== null ? record : null;
+}
+
+export async function freezeTask(input: TaskFreezeInput, deps: TaskFreezeDependencies): Promise<TaskFreezeOutcome> {
+  const cutoffsVerified = await cutoffsBefore(input.sourcedAt);
+  const recordPath = join(deps.store.root, 'freezes', `${freezeKey(input, deps, cutoffsVerified).slice('sha256:'.length)}.json`);
+  const recorded = await readFreezeRecord(recordPath, deps.store);
+  if (recorded !== null) return recorded;
+
+  const started = performance.now();
+  const outcome = await freezeFix(freezeInputOf(input), deps);
+  if (outcome.status === 'rejected') return { ...outcome, taskId: input.taskId };
+  const freezeMs = performance.now() - started;
+
+  const manifest = taskSchema.parse({
+    schema: 'abp-task/v1',
+    id: input.taskId,
+    source: { kind: 'github-issue', repo: input.repo, issue: input.issue.number, baseCommit: input.baseCommit, sourcedAt: input.sourcedAt, registryVersion: input.registryVersion, drawSeed: input.drawSeed },
+    prompt: prompt(input),
+    environment: { image: IMAGES[input.recipe.ecosystem] ?? IMAGES.node, setup: [input.recipe.install] },
+    verification: { kind: 'commands', failToPass: outcome.commands.failToPass, passToPass: outcome.commands.passToPass, timeoutSeconds: deps.timeoutSeconds ?? 900, heldOut: true },
+    golden: {
+      diffBytesNormalized: Math.max(1, outcome.golden.diffBytesNormalized),
+      filesTouched: Math.max(1, outcome.golden.filesTouched),
+      // Published beside the bundle when the solving engine printed one (spec §4.2).
+      trace: `traces/${input.taskId}.abp-trace.jsonl`,
+      mergedPr: input.mergedPr,
+    },
+    cutoffsVerified,
+  });
+  const expected: ExpectedResults = {
+    schema: EXPECTED_RESULTS_SCHEMA_ID,
+    runner: input.recipe.runner,
+    reportFormat: input.recipe.report,
+    failToPass: outcome.failToPass,
+    passToPass: outcome.passToPass,
+    flaky: outcome.flaky,
+    commands: outcome.commands,
+  };
+  const bundleStarted = performance.now();
+  const bundle = await buildBundle({
+    manifest,
+    issueText: `# ${input.issue.title}\n\n${input.issue.body.trim()}\n`,
+    gitDir: input.gitDir,
+    baseCommit: input.baseCommit,
+    heldOut: { files: outcome.heldOutFiles, expected, goldenPatch: outcome.golden.patch },
+  });
+  const digest = await deps.store.put(bundle.archive);
+  const bundleMs = performance.now() - bundleStarted;
+
+  const signStarted = performance.now();
+  // ECDSA signatures are randomized: the first signature of a bundle is kept, so a re-run changes no byte.
+  if ((await deps.store.getSignature(digest)) === null) {
+    const statement = createTaskBundleStatement({
+      taskId: input.taskId,
+      bundleDigest: digest,
+      heldOutDigest: bundle.heldOutDigest,
+      signedAt: signedAtOf(deps.now?.() ?? new Date()),
+      freeze: {
+        repo: input.repo,
+        baseCommit: input.baseCommit,
+        mergedPr: input.mergedPr,
+        failToPass: outcome.failToPass.length,
+        passToPass: outcome.passToPass.length,
+        flaky: outcome.flaky.length,
+        builder: BUILDER,
+      },
+    });
+    await deps.store.putSignature(digest, JSON.stringify(await deps.signer.sign(statement), null, 2));
+  }
+  // Appending is idempotent: a re-run finds the entry and checkpoints the same head again.
+  await deps.log?.logSignature('task-bundle', taskBundleSubjectNames(input.taskId).bundle, (await deps.store.getSignature(digest)) ?? '');
+  const signMs = performance.now() - signStarted;
+  const published: PublishedTask = {
+    status: 'frozen',
+    taskId: input.taskId,
+    digest,
+    heldOutDigest: bundle.heldOutDigest,
+    archivePath: deps.store.path(digest),
+    signaturePath: deps.store.signaturePath(digest),
+    manifest,
+    failToPass: outcome.failToPass,
+    passToPass: outcome.passToPass,
+    flaky: outcome.flaky.map((test) => test.id),
+    timings: { freezeMs: Math.round(freezeMs), bundleMs: Math.round(bundleMs), signMs: Math.round(signMs) },
+  };
+  await mkdir(dirname(recordPath), { recursive: true });
+  await writeFileDurably(recordPath, `${JSON.stringify(published, null, 2)}\n`);
+  return published;
+}

@@ -1,0 +1,37 @@
+// What the criteria judge a candidate repository on: the facts discovery reads from GitHub, as a zod schema so a
+// caller can persist them between batches and read them back checked. Nothing here is derived; evaluate.ts judges.
+import { z } from 'zod';
+import { repoFullName, utcTimestamp } from '@abp/protocol/schemas/primitives';
+
+const count = z.int().nonnegative();
+
+export const candidateFactsSchema = z.strictObject({
+  nameWithOwner: repoFullName,
+  stargazerCount: count,
+  /** Null for an empty repository. */
+  defaultBranch: z.string().min(1).nullable(),
+  primaryLanguage: z.string().min(1).nullable(),
+  /** `licenseInfo.spdxId`: null when GitHub detects no license, "NOASSERTION" when it detects one it cannot name. */
+  licenseSpdxId: z.string().min(1).nullable(),
+  isArchived: z.boolean(),
+  isFork: z.boolean(),
+  isMirror: z.boolean(),
+  mergedPullCount: count,
+  /** The latest `mergedAt` of any merged pull request; null when none was ever merged. */
+  lastMergedPullAt: utcTimestamp.nullable(),
+  /**
+   * Paths at the head of the default branch: the root's entries and those of the folders the detection rules name
+   * (`listedFolders`). A folder ends in "/". Sorted.
+   */
+  paths: z.array(z.string().min(1)),
+  /** Text of each file the detection rules read (`readFiles`) that exists, by path. */
+  texts: z.record(z.string(), z.string()),
+  openIssues: count,
+  /** Open issues carrying at least one label. */
+  labeledOpenIssues: count,
+  /** The repository's labels that match a bug-label pattern. */
+  bugLabels: z.array(z.string()),
+  /** Open issues carrying at least one of `bugLabels`. */
+  bugLabeledOpenIssues: count,
+});
+export type CandidateFacts = z.infer<typeof candidateFactsSchema>;

@@ -1,0 +1,138 @@
+// What the read-only API reads from the data directory, by the contracts of the modules that write it: published
+// documents (registry/publication.ts), the bundle store (freeze/bundle/store.ts), signed statements
+// (signing/attestor.ts), the trust root and its versions (signing/home.ts). Only reads; a file that is absent is null,
+// never an error, so the API can answer 404.
+import { open, readdir, readFile, type FileHandle } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { BundleStore } from '../freeze/bundle/store.js';
+import { publicationPaths } from '../registry/publication.js';
+import { compareCodeUnits, documentId, conforms } from '@abp/protocol/schemas/primitives';
+import { statementPath } from '../signing/attestor.js';
+import { signingPaths } from '../signing/home.js';
+import type { LogEntryKind } from '@abp/protocol/transparency/formats';
+
+/** Errors that mean "nothing there": the file, or a folder on its way, does not exist or is not a file. */
+const absent = new Set(['ENOENT', 'ENOTDIR', 'EISDIR']);
+
+export async function readIfPresent(path: string): Promise<Buffer | null> {
+  return readFile(path).catch((error: NodeJS.ErrnoException) => {
+    if (absent.has(error.code ?? '')) return null;
+    throw error;
+  });
+}
+
+/** An open file and its size, or null. The caller owns the handle (the router closes it once answered). */
+export async function openIfPresent(path: string): Promise<{ file: FileHandle; size: number } | null> {
+  let file: FileHandle;
+  try {
+    file = await open(path, 'r');
+  } catch (error) {
+    if (absent.has((error as NodeJS.ErrnoException).code ?? '')) return null;
+    throw error;
+  }
+  try {
+    const stats = await file.stat();
+    if (!stats.isFile()) {
+      await file.close();
+      return null;
+    }
+    return { file, size: stats.size };
+  } catch (error) {
+    await file.close();
+    throw error;
+  }
+}
+
+async function namesIn(dir: string): Promise<string[]> {
+  return readdir(dir).catch((error: NodeJS.ErrnoException) => {
+    if (absent.has(error.code ?? '')) return [] as string[];
+    throw error;
+  });
+}
+
+const QUARTER_FILE = /^(\d{4}Q[1-4])\.json$/;
+const TRUST_ROOT_FILE = /^v([1-9]\d{0,8})\.json$/;
+
+export interface PublishedFiles {
+  readonly store: BundleStore;
+  /** Published registry versions as quarters (`2026Q2`), oldest first. */
+  registryQuarters(): Promise<string[]>;
+  registry(quarter: string): Promise<Buffer | null>;
+  /** Published draw ids, in code-unit order. */
+  drawIds(): Promise<string[]>;
+  draw(id: string): Promise<Buffer | null>;
+  /** The signed statement kept for (kind, subject) by the attestor, or null. */
+  statement(kind: LogEntryKind, subject: string): Promise<Buffer | null>;
+  /** The data directory's current trust root document. */
+  currentTrustRoot(): Promise<Buffer | null>;
+  /**
+   * The published trust root versions, lowest first. A version is published once both its document and its signed
+   * statement are there (signing/trust-root-versions.ts writes the document first): a crash between the two writes
+   * must not offer consumers an unsigned version.
+   */
+  trustRootVersions(): Promise<number[]>;
+  /** Version `version`'s document, only while its statement is there too. */
+  trustRootVersion(version: number): Promise<Buffer | null>;
+  trustRootStatement(version: number): Promise<Buffer | null>;
+  /** The transparency log's folder (serve/log-reader.ts reads it). */
+  readonly logDir: string;
+}
+
+export function publishedFiles(home: string): PublishedFiles {
+  const signing = signingPaths(home);
+  const publication = publicationPaths(join(home, 'published'));
+  const trustRootFile = (version: number, suffix: '.json' | '.sigstore.json') => join(signing.trustRoots, `v${version}${suffix}`);
+  return {
+    store: new BundleStore(signing.bundles),
+    logDir: signing.log,
+    async registryQuarters() {
+      const names = await namesIn(publication.registryDir);
+      return names.flatMap((name) => QUARTER_FILE.exec(name)?.[1] ?? []).sort(compareCodeUnits);
+    },
+    registry: (quarter) => readIfPresent(publication.registry(quarter)),
+    async drawIds() {
+      // publicationPaths names draws by id only; their folder is where any id's record goes.
+      const names = await namesIn(dirname(publication.draw('any')));
+      return names
+        .filter((name) => name.endsWith('.json'))
+        .map((name) => name.slice(0, -'.json'.length))
+        .filter((id) => conforms(documentId, id))
+        .sort(compareCodeUnits);
+    },
+    draw: (id) => readIfPresent(publication.draw(id)),
+    statement: (kind, subject) => readIfPresent(statementPath(signing.statements, kind, subject)),
+    currentTrustRoot: () => readIfPresent(signing.trustRoot),
+    async trustRootVersions() {
+      const names = new Set(await namesIn(signing.trustRoots));
+      return [...names]
+        .flatMap((name) => {
+          const version = TRUST_ROOT_FILE.exec(name)?.[1];
+          return version !== undefined && names.has(`v${version}.sigstore.json`) ? [Number(version)] : [];
+        })
+        .sort((a, b) => a - b);
+    },
+    async trustRootVersion(version) {
+      const [document, statement] = await Promise.all([readIfPresent(trustRootFile(version, '.json')), readIfPresent(trustRootFile(version, '.sigstore.json'))]);
+      return statement === null ? null : document;
+    },
+    trustRootStatement: (version) => readIfPresent(trustRootFile(version, '.sigstore.json')),
+  };
+}
+
+/**
+ * The held-out digest a stored bundle signature names, read without verifying it: the API offers it as a hint
+ * ("if known"); `abp pull` takes it from the archive itself and checks it against the verified statement.
+ */
+export function heldOutDigestOf(signature: Buffer | null): string | null {
+  if (signature === null) return null;
+  try {
+    const bundle = JSON.parse(signature.toString('utf8')) as { dsseEnvelope?: { payload?: unknown } };
+    const payload = bundle.dsseEnvelope?.payload;
+    if (typeof payload !== 'string') return null;
+    const statement = JSON.parse(Buffer.from(payload, 'base64').toString('utf8')) as { predicate?: { heldOutDigest?: unknown } };
+    const digest = statement.predicate?.heldOutDigest;
+    return typeof digest === 'string' && /^sha256:[0-9a-f]{64}$/.test(digest) ? digest : null;
+  } catch {
+    return null;
+  }
+}

@@ -1,0 +1,65 @@
+// The freeze activity against a real database: a drawn task's merged fix is frozen, and the bundle, its signature and
+// the task's bundle digest are recorded in one transaction; running the activity again records nothing twice.
+// Temporal's activity environment gives the activity its heartbeat context without a server.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createFreezeActivities, type FreezeSummary } from '../../src/activities/freeze.js';
+import { selectRows } from '../../src/db/connection.js';
+import type { TaskFreezeInput } from '../../src/freeze/index.js';
+import { createSigningKey } from '../../src/signing/keys.js';
+import { createAttestor } from '../../src/signing/attestor.js';
+import { createSigner } from '../../src/signing/signer.js';
+import { insertDrawnTask, useTestDatabase } from '../support/database.js';
+import { buildRepos, freezeInput, knownFix, repoNamed } from './live-repos.js';
+
+let root: string;
+let input: TaskFreezeInput;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'abp-freeze-activity-'));
+  const textkit = repoNamed(await buildRepos(root), 'textkit');
+  const fix = knownFix(textkit, 3);
+  input = {
+    ...freezeInput(textkit, 3, fix.baseOid, { kind: 'patch', patch: fix.patch }),
+    issue: { number: 3, title: fix.title, body: fix.body },
+    mergedPr: `https://github.com/${textkit.repo.owner}/${textkit.repo.name}/pull/41`,
+    sourcedAt: '2026-06-01T00:00:00Z',
+    registryVersion: 'abp-registry/2026Q2',
+    drawSeed: 7,
+  };
+  await createSigningKey(join(root, 'keys'));
+});
+afterAll(async () => {
+  if (root) await rm(root, { recursive: true, force: true });
+});
+
+describe('the freeze activity', () => {
+  const database = useTestDatabase('pglite');
+
+  it('records the bundle, its signature and the task in one transaction, once', async () => {
+    await insertDrawnTask(database.db, { task: { id: input.taskId } });
+    const activities = createFreezeActivities({ db: database.db, bundleDir: join(root, 'bundles'), attestor: createAttestor({ signer: await createSigner({ keyDir: join(root, 'keys') }), statementsDir: join(root, 'statements') }), workDir: join(root, 'work') });
+    const env = new MockActivityEnvironment();
+    const first: FreezeSummary = await env.run((arg: TaskFreezeInput) => activities.freezeMergedFix(arg), input);
+    const again: FreezeSummary = await env.run((arg: TaskFreezeInput) => activities.freezeMergedFix(arg), input);
+    if (first.status !== 'frozen' || again.status !== 'frozen') throw new Error('expected both freezes to publish');
+    expect(again.digest).toBe(first.digest);
+
+    const [row] = await selectRows<{ bundles: number; signatures: number; digest: string | null; base: string | null }>(
+      database.db,
+      sql`select (select count(*)::int from bundles) as bundles, (select count(*)::int from signatures) as signatures,
+                 (select bundle_digest from tasks where id = ${input.taskId}) as digest, (select base_commit from tasks where id = ${input.taskId}) as base`,
+    );
+    expect(row).toEqual({ bundles: 1, signatures: 1, digest: first.digest, base: input.baseCommit });
+  });
+
+  it('fails without retry for an input the freeze refuses', async () => {
+    const activities = createFreezeActivities({ db: database.db, bundleDir: join(root, 'bundles'), attestor: createAttestor({ signer: await createSigner({ keyDir: join(root, 'keys') }), statementsDir: join(root, 'statements') }), workDir: join(root, 'work') });
+    const failure = await new MockActivityEnvironment().run((arg: TaskFreezeInput) => activities.freezeMergedFix(arg), { ...input, taskId: 'gh-other-repo-3' }).catch((error: unknown) => error);
+    expect(failure).toMatchObject({ nonRetryable: true, type: 'FreezeError:invalid-input' });
+  });
+});

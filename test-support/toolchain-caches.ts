@@ -1,0 +1,13 @@
+// One warm Go build cache for every test of a run that starts toolchains, under .cache/ in the repository (kept
+// between the integration and e2e tiers, and between runs on a developer's machine). Go's cache is content-addressed
+// and safe to share between concurrent builds, so each standard library compiles once instead of once per test.
+// Cargo's target folder is not shared: its freshness check compares file times, so two checkouts of one crate built
+// into one target folder a second apart can each run the other's test binary.
+import { mkdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+export const sharedGoBuildCache = fileURLToPath(new URL('../.cache/test-toolchains/go-build', import.meta.url));
+
+mkdirSync(sharedGoBuildCache, { recursive: true });
+// What the simulator's CI and the runners' own tests inherit; the freeze and the grader set theirs explicitly.
+process.env.GOCACHE = sharedGoBuildCache;
