@@ -5,9 +5,19 @@
 import { defineConfig } from 'vitest/config';
 import { SummaryReporter } from './test-support/summary-reporter.js';
 
-const tier = (name: string, include: string, extra: { setupFiles?: string[]; globalSetup?: string[]; exclude?: string[] } = {}) => ({
+const tier = (
+  name: string,
+  include: string,
+  extra: { setupFiles?: string[]; globalSetup?: string[]; exclude?: string[] } = {},
+) => ({
   extends: true as const,
-  test: { name, include: [`packages/*/test/**/${include}`], exclude: ['**/node_modules/**', ...(extra.exclude ?? [])], ...(extra.setupFiles ? { setupFiles: extra.setupFiles } : {}), ...(extra.globalSetup ? { globalSetup: extra.globalSetup } : {}) },
+  test: {
+    name,
+    include: [`packages/*/test/**/${include}`],
+    exclude: ['**/node_modules/**', ...(extra.exclude ?? [])],
+    ...(extra.setupFiles ? { setupFiles: extra.setupFiles } : {}),
+    ...(extra.globalSetup ? { globalSetup: extra.globalSetup } : {}),
+  },
 });
 
 export default defineConfig({
@@ -20,9 +30,18 @@ export default defineConfig({
     hookTimeout: 120_000,
     reporters: ['default', new SummaryReporter()],
     projects: [
-      tier('unit', '*.test.ts', { exclude: ['**/*.integration.test.ts', '**/*.e2e.test.ts'], setupFiles: ['test-support/no-processes.ts'] }),
-      tier('integration', '*.integration.test.ts', { globalSetup: ['test-support/build.ts'], setupFiles: ['test-support/toolchain-caches.ts'] }),
-      tier('e2e', '*.e2e.test.ts', { globalSetup: ['test-support/build.ts'], setupFiles: ['test-support/toolchain-caches.ts'] }),
+      tier('unit', '*.test.ts', {
+        exclude: ['**/*.integration.test.ts', '**/*.e2e.test.ts'],
+        setupFiles: ['test-support/no-processes.ts'],
+      }),
+      tier('integration', '*.integration.test.ts', {
+        globalSetup: ['test-support/build.ts'],
+        setupFiles: ['test-support/toolchain-caches.ts'],
+      }),
+      tier('e2e', '*.e2e.test.ts', {
+        globalSetup: ['test-support/build.ts'],
+        setupFiles: ['test-support/toolchain-caches.ts'],
+      }),
     ],
   },
 });

@@ -16,8 +16,29 @@ const issuesPerRepo = 2_000;
 const digestTargetMs = 2_000;
 const peakTargetBytes = 1024 ** 3;
 
-const labelSets: readonly string[][] = [[], ['bug'], ['bug', 'help wanted'], ['enhancement'], ['question'], ['type: bug'], ['kind/bug', 'triage/accepted']];
-const words = ['parser', 'router', 'cache', 'crashes', 'hangs', 'with', 'unicode', 'input', 'nested', 'arrays', 'Windows', 'paths'];
+const labelSets: readonly string[][] = [
+  [],
+  ['bug'],
+  ['bug', 'help wanted'],
+  ['enhancement'],
+  ['question'],
+  ['type: bug'],
+  ['kind/bug', 'triage/accepted'],
+];
+const words = [
+  'parser',
+  'router',
+  'cache',
+  'crashes',
+  'hangs',
+  'with',
+  'unicode',
+  'input',
+  'nested',
+  'arrays',
+  'Windows',
+  'paths',
+];
 
 function mib(bytes: number): string {
   return `${(bytes / 1024 ** 2).toFixed(0)} MiB`;
@@ -38,7 +59,15 @@ function syntheticSnapshot(): BacklogSnapshot {
       const day = String(1 + (k % 28)).padStart(2, '0');
       issues.push({
         number: n * 3,
-        title: flat(words[k % words.length] ?? '', ' ', words[(k >> 3) % words.length] ?? '', ' ', words[(k >> 6) % words.length] ?? '', ' in case ', k),
+        title: flat(
+          words[k % words.length] ?? '',
+          ' ',
+          words[(k >> 3) % words.length] ?? '',
+          ' ',
+          words[(k >> 6) % words.length] ?? '',
+          ' in case ',
+          k,
+        ),
         labels: labelSets[k % labelSets.length] ?? [],
         author: flat('user', k % 40_000),
         createdAt: flat('2025-10-', day, 'T12:', String(k % 60).padStart(2, '0'), ':00Z'),
@@ -50,7 +79,13 @@ function syntheticSnapshot(): BacklogSnapshot {
     }
     repos.push({ repo: flat('owner', String(r).padStart(3, '0'), '/project-', r), issues });
   }
-  return { schema: BACKLOG_SCHEMA_ID, registryVersion: 'abp-registry/2026Q4', takenAt: '2026-11-01T00:00:00Z', signalRules: SIGNAL_RULES, repos };
+  return {
+    schema: BACKLOG_SCHEMA_ID,
+    registryVersion: 'abp-registry/2026Q4',
+    takenAt: '2026-11-01T00:00:00Z',
+    signalRules: SIGNAL_RULES,
+    repos,
+  };
 }
 
 let peak = 0;
@@ -86,13 +121,30 @@ try {
 
   const issues = repoCount * issuesPerRepo;
   const digestMs = Math.min(digest.ms, again.ms);
-  console.log(`snapshot: ${repoCount} repositories × ${issuesPerRepo} issues = ${issues.toLocaleString('en-US')} issue lines (built in ${built.ms.toFixed(0)} ms)`);
-  console.log(`digest: ${digestMs.toFixed(0)} ms (best of two runs; the first took ${digest.ms.toFixed(0)} ms), ${digest.value}; target < ${digestTargetMs} ms ${digestMs < digestTargetMs ? 'met' : 'MISSED'}`);
-  console.log(`peak memory while building and digesting: ${mib(digestPeak)}; target < ${mib(peakTargetBytes)} ${digestPeak < peakTargetBytes ? 'met' : 'MISSED'}`);
-  console.log(`write: ${writeMs.toFixed(0)} ms, ${mib(size)} file, digest ${written === digest.value ? 'equal' : 'DIFFERENT'}`);
+  console.log(
+    `snapshot: ${repoCount} repositories × ${issuesPerRepo} issues = ${issues.toLocaleString('en-US')} issue lines (built in ${built.ms.toFixed(0)} ms)`,
+  );
+  console.log(
+    `digest: ${digestMs.toFixed(0)} ms (best of two runs; the first took ${digest.ms.toFixed(0)} ms), ${digest.value}; target < ${digestTargetMs} ms ${digestMs < digestTargetMs ? 'met' : 'MISSED'}`,
+  );
+  console.log(
+    `peak memory while building and digesting: ${mib(digestPeak)}; target < ${mib(peakTargetBytes)} ${digestPeak < peakTargetBytes ? 'met' : 'MISSED'}`,
+  );
+  console.log(
+    `write: ${writeMs.toFixed(0)} ms, ${mib(size)} file, digest ${written === digest.value ? 'equal' : 'DIFFERENT'}`,
+  );
   const readIssues = read.snapshot.repos.reduce((sum, entry) => sum + entry.issues.length, 0);
-  console.log(`read, validate and hash: ${readMs.toFixed(0)} ms, ${readIssues.toLocaleString('en-US')} issues, digest ${read.digest === digest.value ? 'equal' : 'DIFFERENT'}; peak memory overall ${mib(peak)}`);
-  if (written !== digest.value || read.digest !== digest.value || digest.value !== again.value || digestMs >= digestTargetMs || digestPeak >= peakTargetBytes) process.exitCode = 1;
+  console.log(
+    `read, validate and hash: ${readMs.toFixed(0)} ms, ${readIssues.toLocaleString('en-US')} issues, digest ${read.digest === digest.value ? 'equal' : 'DIFFERENT'}; peak memory overall ${mib(peak)}`,
+  );
+  if (
+    written !== digest.value ||
+    read.digest !== digest.value ||
+    digest.value !== again.value ||
+    digestMs >= digestTargetMs ||
+    digestPeak >= peakTargetBytes
+  )
+    process.exitCode = 1;
 } finally {
   clearInterval(sampler);
   await rm(dir, { recursive: true, force: true });

@@ -15,12 +15,28 @@ import { freePort } from '@abp/pipeline/dev-stack/processes';
 const rounds = Number(process.argv[2] ?? 3);
 const abp = join(packageRoot, 'bin', 'abp.js');
 
-
 async function bareServer(): Promise<number> {
   const home = mkdtempSync(join(tmpdir(), 'abp-bench-bare-'));
   const port = await freePort();
   const started = performance.now();
-  const server = spawn(findTemporalBinary('temporal'), ['server', 'start-dev', '--db-filename', join(home, 'dev.sqlite'), '--ip', '127.0.0.1', '--port', String(port), '--ui-port', String(await freePort()), '--log-level', 'warn'], { stdio: 'ignore' });
+  const server = spawn(
+    findTemporalBinary('temporal'),
+    [
+      'server',
+      'start-dev',
+      '--db-filename',
+      join(home, 'dev.sqlite'),
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--ui-port',
+      String(await freePort()),
+      '--log-level',
+      'warn',
+    ],
+    { stdio: 'ignore' },
+  );
   try {
     for (;;) {
       try {
@@ -40,7 +56,14 @@ async function bareServer(): Promise<number> {
 }
 
 async function devUp(home: string): Promise<number> {
-  const env = { ...process.env, ABP_HOME: home, ABP_TEMPORAL_PORT: String(await freePort()), ABP_TEMPORAL_UI_PORT: String(await freePort()), TEMPORAL_ADDRESS: '', DATABASE_URL: '' };
+  const env = {
+    ...process.env,
+    ABP_HOME: home,
+    ABP_TEMPORAL_PORT: String(await freePort()),
+    ABP_TEMPORAL_UI_PORT: String(await freePort()),
+    TEMPORAL_ADDRESS: '',
+    DATABASE_URL: '',
+  };
   const started = performance.now();
   const up = spawnSync(process.execPath, [abp, 'dev', 'up', '--check'], { env, encoding: 'utf8' });
   const elapsed = performance.now() - started;
@@ -60,7 +83,9 @@ for (let round = 0; round < rounds; round += 1) {
 }
 
 const baseline = median(samples.bare);
-console.log(`abp dev up --check, ${rounds} rounds (median; min–max), baseline = bare Temporal dev server to first answer`);
+console.log(
+  `abp dev up --check, ${rounds} rounds (median; min–max), baseline = bare Temporal dev server to first answer`,
+);
 for (const [name, values] of Object.entries(samples)) {
   const line = `${name.padEnd(5)} ${(median(values) / 1000).toFixed(2)} s  (${(Math.min(...values) / 1000).toFixed(2)}–${(Math.max(...values) / 1000).toFixed(2)} s)  ×${(median(values) / baseline).toFixed(1)} baseline`;
   console.log(line);

@@ -58,7 +58,10 @@ function syntheticSnapshot(): BacklogSnapshot {
   const asking = { reproduction: false, question: true, proposal: false };
   const none: number[] = [];
   const authors = Array.from({ length: 5_000 }, (_, index) => `user${index}`);
-  const names = Array.from({ length: repoCount }, (_, index) => `org${(index * 7919) % 100_003}/project-${index}`).sort();
+  const names = Array.from(
+    { length: repoCount },
+    (_, index) => `org${(index * 7919) % 100_003}/project-${index}`,
+  ).sort();
   const sizes = repoSizes();
   return {
     schema: BACKLOG_SCHEMA_ID,
@@ -94,7 +97,8 @@ const registryDigest = `sha256:${'0'.repeat(64)}`;
 
 const floor = measured(() => {
   let characters = 0;
-  for (const entry of snapshot.repos) for (const issue of entry.issues) characters += issue.title.length + issue.labels.length;
+  for (const entry of snapshot.repos)
+    for (const issue of entry.issues) characters += issue.title.length + issue.labels.length;
   return characters;
 });
 
@@ -107,12 +111,24 @@ const drawn = measured(() => {
   const { pool, rules } = eligiblePool(snapshot, { optOuts });
   parts.eligibilityMs = performance.now() - started;
   started = performance.now();
-  const built = buildDrawRecord({ seed, count: picks, drawnAt: '2026-10-03T00:00:00Z', registryVersion: snapshot.registryVersion, registryDigest, snapshotDigest: digest, eligibilityRules: rules, optOuts, pool });
+  const built = buildDrawRecord({
+    seed,
+    count: picks,
+    drawnAt: '2026-10-03T00:00:00Z',
+    registryVersion: snapshot.registryVersion,
+    registryDigest,
+    snapshotDigest: digest,
+    eligibilityRules: rules,
+    optOuts,
+    pool,
+  });
   parts.selectionMs = performance.now() - started;
   return built;
 });
 const record = drawn.value;
-const audited = measured(() => auditDraw({ record: JSON.parse(drawRecordText(record)) as unknown, snapshot, optOuts, registryDigest }));
+const audited = measured(() =>
+  auditDraw({ record: JSON.parse(drawRecordText(record)) as unknown, snapshot, optOuts, registryDigest }),
+);
 
 const home = await mkdtemp(join(tmpdir(), 'abp-bench-draw-'));
 let fileLine: string;
@@ -129,13 +145,22 @@ try {
   await rm(home, { recursive: true, force: true });
 }
 
-const verdict = (ms: number, bytes: number) => `${ms < timeTargetMs ? 'met' : 'MISSED'} / ${bytes < peakTargetBytes ? 'met' : 'MISSED'}`;
-console.log(`snapshot: ${snapshot.repos.length} repositories, ${issueCount.toLocaleString('en-US')} issues (${record.backlogSnapshot.issues.toLocaleString('en-US')} eligible in ${record.backlogSnapshot.repos} repositories), seed ${seed}`);
+const verdict = (ms: number, bytes: number) =>
+  `${ms < timeTargetMs ? 'met' : 'MISSED'} / ${bytes < peakTargetBytes ? 'met' : 'MISSED'}`;
+console.log(
+  `snapshot: ${snapshot.repos.length} repositories, ${issueCount.toLocaleString('en-US')} issues (${record.backlogSnapshot.issues.toLocaleString('en-US')} eligible in ${record.backlogSnapshot.repos} repositories), seed ${seed}`,
+);
 console.log(`generation:        ${generation.ms.toFixed(0)} ms, peak ${mib(generation.peakBytes)}`);
 console.log(`baseline:          ${floor.ms.toFixed(0)} ms for one pass over every issue`);
-console.log(`draw of ${picks}:       ${drawn.ms.toFixed(0)} ms, peak ${mib(drawn.peakBytes)} (${(drawn.ms / floor.ms).toFixed(1)}x baseline; ${record.picks.length} picks, ${record.id})`);
-console.log(`  of which:        snapshot digest ${parts.digestMs.toFixed(0)} ms, eligibility ${parts.eligibilityMs.toFixed(0)} ms, selection and record ${parts.selectionMs.toFixed(1)} ms`);
-console.log(`audit:             ${audited.ms.toFixed(0)} ms, peak ${mib(audited.peakBytes)} (${audited.value.match ? 'match' : `MISMATCH: ${audited.value.firstDifference}`})`);
+console.log(
+  `draw of ${picks}:       ${drawn.ms.toFixed(0)} ms, peak ${mib(drawn.peakBytes)} (${(drawn.ms / floor.ms).toFixed(1)}x baseline; ${record.picks.length} picks, ${record.id})`,
+);
+console.log(
+  `  of which:        snapshot digest ${parts.digestMs.toFixed(0)} ms, eligibility ${parts.eligibilityMs.toFixed(0)} ms, selection and record ${parts.selectionMs.toFixed(1)} ms`,
+);
+console.log(
+  `audit:             ${audited.ms.toFixed(0)} ms, peak ${mib(audited.peakBytes)} (${audited.value.match ? 'match' : `MISMATCH: ${audited.value.firstDifference}`})`,
+);
 console.log(`snapshot file:     ${fileLine} (not counted)`);
 console.log(`target draw < 2 s / peak < 1 GiB:  ${verdict(drawn.ms, drawn.peakBytes)}`);
 console.log(`target audit < 2 s / peak < 1 GiB: ${verdict(audited.ms, audited.peakBytes)}`);

@@ -17,13 +17,36 @@ import { createSigner } from '@abp/pipeline/signing/signer';
 import { buildLiveRepos } from '@abp/github-sim/world/live/build';
 import { git as runGit, gitIdentityEnvironment, hostPathEnvironment, runProgram } from '@abp/grader/execution';
 
-
 // The recipes the freeze suites use: the simulator CI's commands without shell syntax, the flaky test pinned.
 const RECIPES: Record<string, RunnerRecipe> = {
-  textkit: { runner: 'node-test', ecosystem: 'node', install: 'node --version', test: 'node --test --test-reporter=junit --test-reporter-destination=test-report.xml', report: 'junit-xml' },
-  rangeset: { runner: 'pytest', ecosystem: 'python', install: 'python3 -m pytest --version', test: 'RANGESET_TEST_SEED=1 python3 -m pytest -q -p no:cacheprovider --junitxml=test-report.xml', report: 'junit-xml' },
-  durafmt: { runner: 'go-test', ecosystem: 'go', install: 'go mod download', test: 'go test -json -count=1 ./...', report: 'go-test-json' },
-  'semver-lite': { runner: 'cargo-test', ecosystem: 'rust', install: 'cargo fetch', test: 'cargo test --offline --no-fail-fast', report: 'cargo-test-text' },
+  textkit: {
+    runner: 'node-test',
+    ecosystem: 'node',
+    install: 'node --version',
+    test: 'node --test --test-reporter=junit --test-reporter-destination=test-report.xml',
+    report: 'junit-xml',
+  },
+  rangeset: {
+    runner: 'pytest',
+    ecosystem: 'python',
+    install: 'python3 -m pytest --version',
+    test: 'RANGESET_TEST_SEED=1 python3 -m pytest -q -p no:cacheprovider --junitxml=test-report.xml',
+    report: 'junit-xml',
+  },
+  durafmt: {
+    runner: 'go-test',
+    ecosystem: 'go',
+    install: 'go mod download',
+    test: 'go test -json -count=1 ./...',
+    report: 'go-test-json',
+  },
+  'semver-lite': {
+    runner: 'cargo-test',
+    ecosystem: 'rust',
+    install: 'cargo fetch',
+    test: 'cargo test --offline --no-fail-fast',
+    report: 'cargo-test-text',
+  },
 };
 
 /**
@@ -31,8 +54,13 @@ const RECIPES: Record<string, RunnerRecipe> = {
  * cost of a checkout, dominates as it does in real projects; with a bug in sum() and its fix as a patch.
  */
 async function slowSuiteRepo(dir: string): Promise<{ baseOid: string; patch: string }> {
-  const identity = gitIdentityEnvironment({ identity: { name: 'bench', email: 'bench@example.org' }, at: Date.parse('2026-01-01T00:00:00Z') / 1000 });
-  const git = async (...args: string[]) => ({ stdout: (await runGit(['-C', dir, ...args], { cwd: dir, env: identity })).stdout.toString('utf8') });
+  const identity = gitIdentityEnvironment({
+    identity: { name: 'bench', email: 'bench@example.org' },
+    at: Date.parse('2026-01-01T00:00:00Z') / 1000,
+  });
+  const git = async (...args: string[]) => ({
+    stdout: (await runGit(['-C', dir, ...args], { cwd: dir, env: identity })).stdout.toString('utf8'),
+  });
   await mkdir(join(dir, 'test'), { recursive: true });
   await runGit(['init', '--quiet', '--initial-branch=main', dir], { cwd: dir });
   await writeFile(join(dir, 'sum.js'), 'exports.sum = (xs) => xs.reduce((a, b) => a + b, 1);\n');
@@ -43,7 +71,10 @@ async function slowSuiteRepo(dir: string): Promise<{ baseOid: string; patch: str
   await git('commit', '--quiet', '-m', 'base');
   const baseOid = (await git('rev-parse', 'HEAD')).stdout.trim();
   await writeFile(join(dir, 'sum.js'), 'exports.sum = (xs) => xs.reduce((a, b) => a + b, 0);\n');
-  await writeFile(join(dir, 'test', 'sum.test.js'), "const test = require('node:test');\nconst assert = require('node:assert');\nconst { sum } = require('../sum.js');\ntest('sums from zero', () => assert.strictEqual(sum([1, 2]), 3));\n");
+  await writeFile(
+    join(dir, 'test', 'sum.test.js'),
+    "const test = require('node:test');\nconst assert = require('node:assert');\nconst { sum } = require('../sum.js');\ntest('sums from zero', () => assert.strictEqual(sum([1, 2]), 3));\n",
+  );
   await git('add', '-A');
   const patch = (await git('diff', '--cached', 'HEAD')).stdout;
   await git('reset', '--quiet', '--hard', baseOid);
@@ -66,14 +97,30 @@ async function main(): Promise<void> {
       ...world.repos.flatMap((built) => {
         const fix = built.fixes.find((candidate) => candidate.breaks.length === 0);
         const recipe = RECIPES[built.repo.name];
-        return fix === undefined || recipe === undefined ? [] : [{ name: built.repo.name, repo: `${built.repo.owner}/${built.repo.name}`, gitDir: built.upstreamPath, recipe, fix }];
+        return fix === undefined || recipe === undefined
+          ? []
+          : [
+              {
+                name: built.repo.name,
+                repo: `${built.repo.owner}/${built.repo.name}`,
+                gitDir: built.upstreamPath,
+                recipe,
+                fix,
+              },
+            ];
       }),
       {
         name: 'slow-suite',
         repo: 'bench/slow-suite',
         gitDir: slow,
         recipe: RECIPES.textkit as RunnerRecipe,
-        fix: { issue: 1, title: 'sum() starts from one', body: 'sum([1, 2]) returns 4.', baseOid: slowFix.baseOid, patch: slowFix.patch },
+        fix: {
+          issue: 1,
+          title: 'sum() starts from one',
+          body: 'sum([1, 2]) returns 4.',
+          baseOid: slowFix.baseOid,
+          patch: slowFix.patch,
+        },
       },
     ];
     for (const { name, repo, gitDir, recipe, fix } of cases) {
@@ -81,9 +128,22 @@ async function main(): Promise<void> {
       const checkout = join(root, `plain-${name}`);
       await mkdir(checkout, { recursive: true });
       const archive = await runGit(['-C', gitDir, 'archive', fix.baseOid], { cwd: gitDir });
-      await runProgram(['tar', '-x', '-C', checkout], { cwd: checkout, env: hostPathEnvironment(), input: archive.stdout });
+      await runProgram(['tar', '-x', '-C', checkout], {
+        cwd: checkout,
+        env: hostPathEnvironment(),
+        input: archive.stdout,
+      });
       const line = parseCommandLine(recipe.test);
-      const env = { ...line.env, PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? root, TZ: 'UTC', GOFLAGS: '-count=1', GOPROXY: 'off', CARGO_NET_OFFLINE: 'true', GOCACHE: join(root, 'go-build') };
+      const env = {
+        ...line.env,
+        PATH: process.env.PATH ?? '',
+        HOME: process.env.HOME ?? root,
+        TZ: 'UTC',
+        GOFLAGS: '-count=1',
+        GOPROXY: 'off',
+        CARGO_NET_OFFLINE: 'true',
+        GOCACHE: join(root, 'go-build'),
+      };
       const plain = async () => {
         const started = performance.now();
         await runBounded({ argv: line.argv, cwd: checkout, env, timeoutMs: 600_000, maxOutputBytes: 1 << 20 });
@@ -111,18 +171,23 @@ async function main(): Promise<void> {
         const started = performance.now();
         const outcome = await freezeTask(input(concurrency), { workDir, runs: 3, concurrency, store, signer });
         const totalMs = performance.now() - started;
-        if (outcome.status !== 'frozen') throw new Error(`${repo}#${fix.issue} was rejected: ${outcome.reason} ${outcome.detail}`);
+        if (outcome.status !== 'frozen')
+          throw new Error(`${repo}#${fix.issue} was rejected: ${outcome.reason} ${outcome.detail}`);
         return { totalMs, ...outcome.timings };
       };
       const sequential = await timed(1);
       const parallel = await timed(2);
       console.log(
-        `${name.padEnd(13)} ${seconds(plainMs).padStart(9)}   ${seconds(sequential.totalMs).padStart(8)} (×${(sequential.totalMs / plainMs).toFixed(1)})`.padEnd(56) +
+        `${name.padEnd(13)} ${seconds(plainMs).padStart(9)}   ${seconds(sequential.totalMs).padStart(8)} (×${(sequential.totalMs / plainMs).toFixed(1)})`.padEnd(
+          56,
+        ) +
           `${seconds(parallel.totalMs).padStart(8)} (×${(parallel.totalMs / plainMs).toFixed(1)})`.padEnd(21) +
           `${String(parallel.bundleMs).padStart(6)} ms   ${String(parallel.signMs).padStart(4)} ms`,
       );
     }
-    console.log('plain run: the faster of two timed runs of the whole suite at base after one warm-up; freeze: 3 runs per state, two states, plus install per checkout, bundle, store and sign');
+    console.log(
+      'plain run: the faster of two timed runs of the whole suite at base after one warm-up; freeze: 3 runs per state, two states, plus install per checkout, bundle, store and sign',
+    );
   } finally {
     await rm(root, { recursive: true, force: true });
   }

@@ -15,7 +15,13 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { median, quantileOfSorted } from '@abp/grader/stats';
 import { runMatrix } from '@abp/grader/run';
-import { applyForVerification, captureDiff, checkOutForVerification, createTrialWorkspace, prepareTaskRepo } from '@abp/grader/workspace';
+import {
+  applyForVerification,
+  captureDiff,
+  checkOutForVerification,
+  createTrialWorkspace,
+  prepareTaskRepo,
+} from '@abp/grader/workspace';
 import { git as runGit, gitEnvironment } from '@abp/grader/execution';
 
 const rounds = Math.max(15, Number(process.argv[2] ?? 15));
@@ -49,7 +55,11 @@ function textSource(): (bytes: number) => string {
 /** Writes the history with one `git fast-import`; returns the base commit. */
 async function buildHistory(gitDir: string): Promise<string> {
   await git(['init', '--quiet', '--bare', gitDir], tmpdir());
-  const importer = spawn('git', ['fast-import', '--quiet'], { cwd: gitDir, env: gitEnv, stdio: ['pipe', 'ignore', 'inherit'] });
+  const importer = spawn('git', ['fast-import', '--quiet'], {
+    cwd: gitDir,
+    env: gitEnv,
+    stdio: ['pipe', 'ignore', 'inherit'],
+  });
   const write = async (chunk: string) => {
     if (!importer.stdin.write(chunk)) await once(importer.stdin, 'drain');
   };
@@ -61,10 +71,16 @@ async function buildHistory(gitDir: string): Promise<string> {
     return state % files;
   };
   for (let commit = 1; commit <= commits; commit++) {
-    await write(`commit refs/heads/main\nmark :${commit}\ncommitter Bench <bench@example.invalid> ${1_700_000_000 + commit * 3_600} +0000\n${data(`change ${commit}`)}`);
+    await write(
+      `commit refs/heads/main\nmark :${commit}\ncommitter Bench <bench@example.invalid> ${1_700_000_000 + commit * 3_600} +0000\n${data(`change ${commit}`)}`,
+    );
     if (commit > 1) await write(`from :${commit - 1}\n`);
-    const touched = commit === 1 ? Array.from({ length: files }, (_, index) => index) : Array.from({ length: filesPerCommit }, nextFile);
-    for (const index of touched) await write(`M 100644 inline ${pathOf(index)}\n${data(text(1_000 + ((index * 7_919) % 11_000)))}`);
+    const touched =
+      commit === 1
+        ? Array.from({ length: files }, (_, index) => index)
+        : Array.from({ length: filesPerCommit }, nextFile);
+    for (const index of touched)
+      await write(`M 100644 inline ${pathOf(index)}\n${data(text(1_000 + ((index * 7_919) % 11_000)))}`);
     await write('\n');
   }
   importer.stdin.end();
@@ -78,7 +94,13 @@ async function historyRepository(): Promise<{ source: string; baseCommit: string
   const home = join(tmpdir(), `abp-bench-history-${historyVersion}`);
   const source = join(home, 'source.git');
   const readBase = async () => ({ source, baseCommit: (await readFile(join(home, 'base'), 'utf8')).trim() });
-  if (await stat(home).then(() => true, () => false)) return readBase();
+  if (
+    await stat(home).then(
+      () => true,
+      () => false,
+    )
+  )
+    return readBase();
   const building = await mkdtemp(join(tmpdir(), `abp-bench-history-${historyVersion}-build-`));
   const started = performance.now();
   await writeFile(join(building, 'base'), `${await buildHistory(join(building, 'source.git'))}\n`);
@@ -89,7 +111,11 @@ async function historyRepository(): Promise<{ source: string; baseCommit: string
 
 async function directoryBytes(dir: string): Promise<number> {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
-  const sizes = await Promise.all(entries.filter((entry) => entry.isFile()).map(async (entry) => (await stat(join(entry.parentPath, entry.name))).size));
+  const sizes = await Promise.all(
+    entries
+      .filter((entry) => entry.isFile())
+      .map(async (entry) => (await stat(join(entry.parentPath, entry.name))).size),
+  );
   return sizes.reduce((sum, size) => sum + size, 0);
 }
 
@@ -107,12 +133,22 @@ const [, preparedMs] = await timed(() => prepareTaskRepo({ source, baseCommit, c
 const cacheBytes = await directoryBytes(join(repo.gitDir, 'objects'));
 
 const overlayDir = join(scratch, 'held-out');
-for (const [path, text] of [['packages/pkg-00/test/fix.test.ts', 'held-out test\n'], [pathOf(1), 'held-out version of a tracked file\n']] as const) {
+for (const [path, text] of [
+  ['packages/pkg-00/test/fix.test.ts', 'held-out test\n'],
+  [pathOf(1), 'held-out version of a tracked file\n'],
+] as const) {
   await mkdir(dirname(join(overlayDir, path)), { recursive: true });
   await writeFile(join(overlayDir, path), text);
 }
 
-const samples = { worktree: [] as number[], harness: [] as number[], create: [] as number[], capture: [] as number[], verify: [] as number[], trial: [] as number[] };
+const samples = {
+  worktree: [] as number[],
+  harness: [] as number[],
+  create: [] as number[],
+  capture: [] as number[],
+  verify: [] as number[],
+  trial: [] as number[],
+};
 let treeFiles = 0;
 let treeBytes = 0;
 
@@ -135,9 +171,12 @@ async function harnessRound(round: number): Promise<void> {
   await appendFile(join(trial.workspace, pathOf(0)), '// fixed\n');
   await writeFile(join(trial.workspace, 'packages', 'pkg-00', 'src', 'fix.ts'), 'export const fixed = true;\n');
   // As in a trial: the verification checkout is written while the diff is captured.
-  const [[checkout, patch], captureMs] = await timed(() => Promise.all([checkOutForVerification(repo, join(trialRoot, 'verify')), captureDiff(repo, trial)]));
+  const [[checkout, patch], captureMs] = await timed(() =>
+    Promise.all([checkOutForVerification(repo, join(trialRoot, 'verify')), captureDiff(repo, trial)]),
+  );
   const [verification, verifyMs] = await timed(() => applyForVerification(checkout, { patch, overlayDir }));
-  if (!verification.applied || !patch.includes('fix.ts')) throw new Error(`round ${round}: the patch did not round-trip: ${verification.applyError ?? patch}`);
+  if (!verification.applied || !patch.includes('fix.ts'))
+    throw new Error(`round ${round}: the patch did not round-trip: ${verification.applyError ?? patch}`);
   samples.create.push(createMs);
   samples.capture.push(captureMs);
   samples.verify.push(verifyMs);
@@ -157,11 +196,30 @@ async function writeTrialSetup(): Promise<void> {
   const task = {
     schema: 'abp-task/v1',
     id: 'gh-bench-history-1',
-    source: { kind: 'github-issue', repo: 'bench/history', issue: 1, baseCommit, sourcedAt: '2026-10-01T00:00:00Z', registryVersion: 'abp-registry/2026Q4', drawSeed: 1 },
+    source: {
+      kind: 'github-issue',
+      repo: 'bench/history',
+      issue: 1,
+      baseCommit,
+      sourcedAt: '2026-10-01T00:00:00Z',
+      registryVersion: 'abp-registry/2026Q4',
+      drawSeed: 1,
+    },
     prompt: 'Mark module 0 as fixed.',
     environment: { image: 'node:20', setup: [] },
-    verification: { kind: 'commands', failToPass: ['node --version'], passToPass: [], timeoutSeconds: 60, heldOut: true },
-    golden: { diffBytesNormalized: 10, filesTouched: 1, trace: 'traces/golden.abp-trace.jsonl', mergedPr: 'https://github.com/bench/history/pull/2' },
+    verification: {
+      kind: 'commands',
+      failToPass: ['node --version'],
+      passToPass: [],
+      timeoutSeconds: 60,
+      heldOut: true,
+    },
+    golden: {
+      diffBytesNormalized: 10,
+      filesTouched: 1,
+      trace: 'traces/golden.abp-trace.jsonl',
+      mergedPr: 'https://github.com/bench/history/pull/2',
+    },
     cutoffsVerified: ['abp/demo-model:2026-01'],
   };
   await writeFile(join(taskDir, 'task.json'), JSON.stringify(task));
@@ -172,7 +230,7 @@ async function writeTrialSetup(): Promise<void> {
       'const input = JSON.parse(readFileSync(process.argv[2], "utf8"));',
       "if (input.preflight) { console.log('OK'); process.exit(0); }",
       'const t = new Date().toISOString();',
-      "const tokens = { input: 100, output: 10, cacheRead: 0, cacheWrite: 0 };",
+      'const tokens = { input: 100, output: 10, cacheRead: 0, cacheWrite: 0 };',
       "const lines = [{ t, seq: 1, kind: 'run.start', engine: 'bench/1', model: input.model, task: input.task, config: {} }, { t, seq: 2, kind: 'model.call', tokens }, { t, seq: 3, kind: 'run.end', outcome: 'unresolved', wallClockMs: 1, tokens }];",
       "appendFileSync(input.traceFile, lines.map((line) => JSON.stringify(line)).join('\\n') + '\\n');",
       `appendFileSync(input.workspace + '/${pathOf(0)}', '// fixed\\n');`,
@@ -183,19 +241,41 @@ async function writeTrialSetup(): Promise<void> {
     JSON.stringify({
       schema: 'abp-adapters/v1',
       executionPolicy: 'trusted-local',
-      adapters: [{ engine: 'bench', command: [process.execPath, engineScript, '{inputFile}'], metadata: { model: 'abp/demo-model' }, preflight: { prompt: 'Reply with exactly: OK', sentinel: 'OK' } }],
+      adapters: [
+        {
+          engine: 'bench',
+          command: [process.execPath, engineScript, '{inputFile}'],
+          metadata: { model: 'abp/demo-model' },
+          preflight: { prompt: 'Reply with exactly: OK', sentinel: 'OK' },
+        },
+      ],
     }),
   );
   await writeFile(
     join(trialSetup, 'abp-run.json'),
-    JSON.stringify({ schema: 'abp-run/v1', engines: [{ name: 'bench', version: '1' }], model: 'abp/demo-model', budgetUsd: 1, timeoutSeconds: 60, trials: 1, ordering: 'abba', seed: 1, tasks: ['gh-bench-history-1'] }),
+    JSON.stringify({
+      schema: 'abp-run/v1',
+      engines: [{ name: 'bench', version: '1' }],
+      model: 'abp/demo-model',
+      budgetUsd: 1,
+      timeoutSeconds: 60,
+      trials: 1,
+      ordering: 'abba',
+      seed: 1,
+      tasks: ['gh-bench-history-1'],
+    }),
   );
 }
 
 async function trialRound(round: number): Promise<void> {
-  const result = await runMatrix({ config: join(trialSetup, 'abp-run.json'), output: join(scratch, `results-${round}`), cacheDir: join(scratch, 'cache') });
+  const result = await runMatrix({
+    config: join(trialSetup, 'abp-run.json'),
+    output: join(scratch, `results-${round}`),
+    cacheDir: join(scratch, 'cache'),
+  });
   const [trial] = result.trials;
-  if (!trial || trial.outcome !== 'resolved') throw new Error(`round ${round}: the bench trial ended ${trial?.outcome ?? 'missing'} (${trial?.detail ?? ''})`);
+  if (!trial || trial.outcome !== 'resolved')
+    throw new Error(`round ${round}: the bench trial ended ${trial?.outcome ?? 'missing'} (${trial?.detail ?? ''})`);
   samples.trial.push(trial.timing.harnessOverheadMs);
   await rm(join(scratch, `results-${round}`), { recursive: true, force: true });
 }
@@ -204,7 +284,8 @@ async function trialRound(round: number): Promise<void> {
 try {
   await writeTrialSetup();
   for (let round = 0; round < rounds; round++) {
-    const order = round % 2 === 0 ? [worktreeRound, harnessRound, trialRound] : [trialRound, harnessRound, worktreeRound];
+    const order =
+      round % 2 === 0 ? [worktreeRound, harnessRound, trialRound] : [trialRound, harnessRound, worktreeRound];
     for (const step of order) await step(round);
   }
 } finally {
@@ -213,9 +294,14 @@ try {
 
 const mib = (bytes: number) => `${(bytes / 1024 ** 2).toFixed(1)} MiB`;
 const p90 = (values: number[]) => quantileOfSorted(Float64Array.from(values).sort(), 0.9);
-const row = (name: string, values: number[]) => `${name.padEnd(34)} ${median(values).toFixed(0).padStart(7)} ${p90(values).toFixed(0).padStart(7)}`;
-console.log(`history: ${mib(historyBytes)} of objects, ${commits} commits; base ${baseCommit.slice(0, 12)} (${commits - baseIndex} commits before the tip): ${treeFiles.toLocaleString('en-US')} files, ${mib(treeBytes)} checked out`);
-console.log(`prepareTaskRepo (once per task):   ${prepareMs.toFixed(0)} ms cold, ${preparedMs.toFixed(0)} ms when cached; cache ${mib(cacheBytes)}`);
+const row = (name: string, values: number[]) =>
+  `${name.padEnd(34)} ${median(values).toFixed(0).padStart(7)} ${p90(values).toFixed(0).padStart(7)}`;
+console.log(
+  `history: ${mib(historyBytes)} of objects, ${commits} commits; base ${baseCommit.slice(0, 12)} (${commits - baseIndex} commits before the tip): ${treeFiles.toLocaleString('en-US')} files, ${mib(treeBytes)} checked out`,
+);
+console.log(
+  `prepareTaskRepo (once per task):   ${prepareMs.toFixed(0)} ms cold, ${preparedMs.toFixed(0)} ms when cached; cache ${mib(cacheBytes)}`,
+);
 console.log(`\nper trial, ${rounds} interleaved rounds    median ms  p90 ms`);
 console.log(row('(a) git worktree add --detach', samples.worktree));
 console.log(row('(b) harness, total', samples.harness));

@@ -47,7 +47,21 @@ function baseline(): number {
   const created = '2026-10-01T12:00:00Z';
   const plain: SimIssue[] = [];
   for (let number = 1; number <= issues; number++) {
-    plain.push({ repoId: number % repos, number, title: `Issue ${number} crashes with unicode input`, body: `Steps to reproduce ${number}`, state: number % 3 === 0 ? 'CLOSED' : 'OPEN', stateReason: null, labels: number % 2 === 0 ? ['bug'] : [], authorLogin: `user${number % 40_000}`, createdAt: created, updatedAt: created, closedAt: null, commentCount: number % 7, kind: 'bug' });
+    plain.push({
+      repoId: number % repos,
+      number,
+      title: `Issue ${number} crashes with unicode input`,
+      body: `Steps to reproduce ${number}`,
+      state: number % 3 === 0 ? 'CLOSED' : 'OPEN',
+      stateReason: null,
+      labels: number % 2 === 0 ? ['bug'] : [],
+      authorLogin: `user${number % 40_000}`,
+      createdAt: created,
+      updatedAt: created,
+      closedAt: null,
+      commentCount: number % 7,
+      kind: 'bug',
+    });
   }
   let checksum = 0;
   for (const issue of plain) checksum += issue.title.length + issue.labels.length;
@@ -80,7 +94,10 @@ async function serveBacklogOverHttp(): Promise<{ issues: number; requests: numbe
       const repo = world.repoAt(index);
       if (repo === undefined) continue;
       for (let page = 1; ; page++) {
-        const response = await fetch(`${simulator.apiUrl}/repos/${repo.owner}/${repo.name}/issues?state=open&per_page=${pageSize}&page=${page}`, { headers: { authorization: `token ${token}` } });
+        const response = await fetch(
+          `${simulator.apiUrl}/repos/${repo.owner}/${repo.name}/issues?state=open&per_page=${pageSize}&page=${page}`,
+          { headers: { authorization: `token ${token}` } },
+        );
         requests += 1;
         if (!response.ok) throw new Error(`HTTP ${response.status} for ${repo.owner}/${repo.name} page ${page}`);
         const items = (await response.json()) as Array<{ pull_request?: unknown }>;
@@ -99,19 +116,35 @@ const heapBytes = process.memoryUsage().heapUsed;
 const floor = timed(baseline);
 
 const rate = (count: number, ms: number) => `${Math.round(count / (ms / 1000)).toLocaleString('en-US')} issues/s`;
-console.log(`scale world: seed ${seed}, ${totals.repos.toLocaleString('en-US')} repositories, ${totals.issues.toLocaleString('en-US')} issues (${totals.openIssues.toLocaleString('en-US')} open), ${totals.pulls.toLocaleString('en-US')} pull requests`);
+console.log(
+  `scale world: seed ${seed}, ${totals.repos.toLocaleString('en-US')} repositories, ${totals.issues.toLocaleString('en-US')} issues (${totals.openIssues.toLocaleString('en-US')} open), ${totals.pulls.toLocaleString('en-US')} pull requests`,
+);
 console.log(`generation:                  ${generation.ms.toFixed(0)} ms`);
-console.log(`ground truth:                ${truth.ms.toFixed(0)} ms (${truth.value.eligible.length} eligible repositories)`);
-console.log(`open backlog listing, cold:  ${openCold.ms.toFixed(0)} ms for ${openCold.value.toLocaleString('en-US')} issues in pages of ${pageSize} (${rate(openCold.value, openCold.ms)}; derives every backlog)`);
+console.log(
+  `ground truth:                ${truth.ms.toFixed(0)} ms (${truth.value.eligible.length} eligible repositories)`,
+);
+console.log(
+  `open backlog listing, cold:  ${openCold.ms.toFixed(0)} ms for ${openCold.value.toLocaleString('en-US')} issues in pages of ${pageSize} (${rate(openCold.value, openCold.ms)}; derives every backlog)`,
+);
 console.log(`open backlog listing, warm:  ${openWarm.ms.toFixed(0)} ms (${rate(openWarm.value, openWarm.ms)})`);
-console.log(`full listing, all states:    ${everything.ms.toFixed(0)} ms for ${everything.value.toLocaleString('en-US')} issues (${rate(everything.value, everything.ms)})`);
-console.log(`open backlog over HTTP:       ${overHttp.ms.toFixed(0)} ms for ${overHttp.issues.toLocaleString('en-US')} issues in ${overHttp.requests.toLocaleString('en-US')} REST requests (${rate(overHttp.issues, overHttp.ms)}; open pull requests interleave, as on GitHub)`);
+console.log(
+  `full listing, all states:    ${everything.ms.toFixed(0)} ms for ${everything.value.toLocaleString('en-US')} issues (${rate(everything.value, everything.ms)})`,
+);
+console.log(
+  `open backlog over HTTP:       ${overHttp.ms.toFixed(0)} ms for ${overHttp.issues.toLocaleString('en-US')} issues in ${overHttp.requests.toLocaleString('en-US')} REST requests (${rate(overHttp.issues, overHttp.ms)}; open pull requests interleave, as on GitHub)`,
+);
 console.log(`peak memory (maxRSS):        ${mib(peakBytes)} (heap in use ${mib(heapBytes)})`);
-console.log(`baseline:                    ${floor.ms.toFixed(0)} ms to allocate and iterate ${issues.toLocaleString('en-US')} plain issue objects`);
+console.log(
+  `baseline:                    ${floor.ms.toFixed(0)} ms to allocate and iterate ${issues.toLocaleString('en-US')} plain issue objects`,
+);
 console.log(`ratio full listing/baseline: ${(everything.ms / floor.ms).toFixed(1)}x`);
 console.log(`target generation < 60 s:    ${generation.ms < generationTargetMs ? 'met' : 'MISSED'}`);
 console.log(`target peak < 2 GiB:         ${peakBytes < peakTargetBytes ? 'met' : 'MISSED'}`);
-if (everything.value !== totals.issues || openCold.value !== totals.openIssues || overHttp.issues !== totals.openIssues) {
+if (
+  everything.value !== totals.issues ||
+  openCold.value !== totals.openIssues ||
+  overHttp.issues !== totals.openIssues
+) {
   console.error('listing did not serve every issue exactly once');
   process.exitCode = 1;
 }

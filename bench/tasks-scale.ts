@@ -57,20 +57,32 @@ async function openPulls(bench: Bench, n: number): Promise<string[]> {
   }
   const urls: string[] = [];
   for (let index = 1; index <= n; index++) {
-    const pull = bench.world.openPull(repo, { title: `Benchmark fix ${index}`, body: `Fixes #${10_000 + index - 1}\n\nA change under benchmark.`, head: `${SOLVER_LOGIN}:bench-${index}`, base: 'main', authorLogin: SOLVER_LOGIN });
+    const pull = bench.world.openPull(repo, {
+      title: `Benchmark fix ${index}`,
+      body: `Fixes #${10_000 + index - 1}\n\nA change under benchmark.`,
+      head: `${SOLVER_LOGIN}:bench-${index}`,
+      base: 'main',
+      authorLogin: SOLVER_LOGIN,
+    });
     urls.push(`${bench.sim.gitUrl}/${repo.owner}/${repo.name}/pull/${pull.number}`);
   }
   return urls;
 }
 
-async function pool<T>(items: readonly T[], width: number, work: (item: T, index: number) => Promise<void>): Promise<void> {
+async function pool<T>(
+  items: readonly T[],
+  width: number,
+  work: (item: T, index: number) => Promise<void>,
+): Promise<void> {
   let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < items.length) {
-      const index = next++;
-      await work(items[index] as T, index);
-    }
-  }));
+  await Promise.all(
+    Array.from({ length: width }, async () => {
+      while (next < items.length) {
+        const index = next++;
+        await work(items[index] as T, index);
+      }
+    }),
+  );
 }
 
 async function main(): Promise<void> {
@@ -79,7 +91,15 @@ async function main(): Promise<void> {
   await migrate(database);
   const bench = await startBench({ env, db: database.db, pollSeconds: DEFAULT_POLL_SECONDS, unthrottled: true });
   const worker = spawn(process.execPath, [join(packageRoot, 'bin', 'abp.js'), 'worker'], {
-    env: { ...process.env, ABP_HOME: bench.home, TEMPORAL_ADDRESS: env.address, DATABASE_URL: postgres.url, GITHUB_API_URL: bench.sim.apiUrl, GITHUB_TOKEN: BENCH_TOKEN, ABP_GITHUB_PACING: 'off' },
+    env: {
+      ...process.env,
+      ABP_HOME: bench.home,
+      TEMPORAL_ADDRESS: env.address,
+      DATABASE_URL: postgres.url,
+      GITHUB_API_URL: bench.sim.apiUrl,
+      GITHUB_TOKEN: BENCH_TOKEN,
+      ABP_GITHUB_PACING: 'off',
+    },
     stdio: 'ignore',
   });
   try {
@@ -87,7 +107,9 @@ async function main(): Promise<void> {
     const baseline = memoryOf(worker.pid ?? 0).now;
     let started = performance.now();
     const urls = await openPulls(bench, TASKS);
-    console.log(`${TASKS} pull requests opened in the simulator in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    console.log(
+      `${TASKS} pull requests opened in the simulator in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
 
     started = performance.now();
     const taskIds: string[] = [];
@@ -96,7 +118,10 @@ async function main(): Promise<void> {
       taskIds[index] = taskId;
       await bench.submit(taskId, url);
     });
-    const tracking = async () => (await selectRows<{ n: number }>(database.db, sql`select count(*)::int as n from tasks where state = 'tracking'`))[0]?.n ?? 0;
+    const tracking = async () =>
+      (
+        await selectRows<{ n: number }>(database.db, sql`select count(*)::int as n from tasks where state = 'tracking'`)
+      )[0]?.n ?? 0;
     while ((await tracking()) < TASKS) await new Promise((resolve) => setTimeout(resolve, 500));
     console.log(`${TASKS} tasks drawn and tracking in ${((performance.now() - started) / 1000).toFixed(1)} s`);
     await new Promise((resolve) => setTimeout(resolve, 5_000));
@@ -108,7 +133,9 @@ async function main(): Promise<void> {
     const round = await tracker.pollTrackedPulls();
     const roundMs = performance.now() - started;
     const perHour = round.cost.points * (3_600 / DEFAULT_POLL_SECONDS);
-    console.log(`poll round: ${round.tracked} pull requests, ${round.cost.requests} requests, ${round.cost.points} points, ${(roundMs / 1000).toFixed(1)} s; ${perHour} points an hour at one round every ${DEFAULT_POLL_SECONDS / 60} min (target < ${POINTS_PER_HOUR_TARGET})`);
+    console.log(
+      `poll round: ${round.tracked} pull requests, ${round.cost.requests} requests, ${round.cost.points} points, ${(roundMs / 1000).toFixed(1)} s; ${perHour} points an hour at one round every ${DEFAULT_POLL_SECONDS / 60} min (target < ${POINTS_PER_HOUR_TARGET})`,
+    );
 
     // Merge → new state: five by webhook, five by polling (webhooks dropped, one round every 5 s).
     const repo = bench.world.repoByName('mira-quill', 'textkit');
@@ -124,15 +151,26 @@ async function main(): Promise<void> {
     const byWebhook: number[] = [];
     for (const index of [0, 1, 2, 3, 4]) byWebhook.push(await detect(index));
     await bench.stopPoller();
-    await env.client.workflow.start(pollPullRequests, { taskQueue: taskQueues.main, workflowId: `${PULL_POLLER_ID}-bench`, args: [{ intervalSeconds: 5 }] });
+    await env.client.workflow.start(pollPullRequests, {
+      taskQueue: taskQueues.main,
+      workflowId: `${PULL_POLLER_ID}-bench`,
+      args: [{ intervalSeconds: 5 }],
+    });
     bench.webhooksOff();
     const byPolling: number[] = [];
     for (const index of [5, 6, 7, 8, 9]) byPolling.push(await detect(index));
-    console.log(`merge → task state by webhook: median ${median(byWebhook).toFixed(0)} ms, max ${Math.max(...byWebhook).toFixed(0)} ms`);
-    console.log(`merge → task state by polling (webhooks dropped, 5 s interval): median ${median(byPolling).toFixed(0)} ms, max ${Math.max(...byPolling).toFixed(0)} ms (at most one interval plus a read)`);
+    console.log(
+      `merge → task state by webhook: median ${median(byWebhook).toFixed(0)} ms, max ${Math.max(...byWebhook).toFixed(0)} ms`,
+    );
+    console.log(
+      `merge → task state by polling (webhooks dropped, 5 s interval): median ${median(byPolling).toFixed(0)} ms, max ${Math.max(...byPolling).toFixed(0)} ms (at most one interval plus a read)`,
+    );
     const peakRss = memoryOf(worker.pid ?? 0).peak;
-    console.log(`worker memory: idle ${mib(baseline)}, ${TASKS} tasks tracking ${mib(steadyRss)}, peak ${mib(peakRss)} (target < ${mib(MEMORY_TARGET)})`);
-    const verdict = peakRss < MEMORY_TARGET && perHour < POINTS_PER_HOUR_TARGET ? 'within both targets' : 'OVER A TARGET';
+    console.log(
+      `worker memory: idle ${mib(baseline)}, ${TASKS} tasks tracking ${mib(steadyRss)}, peak ${mib(peakRss)} (target < ${mib(MEMORY_TARGET)})`,
+    );
+    const verdict =
+      peakRss < MEMORY_TARGET && perHour < POINTS_PER_HOUR_TARGET ? 'within both targets' : 'OVER A TARGET';
     console.log(verdict);
   } finally {
     worker.kill('SIGTERM');

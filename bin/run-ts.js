@@ -13,6 +13,8 @@ if (!script) {
 }
 registerTsx();
 // Registered after tsx, so it runs first: every resolution also matches the packages' "source" condition.
-register('data:text/javascript,export const resolve = (specifier, context, next) => next(specifier, { ...context, conditions: [...context.conditions, "source"] });');
+register(
+  'data:text/javascript,export const resolve = (specifier, context, next) => next(specifier, { ...context, conditions: [...context.conditions, "source"] });',
+);
 process.argv = [process.argv[0], resolve(script), ...rest];
 await import(pathToFileURL(resolve(script)).href);

@@ -5,7 +5,13 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { renderJsonSchemaFiles } from '@abp/protocol/schemas/json-schema';
 
-export const DEFAULT_OUT_DIR = resolve(dirname(fileURLToPath(import.meta.url)), '..', 'packages', 'protocol', 'json-schema');
+export const DEFAULT_OUT_DIR = resolve(
+  dirname(fileURLToPath(import.meta.url)),
+  '..',
+  'packages',
+  'protocol',
+  'json-schema',
+);
 
 export interface ExportPlan {
   /** Files whose committed text differs from the generated one. */
@@ -59,7 +65,8 @@ async function writeAtomically(path: string, text: string): Promise<void> {
 export async function applyJsonSchemaExport(plan: ExportPlan, outDir: string = DEFAULT_OUT_DIR): Promise<string[]> {
   await mkdir(outDir, { recursive: true });
   const changed = new Set([...plan.stale, ...plan.missing]);
-  for (const file of plan.files) if (changed.has(file.fileName)) await writeAtomically(join(outDir, file.fileName), file.text);
+  for (const file of plan.files)
+    if (changed.has(file.fileName)) await writeAtomically(join(outDir, file.fileName), file.text);
   for (const name of plan.unexpected) await rm(join(outDir, name), { force: true });
   return [...changed, ...plan.unexpected].sort();
 }
@@ -67,7 +74,9 @@ export async function applyJsonSchemaExport(plan: ExportPlan, outDir: string = D
 export async function main(argv: readonly string[]): Promise<number> {
   const unknown = argv.filter((arg) => arg !== '--check');
   if (unknown.length > 0) {
-    console.error(`unknown argument ${unknown.join(' ')}; usage: node bin/run-ts.js scripts/export-json-schemas.ts [--check]`);
+    console.error(
+      `unknown argument ${unknown.join(' ')}; usage: node bin/run-ts.js scripts/export-json-schemas.ts [--check]`,
+    );
     return 2;
   }
   const plan = await planJsonSchemaExport();
@@ -81,11 +90,17 @@ export async function main(argv: readonly string[]): Promise<number> {
       console.log(`packages/protocol/json-schema: ${plan.files.length} JSON Schema files are current`);
       return 0;
     }
-    console.error(`${problems.join('\n')}\npackages/protocol/json-schema is out of date: run npm run schemas:export and commit the result`);
+    console.error(
+      `${problems.join('\n')}\npackages/protocol/json-schema is out of date: run npm run schemas:export and commit the result`,
+    );
     return 1;
   }
   const touched = await applyJsonSchemaExport(plan);
-  console.log(touched.length === 0 ? `packages/protocol/json-schema: ${plan.files.length} files already current` : `packages/protocol/json-schema: updated ${touched.join(', ')}`);
+  console.log(
+    touched.length === 0
+      ? `packages/protocol/json-schema: ${plan.files.length} files already current`
+      : `packages/protocol/json-schema: updated ${touched.join(', ')}`,
+  );
   return 0;
 }
 

@@ -6,5 +6,9 @@ import { fileURLToPath } from 'node:url';
 
 export function setup(): void {
   const root = fileURLToPath(new URL('..', import.meta.url));
-  execFileSync(process.execPath, [fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url)), '-b'], { cwd: root, stdio: 'inherit' });
+  execFileSync(
+    process.execPath,
+    [fileURLToPath(new URL('../node_modules/typescript/bin/tsc', import.meta.url)), '-b'],
+    { cwd: root, stdio: 'inherit' },
+  );
 }

@@ -6,7 +6,9 @@ import { createRequire, syncBuiltinESMExports } from 'node:module';
 const childProcess = createRequire(import.meta.url)('node:child_process') as Record<string, unknown>;
 for (const name of ['spawn', 'spawnSync', 'exec', 'execSync', 'execFile', 'execFileSync', 'fork']) {
   childProcess[name] = () => {
-    throw new Error(`a unit test may not start a process (child_process.${name}): rename the test file to *.integration.test.ts`);
+    throw new Error(
+      `a unit test may not start a process (child_process.${name}): rename the test file to *.integration.test.ts`,
+    );
   };
 }
 syncBuiltinESMExports();

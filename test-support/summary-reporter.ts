@@ -20,6 +20,8 @@ export class SummaryReporter implements Reporter {
       if (fileFailed) files.failed += 1;
       else files.passed += 1;
     }
-    process.stdout.write(`\ntests: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped; files: ${files.passed} passed, ${files.failed} failed\n`);
+    process.stdout.write(
+      `\ntests: ${counts.passed} passed, ${counts.failed} failed, ${counts.skipped} skipped; files: ${files.passed} passed, ${files.failed} failed\n`,
+    );
   }
 }

@@ -63,7 +63,9 @@ export class Actors {
         if (pull.checks === null) this.enqueue(() => this.runChecks(repo.id, pull.number));
       }
       const closeRate = this.options.plan.issueCloseRate ?? 0;
-      for (const issue of closeRate > 0 ? world.issues(repo, { states: ['OPEN'] }, 0, Number.MAX_SAFE_INTEGER).items : []) {
+      for (const issue of closeRate > 0
+        ? world.issues(repo, { states: ['OPEN'] }, 0, Number.MAX_SAFE_INTEGER).items
+        : []) {
         if (unit(hash3(this.options.plan.seed ^ authorStream, repo.id, issue.number)) >= closeRate) continue;
         this.enqueue(() => {
           // Issues that turn out not to need a change close as not planned; the rest were fixed some other way.
@@ -92,7 +94,10 @@ export class Actors {
   }
 
   private react(event: WorldEvent): void {
-    if (event.type === 'pull_request' && (event.action === 'opened' || event.action === 'synchronize' || event.action === 'reopened')) {
+    if (
+      event.type === 'pull_request' &&
+      (event.action === 'opened' || event.action === 'synchronize' || event.action === 'reopened')
+    ) {
       this.enqueue(() => this.runChecks(event.repoId, event.number));
     } else if (event.type === 'check_run' && event.conclusion === 'SUCCESS') {
       this.enqueue(() => this.review(event.repoId, event.number, event.headOid));
@@ -104,7 +109,12 @@ export class Actors {
     this.queue = this.queue
       .then(work)
       .catch((error: unknown) => {
-        this.decisions.push({ repo: '?', number: 0, action: 'failed', detail: error instanceof Error ? error.message : String(error) });
+        this.decisions.push({
+          repo: '?',
+          number: 0,
+          action: 'failed',
+          detail: error instanceof Error ? error.message : String(error),
+        });
       })
       .finally(() => {
         this.queued -= 1;

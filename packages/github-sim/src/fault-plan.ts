@@ -6,7 +6,11 @@ const rate = z.number().min(0).max(1);
 const count = z.number().int().min(1).max(1_000);
 
 export const simFaultsFile = z.strictObject({
-  seed: z.number().int().min(0).max(2 ** 32 - 1),
+  seed: z
+    .number()
+    .int()
+    .min(0)
+    .max(2 ** 32 - 1),
   serverErrorRate: rate.default(0),
   serverErrorBurst: count.default(1),
   slowRate: rate.default(0),

@@ -53,12 +53,14 @@ export class FaultInjector {
   next(): Fault {
     const n = this.sequence++;
     const roll = (stream: number) => unit(hash3(this.plan.seed, stream, n));
-    if (this.serverErrorsLeft === 0 && roll(streams.serverError) < this.plan.serverErrorRate) this.serverErrorsLeft = this.plan.serverErrorBurst;
+    if (this.serverErrorsLeft === 0 && roll(streams.serverError) < this.plan.serverErrorRate)
+      this.serverErrorsLeft = this.plan.serverErrorBurst;
     if (this.serverErrorsLeft > 0) {
       this.serverErrorsLeft -= 1;
       return { kind: 'server-error', status: roll(streams.serverErrorStatus) < 0.5 ? 502 : 503 };
     }
-    if (this.secondaryLeft === 0 && roll(streams.secondary) < this.plan.secondaryLimitRate) this.secondaryLeft = this.plan.secondaryLimitBurst;
+    if (this.secondaryLeft === 0 && roll(streams.secondary) < this.plan.secondaryLimitRate)
+      this.secondaryLeft = this.plan.secondaryLimitBurst;
     if (this.secondaryLeft > 0) {
       this.secondaryLeft -= 1;
       return { kind: 'secondary-limit', retryAfterSeconds: this.plan.retryAfterSeconds };

@@ -54,7 +54,8 @@ export interface RunningSimulator {
 export function toSimRequest(request: IncomingMessage, body: string): SimRequest {
   const url = new URL(request.url ?? '/', 'http://simulator.invalid');
   const headers: Record<string, string | undefined> = {};
-  for (const [name, value] of Object.entries(request.headers)) headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  for (const [name, value] of Object.entries(request.headers))
+    headers[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   const token = /^(?:token|bearer)\s+(\S+)$/i.exec(headers['authorization'] ?? '')?.[1] ?? null;
   return { method: request.method ?? 'GET', path: url.pathname, query: url.searchParams, headers, body, token };
 }
@@ -65,16 +66,33 @@ async function readBody(request: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-const badCredentials = jsonResponse(401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/rest', status: '401' });
-const notFound = jsonResponse(404, { message: 'Not Found', documentation_url: 'https://docs.github.com/rest', status: '404' });
+const badCredentials = jsonResponse(401, {
+  message: 'Bad credentials',
+  documentation_url: 'https://docs.github.com/rest',
+  status: '401',
+});
+const notFound = jsonResponse(404, {
+  message: 'Not Found',
+  documentation_url: 'https://docs.github.com/rest',
+  status: '404',
+});
 
 function serverError(status: 502 | 503): SimResponse {
   // GitHub's edge answers these with an HTML page; clients see a 5xx and must retry.
-  return { status, headers: { 'content-type': 'text/html; charset=utf-8' }, body: `<html><body><h1>${status === 502 ? 'Server Error' : 'No server is currently available to service your request.'}</h1></body></html>\n` };
+  return {
+    status,
+    headers: { 'content-type': 'text/html; charset=utf-8' },
+    body: `<html><body><h1>${status === 502 ? 'Server Error' : 'No server is currently available to service your request.'}</h1></body></html>\n`,
+  };
 }
 
 function injectedSecondaryLimit(retryAfterSeconds: number, requestNumber: number): SimResponse {
-  const body = { message: secondaryLimitMessage('points', `FAULT:${requestNumber}`), documentation_url: 'https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api#about-secondary-rate-limits', status: '403' };
+  const body = {
+    message: secondaryLimitMessage('points', `FAULT:${requestNumber}`),
+    documentation_url:
+      'https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api#about-secondary-rate-limits',
+    status: '403',
+  };
   return jsonResponse(403, body, { 'retry-after': String(retryAfterSeconds) });
 }
 
@@ -85,7 +103,10 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
   const rateLimits = new RateLimits(now, { ...githubRateLimits, ...options.rateLimits });
   const secondary = new SecondaryLimits(now, options.secondaryLimits);
   const faults = options.faults ? new FaultInjector(options.faults) : null;
-  const world = options.faults && options.faults.shiftingSearchRate > 0 ? withShiftingSearch(options.world, options.faults) : options.world;
+  const world =
+    options.faults && options.faults.shiftingSearchRate > 0
+      ? withShiftingSearch(options.world, options.faults)
+      : options.world;
   const context: RestContext = { world, rateLimits, secondaryLimits: secondary, baseUrl: '', now };
   const accepts = (token: string) => options.tokens.has(token);
   let requests = 0;
@@ -131,7 +152,9 @@ export async function startSimulator(options: SimulatorOptions): Promise<Running
         if (options.responseDelayMs) await sleep(options.responseDelayMs);
         response.writeHead(reply.status, reply.headers).end(reply.body);
       } catch (error) {
-        response.writeHead(500, { 'content-type': 'application/json; charset=utf-8' }).end(JSON.stringify({ message: `simulator error: ${(error as Error).message}` }));
+        response
+          .writeHead(500, { 'content-type': 'application/json; charset=utf-8' })
+          .end(JSON.stringify({ message: `simulator error: ${(error as Error).message}` }));
       } finally {
         end();
       }

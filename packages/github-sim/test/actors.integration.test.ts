@@ -32,12 +32,24 @@ async function playScenario(name: string): Promise<Story> {
   const world = await createLiveWorld({ seed: 21, dir: join(dir, 'world') });
   const events: WorldEvent[] = [];
   world.onEvent((event) => events.push(event));
-  const simulator = await startSimulator({ world, gitRoot: world.gitRoot, canPush: world.canPush, tokens: new Set(['t']) });
+  const simulator = await startSimulator({
+    world,
+    gitRoot: world.gitRoot,
+    canPush: world.canPush,
+    tokens: new Set(['t']),
+  });
   const workDir = await mkdtemp(join(dir, 'work-'));
-  const actors = new Actors({ world, ci: createLiveCi(world, { workDir }), plan: { seed: 21, reviewDelayMs: 0, closeUnmergedRate: 0 } });
+  const actors = new Actors({
+    world,
+    ci: createLiveCi(world, { workDir }),
+    plan: { seed: 21, reviewDelayMs: 0, closeUnmergedRate: 0 },
+  });
   try {
     const pulls = [];
-    for (const [repoName, issue] of [['durafmt', 3], ['rangeset', 3]] as const) {
+    for (const [repoName, issue] of [
+      ['durafmt', 3],
+      ['rangeset', 3],
+    ] as const) {
       const { repo, fix } = fixFor(world, repoName, issue);
       await pushFix(world, fix, `${simulator.gitUrl}/${SOLVER_LOGIN}/${repoName}.git`, workDir);
       pulls.push({ repo, number: openFixPull(world, repo, fix).number, breaks: fix.breaks.length > 0 });
@@ -49,7 +61,10 @@ async function playScenario(name: string): Promise<Story> {
       decisions: actors.log(),
       events,
       mergeCommits: pulls.map(({ repo, number }) => world.pull(repo, number)?.mergeCommitOid ?? null),
-      pullStates: pulls.map(({ repo, number, breaks }) => `${repo.name}#${number} breaks=${breaks} ${world.pull(repo, number)?.state} checks=${world.pull(repo, number)?.checks}`),
+      pullStates: pulls.map(
+        ({ repo, number, breaks }) =>
+          `${repo.name}#${number} breaks=${breaks} ${world.pull(repo, number)?.state} checks=${world.pull(repo, number)?.checks}`,
+      ),
     };
   } finally {
     actors.stop();
@@ -61,7 +76,11 @@ describe('issue authors', () => {
   it('close a seeded share of open issues, questions as not planned, and the same seed closes the same ones', async () => {
     const closedBy = async (name: string, seed: number) => {
       const world = await createLiveWorld({ seed: 21, dir: join(root, name) });
-      const actors = new Actors({ world, ci: () => Promise.resolve('SUCCESS'), plan: { seed, reviewDelayMs: 0, closeUnmergedRate: 0, issueCloseRate: 0.5 } });
+      const actors = new Actors({
+        world,
+        ci: () => Promise.resolve('SUCCESS'),
+        plan: { seed, reviewDelayMs: 0, closeUnmergedRate: 0, issueCloseRate: 0.5 },
+      });
       actors.start();
       await actors.idle();
       actors.stop();
@@ -71,7 +90,9 @@ describe('issue authors', () => {
         const repo = world.repoByName(owner, repoName);
         const issue = repo && world.issue(repo, decision.number);
         expect(issue?.state).toBe('CLOSED');
-        expect(issue?.stateReason).toBe(issue?.kind === 'question' || issue?.kind === 'feature-debate' ? 'NOT_PLANNED' : 'COMPLETED');
+        expect(issue?.stateReason).toBe(
+          issue?.kind === 'question' || issue?.kind === 'feature-debate' ? 'NOT_PLANNED' : 'COMPLETED',
+        );
       }
       return closed.map((decision) => `${decision.repo}#${decision.number}`);
     };
@@ -89,14 +110,22 @@ describe('actors of a live world', () => {
   });
 
   it('runs the real suites, merges the green pull request and leaves the red one open', () => {
-    expect(first.pullStates).toEqual([expect.stringMatching(/^durafmt#\d+ breaks=false MERGED checks=SUCCESS$/), expect.stringMatching(/^rangeset#\d+ breaks=true OPEN checks=FAILURE$/)]);
+    expect(first.pullStates).toEqual([
+      expect.stringMatching(/^durafmt#\d+ breaks=false MERGED checks=SUCCESS$/),
+      expect.stringMatching(/^rangeset#\d+ breaks=true OPEN checks=FAILURE$/),
+    ]);
     expect(first.decisions.map((decision) => `${decision.repo.split('/')[1]} ${decision.action}`)).toEqual(
       expect.arrayContaining(['durafmt checks', 'durafmt merged', 'rangeset checks']),
     );
     expect(first.mergeCommits[0]).toMatch(/^[0-9a-f]{40}$/);
     expect(first.mergeCommits[1]).toBeNull();
     // The merge closed the issue the pull request fixes, after the check that allowed it.
-    const kinds = first.events.filter((event) => event.repoId === first.events.find((e) => e.type === 'pull_request' && e.action === 'closed')?.repoId).map((event) => `${event.type}.${event.action}`);
+    const kinds = first.events
+      .filter(
+        (event) =>
+          event.repoId === first.events.find((e) => e.type === 'pull_request' && e.action === 'closed')?.repoId,
+      )
+      .map((event) => `${event.type}.${event.action}`);
     expect(kinds).toEqual(['pull_request.opened', 'check_run.completed', 'pull_request.closed', 'issues.closed']);
   });
 

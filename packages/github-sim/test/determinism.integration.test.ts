@@ -7,7 +7,11 @@ const token = 'ghs_determinism';
 
 async function serve(seed: number): Promise<RunningSimulator> {
   // A fixed clock: rate-limit reset times are part of what a client sees.
-  return startSimulator({ world: createScaleWorld({ seed, repos: 120, issues: 6_000 }), tokens: new Set([token]), now: () => Date.parse('2026-11-01T00:00:00Z') });
+  return startSimulator({
+    world: createScaleWorld({ seed, repos: 120, issues: 6_000 }),
+    tokens: new Set([token]),
+    now: () => Date.parse('2026-11-01T00:00:00Z'),
+  });
 }
 
 async function transcript(simulator: RunningSimulator): Promise<string[]> {
@@ -27,7 +31,10 @@ async function transcript(simulator: RunningSimulator): Promise<string[]> {
   ];
   const bodies: string[] = [];
   for (const [path, init] of requests) {
-    const response = await fetch(`${simulator.apiUrl}${path}`, { ...init, headers: { authorization: `token ${token}` } });
+    const response = await fetch(`${simulator.apiUrl}${path}`, {
+      ...init,
+      headers: { authorization: `token ${token}` },
+    });
     // Urls embed the port, which differs between two servers: compare without it.
     bodies.push((await response.text()).replaceAll(new URL(simulator.apiUrl).host, 'simulator'));
   }

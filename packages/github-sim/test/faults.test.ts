@@ -10,7 +10,16 @@ function schedule(plan: FaultPlan, requests: number): Fault[] {
   return Array.from({ length: requests }, () => injector.next());
 }
 
-const stormy: FaultPlan = { ...noFaults, seed: 11, serverErrorRate: 0.05, serverErrorBurst: 3, slowRate: 0.05, slowMs: 2_000, secondaryLimitRate: 0.02, secondaryLimitBurst: 2 };
+const stormy: FaultPlan = {
+  ...noFaults,
+  seed: 11,
+  serverErrorRate: 0.05,
+  serverErrorBurst: 3,
+  slowRate: 0.05,
+  slowMs: 2_000,
+  secondaryLimitRate: 0.02,
+  secondaryLimitBurst: 2,
+};
 
 describe('fault injection', () => {
   it('replays the same schedule for the same seed, and another for another seed', () => {
@@ -44,7 +53,8 @@ describe('fault injection', () => {
   it('makes paging through a search repeat results when the ranking drifts', () => {
     const world = createScaleWorld({ seed: 5, repos: 400, issues: 2_000 });
     const query = { sort: 'stars', direction: 'desc' } as const;
-    const page = (reader: WorldReader, offset: number) => reader.searchRepos(query, offset, 50).items.map((repo) => repo.id);
+    const page = (reader: WorldReader, offset: number) =>
+      reader.searchRepos(query, offset, 50).items.map((repo) => repo.id);
     const stable = [0, 50, 100, 150].flatMap((offset) => page(world, offset));
     expect(new Set(stable).size).toBe(stable.length);
     const drifting = withShiftingSearch(world, { ...noFaults, seed: 5, shiftingSearchRate: 1 });

@@ -3,7 +3,10 @@
 // by the pipeline) holds its own trust root and log at the same places, so `abp verify` and `abp audit log` work there.
 import { join, resolve } from 'node:path';
 
-export function resolveHome(env: Readonly<Record<string, string | undefined>> = process.env, cwd = process.cwd()): string {
+export function resolveHome(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+  cwd = process.cwd(),
+): string {
   return resolve(cwd, env.ABP_HOME || '.abp');
 }
 

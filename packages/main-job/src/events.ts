@@ -21,7 +21,14 @@ export const stageTitles: Record<StageName, string> = {
 export type PipelineEvent =
   | { event: 'stage-started'; stage: StageName; title: string; at: string }
   /** A long step's count: `done` of `total` `unit` (total null when not known yet); `label` says what is in flight. */
-  | { event: 'stage-progress'; stage: StageName; done: number; total: number | null; unit: string; label: string | null }
+  | {
+      event: 'stage-progress';
+      stage: StageName;
+      done: number;
+      total: number | null;
+      unit: string;
+      label: string | null;
+    }
   | { event: 'note'; stage: StageName; message: string }
   | { event: 'stage-done'; stage: StageName; ms: number; summary: string }
   /** `log` is the file to read for the cause (worker, simulator or serve log), when one would help. */

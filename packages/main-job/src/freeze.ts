@@ -36,14 +36,20 @@ export interface FreezeWait {
 async function reasonOf(client: Client, taskId: string): Promise<string> {
   const [record] = await readTasks(client, { taskId });
   const last = record?.events.at(-1);
-  return last === undefined ? 'no event recorded' : `${last.cause}${Object.keys(last.detail).length > 0 ? ` ${JSON.stringify(last.detail)}` : ''}`;
+  return last === undefined
+    ? 'no event recorded'
+    : `${last.cause}${Object.keys(last.detail).length > 0 ? ` ${JSON.stringify(last.detail)}` : ''}`;
 }
 
 /**
  * Waits for the tasks in `taskIds` (the draw's picks) that have a merged fix (`merged`) or are freezing already; the
  * others are left as they are. Returns every pick that is frozen or was rejected.
  */
-export async function waitForFreezes(client: Client, input: { taskIds: readonly string[]; merged: ReadonlySet<string>; workerLog: string; wait: FreezeWait }, report: StageReport): Promise<{ value: FrozenTask[]; summary: string }> {
+export async function waitForFreezes(
+  client: Client,
+  input: { taskIds: readonly string[]; merged: ReadonlySet<string>; workerLog: string; wait: FreezeWait },
+  report: StageReport,
+): Promise<{ value: FrozenTask[]; summary: string }> {
   const pollMs = input.wait.pollMs ?? 1_000;
   const nudgeAfterMs = input.wait.nudgeAfterMs ?? 5_000;
   const started = Date.now();
@@ -52,41 +58,90 @@ export async function waitForFreezes(client: Client, input: { taskIds: readonly 
   const nudged = new Set<string>();
   const retries = retryReporter((message) => report.note(message));
   let records: TaskRecord[] = [];
-  const watched = (record: TaskRecord) => input.merged.has(record.taskId) || record.state === 'freezing' || DONE.includes(record.state);
-  const alreadyDone = new Set((await readTasks(client)).filter((record) => picks.has(record.taskId) && DONE.includes(record.state) && !input.merged.has(record.taskId)).map((record) => record.taskId));
+  const watched = (record: TaskRecord) =>
+    input.merged.has(record.taskId) || record.state === 'freezing' || DONE.includes(record.state);
+  const alreadyDone = new Set(
+    (await readTasks(client))
+      .filter((record) => picks.has(record.taskId) && DONE.includes(record.state) && !input.merged.has(record.taskId))
+      .map((record) => record.taskId),
+  );
   for (;;) {
     records = (await readTasks(client)).filter((record) => picks.has(record.taskId) && watched(record));
     const waiting = records.filter((record) => !DONE.includes(record.state));
     const frozen = records.filter((record) => FROZEN.includes(record.state)).length;
-    report.progress(records.length - waiting.length, records.length, 'tasks', waiting.length === 0 ? null : `${frozen} frozen, ${waiting.filter((record) => record.state === 'freezing').length} freezing`);
+    report.progress(
+      records.length - waiting.length,
+      records.length,
+      'tasks',
+      waiting.length === 0
+        ? null
+        : `${frozen} frozen, ${waiting.filter((record) => record.state === 'freezing').length} freezing`,
+    );
     if (waiting.length === 0) break;
     if (Date.now() > deadline) {
-      throw new PipelineError('freeze', `${waiting.length} tasks did not finish freezing within ${Math.round(input.wait.timeoutMs / 1000)} s: ${waiting.map((record) => `${record.taskId} (${record.state})`).join(', ')}`, input.workerLog);
+      throw new PipelineError(
+        'freeze',
+        `${waiting.length} tasks did not finish freezing within ${Math.round(input.wait.timeoutMs / 1000)} s: ${waiting.map((record) => `${record.taskId} (${record.state})`).join(', ')}`,
+        input.workerLog,
+      );
     }
     for (const record of waiting.filter((candidate) => candidate.state === 'freezing')) {
       // A freeze that keeps failing says why here, not only in the worker log (the freeze is the task's child workflow).
       const progress = await activityProgress(client.workflow.getHandle(`${record.taskId}-freeze`)).catch(() => null);
-      if (progress !== null) retries(progress.retrying.map((activity) => ({ ...activity, type: `${record.taskId}: ${activity.type}` })));
+      if (progress !== null)
+        retries(progress.retrying.map((activity) => ({ ...activity, type: `${record.taskId}: ${activity.type}` })));
     }
     for (const record of waiting) {
-      if (record.state !== 'tracking' || nudged.has(record.taskId) || record.prUrl === null || Date.now() - started < nudgeAfterMs) continue;
+      if (
+        record.state !== 'tracking' ||
+        nudged.has(record.taskId) ||
+        record.prUrl === null ||
+        Date.now() - started < nudgeAfterMs
+      )
+        continue;
       nudged.add(record.taskId);
-      report.note(`${record.taskId} still tracks ${record.prUrl}, which merged: told to look again (its webhook may have been lost)`);
-      await client.workflow.getHandle(record.taskId).signal(taskSignals.pullRequestChanged, { prUrl: record.prUrl, action: 'polled', deliveryId: null }).catch(() => undefined);
+      report.note(
+        `${record.taskId} still tracks ${record.prUrl}, which merged: told to look again (its webhook may have been lost)`,
+      );
+      await client.workflow
+        .getHandle(record.taskId)
+        .signal(taskSignals.pullRequestChanged, { prUrl: record.prUrl, action: 'polled', deliveryId: null })
+        .catch(() => undefined);
     }
     await delay(pollMs);
   }
   const tasks: FrozenTask[] = [];
   for (const record of records) {
     const reason = FROZEN.includes(record.state) ? null : await reasonOf(client, record.taskId);
-    tasks.push({ taskId: record.taskId, repo: record.repo, issue: record.issue, state: record.state, bundleDigest: record.bundleDigest, prUrl: record.prUrl, reason });
+    tasks.push({
+      taskId: record.taskId,
+      repo: record.repo,
+      issue: record.issue,
+      state: record.state,
+      bundleDigest: record.bundleDigest,
+      prUrl: record.prUrl,
+      reason,
+    });
     const before = alreadyDone.has(record.taskId) ? ' (before this run)' : '';
-    report.note(reason === null ? `${record.taskId}: ${record.state}${before}, bundle ${record.bundleDigest ?? '?'}` : `${record.taskId}: ${record.state}${before}: ${reason}`);
+    report.note(
+      reason === null
+        ? `${record.taskId}: ${record.state}${before}, bundle ${record.bundleDigest ?? '?'}`
+        : `${record.taskId}: ${record.state}${before}: ${reason}`,
+    );
   }
   const scored = tasks.filter((task) => FROZEN.includes(task.state));
   if (scored.length === 0) {
-    throw new PipelineError('freeze', tasks.length === 0 ? 'no fix was merged, so no task could freeze: see the merge stage above' : `none of ${tasks.length} tasks froze into the scored set: ${tasks.map((task) => `${task.taskId} ${task.reason ?? ''}`).join('; ')}`, input.workerLog);
+    throw new PipelineError(
+      'freeze',
+      tasks.length === 0
+        ? 'no fix was merged, so no task could freeze: see the merge stage above'
+        : `none of ${tasks.length} tasks froze into the scored set: ${tasks.map((task) => `${task.taskId} ${task.reason ?? ''}`).join('; ')}`,
+      input.workerLog,
+    );
   }
   const rejected = tasks.length - scored.length;
-  return { value: tasks, summary: `${scored.length} tasks frozen and signed${alreadyDone.size > 0 ? ` (${alreadyDone.size} before this run)` : ''}${rejected > 0 ? `, ${rejected} rejected` : ''}` };
+  return {
+    value: tasks,
+    summary: `${scored.length} tasks frozen and signed${alreadyDone.size > 0 ? ` (${alreadyDone.size} before this run)` : ''}${rejected > 0 ? `, ${rejected} rejected` : ''}`,
+  };
 }

@@ -29,10 +29,16 @@ export interface GateOutcome {
 }
 
 function failedChecks(report: GateReport): string {
-  return report.checks.filter((check) => check.status === 'fail').map((check) => `${check.id} (${check.summary})`).join('; ');
+  return report.checks
+    .filter((check) => check.status === 'fail')
+    .map((check) => `${check.id} (${check.summary})`)
+    .join('; ');
 }
 
-export async function gateRun(input: { runDir: string; baselines: string; drawId: string; engine: string; control: string }, report: StageReport): Promise<{ value: GateOutcome; summary: string }> {
+export async function gateRun(
+  input: { runDir: string; baselines: string; drawId: string; engine: string; control: string },
+  report: StageReport,
+): Promise<{ value: GateOutcome; summary: string }> {
   const results = await readRunResults(input.runDir);
   const baselineFile = join(input.baselines, `${input.drawId}.abp-baseline.json`);
   let baseline: AbpBaseline | null = existsSync(baselineFile) ? await readBaselineFile(baselineFile) : null;
@@ -40,7 +46,9 @@ export async function gateRun(input: { runDir: string; baselines: string; drawId
   if (baseline !== null) {
     const comparable = evaluateGate({ results, baseline, requireSignificant: false, engine: input.engine });
     if (!comparable.comparable && comparable.reasons.some((reason) => reason.code === 'task-set-differs')) {
-      report.note(`the task set changed since the baseline (${comparable.refusal ?? ''}): tasks frozen since then join it; the baseline is taken again`);
+      report.note(
+        `the task set changed since the baseline (${comparable.refusal ?? ''}): tasks frozen since then join it; the baseline is taken again`,
+      );
       baseline = null;
     }
   }
@@ -49,20 +57,39 @@ export async function gateRun(input: { runDir: string; baselines: string; drawId
     baseline = createBaseline(results, input.engine, { thresholds: MAIN_JOB_THRESHOLDS });
     await writeBaselineFile(baselineFile, baseline);
     baselineTaken = true;
-    report.note(`baseline taken from this run's ${input.engine} trials (${baseline.trials.length} scored): ${baselineFile}; later runs of ${input.drawId} are gated against it`);
+    report.note(
+      `baseline taken from this run's ${input.engine} trials (${baseline.trials.length} scored): ${baselineFile}; later runs of ${input.drawId} are gated against it`,
+    );
   } else {
-    report.note(`baseline ${baselineFile} (run ${baseline.run}, ${baseline.trials.length} scored trials of ${baseline.engine})`);
+    report.note(
+      `baseline ${baselineFile} (run ${baseline.run}, ${baseline.trials.length} scored trials of ${baseline.engine})`,
+    );
   }
 
   const reference = evaluateGate({ results, baseline, requireSignificant: false, engine: input.engine });
-  for (const check of reference.checks) report.note(`${input.engine}: ${check.status.padEnd(7)} ${check.id}: ${check.summary}`);
-  if (!reference.comparable) throw new PipelineError('gate', `the run cannot be compared with ${baselineFile}: ${reference.refusal ?? ''}`, null);
-  if (!reference.passed) throw new PipelineError('gate', `${input.engine} got worse than the baseline ${baselineFile}: ${failedChecks(reference)}; read ${join(input.runDir, 'report.html')}`, null);
+  for (const check of reference.checks)
+    report.note(`${input.engine}: ${check.status.padEnd(7)} ${check.id}: ${check.summary}`);
+  if (!reference.comparable)
+    throw new PipelineError(
+      'gate',
+      `the run cannot be compared with ${baselineFile}: ${reference.refusal ?? ''}`,
+      null,
+    );
+  if (!reference.passed)
+    throw new PipelineError(
+      'gate',
+      `${input.engine} got worse than the baseline ${baselineFile}: ${failedChecks(reference)}; read ${join(input.runDir, 'report.html')}`,
+      null,
+    );
 
   // The control: a gate that let the engine that changes nothing through would pass anything.
   const noop = evaluateGate({ results, baseline, requireSignificant: false, engine: input.control });
   if (!noop.comparable || noop.passed) {
-    throw new PipelineError('gate', `the gate did not catch the ${input.control} engine against ${baselineFile} (${noop.comparable ? 'it passed' : `refused: ${noop.refusal ?? ''}`}): the grading run is not trustworthy; read ${join(input.runDir, 'report.html')}`, null);
+    throw new PipelineError(
+      'gate',
+      `the gate did not catch the ${input.control} engine against ${baselineFile} (${noop.comparable ? 'it passed' : `refused: ${noop.refusal ?? ''}`}): the grading run is not trustworthy; read ${join(input.runDir, 'report.html')}`,
+      null,
+    );
   }
   report.note(`${input.control} (the control): FAIL as it must: ${failedChecks(noop)}`);
   return {

@@ -13,7 +13,14 @@ export const GRADED_ENGINES = ['reference', 'noop'] as const;
 export const MAIN_JOB_MODEL = 'abp/demo-model';
 
 /** Writes the run configuration and the adapters file for `tasks`, as a user would write them for `abp run`. */
-export async function writeRunInputs(input: { config: string; adapters: string; tasksDir: string; tasks: readonly string[]; trials: number; seed: number }): Promise<void> {
+export async function writeRunInputs(input: {
+  config: string;
+  adapters: string;
+  tasksDir: string;
+  tasks: readonly string[];
+  trials: number;
+  seed: number;
+}): Promise<void> {
   await writeFileAtomic(
     input.adapters,
     jsonText({
@@ -26,7 +33,13 @@ export async function writeRunInputs(input: { config: string; adapters: string; 
         command: [process.execPath, engineProgram(engine), '--input', '{inputFile}', '--tasks', input.tasksDir],
         env: { allow: [], set: {} },
         timeoutSeconds: 300,
-        metadata: { model: MAIN_JOB_MODEL, provider: 'abp', sampling: { temperature: 0 }, toolPolicy: 'default', deployment: 'local' },
+        metadata: {
+          model: MAIN_JOB_MODEL,
+          provider: 'abp',
+          sampling: { temperature: 0 },
+          toolPolicy: 'default',
+          deployment: 'local',
+        },
         capabilities: ['edit-files', 'run-commands'],
         preflight: { prompt: 'Reply with exactly: ABP-PREFLIGHT-OK', sentinel: 'ABP-PREFLIGHT-OK', timeoutSeconds: 60 },
         trace: { kind: 'native' },
@@ -50,7 +63,10 @@ export async function writeRunInputs(input: { config: string; adapters: string; 
   );
 }
 
-export async function gradeEngines(input: { config: string; adapters: string; tasksDir: string; results: string }, report: StageReport): Promise<{ value: RunOutcome; summary: string }> {
+export async function gradeEngines(
+  input: { config: string; adapters: string; tasksDir: string; results: string },
+  report: StageReport,
+): Promise<{ value: RunOutcome; summary: string }> {
   const outcome = await runMatrix({
     config: input.config,
     adapters: input.adapters,
@@ -66,14 +82,22 @@ export async function gradeEngines(input: { config: string; adapters: string; ta
           if (!event.result.passed) report.note(`preflight ${event.engine}: FAILED (${event.result.detail})`);
           break;
         case 'trial':
-          report.progress(event.done, event.total, 'trials', `${event.trial.task} × ${event.trial.engine}: ${event.trial.outcome}`);
+          report.progress(
+            event.done,
+            event.total,
+            'trials',
+            `${event.trial.task} × ${event.trial.engine}: ${event.trial.outcome}`,
+          );
           break;
       }
     },
   });
   const rates = outcome.verdict.perEngine.map((engine) => {
     const rate = engine.resolveRate;
-    const shown = rate === null ? 'n/a' : `${(rate.point * 100).toFixed(0)}% [${(rate.wilson95[0] * 100).toFixed(0)}, ${(rate.wilson95[1] * 100).toFixed(0)}]`;
+    const shown =
+      rate === null
+        ? 'n/a'
+        : `${(rate.point * 100).toFixed(0)}% [${(rate.wilson95[0] * 100).toFixed(0)}, ${(rate.wilson95[1] * 100).toFixed(0)}]`;
     return `${engine.engine} ${engine.resolvedTrials ?? 0}/${engine.scoredTrials} resolved, ${shown}`;
   });
   const pair = outcome.verdict.pairwise[0];

@@ -54,7 +54,11 @@ export interface MainJobSummary {
   memory: ProcessMemory[];
 }
 
-export async function runMainJob(config: StackConfig, options: MainJobOptions, sink: ProgressSink): Promise<MainJobSummary> {
+export async function runMainJob(
+  config: StackConfig,
+  options: MainJobOptions,
+  sink: ProgressSink,
+): Promise<MainJobSummary> {
   const started = performance.now();
   const startedAt = new Date();
   const paths = mainJobPaths(config.home, runStamp(startedAt));
@@ -64,55 +68,159 @@ export async function runMainJob(config: StackConfig, options: MainJobOptions, s
     return result.value;
   };
 
-  const stack = timed('stack', await runStage(sink, 'stack', null, async (report) => {
-    const running = await startStack(config, { worldSeed: options.worldSeed, reviewDelayMs: options.reviewDelayMs }, report);
-    return { value: running, summary: `up: Temporal ${running.temporal.address} (Web UI ${running.temporal.ui ?? 'none: external cluster'}), worker pid ${running.worker.pid}, simulator ${running.sim.apiUrl}, abp serve ${running.serve.url}` };
-  }));
+  const stack = timed(
+    'stack',
+    await runStage(sink, 'stack', null, async (report) => {
+      const running = await startStack(
+        config,
+        { worldSeed: options.worldSeed, reviewDelayMs: options.reviewDelayMs },
+        report,
+      );
+      return {
+        value: running,
+        summary: `up: Temporal ${running.temporal.address} (Web UI ${running.temporal.ui ?? 'none: external cluster'}), worker pid ${running.worker.pid}, simulator ${running.sim.apiUrl}, abp serve ${running.serve.url}`,
+      };
+    }),
+  );
   const coldStartMs = Math.round(performance.now() - started);
   const workerLog = stack.worker.log;
 
   const guard = guardStack(stack);
   // Every later stage waits on the stack: one of its processes exiting ends the stage at once, naming its log.
-  const guarded = <T>(stage: StageName, log: string | null, body: (report: StageReport) => Promise<{ value: T; summary: string }>) => runStage(sink, stage, log, body, guard.exited);
+  const guarded = <T>(
+    stage: StageName,
+    log: string | null,
+    body: (report: StageReport) => Promise<{ value: T; summary: string }>,
+  ) => runStage(sink, stage, log, body, guard.exited);
   const connection = await Connection.connect({ address: config.temporal.address });
   try {
     const client = new Client({ connection, namespace: config.temporal.namespace });
-    const rotation = timed('rotation', await guarded('rotation', workerLog, (report) => rotateCurrentQuarter(client, { home: config.home, now: startedAt, workerLog }, report)));
-    const drawn = timed('draw', await guarded('draw', workerLog, (report) => drawWithSeed(client, { seed: options.seed, count: options.count, registryVersion: rotation.version, workerLog }, report)));
+    const rotation = timed(
+      'rotation',
+      await guarded('rotation', workerLog, (report) =>
+        rotateCurrentQuarter(client, { home: config.home, now: startedAt, workerLog }, report),
+      ),
+    );
+    const drawn = timed(
+      'draw',
+      await guarded('draw', workerLog, (report) =>
+        drawWithSeed(
+          client,
+          { seed: options.seed, count: options.count, registryVersion: rotation.version, workerLog },
+          report,
+        ),
+      ),
+    );
     const picks = drawn.draw.picks;
 
-    const solved = timed('solve', await guarded('solve', stack.sim.log, (report) =>
-      solveDrawnTasks(client, { github: stack.github, picks, forkOwner: SIMULATOR_FORK_OWNER, registryVersion: rotation.version, drawSeed: options.seed }, report),
-    ));
+    const solved = timed(
+      'solve',
+      await guarded('solve', stack.sim.log, (report) =>
+        solveDrawnTasks(
+          client,
+          {
+            github: stack.github,
+            picks,
+            forkOwner: SIMULATOR_FORK_OWNER,
+            registryVersion: rotation.version,
+            drawSeed: options.seed,
+          },
+          report,
+        ),
+      ),
+    );
     // Fixes still to be decided upstream: those opened or found open now, and those a task was following already.
     const watched: WatchedFix[] = solved.flatMap((outcome): WatchedFix[] => {
-      if (outcome.$case === 'opened' || outcome.$case === 'reused') return [{ taskId: outcome.taskId, prUrl: outcome.prUrl }];
-      if (outcome.$case === 'submitted-before' && outcome.state === 'tracking' && outcome.prUrl !== null) return [{ taskId: outcome.taskId, prUrl: outcome.prUrl }];
+      if (outcome.$case === 'opened' || outcome.$case === 'reused')
+        return [{ taskId: outcome.taskId, prUrl: outcome.prUrl }];
+      if (outcome.$case === 'submitted-before' && outcome.state === 'tracking' && outcome.prUrl !== null)
+        return [{ taskId: outcome.taskId, prUrl: outcome.prUrl }];
       return [];
     });
-    const merges = timed('merge', await guarded('merge', stack.sim.log, (report) =>
-      waitForMerges({ github: stack.github, fixes: watched, wait: { timeoutMs: options.mergeTimeoutMs, quietMs: Math.max(15_000, 5 * options.reviewDelayMs) } }, report),
-    ));
+    const merges = timed(
+      'merge',
+      await guarded('merge', stack.sim.log, (report) =>
+        waitForMerges(
+          {
+            github: stack.github,
+            fixes: watched,
+            wait: { timeoutMs: options.mergeTimeoutMs, quietMs: Math.max(15_000, 5 * options.reviewDelayMs) },
+          },
+          report,
+        ),
+      ),
+    );
     const merged = new Set(merges.filter((fix) => fix.outcome === 'merged').map((fix) => fix.taskId));
 
-    const frozen = timed('freeze', await guarded('freeze', workerLog, (report) =>
-      waitForFreezes(client, { taskIds: picks.map((pick) => pick.taskId), merged, workerLog, wait: { timeoutMs: options.freezeTimeoutMs } }, report),
-    ));
-    const scored = frozen.filter((task) => task.bundleDigest !== null && (task.state === 'scored' || task.state === 'practice'));
+    const frozen = timed(
+      'freeze',
+      await guarded('freeze', workerLog, (report) =>
+        waitForFreezes(
+          client,
+          {
+            taskIds: picks.map((pick) => pick.taskId),
+            merged,
+            workerLog,
+            wait: { timeoutMs: options.freezeTimeoutMs },
+          },
+          report,
+        ),
+      ),
+    );
+    const scored = frozen.filter(
+      (task) => task.bundleDigest !== null && (task.state === 'scored' || task.state === 'practice'),
+    );
 
     await mkdir(paths.pulled, { recursive: true });
-    const pulled = timed('pull', await guarded('pull', stack.serve.log, (report) =>
-      pullScoredTasks({ taskIds: scored.map((task) => task.taskId), from: stack.serve.url, trustRoot: stack.trustRoot, pulledDir: paths.pulled, checkpointsDir: homePaths(config.home).keptCheckpoints }, report),
-    ));
+    const pulled = timed(
+      'pull',
+      await guarded('pull', stack.serve.log, (report) =>
+        pullScoredTasks(
+          {
+            taskIds: scored.map((task) => task.taskId),
+            from: stack.serve.url,
+            trustRoot: stack.trustRoot,
+            pulledDir: paths.pulled,
+            checkpointsDir: homePaths(config.home).keptCheckpoints,
+          },
+          report,
+        ),
+      ),
+    );
 
-    const graded = timed('grade', await guarded('grade', null, async (report) => {
-      await writeRunInputs({ config: paths.config, adapters: paths.adapters, tasksDir: paths.pulled, tasks: pulled.map((task) => task.taskId), trials: options.trials, seed: options.seed });
-      return gradeEngines({ config: paths.config, adapters: paths.adapters, tasksDir: paths.pulled, results: paths.results }, report);
-    }));
+    const graded = timed(
+      'grade',
+      await guarded('grade', null, async (report) => {
+        await writeRunInputs({
+          config: paths.config,
+          adapters: paths.adapters,
+          tasksDir: paths.pulled,
+          tasks: pulled.map((task) => task.taskId),
+          trials: options.trials,
+          seed: options.seed,
+        });
+        return gradeEngines(
+          { config: paths.config, adapters: paths.adapters, tasksDir: paths.pulled, results: paths.results },
+          report,
+        );
+      }),
+    );
 
-    const gate = timed('gate', await guarded('gate', null, (report) =>
-      gateRun({ runDir: graded.runDir, baselines: paths.baselines, drawId: drawn.draw.drawId, engine: 'reference', control: 'noop' }, report),
-    ));
+    const gate = timed(
+      'gate',
+      await guarded('gate', null, (report) =>
+        gateRun(
+          {
+            runDir: graded.runDir,
+            baselines: paths.baselines,
+            drawId: drawn.draw.drawId,
+            engine: 'reference',
+            control: 'noop',
+          },
+          report,
+        ),
+      ),
+    );
 
     const summary: MainJobSummary = {
       schema: 'abp-main-job-summary/1',

@@ -42,7 +42,10 @@ const outcomeWords: Record<MergeOutcome, string> = {
   'timed-out': 'still waiting when the stage timed out',
 };
 
-export async function waitForMerges(input: { github: GithubClient; fixes: readonly WatchedFix[]; wait: MergeWait }, report: StageReport): Promise<{ value: SettledFix[]; summary: string }> {
+export async function waitForMerges(
+  input: { github: GithubClient; fixes: readonly WatchedFix[]; wait: MergeWait },
+  report: StageReport,
+): Promise<{ value: SettledFix[]; summary: string }> {
   const { github, fixes, wait } = input;
   const pollMs = wait.pollMs ?? 1_000;
   const settled = new Map<string, SettledFix>();
@@ -64,13 +67,21 @@ export async function waitForMerges(input: { github: GithubClient; fixes: readon
       settled.set(fix.taskId, { ...fix, outcome, mergedAt: pull.mergedAt });
       report.note(`${fix.prUrl} (${fix.taskId}): ${outcomeWords[outcome]}`);
     }
-    const view = JSON.stringify([[...settled.keys()], open.map(({ pull }) => `${pull.url} ${pull.checks ?? 'none'} ${pull.headOid}`)]);
+    const view = JSON.stringify([
+      [...settled.keys()],
+      open.map(({ pull }) => `${pull.url} ${pull.checks ?? 'none'} ${pull.headOid}`),
+    ]);
     if (view !== lastView) {
       lastView = view;
       lastChange = Date.now();
     }
     const merged = [...settled.values()].filter((fix) => fix.outcome === 'merged').length;
-    report.progress(settled.size, fixes.length, 'pull requests', `${merged} merged, ${open.filter(({ pull }) => pull.checks === null || pull.checks === 'PENDING').length} in CI`);
+    report.progress(
+      settled.size,
+      fixes.length,
+      'pull requests',
+      `${merged} merged, ${open.filter(({ pull }) => pull.checks === null || pull.checks === 'PENDING').length} in CI`,
+    );
     if (open.length === 0) break;
     const allGreen = open.every(({ pull }) => pull.checks === 'SUCCESS');
     if (allGreen && Date.now() - lastChange >= wait.quietMs) {
@@ -83,7 +94,9 @@ export async function waitForMerges(input: { github: GithubClient; fixes: readon
     if (Date.now() > deadline) {
       for (const { fix } of open) {
         settled.set(fix.taskId, { ...fix, outcome: 'timed-out', mergedAt: null });
-        report.note(`${fix.prUrl} (${fix.taskId}): ${outcomeWords['timed-out']} (${Math.round(wait.timeoutMs / 1000)} s)`);
+        report.note(
+          `${fix.prUrl} (${fix.taskId}): ${outcomeWords['timed-out']} (${Math.round(wait.timeoutMs / 1000)} s)`,
+        );
       }
       break;
     }
@@ -91,6 +104,11 @@ export async function waitForMerges(input: { github: GithubClient; fixes: readon
   }
   const all = fixes.map((fix) => settled.get(fix.taskId) as SettledFix);
   const count = (outcome: MergeOutcome) => all.filter((fix) => fix.outcome === outcome).length;
-  const parts = (['closed', 'ci-failed', 'not-merged', 'timed-out'] as const).filter((outcome) => count(outcome) > 0).map((outcome) => `${count(outcome)} ${outcome}`);
-  return { value: all, summary: `${count('merged')} of ${fixes.length} fixes merged${parts.length > 0 ? `; ${parts.join(', ')}` : ''}` };
+  const parts = (['closed', 'ci-failed', 'not-merged', 'timed-out'] as const)
+    .filter((outcome) => count(outcome) > 0)
+    .map((outcome) => `${count(outcome)} ${outcome}`);
+  return {
+    value: all,
+    summary: `${count('merged')} of ${fixes.length} fixes merged${parts.length > 0 ? `; ${parts.join(', ')}` : ''}`,
+  };
 }

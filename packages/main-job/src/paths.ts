@@ -20,7 +20,10 @@ export interface MainJobPaths {
 
 /** A run's folder name: its start time in UTC, so runs sort by time and a run never reuses another's folder. */
 export function runStamp(at: Date): string {
-  return at.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}Z$/, 'Z');
+  return at
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}Z$/, 'Z');
 }
 
 export function mainJobPaths(home: string, stamp: string): MainJobPaths {

@@ -7,15 +7,29 @@ import { join } from 'node:path';
 import { PULLED_HELD_OUT_DIR, PULLED_TASK_DIR, pullTask, type PulledTask } from '@abp/grader/pull';
 import type { StageReport } from './stage.js';
 
-export async function pullScoredTasks(input: { taskIds: readonly string[]; from: string; trustRoot: string; pulledDir: string; checkpointsDir: string }, report: StageReport): Promise<{ value: PulledTask[]; summary: string }> {
+export async function pullScoredTasks(
+  input: { taskIds: readonly string[]; from: string; trustRoot: string; pulledDir: string; checkpointsDir: string },
+  report: StageReport,
+): Promise<{ value: PulledTask[]; summary: string }> {
   const pulled: PulledTask[] = [];
   report.progress(0, input.taskIds.length, 'tasks');
   for (const taskId of input.taskIds) {
-    const task = await pullTask({ taskId, from: input.from, trustRootPath: input.trustRoot, outputDir: input.pulledDir, checkpointsDir: input.checkpointsDir });
+    const task = await pullTask({
+      taskId,
+      from: input.from,
+      trustRootPath: input.trustRoot,
+      outputDir: input.pulledDir,
+      checkpointsDir: input.checkpointsDir,
+    });
     pulled.push(task);
     const signer = task.signer.kind === 'keyed' ? `key ${task.keyId?.slice(0, 16) ?? '?'}…` : `${task.signer.identity}`;
-    report.note(`${taskId}: ${task.digest} verified (signed by ${signer} at ${task.signedAt}); ${PULLED_TASK_DIR}/ and ${PULLED_HELD_OUT_DIR}/ in ${join(input.pulledDir, taskId)}`);
+    report.note(
+      `${taskId}: ${task.digest} verified (signed by ${signer} at ${task.signedAt}); ${PULLED_TASK_DIR}/ and ${PULLED_HELD_OUT_DIR}/ in ${join(input.pulledDir, taskId)}`,
+    );
     report.progress(pulled.length, input.taskIds.length, 'tasks');
   }
-  return { value: pulled, summary: `${pulled.length} tasks pulled from ${input.from} and verified against ${input.trustRoot}` };
+  return {
+    value: pulled,
+    summary: `${pulled.length} tasks pulled from ${input.from} and verified against ${input.trustRoot}`,
+  };
 }

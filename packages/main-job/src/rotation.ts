@@ -6,7 +6,13 @@ import { join } from 'node:path';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { PublicationError, readPublishedRegistry } from '@abp/pipeline/registry/publication';
-import { DEFAULT_SCHEDULED_ROTATION, quarterVersion, rotateRegistryInput, type RotateRegistryInput, type RotationResult } from '@abp/pipeline/contracts/rotation';
+import {
+  DEFAULT_SCHEDULED_ROTATION,
+  quarterVersion,
+  rotateRegistryInput,
+  type RotateRegistryInput,
+  type RotationResult,
+} from '@abp/pipeline/contracts/rotation';
 import type { rotateRegistry } from '@abp/pipeline/workflows/rotation';
 import { taskQueues, workflowIds } from '@abp/pipeline/workflows/shared';
 import { PipelineError } from './errors.js';
@@ -38,7 +44,10 @@ async function earlierInput(client: Client, workflowId: string): Promise<RotateR
   }
 }
 
-async function published(publishDir: string, version: string): Promise<{ digest: string; entries: number; path: string; sourcedAt: string } | null> {
+async function published(
+  publishDir: string,
+  version: string,
+): Promise<{ digest: string; entries: number; path: string; sourcedAt: string } | null> {
   try {
     const { document, path } = await readPublishedRegistry(publishDir, version);
     return { digest: document.digest, entries: document.entries.length, path, sourcedAt: document.sourcedAt };
@@ -48,19 +57,38 @@ async function published(publishDir: string, version: string): Promise<{ digest:
   }
 }
 
-export async function rotateCurrentQuarter(client: Client, input: { home: string; now: Date; workerLog: string }, report: StageReport): Promise<{ value: Rotation; summary: string }> {
+export async function rotateCurrentQuarter(
+  client: Client,
+  input: { home: string; now: Date; workerLog: string },
+  report: StageReport,
+): Promise<{ value: Rotation; summary: string }> {
   const publishDir = join(input.home, 'published');
   const version = quarterVersion(input.now);
   const stored = await published(publishDir, version);
   if (stored !== null) {
     // A version is never published twice, so an empty one stands for its quarter in this data directory.
-    if (stored.entries === 0) throw new PipelineError('rotation', `${version} is stored with no entries (${stored.path}): nothing can be drawn from it. No repository passed the criteria when it was rotated; use a fresh ABP_HOME`, input.workerLog);
-    return { value: { version, digest: stored.digest, entries: stored.entries, document: stored.path, reused: true }, summary: `${version}: ${stored.entries} repositories, reused (published ${stored.sourcedAt}); digest ${stored.digest}` };
+    if (stored.entries === 0)
+      throw new PipelineError(
+        'rotation',
+        `${version} is stored with no entries (${stored.path}): nothing can be drawn from it. No repository passed the criteria when it was rotated; use a fresh ABP_HOME`,
+        input.workerLog,
+      );
+    return {
+      value: { version, digest: stored.digest, entries: stored.entries, document: stored.path, reused: true },
+      summary: `${version}: ${stored.entries} repositories, reused (published ${stored.sourcedAt}); digest ${stored.digest}`,
+    };
   }
 
   const workflowId = workflowIds.registryRotation(version);
   const earlier = await earlierInput(client, workflowId);
-  const parsed = earlier ?? rotateRegistryInput.parse({ version, top: DEFAULT_SCHEDULED_ROTATION.top, size: DEFAULT_SCHEDULED_ROTATION.size, sourcedAt: `${input.now.toISOString().slice(0, 19)}Z` });
+  const parsed =
+    earlier ??
+    rotateRegistryInput.parse({
+      version,
+      top: DEFAULT_SCHEDULED_ROTATION.top,
+      size: DEFAULT_SCHEDULED_ROTATION.size,
+      sourcedAt: `${input.now.toISOString().slice(0, 19)}Z`,
+    });
   report.note(
     earlier === null
       ? `${version}: the ${parsed.top} most starred repositories judged by the criteria, up to ${parsed.size ?? DEFAULT_SCHEDULED_ROTATION.size} kept (workflow ${workflowId})`
@@ -70,16 +98,35 @@ export async function rotateCurrentQuarter(client: Client, input: { home: string
   const result = await startOrJoin<RotationResult>(
     client,
     workflowId,
-    () => client.workflow.start<typeof rotateRegistry>('rotateRegistry', { taskQueue: taskQueues.main, workflowId, args: [parsed] }),
+    () =>
+      client.workflow.start<typeof rotateRegistry>('rotateRegistry', {
+        taskQueue: taskQueues.main,
+        workflowId,
+        args: [parsed],
+      }),
     async (handle) => {
       const { completed, pending, retrying } = await activityProgress(handle);
       retries(retrying);
-      const label = pending.includes('discoverRotationCandidates') ? 'searching' : pending.includes('publishRegistryVersion') ? 'publishing' : pending.length > 0 ? 'reading a batch' : null;
+      const label = pending.includes('discoverRotationCandidates')
+        ? 'searching'
+        : pending.includes('publishRegistryVersion')
+          ? 'publishing'
+          : pending.length > 0
+            ? 'reading a batch'
+            : null;
       report.progress(completed.get('fetchRotationBatch') ?? 0, null, 'batches', label);
     },
   );
   const document = join(publishDir, 'registry', `${result.version.replace(/^abp-registry\//, '')}.json`);
-  if (result.entries === 0) throw new PipelineError('rotation', `${result.version} was published with no entries (${document}): no repository passed the criteria; see the rotation's verdicts in the worker log`, input.workerLog);
+  if (result.entries === 0)
+    throw new PipelineError(
+      'rotation',
+      `${result.version} was published with no entries (${document}): no repository passed the criteria; see the rotation's verdicts in the worker log`,
+      input.workerLog,
+    );
   const how = `published: ${result.added} added, ${result.removed} removed, ${result.kept} kept; ${result.cost.points} GraphQL points in ${result.cost.requests} requests`;
-  return { value: { version: result.version, digest: result.digest, entries: result.entries, document, reused: false }, summary: `${result.version}: ${result.entries} repositories, ${how}; digest ${result.digest}` };
+  return {
+    value: { version: result.version, digest: result.digest, entries: result.entries, document, reused: false },
+    summary: `${result.version}: ${result.entries} repositories, ${how}; digest ${result.digest}`,
+  };
 }

@@ -4,7 +4,14 @@ import { randomBytes } from 'node:crypto';
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { SIM_PROCESS_MARKER as marker, simLayout, simStatus, withdrawSimState, type SimStatus, type WorldSpec } from '@abp/pipeline/dev-stack/sim-state';
+import {
+  SIM_PROCESS_MARKER as marker,
+  simLayout,
+  simStatus,
+  withdrawSimState,
+  type SimStatus,
+  type WorldSpec,
+} from '@abp/pipeline/dev-stack/sim-state';
 import { isOurProcess, startDetached, stopDetached, tailOf, withLock } from '@abp/pipeline/dev-stack/processes';
 import type { StackConfig } from '@abp/pipeline/worker/config';
 import { StackError } from '@abp/pipeline/worker/errors';
@@ -23,18 +30,35 @@ export interface ServeSpec {
 
 export function worldArgs(world: WorldSpec): string[] {
   return world.world === 'scale'
-    ? ['--world', 'scale', '--seed', String(world.seed), '--repos', String(world.repos), '--issues', String(world.issues)]
+    ? [
+        '--world',
+        'scale',
+        '--seed',
+        String(world.seed),
+        '--repos',
+        String(world.repos),
+        '--issues',
+        String(world.issues),
+      ]
     : ['--world', 'small', '--seed', String(world.seed), '--world-date', world.date];
 }
 
-export function simUp(config: StackConfig, world: WorldSpec, serve: ServeSpec, options: { readyTimeoutMs?: number } = {}): Promise<SimStatus> {
+export function simUp(
+  config: StackConfig,
+  world: WorldSpec,
+  serve: ServeSpec,
+  options: { readyTimeoutMs?: number } = {},
+): Promise<SimStatus> {
   const layout = simLayout(config);
   return withLock(layout.lockFile, async () => {
     const before = simStatus(config, { withToken: true });
     if (before.state === 'running') {
       const running = before.sim?.world;
       if (running && JSON.stringify(running) !== JSON.stringify(world)) {
-        throw new StackError('start-failed', `a simulator with another world (${JSON.stringify(running)}) is already running: \`abp sim down\` first`);
+        throw new StackError(
+          'start-failed',
+          `a simulator with another world (${JSON.stringify(running)}) is already running: \`abp sim down\` first`,
+        );
       }
       return before;
     }
@@ -45,8 +69,14 @@ export function simUp(config: StackConfig, world: WorldSpec, serve: ServeSpec, o
     const pid = await startDetached({
       command: process.execPath,
       args: [
-        join(packageRoot, 'bin', 'abp.js'), 'sim', 'serve', ...worldArgs(world),
-        '--port', String(serve.port), '--review-delay-ms', String(serve.reviewDelayMs),
+        join(packageRoot, 'bin', 'abp.js'),
+        'sim',
+        'serve',
+        ...worldArgs(world),
+        '--port',
+        String(serve.port),
+        '--review-delay-ms',
+        String(serve.reviewDelayMs),
         ...(serve.webhookUrl ? ['--webhook-url', serve.webhookUrl] : []),
         ...(serve.faultsFile ? ['--faults', serve.faultsFile] : []),
       ],
@@ -61,12 +91,18 @@ export function simUp(config: StackConfig, world: WorldSpec, serve: ServeSpec, o
       if (status.sim?.pid === pid) return status;
       if (!isOurProcess(pid, marker)) {
         await stopDetached(layout.pidFile, marker);
-        throw new StackError('start-failed', `the simulator exited during start-up; last lines of ${layout.logFile}:\n${tailOf(layout.logFile)}`);
+        throw new StackError(
+          'start-failed',
+          `the simulator exited during start-up; last lines of ${layout.logFile}:\n${tailOf(layout.logFile)}`,
+        );
       }
       await delay(100);
     }
     await stopDetached(layout.pidFile, marker);
-    throw new StackError('start-failed', `the simulator did not start listening within ${options.readyTimeoutMs ?? 60_000} ms; see ${layout.logFile}`);
+    throw new StackError(
+      'start-failed',
+      `the simulator did not start listening within ${options.readyTimeoutMs ?? 60_000} ms; see ${layout.logFile}`,
+    );
   });
 }
 

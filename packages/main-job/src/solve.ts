@@ -26,9 +26,23 @@ function describe(outcome: SolveOutcome): string {
   }
 }
 
-export async function solveDrawnTasks(client: Client, input: { github: GithubClient; picks: readonly DrawnTask[]; forkOwner: string; registryVersion: string; drawSeed: number }, report: StageReport): Promise<{ value: SolveOutcome[]; summary: string }> {
+export async function solveDrawnTasks(
+  client: Client,
+  input: {
+    github: GithubClient;
+    picks: readonly DrawnTask[];
+    forkOwner: string;
+    registryVersion: string;
+    drawSeed: number;
+  },
+  report: StageReport,
+): Promise<{ value: SolveOutcome[]; summary: string }> {
   const records = new Map((await readTasks(client)).map((task) => [task.taskId, task]));
-  const solver = createReferenceSolver({ github: input.github, tasks: temporalHandOff(client), forkOwner: input.forkOwner });
+  const solver = createReferenceSolver({
+    github: input.github,
+    tasks: temporalHandOff(client),
+    forkOwner: input.forkOwner,
+  });
   const outcomes: SolveOutcome[] = [];
   report.progress(0, input.picks.length, 'tasks');
   for (const pick of input.picks) {
@@ -47,7 +61,8 @@ export async function solveDrawnTasks(client: Client, input: { github: GithubCli
     report.note(describe(outcome));
     report.progress(outcomes.length, input.picks.length, 'tasks');
   }
-  const count = (...cases: SolveOutcome['$case'][]) => outcomes.filter((outcome) => cases.includes(outcome.$case)).length;
+  const count = (...cases: SolveOutcome['$case'][]) =>
+    outcomes.filter((outcome) => cases.includes(outcome.$case)).length;
   const summary = `${count('opened')} pull requests opened, ${count('reused', 'submitted-before')} followed from before, ${count('no-fix')} without a known fix, ${count('declined')} declined`;
   return { value: outcomes, summary };
 }

@@ -10,7 +10,14 @@ import { utcDate } from '@abp/github-sim/world/live/world';
 import type { StackConfig } from '@abp/pipeline/worker/config';
 import { layoutOf, stackStatus, stackUp, type StackStatus } from '@abp/pipeline/dev-stack/dev-stack';
 import { tailOf } from '@abp/pipeline/dev-stack/processes';
-import { serveLayout, servePort, serveStatus, serveUp, serveUrls, webhookSecret } from '@abp/pipeline/dev-stack/serve-stack';
+import {
+  serveLayout,
+  servePort,
+  serveStatus,
+  serveUp,
+  serveUrls,
+  webhookSecret,
+} from '@abp/pipeline/dev-stack/serve-stack';
 import { simLayout, simStatus, type SimStatus } from '@abp/pipeline/dev-stack/sim-state';
 import { simDown, simUp } from './sim-stack.js';
 import { PipelineError } from './errors.js';
@@ -37,22 +44,34 @@ function simWebhookUrl(pid: number): string | null {
   return at === -1 ? '' : (args[at + 1] ?? '');
 }
 
-async function ensureSimulator(config: StackConfig, input: { worldSeed: number; reviewDelayMs: number; webhookUrl: string; secret: string }, report: StageReport): Promise<SimStatus> {
+async function ensureSimulator(
+  config: StackConfig,
+  input: { worldSeed: number; reviewDelayMs: number; webhookUrl: string; secret: string },
+  report: StageReport,
+): Promise<SimStatus> {
   const log = simLayout(config).logFile;
   const running = simStatus(config, { withToken: true });
   if (running.state === 'running' && running.sim !== null) {
     const { world } = running.sim;
     if (world.world !== 'small' || world.seed !== input.worldSeed) {
-      throw new PipelineError('stack', `a simulator with another world (${JSON.stringify(world)}) runs in this data directory; the main job needs the small world seed ${input.worldSeed}: stop it with \`abp sim down\`, or use another ABP_HOME`, log);
+      throw new PipelineError(
+        'stack',
+        `a simulator with another world (${JSON.stringify(world)}) runs in this data directory; the main job needs the small world seed ${input.worldSeed}: stop it with \`abp sim down\`, or use another ABP_HOME`,
+        log,
+      );
     }
     const deliversTo = simWebhookUrl(running.sim.pid);
     if (deliversTo === null || deliversTo === input.webhookUrl) {
-      report.note(`simulator already running (pid ${running.sim.pid}), small world seed ${world.seed} dated ${world.date}`);
+      report.note(
+        `simulator already running (pid ${running.sim.pid}), small world seed ${world.seed} dated ${world.date}`,
+      );
       return running;
     }
     // Its deliveries would go nowhere: a restart rebuilds the world from its seed and today's date.
     await simDown(config);
-    report.note(`simulator restarted: it delivered webhooks to ${deliversTo || 'nowhere'}, abp serve listens at ${input.webhookUrl}`);
+    report.note(
+      `simulator restarted: it delivered webhooks to ${deliversTo || 'nowhere'}, abp serve listens at ${input.webhookUrl}`,
+    );
   }
   // The secret travels in the environment (never on a command line): simUp hands this process's environment on. It is
   // taken out again at once, so no process started later (the worker) inherits it.
@@ -60,54 +79,96 @@ async function ensureSimulator(config: StackConfig, input: { worldSeed: number; 
   const date = utcDate();
   let started: SimStatus;
   try {
-    started = await simUp(config, { world: 'small', seed: input.worldSeed, date }, { port: 0, reviewDelayMs: input.reviewDelayMs, webhookUrl: input.webhookUrl, faultsFile: null });
+    started = await simUp(
+      config,
+      { world: 'small', seed: input.worldSeed, date },
+      { port: 0, reviewDelayMs: input.reviewDelayMs, webhookUrl: input.webhookUrl, faultsFile: null },
+    );
   } catch (error) {
     throw new PipelineError('stack', (error as Error).message, log, { cause: error });
   } finally {
     delete process.env.ABP_SIM_WEBHOOK_SECRET;
   }
-  report.note(`simulator started (pid ${started.pid ?? '?'}): small world seed ${input.worldSeed} dated ${date}, maintainers merge green pull requests after ${input.reviewDelayMs} ms, log ${log}`);
+  report.note(
+    `simulator started (pid ${started.pid ?? '?'}): small world seed ${input.worldSeed} dated ${date}, maintainers merge green pull requests after ${input.reviewDelayMs} ms, log ${log}`,
+  );
   return started;
 }
 
-export async function startStack(config: StackConfig, input: { worldSeed: number; reviewDelayMs: number }, report: StageReport): Promise<RunningStack> {
+export async function startStack(
+  config: StackConfig,
+  input: { worldSeed: number; reviewDelayMs: number },
+  report: StageReport,
+): Promise<RunningStack> {
   if (process.env.GITHUB_TOKEN || process.env.GITHUB_API_URL) {
-    report.note('GITHUB_TOKEN / GITHUB_API_URL in the environment are not used: the main job runs against the simulator (README, "Running against real GitHub", runs the stages on api.github.com)');
+    report.note(
+      'GITHUB_TOKEN / GITHUB_API_URL in the environment are not used: the main job runs against the simulator (README, "Running against real GitHub", runs the stages on api.github.com)',
+    );
   }
   const { key, created, trustRoot } = await initSigning(config.home);
   const paths = signingPaths(config.home);
-  report.note(`${created ? 'created' : 'kept'} signing key ${key.keyId.slice(0, 16)}…; trust root ${paths.trustRoot} (version ${trustRoot.version})`);
+  report.note(
+    `${created ? 'created' : 'kept'} signing key ${key.keyId.slice(0, 16)}…; trust root ${paths.trustRoot} (version ${trustRoot.version})`,
+  );
 
   const port = await servePort(config);
   const urls = serveUrls(port);
   const secret = webhookSecret(config);
   const sim = await ensureSimulator(config, { ...input, webhookUrl: urls.webhookUrl, secret }, report);
-  if (sim.sim === null || sim.token === null || sim.pid === null) throw new PipelineError('stack', 'the simulator runs but published no state or token', sim.log);
+  if (sim.sim === null || sim.token === null || sim.pid === null)
+    throw new PipelineError('stack', 'the simulator runs but published no state or token', sim.log);
   const { world } = sim.sim;
-  if (world.world !== 'small') throw new PipelineError('stack', 'the simulator does not serve the small world', sim.log);
+  if (world.world !== 'small')
+    throw new PipelineError('stack', 'the simulator does not serve the small world', sim.log);
 
   const layout = layoutOf(config);
   let status: StackStatus;
   try {
-    status = await stackUp(config, { github: { apiUrl: sim.sim.apiUrl, token: sim.token, pacing: 'off' }, onStep: (line) => report.note(line) });
+    status = await stackUp(config, {
+      github: { apiUrl: sim.sim.apiUrl, token: sim.token, pacing: 'off' },
+      onStep: (line) => report.note(line),
+    });
   } catch (error) {
     throw new PipelineError('stack', (error as Error).message, layout.worker.logFile, { cause: error });
   }
   const temporal = status.components.find((component) => component.name === 'temporal');
   const worker = status.components.find((component) => component.name === 'worker');
-  if (worker?.pid === null || worker === undefined) throw new PipelineError('stack', 'the worker is not running after start-up', layout.worker.logFile);
+  if (worker?.pid === null || worker === undefined)
+    throw new PipelineError('stack', 'the worker is not running after start-up', layout.worker.logFile);
 
   const served = await serveUp(config, { port }).catch((error: unknown) => {
     throw new PipelineError('stack', (error as Error).message, serveLayout(config).logFile, { cause: error });
   });
-  if (served.serve === null || served.pid === null) throw new PipelineError('stack', 'abp serve runs but published no state', served.log);
-  report.note(`abp serve at ${served.serve.url}: webhooks ${served.serve.webhookUrl}, API ${served.serve.apiUrl}, log ${served.log}`);
+  if (served.serve === null || served.pid === null)
+    throw new PipelineError('stack', 'abp serve runs but published no state', served.log);
+  report.note(
+    `abp serve at ${served.serve.url}: webhooks ${served.serve.webhookUrl}, API ${served.serve.apiUrl}, log ${served.log}`,
+  );
 
   return {
     config,
-    sim: { pid: sim.pid, apiUrl: sim.sim.apiUrl, gitUrl: sim.sim.gitUrl, token: sim.token, seed: world.seed, date: world.date, log: sim.log },
-    serve: { pid: served.pid, url: served.serve.url, webhookUrl: served.serve.webhookUrl, apiUrl: served.serve.apiUrl, log: served.log },
-    temporal: { address: config.temporal.address, ui: temporal?.ui ?? null, pid: temporal?.pid ?? null, log: temporal?.log ?? '' },
+    sim: {
+      pid: sim.pid,
+      apiUrl: sim.sim.apiUrl,
+      gitUrl: sim.sim.gitUrl,
+      token: sim.token,
+      seed: world.seed,
+      date: world.date,
+      log: sim.log,
+    },
+    serve: {
+      pid: served.pid,
+      url: served.serve.url,
+      webhookUrl: served.serve.webhookUrl,
+      apiUrl: served.serve.apiUrl,
+      log: served.log,
+    },
+    temporal: {
+      address: config.temporal.address,
+      ui: temporal?.ui ?? null,
+      pid: temporal?.pid ?? null,
+      log: temporal?.log ?? '',
+    },
     worker: { pid: worker.pid, log: worker.log },
     trustRoot: paths.trustRoot,
     github: createGithubClient({ baseUrl: sim.sim.apiUrl, token: sim.token }, { ABP_GITHUB_PACING: 'off' }),
@@ -138,15 +199,26 @@ export function guardStack(stack: RunningStack, everyMs = 2_000): StackGuard {
   let timer: NodeJS.Timeout | null = null;
   const exited = new Promise<never>((_, reject) => {
     timer = setInterval(() => {
-      const components = stackStatus(stack.config).components.map((component) => ({ name: component.name === 'temporal' ? 'Temporal dev server' : 'worker', state: component.state, log: component.log }));
+      const components = stackStatus(stack.config).components.map((component) => ({
+        name: component.name === 'temporal' ? 'Temporal dev server' : 'worker',
+        state: component.state,
+        log: component.log,
+      }));
       const serve = serveStatus(stack.config);
       const sim = simStatus(stack.config);
-      const gone = [...components, { name: 'abp serve', state: serve.state, log: serve.log }, { name: 'simulator', state: sim.state, log: sim.log }].find(
-        (component) => component.state !== 'running' && component.state !== 'external',
-      );
+      const gone = [
+        ...components,
+        { name: 'abp serve', state: serve.state, log: serve.log },
+        { name: 'simulator', state: sim.state, log: sim.log },
+      ].find((component) => component.state !== 'running' && component.state !== 'external');
       if (gone === undefined) return;
       if (timer !== null) clearInterval(timer);
-      reject(new StackComponentExited(`the ${gone.name} exited while the job ran (${gone.state}); last lines of ${gone.log}:\n${tailOf(gone.log, 10)}`, gone.log));
+      reject(
+        new StackComponentExited(
+          `the ${gone.name} exited while the job ran (${gone.state}); last lines of ${gone.log}:\n${tailOf(gone.log, 10)}`,
+          gone.log,
+        ),
+      );
     }, everyMs);
     timer.unref();
   });

@@ -42,9 +42,11 @@ export async function runStage<T>(
   } catch (error) {
     const ms = Math.round(performance.now() - started);
     const failure =
-      error instanceof PipelineError ? error
-      : error instanceof StackComponentExited ? new PipelineError(stage, error.message, error.log, { cause: error })
-      : new PipelineError(stage, error instanceof Error ? error.message : String(error), log, { cause: error });
+      error instanceof PipelineError
+        ? error
+        : error instanceof StackComponentExited
+          ? new PipelineError(stage, error.message, error.log, { cause: error })
+          : new PipelineError(stage, error instanceof Error ? error.message : String(error), log, { cause: error });
     sink({ event: 'stage-failed', stage: failure.stage, ms, reason: failure.reason, log: failure.log });
     throw failure;
   }

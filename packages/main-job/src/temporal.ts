@@ -2,7 +2,12 @@
 // time, as `abp registry rotate` and `abp draw` do), the task records read through the worker that owns the database,
 // and what a running workflow is doing now, for the progress line.
 import { randomUUID } from 'node:crypto';
-import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import {
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowFailedError,
+  type Client,
+  type WorkflowHandle,
+} from '@temporalio/client';
 import proto from '@temporalio/proto';
 import type { TaskQuery, TaskRecord } from '@abp/pipeline/activities/tasks';
 import type { describeTasks } from '@abp/pipeline/workflows/describe-tasks';
@@ -16,13 +21,20 @@ export function retryReporter(note: (message: string) => void): (retrying: reado
       const key = `${activity.type}#${activity.attempt}`;
       if (seen.has(key)) continue;
       seen.add(key);
-      note(`${activity.type} is on attempt ${activity.attempt}: the last one failed with ${activity.lastFailure ?? 'no message'} (the worker retries with backoff)`);
+      note(
+        `${activity.type} is on attempt ${activity.attempt}: the last one failed with ${activity.lastFailure ?? 'no message'} (the worker retries with backoff)`,
+      );
     }
   };
 }
 
 /** Starts the workflow, or waits on the run of it that is going on already (same id). Failures say the innermost cause. */
-export async function startOrJoin<R>(client: Client, workflowId: string, start: () => Promise<WorkflowHandle>, watch?: (handle: WorkflowHandle) => Promise<void>): Promise<R> {
+export async function startOrJoin<R>(
+  client: Client,
+  workflowId: string,
+  start: () => Promise<WorkflowHandle>,
+  watch?: (handle: WorkflowHandle) => Promise<void>,
+): Promise<R> {
   let handle: WorkflowHandle;
   try {
     handle = await start();
@@ -31,12 +43,15 @@ export async function startOrJoin<R>(client: Client, workflowId: string, start: 
     handle = client.workflow.getHandle(workflowId);
   }
   let watching = true;
-  const watcher = watch === undefined ? Promise.resolve() : (async () => {
-    while (watching) {
-      await watch(handle).catch(() => undefined);
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-  })();
+  const watcher =
+    watch === undefined
+      ? Promise.resolve()
+      : (async () => {
+          while (watching) {
+            await watch(handle).catch(() => undefined);
+            await new Promise((resolve) => setTimeout(resolve, 500));
+          }
+        })();
   try {
     return (await handle.result()) as R;
   } catch (error) {
@@ -71,7 +86,9 @@ export interface PendingActivity {
 }
 
 /** How many activities of each type a workflow has completed, and which are in flight now: a long step's progress. */
-export async function activityProgress(handle: WorkflowHandle): Promise<{ completed: Map<string, number>; pending: string[]; retrying: PendingActivity[] }> {
+export async function activityProgress(
+  handle: WorkflowHandle,
+): Promise<{ completed: Map<string, number>; pending: string[]; retrying: PendingActivity[] }> {
   const [history, description] = await Promise.all([handle.fetchHistory(), handle.describe()]);
   const typeOf = new Map<string, string>();
   const completed = new Map<string, number>();
@@ -88,6 +105,10 @@ export async function activityProgress(handle: WorkflowHandle): Promise<{ comple
   const pending = activities.map((activity) => activity.activityType?.name ?? '').filter((name) => name !== '');
   const retrying = activities
     .filter((activity) => (activity.attempt ?? 1) > 1)
-    .map((activity) => ({ type: activity.activityType?.name ?? '', attempt: activity.attempt ?? 1, lastFailure: activity.lastFailure?.message ?? null }));
+    .map((activity) => ({
+      type: activity.activityType?.name ?? '',
+      attempt: activity.attempt ?? 1,
+      lastFailure: activity.lastFailure?.message ?? null,
+    }));
   return { completed, pending, retrying };
 }

@@ -21,7 +21,20 @@ const abpBin = new URL('../bin/abp.js', import.meta.url).pathname;
 // draw keeps the job quick, its freezes need no compiler cache warmed (a fresh data directory's Go cache costs half a
 // minute), and every one of its fixes merges. The job's own time limits sit inside the test's, generous for a CI
 // machine running other suites beside it, so a stuck stage fails with its reason and log rather than being killed.
-const JOB = ['--seed', '22', '--count', '2', '--trials', '1', '--review-delay-ms', '200', '--merge-timeout', '180', '--freeze-timeout', '240'];
+const JOB = [
+  '--seed',
+  '22',
+  '--count',
+  '2',
+  '--trials',
+  '1',
+  '--review-delay-ms',
+  '200',
+  '--merge-timeout',
+  '180',
+  '--freeze-timeout',
+  '240',
+];
 const RUN_TIMEOUT_MS = 480_000;
 
 interface Run {
@@ -41,11 +54,16 @@ describe('abp start: the main job', () => {
     const result = await runAbp(['start', ...JOB, '--json'], env, RUN_TIMEOUT_MS);
     const ms = Math.round(performance.now() - started);
     // --json: every line of stdout is one JSON event, nothing else.
-    const events = result.stdout.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as PipelineEvent);
+    const events = result.stdout
+      .split('\n')
+      .filter((line) => line !== '')
+      .map((line) => JSON.parse(line) as PipelineEvent);
     const summary = events.find((event) => event.event === 'summary');
     if (result.code !== 0 || summary === undefined) {
       const failed = events.find((event) => event.event === 'stage-failed');
-      throw new Error(`abp start exited ${result.code}: ${failed ? JSON.stringify(failed) : `${result.stderr.slice(-2_000)}\nlast events:\n${result.stdout.slice(-3_000)}`}`);
+      throw new Error(
+        `abp start exited ${result.code}: ${failed ? JSON.stringify(failed) : `${result.stderr.slice(-2_000)}\nlast events:\n${result.stdout.slice(-3_000)}`}`,
+      );
     }
     return { result, events, summary: summary.summary as MainJobSummary, ms };
   }
@@ -81,8 +99,15 @@ describe('abp start: the main job', () => {
   }, RUN_TIMEOUT_MS + 60_000);
 
   it('runs every stage on a fresh data directory and prints where to look', () => {
-    const restarted = first.events.find((event) => event.event === 'note' && event.message.startsWith('worker restarted'));
-    expect(restarted).toMatchObject({ stage: 'stack', message: expect.stringContaining('it ran with no GitHub endpoint, the stack needs GITHUB_API_URL=http://127.0.0.1:') as string });
+    const restarted = first.events.find(
+      (event) => event.event === 'note' && event.message.startsWith('worker restarted'),
+    );
+    expect(restarted).toMatchObject({
+      stage: 'stack',
+      message: expect.stringContaining(
+        'it ran with no GitHub endpoint, the stack needs GITHUB_API_URL=http://127.0.0.1:',
+      ) as string,
+    });
     const done = first.events.flatMap((event) => (event.event === 'stage-done' ? [event.stage] : []));
     expect(done).toEqual([...STAGES]);
     const { summary } = first;
@@ -90,17 +115,32 @@ describe('abp start: the main job', () => {
     expect(summary.tasks).toMatchObject({ drawn: 2, solved: 2, merged: 2, scored: 2, pulled: 2 });
     expect(Object.keys(summary.bundles).sort()).toEqual(['gh-mira-quill-textkit-3', 'gh-mira-quill-textkit-5']);
     expect(summary.temporalUi).toBe(`http://127.0.0.1:${env.ABP_TEMPORAL_UI_PORT ?? ''}`);
-    for (const file of [summary.report, summary.verdict, summary.drawRecord, summary.baseline, join(summary.runFolder, 'summary.json')]) expect(existsSync(file), file).toBe(true);
+    for (const file of [
+      summary.report,
+      summary.verdict,
+      summary.drawRecord,
+      summary.baseline,
+      join(summary.runFolder, 'summary.json'),
+    ])
+      expect(existsSync(file), file).toBe(true);
     expect(readFileSync(summary.report, 'utf8')).toContain('<html');
     expect(summary.gate).toBe('pass');
     expect(summary.coldStartMs).toBeGreaterThan(0);
     expect(summary.coldStartMs).toBeLessThanOrEqual(summary.totalMs);
     expect(Object.keys(summary.stages)).toEqual([...STAGES]);
     // Every process of the stack reports its peak memory (VmHWM) while it runs.
-    expect(summary.memory.map((entry) => entry.process)).toEqual(['temporal dev server', 'worker', 'simulator', 'abp serve', 'abp start (this command)']);
+    expect(summary.memory.map((entry) => entry.process)).toEqual([
+      'temporal dev server',
+      'worker',
+      'simulator',
+      'abp serve',
+      'abp start (this command)',
+    ]);
     for (const entry of summary.memory) expect(entry.peakMiB, entry.process).toBeGreaterThan(10);
     // The reference engine resolves every pulled task and the no-op engine none.
-    const verdict = JSON.parse(readFileSync(summary.verdict, 'utf8')) as { perEngine: Array<{ engine: string; resolvedTrials: number; scoredTrials: number }> };
+    const verdict = JSON.parse(readFileSync(summary.verdict, 'utf8')) as {
+      perEngine: Array<{ engine: string; resolvedTrials: number; scoredTrials: number }>;
+    };
     expect(verdict.perEngine.map((engine) => [engine.engine, engine.resolvedTrials, engine.scoredTrials])).toEqual([
       ['reference', 2, 2],
       ['noop', 0, 2],
@@ -137,69 +177,105 @@ describe('abp start: the main job', () => {
     }, RUN_TIMEOUT_MS + 30_000);
 
     it('gives the same draw record and bundles, reused, and still pulls, grades and gates', () => {
-    expect(second.summary.drawRecord).toBe(first.summary.drawRecord);
-    expect(readFileSync(second.summary.drawRecord).equals(recordBefore)).toBe(true);
-    expect(second.summary.drawDigest).toBe(first.summary.drawDigest);
-    expect(second.summary.bundles).toEqual(first.summary.bundles);
-    expect(second.summary.tasks).toMatchObject({ drawn: 2, merged: 0, scored: 2, pulled: 2 });
-    // Nothing rotated, drawn or opened twice.
-    const notes = second.events.flatMap((event) => (event.event === 'stage-done' ? [`${event.stage}: ${event.summary}`] : []));
-    expect(notes.find((line) => line.startsWith('rotation:'))).toContain('reused');
-    expect(notes.find((line) => line.startsWith('draw:'))).toContain('reused');
-    expect(notes.find((line) => line.startsWith('solve:'))).toContain('0 pull requests opened');
-    // The gate compares this run with the baseline the first run took.
-    expect(second.summary.baseline).toBe(first.summary.baseline);
-    expect(second.summary.results).not.toBe(first.summary.results);
-    expect(second.summary.gate).toBe('pass');
-    console.log(`main job: first run ${first.ms} ms (cold start ${first.summary.coldStartMs} ms), second run ${second.ms} ms; stages ${JSON.stringify(first.summary.stages)}`);
+      expect(second.summary.drawRecord).toBe(first.summary.drawRecord);
+      expect(readFileSync(second.summary.drawRecord).equals(recordBefore)).toBe(true);
+      expect(second.summary.drawDigest).toBe(first.summary.drawDigest);
+      expect(second.summary.bundles).toEqual(first.summary.bundles);
+      expect(second.summary.tasks).toMatchObject({ drawn: 2, merged: 0, scored: 2, pulled: 2 });
+      // Nothing rotated, drawn or opened twice.
+      const notes = second.events.flatMap((event) =>
+        event.event === 'stage-done' ? [`${event.stage}: ${event.summary}`] : [],
+      );
+      expect(notes.find((line) => line.startsWith('rotation:'))).toContain('reused');
+      expect(notes.find((line) => line.startsWith('draw:'))).toContain('reused');
+      expect(notes.find((line) => line.startsWith('solve:'))).toContain('0 pull requests opened');
+      // The gate compares this run with the baseline the first run took.
+      expect(second.summary.baseline).toBe(first.summary.baseline);
+      expect(second.summary.results).not.toBe(first.summary.results);
+      expect(second.summary.gate).toBe('pass');
+      console.log(
+        `main job: first run ${first.ms} ms (cold start ${first.summary.coldStartMs} ms), second run ${second.ms} ms; stages ${JSON.stringify(first.summary.stages)}`,
+      );
     });
   });
 
   it('abp stop stops every process the job started', async () => {
-    const pids = first.summary.memory.filter((entry) => entry.process !== 'abp start (this command)').map((entry) => entry.pid);
+    const pids = first.summary.memory
+      .filter((entry) => entry.process !== 'abp start (this command)')
+      .map((entry) => entry.pid);
     const stopped = await runAbp(['stop', '--json'], env);
     expect(stopped.code, stopped.stderr).toBe(0);
-    expect((JSON.parse(stopped.stdout) as { components: Array<{ result: string }> }).components.map((component) => component.result)).toEqual(['stopped', 'stopped', 'stopped', 'stopped']);
+    expect(
+      (JSON.parse(stopped.stdout) as { components: Array<{ result: string }> }).components.map(
+        (component) => component.result,
+      ),
+    ).toEqual(['stopped', 'stopped', 'stopped', 'stopped']);
     for (const pid of pids) expect(isAlive(pid ?? -1), `pid ${pid}`).toBe(false);
   });
 
-  it('fails the running stage when a process of the stack dies, naming the stage and the log to read, and exits 1', async () => {
-    // Three trials each, so the grading outlasts the guard's look at the stack; the worker is killed as it starts.
-    const child = spawn(process.execPath, [abpBin, 'start', ...JOB.filter((_, index) => index < 4), '--trials', '3', '--json'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    const events: PipelineEvent[] = [];
-    let buffered = '';
-    let killed = false;
-    child.stdout.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const lines = buffered.split('\n');
-      buffered = lines.pop() ?? '';
-      for (const line of lines.filter((text) => text !== '')) {
-        const event = JSON.parse(line) as PipelineEvent;
-        events.push(event);
-        if (!killed && event.event === 'stage-started' && event.stage === 'grade') {
-          killed = true;
-          process.kill(Number(readFileSync(join(home, 'run', 'worker.pid'), 'utf8').trim()), 'SIGKILL');
+  it(
+    'fails the running stage when a process of the stack dies, naming the stage and the log to read, and exits 1',
+    async () => {
+      // Three trials each, so the grading outlasts the guard's look at the stack; the worker is killed as it starts.
+      const child = spawn(
+        process.execPath,
+        [abpBin, 'start', ...JOB.filter((_, index) => index < 4), '--trials', '3', '--json'],
+        { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      const events: PipelineEvent[] = [];
+      let buffered = '';
+      let killed = false;
+      child.stdout.on('data', (chunk: Buffer) => {
+        buffered += chunk.toString();
+        const lines = buffered.split('\n');
+        buffered = lines.pop() ?? '';
+        for (const line of lines.filter((text) => text !== '')) {
+          const event = JSON.parse(line) as PipelineEvent;
+          events.push(event);
+          if (!killed && event.event === 'stage-started' && event.stage === 'grade') {
+            killed = true;
+            process.kill(Number(readFileSync(join(home, 'run', 'worker.pid'), 'utf8').trim()), 'SIGKILL');
+          }
         }
-      }
-    });
-    const code = await new Promise<number | null>((resolveExit) => child.once('close', resolveExit));
-    expect(killed).toBe(true);
-    expect(code).toBe(1);
-    expect(events.at(-1)).toMatchObject({ event: 'stage-failed', stage: 'grade', log: join(home, 'logs', 'worker.log'), reason: expect.stringContaining('the worker exited while the job ran') as string });
-  }, RUN_TIMEOUT_MS);
+      });
+      const code = await new Promise<number | null>((resolveExit) => child.once('close', resolveExit));
+      expect(killed).toBe(true);
+      expect(code).toBe(1);
+      expect(events.at(-1)).toMatchObject({
+        event: 'stage-failed',
+        stage: 'grade',
+        log: join(home, 'logs', 'worker.log'),
+        reason: expect.stringContaining('the worker exited while the job ran') as string,
+      });
+    },
+    RUN_TIMEOUT_MS,
+  );
 });
 
 describe('abp start on a data directory it cannot use', () => {
   it('fails the stack stage with the reason and the simulator log when another world runs there, and starts nothing', async () => {
     const home = await mkdtemp(join(tmpdir(), 'abp-main-job-refused-'));
-    const env = { ABP_HOME: home, ABP_TEMPORAL_PORT: String(await freePort()), ABP_TEMPORAL_UI_PORT: String(await freePort()), TEMPORAL_ADDRESS: '' };
+    const env = {
+      ABP_HOME: home,
+      ABP_TEMPORAL_PORT: String(await freePort()),
+      ABP_TEMPORAL_UI_PORT: String(await freePort()),
+      TEMPORAL_ADDRESS: '',
+    };
     try {
       const scale = await runAbp(['sim', 'up', '--seed', '3', '--repos', '20', '--issues', '200', '--json'], env);
       expect(scale.code, scale.stderr).toBe(0);
       const refused = await runAbp(['start', '--json'], env);
       expect(refused.code).toBe(1);
-      const events = refused.stdout.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as PipelineEvent);
-      expect(events.at(-1)).toMatchObject({ event: 'stage-failed', stage: 'stack', log: join(home, 'logs', 'sim.log'), reason: expect.stringContaining('a simulator with another world') as string });
+      const events = refused.stdout
+        .split('\n')
+        .filter((line) => line !== '')
+        .map((line) => JSON.parse(line) as PipelineEvent);
+      expect(events.at(-1)).toMatchObject({
+        event: 'stage-failed',
+        stage: 'stack',
+        log: join(home, 'logs', 'sim.log'),
+        reason: expect.stringContaining('a simulator with another world') as string,
+      });
       expect(refused.stderr).toContain('abp: stack failed: a simulator with another world');
       expect(existsSync(join(home, 'run', 'temporal.pid'))).toBe(false);
     } finally {

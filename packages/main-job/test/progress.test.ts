@@ -80,7 +80,15 @@ describe('abp start progress', () => {
   it('prints one JSON object per event with --json, a repeated count once', () => {
     const lines = play('json', true).trimEnd().split('\n');
     const parsed = lines.map((line) => JSON.parse(line) as PipelineEvent);
-    expect(parsed.map((event) => event.event)).toEqual(['stage-started', 'stage-progress', 'note', 'stage-done', 'stage-started', 'stage-failed', 'summary']);
+    expect(parsed.map((event) => event.event)).toEqual([
+      'stage-started',
+      'stage-progress',
+      'note',
+      'stage-done',
+      'stage-started',
+      'stage-failed',
+      'summary',
+    ]);
     expect(parsed.at(-1)).toEqual({ event: 'summary', summary });
   });
 

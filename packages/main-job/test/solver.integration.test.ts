@@ -36,7 +36,8 @@ describe('the reference solver', () => {
     await env.client.workflow.start(fixTaker, { taskQueue, workflowId: taskId });
   }
 
-  const followed = (taskId: string) => env.client.workflow.getHandle(taskId).query<{ state: string; prUrl: string | null }>('taskStatus');
+  const followed = (taskId: string) =>
+    env.client.workflow.getHandle(taskId).query<{ state: string; prUrl: string | null }>('taskStatus');
 
   const task = (repo: string, issue: number, overrides: Partial<SolverTask> = {}): SolverTask => ({
     taskId: `gh-${repo.replace('/', '-')}-${issue}`,
@@ -51,11 +52,21 @@ describe('the reference solver', () => {
 
   beforeAll(async () => {
     root = await mkdtemp(join(tmpdir(), 'abp-solver-'));
-    world = await createLiveWorld({ seed: 1, dir: join(root, 'world'), generatedAt: '2026-11-30T00:00:00Z', solverFixBranches: true });
+    world = await createLiveWorld({
+      seed: 1,
+      dir: join(root, 'world'),
+      generatedAt: '2026-11-30T00:00:00Z',
+      solverFixBranches: true,
+    });
     sim = await startSimulator({ world, tokens: new Set([TOKEN]), gitRoot: world.gitRoot, canPush: world.canPush });
     github = createGithubClient({ baseUrl: sim.apiUrl, token: TOKEN }, { ABP_GITHUB_PACING: 'off' });
     env = await startDevServer();
-    worker = await Worker.create({ connection: env.nativeConnection, namespace: env.namespace ?? 'default', taskQueue, workflowsPath: fileURLToPath(new URL('./support/fix-taker-workflow.ts', import.meta.url)) });
+    worker = await Worker.create({
+      connection: env.nativeConnection,
+      namespace: env.namespace ?? 'default',
+      taskQueue,
+      workflowsPath: fileURLToPath(new URL('./support/fix-taker-workflow.ts', import.meta.url)),
+    });
     workerRun = worker.run();
     tasks = temporalHandOff(env.client);
   });
@@ -68,7 +79,10 @@ describe('the reference solver', () => {
   });
 
   it('reads a commit message as the title and a summary without the closing line', () => {
-    expect(titleAndSummary('slugify: transliterate accented letters\n\nDecompose the title.\n\nFixes #3\n')).toEqual({ title: 'slugify: transliterate accented letters', summary: 'Decompose the title.' });
+    expect(titleAndSummary('slugify: transliterate accented letters\n\nDecompose the title.\n\nFixes #3\n')).toEqual({
+      title: 'slugify: transliterate accented letters',
+      summary: 'Decompose the title.',
+    });
     expect(titleAndSummary('One line only')).toEqual({ title: 'One line only', summary: '' });
   });
 
@@ -81,7 +95,12 @@ describe('the reference solver', () => {
     const opened = await solver.solve(task(repo, 3));
     expect(opened).toMatchObject({ $case: 'opened', prUrl: `${sim.apiUrl}/${repo}/pull/6`, number: 6 });
     const pull = world.pull(textkit as NonNullable<typeof textkit>, 6);
-    expect(pull).toMatchObject({ headRefName: 'fix/3', authorLogin: SOLVER_LOGIN, closesIssues: [3], title: 'slugify: transliterate accented letters instead of splitting on them' });
+    expect(pull).toMatchObject({
+      headRefName: 'fix/3',
+      authorLogin: SOLVER_LOGIN,
+      closesIssues: [3],
+      title: 'slugify: transliterate accented letters instead of splitting on them',
+    });
     expect(pull?.body.startsWith('Fixes #3\n\nDecompose the title (NFKD)')).toBe(true);
     expect(pull?.body).toContain('`abp-reference@0.1.0`');
     expect(pull?.body).toContain('registry 2026Q4; this is task `gh-mira-quill-textkit-3`');
@@ -93,7 +112,9 @@ describe('the reference solver', () => {
     // handed over, not opened again.
     const again = await solver.solve(task(repo, 3));
     expect(again).toMatchObject({ $case: 'reused', prUrl: `${sim.apiUrl}/${repo}/pull/6`, pullState: 'open' });
-    expect(world.pulls(textkit as NonNullable<typeof textkit>, { states: ['OPEN', 'MERGED', 'CLOSED'] }, 0, 10).total).toBe(2);
+    expect(
+      world.pulls(textkit as NonNullable<typeof textkit>, { states: ['OPEN', 'MERGED', 'CLOSED'] }, 0, 10).total,
+    ).toBe(2);
     expect(world.pulls(textkit as NonNullable<typeof textkit>, { states: ['OPEN'] }, 0, 10).total).toBe(1);
     // The task follows it already: nothing to do.
     const following = await solver.solve(task(repo, 3, { state: 'tracking', prUrl: `${sim.apiUrl}/${repo}/pull/6` }));
@@ -105,15 +126,25 @@ describe('the reference solver', () => {
     const textkit = world.repoAt(0);
     const repo = `${textkit?.owner ?? ''}/${textkit?.name ?? ''}`;
     // Never drawn: no workflow runs under its id.
-    await expect(solver.solve(task(repo, 5))).rejects.toMatchObject({ code: 'hand-off-failed', message: expect.stringContaining(`no running task gh-${repo.replace('/', '-')}-5`) as string });
+    await expect(solver.solve(task(repo, 5))).rejects.toMatchObject({
+      code: 'hand-off-failed',
+      message: expect.stringContaining(`no running task gh-${repo.replace('/', '-')}-5`) as string,
+    });
   });
 
   it('leaves a task whose fix the fork does not carry drawn, and says why', async () => {
     const solver = createReferenceSolver({ github, tasks, forkOwner: SOLVER_LOGIN });
     const textkit = world.repoAt(0);
     const repo = `${textkit?.owner ?? ''}/${textkit?.name ?? ''}`;
-    expect(await solver.solve(task(repo, 4))).toEqual({ $case: 'no-fix', taskId: `gh-${repo.replace('/', '-')}-4`, reason: `${SOLVER_LOGIN}/textkit has no branch fix/4` });
+    expect(await solver.solve(task(repo, 4))).toEqual({
+      $case: 'no-fix',
+      taskId: `gh-${repo.replace('/', '-')}-4`,
+      reason: `${SOLVER_LOGIN}/textkit has no branch fix/4`,
+    });
     const stranger = createReferenceSolver({ github, tasks, forkOwner: 'nobody' });
-    expect(await stranger.solve(task(repo, 3))).toMatchObject({ $case: 'no-fix', reason: `nobody has no fork of ${repo}` });
+    expect(await stranger.solve(task(repo, 3))).toMatchObject({
+      $case: 'no-fix',
+      reason: `nobody has no fork of ${repo}`,
+    });
   });
 });

@@ -19,7 +19,8 @@ export interface GitHttpOptions {
 
 /** Where git keeps git-http-backend, asked once, on the first request. */
 let backend: string | undefined;
-const backendPath = (): string => (backend ??= join(gitSync(['--exec-path'], { cwd: '/' }).stdout.toString('utf8').trim(), 'git-http-backend'));
+const backendPath = (): string =>
+  (backend ??= join(gitSync(['--exec-path'], { cwd: '/' }).stdout.toString('utf8').trim(), 'git-http-backend'));
 // As on GitHub, the clone URL is the repository's web URL plus `.git`; only git's own paths match.
 const repoPath = /^\/([A-Za-z0-9_.-]+)\/([A-Za-z0-9_.-]+?)\.git(\/(?:info\/refs|git-upload-pack|git-receive-pack))$/;
 

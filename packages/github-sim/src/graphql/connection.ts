@@ -25,7 +25,8 @@ export function decodeCursor(cursor: string): number | null {
 function cursorArgument(value: unknown): number | undefined {
   if (typeof value !== 'string') return undefined;
   const index = decodeCursor(value);
-  if (index === null) throw githubError('INVALID_CURSOR_ARGUMENTS', `\`${value}\` does not appear to be a valid cursor.`);
+  if (index === null)
+    throw githubError('INVALID_CURSOR_ARGUMENTS', `\`${value}\` does not appear to be a valid cursor.`);
   return index;
 }
 
@@ -61,7 +62,12 @@ export interface Connection {
 }
 
 /** A connection object with totalCount, nodes, edges and pageInfo; the analysis has already bounded first/last. */
-export function connection<T>(args: Args, fetch: Fetch<T>, toNode: (item: T) => unknown, options: ConnectionOptions = {}): Connection {
+export function connection<T>(
+  args: Args,
+  fetch: Fetch<T>,
+  toNode: (item: T) => unknown,
+  options: ConnectionOptions = {},
+): Connection {
   const first = intArgument(args['first']);
   const last = intArgument(args['last']);
   const after = cursorArgument(args['after']);
@@ -93,7 +99,11 @@ export function connection<T>(args: Args, fetch: Fetch<T>, toNode: (item: T) => 
     nodes: () => load().items.map(toNode),
     edges: () => {
       const { start, items } = load();
-      return items.map((item, index) => ({ cursor: encodeCursor(start + index), node: toNode(item), ...options.edgeFields }));
+      return items.map((item, index) => ({
+        cursor: encodeCursor(start + index),
+        node: toNode(item),
+        ...options.edgeFields,
+      }));
     },
     pageInfo: () => {
       const { start, items } = load();

@@ -81,7 +81,18 @@ const rubyTokenNames: Partial<Record<string, string>> = {
   [TokenKind.STRING]: 'STRING',
   [TokenKind.BLOCK_STRING]: 'STRING',
 };
-const rubyKeywords = new Set(['query', 'mutation', 'subscription', 'fragment', 'on', 'true', 'false', 'null', 'type', 'schema']);
+const rubyKeywords = new Set([
+  'query',
+  'mutation',
+  'subscription',
+  'fragment',
+  'on',
+  'true',
+  'false',
+  'null',
+  'type',
+  'schema',
+]);
 
 /** A graphql-js syntax error in graphql-ruby's words, e.g. `Parse error on "}" (RCURLY) at [1, 10]`. */
 export function formatSyntaxError(error: GraphQLError, query: string): GithubGraphqlError {
@@ -91,7 +102,10 @@ export function formatSyntaxError(error: GraphQLError, query: string): GithubGra
   const locations = [{ line: location.line, column: location.column }];
   const token = tokenAt(query, position);
   if (!token) return { locations, message: 'Unexpected end of document' };
-  return { locations, message: `Parse error on ${JSON.stringify(token.text)} (${token.name}) at [${location.line}, ${location.column}]` };
+  return {
+    locations,
+    message: `Parse error on ${JSON.stringify(token.text)} (${token.name}) at [${location.line}, ${location.column}]`,
+  };
 }
 
 function tokenAt(query: string, position: number): { text: string; name: string } | null {
@@ -100,7 +114,8 @@ function tokenAt(query: string, position: number): { text: string; name: string 
     for (let token = lexer.advance(); token.kind !== TokenKind.EOF; token = lexer.advance()) {
       if (token.end <= position) continue;
       const text = query.slice(token.start, token.end);
-      if (token.kind === TokenKind.NAME) return { text, name: rubyKeywords.has(text) ? text.toUpperCase() : 'IDENTIFIER' };
+      if (token.kind === TokenKind.NAME)
+        return { text, name: rubyKeywords.has(text) ? text.toUpperCase() : 'IDENTIFIER' };
       return { text: token.value ?? text, name: rubyTokenNames[token.kind] ?? 'UNKNOWN_CHAR' };
     }
     return null;
@@ -212,7 +227,11 @@ function translate(ruleName: string, error: GraphQLError, base: GithubGraphqlErr
     }
     case 'KnownTypeNamesRule': {
       const [typeName = '?'] = quoted;
-      return { ...base, extensions: { code: 'undefinedType', typeName }, message: `No such type ${typeName}, so it can't be a fragment condition` };
+      return {
+        ...base,
+        extensions: { code: 'undefinedType', typeName },
+        message: `No such type ${typeName}, so it can't be a fragment condition`,
+      };
     }
     default:
       // The remaining rules keep graphql-js's wording; their shape (path, locations, message) is GitHub's.
@@ -243,7 +262,8 @@ function staticPaths(document: DocumentNode): Map<ASTNode, string[]> {
 }
 
 function segmentOf(node: ASTNode): string | null {
-  if (node.kind === Kind.OPERATION_DEFINITION) return node.name ? `${node.operation} ${node.name.value}` : node.operation;
+  if (node.kind === Kind.OPERATION_DEFINITION)
+    return node.name ? `${node.operation} ${node.name.value}` : node.operation;
   if (node.kind === Kind.FRAGMENT_DEFINITION) return `fragment ${node.name.value}`;
   if (node.kind === Kind.FIELD) return node.alias?.value ?? node.name.value;
   if (node.kind === Kind.INLINE_FRAGMENT) return node.typeCondition ? `... on ${node.typeCondition.name.value}` : '...';

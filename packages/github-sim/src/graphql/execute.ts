@@ -17,7 +17,8 @@ export interface GraphqlOptions {
 /** The user every token stands for unless `viewerForToken` says otherwise. */
 export const defaultViewer: GraphqlViewer = { id: 9_000_001, login: 'abp-sim' };
 
-const authDocumentation = 'https://docs.github.com/graphql/guides/forming-calls-with-graphql#authenticating-with-graphql';
+const authDocumentation =
+  'https://docs.github.com/graphql/guides/forming-calls-with-graphql#authenticating-with-graphql';
 
 interface GraphqlBody {
   query: string;
@@ -42,13 +43,24 @@ function readBody(body: string): GraphqlBody | { invalidJson: true } | { missing
   };
 }
 
-export async function executeGraphql(request: SimRequest, ctx: SimContext, options: GraphqlOptions = {}): Promise<SimResponse> {
+export async function executeGraphql(
+  request: SimRequest,
+  ctx: SimContext,
+  options: GraphqlOptions = {},
+): Promise<SimResponse> {
   if (request.token === null) {
-    return jsonResponse(401, { message: 'This endpoint requires you to be authenticated.', documentation_url: authDocumentation });
+    return jsonResponse(401, {
+      message: 'This endpoint requires you to be authenticated.',
+      documentation_url: authDocumentation,
+    });
   }
   const viewer = options.viewerForToken ? options.viewerForToken(request.token) : defaultViewer;
   if (!viewer) {
-    return jsonResponse(401, { message: 'Bad credentials', documentation_url: 'https://docs.github.com/graphql', status: '401' });
+    return jsonResponse(401, {
+      message: 'Bad credentials',
+      documentation_url: 'https://docs.github.com/graphql',
+      status: '401',
+    });
   }
   const token = request.token;
   const peeked = (): Record<string, string> => rateLimitHeaders(ctx.rateLimits.peek(token, 'graphql'));
@@ -59,7 +71,11 @@ export async function executeGraphql(request: SimRequest, ctx: SimContext, optio
   }
   const body = readBody(request.body);
   if ('invalidJson' in body) {
-    return jsonResponse(400, { message: 'Problems parsing JSON', documentation_url: 'https://docs.github.com/graphql' }, peeked());
+    return jsonResponse(
+      400,
+      { message: 'Problems parsing JSON', documentation_url: 'https://docs.github.com/graphql' },
+      peeked(),
+    );
   }
   if ('missingQuery' in body) return refuse([{ message: 'A query attribute must be specified and must be a string.' }]);
 
@@ -81,7 +97,11 @@ export async function executeGraphql(request: SimRequest, ctx: SimContext, optio
     ? { ...ctx.rateLimits.peek(token, 'graphql'), allowed: true }
     : ctx.rateLimits.spend(token, 'graphql', analysis.cost);
   if (!state.allowed) {
-    return jsonResponse(200, { errors: [{ type: 'RATE_LIMITED', message: `API rate limit exceeded for user ID ${viewer.id}.` }] }, rateLimitHeaders(state));
+    return jsonResponse(
+      200,
+      { errors: [{ type: 'RATE_LIMITED', message: `API rate limit exceeded for user ID ${viewer.id}.` }] },
+      rateLimitHeaders(state),
+    );
   }
   const rateLimit: RateLimitView = {
     cost: analysis.cost,

@@ -73,12 +73,24 @@ export function analyzeQuery(
   variables: Record<string, unknown> = {},
   operationName?: string | null,
 ): QueryAnalysis {
-  const analysis: QueryAnalysis = { cost: 1, requestCount: 0, nodeCount: 0, dryRun: false, operation: null, variables: {}, errors: [] };
+  const analysis: QueryAnalysis = {
+    cost: 1,
+    requestCount: 0,
+    nodeCount: 0,
+    dryRun: false,
+    operation: null,
+    variables: {},
+    errors: [],
+  };
   const operation = selectOperation(document, operationName ?? null);
   if ('error' in operation) return { ...analysis, errors: [operation.error] };
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], variables);
   if (coerced.errors) {
-    return { ...analysis, operation, errors: coerced.errors.map((error) => variableError(schema, operation, error.message)) };
+    return {
+      ...analysis,
+      operation,
+      errors: coerced.errors.map((error) => variableError(schema, operation, error.message)),
+    };
   }
   const rootType =
     operation.operation === OperationTypeNode.QUERY
@@ -86,12 +98,15 @@ export function analyzeQuery(
       : operation.operation === OperationTypeNode.MUTATION
         ? schema.getMutationType()
         : schema.getSubscriptionType();
-  if (!rootType) return { ...analysis, operation, errors: [{ message: `Schema is not configured for ${operation.operation}s` }] };
+  if (!rootType)
+    return { ...analysis, operation, errors: [{ message: `Schema is not configured for ${operation.operation}s` }] };
 
   const walk: Walk = {
     schema,
     fragments: new Map(
-      document.definitions.flatMap((definition) => (definition.kind === Kind.FRAGMENT_DEFINITION ? [[definition.name.value, definition]] : [])),
+      document.definitions.flatMap((definition) =>
+        definition.kind === Kind.FRAGMENT_DEFINITION ? [[definition.name.value, definition]] : [],
+      ),
     ),
     variables: coerced.coerced,
     requestCount: 0,
@@ -117,7 +132,10 @@ export function analyzeQuery(
   };
 }
 
-function selectOperation(document: DocumentNode, operationName: string | null): OperationDefinitionNode | { error: GithubGraphqlError } {
+function selectOperation(
+  document: DocumentNode,
+  operationName: string | null,
+): OperationDefinitionNode | { error: GithubGraphqlError } {
   const operations = document.definitions.filter((definition) => definition.kind === Kind.OPERATION_DEFINITION);
   if (operationName !== null) {
     const named = operations.find((operation) => operation.name?.value === operationName);
@@ -130,7 +148,11 @@ function selectOperation(document: DocumentNode, operationName: string | null): 
 }
 
 /** graphql-ruby's wording for a variable that does not coerce ("Variable $first of type Int was provided invalid value"). */
-function variableError(schema: GraphQLSchema, operation: OperationDefinitionNode, graphqlJsMessage: string): GithubGraphqlError {
+function variableError(
+  schema: GraphQLSchema,
+  operation: OperationDefinitionNode,
+  graphqlJsMessage: string,
+): GithubGraphqlError {
   const name = /Variable "\$([^"]+)"/.exec(graphqlJsMessage)?.[1] ?? '?';
   const definition = operation.variableDefinitions?.find((candidate) => candidate.variable.name.value === name);
   const typeName = definition ? (typeFromAST(schema, definition.type)?.toString() ?? '?') : '?';
@@ -141,11 +163,18 @@ function variableError(schema: GraphQLSchema, operation: OperationDefinitionNode
     extensions: { value: null, problems: [{ path: [], explanation }] },
     message: `Variable $${name} of type ${typeName} was provided invalid value`,
   };
-  if (definition?.loc) error.locations = [{ line: definition.loc.startToken.line, column: definition.loc.startToken.column }];
+  if (definition?.loc)
+    error.locations = [{ line: definition.loc.startToken.line, column: definition.loc.startToken.column }];
   return error;
 }
 
-function walkSelectionSet(walk: Walk, selectionSet: SelectionSetNode, parentType: GraphQLCompositeType, multiplier: number, path: string[]): void {
+function walkSelectionSet(
+  walk: Walk,
+  selectionSet: SelectionSetNode,
+  parentType: GraphQLCompositeType,
+  multiplier: number,
+  path: string[],
+): void {
   for (const group of collectFields(walk, selectionSet, parentType).values()) {
     walkField(walk, group, multiplier, [...path, group.responseKey]);
   }
@@ -169,7 +198,9 @@ function walkField(walk: Walk, group: FieldGroup, multiplier: number, path: stri
   // One request per parent item fetches this connection's page.
   walk.requestCount += multiplier;
   const children = collectFields(walk, selectionSet, namedType);
-  const selectsItems = [...children.values()].some((child) => child.field.name === 'nodes' || child.field.name === 'edges');
+  const selectsItems = [...children.values()].some(
+    (child) => child.field.name === 'nodes' || child.field.name === 'edges',
+  );
   const pageSize = pageSizeOf(walk, group, firstNode, args, path, selectsItems);
   walk.nodeCount += multiplier * pageSize;
   for (const child of children.values()) walkField(walk, child, multiplier * pageSize, [...path, child.responseKey]);
@@ -180,7 +211,14 @@ function walkField(walk: Walk, group: FieldGroup, multiplier: number, path: stri
  * A connection that selects neither `nodes` nor `edges` (only `totalCount`, `pageInfo`) may omit
  * `first`/`last` on GitHub — `issues(states: OPEN) { totalCount }` is common and accepted.
  */
-function pageSizeOf(walk: Walk, group: FieldGroup, node: FieldNode, args: Record<string, unknown>, path: string[], selectsItems: boolean): number {
+function pageSizeOf(
+  walk: Walk,
+  group: FieldGroup,
+  node: FieldNode,
+  args: Record<string, unknown>,
+  path: string[],
+  selectsItems: boolean,
+): number {
   const name = group.field.name;
   const locations = node.loc ? [{ line: node.loc.startToken.line, column: node.loc.startToken.column }] : undefined;
   const located = (error: Omit<GithubGraphqlError, 'locations' | 'path'>): GithubGraphqlError => ({
@@ -196,7 +234,10 @@ function pageSizeOf(walk: Walk, group: FieldGroup, node: FieldNode, args: Record
   if (bounds.length === 0) {
     if (selectsItems) {
       walk.errors.push(
-        located({ type: 'MISSING_PAGINATION_BOUNDARIES', message: `You must provide a \`first\` or \`last\` value to properly paginate the \`${name}\` connection.` }),
+        located({
+          type: 'MISSING_PAGINATION_BOUNDARIES',
+          message: `You must provide a \`first\` or \`last\` value to properly paginate the \`${name}\` connection.`,
+        }),
       );
     }
     return 0;
@@ -211,7 +252,11 @@ function pageSizeOf(walk: Walk, group: FieldGroup, node: FieldNode, args: Record
       );
     } else if (value < 1) {
       // GitHub documents the range as 1–100; the simulator holds clients to it.
-      walk.errors.push(located({ message: `\`${argument}\` on the \`${name}\` connection must be between 1 and ${maxPageSize}, got ${value}.` }));
+      walk.errors.push(
+        located({
+          message: `\`${argument}\` on the \`${name}\` connection must be between 1 and ${maxPageSize}, got ${value}.`,
+        }),
+      );
     }
   }
   return bounds[0]?.value ?? 0;
@@ -222,7 +267,13 @@ function isConnection(type: GraphQLCompositeType): boolean {
 }
 
 /** Fields of a selection set grouped by parent type and response key, through fragments, honouring @skip/@include. */
-function collectFields(walk: Walk, selectionSet: SelectionSetNode, parentType: GraphQLCompositeType, groups = new Map<string, FieldGroup>(), visited = new Set<string>()): Map<string, FieldGroup> {
+function collectFields(
+  walk: Walk,
+  selectionSet: SelectionSetNode,
+  parentType: GraphQLCompositeType,
+  groups = new Map<string, FieldGroup>(),
+  visited = new Set<string>(),
+): Map<string, FieldGroup> {
   for (const selection of selectionSet.selections) {
     if (!included(walk, selection)) continue;
     switch (selection.kind) {
@@ -248,7 +299,8 @@ function collectFields(walk: Walk, selectionSet: SelectionSetNode, parentType: G
         const fragment = walk.fragments.get(name);
         if (!fragment || visited.has(name)) break;
         const type = walk.schema.getType(fragment.typeCondition.name.value);
-        if (type && isCompositeType(type)) collectFields(walk, fragment.selectionSet, type, groups, new Set([...visited, name]));
+        if (type && isCompositeType(type))
+          collectFields(walk, fragment.selectionSet, type, groups, new Set([...visited, name]));
         break;
       }
     }

@@ -4,7 +4,16 @@
 import { createHash } from 'node:crypto';
 import type { GraphQLFieldResolver } from 'graphql';
 import { parseRepoSearchQuery, searchResultLimit, SearchQueryError } from '../http/search-query.js';
-import type { IssueQuery, PullQuery, SimComment, SimIssue, SimLabel, SimPull, SimRepo, WorldReader } from '../world/model.js';
+import type {
+  IssueQuery,
+  PullQuery,
+  SimComment,
+  SimIssue,
+  SimLabel,
+  SimPull,
+  SimRepo,
+  WorldReader,
+} from '../world/model.js';
 import { detectedLicense } from '../world/licenses.js';
 import { decodeNodeId, encodeNodeId, syntheticNodeId } from '../world/node-id.js';
 import { connection, fetchArray, fetchFiltered, type Args, type Fetch, type GqlObject } from './connection.js';
@@ -87,7 +96,9 @@ export function rootValue(): GqlObject {
     },
     // An unknown id is null in the list with its own NOT_FOUND error: graphql-js completes an Error item that way.
     nodes: (args: Args, context: ResolverContext) =>
-      (Array.isArray(args['ids']) ? (args['ids'] as string[]) : []).map((id) => nodeById(id, context) ?? nodeNotFound(id)),
+      (Array.isArray(args['ids']) ? (args['ids'] as string[]) : []).map(
+        (id) => nodeById(id, context) ?? nodeNotFound(id),
+      ),
     search: (args: Args, context: ResolverContext) => search(args, context),
   };
 }
@@ -125,7 +136,10 @@ function nodeById(id: string, context: ResolverContext): GqlObject | null {
 function search(args: Args, context: ResolverContext): GqlObject {
   const type = stringArg(args, 'type');
   if (type !== 'REPOSITORY') {
-    throw githubError('SIMULATOR_UNSUPPORTED', `The simulator searches repositories only (type: REPOSITORY), not ${type}.`);
+    throw githubError(
+      'SIMULATOR_UNSUPPORTED',
+      `The simulator searches repositories only (type: REPOSITORY), not ${type}.`,
+    );
   }
   let plan;
   try {
@@ -137,7 +151,10 @@ function search(args: Args, context: ResolverContext): GqlObject {
   const { search: repoSearch, residual } = plan;
   const all: Fetch<SimRepo> = (offset, limit) => context.world.searchRepos(repoSearch, offset, limit);
   const fetch = residual.length === 0 ? all : fetchFiltered(all, (repo) => residual.every((keep) => keep(repo)));
-  const results = connection(args, fetch, (repo) => repository(repo, context), { cap: searchResultLimit, edgeFields: { textMatches: [] } });
+  const results = connection(args, fetch, (repo) => repository(repo, context), {
+    cap: searchResultLimit,
+    edgeFields: { textMatches: [] },
+  });
   // SearchResultItemConnection has no totalCount: the count is repositoryCount.
   const fields = { ...results.fields };
   delete fields['totalCount'];
@@ -230,7 +247,10 @@ function repository(repo: SimRepo, context: ResolverContext): GqlObject {
     updatedAt: repo.updatedAt,
     stargazerCount: repo.stargazerCount,
     forkCount: repo.forkCount,
-    primaryLanguage: repo.primaryLanguage === null ? null : { id: syntheticNodeId('LA', repo.primaryLanguage), name: repo.primaryLanguage, color: null },
+    primaryLanguage:
+      repo.primaryLanguage === null
+        ? null
+        : { id: syntheticNodeId('LA', repo.primaryLanguage), name: repo.primaryLanguage, color: null },
     defaultBranchRef: () => defaultBranchRef(repo, context),
     object: (args: Args) => gitObject(repo, args, context),
     labels: (args: Args) => connection(args, fetchArray(repo.labels), (label) => labelObject(repo, label)).fields,
@@ -274,7 +294,14 @@ function labelObject(repo: SimRepo, label: SimLabel): GqlObject {
   };
 }
 
-const unsupportedIssueFilters = ['assignee', 'createdBy', 'mentioned', 'milestone', 'milestoneNumber', 'viewerSubscribed'] as const;
+const unsupportedIssueFilters = [
+  'assignee',
+  'createdBy',
+  'mentioned',
+  'milestone',
+  'milestoneNumber',
+  'viewerSubscribed',
+] as const;
 
 function orderOf(value: unknown): { field: string; direction: 'ASC' | 'DESC' } | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
@@ -287,7 +314,9 @@ function stringList(value: unknown): string[] | undefined {
 }
 
 function issueConnection(repo: SimRepo, args: Args, context: ResolverContext): GqlObject {
-  const filterBy = (typeof args['filterBy'] === 'object' && args['filterBy'] !== null ? args['filterBy'] : {}) as Record<string, unknown>;
+  const filterBy = (
+    typeof args['filterBy'] === 'object' && args['filterBy'] !== null ? args['filterBy'] : {}
+  ) as Record<string, unknown>;
   for (const name of unsupportedIssueFilters) {
     // viewerSubscribed defaults to false in GitHub's schema: only a filter that narrows is refused.
     if (filterBy[name] !== undefined && filterBy[name] !== null && filterBy[name] !== false) {
@@ -315,7 +344,8 @@ function pullConnection(repo: SimRepo, args: Args, context: ResolverContext): Gq
   if (states) Object.assign(query, { states });
   const order = orderOf(args['orderBy']);
   if (order) {
-    if (order.field === 'COMMENTS') throw githubError('SIMULATOR_UNSUPPORTED', 'The simulator does not order pull requests by COMMENTS.');
+    if (order.field === 'COMMENTS')
+      throw githubError('SIMULATOR_UNSUPPORTED', 'The simulator does not order pull requests by COMMENTS.');
     Object.assign(query, { orderBy: order });
   }
   const baseRefName = args['baseRefName'];
@@ -346,13 +376,21 @@ function commentObject(comment: SimComment, issueUrl: string, context: ResolverC
   };
 }
 
-function commentConnection(repo: SimRepo, number: number, url: string, args: Args, context: ResolverContext): GqlObject {
+function commentConnection(
+  repo: SimRepo,
+  number: number,
+  url: string,
+  args: Args,
+  context: ResolverContext,
+): GqlObject {
   const fetch: Fetch<SimComment> = (offset, limit) => context.world.comments(repo, number, offset, limit);
   return connection(args, fetch, (comment) => commentObject(comment, url, context)).fields;
 }
 
 function repoLabels(repo: SimRepo, names: readonly string[]): SimLabel[] {
-  return names.map((name) => repo.labels.find((label) => label.name === name) ?? { name, color: 'ededed', description: null });
+  return names.map(
+    (name) => repo.labels.find((label) => label.name === name) ?? { name, color: 'ededed', description: null },
+  );
 }
 
 function issueObject(repo: SimRepo, issue: SimIssue, context: ResolverContext): GqlObject {
@@ -374,7 +412,8 @@ function issueObject(repo: SimRepo, issue: SimIssue, context: ResolverContext): 
     updatedAt: issue.updatedAt,
     closedAt: issue.closedAt,
     author: () => actor(issue.authorLogin, context),
-    labels: (args: Args) => connection(args, fetchArray(repoLabels(repo, issue.labels)), (label) => labelObject(repo, label)).fields,
+    labels: (args: Args) =>
+      connection(args, fetchArray(repoLabels(repo, issue.labels)), (label) => labelObject(repo, label)).fields,
     comments: (args: Args) => commentConnection(repo, issue.number, url, args, context),
     repository: () => repository(repo, context),
   };
@@ -420,7 +459,8 @@ function pullObject(repo: SimRepo, pull: SimPull, context: ResolverContext): Gql
     isCrossRepository: false,
     mergeStateStatus: mergeStateStatus(pull),
     mergeable: pull.state === 'OPEN' ? 'MERGEABLE' : 'UNKNOWN',
-    statusCheckRollup: pull.checks === null ? null : { id: syntheticNodeId('SCR', `${repo.id}:${pull.headRefOid}`), state: pull.checks },
+    statusCheckRollup:
+      pull.checks === null ? null : { id: syntheticNodeId('SCR', `${repo.id}:${pull.headRefOid}`), state: pull.checks },
     url,
     permalink: url,
     resourcePath: `/${repo.owner}/${repo.name}/pull/${pull.number}`,
@@ -501,7 +541,8 @@ function treeChildren(repo: SimRepo, dir: string): TreeChild[] {
   for (const file of repo.files) {
     if (!file.path.startsWith(prefix)) continue;
     const [name = '', ...rest] = file.path.slice(prefix.length).split('/');
-    if (!children.has(name)) children.set(name, { name, path: `${prefix}${name}`, content: rest.length === 0 ? file.content : null });
+    if (!children.has(name))
+      children.set(name, { name, path: `${prefix}${name}`, content: rest.length === 0 ? file.content : null });
   }
   return [...children.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
 }
@@ -509,7 +550,9 @@ function treeChildren(repo: SimRepo, dir: string): TreeChild[] {
 function treeObject(repo: SimRepo, dir: string, context: ResolverContext): GqlObject {
   const children = treeChildren(repo, dir);
   // Not git's tree hash (that needs every subtree's), but stable for the same listing.
-  const oid = sha1(`tree ${dir}\0${children.map((child) => `${child.name}:${child.content === null ? 'tree' : blobOid(child.content)}`).join('\n')}`);
+  const oid = sha1(
+    `tree ${dir}\0${children.map((child) => `${child.name}:${child.content === null ? 'tree' : blobOid(child.content)}`).join('\n')}`,
+  );
   return {
     __typename: 'Tree',
     id: syntheticNodeId('T', `${repo.id}:${oid}`),
@@ -529,7 +572,8 @@ function treeEntry(repo: SimRepo, child: TreeChild, context: ResolverContext): G
     type: isBlob ? 'blob' : 'tree',
     mode: isBlob ? 0o100644 : 0o040000,
     oid: child.content !== null ? blobOid(child.content) : () => treeObject(repo, child.path, context)['oid'],
-    object: () => (child.content !== null ? blobObject(repo, child.content, context) : treeObject(repo, child.path, context)),
+    object: () =>
+      child.content !== null ? blobObject(repo, child.content, context) : treeObject(repo, child.path, context),
     extension,
     size: child.content !== null ? Buffer.byteLength(child.content, 'utf8') : 0,
     lineCount: child.content !== null ? child.content.split('\n').length : null,

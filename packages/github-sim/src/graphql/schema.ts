@@ -14,7 +14,9 @@ export function githubSchemaPath(): string {
   );
   const found = candidates.find((candidate) => existsSync(candidate));
   if (!found) {
-    throw new Error("GitHub's GraphQL schema was not found: install it with `npm ci` (package @octokit/graphql-schema).");
+    throw new Error(
+      "GitHub's GraphQL schema was not found: install it with `npm ci` (package @octokit/graphql-schema).",
+    );
   }
   return found;
 }

@@ -31,5 +31,9 @@ export interface SimContext {
 
 /** A JSON response with GitHub's content type. */
 export function jsonResponse(status: number, value: unknown, headers: Record<string, string> = {}): SimResponse {
-  return { status, headers: { 'content-type': 'application/json; charset=utf-8', ...headers }, body: JSON.stringify(value) };
+  return {
+    status,
+    headers: { 'content-type': 'application/json; charset=utf-8', ...headers },
+    body: JSON.stringify(value),
+  };
 }

@@ -83,7 +83,10 @@ export function parseRepoSearchQuery(query: string): RepoSearchPlan {
   for (const term of terms(query)) {
     const separator = term.indexOf(':');
     if (separator <= 0) {
-      throw new SearchQueryError('unsupported-term', `The simulator's repository search has no text index; remove "${term}" or use qualifiers.`);
+      throw new SearchQueryError(
+        'unsupported-term',
+        `The simulator's repository search has no text index; remove "${term}" or use qualifiers.`,
+      );
     }
     const qualifier = term.slice(0, separator).toLowerCase();
     const value = unquote(term.slice(separator + 1));
@@ -121,20 +124,31 @@ export function parseRepoSearchQuery(query: string): RepoSearchPlan {
       }
       case 'is':
         // Every simulated repository is public.
-        if (value !== 'public') throw new SearchQueryError('unsupported-value', `The simulator only has public repositories (is:${value}).`);
+        if (value !== 'public')
+          throw new SearchQueryError('unsupported-value', `The simulator only has public repositories (is:${value}).`);
         break;
       case 'sort': {
         const match = /^(stars|updated)(?:-(asc|desc))?$/.exec(value);
         if (!match && /^(forks|help-wanted-issues)(?:-(asc|desc))?$/.test(value)) {
-          throw new SearchQueryError('unsupported-value', `The simulator does not sort by ${value}; use stars or updated.`);
+          throw new SearchQueryError(
+            'unsupported-value',
+            `The simulator does not sort by ${value}; use stars or updated.`,
+          );
         }
-        if (!match) throw new SearchQueryError('invalid-value', `Unsupported sort: sort:${value} (use stars or updated, optionally -asc/-desc).`);
+        if (!match)
+          throw new SearchQueryError(
+            'invalid-value',
+            `Unsupported sort: sort:${value} (use stars or updated, optionally -asc/-desc).`,
+          );
         search.sort = match[1] === 'updated' ? 'updated' : 'stars';
         search.direction = match[2] === 'asc' ? 'asc' : 'desc';
         break;
       }
       default:
-        throw new SearchQueryError('unsupported-term', `The simulator does not support the search qualifier "${qualifier}:".`);
+        throw new SearchQueryError(
+          'unsupported-term',
+          `The simulator does not support the search qualifier "${qualifier}:".`,
+        );
     }
   }
   return plan;

@@ -38,7 +38,8 @@ export function recordedChecks(world: WorldReader, repo: SimRepo, sha: string): 
   }
   const latest = new Map<number, { conclusion: CheckConclusion; at: string }>();
   for (const event of log.eventLog()) {
-    if (event.type === 'check_run' && event.repoId === repo.id && event.headOid === sha) latest.set(event.number, { conclusion: event.conclusion, at: event.at });
+    if (event.type === 'check_run' && event.repoId === repo.id && event.headOid === sha)
+      latest.set(event.number, { conclusion: event.conclusion, at: event.at });
   }
   const checks: RecordedCheck[] = [];
   for (const [number, verdict] of latest) {
@@ -52,7 +53,9 @@ export function recordedChecks(world: WorldReader, repo: SimRepo, sha: string): 
 export function knownCommit(world: WorldReader, repo: SimRepo, ref: string): string | null {
   if (ref === repo.defaultBranch || ref === repo.headOid) return repo.headOid;
   if (!/^[0-9a-f]{40}$/.test(ref)) return null;
-  const known = allPulls(world, repo).some((pull) => ref === pull.headRefOid || ref === pull.baseRefOid || ref === pull.mergeCommitOid);
+  const known = allPulls(world, repo).some(
+    (pull) => ref === pull.headRefOid || ref === pull.baseRefOid || ref === pull.mergeCommitOid,
+  );
   return known ? ref : null;
 }
 
@@ -64,7 +67,13 @@ export class CheckRenderer {
 
   private app(): Json {
     const owner = { ...this.renderer.user('github'), type: 'Organization' };
-    return { ...actionsApp, owner, html_url: `${this.renderer.web}/apps/${actionsApp.slug}`, permissions: { ...actionsApp.permissions }, events: [...actionsApp.events] };
+    return {
+      ...actionsApp,
+      owner,
+      html_url: `${this.renderer.web}/apps/${actionsApp.slug}`,
+      permissions: { ...actionsApp.permissions },
+      events: [...actionsApp.events],
+    };
   }
 
   private minimalPull(repo: SimRepo, pull: SimPull): Json {
@@ -123,11 +132,21 @@ export class CheckRenderer {
    * `combined-commit-status`. With no context (GitHub Actions CI) there are no statuses and the
    * state is `pending`, as GitHub reports a commit nobody posted a status for.
    */
-  combinedStatus(repo: SimRepo, sha: string, checks: readonly RecordedCheck[], context: string | null, page: { offset: number; limit: number }): Json {
+  combinedStatus(
+    repo: SimRepo,
+    sha: string,
+    checks: readonly RecordedCheck[],
+    context: string | null,
+    page: { offset: number; limit: number },
+  ): Json {
     const api = this.renderer.repoApi(repo);
     const statuses = context === null ? [] : checks.slice(0, 1).map((check) => this.status(repo, sha, check, context));
     const states = statuses.map((status) => status['state']);
-    const state = states.includes('failure') ? 'failure' : states.length > 0 && states.every((s) => s === 'success') ? 'success' : 'pending';
+    const state = states.includes('failure')
+      ? 'failure'
+      : states.length > 0 && states.every((s) => s === 'success')
+        ? 'success'
+        : 'pending';
     return {
       state,
       statuses: statuses.slice(page.offset, page.offset + page.limit),
@@ -149,7 +168,8 @@ export class CheckRenderer {
       id,
       node_id: `SC_kwDO${Buffer.from(String(id)).toString('base64url')}`,
       state,
-      description: state === 'success' ? 'All tests passed.' : state === 'failure' ? 'Some tests failed.' : 'Tests are running.',
+      description:
+        state === 'success' ? 'All tests passed.' : state === 'failure' ? 'Some tests failed.' : 'Tests are running.',
       target_url: `${this.renderer.web}/${repo.owner}/${repo.name}/actions/runs/${id}`,
       context,
       created_at: at,

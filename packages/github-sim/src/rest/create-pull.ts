@@ -5,7 +5,16 @@
 // without write access to the repository.
 import type { SimPull, SimRepo, WorldReader, WorldWriter } from '../world/model.js';
 import { LiveWorldError } from '../world/live/world.js';
-import { customValidation, docs, invalidField, invalidRequest, missingAttribute, notAccessible, notFound, problemsParsingJson } from './errors.js';
+import {
+  customValidation,
+  docs,
+  invalidField,
+  invalidRequest,
+  missingAttribute,
+  notAccessible,
+  notFound,
+  problemsParsingJson,
+} from './errors.js';
 import { writerOf } from './world-capabilities.js';
 
 export interface CreatePullBody {
@@ -33,22 +42,35 @@ export function readCreatePull(raw: string): CreatePullBody {
   const fields = parsed as Record<string, unknown>;
   const missing = (['head', 'base'] as const).filter((name) => fields[name] === undefined || fields[name] === null);
   if (missing.length > 0) {
-    throw invalidRequest(`${missing.map((name) => `"${name}"`).join(', ')} ${missing.length === 1 ? "wasn't" : "weren't"} supplied.`, docs.createPull);
+    throw invalidRequest(
+      `${missing.map((name) => `"${name}"`).join(', ')} ${missing.length === 1 ? "wasn't" : "weren't"} supplied.`,
+      docs.createPull,
+    );
   }
   for (const name of stringFields) {
     const value = fields[name];
-    if (value !== undefined && value !== null && typeof value !== 'string') throw invalidRequest(`For 'properties/${name}', ${JSON.stringify(value)} is not a string.`, docs.createPull);
+    if (value !== undefined && value !== null && typeof value !== 'string')
+      throw invalidRequest(`For 'properties/${name}', ${JSON.stringify(value)} is not a string.`, docs.createPull);
   }
   for (const name of booleanFields) {
     const value = fields[name];
-    if (value !== undefined && value !== null && typeof value !== 'boolean') throw invalidRequest(`For 'properties/${name}', ${JSON.stringify(value)} is not a boolean.`, docs.createPull);
+    if (value !== undefined && value !== null && typeof value !== 'boolean')
+      throw invalidRequest(`For 'properties/${name}', ${JSON.stringify(value)} is not a boolean.`, docs.createPull);
   }
   if (fields['issue'] !== undefined) {
     // Loudly rather than silently wrong: the world does not turn issues into pull requests.
-    throw customValidation('PullRequest', 'The simulator does not convert issues into pull requests; send a title instead of issue', docs.createPull);
+    throw customValidation(
+      'PullRequest',
+      'The simulator does not convert issues into pull requests; send a title instead of issue',
+      docs.createPull,
+    );
   }
   if (fields['draft'] === true) {
-    throw customValidation('PullRequest', "The simulator's worlds do not model draft pull requests; open it with draft: false", docs.createPull);
+    throw customValidation(
+      'PullRequest',
+      "The simulator's worlds do not model draft pull requests; open it with draft: false",
+      docs.createPull,
+    );
   }
   const title = typeof fields['title'] === 'string' ? fields['title'] : '';
   const head = fields['head'] as string;
@@ -79,7 +101,13 @@ export function createPull(world: WorldReader, repo: SimRepo, input: CreatePullB
   const authorLogin = world.userByLogin(owner)?.login ?? owner;
   const branch = input.head.slice(input.head.indexOf(':') + 1);
   try {
-    return writer.openPull(repo, { title: input.title, body: input.body, head: input.head, base: input.base, authorLogin });
+    return writer.openPull(repo, {
+      title: input.title,
+      body: input.body,
+      head: input.head,
+      base: input.base,
+      authorLogin,
+    });
   } catch (error) {
     if (!(error instanceof LiveWorldError)) throw error;
     switch (error.code) {
@@ -90,7 +118,11 @@ export function createPull(world: WorldReader, repo: SimRepo, input: CreatePullB
       case 'no-commits':
         throw customValidation('PullRequest', `No commits between ${input.base} and ${input.head}`, docs.createPull);
       case 'pull-exists':
-        throw customValidation('PullRequest', `A pull request already exists for ${authorLogin}:${branch}.`, docs.createPull);
+        throw customValidation(
+          'PullRequest',
+          `A pull request already exists for ${authorLogin}:${branch}.`,
+          docs.createPull,
+        );
       case 'not-found':
         throw notFound(docs.createPull);
       // Not answers to a request: a world that cannot open pull requests at all is a simulator fault.

@@ -50,7 +50,12 @@ export interface RestErrorBody {
 }
 
 function failed(errors: ValidationErrorItem[], documentationUrl: string): RestRequestError {
-  return new RestRequestError('validation-failed', 422, { message: 'Validation Failed', errors, documentation_url: documentationUrl, status: '422' });
+  return new RestRequestError('validation-failed', 422, {
+    message: 'Validation Failed',
+    errors,
+    documentation_url: documentationUrl,
+    status: '422',
+  });
 }
 
 export class RestRequestError extends AbpError<RestRequestErrorCode> {
@@ -105,22 +110,38 @@ export function customValidation(resource: string, message: string, documentatio
 
 /** A body that is not JSON: GitHub answers 400 "Problems parsing JSON". */
 export function problemsParsingJson(documentationUrl: string): RestRequestError {
-  return new RestRequestError('bad-json', 400, { message: 'Problems parsing JSON', documentation_url: documentationUrl, status: '400' });
+  return new RestRequestError('bad-json', 400, {
+    message: 'Problems parsing JSON',
+    documentation_url: documentationUrl,
+    status: '400',
+  });
 }
 
 /** A body that fails the operation's JSON schema: GitHub's "Invalid request." with the reason on the next lines. */
 export function invalidRequest(reason: string, documentationUrl: string): RestRequestError {
-  return new RestRequestError('invalid-request', 422, { message: `Invalid request.\n\n${reason}`, documentation_url: documentationUrl, status: '422' });
+  return new RestRequestError('invalid-request', 422, {
+    message: `Invalid request.\n\n${reason}`,
+    documentation_url: documentationUrl,
+    status: '422',
+  });
 }
 
 /** A write the token may not make here: GitHub's answer to a token without write access to the repository. */
 export function notAccessible(documentationUrl: string): RestRequestError {
-  return new RestRequestError('not-accessible', 403, { message: 'Resource not accessible by integration', documentation_url: documentationUrl, status: '403' });
+  return new RestRequestError('not-accessible', 403, {
+    message: 'Resource not accessible by integration',
+    documentation_url: documentationUrl,
+    status: '403',
+  });
 }
 
 /** A commit ref that names nothing in the repository. */
 export function noCommitFor(ref: string, documentationUrl: string): RestRequestError {
-  return new RestRequestError('no-commit', 422, { message: `No commit found for SHA: ${ref}`, documentation_url: documentationUrl, status: '422' });
+  return new RestRequestError('no-commit', 422, {
+    message: `No commit found for SHA: ${ref}`,
+    documentation_url: documentationUrl,
+    status: '422',
+  });
 }
 
 /** GitHub serves a pull request's diff only up to 300 files and 20,000 lines, and answers 406 beyond. */

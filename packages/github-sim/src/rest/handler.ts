@@ -11,7 +11,15 @@ import { searchResultLimit } from '../http/search-query.js';
 import type { SimPull, SimRepo } from '../world/model.js';
 import { CheckRenderer, knownCommit, recordedChecks } from './checks.js';
 import { createPull, readCreatePull } from './create-pull.js';
-import { customValidation, diffTooLarge, docs, invalidField, noCommitFor, notFound, RestRequestError } from './errors.js';
+import {
+  customValidation,
+  diffTooLarge,
+  docs,
+  invalidField,
+  noCommitFor,
+  notFound,
+  RestRequestError,
+} from './errors.js';
 import type { RestErrorBody } from './errors.js';
 import { listComments, listIssues, listPulls } from './listing.js';
 import type { Direction, IssueListing, IssueSort, PullListing, PullSort, StateFilter } from './listing.js';
@@ -82,7 +90,9 @@ function textFormat(accept: string | undefined): { format: TextFormat; contentTy
 let requestCounter = 0;
 function requestId(now: number): string {
   requestCounter = (requestCounter + 1) % 0x1_0000_0000;
-  return `${requestCounter.toString(16).toUpperCase().padStart(8, '0')}:${Math.floor(now / 1000).toString(16).toUpperCase()}`;
+  return `${requestCounter.toString(16).toUpperCase().padStart(8, '0')}:${Math.floor(now / 1000)
+    .toString(16)
+    .toUpperCase()}`;
 }
 
 function strongEtag(body: string): string {
@@ -98,7 +108,14 @@ function etagMatches(ifNoneMatch: string | undefined, etag: string): boolean {
   });
 }
 
-function oneOf<T extends string>(query: URLSearchParams, name: string, allowed: readonly T[], fallback: T, resource: string, doc: string): T {
+function oneOf<T extends string>(
+  query: URLSearchParams,
+  name: string,
+  allowed: readonly T[],
+  fallback: T,
+  resource: string,
+  doc: string,
+): T {
   const raw = query.get(name);
   if (raw === null || raw === '') return fallback;
   if (!(allowed as readonly string[]).includes(raw)) throw invalidField(resource, name, doc);
@@ -115,17 +132,18 @@ function readSince(query: URLSearchParams, resource: string, doc: string): strin
 const routeDocs: Record<RestRoute['$case'], string> = {
   'rate-limit': docs.rateLimit,
   'search-repos': docs.searchRepos,
-  'repo': docs.getRepo,
-  'issues': docs.listIssues,
-  'issue': docs.getIssue,
+  repo: docs.getRepo,
+  issues: docs.listIssues,
+  issue: docs.getIssue,
   'issue-comments': docs.listComments,
-  'pulls': docs.listPulls,
-  'pull': docs.getPull,
+  pulls: docs.listPulls,
+  pull: docs.getPull,
   'create-pull': docs.createPull,
   'pull-files': docs.listPullFiles,
   'check-runs': docs.checkRunsForRef,
   'combined-status': docs.combinedStatus,
-  'collaborator-permission': 'https://docs.github.com/rest/collaborators/collaborators#get-repository-permissions-for-a-user',
+  'collaborator-permission':
+    'https://docs.github.com/rest/collaborators/collaborators#get-repository-permissions-for-a-user',
 };
 
 class RestExchange {
@@ -153,7 +171,12 @@ class RestExchange {
   private gitPath(repo: SimRepo, doc: string): string {
     const git = gitOf(this.ctx.world);
     // Loudly rather than with invented content: a stage that needs diffs runs against a live world.
-    if (git === null) throw customValidation('PullRequest', 'This world keeps no git content (a scale world): files and diffs are served by live worlds', doc);
+    if (git === null)
+      throw customValidation(
+        'PullRequest',
+        'This world keeps no git content (a scale world): files and diffs are served by live worlds',
+        doc,
+      );
     return git.gitPathOf(repo);
   }
 
@@ -193,7 +216,11 @@ class RestExchange {
         const reachable = Math.min(found.total, searchResultLimit);
         return {
           status: 200,
-          body: { total_count: found.total, incomplete_results: false, items: found.items.map((repo) => this.renderer.searchItem(repo)) },
+          body: {
+            total_count: found.total,
+            incomplete_results: false,
+            items: found.items.map((repo) => this.renderer.searchItem(repo)),
+          },
           link: linkHeader(`${this.renderer.api}/search/repositories`, query, page, pageCount(reachable, perPage)),
         };
       }
@@ -205,7 +232,10 @@ class RestExchange {
         const repo = this.repo(route.repo, doc);
         const listing: IssueListing = {
           state: oneOf<StateFilter>(query, 'state', ['open', 'closed', 'all'], 'open', 'Issue', doc),
-          labels: (query.get('labels') ?? '').split(',').map((label) => label.trim()).filter((label) => label !== ''),
+          labels: (query.get('labels') ?? '')
+            .split(',')
+            .map((label) => label.trim())
+            .filter((label) => label !== ''),
           since: readSince(query, 'Issue', doc),
           sort: oneOf<IssueSort>(query, 'sort', ['created', 'updated', 'comments'], 'created', 'Issue', doc),
           direction: oneOf<Direction>(query, 'direction', ['asc', 'desc'], 'desc', 'Issue', doc),
@@ -213,7 +243,9 @@ class RestExchange {
         const { perPage, page, offset } = readPage(query);
         const found = listIssues(world, repo, listing, offset, perPage);
         const items = found.items.map((item) =>
-          item.$case === 'issue' ? this.renderer.issue(repo, item.issue, false) : this.renderer.pullAsIssue(repo, item.pull, item.commentCount, false),
+          item.$case === 'issue'
+            ? this.renderer.issue(repo, item.issue, false)
+            : this.renderer.pullAsIssue(repo, item.pull, item.commentCount, false),
         );
         return this.paged(`${this.renderer.repoCanonical(repo)}/issues`, found.total, items, page, perPage);
       }
@@ -225,7 +257,11 @@ class RestExchange {
         const pull = world.pull(repo, route.number);
         if (!pull) throw notFound(doc);
         const comments = world.comments(repo, pull.number, 0, 0).total;
-        return { status: 200, body: this.renderer.pullAsIssue(repo, pull, comments, true), lastModified: pull.updatedAt };
+        return {
+          status: 200,
+          body: this.renderer.pullAsIssue(repo, pull, comments, true),
+          lastModified: pull.updatedAt,
+        };
       }
       case 'issue-comments': {
         const repo = this.repo(route.repo, doc);
@@ -234,18 +270,38 @@ class RestExchange {
         const { perPage, page, offset } = readPage(query);
         const found = listComments(world, repo, route.number, since, offset, perPage);
         const items = found.items.map((comment) => this.renderer.comment(repo, comment));
-        return this.paged(`${this.renderer.repoCanonical(repo)}/issues/${route.number}/comments`, found.total, items, page, perPage);
+        return this.paged(
+          `${this.renderer.repoCanonical(repo)}/issues/${route.number}/comments`,
+          found.total,
+          items,
+          page,
+          perPage,
+        );
       }
       case 'pulls': {
         const repo = this.repo(route.repo, doc);
-        const sort = oneOf<PullSort>(query, 'sort', ['created', 'updated', 'popularity', 'long-running'], 'created', 'PullRequest', doc);
+        const sort = oneOf<PullSort>(
+          query,
+          'sort',
+          ['created', 'updated', 'popularity', 'long-running'],
+          'created',
+          'PullRequest',
+          doc,
+        );
         // GitHub's default direction is desc for `created` and asc for every other sort.
         const listing: PullListing = {
           state: oneOf<StateFilter>(query, 'state', ['open', 'closed', 'all'], 'open', 'PullRequest', doc),
           base: query.get('base'),
           head: query.get('head'),
           sort,
-          direction: oneOf<Direction>(query, 'direction', ['asc', 'desc'], sort === 'created' ? 'desc' : 'asc', 'PullRequest', doc),
+          direction: oneOf<Direction>(
+            query,
+            'direction',
+            ['asc', 'desc'],
+            sort === 'created' ? 'desc' : 'asc',
+            'PullRequest',
+            doc,
+          ),
         };
         const { perPage, page, offset } = readPage(query);
         const found = listPulls(world, repo, listing, this.ctx.now(), offset, perPage);
@@ -274,7 +330,13 @@ class RestExchange {
         const listed = diff.files.slice(0, pullFileLimits.listedFiles);
         const { perPage, page, offset } = readPage(query);
         const items = listed.slice(offset, offset + perPage).map((file) => this.renderer.diffEntry(repo, pull, file));
-        return this.paged(`${this.renderer.repoCanonical(repo)}/pulls/${pull.number}/files`, listed.length, items, page, perPage);
+        return this.paged(
+          `${this.renderer.repoCanonical(repo)}/pulls/${pull.number}/files`,
+          listed.length,
+          items,
+          page,
+          perPage,
+        );
       }
       case 'check-runs': {
         const repo = this.repo(route.repo, doc);
@@ -291,7 +353,12 @@ class RestExchange {
         return {
           status: 200,
           body: { total_count: runs.length, check_runs: runs.slice(offset, offset + perPage) },
-          link: linkHeader(`${this.renderer.repoCanonical(repo)}/commits/${sha}/check-runs`, query, page, pageCount(runs.length, perPage)),
+          link: linkHeader(
+            `${this.renderer.repoCanonical(repo)}/commits/${sha}/check-runs`,
+            query,
+            page,
+            pageCount(runs.length, perPage),
+          ),
         };
       }
       case 'combined-status': {
@@ -299,7 +366,13 @@ class RestExchange {
         const sha = this.commit(repo, route.ref, doc);
         const { perPage, offset } = readPage(query);
         const checks = new CheckRenderer(world, this.renderer);
-        return { status: 200, body: checks.combinedStatus(repo, sha, recordedChecks(world, repo, sha), this.ctx.ciStatusContext ?? null, { offset, limit: perPage }) };
+        return {
+          status: 200,
+          body: checks.combinedStatus(repo, sha, recordedChecks(world, repo, sha), this.ctx.ciStatusContext ?? null, {
+            offset,
+            limit: perPage,
+          }),
+        };
       }
       case 'collaborator-permission': {
         const repo = this.repo(route.repo, doc);
@@ -317,7 +390,12 @@ class RestExchange {
     if (diff.files.length > pullFileLimits.diffFiles) throw diffTooLarge('files', pullFileLimits.diffFiles);
     if (diff.changedLines > pullFileLimits.diffLines) throw diffTooLarge('lines', pullFileLimits.diffLines);
     const body = format === 'diff' ? diff.text : pullPatch(path, pull.baseRefOid, pull.headRefOid);
-    return { status: 200, body: null, text: { body, contentType, mediaType: `github.v3; param=${format}` }, lastModified: pull.updatedAt };
+    return {
+      status: 200,
+      body: null,
+      text: { body, contentType, mediaType: `github.v3; param=${format}` },
+      lastModified: pull.updatedAt,
+    };
   }
 
   private rateLimitOverview(): unknown {
@@ -340,13 +418,21 @@ export function handleRest(request: SimRequest, ctx: RestContext): SimResponse |
     'x-github-api-version-selected': '2022-11-28',
     'x-github-media-type': 'github.v3; format=json',
     'x-github-request-id': requestId(now),
-    'vary': 'Accept, Authorization, Cookie, X-GitHub-OTP',
+    vary: 'Accept, Authorization, Cookie, X-GitHub-OTP',
   };
   // Answers to reads may be cached for a minute; a write's answer is not cacheable.
   if (request.method.toUpperCase() === 'GET') {
-    common['cache-control'] = route.$case === 'search-repos' ? 'no-cache' : `${bucket.authenticated ? 'private' : 'public'}, max-age=60, s-maxage=60`;
+    common['cache-control'] =
+      route.$case === 'search-repos'
+        ? 'no-cache'
+        : `${bucket.authenticated ? 'private' : 'public'}, max-age=60, s-maxage=60`;
   }
-  const json = (status: number, body: unknown, state: RateLimitState, extra: Record<string, string> = {}): SimResponse => ({
+  const json = (
+    status: number,
+    body: unknown,
+    state: RateLimitState,
+    extra: Record<string, string> = {},
+  ): SimResponse => ({
     status,
     headers: { 'content-type': 'application/json; charset=utf-8', ...common, ...rateLimitHeaders(state), ...extra },
     body: JSON.stringify(body),
@@ -357,11 +443,21 @@ export function handleRest(request: SimRequest, ctx: RestContext): SimResponse |
 
   if (spends) {
     const secondary = secondaryLimitsFor(ctx);
-    const verdict = secondary?.admit({ token: request.token, method: request.method, createsContent: createsContent(request.method, request.path) });
+    const verdict = secondary?.admit({
+      token: request.token,
+      method: request.method,
+      createsContent: createsContent(request.method, request.path),
+    });
     if (secondary && verdict?.$case === 'limited') {
       const id = common['x-github-request-id'] ?? '';
-      const body: RestErrorBody = { message: secondaryLimitMessage(verdict.reason, id), documentation_url: docs.secondaryLimit, status: String(secondary.options.status) };
-      return json(secondary.options.status, body, bucket.limits.peek(bucket.key, resource), { 'retry-after': String(verdict.retryAfterSeconds) });
+      const body: RestErrorBody = {
+        message: secondaryLimitMessage(verdict.reason, id),
+        documentation_url: docs.secondaryLimit,
+        status: String(secondary.options.status),
+      };
+      return json(secondary.options.status, body, bucket.limits.peek(bucket.key, resource), {
+        'retry-after': String(verdict.retryAfterSeconds),
+      });
     }
     const before = bucket.limits.peek(bucket.key, resource);
     if (before.remaining <= 0) {
@@ -384,13 +480,17 @@ export function handleRest(request: SimRequest, ctx: RestContext): SimResponse |
   const extra: Record<string, string> = {};
   if (rendered.link) extra['link'] = rendered.link;
   if (rendered.location !== undefined) extra['location'] = rendered.location;
-  if (rendered.lastModified !== undefined) extra['last-modified'] = new Date(githubTime(rendered.lastModified)).toUTCString();
+  if (rendered.lastModified !== undefined)
+    extra['last-modified'] = new Date(githubTime(rendered.lastModified)).toUTCString();
   if (rendered.status === 200) {
     const etag = strongEtag(body);
     extra['etag'] = etag;
     // A 304 to an authorized conditional request is free; GitHub charges anonymous ones as usual.
     if (etagMatches(request.headers['if-none-match'], etag)) {
-      const state = spends && !bucket.authenticated ? bucket.limits.spend(bucket.key, resource, 1) : bucket.limits.peek(bucket.key, resource);
+      const state =
+        spends && !bucket.authenticated
+          ? bucket.limits.spend(bucket.key, resource, 1)
+          : bucket.limits.peek(bucket.key, resource);
       const headers: Record<string, string> = { ...common, ...rateLimitHeaders(state), etag };
       if (extra['last-modified'] !== undefined) headers['last-modified'] = extra['last-modified'];
       return { status: 304, headers, body: '' };

@@ -1,7 +1,17 @@
 // REST's issue, pull request and comment listings over the world's store. REST's issue listing
 // holds pull requests too and matches *all* given labels, while the store lists issues and pulls
 // apart and matches *any* label; this module bridges both without loading a whole backlog.
-import type { IssueQuery, IssueState, Page, PullState, SimComment, SimIssue, SimPull, SimRepo, WorldReader } from '../world/model.js';
+import type {
+  IssueQuery,
+  IssueState,
+  Page,
+  PullState,
+  SimComment,
+  SimIssue,
+  SimPull,
+  SimRepo,
+  WorldReader,
+} from '../world/model.js';
 import { pullHead } from './world-capabilities.js';
 
 export type IssueSort = 'created' | 'updated' | 'comments';
@@ -29,8 +39,16 @@ export interface PullListing {
 
 export type IssueOrPull = { $case: 'issue'; issue: SimIssue } | { $case: 'pull'; pull: SimPull; commentCount: number };
 
-const issueStates: Record<StateFilter, readonly IssueState[]> = { open: ['OPEN'], closed: ['CLOSED'], all: ['OPEN', 'CLOSED'] };
-const pullStates: Record<StateFilter, readonly PullState[]> = { open: ['OPEN'], closed: ['CLOSED', 'MERGED'], all: ['OPEN', 'CLOSED', 'MERGED'] };
+const issueStates: Record<StateFilter, readonly IssueState[]> = {
+  open: ['OPEN'],
+  closed: ['CLOSED'],
+  all: ['OPEN', 'CLOSED'],
+};
+const pullStates: Record<StateFilter, readonly PullState[]> = {
+  open: ['OPEN'],
+  closed: ['CLOSED', 'MERGED'],
+  all: ['OPEN', 'CLOSED', 'MERGED'],
+};
 
 const orderField = { created: 'CREATED_AT', updated: 'UPDATED_AT', comments: 'COMMENTS' } as const;
 
@@ -64,7 +82,13 @@ function commentTotal(world: WorldReader, repo: SimRepo, number: number): number
   return world.comments(repo, number, 0, 0).total;
 }
 
-export function listIssues(world: WorldReader, repo: SimRepo, listing: IssueListing, offset: number, limit: number): Page<IssueOrPull> {
+export function listIssues(
+  world: WorldReader,
+  repo: SimRepo,
+  listing: IssueListing,
+  offset: number,
+  limit: number,
+): Page<IssueOrPull> {
   const query: IssueQuery = {
     states: issueStates[listing.state],
     orderBy: { field: orderField[listing.sort], direction: listing.direction === 'asc' ? 'ASC' : 'DESC' },
@@ -137,7 +161,8 @@ export function listIssues(world: WorldReader, repo: SimRepo, listing: IssueList
     const pull = pulls[j];
     if (issue === undefined && pull === undefined) break;
     if (pull !== undefined && (issue === undefined || noLater(pull.key, issueKey(issue), listing.direction))) {
-      const commentCount = listing.sort === 'comments' ? pull.commentCount : commentTotal(world, repo, pull.pull.number);
+      const commentCount =
+        listing.sort === 'comments' ? pull.commentCount : commentTotal(world, repo, pull.pull.number);
       items.push({ $case: 'pull', pull: pull.pull, commentCount });
       j += 1;
     } else if (issue !== undefined) {
@@ -157,18 +182,31 @@ function headMatches(world: WorldReader, pull: SimPull, repo: SimRepo, head: str
 }
 
 /** REST's pull request listing, sorted here (the store orders by created/updated only). */
-export function listPulls(world: WorldReader, repo: SimRepo, listing: PullListing, now: number, offset: number, limit: number): Page<SimPull> {
+export function listPulls(
+  world: WorldReader,
+  repo: SimRepo,
+  listing: PullListing,
+  now: number,
+  offset: number,
+  limit: number,
+): Page<SimPull> {
   const monthMs = 30 * 24 * 3_600_000;
   const rows = allPulls(world, repo, pullStates[listing.state])
     .filter((pull) => listing.base === null || pull.baseRefName === listing.base)
     .filter((pull) => listing.head === null || headMatches(world, pull, repo, listing.head))
     // long-running: open for more than a month with activity in the last month, as GitHub defines it.
-    .filter((pull) => listing.sort !== 'long-running' || (now - Date.parse(pull.createdAt) > monthMs && now - Date.parse(pull.updatedAt) < monthMs))
+    .filter(
+      (pull) =>
+        listing.sort !== 'long-running' ||
+        (now - Date.parse(pull.createdAt) > monthMs && now - Date.parse(pull.updatedAt) < monthMs),
+    )
     .map((pull) => {
       const key =
-        listing.sort === 'updated' ? Date.parse(pull.updatedAt)
-        : listing.sort === 'popularity' ? commentTotal(world, repo, pull.number)
-        : Date.parse(pull.createdAt);
+        listing.sort === 'updated'
+          ? Date.parse(pull.updatedAt)
+          : listing.sort === 'popularity'
+            ? commentTotal(world, repo, pull.number)
+            : Date.parse(pull.createdAt);
       return { pull, key };
     })
     .sort((a, b) => {
@@ -178,10 +216,19 @@ export function listPulls(world: WorldReader, repo: SimRepo, listing: PullListin
   return { total: rows.length, items: rows.slice(offset, offset + limit).map((row) => row.pull) };
 }
 
-export function listComments(world: WorldReader, repo: SimRepo, number: number, since: string | null, offset: number, limit: number): Page<SimComment> {
+export function listComments(
+  world: WorldReader,
+  repo: SimRepo,
+  number: number,
+  since: string | null,
+  offset: number,
+  limit: number,
+): Page<SimComment> {
   if (since === null) return world.comments(repo, number, offset, limit);
   const sinceMs = Date.parse(since);
   const total = world.comments(repo, number, 0, 0).total;
-  const kept = world.comments(repo, number, 0, total).items.filter((comment) => Date.parse(comment.updatedAt) >= sinceMs);
+  const kept = world
+    .comments(repo, number, 0, total)
+    .items.filter((comment) => Date.parse(comment.updatedAt) >= sinceMs);
   return { total: kept.length, items: kept.slice(offset, offset + limit) };
 }

@@ -38,7 +38,10 @@ function userIdOf(token: string): number {
   return (hashString(token) % 90_000_000) + 10_000_000;
 }
 
-export function primaryLimitBody(bucket: RateBucket, clientAddress: string): { message: string; documentation_url: string; status: string } {
+export function primaryLimitBody(
+  bucket: RateBucket,
+  clientAddress: string,
+): { message: string; documentation_url: string; status: string } {
   const message = bucket.authenticated
     ? `API rate limit exceeded for user ID ${userIdOf(bucket.key)}.`
     : `API rate limit exceeded for ${clientAddress}. (But here's the good news: Authenticated requests get a higher rate limit. Check out the documentation for more details.)`;

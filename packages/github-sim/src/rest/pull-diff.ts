@@ -28,7 +28,14 @@ export interface PullDiff {
   changedLines: number;
 }
 
-const statusByLetter: Record<string, DiffStatus> = { A: 'added', D: 'removed', M: 'modified', R: 'renamed', C: 'copied', T: 'changed' };
+const statusByLetter: Record<string, DiffStatus> = {
+  A: 'added',
+  D: 'removed',
+  M: 'modified',
+  R: 'renamed',
+  C: 'copied',
+  T: 'changed',
+};
 const diffOptions = ['--no-color', '--no-ext-diff', '--find-renames'];
 const cacheSize = 64;
 const diffCache = new Map<string, PullDiff>();
@@ -45,7 +52,7 @@ interface RawEntry {
 function parseRaw(output: string): RawEntry[] {
   const fields = output.split('\0');
   const entries: RawEntry[] = [];
-  for (let i = 0; i < fields.length; ) {
+  for (let i = 0; i < fields.length;) {
     const header = fields[i++] ?? '';
     if (header === '') continue;
     const [, , oldBlob = '', newBlob = '', code = ''] = header.slice(1).split(' ');
@@ -65,7 +72,7 @@ function parseRaw(output: string): RawEntry[] {
 function parseNumstat(output: string): { additions: number; deletions: number }[] {
   const fields = output.split('\0');
   const counts: { additions: number; deletions: number }[] = [];
-  for (let i = 0; i < fields.length; ) {
+  for (let i = 0; i < fields.length;) {
     const record = fields[i++] ?? '';
     if (record === '') continue;
     const [added = '', deleted = '', path = ''] = record.split('\t');
@@ -104,7 +111,9 @@ export function pullDiff(gitPath: string, baseOid: string, headOid: string): Pul
   const text = gitSync(['diff', ...diffOptions, range], { cwd: gitPath }).stdout;
   const chunks = splitPatch(text);
   if (raw.length !== counts.length || raw.length !== chunks.length) {
-    throw new Error(`git diff ${range} in ${gitPath}: ${raw.length} raw entries, ${counts.length} numstat lines, ${chunks.length} patches`);
+    throw new Error(
+      `git diff ${range} in ${gitPath}: ${raw.length} raw entries, ${counts.length} numstat lines, ${chunks.length} patches`,
+    );
   }
   const files = raw.map((entry, index): DiffFile => {
     const count = counts[index] ?? { additions: 0, deletions: 0 };
@@ -120,7 +129,11 @@ export function pullDiff(gitPath: string, baseOid: string, headOid: string): Pul
       patch: binary ? null : hunks(chunk),
     };
   });
-  const diff: PullDiff = { files, text, changedLines: files.reduce((sum, file) => sum + file.additions + file.deletions, 0) };
+  const diff: PullDiff = {
+    files,
+    text,
+    changedLines: files.reduce((sum, file) => sum + file.additions + file.deletions, 0),
+  };
   diffCache.set(key, diff);
   if (diffCache.size > cacheSize) diffCache.delete(diffCache.keys().next().value ?? key);
   return diff;
@@ -128,7 +141,9 @@ export function pullDiff(gitPath: string, baseOid: string, headOid: string): Pul
 
 /** The head's commits as `git format-patch` mail, as the `application/vnd.github.patch` media type serves them. */
 export function pullPatch(gitPath: string, baseOid: string, headOid: string): string {
-  return gitSync(['format-patch', '--stdout', '--no-signature', ...diffOptions, `${baseOid}..${headOid}`], { cwd: gitPath }).stdout;
+  return gitSync(['format-patch', '--stdout', '--no-signature', ...diffOptions, `${baseOid}..${headOid}`], {
+    cwd: gitPath,
+  }).stdout;
 }
 
 /** A ref as GitHub's commit routes take it (sha, short sha, branch, tag), resolved to a commit; null when unknown. */

@@ -28,7 +28,17 @@ export function pullDatabaseId(repoId: number, number: number): number {
   return 4_000_000_000_000_000 + repoId * 10_000_000 + number;
 }
 
-const defaultLabels = new Set(['bug', 'documentation', 'duplicate', 'enhancement', 'good first issue', 'help wanted', 'invalid', 'question', 'wontfix']);
+const defaultLabels = new Set([
+  'bug',
+  'documentation',
+  'duplicate',
+  'enhancement',
+  'good first issue',
+  'help wanted',
+  'invalid',
+  'question',
+  'wontfix',
+]);
 
 export class RestRenderer {
   readonly api: string;
@@ -68,7 +78,10 @@ export class RestRenderer {
       avatar_url: `${this.api}/avatars/u/${id}?v=4`,
       gravatar_id: '',
       url,
-      html_url: type === 'Bot' ? `${this.web}/apps/${encodeURIComponent(userLogin.replace(/\[bot\]$/, ''))}` : `${this.web}/${encodeURIComponent(userLogin)}`,
+      html_url:
+        type === 'Bot'
+          ? `${this.web}/apps/${encodeURIComponent(userLogin.replace(/\[bot\]$/, ''))}`
+          : `${this.web}/${encodeURIComponent(userLogin)}`,
       followers_url: `${url}/followers`,
       following_url: `${url}/following{/other_user}`,
       gists_url: `${url}/gists{/gist_id}`,
@@ -192,7 +205,8 @@ export class RestRenderer {
   fullRepository(repo: SimRepo): Json {
     const out: Json = { ...this.repository(repo) };
     // GitHub adds the caller's permissions only for an authenticated caller.
-    if (this.authenticated) out['permissions'] = { admin: false, maintain: false, push: false, triage: false, pull: true };
+    if (this.authenticated)
+      out['permissions'] = { admin: false, maintain: false, push: false, triage: false, pull: true };
     out['network_count'] = repo.forkCount;
     out['subscribers_count'] = 0;
     return out;
@@ -232,12 +246,27 @@ export class RestRenderer {
     return {
       permission: role,
       role_name: role,
-      user: { ...this.user(login), permissions: { admin: role === 'admin', maintain: role === 'admin', push: writes, triage: writes, pull: true }, role_name: role },
+      user: {
+        ...this.user(login),
+        permissions: { admin: role === 'admin', maintain: role === 'admin', push: writes, triage: writes, pull: true },
+        role_name: role,
+      },
     };
   }
 
   private reactions(url: string): Json {
-    return { url: `${url}/reactions`, total_count: 0, '+1': 0, '-1': 0, laugh: 0, hooray: 0, confused: 0, heart: 0, rocket: 0, eyes: 0 };
+    return {
+      url: `${url}/reactions`,
+      total_count: 0,
+      '+1': 0,
+      '-1': 0,
+      laugh: 0,
+      hooray: 0,
+      confused: 0,
+      heart: 0,
+      rocket: 0,
+      eyes: 0,
+    };
   }
 
   private issueCommon(repo: SimRepo, number: number): { url: string; html: string; base: Json } {
@@ -361,7 +390,13 @@ export class RestRenderer {
     const head = pullHead(this.ctx.world, repo, pull.number, pull.headRefName);
     if (head.repo !== null) return this.branch(head.repo, pull.headRefName, pull.headRefOid);
     // A head repository that is gone (a deleted fork) is `repo: null` on GitHub, labelled with the author.
-    return { label: `${pull.authorLogin}:${pull.headRefName}`, ref: pull.headRefName, sha: pull.headRefOid, user: this.user(pull.authorLogin), repo: null };
+    return {
+      label: `${pull.authorLogin}:${pull.headRefName}`,
+      ref: pull.headRefName,
+      sha: pull.headRefOid,
+      user: this.user(pull.authorLogin),
+      repo: null,
+    };
   }
 
   /** `GET /repos/{owner}/{repo}/pulls` items: GitHub's `pull-request-simple`. */
@@ -423,7 +458,11 @@ export class RestRenderer {
   pull(repo: SimRepo, pull: SimPull, commentCount: number): Json {
     const open = pull.state === 'OPEN';
     // GitHub computes mergeability lazily; for an open pull request the world's check rollup decides it.
-    const mergeableState = !open ? 'unknown' : pull.checks === 'FAILURE' || pull.checks === 'PENDING' ? 'unstable' : 'clean';
+    const mergeableState = !open
+      ? 'unknown'
+      : pull.checks === 'FAILURE' || pull.checks === 'PENDING'
+        ? 'unstable'
+        : 'clean';
     return {
       ...this.pullSimple(repo, pull),
       merged: pull.state === 'MERGED',

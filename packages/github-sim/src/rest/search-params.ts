@@ -38,14 +38,19 @@ export function readRepoSearch(query: URLSearchParams): RepoSearch {
   if (plan.residualTerms.length > 0) {
     // REST pages the world's search directly, so its total_count and Link headers stay exact.
     // GraphQL's search(query:) applies these filters over the listing instead.
-    throw unsupportedQuery('q', `The simulator's REST search does not support ${plan.residualTerms.join(' ')}; GraphQL search(query:) does.`, docs.searchRepos);
+    throw unsupportedQuery(
+      'q',
+      `The simulator's REST search does not support ${plan.residualTerms.join(' ')}; GraphQL search(query:) does.`,
+      docs.searchRepos,
+    );
   }
   const search = plan.search;
 
   const sortParam = query.get('sort');
   if (sortParam !== null) {
     if (sortParam === 'stars' || sortParam === 'updated') search.sort = sortParam;
-    else if (['forks', 'help-wanted-issues'].includes(sortParam)) throw unsupportedQuery('sort', `The simulator does not support sort=${sortParam}`, docs.searchRepos);
+    else if (['forks', 'help-wanted-issues'].includes(sortParam))
+      throw unsupportedQuery('sort', `The simulator does not support sort=${sortParam}`, docs.searchRepos);
     else throw invalidField('Search', 'sort', docs.searchRepos);
   }
   const order = query.get('order');

@@ -26,8 +26,7 @@ export const githubSecondaryLimits: SecondaryLimitOptions = {
 export type SecondaryLimitReason = 'concurrency' | 'points' | 'content-creation';
 
 export type SecondaryVerdict =
-  | { $case: 'allowed' }
-  | { $case: 'limited'; reason: SecondaryLimitReason; retryAfterSeconds: number };
+  { $case: 'allowed' } | { $case: 'limited'; reason: SecondaryLimitReason; retryAfterSeconds: number };
 
 export interface SecondaryRequest {
   token: string | null;
@@ -115,7 +114,9 @@ export class SecondaryLimits implements InFlightTracker {
 /** Content-creating REST routes (POST that makes an issue, comment, pull request, review or release). */
 export function createsContent(method: string, path: string): boolean {
   if (method.toUpperCase() !== 'POST') return false;
-  return /^\/(?:repos\/[^/]+\/[^/]+|repositories\/\d+)\/(issues|pulls|releases|issues\/\d+\/comments|pulls\/\d+\/(comments|reviews))$/.test(path);
+  return /^\/(?:repos\/[^/]+\/[^/]+|repositories\/\d+)\/(issues|pulls|releases|issues\/\d+\/comments|pulls\/\d+\/(comments|reviews))$/.test(
+    path,
+  );
 }
 
 export function secondaryLimitMessage(reason: SecondaryLimitReason, requestId: string): string {

@@ -19,7 +19,10 @@ export interface EventLogWorld {
   eventLog(): readonly WorldEvent[];
 }
 
-function has<K extends string>(world: WorldReader, method: K): world is WorldReader & Record<K, (...args: never[]) => unknown> {
+function has<K extends string>(
+  world: WorldReader,
+  method: K,
+): world is WorldReader & Record<K, (...args: never[]) => unknown> {
   return typeof (world as unknown as Record<string, unknown>)[method] === 'function';
 }
 
@@ -41,6 +44,11 @@ export function eventLogOf(world: WorldReader): EventLogWorld | null {
 }
 
 /** Where a pull request's head lives: the fork it came from, or the repository itself. */
-export function pullHead(world: WorldReader, repo: SimRepo, number: number, headRefName: string): { repo: SimRepo | null; branch: string } {
+export function pullHead(
+  world: WorldReader,
+  repo: SimRepo,
+  number: number,
+  headRefName: string,
+): { repo: SimRepo | null; branch: string } {
   return pullHeadsOf(world)?.headOf(repo, number) ?? { repo, branch: headRefName };
 }

@@ -4,7 +4,13 @@
 import { hash3, mix32 } from '../world/random.js';
 
 // Streams keep each derived fact independent of the others that share a seed.
-export const streams = { guid: 0x6775_6964, hookId: 0x686f_6f6b, hookshot: 0x6873_6874, drop: 0x6472_6f70, jitter: 0x6a69_7474 } as const;
+export const streams = {
+  guid: 0x6775_6964,
+  hookId: 0x686f_6f6b,
+  hookshot: 0x6873_6874,
+  drop: 0x6472_6f70,
+  jitter: 0x6a69_7474,
+} as const;
 
 /** A UUID-shaped id (version 4 layout) for the `sequence`-th event built from a seed. */
 export function deliveryGuid(seed: number, sequence: number): string {

@@ -61,7 +61,9 @@ export class DeliveryLog {
         }
         await appendFile(path, line, 'utf8');
       } catch (error) {
-        this.writeError = new WebhookError('log-write', `Could not append to the delivery log ${path}`, { cause: error });
+        this.writeError = new WebhookError('log-write', `Could not append to the delivery log ${path}`, {
+          cause: error,
+        });
       }
     });
   }

@@ -111,15 +111,27 @@ export class WebhookDispatcher {
   constructor(options: WebhookDispatcherOptions) {
     const target = safeUrl(options.url);
     if (!target || (target.protocol !== 'http:' && target.protocol !== 'https:')) {
-      throw new WebhookError('invalid-config', `The webhook url must be an http(s) URL such as http://127.0.0.1:3000/webhooks/github, got ${JSON.stringify(options.url)}`);
+      throw new WebhookError(
+        'invalid-config',
+        `The webhook url must be an http(s) URL such as http://127.0.0.1:3000/webhooks/github, got ${JSON.stringify(options.url)}`,
+      );
     }
     const dropRate = options.dropRate ?? 0;
-    if (!(dropRate >= 0 && dropRate <= 1)) throw new WebhookError('invalid-config', `dropRate must lie in 0..1 (e.g. 0.1 drops one delivery in ten), got ${dropRate}`);
+    if (!(dropRate >= 0 && dropRate <= 1))
+      throw new WebhookError(
+        'invalid-config',
+        `dropRate must lie in 0..1 (e.g. 0.1 drops one delivery in ten), got ${dropRate}`,
+      );
     const timeoutMs = options.timeoutMs ?? githubDeliveryTimeoutMs;
-    if (!(timeoutMs > 0)) throw new WebhookError('invalid-config', `timeoutMs must be > 0, e.g. 10000 (GitHub's limit), got ${timeoutMs}`);
+    if (!(timeoutMs > 0))
+      throw new WebhookError('invalid-config', `timeoutMs must be > 0, e.g. 10000 (GitHub's limit), got ${timeoutMs}`);
     const retry = { ...defaultRetryPolicy, ...options.retry };
     const retryProblem = validateRetryPolicy(retry);
-    if (retryProblem) throw new WebhookError('invalid-config', `${retryProblem} (e.g. retry: { attempts: 3, initialDelayMs: 1000, factor: 2 })`);
+    if (retryProblem)
+      throw new WebhookError(
+        'invalid-config',
+        `${retryProblem} (e.g. retry: { attempts: 3, initialDelayMs: 1000, factor: 2 })`,
+      );
 
     this.seed = options.seed ?? options.world.seed;
     this.url = target.href;
@@ -182,7 +194,10 @@ export class WebhookDispatcher {
   redeliver(deliveryId: string): Promise<DeliveryStatus> {
     if (this.closed) return Promise.reject(new WebhookError('closed', 'The webhook dispatcher is closed'));
     const delivery = this.byId.get(deliveryId);
-    if (!delivery) return Promise.reject(new WebhookError('unknown-delivery', `No delivery ${deliveryId} was made by hook ${this.hookId}`));
+    if (!delivery)
+      return Promise.reject(
+        new WebhookError('unknown-delivery', `No delivery ${deliveryId} was made by hook ${this.hookId}`),
+      );
     delivery.redeliveries += 1;
     delivery.status = 'queued';
     return this.enqueue(delivery, delivery.redeliveries);
@@ -260,7 +275,12 @@ export class WebhookDispatcher {
     this.pumping = null;
   }
 
-  private record(delivery: Delivery, round: number, attempt: number, fields: Pick<DeliveryAttempt, 'at' | 'result' | 'statusCode' | 'error' | 'durationMs' | 'retryInMs'>): void {
+  private record(
+    delivery: Delivery,
+    round: number,
+    attempt: number,
+    fields: Pick<DeliveryAttempt, 'at' | 'result' | 'statusCode' | 'error' | 'durationMs' | 'retryInMs'>,
+  ): void {
     this.log.append({
       deliveryId: delivery.id,
       sequence: delivery.sequence,
@@ -277,18 +297,31 @@ export class WebhookDispatcher {
 
   private async run(delivery: Delivery, round: number): Promise<DeliveryStatus> {
     if (delivery.dropped && round === 0) {
-      this.record(delivery, round, 1, { at: this.timestamp(), result: 'dropped', statusCode: null, error: null, durationMs: 0, retryInMs: null });
+      this.record(delivery, round, 1, {
+        at: this.timestamp(),
+        result: 'dropped',
+        statusCode: null,
+        error: null,
+        durationMs: 0,
+        retryInMs: null,
+      });
       return 'dropped';
     }
     for (let attempt = 1; ; attempt++) {
       const at = this.timestamp();
       const outcome = await postWebhook(this.fetch, this.url, delivery.headers, delivery.body, this.timeoutMs);
-      const retryInMs = outcome.kind === 'delivered' ? null : retryDelay(this.retry, this.seed, delivery.sequence, round, attempt);
+      const retryInMs =
+        outcome.kind === 'delivered' ? null : retryDelay(this.retry, this.seed, delivery.sequence, round, attempt);
       this.record(delivery, round, attempt, {
         at,
         result: resultOf(outcome),
         statusCode: 'statusCode' in outcome ? outcome.statusCode : null,
-        error: outcome.kind === 'connection-error' ? outcome.error : outcome.kind === 'timeout' ? `no response within ${this.timeoutMs} ms` : null,
+        error:
+          outcome.kind === 'connection-error'
+            ? outcome.error
+            : outcome.kind === 'timeout'
+              ? `no response within ${this.timeoutMs} ms`
+              : null,
         durationMs: outcome.durationMs,
         retryInMs,
       });

@@ -24,13 +24,15 @@ export interface WebhookMessage {
   payload: Json;
 }
 
-
 export class WebhookPayloadBuilder {
   private readonly renderer: RestRenderer;
   /** The head each pull request had at its last event: `before` of the next `synchronize`. */
   private readonly lastHeads = new Map<string, string>();
 
-  constructor(private readonly world: WorldReader, baseUrl: string) {
+  constructor(
+    private readonly world: WorldReader,
+    baseUrl: string,
+  ) {
     // The renderer reads only the world and base URL; the rate limits are never spent here.
     this.renderer = new RestRenderer({ world, baseUrl, rateLimits: new RateLimits(), now: Date.now }, false);
   }
@@ -42,7 +44,11 @@ export class WebhookPayloadBuilder {
    */
   build(event: WorldEvent): WebhookMessage[] {
     const repo = this.world.repoById(event.repoId);
-    if (!repo) throw new WebhookError('unknown-record', `The world has no repository ${event.repoId} (${event.type}.${event.action})`);
+    if (!repo)
+      throw new WebhookError(
+        'unknown-record',
+        `The world has no repository ${event.repoId} (${event.type}.${event.action})`,
+      );
     switch (event.type) {
       case 'pull_request':
         return [this.pullRequest(repo, event)];
@@ -59,7 +65,11 @@ export class WebhookPayloadBuilder {
 
   private pullOf(repo: SimRepo, number: number, event: WorldEvent): SimPull {
     const pull = this.world.pull(repo, number);
-    if (!pull) throw new WebhookError('unknown-record', `${repo.owner}/${repo.name} has no pull request #${number} (${event.type}.${event.action})`);
+    if (!pull)
+      throw new WebhookError(
+        'unknown-record',
+        `${repo.owner}/${repo.name} has no pull request #${number} (${event.type}.${event.action})`,
+      );
     return pull;
   }
 
@@ -132,7 +142,13 @@ export class WebhookPayloadBuilder {
 
   private app(): Json {
     const owner = { ...this.renderer.user('github'), type: 'Organization' };
-    return { ...actionsApp, owner, html_url: `${this.renderer.web}/apps/${actionsApp.slug}`, permissions: { ...actionsApp.permissions }, events: [...actionsApp.events] };
+    return {
+      ...actionsApp,
+      owner,
+      html_url: `${this.renderer.web}/apps/${actionsApp.slug}`,
+      permissions: { ...actionsApp.permissions },
+      events: [...actionsApp.events],
+    };
   }
 
   private checks(repo: SimRepo, event: Extract<WorldEvent, { type: 'check_run' }>): WebhookMessage[] {
@@ -208,13 +224,22 @@ export class WebhookPayloadBuilder {
     const sender = this.user(ciBotLogin);
     return [
       this.message(repo, 'check_run', 'completed', { action: 'completed', check_run: checkRun, repository, sender }),
-      this.message(repo, 'check_suite', 'completed', { action: 'completed', check_suite: checkSuite, repository, sender }),
+      this.message(repo, 'check_suite', 'completed', {
+        action: 'completed',
+        check_suite: checkSuite,
+        repository,
+        sender,
+      }),
     ];
   }
 
   private issues(repo: SimRepo, event: Extract<WorldEvent, { type: 'issues' }>): WebhookMessage {
     const issue = this.world.issue(repo, event.number);
-    if (!issue) throw new WebhookError('unknown-record', `${repo.owner}/${repo.name} has no issue #${event.number} (issues.${event.action})`);
+    if (!issue)
+      throw new WebhookError(
+        'unknown-record',
+        `${repo.owner}/${repo.name} has no issue #${event.number} (issues.${event.action})`,
+      );
     // The world does not record who closed or reopened an issue; the simulator's actor for it is the author.
     return this.message(repo, 'issues', event.action, {
       action: event.action,

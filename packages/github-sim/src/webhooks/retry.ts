@@ -16,13 +16,25 @@ export interface RetryPolicy {
   jitter: number;
 }
 
-export const defaultRetryPolicy: RetryPolicy = { attempts: 4, initialDelayMs: 1_000, factor: 2, maxDelayMs: 30_000, jitter: 0.2 };
+export const defaultRetryPolicy: RetryPolicy = {
+  attempts: 4,
+  initialDelayMs: 1_000,
+  factor: 2,
+  maxDelayMs: 30_000,
+  jitter: 0.2,
+};
 
 /**
  * The wait after failed try number `attempt` (1-based) of the `sequence`-th delivery, or null when
  * that was the last try. `round` tells a redelivery's tries apart from the original ones.
  */
-export function retryDelay(policy: RetryPolicy, seed: number, sequence: number, round: number, attempt: number): number | null {
+export function retryDelay(
+  policy: RetryPolicy,
+  seed: number,
+  sequence: number,
+  round: number,
+  attempt: number,
+): number | null {
   if (attempt >= policy.attempts) return null;
   const base = Math.min(policy.maxDelayMs, policy.initialDelayMs * policy.factor ** (attempt - 1));
   const draw = unit(hash4(seed, streams.jitter, sequence, round * 1_000 + attempt));
@@ -30,7 +42,8 @@ export function retryDelay(policy: RetryPolicy, seed: number, sequence: number, 
 }
 
 export function validateRetryPolicy(policy: RetryPolicy): string | null {
-  if (!Number.isInteger(policy.attempts) || policy.attempts < 1) return `retry.attempts must be an integer ≥ 1, got ${policy.attempts}`;
+  if (!Number.isInteger(policy.attempts) || policy.attempts < 1)
+    return `retry.attempts must be an integer ≥ 1, got ${policy.attempts}`;
   if (!(policy.initialDelayMs >= 0) || !(policy.maxDelayMs >= 0)) return 'retry delays must be ≥ 0 ms';
   if (!(policy.factor >= 1)) return `retry.factor must be ≥ 1, got ${policy.factor}`;
   if (!(policy.jitter >= 0 && policy.jitter <= 1)) return `retry.jitter must lie in 0..1, got ${policy.jitter}`;

@@ -34,11 +34,19 @@ export async function postWebhook(
   const started = performance.now();
   const elapsed = (): number => Math.round((performance.now() - started) * 10) / 10;
   try {
-    const response = await fetchImpl(url, { method: 'POST', headers, body, signal: controller.signal, redirect: 'manual' });
+    const response = await fetchImpl(url, {
+      method: 'POST',
+      headers,
+      body,
+      signal: controller.signal,
+      redirect: 'manual',
+    });
     // The receiver has answered only once its body is in; reading it also frees the connection.
     await response.arrayBuffer();
     const statusCode = response.status;
-    return statusCode >= 200 && statusCode < 300 ? { kind: 'delivered', statusCode, durationMs: elapsed() } : { kind: 'http-error', statusCode, durationMs: elapsed() };
+    return statusCode >= 200 && statusCode < 300
+      ? { kind: 'delivered', statusCode, durationMs: elapsed() }
+      : { kind: 'http-error', statusCode, durationMs: elapsed() };
   } catch (error) {
     if (timedOut) return { kind: 'timeout', durationMs: elapsed() };
     return { kind: 'connection-error', error: describe(error), durationMs: elapsed() };

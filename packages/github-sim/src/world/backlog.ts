@@ -81,7 +81,13 @@ const kindWeights = new Weighted<number>([
   [3, 8],
   [4, 12],
 ]);
-const meanComments: Readonly<Record<IssueKind, number>> = { bug: 3, feature: 4, question: 2, 'feature-debate': 14, chore: 0.6 };
+const meanComments: Readonly<Record<IssueKind, number>> = {
+  bug: 3,
+  feature: 4,
+  question: 2,
+  'feature-debate': 14,
+  chore: 0.6,
+};
 const maxComments = 400;
 
 /** Selection sampling: keep exactly `wanted` of `available`, each decided by its own draw `u`. */
@@ -121,7 +127,8 @@ export function buildBacklog(plan: BacklogPlan): Backlog {
   if (plan.lastMergedAt !== null) {
     let before = 0;
     while (before < total && (createdAt[before] ?? 0) < plan.lastMergedAt) before++;
-    for (let n = before; n >= 1 && lastMergedNumber === 0; n--) if (((meta[n - 1] ?? 0) & 1) === 1) lastMergedNumber = n;
+    for (let n = before; n >= 1 && lastMergedNumber === 0; n--)
+      if (((meta[n - 1] ?? 0) & 1) === 1) lastMergedNumber = n;
     if (lastMergedNumber === 0 && before >= 1) {
       for (let n = before + 1; n <= total; n++) {
         if (((meta[n - 1] ?? 0) & 1) === 1) {
@@ -153,7 +160,10 @@ export function buildBacklog(plan: BacklogPlan): Backlog {
     const kindName = ISSUE_KINDS[kind] ?? 'bug';
     let state: number;
     if (open) state = rng.chance(0.03) ? ISSUE_REOPENED : ISSUE_OPEN;
-    else state = rng.chance(kindName === 'question' || kindName === 'feature-debate' ? 0.5 : 0.15) ? ISSUE_NOT_PLANNED : ISSUE_COMPLETED;
+    else
+      state = rng.chance(kindName === 'question' || kindName === 'feature-debate' ? 0.5 : 0.15)
+        ? ISSUE_NOT_PLANNED
+        : ISSUE_COMPLETED;
     meta[n - 1] = (kind << 3) | (state << 1);
     fillTimes(n, open ? null : 20 * DAY, meanComments[kindName]);
   }
@@ -172,7 +182,10 @@ export function buildBacklog(plan: BacklogPlan): Backlog {
     } else if (n < lastMergedNumber && plan.lastMergedAt !== null && roll < 0.72) {
       state = PULL_MERGED;
       const delay = 60 + Math.floor(rng.exponential(3 * DAY));
-      closed = opened + delay < plan.lastMergedAt ? opened + delay : opened + Math.floor((plan.lastMergedAt - opened) * rng.float());
+      closed =
+        opened + delay < plan.lastMergedAt
+          ? opened + delay
+          : opened + Math.floor((plan.lastMergedAt - opened) * rng.float());
     } else {
       const stillOpen = opened > generatedAt - 180 * DAY ? roll > 0.45 : roll > 0.93;
       state = stillOpen ? PULL_OPEN : PULL_CLOSED;
@@ -193,12 +206,14 @@ export function buildBacklog(plan: BacklogPlan): Backlog {
   function fillTimes(n: number, meanCloseDelay: number | null, meanCommentCount: number): void {
     const opened = createdAt[n - 1] ?? 0;
     rng.reseed(hash4(seed, Stream.Close, repoId, n));
-    const closed = meanCloseDelay === null ? 0 : Math.min(generatedAt, opened + 60 + Math.floor(rng.exponential(meanCloseDelay)));
+    const closed =
+      meanCloseDelay === null ? 0 : Math.min(generatedAt, opened + 60 + Math.floor(rng.exponential(meanCloseDelay)));
     closedAt[n - 1] = closed;
     rng.reseed(hash4(seed, Stream.Comments, repoId, n));
     const comments = Math.min(maxComments, Math.floor(rng.exponential(meanCommentCount)));
     commentCount[n - 1] = comments;
-    const lastComment = comments > 0 ? Math.min(generatedAt, opened + 60 + Math.floor(rng.exponential(7 * DAY))) : opened;
+    const lastComment =
+      comments > 0 ? Math.min(generatedAt, opened + 60 + Math.floor(rng.exponential(7 * DAY))) : opened;
     updatedAt[n - 1] = Math.max(closed, lastComment, opened);
   }
 
@@ -246,7 +261,8 @@ export function buildBacklog(plan: BacklogPlan): Backlog {
       }
     }
     if (plan.bugLabelInUse && bugLabeledOpen === 0) {
-      if (newestLabeledOpen === 0 || bugBit === 0) throw new Error(`repository ${repoId}: a bug label in use needs a labeled open issue and a bug label`);
+      if (newestLabeledOpen === 0 || bugBit === 0)
+        throw new Error(`repository ${repoId}: a bug label in use needs a labeled open issue and a bug label`);
       const state = ((meta[newestLabeledOpen - 1] ?? 0) >> 1) & 3;
       meta[newestLabeledOpen - 1] = (0 << 3) | (state << 1);
       labelMask[newestLabeledOpen - 1] = bugBit;

@@ -4,7 +4,12 @@
 // reports against them; the registry judges by its own rules (registry/criteria/) and must agree.
 
 // The criteria and reason codes are the registry's published vocabulary; the world's ground truth speaks it too.
-export { FAILURE_REASONS, REGISTRY_CRITERIA, type FailureReason, type RegistryCriterion } from '@abp/protocol/registry/vocabulary';
+export {
+  FAILURE_REASONS,
+  REGISTRY_CRITERIA,
+  type FailureReason,
+  type RegistryCriterion,
+} from '@abp/protocol/registry/vocabulary';
 
 /** A merged pull request counts when `mergedAt >= generatedAt - 30 days` (inclusive). */
 export const MERGED_PULL_WINDOW_DAYS = 30;
@@ -84,12 +89,60 @@ export interface RunnerRecipe {
  * Other ecosystems (C, C++, Ruby, PHP, C#, Swift, shell, docs) have no recipe.
  */
 export const RUNNER_RECIPES: Readonly<Record<RunnerId, RunnerRecipe>> = {
-  vitest: { runner: 'vitest', ecosystem: 'node', install: 'npm ci', test: 'npx vitest run --reporter=junit --outputFile=test-report.xml', report: 'junit-xml' },
-  jest: { runner: 'jest', ecosystem: 'node', install: 'npm ci', test: 'npx jest --ci --reporters=default --reporters=jest-junit', report: 'junit-xml' },
-  mocha: { runner: 'mocha', ecosystem: 'node', install: 'npm ci', test: 'npx mocha --reporter xunit --reporter-option output=test-report.xml', report: 'junit-xml' },
-  pytest: { runner: 'pytest', ecosystem: 'python', install: 'pip install -e .', test: 'python -m pytest --junitxml=test-report.xml', report: 'junit-xml' },
-  'go-test': { runner: 'go-test', ecosystem: 'go', install: 'go mod download', test: 'go test -json ./...', report: 'go-test-json' },
-  'cargo-test': { runner: 'cargo-test', ecosystem: 'rust', install: 'cargo fetch', test: 'cargo test --no-fail-fast', report: 'cargo-test-text' },
-  maven: { runner: 'maven', ecosystem: 'jvm', install: 'mvn -B -q dependency:go-offline', test: 'mvn -B test', report: 'junit-xml' },
-  gradle: { runner: 'gradle', ecosystem: 'jvm', install: './gradlew --no-daemon dependencies', test: './gradlew --no-daemon test', report: 'junit-xml' },
+  vitest: {
+    runner: 'vitest',
+    ecosystem: 'node',
+    install: 'npm ci',
+    test: 'npx vitest run --reporter=junit --outputFile=test-report.xml',
+    report: 'junit-xml',
+  },
+  jest: {
+    runner: 'jest',
+    ecosystem: 'node',
+    install: 'npm ci',
+    test: 'npx jest --ci --reporters=default --reporters=jest-junit',
+    report: 'junit-xml',
+  },
+  mocha: {
+    runner: 'mocha',
+    ecosystem: 'node',
+    install: 'npm ci',
+    test: 'npx mocha --reporter xunit --reporter-option output=test-report.xml',
+    report: 'junit-xml',
+  },
+  pytest: {
+    runner: 'pytest',
+    ecosystem: 'python',
+    install: 'pip install -e .',
+    test: 'python -m pytest --junitxml=test-report.xml',
+    report: 'junit-xml',
+  },
+  'go-test': {
+    runner: 'go-test',
+    ecosystem: 'go',
+    install: 'go mod download',
+    test: 'go test -json ./...',
+    report: 'go-test-json',
+  },
+  'cargo-test': {
+    runner: 'cargo-test',
+    ecosystem: 'rust',
+    install: 'cargo fetch',
+    test: 'cargo test --no-fail-fast',
+    report: 'cargo-test-text',
+  },
+  maven: {
+    runner: 'maven',
+    ecosystem: 'jvm',
+    install: 'mvn -B -q dependency:go-offline',
+    test: 'mvn -B test',
+    report: 'junit-xml',
+  },
+  gradle: {
+    runner: 'gradle',
+    ecosystem: 'jvm',
+    install: './gradlew --no-daemon dependencies',
+    test: './gradlew --no-daemon test',
+    report: 'junit-xml',
+  },
 };

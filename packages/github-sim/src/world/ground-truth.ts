@@ -4,13 +4,20 @@
 // verdicts over the same world must equal this exactly. Issue-level truth is `SimIssue.kind`.
 
 import type { FailureReason, RegistryCriterion, RunnerRecipe } from './criteria.js';
-import { isOsiApproved, MERGED_PULL_WINDOW_DAYS, MIN_BUG_LABELED_OPEN_ISSUES, MIN_LABELED_OPEN_ISSUE_SHARE, REGISTRY_CRITERIA, REGISTRY_THRESHOLDS, RUNNER_RECIPES } from './criteria.js';
+import {
+  isOsiApproved,
+  MERGED_PULL_WINDOW_DAYS,
+  MIN_BUG_LABELED_OPEN_ISSUES,
+  MIN_LABELED_OPEN_ISSUE_SHARE,
+  REGISTRY_CRITERIA,
+  REGISTRY_THRESHOLDS,
+  RUNNER_RECIPES,
+} from './criteria.js';
 import type { RepoPlan, ScaleWorld } from './scale.js';
 import { isoSeconds } from './scale.js';
 
 export type CriterionVerdict<C extends RegistryCriterion = RegistryCriterion> =
-  | { criterion: C; pass: true }
-  | { criterion: C; pass: false; reason: FailureReason<C>; detail: string };
+  { criterion: C; pass: true } | { criterion: C; pass: false; reason: FailureReason<C>; detail: string };
 
 export interface RepoTruth {
   repoId: number;
@@ -46,7 +53,11 @@ export interface WorldTruth {
   failures: Record<RegistryCriterion, number>;
 }
 
-function fail<C extends RegistryCriterion>(criterion: C, reason: FailureReason<C>, detail: string): CriterionVerdict<C> {
+function fail<C extends RegistryCriterion>(
+  criterion: C,
+  reason: FailureReason<C>,
+  detail: string,
+): CriterionVerdict<C> {
   return { criterion, pass: false, reason, detail };
 }
 
@@ -55,8 +66,11 @@ function verdict(plan: RepoPlan, criterion: RegistryCriterion, now: number): Cri
     case 'osiLicense': {
       const license = plan.licenseSpdxId;
       if (license === null) return fail(criterion, 'no-license', 'no license detected');
-      if (license === 'NOASSERTION') return fail(criterion, 'license-not-recognized', 'licenseInfo.spdxId is NOASSERTION');
-      return isOsiApproved(license) ? { criterion, pass: true } : fail(criterion, 'license-not-osi-approved', `${license} is not OSI-approved`);
+      if (license === 'NOASSERTION')
+        return fail(criterion, 'license-not-recognized', 'licenseInfo.spdxId is NOASSERTION');
+      return isOsiApproved(license)
+        ? { criterion, pass: true }
+        : fail(criterion, 'license-not-osi-approved', `${license} is not OSI-approved`);
     }
     case 'notArchivedForkMirror':
       if (plan.isArchived) return fail(criterion, 'archived', 'repository is archived');
@@ -66,18 +80,38 @@ function verdict(plan: RepoPlan, criterion: RegistryCriterion, now: number): Cri
     case 'mergedPullWithin30Days': {
       const windowStart = now - MERGED_PULL_WINDOW_DAYS * 86_400;
       if (plan.lastMergedAt === null) return fail(criterion, 'never-merged', 'no pull request was ever merged');
-      if (plan.lastMergedAt < windowStart) return fail(criterion, 'no-merge-in-window', `last merge ${isoSeconds(plan.lastMergedAt)} is before ${isoSeconds(windowStart)}`);
+      if (plan.lastMergedAt < windowStart)
+        return fail(
+          criterion,
+          'no-merge-in-window',
+          `last merge ${isoSeconds(plan.lastMergedAt)} is before ${isoSeconds(windowStart)}`,
+        );
       return { criterion, pass: true };
     }
     case 'runnableTestSuite':
-      if (plan.ecosystem === null) return fail(criterion, 'unsupported-ecosystem', `no runner recipe for ${plan.language ?? 'a repository without code'}`);
+      if (plan.ecosystem === null)
+        return fail(
+          criterion,
+          'unsupported-ecosystem',
+          `no runner recipe for ${plan.language ?? 'a repository without code'}`,
+        );
       if (plan.runner === null) return fail(criterion, 'no-test-suite', `no test suite found for ${plan.ecosystem}`);
       return { criterion, pass: true };
     case 'issueHygiene': {
       if (plan.openIssueCount === 0) return fail(criterion, 'no-open-issues', 'no open issues');
       const share = plan.labeledOpenIssueCount / plan.openIssueCount;
-      if (share < MIN_LABELED_OPEN_ISSUE_SHARE) return fail(criterion, 'labeled-share-below-threshold', `${plan.labeledOpenIssueCount} of ${plan.openIssueCount} open issues labeled (${(share * 100).toFixed(1)}% < ${MIN_LABELED_OPEN_ISSUE_SHARE * 100}%)`);
-      if (!plan.bugLabelInUse) return fail(criterion, 'no-bug-label-in-use', `fewer than ${MIN_BUG_LABELED_OPEN_ISSUES} open issue(s) carry a bug label`);
+      if (share < MIN_LABELED_OPEN_ISSUE_SHARE)
+        return fail(
+          criterion,
+          'labeled-share-below-threshold',
+          `${plan.labeledOpenIssueCount} of ${plan.openIssueCount} open issues labeled (${(share * 100).toFixed(1)}% < ${MIN_LABELED_OPEN_ISSUE_SHARE * 100}%)`,
+        );
+      if (!plan.bugLabelInUse)
+        return fail(
+          criterion,
+          'no-bug-label-in-use',
+          `fewer than ${MIN_BUG_LABELED_OPEN_ISSUES} open issue(s) carry a bug label`,
+        );
       return { criterion, pass: true };
     }
   }
@@ -109,7 +143,10 @@ export function repoTruth(world: ScaleWorld, repoId: number): RepoTruth | undefi
 
 export function groundTruth(world: ScaleWorld): WorldTruth {
   const repos: RepoTruth[] = [];
-  const failures = Object.fromEntries(REGISTRY_CRITERIA.map((criterion) => [criterion, 0])) as Record<RegistryCriterion, number>;
+  const failures = Object.fromEntries(REGISTRY_CRITERIA.map((criterion) => [criterion, 0])) as Record<
+    RegistryCriterion,
+    number
+  >;
   for (let index = 0; index < world.repoCount(); index++) {
     const repo = world.repoAt(index);
     const truth = repo === undefined ? undefined : repoTruth(world, repo.id);
@@ -122,7 +159,10 @@ export function groundTruth(world: ScaleWorld): WorldTruth {
     generatedAt: world.generatedAt,
     thresholds: REGISTRY_THRESHOLDS,
     repos,
-    eligible: repos.filter((truth) => truth.eligible).map((truth) => truth.nameWithOwner).sort(),
+    eligible: repos
+      .filter((truth) => truth.eligible)
+      .map((truth) => truth.nameWithOwner)
+      .sort(),
     failures,
   };
 }

@@ -12,7 +12,7 @@ export interface DetectedLicense {
 
 // Names licensee reports for SPDX ids the worlds use; anything else keeps its id as name.
 const licenseNames: Partial<Record<string, string>> = {
-  'MIT': 'MIT License',
+  MIT: 'MIT License',
   'Apache-2.0': 'Apache License 2.0',
   'GPL-2.0': 'GNU General Public License v2.0',
   'GPL-3.0': 'GNU General Public License v3.0',
@@ -22,8 +22,8 @@ const licenseNames: Partial<Record<string, string>> = {
   'BSD-2-Clause': 'BSD 2-Clause "Simplified" License',
   'BSD-3-Clause': 'BSD 3-Clause "New" or "Revised" License',
   'MPL-2.0': 'Mozilla Public License 2.0',
-  'ISC': 'ISC License',
-  'Unlicense': 'The Unlicense',
+  ISC: 'ISC License',
+  Unlicense: 'The Unlicense',
   'CC0-1.0': 'Creative Commons Zero v1.0 Universal',
   'EPL-2.0': 'Eclipse Public License 2.0',
   'BSL-1.0': 'Boost Software License 1.0',

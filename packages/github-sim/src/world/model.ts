@@ -174,8 +174,22 @@ export interface WorldReader {
 
 /** What happened in a live world: the source of webhook deliveries and of the actors' work. */
 export type WorldEvent =
-  | { type: 'pull_request'; action: 'opened' | 'synchronize' | 'closed' | 'reopened'; repoId: number; number: number; at: string }
-  | { type: 'check_run'; action: 'completed'; repoId: number; number: number; headOid: string; conclusion: CheckConclusion; at: string }
+  | {
+      type: 'pull_request';
+      action: 'opened' | 'synchronize' | 'closed' | 'reopened';
+      repoId: number;
+      number: number;
+      at: string;
+    }
+  | {
+      type: 'check_run';
+      action: 'completed';
+      repoId: number;
+      number: number;
+      headOid: string;
+      conclusion: CheckConclusion;
+      at: string;
+    }
   | { type: 'issues'; action: 'closed' | 'reopened'; repoId: number; number: number; at: string };
 
 /**
@@ -184,7 +198,10 @@ export type WorldEvent =
  */
 export interface WorldWriter {
   /** Opens a pull request; `head` is `branch` in the same repository or `forkOwner:branch`. */
-  openPull(repo: SimRepo, input: { title: string; body: string; head: string; base: string; authorLogin: string }): SimPull;
+  openPull(
+    repo: SimRepo,
+    input: { title: string; body: string; head: string; base: string; authorLogin: string },
+  ): SimPull;
   /** A push to a fork moved the head of open pull requests from it (fires `synchronize`). */
   notePush(owner: string, name: string): void;
   /** CI's verdict on a pull request's current head commit. */
@@ -200,5 +217,8 @@ export interface WorldWriter {
 
 /** Whether a world takes changes (live worlds do; scale worlds are read-only). */
 export function isWorldWriter(world: WorldReader): world is WorldReader & WorldWriter {
-  return typeof (world as Partial<WorldWriter>).openPull === 'function' && typeof (world as Partial<WorldWriter>).notePush === 'function';
+  return (
+    typeof (world as Partial<WorldWriter>).openPull === 'function' &&
+    typeof (world as Partial<WorldWriter>).notePush === 'function'
+  );
 }

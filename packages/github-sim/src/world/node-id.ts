@@ -29,7 +29,10 @@ export function encodeNodeId(ref: NodeRef): string {
 export function decodeNodeId(id: string): NodeRef | null {
   const match = /^(R|I|PR|U)_kgDO([A-Za-z0-9_-]+)$/.exec(id);
   if (!match) return null;
-  const parts = Buffer.from(match[2] ?? '', 'base64url').toString('utf8').split(':').map(Number);
+  const parts = Buffer.from(match[2] ?? '', 'base64url')
+    .toString('utf8')
+    .split(':')
+    .map(Number);
   if (parts.some((part) => !Number.isSafeInteger(part) || part < 0)) return null;
   const [first, second] = parts;
   if (first === undefined) return null;

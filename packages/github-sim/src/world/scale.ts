@@ -9,7 +9,18 @@
 // excludes forks unless asked, as GitHub's search does.
 
 import type { Backlog, BacklogPlan } from './backlog.js';
-import { buildBacklog, ISSUE_COMPLETED, ISSUE_NOT_PLANNED, ISSUE_OPEN, ISSUE_REOPENED, isPull, kindOf, PULL_CLOSED, PULL_MERGED, stateOf } from './backlog.js';
+import {
+  buildBacklog,
+  ISSUE_COMPLETED,
+  ISSUE_NOT_PLANNED,
+  ISSUE_OPEN,
+  ISSUE_REOPENED,
+  isPull,
+  kindOf,
+  PULL_CLOSED,
+  PULL_MERGED,
+  stateOf,
+} from './backlog.js';
 import type { Ecosystem, RunnerId } from './criteria.js';
 import { MERGED_PULL_WINDOW_DAYS } from './criteria.js';
 import type { LabelStyle } from './labels.js';
@@ -88,7 +99,16 @@ const BOTS: readonly SimUser[] = [
 ];
 
 // Streams keep independent facts on independent draws.
-const Stream = { Users: 101, Stars: 102, Repo: 103, Plan: 104, IssueText: 105, PullText: 106, Comment: 107, Name: 108 } as const;
+const Stream = {
+  Users: 101,
+  Stars: 102,
+  Repo: 103,
+  Plan: 104,
+  IssueText: 105,
+  PullText: 106,
+  Comment: 107,
+  Name: 108,
+} as const;
 
 const languages = new Weighted<string | null>([
   ['TypeScript', 17],
@@ -195,7 +215,8 @@ export function isoSeconds(seconds: number): string {
 
 function parseSeconds(value: string, what: string): number {
   const ms = Date.parse(value);
-  if (!Number.isFinite(ms)) throw new RangeError(`${what} is not a timestamp: ${JSON.stringify(value)} (expected e.g. '2026-11-01T00:00:00Z')`);
+  if (!Number.isFinite(ms))
+    throw new RangeError(`${what} is not a timestamp: ${JSON.stringify(value)} (expected e.g. '2026-11-01T00:00:00Z')`);
   return Math.floor(ms / 1000);
 }
 
@@ -212,7 +233,9 @@ function apportion(total: number, weights: readonly number[]): number[] {
   const shares = weights.map((weight) => (total * weight) / sum);
   const counts = shares.map(Math.floor);
   let left = total - counts.reduce((a, b) => a + b, 0);
-  const order = shares.map((share, index) => ({ index, rest: share - Math.floor(share) })).sort((a, b) => b.rest - a.rest || a.index - b.index);
+  const order = shares
+    .map((share, index) => ({ index, rest: share - Math.floor(share) }))
+    .sort((a, b) => b.rest - a.rest || a.index - b.index);
   for (const { index } of order) {
     if (left <= 0) break;
     counts[index] = (counts[index] ?? 0) + 1;
@@ -242,8 +265,10 @@ export class ScaleWorld implements WorldReader {
   constructor(options: ScaleWorldOptions) {
     const { seed, repos, issues } = options;
     if (!Number.isSafeInteger(seed)) throw new RangeError(`seed must be a safe integer, got ${seed}`);
-    if (!Number.isSafeInteger(repos) || repos < 1) throw new RangeError(`repos must be a positive integer, got ${repos}`);
-    if (!Number.isSafeInteger(issues) || issues < 0) throw new RangeError(`issues must be a non-negative integer, got ${issues}`);
+    if (!Number.isSafeInteger(repos) || repos < 1)
+      throw new RangeError(`repos must be a positive integer, got ${repos}`);
+    if (!Number.isSafeInteger(issues) || issues < 0)
+      throw new RangeError(`issues must be a non-negative integer, got ${issues}`);
     this.seed = seed;
     this.seed32 = mix32((seed >>> 0) ^ mix32(Math.floor(seed / 0x1_0000_0000) >>> 0));
     this.now = parseSeconds(options.generatedAt ?? DEFAULT_GENERATED_AT, 'generatedAt');
@@ -311,7 +336,9 @@ export class ScaleWorld implements WorldReader {
       const runner = base !== undefined ? base.runner : hasTests ? runnerFor(rng, language, ecosystem) : null;
       const hasCi = rng.chance(runner !== null ? 0.8 : 0.3);
       const u = ((quantiles[index] ?? 0) + rng.float()) / count;
-      const stars = isFork ? Math.floor(Math.pow(rng.float(), 3) * 40) : Math.min(500_000, Math.floor(15 * (Math.pow(u, -1.1) - 1)));
+      const stars = isFork
+        ? Math.floor(Math.pow(rng.float(), 3) * 40)
+        : Math.min(500_000, Math.floor(15 * (Math.pow(u, -1.1) - 1)));
       let owner = Math.floor(this.users.length * Math.pow(rng.float(), 2));
       let name = base?.name ?? makeRepoName(rng, topic);
       while (taken.has(`${this.users[owner]?.login.toLowerCase()}/${name.toLowerCase()}`)) {
@@ -332,12 +359,17 @@ export class ScaleWorld implements WorldReader {
         isArchived: rng.chance(0.06),
         isFork: base !== undefined,
         isMirror: base === undefined && rng.chance(0.02),
-        weight: noIssues ? 0 : (base !== undefined ? 0.1 : 1) * Math.pow(stars + 5, 0.55) * Math.exp(2 * rng.float() - 1),
+        weight: noIssues
+          ? 0
+          : (base !== undefined ? 0.1 : 1) * Math.pow(stars + 5, 0.55) * Math.exp(2 * rng.float() - 1),
         variant: rng.int(1_000),
       });
     }
 
-    const issueCounts = apportion(issueTotal, drafts.map((draft) => draft.weight));
+    const issueCounts = apportion(
+      issueTotal,
+      drafts.map((draft) => draft.weight),
+    );
     const maintained = new Map<number, number[]>();
     for (let index = 0; index < count; index++) {
       const draft = drafts[index] as Draft;
@@ -358,18 +390,25 @@ export class ScaleWorld implements WorldReader {
       let lastMergedAt: number | null = null;
       // A few repositories sit within hours of the window's edge, to catch off-by-one clocks.
       const nearEdge = rng.chance(0.04);
-      if (mergeActivity === 'recent') lastMergedAt = nearEdge ? windowStart + 60 + rng.int(6 * 3600) : now - 3600 - rng.int(27 * DAY);
-      else if (mergeActivity === 'stale') lastMergedAt = nearEdge ? windowStart - 60 - rng.int(6 * 3600) : now - 31 * DAY - rng.int(Math.min(ageDays - 34, 900) * DAY);
+      if (mergeActivity === 'recent')
+        lastMergedAt = nearEdge ? windowStart + 60 + rng.int(6 * 3600) : now - 3600 - rng.int(27 * DAY);
+      else if (mergeActivity === 'stale')
+        lastMergedAt = nearEdge
+          ? windowStart - 60 - rng.int(6 * 3600)
+          : now - 31 * DAY - rng.int(Math.min(ageDays - 34, 900) * DAY);
 
       let lastOpenedAt: number;
       if (mergeActivity === 'recent') lastOpenedAt = now - 60 - rng.int(3 * DAY);
-      else if (lastMergedAt !== null) lastOpenedAt = rng.chance(0.5) && !draft.isArchived ? now - 60 - rng.int(20 * DAY) : lastMergedAt - rng.int(20 * DAY);
+      else if (lastMergedAt !== null)
+        lastOpenedAt =
+          rng.chance(0.5) && !draft.isArchived ? now - 60 - rng.int(20 * DAY) : lastMergedAt - rng.int(20 * DAY);
       else lastOpenedAt = now - rng.int(Math.floor(ageDays * 0.8) * DAY);
       lastOpenedAt = Math.min(now - 60, Math.max(createdAt + 30 * DAY, lastOpenedAt));
 
       const issueCount = issueCounts[index] ?? 0;
       const allClosed = issueCount > 0 && rng.chance(0.03);
-      const openIssueCount = issueCount === 0 || allClosed ? 0 : Math.max(1, Math.round(issueCount * (0.1 + 0.45 * rng.float())));
+      const openIssueCount =
+        issueCount === 0 || allClosed ? 0 : Math.max(1, Math.round(issueCount * (0.1 + 0.45 * rng.float())));
       let pullCount = Math.round(issueCount * (0.15 + 0.65 * rng.float())) + (issueCount === 0 ? rng.int(20) : 0);
       if (mergeActivity !== 'never') pullCount = Math.max(1, pullCount);
       else if (rng.chance(0.5)) pullCount = 0;
@@ -379,8 +418,12 @@ export class ScaleWorld implements WorldReader {
       const convention = LABEL_CONVENTIONS[labelStyle];
       const hygieneRoll = rng.float();
       const hygiene: HygienePlan = hygieneRoll < 0.12 ? 'unlabeled' : hygieneRoll < 0.22 ? 'sparse' : 'tidy';
-      const share = hygiene === 'unlabeled' ? 0 : hygiene === 'sparse' ? 0.02 + 0.45 * rng.float() : 0.5 + 0.5 * rng.float();
-      const labeledOpenIssueCount = hygiene === 'tidy' ? Math.min(openIssueCount, Math.ceil(share * openIssueCount)) : Math.floor(share * openIssueCount);
+      const share =
+        hygiene === 'unlabeled' ? 0 : hygiene === 'sparse' ? 0.02 + 0.45 * rng.float() : 0.5 + 0.5 * rng.float();
+      const labeledOpenIssueCount =
+        hygiene === 'tidy'
+          ? Math.min(openIssueCount, Math.ceil(share * openIssueCount))
+          : Math.floor(share * openIssueCount);
       const bugLabelInUse = convention.bug !== null && labeledOpenIssueCount >= 1 && rng.chance(0.93);
 
       const others = draft.isFork ? rng.int(2) : rng.between(1, 3);
@@ -393,7 +436,9 @@ export class ScaleWorld implements WorldReader {
 
       const owner = this.users[draft.owner]?.login ?? 'ghost';
       const pushedAt = Math.max(lastOpenedAt, lastMergedAt ?? 0);
-      const updatedAt = draft.isArchived ? Math.min(now, pushedAt + rng.int(10 * DAY)) : Math.min(now, Math.max(pushedAt, now - rng.int(20 * DAY)));
+      const updatedAt = draft.isArchived
+        ? Math.min(now, pushedAt + rng.int(10 * DAY))
+        : Math.min(now, Math.max(pushedAt, now - rng.int(20 * DAY)));
       const backlog: BacklogPlan = {
         seed,
         repoId: id,
@@ -454,7 +499,16 @@ export class ScaleWorld implements WorldReader {
         defaultBranch: branchRoll < 0.78 ? 'main' : branchRoll < 0.98 ? 'master' : 'develop',
         headOid: objectId(seed, id, 0, 0),
         labels: convention.labels,
-        files: repoFiles({ owner, name: draft.name, language: draft.language, licenseSpdxId: draft.license, ecosystem: plan.ecosystem, runner: draft.runner, hasCi: draft.hasCi, variant: draft.variant }),
+        files: repoFiles({
+          owner,
+          name: draft.name,
+          language: draft.language,
+          licenseSpdxId: draft.license,
+          ecosystem: plan.ecosystem,
+          runner: draft.runner,
+          hasCi: draft.hasCi,
+          variant: draft.variant,
+        }),
         openIssueCount,
         closedIssueCount: issueCount - openIssueCount,
         pullRequestCount: pullCount,
@@ -523,11 +577,21 @@ export class ScaleWorld implements WorldReader {
     return fresh;
   }
 
-  private sorted(backlog: Backlog, numbers: number[], field: 'CREATED_AT' | 'UPDATED_AT' | 'COMMENTS' | undefined, direction: 'ASC' | 'DESC'): Int32Array {
+  private sorted(
+    backlog: Backlog,
+    numbers: number[],
+    field: 'CREATED_AT' | 'UPDATED_AT' | 'COMMENTS' | undefined,
+    direction: 'ASC' | 'DESC',
+  ): Int32Array {
     const keys = new Float64Array(numbers.length);
     for (let i = 0; i < numbers.length; i++) {
       const n = numbers[i] ?? 0;
-      const primary = field === 'UPDATED_AT' ? (backlog.updatedAt[n - 1] ?? 0) - KEY_EPOCH : field === 'COMMENTS' ? (backlog.commentCount[n - 1] ?? 0) : 0;
+      const primary =
+        field === 'UPDATED_AT'
+          ? (backlog.updatedAt[n - 1] ?? 0) - KEY_EPOCH
+          : field === 'COMMENTS'
+            ? (backlog.commentCount[n - 1] ?? 0)
+            : 0;
       keys[i] = primary * NUMBER_SPACE + n;
     }
     keys.sort();
@@ -562,13 +626,16 @@ export class ScaleWorld implements WorldReader {
     const orderKey = `${query.sort}:${query.direction}`;
     let order = this.searchOrders.get(orderKey);
     if (order === undefined) {
-      const key = (repo: SimRepo): number => (query.sort === 'stars' ? repo.stargazerCount : Date.parse(repo.updatedAt));
+      const key = (repo: SimRepo): number =>
+        query.sort === 'stars' ? repo.stargazerCount : Date.parse(repo.updatedAt);
       const sign = query.direction === 'asc' ? 1 : -1;
-      order = this.repos.map((_, index) => index).sort((a, b) => {
-        const left = this.repos[a] as SimRepo;
-        const right = this.repos[b] as SimRepo;
-        return sign * (key(left) - key(right) || left.id - right.id);
-      });
+      order = this.repos
+        .map((_, index) => index)
+        .sort((a, b) => {
+          const left = this.repos[a] as SimRepo;
+          const right = this.repos[b] as SimRepo;
+          return sign * (key(left) - key(right) || left.id - right.id);
+        });
       this.searchOrders.set(orderKey, order);
     }
     const language = query.language?.toLowerCase();
@@ -595,7 +662,10 @@ export class ScaleWorld implements WorldReader {
     const since = query.since === undefined ? null : parseSeconds(query.since, 'since');
     const field = query.orderBy?.field;
     const direction = query.orderBy?.direction ?? 'ASC';
-    const key = `i|${plan.id}|${[...states].sort().join(',')}|${labels.map((name) => name.toLowerCase()).sort().join('\u0000')}|${since ?? ''}|${field ?? ''}|${direction}`;
+    const key = `i|${plan.id}|${[...states].sort().join(',')}|${labels
+      .map((name) => name.toLowerCase())
+      .sort()
+      .join('\u0000')}|${since ?? ''}|${field ?? ''}|${direction}`;
     const numbers = this.listing(key, () => {
       const wantOpen = states.length === 0 || states.includes('OPEN');
       const wantClosed = states.length === 0 || states.includes('CLOSED');
@@ -622,7 +692,8 @@ export class ScaleWorld implements WorldReader {
 
   issue(repo: SimRepo, number: number): SimIssue | undefined {
     const resolved = this.resolve(repo);
-    if (resolved === undefined || !Number.isSafeInteger(number) || number < 1 || number > resolved.backlog.total) return undefined;
+    if (resolved === undefined || !Number.isSafeInteger(number) || number < 1 || number > resolved.backlog.total)
+      return undefined;
     if (isPull(resolved.backlog, number)) return undefined;
     return this.materializeIssue(resolved.plan, resolved.backlog, number);
   }
@@ -638,7 +709,8 @@ export class ScaleWorld implements WorldReader {
     const key = `p|${plan.id}|${[...states].sort().join(',')}|${field ?? ''}|${direction}`;
     const numbers = this.listing(key, () => {
       const matching: number[] = [];
-      for (const n of backlog.pullNumbers) if (states.length === 0 || states.includes(pullState(stateOf(backlog, n)))) matching.push(n);
+      for (const n of backlog.pullNumbers)
+        if (states.length === 0 || states.includes(pullState(stateOf(backlog, n)))) matching.push(n);
       return this.sorted(backlog, matching, field, direction);
     });
     const items: SimPull[] = [];
@@ -648,7 +720,8 @@ export class ScaleWorld implements WorldReader {
 
   pull(repo: SimRepo, number: number): SimPull | undefined {
     const resolved = this.resolve(repo);
-    if (resolved === undefined || !Number.isSafeInteger(number) || number < 1 || number > resolved.backlog.total) return undefined;
+    if (resolved === undefined || !Number.isSafeInteger(number) || number < 1 || number > resolved.backlog.total)
+      return undefined;
     if (!isPull(resolved.backlog, number)) return undefined;
     return this.materializePull(resolved.plan, resolved.backlog, number);
   }
@@ -656,7 +729,8 @@ export class ScaleWorld implements WorldReader {
   comments(repo: SimRepo, number: number, offset: number, limit: number): Page<SimComment> {
     checkPage(offset, limit);
     const resolved = this.resolve(repo);
-    if (resolved === undefined || !Number.isSafeInteger(number) || number < 1 || number > resolved.backlog.total) return { total: 0, items: [] };
+    if (resolved === undefined || !Number.isSafeInteger(number) || number < 1 || number > resolved.backlog.total)
+      return { total: 0, items: [] };
     const { plan, backlog } = resolved;
     const count = backlog.commentCount[number - 1] ?? 0;
     const opened = backlog.createdAt[number - 1] ?? 0;
@@ -670,7 +744,15 @@ export class ScaleWorld implements WorldReader {
       const author = byMaintainer ? this.users[rng.pick(plan.maintainers)] : this.users[this.authorIndex(rng)];
       // Spaced over the thread's life; the last one is what last updated it.
       const at = isoSeconds(opened + Math.floor(((updated - opened) * (k + 1)) / count));
-      items.push({ id: plan.id * 10_000_000_000 + number * 1_000 + k, repoId: plan.id, issueNumber: number, authorLogin: author?.login ?? 'ghost', body: commentBody(rng, kind, byMaintainer), createdAt: at, updatedAt: at });
+      items.push({
+        id: plan.id * 10_000_000_000 + number * 1_000 + k,
+        repoId: plan.id,
+        issueNumber: number,
+        authorLogin: author?.login ?? 'ghost',
+        body: commentBody(rng, kind, byMaintainer),
+        createdAt: at,
+        updatedAt: at,
+      });
     }
     return { total: count, items };
   }
@@ -707,7 +789,14 @@ export class ScaleWorld implements WorldReader {
       title: text.title,
       body: text.body,
       state: state === ISSUE_OPEN || state === ISSUE_REOPENED ? 'OPEN' : 'CLOSED',
-      stateReason: state === ISSUE_COMPLETED ? 'COMPLETED' : state === ISSUE_NOT_PLANNED ? 'NOT_PLANNED' : state === ISSUE_REOPENED ? 'REOPENED' : null,
+      stateReason:
+        state === ISSUE_COMPLETED
+          ? 'COMPLETED'
+          : state === ISSUE_NOT_PLANNED
+            ? 'NOT_PLANNED'
+            : state === ISSUE_REOPENED
+              ? 'REOPENED'
+              : null,
       labels,
       authorLogin: this.users[this.authorIndex(rng)]?.login ?? 'ghost',
       createdAt: isoSeconds(backlog.createdAt[n - 1] ?? 0),
@@ -729,7 +818,14 @@ export class ScaleWorld implements WorldReader {
     const closed = backlog.closedAt[n - 1] ?? 0;
     const merged = state === 'MERGED';
     let checks: CheckConclusion | null = null;
-    if (plan.hasCi) checks = merged ? 'SUCCESS' : state === 'OPEN' ? openPullChecks.sample(rng) : rng.chance(0.5) ? 'SUCCESS' : 'FAILURE';
+    if (plan.hasCi)
+      checks = merged
+        ? 'SUCCESS'
+        : state === 'OPEN'
+          ? openPullChecks.sample(rng)
+          : rng.chance(0.5)
+            ? 'SUCCESS'
+            : 'FAILURE';
     // "Fixes #k": a merged fix closes an earlier completed issue, an open one claims an open issue.
     const closesIssues: number[] = [];
     if (kind === 'fix' && state !== 'CLOSED' && rng.chance(0.7)) {

@@ -16,7 +16,14 @@ async function git(cwd: string, ...args: string[]): Promise<string> {
   const { stdout } = await execGit('git', args, {
     cwd,
     encoding: 'utf8',
-    env: { ...process.env, GIT_AUTHOR_NAME: 'a', GIT_AUTHOR_EMAIL: 'a@example.invalid', GIT_COMMITTER_NAME: 'a', GIT_COMMITTER_EMAIL: 'a@example.invalid', GIT_TERMINAL_PROMPT: '0' },
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 'a',
+      GIT_AUTHOR_EMAIL: 'a@example.invalid',
+      GIT_COMMITTER_NAME: 'a',
+      GIT_COMMITTER_EMAIL: 'a@example.invalid',
+      GIT_TERMINAL_PROMPT: '0',
+    },
     timeout: 30_000,
   });
   return stdout.trim();
@@ -87,6 +94,8 @@ describe('git over HTTP', () => {
     await git(root, 'clone', '-q', `${base}/acme/widgets.git`, work);
     await git(work, 'checkout', '-q', '-b', 'sneaky');
     await expect(git(work, 'push', '-q', 'origin', 'sneaky')).rejects.toThrow(/403/);
-    await expect(git(root, 'clone', '-q', `${base}/acme/missing.git`, join(root, 'missing'))).rejects.toThrow(/not found|404/i);
+    await expect(git(root, 'clone', '-q', `${base}/acme/missing.git`, join(root, 'missing'))).rejects.toThrow(
+      /not found|404/i,
+    );
   });
 });

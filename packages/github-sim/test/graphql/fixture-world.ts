@@ -35,18 +35,70 @@ export function graphqlFixtureWorld(): MemoryWorld {
   });
   const repos: SimRepo[] = [
     widgets,
-    simRepo({ id: 2, owner: 'acme', name: 'gadgets', stargazerCount: 120, primaryLanguage: 'Go', licenseSpdxId: null, isArchived: true }),
-    simRepo({ id: 3, owner: 'forker', name: 'widgets', stargazerCount: 300, primaryLanguage: 'TypeScript', isFork: true }),
-    simRepo({ id: 4, owner: 'mirrors', name: 'gizmo', stargazerCount: 450, primaryLanguage: 'Rust', mirrorUrl: 'https://git.example.org/gizmo.git', licenseSpdxId: 'NOASSERTION' }),
+    simRepo({
+      id: 2,
+      owner: 'acme',
+      name: 'gadgets',
+      stargazerCount: 120,
+      primaryLanguage: 'Go',
+      licenseSpdxId: null,
+      isArchived: true,
+    }),
+    simRepo({
+      id: 3,
+      owner: 'forker',
+      name: 'widgets',
+      stargazerCount: 300,
+      primaryLanguage: 'TypeScript',
+      isFork: true,
+    }),
+    simRepo({
+      id: 4,
+      owner: 'mirrors',
+      name: 'gizmo',
+      stargazerCount: 450,
+      primaryLanguage: 'Rust',
+      mirrorUrl: 'https://git.example.org/gizmo.git',
+      licenseSpdxId: 'NOASSERTION',
+    }),
     simRepo({ id: 5, owner: 'acme', name: 'tiny', stargazerCount: 50, primaryLanguage: 'Python' }),
   ];
   for (let index = 0; index < bandSize; index += 1) {
-    repos.push(simRepo({ id: 100 + index, owner: 'band', name: `repo-${index}`, stargazerCount: 1_000 + index, primaryLanguage: 'TypeScript' }));
+    repos.push(
+      simRepo({
+        id: 100 + index,
+        owner: 'band',
+        name: `repo-${index}`,
+        stargazerCount: 1_000 + index,
+        primaryLanguage: 'TypeScript',
+      }),
+    );
   }
   const issues: SimIssue[] = [
-    simIssue({ repoId: 1, number: 1, title: 'Crash on empty input', labels: ['bug'], updatedAt: '2025-05-10T00:00:00Z', commentCount: 2 }),
-    simIssue({ repoId: 1, number: 2, title: 'How do I configure it?', labels: ['question'], kind: 'question', updatedAt: '2025-03-01T00:00:00Z' }),
-    simIssue({ repoId: 1, number: 3, title: 'Off-by-one in add', labels: ['bug', 'good first issue'], updatedAt: '2025-05-15T00:00:00Z', createdAt: '2025-01-03T00:00:00Z' }),
+    simIssue({
+      repoId: 1,
+      number: 1,
+      title: 'Crash on empty input',
+      labels: ['bug'],
+      updatedAt: '2025-05-10T00:00:00Z',
+      commentCount: 2,
+    }),
+    simIssue({
+      repoId: 1,
+      number: 2,
+      title: 'How do I configure it?',
+      labels: ['question'],
+      kind: 'question',
+      updatedAt: '2025-03-01T00:00:00Z',
+    }),
+    simIssue({
+      repoId: 1,
+      number: 3,
+      title: 'Off-by-one in add',
+      labels: ['bug', 'good first issue'],
+      updatedAt: '2025-05-15T00:00:00Z',
+      createdAt: '2025-01-03T00:00:00Z',
+    }),
     simIssue({
       repoId: 1,
       number: 4,
@@ -71,11 +123,34 @@ export function graphqlFixtureWorld(): MemoryWorld {
       checks: 'SUCCESS',
       closesIssues: [1],
     }),
-    simPull({ repoId: 1, number: 6, title: 'Fix add', checks: 'FAILURE', authorLogin: 'ci-bot', headRefName: 'fix-add' }),
+    simPull({
+      repoId: 1,
+      number: 6,
+      title: 'Fix add',
+      checks: 'FAILURE',
+      authorLogin: 'ci-bot',
+      headRefName: 'fix-add',
+    }),
   ];
   const comments: SimComment[] = [
-    { id: 501, repoId: 1, issueNumber: 1, authorLogin: 'maintainer', body: 'Confirmed.', createdAt: '2025-05-01T00:00:00Z', updatedAt: '2025-05-01T00:00:00Z' },
-    { id: 502, repoId: 1, issueNumber: 1, authorLogin: 'reporter', body: 'Thanks!', createdAt: '2025-05-02T00:00:00Z', updatedAt: '2025-05-02T00:00:00Z' },
+    {
+      id: 501,
+      repoId: 1,
+      issueNumber: 1,
+      authorLogin: 'maintainer',
+      body: 'Confirmed.',
+      createdAt: '2025-05-01T00:00:00Z',
+      updatedAt: '2025-05-01T00:00:00Z',
+    },
+    {
+      id: 502,
+      repoId: 1,
+      issueNumber: 1,
+      authorLogin: 'reporter',
+      body: 'Thanks!',
+      createdAt: '2025-05-02T00:00:00Z',
+      updatedAt: '2025-05-02T00:00:00Z',
+    },
   ];
   const users: SimUser[] = [
     { id: 11, login: 'maintainer', type: 'User', maintainerOf: [1] },

@@ -31,7 +31,8 @@ async function rejection(call: Promise<unknown>): Promise<GraphqlResponseError<u
     () => null,
     (thrown: unknown) => thrown,
   );
-  if (!(error instanceof GraphqlResponseError)) throw new Error(`expected a GraphqlResponseError, got ${String(error)}`);
+  if (!(error instanceof GraphqlResponseError))
+    throw new Error(`expected a GraphqlResponseError, got ${String(error)}`);
   return error;
 }
 
@@ -54,13 +55,20 @@ describe('authentication and GitHub-shaped errors', () => {
 
   it('answers a token the simulator does not know with 401 Bad credentials', async () => {
     const bad = graphql.defaults({ baseUrl: server.apiUrl, headers: { authorization: 'bearer bad' } });
-    await expect(bad('{ viewer { login } }')).rejects.toMatchObject({ status: 401, response: { data: { message: 'Bad credentials' } } });
+    await expect(bad('{ viewer { login } }')).rejects.toMatchObject({
+      status: 401,
+      response: { data: { message: 'Bad credentials' } },
+    });
     const good = graphql.defaults({ baseUrl: server.apiUrl, headers: { authorization: 'bearer good' } });
     await expect(good('{ viewer { login } }')).resolves.toEqual({ viewer: { login: defaultViewer.login } });
   });
 
   it('reports variables that do not coerce, and serves introspection', async () => {
-    const error = await rejection(client()('query($n: Int!) { repository(owner: "acme", name: "widgets") { issues(first: $n) { totalCount } } }', { n: 'ten' }));
+    const error = await rejection(
+      client()('query($n: Int!) { repository(owner: "acme", name: "widgets") { issues(first: $n) { totalCount } } }', {
+        n: 'ten',
+      }),
+    );
     expect(error.errors).toMatchObject([{ message: 'Variable $n of type Int! was provided invalid value' }]);
     await expect(client()('{ __type(name: "RateLimit") { fields { name } } }')).resolves.toMatchObject({
       __type: { fields: expect.arrayContaining([{ name: 'nodeCount' }]) as unknown },
@@ -68,7 +76,9 @@ describe('authentication and GitHub-shaped errors', () => {
   });
 
   it('answers a mutation it does not serve with a clear error', async () => {
-    const error = await rejection(client()('mutation { addStar(input: { starrableId: "R_kgDOMQ" }) { clientMutationId } }'));
+    const error = await rejection(
+      client()('mutation { addStar(input: { starrableId: "R_kgDOMQ" }) { clientMutationId } }'),
+    );
     expect(error.errors).toMatchObject([{ type: 'SIMULATOR_UNSUPPORTED', path: ['addStar'] }]);
   });
 
@@ -110,25 +120,40 @@ describe('authentication and GitHub-shaped errors', () => {
 
   it('reports a parse error in graphql-ruby words', async () => {
     const error = await rejection(client()('{ viewer { login }} }'));
-    expect(error.errors).toEqual([{ locations: [{ line: 1, column: 21 }], message: 'Parse error on "}" (RCURLY) at [1, 21]' }]);
+    expect(error.errors).toEqual([
+      { locations: [{ line: 1, column: 21 }], message: 'Parse error on "}" (RCURLY) at [1, 21]' },
+    ]);
   });
 
   it('rejects a connection without first/last and one over 100', async () => {
-    const missing = await rejection(client()('{ repository(owner: "acme", name: "widgets") { issues { nodes { title } } } }'));
+    const missing = await rejection(
+      client()('{ repository(owner: "acme", name: "widgets") { issues { nodes { title } } } }'),
+    );
     expect(missing.errors).toMatchObject([
-      { type: 'MISSING_PAGINATION_BOUNDARIES', message: 'You must provide a `first` or `last` value to properly paginate the `issues` connection.' },
+      {
+        type: 'MISSING_PAGINATION_BOUNDARIES',
+        message: 'You must provide a `first` or `last` value to properly paginate the `issues` connection.',
+      },
     ]);
     const excessive = await rejection(
-      client()('query($n: Int!) { repository(owner: "acme", name: "widgets") { issues(first: $n) { nodes { title } } } }', { n: 101 }),
+      client()(
+        'query($n: Int!) { repository(owner: "acme", name: "widgets") { issues(first: $n) { nodes { title } } } }',
+        { n: 101 },
+      ),
     );
     expect(excessive.errors).toMatchObject([
-      { type: 'EXCESSIVE_PAGINATION', message: 'Requesting 101 records on the `issues` connection exceeds the `first` limit of 100 records.' },
+      {
+        type: 'EXCESSIVE_PAGINATION',
+        message: 'Requesting 101 records on the `issues` connection exceeds the `first` limit of 100 records.',
+      },
     ]);
   });
 
   it('rejects a query over the node limit', async () => {
     const error = await rejection(
-      client()('{ search(type: REPOSITORY, query: "stars:>1", first: 100) { nodes { ... on Repository { issues(first: 100) { nodes { labels(first: 100) { nodes { name } } } } } } } }'),
+      client()(
+        '{ search(type: REPOSITORY, query: "stars:>1", first: 100) { nodes { ... on Repository { issues(first: 100) { nodes { labels(first: 100) { nodes { name } } } } } } } }',
+      ),
     );
     expect(error.errors).toMatchObject([{ type: 'MAX_NODE_LIMIT_EXCEEDED' }]);
   });
@@ -137,7 +162,11 @@ describe('authentication and GitHub-shaped errors', () => {
     const error = await rejection(client()('{ repository(owner: "acme", name: "widgets") { name diskUsage } }'));
     expect(error.data).toEqual({ repository: { name: 'widgets', diskUsage: null } });
     expect(error.errors).toMatchObject([
-      { type: 'SIMULATOR_UNSUPPORTED', path: ['repository', 'diskUsage'], message: 'The simulator does not serve Repository.diskUsage.' },
+      {
+        type: 'SIMULATOR_UNSUPPORTED',
+        path: ['repository', 'diskUsage'],
+        message: 'The simulator does not serve Repository.diskUsage.',
+      },
     ]);
   });
 
@@ -176,16 +205,24 @@ describe('cost and rateLimit', () => {
       'x-ratelimit-used': '101',
       'x-ratelimit-resource': 'graphql',
     });
-    expect(Number(response.headers['x-ratelimit-reset'])).toBe(Math.floor(Date.parse(rateLimit['resetAt'] as string) / 1000));
+    expect(Number(response.headers['x-ratelimit-reset'])).toBe(
+      Math.floor(Date.parse(rateLimit['resetAt'] as string) / 1000),
+    );
 
     // The simplest query still costs the minimum of one point.
-    const small = await octokit.request('POST /graphql', { query: '{ viewer { login } rateLimit { cost used remaining } }' });
-    expect(small.data).toEqual({ data: { viewer: { login: defaultViewer.login }, rateLimit: { cost: 1, used: 102, remaining: 4_898 } } });
+    const small = await octokit.request('POST /graphql', {
+      query: '{ viewer { login } rateLimit { cost used remaining } }',
+    });
+    expect(small.data).toEqual({
+      data: { viewer: { login: defaultViewer.login }, rateLimit: { cost: 1, used: 102, remaining: 4_898 } },
+    });
   });
 
   it('rateLimit(dryRun: true) computes the cost and spends nothing', async () => {
     const query = client();
-    const dry = await query<{ rateLimit: { cost: number; used: number } }>(expensive.replace('rateLimit {', 'rateLimit(dryRun: true) {'));
+    const dry = await query<{ rateLimit: { cost: number; used: number } }>(
+      expensive.replace('rateLimit {', 'rateLimit(dryRun: true) {'),
+    );
     expect(dry.rateLimit).toMatchObject({ cost: 101, used: 0 });
     const after = await query<{ rateLimit: { used: number } }>('{ rateLimit(dryRun: true) { used } }');
     expect(after.rateLimit.used).toBe(0);
@@ -215,12 +252,19 @@ describe('cost and rateLimit', () => {
       await octokit.graphql(query);
       const error = await octokit.request('POST /graphql', { query }).then(
         () => null,
-        (thrown: unknown) => thrown as { message: string; response: { status: number; headers: Record<string, string>; data: unknown } },
+        (thrown: unknown) =>
+          thrown as { message: string; response: { status: number; headers: Record<string, string>; data: unknown } },
       );
       expect(error?.message).toBe('GraphQL Rate Limit Exceeded');
       expect(error?.response.status).toBe(200);
-      expect(error?.response.data).toEqual({ errors: [{ type: 'RATE_LIMITED', message: `API rate limit exceeded for user ID ${defaultViewer.id}.` }] });
-      expect(error?.response.headers).toMatchObject({ 'x-ratelimit-remaining': '0', 'x-ratelimit-used': '2', 'x-ratelimit-resource': 'graphql' });
+      expect(error?.response.data).toEqual({
+        errors: [{ type: 'RATE_LIMITED', message: `API rate limit exceeded for user ID ${defaultViewer.id}.` }],
+      });
+      expect(error?.response.headers).toMatchObject({
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-used': '2',
+        'x-ratelimit-resource': 'graphql',
+      });
       expect(seen).toHaveLength(1);
       // The window resets an hour after the first call: the plugin is told to wait about that long.
       expect(seen[0]?.retryAfter).toBeGreaterThan(3_500);
@@ -250,10 +294,16 @@ describe('search(type: REPOSITORY)', () => {
 
   it('applies star bands, fork and archived qualifiers and sorts by stars', async () => {
     const query = client();
-    const names = async (q: string) => (await query<SearchPage>(searchQuery, { q })).search.nodes.map((repo) => repo.nameWithOwner);
+    const names = async (q: string) =>
+      (await query<SearchPage>(searchQuery, { q })).search.nodes.map((repo) => repo.nameWithOwner);
     expect(await names('stars:100..500 sort:stars')).toEqual(['mirrors/gizmo', 'acme/widgets', 'acme/gadgets']);
     expect(await names('stars:100..500 archived:false')).toEqual(['mirrors/gizmo', 'acme/widgets']);
-    expect(await names('stars:100..500 fork:true sort:stars-asc')).toEqual(['acme/gadgets', 'acme/widgets', 'forker/widgets', 'mirrors/gizmo']);
+    expect(await names('stars:100..500 fork:true sort:stars-asc')).toEqual([
+      'acme/gadgets',
+      'acme/widgets',
+      'forker/widgets',
+      'mirrors/gizmo',
+    ]);
     expect(await names('stars:100..500 fork:only')).toEqual(['forker/widgets']);
     expect(await names('stars:>=100 language:go')).toEqual(['acme/gadgets']);
   });
@@ -264,7 +314,10 @@ describe('search(type: REPOSITORY)', () => {
     let after: string | null = null;
     let pages = 0;
     for (;;) {
-      const page: SearchPage = await query<SearchPage>(searchQuery, { q: 'stars:1000..2199 language:TypeScript sort:stars-asc', after });
+      const page: SearchPage = await query<SearchPage>(searchQuery, {
+        q: 'stars:1000..2199 language:TypeScript sort:stars-asc',
+        after,
+      });
       pages += 1;
       expect(page.search.repositoryCount).toBe(bandSize);
       seen.push(...page.search.nodes.map((repo) => repo.nameWithOwner));
@@ -316,7 +369,13 @@ describe('repository', () => {
       forkCount: 12,
       primaryLanguage: { name: 'TypeScript' },
       defaultBranchRef: { name: 'main', target: { oid: 'c0ffee'.padEnd(40, '0') } },
-      labels: { totalCount: 3, nodes: [{ name: 'bug', color: 'd73a4a' }, { name: 'good first issue', color: '7057ff' }] },
+      labels: {
+        totalCount: 3,
+        nodes: [
+          { name: 'bug', color: 'd73a4a' },
+          { name: 'good first issue', color: '7057ff' },
+        ],
+      },
     });
     expect(data.gizmo).toEqual({
       isMirror: true,
@@ -341,14 +400,22 @@ describe('repository', () => {
     }`;
     type Result = {
       repository: {
-        open: { totalCount: number; pageInfo: { hasNextPage: boolean; endCursor: string }; edges: { cursor: string; node: { number: number } }[] };
+        open: {
+          totalCount: number;
+          pageInfo: { hasNextPage: boolean; endCursor: string };
+          edges: { cursor: string; node: { number: number } }[];
+        };
         bugs: { totalCount: number; nodes: { number: number; labels: { nodes: { name: string }[] } }[] };
         recent: { nodes: { number: number }[] };
         issue: unknown;
       };
     };
     const first = await query<Result>(issuesQuery);
-    expect(first.repository.open).toMatchObject({ totalCount: 3, pageInfo: { hasNextPage: true }, edges: [{ node: { number: 1 } }] });
+    expect(first.repository.open).toMatchObject({
+      totalCount: 3,
+      pageInfo: { hasNextPage: true },
+      edges: [{ node: { number: 1 } }],
+    });
     expect(first.repository.open.edges[0]?.cursor).toBe(first.repository.open.pageInfo.endCursor);
     expect(first.repository.bugs.totalCount).toBe(3);
     expect(first.repository.bugs.nodes.map((issue) => issue.number)).toEqual([4, 1, 3]);
@@ -358,7 +425,13 @@ describe('repository', () => {
       title: 'Crash on empty input',
       state: 'OPEN',
       author: { login: 'reporter' },
-      comments: { totalCount: 2, nodes: [{ body: 'Confirmed.', author: { login: 'maintainer' } }, { body: 'Thanks!', author: { login: 'reporter' } }] },
+      comments: {
+        totalCount: 2,
+        nodes: [
+          { body: 'Confirmed.', author: { login: 'maintainer' } },
+          { body: 'Thanks!', author: { login: 'reporter' } },
+        ],
+      },
     });
     const second = await query<Result>(issuesQuery, { after: first.repository.open.pageInfo.endCursor });
     expect(second.repository.open.edges.map((edge) => edge.node.number)).toEqual([2]);
@@ -490,9 +563,12 @@ describe('nodes(ids:) and node(id:)', () => {
         message: "Could not resolve to a node with the global id of 'R_kgDOdoesnotexist'",
       },
     ]);
-    const single = await query<{ node: { login: string } }>('query($id: ID!) { node(id: $id) { ... on User { login } } }', {
-      id: 'U_kgDOMTE',
-    });
+    const single = await query<{ node: { login: string } }>(
+      'query($id: ID!) { node(id: $id) { ... on User { login } } }',
+      {
+        id: 'U_kgDOMTE',
+      },
+    );
     expect(single.node).toEqual({ login: 'maintainer' });
   });
 });

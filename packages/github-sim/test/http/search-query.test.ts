@@ -27,7 +27,12 @@ describe('parseRepoSearchQuery', () => {
   });
 
   it('defaults to GitHub: forks out, archived in; sort:updated is newest first', () => {
-    expect(parseRepoSearchQuery('sort:updated').search).toEqual({ includeArchived: true, includeForks: false, sort: 'updated', direction: 'desc' });
+    expect(parseRepoSearchQuery('sort:updated').search).toEqual({
+      includeArchived: true,
+      includeForks: false,
+      sort: 'updated',
+      direction: 'desc',
+    });
   });
 
   it('keeps filters RepoSearch cannot express as residual predicates', () => {
@@ -49,11 +54,17 @@ describe('parseRepoSearchQuery', () => {
   it('refuses what the world cannot answer: private repositories, two languages at once', () => {
     expect(() => parseRepoSearchQuery('is:private')).toThrow(expect.objectContaining({ code: 'unsupported-value' }));
     expect(() => parseRepoSearchQuery('sort:forks')).toThrow(expect.objectContaining({ code: 'unsupported-value' }));
-    expect(() => parseRepoSearchQuery('language:go language:rust')).toThrow(expect.objectContaining({ code: 'conflicting-qualifiers' }));
+    expect(() => parseRepoSearchQuery('language:go language:rust')).toThrow(
+      expect.objectContaining({ code: 'conflicting-qualifiers' }),
+    );
     expect(parseRepoSearchQuery('language:go language:Go').search.language).toBe('Go');
   });
 
   it('names the terms its residual filters stand for', () => {
-    expect(parseRepoSearchQuery('stars:>1 fork:only mirror:false archived:true').residualTerms).toEqual(['fork:only', 'mirror:false', 'archived:true']);
+    expect(parseRepoSearchQuery('stars:>1 fork:only mirror:false archived:true').residualTerms).toEqual([
+      'fork:only',
+      'mirror:false',
+      'archived:true',
+    ]);
   });
 });

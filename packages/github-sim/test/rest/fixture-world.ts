@@ -7,7 +7,8 @@ import type { WorldData } from '../support/memory-world.js';
 
 export const generatedAt = '2025-06-01T00:00:00.000Z';
 const day = 24 * 3_600_000;
-const at = (daysBefore: number, hours = 0): string => new Date(Date.parse(generatedAt) - daysBefore * day + hours * 3_600_000).toISOString();
+const at = (daysBefore: number, hours = 0): string =>
+  new Date(Date.parse(generatedAt) - daysBefore * day + hours * 3_600_000).toISOString();
 
 const labels: SimLabel[] = [
   { name: 'bug', color: 'd73a4a', description: "Something isn't working" },
@@ -55,7 +56,15 @@ function worldData(): WorldData {
     const updatedAt = at(60 - (number % 17));
     const commentCount = number % 4;
     for (let c = 0; c < commentCount; c += 1) {
-      comments.push({ id: commentId++, repoId: 1, issueNumber: number, authorLogin: authors[(number + c) % authors.length] ?? 'bob', body: `Comment ${c} on #${number}`, createdAt: at(50 - c), updatedAt: at(50 - c, 1) });
+      comments.push({
+        id: commentId++,
+        repoId: 1,
+        issueNumber: number,
+        authorLogin: authors[(number + c) % authors.length] ?? 'bob',
+        body: `Comment ${c} on #${number}`,
+        createdAt: at(50 - c),
+        updatedAt: at(50 - c, 1),
+      });
     }
     if (widgetsPullNumbers.includes(number)) {
       const state = number % 12 === 0 ? 'MERGED' : number === 42 ? 'CLOSED' : 'OPEN';
@@ -103,13 +112,49 @@ function worldData(): WorldData {
   }
   const openIssues = issues.filter((issue) => issue.state === 'OPEN').length;
   const repos: SimRepo[] = [
-    repo({ id: 1, owner: 'acme', name: 'widgets', stargazerCount: 1_200, openIssueCount: openIssues, closedIssueCount: issues.length - openIssues, pullRequestCount: pulls.length, lastMergedPullAt: at(30) }),
-    repo({ id: 2, owner: 'acme', name: 'gadgets', description: null, primaryLanguage: 'Python', licenseSpdxId: null, isArchived: true, stargazerCount: 800 }),
-    repo({ id: 3, owner: 'forker', name: 'widgets', isFork: true, licenseSpdxId: 'NOASSERTION', stargazerCount: 5, mirrorUrl: 'https://example.org/widgets.git' }),
+    repo({
+      id: 1,
+      owner: 'acme',
+      name: 'widgets',
+      stargazerCount: 1_200,
+      openIssueCount: openIssues,
+      closedIssueCount: issues.length - openIssues,
+      pullRequestCount: pulls.length,
+      lastMergedPullAt: at(30),
+    }),
+    repo({
+      id: 2,
+      owner: 'acme',
+      name: 'gadgets',
+      description: null,
+      primaryLanguage: 'Python',
+      licenseSpdxId: null,
+      isArchived: true,
+      stargazerCount: 800,
+    }),
+    repo({
+      id: 3,
+      owner: 'forker',
+      name: 'widgets',
+      isFork: true,
+      licenseSpdxId: 'NOASSERTION',
+      stargazerCount: 5,
+      mirrorUrl: 'https://example.org/widgets.git',
+    }),
   ];
   // Enough Go repositories for search to pass its 1,000-result window; their owner is no known user.
   for (let i = 0; i < 1_050; i += 1) {
-    repos.push(repo({ id: 1_000 + i, owner: 'bulk', name: `repo-${i}`, primaryLanguage: 'Go', licenseSpdxId: 'Apache-2.0', stargazerCount: 10 + i, updatedAt: at(i % 300) }));
+    repos.push(
+      repo({
+        id: 1_000 + i,
+        owner: 'bulk',
+        name: `repo-${i}`,
+        primaryLanguage: 'Go',
+        licenseSpdxId: 'Apache-2.0',
+        stargazerCount: 10 + i,
+        updatedAt: at(i % 300),
+      }),
+    );
   }
   return { users, repos, issues, pulls, comments };
 }

@@ -43,7 +43,10 @@ function anchorRefs(node: unknown): unknown {
   if (!isObject(node)) return node;
   const out: JsonObject = {};
   for (const [key, value] of Object.entries(node)) {
-    out[key] = key === '$ref' && typeof value === 'string' && value.startsWith('#/') ? `${documentId}${value}` : anchorRefs(value);
+    out[key] =
+      key === '$ref' && typeof value === 'string' && value.startsWith('#/')
+        ? `${documentId}${value}`
+        : anchorRefs(value);
   }
   return out;
 }
@@ -58,7 +61,9 @@ export interface GitHubOpenApi {
 }
 
 export function loadGitHubOpenApi(): GitHubOpenApi {
-  const description = convertNullable(JSON.parse(gunzipSync(readFileSync(descriptionPath)).toString('utf8'))) as JsonObject;
+  const description = convertNullable(
+    JSON.parse(gunzipSync(readFileSync(descriptionPath)).toString('utf8')),
+  ) as JsonObject;
   const components = description['components'] as JsonObject;
   const paths = description['paths'] as Record<string, Record<string, JsonObject>>;
   const ajv = new Ajv({ strict: false, allErrors: true, validateSchema: false });
@@ -101,7 +106,9 @@ export function loadGitHubOpenApi(): GitHubOpenApi {
     check(path, method, status, body) {
       const validate = responseValidator(path, method, status);
       if (validate(body)) return [];
-      return (validate.errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message ?? 'is invalid'} ${JSON.stringify(error.params)}`);
+      return (validate.errors ?? []).map(
+        (error) => `${error.instancePath || '/'} ${error.message ?? 'is invalid'} ${JSON.stringify(error.params)}`,
+      );
     },
   };
 }

@@ -27,10 +27,12 @@ interface ClientOptions {
 
 function client(baseUrl: string, events: LimitEvent[] = [], options: ClientOptions = {}): SimOctokitClient {
   const token = options.token === undefined ? 'sim-token' : options.token;
-  const onLimit = (kind: LimitEvent['kind']) => (retryAfter: number, request: { url: string }, _octokit: unknown, retryCount: number) => {
-    events.push({ kind, retryAfter, url: request.url });
-    return (options.retryOnLimit ?? false) && retryCount === 0;
-  };
+  const onLimit =
+    (kind: LimitEvent['kind']) =>
+    (retryAfter: number, request: { url: string }, _octokit: unknown, retryCount: number) => {
+      events.push({ kind, retryAfter, url: request.url });
+      return (options.retryOnLimit ?? false) && retryCount === 0;
+    };
   return new SimOctokit({
     baseUrl,
     ...(token === null ? {} : { auth: token }),
@@ -52,7 +54,9 @@ function expectConforms(path: string, status: number, body: unknown): void {
   expect(openapi.check(path, 'get', status, body)).toEqual([]);
 }
 
-async function rejection(promise: Promise<unknown>): Promise<{ status: number; response: { headers: Record<string, string | undefined>; data: unknown } }> {
+async function rejection(
+  promise: Promise<unknown>,
+): Promise<{ status: number; response: { headers: Record<string, string | undefined>; data: unknown } }> {
   try {
     await promise;
   } catch (error) {
@@ -84,9 +88,15 @@ describe('REST simulator against Octokit', () => {
     });
 
     it('GET /search/repositories', async () => {
-      const { data, headers } = await octokit.rest.search.repos({ q: 'stars:>=500 archived:false', sort: 'stars', order: 'desc' });
+      const { data, headers } = await octokit.rest.search.repos({
+        q: 'stars:>=500 archived:false',
+        sort: 'stars',
+        order: 'desc',
+      });
       expectConforms('/search/repositories', 200, data);
-      expect(data.items.map((repo) => repo.full_name)).toEqual(['acme/widgets', 'bulk/repo-1049', 'bulk/repo-1048'].concat(data.items.slice(3).map((repo) => repo.full_name)));
+      expect(data.items.map((repo) => repo.full_name)).toEqual(
+        ['acme/widgets', 'bulk/repo-1049', 'bulk/repo-1048'].concat(data.items.slice(3).map((repo) => repo.full_name)),
+      );
       expect(data.items.some((repo) => repo.archived)).toBe(false);
       expect(data.incomplete_results).toBe(false);
       expect(headers['x-ratelimit-resource']).toBe('search');
@@ -94,7 +104,12 @@ describe('REST simulator against Octokit', () => {
     });
 
     it('GET /repos/{owner}/{repo} for licensed, unlicensed, unrecognized-license and unknown-owner repositories', async () => {
-      for (const [owner, repo] of [['acme', 'widgets'], ['ACME', 'Gadgets'], ['forker', 'widgets'], ['bulk', 'repo-7']] as const) {
+      for (const [owner, repo] of [
+        ['acme', 'widgets'],
+        ['ACME', 'Gadgets'],
+        ['forker', 'widgets'],
+        ['bulk', 'repo-7'],
+      ] as const) {
         const { data } = await octokit.rest.repos.get({ owner, repo });
         expectConforms('/repos/{owner}/{repo}', 200, data);
       }
@@ -109,7 +124,12 @@ describe('REST simulator against Octokit', () => {
     });
 
     it('GET /repos/{owner}/{repo}/issues lists pull requests with a pull_request key', async () => {
-      const { data } = await octokit.rest.issues.listForRepo({ owner: 'acme', repo: 'widgets', state: 'all', per_page: 100 });
+      const { data } = await octokit.rest.issues.listForRepo({
+        owner: 'acme',
+        repo: 'widgets',
+        state: 'all',
+        per_page: 100,
+      });
       expectConforms('/repos/{owner}/{repo}/issues', 200, data);
       expect(data).toHaveLength(widgetsNumbers);
       const pullNumbers = data.filter((item) => item.pull_request !== undefined).map((item) => item.number);
@@ -121,7 +141,10 @@ describe('REST simulator against Octokit', () => {
     it('GET /repos/{owner}/{repo}/issues/{number} for an issue and for a pull request', async () => {
       const issue = await octokit.rest.issues.get({ owner: 'acme', repo: 'widgets', issue_number: 2 });
       expectConforms('/repos/{owner}/{repo}/issues/{issue_number}', 200, issue.data);
-      expect(issue.data.labels.map((label) => (typeof label === 'string' ? label : label.name))).toEqual(['bug', 'help wanted']);
+      expect(issue.data.labels.map((label) => (typeof label === 'string' ? label : label.name))).toEqual([
+        'bug',
+        'help wanted',
+      ]);
       expect(issue.data.pull_request).toBeUndefined();
       const pull = await octokit.rest.issues.get({ owner: 'acme', repo: 'widgets', issue_number: 12 });
       expectConforms('/repos/{owner}/{repo}/issues/{issue_number}', 200, pull.data);
@@ -157,7 +180,11 @@ describe('REST simulator against Octokit', () => {
       ];
       const errors = await Promise.all(missing.map(rejection));
       expect(errors.map((error) => error.status)).toEqual([404, 404, 404]);
-      expect(errors[0]?.response.data).toEqual({ message: 'Not Found', documentation_url: 'https://docs.github.com/rest/repos/repos#get-a-repository', status: '404' });
+      expect(errors[0]?.response.data).toEqual({
+        message: 'Not Found',
+        documentation_url: 'https://docs.github.com/rest/repos/repos#get-a-repository',
+        status: '404',
+      });
       expectConforms('/repos/{owner}/{repo}', 404, errors[0]?.response.data);
       expectConforms('/repos/{owner}/{repo}/pulls/{pull_number}', 404, errors[2]?.response.data);
     });
@@ -165,12 +192,30 @@ describe('REST simulator against Octokit', () => {
 
   describe('pagination', () => {
     it('writes the link header in GitHub format, naming the repository by id', async () => {
-      const { headers } = await octokit.rest.issues.listForRepo({ owner: 'acme', repo: 'widgets', state: 'all', per_page: 7, page: 2 });
+      const { headers } = await octokit.rest.issues.listForRepo({
+        owner: 'acme',
+        repo: 'widgets',
+        state: 'all',
+        per_page: 7,
+        page: 2,
+      });
       const at = (page: number): string => `<${sim.apiUrl}/repositories/1/issues?state=all&per_page=7&page=${page}>`;
-      expect(headers.link).toBe(`${at(1)}; rel="prev", ${at(3)}; rel="next", ${at(8)}; rel="last", ${at(1)}; rel="first"`);
-      const first = await octokit.rest.issues.listForRepo({ owner: 'acme', repo: 'widgets', state: 'all', per_page: 7 });
+      expect(headers.link).toBe(
+        `${at(1)}; rel="prev", ${at(3)}; rel="next", ${at(8)}; rel="last", ${at(1)}; rel="first"`,
+      );
+      const first = await octokit.rest.issues.listForRepo({
+        owner: 'acme',
+        repo: 'widgets',
+        state: 'all',
+        per_page: 7,
+      });
       expect(first.headers.link).toBe(`${at(2)}; rel="next", ${at(8)}; rel="last"`);
-      const only = await octokit.rest.issues.listForRepo({ owner: 'acme', repo: 'widgets', state: 'all', per_page: 100 });
+      const only = await octokit.rest.issues.listForRepo({
+        owner: 'acme',
+        repo: 'widgets',
+        state: 'all',
+        per_page: 100,
+      });
       expect(only.headers.link).toBeUndefined();
     });
 
@@ -180,36 +225,81 @@ describe('REST simulator against Octokit', () => {
       { sort: 'updated', direction: 'desc' },
       { sort: 'comments', direction: 'asc' },
     ] as const)('paginate walks every issue and pull request once ($sort $direction)', async ({ sort, direction }) => {
-      const all = await octokit.paginate(octokit.rest.issues.listForRepo, { owner: 'acme', repo: 'widgets', state: 'all', sort, direction, per_page: 4 });
+      const all = await octokit.paginate(octokit.rest.issues.listForRepo, {
+        owner: 'acme',
+        repo: 'widgets',
+        state: 'all',
+        sort,
+        direction,
+        per_page: 4,
+      });
       const numbers = all.map((item) => item.number);
       expect(new Set(numbers).size).toBe(numbers.length);
       expect([...numbers].sort((a, b) => a - b)).toEqual(Array.from({ length: widgetsNumbers }, (_, i) => i + 1));
-      const keys = all.map((item) => (sort === 'comments' ? item.comments : Date.parse(sort === 'created' ? item.created_at : item.updated_at)));
+      const keys = all.map((item) =>
+        sort === 'comments' ? item.comments : Date.parse(sort === 'created' ? item.created_at : item.updated_at),
+      );
       const ordered = [...keys].sort((a, b) => (direction === 'asc' ? a - b : b - a));
       expect(keys).toEqual(ordered);
     });
 
     it('matches all given labels and filters by since, as REST does', async () => {
-      const both = await octokit.paginate(octokit.rest.issues.listForRepo, { owner: 'acme', repo: 'widgets', state: 'all', labels: 'bug,help wanted', per_page: 2 });
+      const both = await octokit.paginate(octokit.rest.issues.listForRepo, {
+        owner: 'acme',
+        repo: 'widgets',
+        state: 'all',
+        labels: 'bug,help wanted',
+        per_page: 2,
+      });
       expect(both.length).toBeGreaterThan(0);
       for (const issue of both) {
-        expect(issue.labels.map((label) => (typeof label === 'string' ? label : label.name))).toEqual(expect.arrayContaining(['bug', 'help wanted']));
+        expect(issue.labels.map((label) => (typeof label === 'string' ? label : label.name))).toEqual(
+          expect.arrayContaining(['bug', 'help wanted']),
+        );
       }
-      const bugs = await octokit.paginate(octokit.rest.issues.listForRepo, { owner: 'acme', repo: 'widgets', state: 'all', labels: 'bug', per_page: 5 });
+      const bugs = await octokit.paginate(octokit.rest.issues.listForRepo, {
+        owner: 'acme',
+        repo: 'widgets',
+        state: 'all',
+        labels: 'bug',
+        per_page: 5,
+      });
       expect(bugs.length).toBeGreaterThan(both.length);
       const since = new Date(Date.parse(generatedAt) - 50 * 86_400_000).toISOString();
-      const recent = await octokit.paginate(octokit.rest.issues.listForRepo, { owner: 'acme', repo: 'widgets', state: 'all', since, per_page: 5 });
+      const recent = await octokit.paginate(octokit.rest.issues.listForRepo, {
+        owner: 'acme',
+        repo: 'widgets',
+        state: 'all',
+        since,
+        per_page: 5,
+      });
       expect(recent.length).toBeGreaterThan(0);
       expect(recent.length).toBeLessThan(widgetsNumbers);
       expect(recent.every((item) => Date.parse(item.updated_at) >= Date.parse(since))).toBe(true);
     });
 
     it('paginates pull requests and comments', async () => {
-      const pulls = await octokit.paginate(octokit.rest.pulls.list, { owner: 'acme', repo: 'widgets', state: 'all', per_page: 3 });
+      const pulls = await octokit.paginate(octokit.rest.pulls.list, {
+        owner: 'acme',
+        repo: 'widgets',
+        state: 'all',
+        per_page: 3,
+      });
       expect(pulls.map((pull) => pull.number)).toEqual([...widgetsPullNumbers].reverse());
-      const closed = await octokit.paginate(octokit.rest.pulls.list, { owner: 'acme', repo: 'widgets', state: 'closed', sort: 'updated', per_page: 2 });
+      const closed = await octokit.paginate(octokit.rest.pulls.list, {
+        owner: 'acme',
+        repo: 'widgets',
+        state: 'closed',
+        sort: 'updated',
+        per_page: 2,
+      });
       expect(closed.map((pull) => pull.number).sort((a, b) => a - b)).toEqual([12, 24, 36, 42, 48]);
-      const comments = await octokit.paginate(octokit.rest.issues.listComments, { owner: 'acme', repo: 'widgets', issue_number: 7, per_page: 1 });
+      const comments = await octokit.paginate(octokit.rest.issues.listComments, {
+        owner: 'acme',
+        repo: 'widgets',
+        issue_number: 7,
+        per_page: 1,
+      });
       expect(comments.map((comment) => comment.id)).toEqual([...new Set(comments.map((comment) => comment.id))]);
       expect(comments).toHaveLength(3);
     });
@@ -220,14 +310,21 @@ describe('REST simulator against Octokit', () => {
       const first = await octokit.rest.search.repos({ q: 'language:go stars:>=10', per_page: 100 });
       expect(first.data.total_count).toBe(1_050);
       expect(first.headers.link).toContain('page=10>; rel="last"');
-      const beyond = await rejection(octokit.rest.search.repos({ q: 'language:go stars:>=10', per_page: 100, page: 11 }));
+      const beyond = await rejection(
+        octokit.rest.search.repos({ q: 'language:go stars:>=10', per_page: 100, page: 11 }),
+      );
       expect(beyond.status).toBe(422);
       expect(beyond.response.data).toMatchObject({ message: 'Only the first 1000 search results are available' });
       expect(openapi.check('/search/repositories', 'get', 422, beyond.response.data)).toEqual([]);
     });
 
     it('paginates a star band with link headers', async () => {
-      const items = await octokit.paginate(octokit.rest.search.repos, { q: 'language:Go stars:100..219', sort: 'stars', order: 'asc', per_page: 100 });
+      const items = await octokit.paginate(octokit.rest.search.repos, {
+        q: 'language:Go stars:100..219',
+        sort: 'stars',
+        order: 'asc',
+        per_page: 100,
+      });
       expect(items.map((repo) => repo.stargazers_count)).toEqual(Array.from({ length: 120 }, (_, i) => 100 + i));
     });
 
@@ -243,19 +340,32 @@ describe('REST simulator against Octokit', () => {
       const etag = first.headers.etag;
       expect(etag).toMatch(/^"[0-9a-f]{64}"$/);
       const before = (await octokit.rest.rateLimit.get()).data.resources.core;
-      const notModified = await rejection(octokit.rest.repos.get({ owner: 'acme', repo: 'widgets', headers: { 'if-none-match': etag } }));
+      const notModified = await rejection(
+        octokit.rest.repos.get({ owner: 'acme', repo: 'widgets', headers: { 'if-none-match': etag } }),
+      );
       expect(notModified.status).toBe(304);
       expect(notModified.response.headers['x-ratelimit-remaining']).toBe(String(before.remaining));
       const after = (await octokit.rest.rateLimit.get()).data.resources.core;
       expect(after.used).toBe(before.used);
-      const changed = await octokit.rest.repos.get({ owner: 'acme', repo: 'widgets', headers: { 'if-none-match': '"stale"' } });
+      const changed = await octokit.rest.repos.get({
+        owner: 'acme',
+        repo: 'widgets',
+        headers: { 'if-none-match': '"stale"' },
+      });
       expect(changed.status).toBe(200);
       expect((await octokit.rest.rateLimit.get()).data.resources.core.used).toBe(before.used + 1);
     });
 
     it('gives listings an ETag too', async () => {
       const first = await octokit.rest.issues.listForRepo({ owner: 'acme', repo: 'widgets', per_page: 5 });
-      const error = await rejection(octokit.rest.issues.listForRepo({ owner: 'acme', repo: 'widgets', per_page: 5, headers: { 'if-none-match': first.headers.etag } }));
+      const error = await rejection(
+        octokit.rest.issues.listForRepo({
+          owner: 'acme',
+          repo: 'widgets',
+          per_page: 5,
+          headers: { 'if-none-match': first.headers.etag },
+        }),
+      );
       expect(error.status).toBe(304);
     });
   });
@@ -263,7 +373,11 @@ describe('REST simulator against Octokit', () => {
   it('serves anonymous callers from the 60-an-hour bucket', async () => {
     const anonymous = client(sim.apiUrl, [], { token: null });
     const { headers } = await anonymous.rest.repos.get({ owner: 'acme', repo: 'widgets' });
-    expect([headers['x-ratelimit-limit'], headers['x-ratelimit-used'], headers['x-ratelimit-resource']]).toEqual(['60', '1', 'core']);
+    expect([headers['x-ratelimit-limit'], headers['x-ratelimit-used'], headers['x-ratelimit-resource']]).toEqual([
+      '60',
+      '1',
+      'core',
+    ]);
     const { data } = await anonymous.rest.rateLimit.get();
     expect([data.resources.core.limit, data.resources.search.limit]).toEqual([60, 10]);
   });
@@ -282,7 +396,9 @@ describe('primary rate limits', () => {
       expect(error.status).toBe(403);
       expect(error.response.headers['x-ratelimit-remaining']).toBe('0');
       expect(error.response.headers['retry-after']).toBeUndefined();
-      expect(error.response.data).toMatchObject({ message: expect.stringMatching(/^API rate limit exceeded for user ID \d+\.$/) as unknown });
+      expect(error.response.data).toMatchObject({
+        message: expect.stringMatching(/^API rate limit exceeded for user ID \d+\.$/) as unknown,
+      });
       expect(events).toHaveLength(1);
       const expected = reset - Math.floor(Date.now() / 1000) + 1;
       expect(events[0]?.kind).toBe('primary');
@@ -324,7 +440,9 @@ describe('secondary rate limits', () => {
       const retryAfter = Number(error.response.headers['retry-after']);
       expect(retryAfter).toBeGreaterThan(0);
       expect(retryAfter).toBeLessThanOrEqual(60);
-      expect(error.response.data).toMatchObject({ message: expect.stringContaining('exceeded a secondary rate limit') as unknown });
+      expect(error.response.data).toMatchObject({
+        message: expect.stringContaining('exceeded a secondary rate limit') as unknown,
+      });
       expect(events).toEqual([{ kind: 'secondary', retryAfter, url: '/repos/{owner}/{repo}/issues/{issue_number}' }]);
     } finally {
       await sim.close();
@@ -332,14 +450,21 @@ describe('secondary rate limits', () => {
   });
 
   it('answers more concurrent requests than allowed, and the plugin retries after retry-after', async () => {
-    const sim = await server({ secondaryLimits: { maxConcurrent: 2, concurrencyRetryAfterSeconds: 1 }, responseDelayMs: 150 });
+    const sim = await server({
+      secondaryLimits: { maxConcurrent: 2, concurrencyRetryAfterSeconds: 1 },
+      responseDelayMs: 150,
+    });
     const { secondaryLimits } = sim.context;
     try {
       const events: LimitEvent[] = [];
       const octokit = client(sim.apiUrl, events, { retryOnLimit: true });
-      const answers = await Promise.all([1, 2, 3].map((issue_number) => octokit.rest.issues.get({ owner: 'acme', repo: 'widgets', issue_number })));
+      const answers = await Promise.all(
+        [1, 2, 3].map((issue_number) => octokit.rest.issues.get({ owner: 'acme', repo: 'widgets', issue_number })),
+      );
       expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200]);
-      expect(events).toEqual([{ kind: 'secondary', retryAfter: 1, url: '/repos/{owner}/{repo}/issues/{issue_number}' }]);
+      expect(events).toEqual([
+        { kind: 'secondary', retryAfter: 1, url: '/repos/{owner}/{repo}/issues/{issue_number}' },
+      ]);
       expect(secondaryLimits?.inFlight('sim-token')).toBe(0);
     } finally {
       await sim.close();

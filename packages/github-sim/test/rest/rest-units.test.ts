@@ -21,7 +21,15 @@ if (!widgets) throw new Error('test data lacks acme/widgets');
 
 function request(path: string, init: Partial<SimRequest> = {}): SimRequest {
   const url = new URL(path, 'http://sim.invalid');
-  return { method: 'GET', path: url.pathname, query: url.searchParams, headers: {}, body: '', token: 'unit-token', ...init };
+  return {
+    method: 'GET',
+    path: url.pathname,
+    query: url.searchParams,
+    headers: {},
+    body: '',
+    token: 'unit-token',
+    ...init,
+  };
 }
 
 function context(overrides: Partial<RestContext> = {}): RestContext {
@@ -49,7 +57,9 @@ describe('issue listing merge', () => {
       for (let offset = 0; offset < 56; offset += 1) {
         const page = listIssues(world, widgets, listing, offset, limit);
         expect(page.total).toBe(53);
-        expect(page.items.map((item) => (item.$case === 'issue' ? item.issue.number : item.pull.number))).toEqual(full.slice(offset, offset + limit));
+        expect(page.items.map((item) => (item.$case === 'issue' ? item.issue.number : item.pull.number))).toEqual(
+          full.slice(offset, offset + limit),
+        );
       }
     }
   });
@@ -62,13 +72,28 @@ describe('issue listing merge', () => {
 });
 
 describe('search syntax', () => {
-  const read = (q: string, extra = ''): ReturnType<typeof readRepoSearch> => readRepoSearch(new URLSearchParams(`q=${encodeURIComponent(q)}${extra}`));
+  const read = (q: string, extra = ''): ReturnType<typeof readRepoSearch> =>
+    readRepoSearch(new URLSearchParams(`q=${encodeURIComponent(q)}${extra}`));
 
   it('reads star bands, language, archived and fork qualifiers', () => {
-    expect(read('stars:10..20 language:"Jupyter Notebook" archived:false fork:true', '&sort=updated&order=asc')).toEqual({
-      minStars: 10, maxStars: 20, language: 'Jupyter Notebook', includeArchived: false, includeForks: true, sort: 'updated', direction: 'asc',
+    expect(
+      read('stars:10..20 language:"Jupyter Notebook" archived:false fork:true', '&sort=updated&order=asc'),
+    ).toEqual({
+      minStars: 10,
+      maxStars: 20,
+      language: 'Jupyter Notebook',
+      includeArchived: false,
+      includeForks: true,
+      sort: 'updated',
+      direction: 'asc',
     });
-    expect(read('stars:>=100')).toMatchObject({ minStars: 100, includeArchived: true, includeForks: false, sort: 'stars', direction: 'desc' });
+    expect(read('stars:>=100')).toMatchObject({
+      minStars: 100,
+      includeArchived: true,
+      includeForks: false,
+      sort: 'stars',
+      direction: 'desc',
+    });
     expect(read('stars:>100 stars:<=500')).toMatchObject({ minStars: 101, maxStars: 500 });
     expect(read('stars:*..9')).toMatchObject({ maxStars: 9 });
   });
@@ -107,7 +132,9 @@ describe('pagination', () => {
 
   it('keeps the query and moves page last', () => {
     const link = linkHeader('http://h/search/repositories', new URLSearchParams('page=2&q=stars:>1&per_page=10'), 2, 2);
-    expect(link).toBe('<http://h/search/repositories?q=stars%3A%3E1&per_page=10&page=1>; rel="prev", <http://h/search/repositories?q=stars%3A%3E1&per_page=10&page=1>; rel="first"');
+    expect(link).toBe(
+      '<http://h/search/repositories?q=stars%3A%3E1&per_page=10&page=1>; rel="prev", <http://h/search/repositories?q=stars%3A%3E1&per_page=10&page=1>; rel="first"',
+    );
   });
 });
 
@@ -167,7 +194,15 @@ describe('handleRest', () => {
     for (const path of ['/repos/acme/none', '/search/repositories?q=words', '/repos/acme/widgets/issues?state=bogus']) {
       const answer = handleRest(request(path), ctx);
       expect(answer?.status).toBeGreaterThanOrEqual(404);
-      expect(Object.keys(answer?.headers ?? {})).toEqual(expect.arrayContaining(['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-used', 'x-ratelimit-reset', 'x-ratelimit-resource']));
+      expect(Object.keys(answer?.headers ?? {})).toEqual(
+        expect.arrayContaining([
+          'x-ratelimit-limit',
+          'x-ratelimit-remaining',
+          'x-ratelimit-used',
+          'x-ratelimit-reset',
+          'x-ratelimit-resource',
+        ]),
+      );
     }
   });
 
@@ -176,7 +211,10 @@ describe('handleRest', () => {
     const anonymous = { token: null };
     const first = handleRest(request('/repos/acme/widgets', anonymous), ctx);
     const etag = first?.headers['etag'] ?? '';
-    const second = handleRest(request('/repos/acme/widgets', { ...anonymous, headers: { 'if-none-match': `W/${etag}` } }), ctx);
+    const second = handleRest(
+      request('/repos/acme/widgets', { ...anonymous, headers: { 'if-none-match': `W/${etag}` } }),
+      ctx,
+    );
     expect(second?.status).toBe(304);
     expect(second?.body).toBe('');
     expect(second?.headers['x-ratelimit-used']).toBe('2');
@@ -186,7 +224,11 @@ describe('handleRest', () => {
   it('uses the base URL without a trailing slash in every url', () => {
     const answer = handleRest(request('/repos/acme/widgets'), context());
     const body = JSON.parse(answer?.body ?? '{}') as { url: string; clone_url: string; owner: { url: string } };
-    expect([body.url, body.clone_url, body.owner.url]).toEqual(['http://127.0.0.1:4000/repos/acme/widgets', 'http://127.0.0.1:4000/acme/widgets.git', 'http://127.0.0.1:4000/users/acme']);
+    expect([body.url, body.clone_url, body.owner.url]).toEqual([
+      'http://127.0.0.1:4000/repos/acme/widgets',
+      'http://127.0.0.1:4000/acme/widgets.git',
+      'http://127.0.0.1:4000/users/acme',
+    ]);
   });
 
   it('can run with secondary limits switched off', () => {
@@ -202,54 +244,116 @@ describe('write, diff and check routes', () => {
   const head18 = '18'.padStart(40, 'c');
 
   it('matches POST /pulls, pull files and commit routes with percent-encoded refs', () => {
-    expect(matchRoute('POST', '/repos/acme/widgets/pulls')).toEqual({ $case: 'create-pull', repo: { by: 'name', owner: 'acme', name: 'widgets' } });
+    expect(matchRoute('POST', '/repos/acme/widgets/pulls')).toEqual({
+      $case: 'create-pull',
+      repo: { by: 'name', owner: 'acme', name: 'widgets' },
+    });
     expect(matchRoute('POST', '/repos/acme/widgets/issues')).toBeNull();
-    expect(matchRoute('GET', '/repositories/1/pulls/6/files')).toEqual({ $case: 'pull-files', repo: { by: 'id', id: 1 }, number: 6 });
+    expect(matchRoute('GET', '/repositories/1/pulls/6/files')).toEqual({
+      $case: 'pull-files',
+      repo: { by: 'id', id: 1 },
+      number: 6,
+    });
     expect(matchRoute('GET', '/repos/acme/widgets/issues/6/files')).toBeNull();
-    expect(matchRoute('GET', '/repos/acme/widgets/commits/feature%2Fx/check-runs')).toMatchObject({ $case: 'check-runs', ref: 'feature/x' });
-    expect(matchRoute('GET', '/repos/acme/widgets/commits/main/status')).toMatchObject({ $case: 'combined-status', ref: 'main' });
+    expect(matchRoute('GET', '/repos/acme/widgets/commits/feature%2Fx/check-runs')).toMatchObject({
+      $case: 'check-runs',
+      ref: 'feature/x',
+    });
+    expect(matchRoute('GET', '/repos/acme/widgets/commits/main/status')).toMatchObject({
+      $case: 'combined-status',
+      ref: 'main',
+    });
     expect(matchRoute('GET', '/repos/acme/widgets/commits/main/statuses')).toBeNull();
   });
 
   it('reports check runs from the pull requests of a world without an event log', () => {
     const openapi = loadGitHubOpenApi();
     const answer = handleRest(request(`/repos/acme/widgets/commits/${head18}/check-runs`), context());
-    const body = JSON.parse(answer?.body ?? '{}') as { total_count: number; check_runs: { conclusion: string; pull_requests: { number: number }[] }[] };
+    const body = JSON.parse(answer?.body ?? '{}') as {
+      total_count: number;
+      check_runs: { conclusion: string; pull_requests: { number: number }[] }[];
+    };
     expect(openapi.check('/repos/{owner}/{repo}/commits/{ref}/check-runs', 'get', 200, body)).toEqual([]);
     expect(body.total_count).toBe(1);
     expect(body.check_runs[0]).toMatchObject({ conclusion: 'failure', pull_requests: [{ number: 18 }] });
     const filtered = handleRest(request(`/repos/acme/widgets/commits/${head18}/check-runs?status=queued`), context());
     expect(JSON.parse(filtered?.body ?? '{}')).toEqual({ total_count: 0, check_runs: [] });
-    expect(handleRest(request(`/repos/acme/widgets/commits/${'e'.repeat(40)}/check-runs`), context())?.status).toBe(422);
+    expect(handleRest(request(`/repos/acme/widgets/commits/${'e'.repeat(40)}/check-runs`), context())?.status).toBe(
+      422,
+    );
   });
 
   it('shows CI in the combined status only for a configured status context', () => {
     const openapi = loadGitHubOpenApi();
-    const actions = JSON.parse(handleRest(request(`/repos/acme/widgets/commits/${head18}/status`), context())?.body ?? '{}') as unknown;
+    const actions = JSON.parse(
+      handleRest(request(`/repos/acme/widgets/commits/${head18}/status`), context())?.body ?? '{}',
+    ) as unknown;
     expect(actions).toMatchObject({ state: 'pending', total_count: 0, statuses: [] });
-    const posted = JSON.parse(handleRest(request(`/repos/acme/widgets/commits/${head18}/status`), context({ ciStatusContext: 'ci/test' }))?.body ?? '{}') as unknown;
+    const posted = JSON.parse(
+      handleRest(request(`/repos/acme/widgets/commits/${head18}/status`), context({ ciStatusContext: 'ci/test' }))
+        ?.body ?? '{}',
+    ) as unknown;
     expect(openapi.check('/repos/{owner}/{repo}/commits/{ref}/status', 'get', 200, posted)).toEqual([]);
-    expect(posted).toMatchObject({ state: 'failure', total_count: 1, statuses: [{ context: 'ci/test', state: 'failure' }] });
-    const green = JSON.parse(handleRest(request(`/repos/acme/widgets/commits/${'6'.padStart(40, 'c')}/status`), context({ ciStatusContext: 'ci/test' }))?.body ?? '{}') as unknown;
+    expect(posted).toMatchObject({
+      state: 'failure',
+      total_count: 1,
+      statuses: [{ context: 'ci/test', state: 'failure' }],
+    });
+    const green = JSON.parse(
+      handleRest(
+        request(`/repos/acme/widgets/commits/${'6'.padStart(40, 'c')}/status`),
+        context({ ciStatusContext: 'ci/test' }),
+      )?.body ?? '{}',
+    ) as unknown;
     expect(green).toMatchObject({ state: 'success' });
   });
 
   it('answers files and diffs of a world without git loudly, and creations with 403', () => {
     const files = handleRest(request('/repos/acme/widgets/pulls/6/files'), context());
     expect(files?.status).toBe(422);
-    expect(JSON.parse(files?.body ?? '{}')).toMatchObject({ errors: [{ resource: 'PullRequest', code: 'custom', message: expect.stringContaining('no git content') as unknown }] });
-    expect(handleRest(request('/repos/acme/widgets/pulls/6', { headers: { accept: 'application/vnd.github.diff' } }), context())?.status).toBe(422);
-    const create = handleRest(request('/repos/acme/widgets/pulls', { method: 'POST', body: JSON.stringify({ title: 't', head: 'x', base: 'main' }) }), context());
+    expect(JSON.parse(files?.body ?? '{}')).toMatchObject({
+      errors: [
+        { resource: 'PullRequest', code: 'custom', message: expect.stringContaining('no git content') as unknown },
+      ],
+    });
+    expect(
+      handleRest(
+        request('/repos/acme/widgets/pulls/6', { headers: { accept: 'application/vnd.github.diff' } }),
+        context(),
+      )?.status,
+    ).toBe(422);
+    const create = handleRest(
+      request('/repos/acme/widgets/pulls', {
+        method: 'POST',
+        body: JSON.stringify({ title: 't', head: 'x', base: 'main' }),
+      }),
+      context(),
+    );
     expect([create?.status, create?.headers['cache-control']]).toEqual([403, undefined]);
-    const invalid = handleRest(request('/repos/acme/widgets/pulls', { method: 'POST', body: JSON.stringify({ title: 7, head: 'x', base: 'main' }) }), context());
-    expect(JSON.parse(invalid?.body ?? '{}')).toMatchObject({ message: "Invalid request.\n\nFor 'properties/title', 7 is not a string." });
+    const invalid = handleRest(
+      request('/repos/acme/widgets/pulls', {
+        method: 'POST',
+        body: JSON.stringify({ title: 7, head: 'x', base: 'main' }),
+      }),
+      context(),
+    );
+    expect(JSON.parse(invalid?.body ?? '{}')).toMatchObject({
+      message: "Invalid request.\n\nFor 'properties/title', 7 is not a string.",
+    });
   });
 });
 
 describe('OpenAPI nullable conversion', () => {
   it('turns nullable into a type union, or an anyOf when there is no type', () => {
-    expect(convertNullable({ type: 'string', enum: ['a'], nullable: true })).toEqual({ type: ['string', 'null'], enum: ['a', null] });
-    expect(convertNullable({ allOf: [{ $ref: '#/x' }], nullable: true })).toEqual({ anyOf: [{ allOf: [{ $ref: '#/x' }] }, { type: 'null' }] });
-    expect(convertNullable({ properties: { nullable: { type: 'boolean' } } })).toEqual({ properties: { nullable: { type: 'boolean' } } });
+    expect(convertNullable({ type: 'string', enum: ['a'], nullable: true })).toEqual({
+      type: ['string', 'null'],
+      enum: ['a', null],
+    });
+    expect(convertNullable({ allOf: [{ $ref: '#/x' }], nullable: true })).toEqual({
+      anyOf: [{ allOf: [{ $ref: '#/x' }] }, { type: 'null' }],
+    });
+    expect(convertNullable({ properties: { nullable: { type: 'boolean' } } })).toEqual({
+      properties: { nullable: { type: 'boolean' } },
+    });
   });
 });

@@ -32,7 +32,11 @@ function page<T>(rows: readonly T[], offset: number, limit: number): Page<T> {
 }
 
 /** Orders by `key`, ties by `tieBreak`, both in the listing's direction, as ScaleWorld orders. */
-function byKey<T>(key: (row: T) => number, direction: 'ASC' | 'DESC', tieBreak: (row: T) => number): (a: T, b: T) => number {
+function byKey<T>(
+  key: (row: T) => number,
+  direction: 'ASC' | 'DESC',
+  tieBreak: (row: T) => number,
+): (a: T, b: T) => number {
   const sign = direction === 'ASC' ? 1 : -1;
   return (a, b) => sign * (key(a) - key(b) || tieBreak(a) - tieBreak(b));
 }
@@ -71,7 +75,11 @@ export class MemoryWorld implements WorldReader {
     const rows = this.repos
       .filter((repo) => query.minStars === undefined || repo.stargazerCount >= query.minStars)
       .filter((repo) => query.maxStars === undefined || repo.stargazerCount <= query.maxStars)
-      .filter((repo) => query.language === undefined || (repo.primaryLanguage !== null && sameText(repo.primaryLanguage, query.language)))
+      .filter(
+        (repo) =>
+          query.language === undefined ||
+          (repo.primaryLanguage !== null && sameText(repo.primaryLanguage, query.language)),
+      )
       .filter((repo) => query.includeArchived !== false || !repo.isArchived)
       .filter((repo) => query.includeForks === true || !repo.isFork)
       .sort(
@@ -87,13 +95,18 @@ export class MemoryWorld implements WorldReader {
   issues(repo: SimRepo, query: IssueQuery, offset: number, limit: number): Page<SimIssue> {
     const order = query.orderBy ?? { field: 'CREATED_AT', direction: 'ASC' };
     const key = (issue: SimIssue): number =>
-      order.field === 'COMMENTS' ? issue.commentCount : Date.parse(order.field === 'CREATED_AT' ? issue.createdAt : issue.updatedAt);
+      order.field === 'COMMENTS'
+        ? issue.commentCount
+        : Date.parse(order.field === 'CREATED_AT' ? issue.createdAt : issue.updatedAt);
     const since = query.since === undefined ? null : Date.parse(query.since);
     const labels = query.labels;
     const rows = this.data.issues
       .filter((issue) => issue.repoId === repo.id)
       .filter((issue) => query.states === undefined || query.states.includes(issue.state))
-      .filter((issue) => labels === undefined || issue.labels.some((label) => labels.some((wanted) => sameText(label, wanted))))
+      .filter(
+        (issue) =>
+          labels === undefined || issue.labels.some((label) => labels.some((wanted) => sameText(label, wanted))),
+      )
       .filter((issue) => since === null || Date.parse(issue.updatedAt) >= since)
       .sort(byKey(key, order.direction, (issue) => issue.number));
     return page(rows, offset, limit);
@@ -108,7 +121,13 @@ export class MemoryWorld implements WorldReader {
     const rows = this.data.pulls
       .filter((pull) => pull.repoId === repo.id)
       .filter((pull) => query.states === undefined || query.states.includes(pull.state))
-      .sort(byKey((pull) => Date.parse(order.field === 'CREATED_AT' ? pull.createdAt : pull.updatedAt), order.direction, (pull) => pull.number));
+      .sort(
+        byKey(
+          (pull) => Date.parse(order.field === 'CREATED_AT' ? pull.createdAt : pull.updatedAt),
+          order.direction,
+          (pull) => pull.number,
+        ),
+      );
     return page(rows, offset, limit);
   }
 

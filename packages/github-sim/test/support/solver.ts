@@ -10,20 +10,39 @@ import type { SimRepo } from '../../src/world/model.js';
 let clones = 0;
 
 export function fixFor(world: LiveWorld, repoName: string, issue: number): { repo: SimRepo; fix: KnownFix } {
-  const fix = knownFixes(world).find((candidate) => candidate.repo.endsWith(`/${repoName}`) && candidate.issue === issue);
+  const fix = knownFixes(world).find(
+    (candidate) => candidate.repo.endsWith(`/${repoName}`) && candidate.issue === issue,
+  );
   const repo = fix && world.repoByName(fix.repo.split('/')[0] ?? '', repoName);
   if (!fix || !repo) throw new Error(`no known fix for ${repoName}#${issue}`);
   return { repo, fix };
 }
 
 /** Commits everything as the solver, two hours after the world's clock, so oids replay. */
-export async function commitAll(world: LiveWorld, dir: string, message: string, options: { allowEmpty?: boolean } = {}): Promise<void> {
-  const solver = { identity: userIdentity(SOLVER_LOGIN, world.userByLogin(SOLVER_LOGIN)?.id ?? 0), at: Date.parse(world.generatedAt) / 1000 + 7_200 };
+export async function commitAll(
+  world: LiveWorld,
+  dir: string,
+  message: string,
+  options: { allowEmpty?: boolean } = {},
+): Promise<void> {
+  const solver = {
+    identity: userIdentity(SOLVER_LOGIN, world.userByLogin(SOLVER_LOGIN)?.id ?? 0),
+    at: Date.parse(world.generatedAt) / 1000 + 7_200,
+  };
   await git(['add', '-A'], { cwd: dir });
-  await git(['commit', '--quiet', ...(options.allowEmpty ? ['--allow-empty'] : []), '-m', message], { cwd: dir, author: solver, committer: solver });
+  await git(['commit', '--quiet', ...(options.allowEmpty ? ['--allow-empty'] : []), '-m', message], {
+    cwd: dir,
+    author: solver,
+    committer: solver,
+  });
 }
 
-export async function pushFix(world: LiveWorld, fix: KnownFix, remote: string, workDir: string): Promise<{ dir: string; head: string }> {
+export async function pushFix(
+  world: LiveWorld,
+  fix: KnownFix,
+  remote: string,
+  workDir: string,
+): Promise<{ dir: string; head: string }> {
   const dir = join(workDir, `clone-${process.pid}-${clones++}`);
   await git(['clone', '--quiet', remote, dir], { cwd: workDir, transport: 'network' });
   await git(['checkout', '--quiet', '-b', fix.branch], { cwd: dir });
@@ -34,5 +53,11 @@ export async function pushFix(world: LiveWorld, fix: KnownFix, remote: string, w
 }
 
 export function openFixPull(world: LiveWorld, repo: SimRepo, fix: KnownFix) {
-  return world.openPull(repo, { title: fix.title, body: fix.body, head: `${SOLVER_LOGIN}:${fix.branch}`, base: 'main', authorLogin: SOLVER_LOGIN });
+  return world.openPull(repo, {
+    title: fix.title,
+    body: fix.body,
+    head: `${SOLVER_LOGIN}:${fix.branch}`,
+    base: 'main',
+    authorLogin: SOLVER_LOGIN,
+  });
 }

@@ -62,7 +62,13 @@ function harness(url: string, options: Partial<WebhookDispatcherOptions> = {}, s
 }
 
 const eventOf = (body: string): string => {
-  const payload = JSON.parse(body) as { action: string; number?: number; issue?: { number: number }; check_run?: unknown; check_suite?: unknown };
+  const payload = JSON.parse(body) as {
+    action: string;
+    number?: number;
+    issue?: { number: number };
+    check_run?: unknown;
+    check_suite?: unknown;
+  };
   return `${payload.action}#${payload.number ?? payload.issue?.number ?? (payload.check_run ? 'run' : 'suite')}`;
 };
 
@@ -79,7 +85,9 @@ describe('WebhookDispatcher', () => {
 
     expect(target.received).toHaveLength(scenarioDeliveries);
     expect(target.received.every((delivery) => delivery.verified)).toBe(true);
-    expect(target.received.map((delivery) => delivery.body)).toEqual(dispatcher.deliveries().map((delivery) => delivery.body));
+    expect(target.received.map((delivery) => delivery.body)).toEqual(
+      dispatcher.deliveries().map((delivery) => delivery.body),
+    );
     expect(merges).toEqual([true, false]);
     expect(dispatcher.deliveries().every((delivery) => delivery.status === 'delivered')).toBe(true);
 
@@ -92,9 +100,12 @@ describe('WebhookDispatcher', () => {
     expect(first['x-hub-signature']).toMatch(/^sha1=[0-9a-f]{40}$/);
     expect(first['x-hub-signature-256']).toMatch(/^sha256=[0-9a-f]{64}$/);
     // Every header GitHub documents for the event arrives.
-    for (const name of loadWebhookSchemas().documentedHeaders('pull_request', 'opened')) expect(first, name).toHaveProperty(name);
+    for (const name of loadWebhookSchemas().documentedHeaders('pull_request', 'opened'))
+      expect(first, name).toHaveProperty(name);
     // Delivery ids name events: all distinct.
-    expect(new Set(target.received.map((delivery) => delivery.headers['x-github-delivery'])).size).toBe(scenarioDeliveries);
+    expect(new Set(target.received.map((delivery) => delivery.headers['x-github-delivery'])).size).toBe(
+      scenarioDeliveries,
+    );
   });
 
   it('retries a failing receiver with exponential backoff until it accepts', async () => {
@@ -142,7 +153,9 @@ describe('WebhookDispatcher', () => {
       [0, 2, 'http-error'],
       [1, 1, 'delivered'],
     ]);
-    await expect(dispatcher.redeliver('00000000-0000-4000-8000-000000000000')).rejects.toMatchObject({ code: 'unknown-delivery' });
+    await expect(dispatcher.redeliver('00000000-0000-4000-8000-000000000000')).rejects.toMatchObject({
+      code: 'unknown-delivery',
+    });
   });
 
   it('records a receiver that hangs as a timeout and retries', async () => {
@@ -168,7 +181,10 @@ describe('WebhookDispatcher', () => {
     const { world, dispatcher } = harness(url, { retry: { attempts: 2 } });
     world.openPull(world.openIssue('x').number);
     await dispatcher.idle();
-    expect(dispatcher.log.attempts().map((attempt) => attempt.result)).toEqual(['connection-error', 'connection-error']);
+    expect(dispatcher.log.attempts().map((attempt) => attempt.result)).toEqual([
+      'connection-error',
+      'connection-error',
+    ]);
     expect(dispatcher.log.attempts()[0]?.error).toMatch(/ECONNREFUSED/);
     expect(dispatcher.deliveries()[0]?.status).toBe('failed');
   });
@@ -178,8 +194,12 @@ describe('WebhookDispatcher', () => {
     const { world, dispatcher } = harness(target.url);
     world.playScenario();
     await dispatcher.idle();
-    expect(target.accepted().map((delivery) => eventOf(delivery.body))).toEqual(dispatcher.deliveries().map((delivery) => eventOf(delivery.body)));
-    expect(target.accepted().map((delivery) => delivery.headers['x-github-delivery'])).toEqual(dispatcher.deliveries().map((delivery) => delivery.deliveryId));
+    expect(target.accepted().map((delivery) => eventOf(delivery.body))).toEqual(
+      dispatcher.deliveries().map((delivery) => eventOf(delivery.body)),
+    );
+    expect(target.accepted().map((delivery) => delivery.headers['x-github-delivery'])).toEqual(
+      dispatcher.deliveries().map((delivery) => delivery.deliveryId),
+    );
   });
 
   it('drops the same deliveries for the same seed, and none at rate 0', async () => {
@@ -224,15 +244,21 @@ describe('WebhookDispatcher', () => {
       const { world, dispatcher } = harness(url, {}, seed);
       world.playScenario();
       await dispatcher.idle();
-      return dispatcher.deliveries().map((delivery) => ({ headers: delivery.headers, body: delivery.body, verified: true, status: null }));
+      return dispatcher
+        .deliveries()
+        .map((delivery) => ({ headers: delivery.headers, body: delivery.body, verified: true, status: null }));
     };
     const first = await run(a.url, 42);
     const second = await run(b.url, 42);
     expect(second).toEqual(first);
     expect(b.received.map((delivery) => delivery.body)).toEqual(a.received.map((delivery) => delivery.body));
-    expect(b.received.map((delivery) => delivery.headers['x-github-delivery'])).toEqual(a.received.map((delivery) => delivery.headers['x-github-delivery']));
+    expect(b.received.map((delivery) => delivery.headers['x-github-delivery'])).toEqual(
+      a.received.map((delivery) => delivery.headers['x-github-delivery']),
+    );
     const other = await run(a.url, 43);
-    expect(other.map((delivery) => delivery.headers['x-github-delivery'])).not.toEqual(first.map((delivery) => delivery.headers['x-github-delivery']));
+    expect(other.map((delivery) => delivery.headers['x-github-delivery'])).not.toEqual(
+      first.map((delivery) => delivery.headers['x-github-delivery']),
+    );
   });
 
   it('fails verification in a receiver holding another secret', async () => {
@@ -241,7 +267,9 @@ describe('WebhookDispatcher', () => {
     world.openPull(world.openIssue('x').number);
     await dispatcher.idle();
     expect(target.received.map((delivery) => [delivery.verified, delivery.status])).toEqual([[false, 401]]);
-    expect(dispatcher.log.attempts().map((attempt) => [attempt.result, attempt.statusCode])).toEqual([['http-error', 401]]);
+    expect(dispatcher.log.attempts().map((attempt) => [attempt.result, attempt.statusCode])).toEqual([
+      ['http-error', 401],
+    ]);
   });
 
   it('sends only subscribed events, with the ids they would have had anyway', async () => {
@@ -253,7 +281,9 @@ describe('WebhookDispatcher', () => {
     some.world.playScenario();
     await some.dispatcher.idle();
     const expected = all.dispatcher.deliveries().filter((delivery) => delivery.event === 'pull_request');
-    expect(some.dispatcher.deliveries().map((delivery) => [delivery.deliveryId, delivery.body])).toEqual(expected.map((delivery) => [delivery.deliveryId, delivery.body]));
+    expect(some.dispatcher.deliveries().map((delivery) => [delivery.deliveryId, delivery.body])).toEqual(
+      expected.map((delivery) => [delivery.deliveryId, delivery.body]),
+    );
   });
 
   it('appends every attempt to a JSONL log that never holds the secret', async () => {
@@ -267,11 +297,30 @@ describe('WebhookDispatcher', () => {
     await second.dispatcher.close();
 
     const text = await readFile(logPath, 'utf8');
-    const lines = text.trimEnd().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const lines = text
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(lines).toEqual([...first.dispatcher.log.attempts(), ...second.dispatcher.log.attempts()]);
     expect(lines.some((line) => line['dropped'] === true)).toBe(true);
     expect(Object.keys(lines[0] ?? {}).sort()).toEqual(
-      ['action', 'at', 'attempt', 'deliveryId', 'dropped', 'durationMs', 'error', 'event', 'hookId', 'repository', 'result', 'retryInMs', 'round', 'sequence', 'statusCode'].sort(),
+      [
+        'action',
+        'at',
+        'attempt',
+        'deliveryId',
+        'dropped',
+        'durationMs',
+        'error',
+        'event',
+        'hookId',
+        'repository',
+        'result',
+        'retryInMs',
+        'round',
+        'sequence',
+        'statusCode',
+      ].sort(),
     );
     expect(text).not.toContain(secret);
     expect(text).not.toContain('sha256=');
@@ -283,7 +332,9 @@ describe('WebhookDispatcher', () => {
     const world = new LiveTestWorld();
     const listeners: ((event: Parameters<Parameters<LiveTestWorld['onEvent']>[0]>[0]) => void)[] = [];
     dispatcher.attach({ onEvent: (listener) => (listeners.push(listener), () => undefined) });
-    expect(() => listeners[0]?.({ type: 'issues', action: 'closed', repoId: world.repo.id, number: 404, at: world.generatedAt })).not.toThrow();
+    expect(() =>
+      listeners[0]?.({ type: 'issues', action: 'closed', repoId: world.repo.id, number: 404, at: world.generatedAt }),
+    ).not.toThrow();
     await expect(dispatcher.idle()).rejects.toMatchObject({ code: 'unknown-record' });
     await expect(dispatcher.idle()).resolves.toBeUndefined();
   });
@@ -294,16 +345,29 @@ describe('WebhookDispatcher', () => {
     await dispatcher.close();
     world.openPull(world.openIssue('x').number);
     expect(target.received).toHaveLength(0);
-    expect(() => dispatcher.dispatch({ type: 'issues', action: 'closed', repoId: 7, number: 1, at: world.generatedAt })).toThrow(
-      expect.objectContaining({ code: 'closed' }) as WebhookError,
-    );
+    expect(() =>
+      dispatcher.dispatch({ type: 'issues', action: 'closed', repoId: 7, number: 1, at: world.generatedAt }),
+    ).toThrow(expect.objectContaining({ code: 'closed' }) as WebhookError);
   });
 
   it('rejects configuration that cannot work, with an example', () => {
     const world = new LiveTestWorld();
-    const make = (options: Partial<WebhookDispatcherOptions>): unknown => new WebhookDispatcher({ world, apiBaseUrl, url: 'http://127.0.0.1:1/hook', ...options });
-    for (const options of [{ url: 'ftp://example.com' }, { url: 'not a url' }, { dropRate: 1.5 }, { timeoutMs: 0 }, { retry: { attempts: 0 } }, { retry: { jitter: 2 } }]) {
-      expect(() => make(options), JSON.stringify(options)).toThrow(expect.objectContaining({ code: 'invalid-config', message: expect.stringMatching(/e\.g\.|such as/) as string }) as WebhookError);
+    const make = (options: Partial<WebhookDispatcherOptions>): unknown =>
+      new WebhookDispatcher({ world, apiBaseUrl, url: 'http://127.0.0.1:1/hook', ...options });
+    for (const options of [
+      { url: 'ftp://example.com' },
+      { url: 'not a url' },
+      { dropRate: 1.5 },
+      { timeoutMs: 0 },
+      { retry: { attempts: 0 } },
+      { retry: { jitter: 2 } },
+    ]) {
+      expect(() => make(options), JSON.stringify(options)).toThrow(
+        expect.objectContaining({
+          code: 'invalid-config',
+          message: expect.stringMatching(/e\.g\.|such as/) as string,
+        }) as WebhookError,
+      );
     }
   });
 });

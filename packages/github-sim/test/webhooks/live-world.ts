@@ -1,6 +1,16 @@
 // A tiny live world for webhook tests: one repository, a few users, issues and pull requests held
 // in arrays, and mutations that change a record and then emit its WorldEvent, as a WorldWriter does.
-import type { Page, SimComment, SimIssue, SimPull, SimRepo, SimUser, WorldEvent, WorldReader, WorldWriter } from '../../src/world/model.js';
+import type {
+  Page,
+  SimComment,
+  SimIssue,
+  SimPull,
+  SimRepo,
+  SimUser,
+  WorldEvent,
+  WorldReader,
+  WorldWriter,
+} from '../../src/world/model.js';
 
 const start = Date.parse('2025-06-01T00:00:00.000Z');
 
@@ -82,7 +92,9 @@ export class LiveTestWorld implements WorldReader, Pick<WorldWriter, 'onEvent'> 
     return this.issueRows.find((row) => row.repoId === repo.id && row.number === number);
   }
   pulls(repo: SimRepo, query: { states?: readonly string[] }, offset: number, limit: number): Page<SimPull> {
-    const rows = this.pullRows.filter((row) => row.repoId === repo.id && (query.states === undefined || query.states.includes(row.state)));
+    const rows = this.pullRows.filter(
+      (row) => row.repoId === repo.id && (query.states === undefined || query.states.includes(row.state)),
+    );
     return page(rows, offset, limit);
   }
   pull(repo: SimRepo, number: number): SimPull | undefined {
@@ -201,14 +213,29 @@ export class LiveTestWorld implements WorldReader, Pick<WorldWriter, 'onEvent'> 
     const pull = this.pullRow(number);
     const at = this.tick();
     Object.assign(pull, { checks: conclusion, updatedAt: at });
-    this.emit({ type: 'check_run', action: 'completed', repoId: this.repo.id, number, headOid: pull.headRefOid, conclusion, at });
+    this.emit({
+      type: 'check_run',
+      action: 'completed',
+      repoId: this.repo.id,
+      number,
+      headOid: pull.headRefOid,
+      conclusion,
+      at,
+    });
   }
 
   merge(number: number, by = 'maria'): void {
     const pull = this.pullRow(number);
     const at = this.tick();
     const mergeCommit = oid(++this.commits);
-    Object.assign(pull, { state: 'MERGED', mergedAt: at, closedAt: at, updatedAt: at, mergedByLogin: by, mergeCommitOid: mergeCommit });
+    Object.assign(pull, {
+      state: 'MERGED',
+      mergedAt: at,
+      closedAt: at,
+      updatedAt: at,
+      mergedByLogin: by,
+      mergeCommitOid: mergeCommit,
+    });
     Object.assign(this.repo, { headOid: mergeCommit, lastMergedPullAt: at });
     this.emit({ type: 'pull_request', action: 'closed', repoId: this.repo.id, number, at });
   }

@@ -19,7 +19,8 @@ function scenarioMessages(): WebhookMessage[] {
 }
 
 type Json = Record<string, unknown>;
-const field = (value: unknown, ...path: string[]): unknown => path.reduce<unknown>((node, key) => (node as Json | undefined)?.[key], value);
+const field = (value: unknown, ...path: string[]): unknown =>
+  path.reduce<unknown>((node, key) => (node as Json | undefined)?.[key], value);
 
 describe('webhook payloads', () => {
   const messages = scenarioMessages();
@@ -43,7 +44,10 @@ describe('webhook payloads', () => {
 
   it('conforms to GitHub’s webhook schemas', () => {
     for (const message of messages) {
-      expect(schemas.check(message.event, message.action, message.payload), `${message.event}.${message.action}`).toEqual([]);
+      expect(
+        schemas.check(message.event, message.action, message.payload),
+        `${message.event}.${message.action}`,
+      ).toEqual([]);
     }
     // The check can fail: a pull request without its head, a check run without a conclusion.
     const closed = messages.find((message) => message.action === 'closed')?.payload ?? {};
@@ -57,7 +61,9 @@ describe('webhook payloads', () => {
   });
 
   it('marks a merge with merged, merged_at, merge_commit_sha and the merger as sender', () => {
-    const [merged, closed] = messages.filter((message) => message.event === 'pull_request' && message.action === 'closed');
+    const [merged, closed] = messages.filter(
+      (message) => message.event === 'pull_request' && message.action === 'closed',
+    );
     expect(field(merged?.payload, 'pull_request', 'merged')).toBe(true);
     expect(field(merged?.payload, 'pull_request', 'merged_at')).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     expect(field(merged?.payload, 'pull_request', 'merge_commit_sha')).toMatch(/^[0-9a-f]{40}$/);
@@ -86,7 +92,9 @@ describe('webhook payloads', () => {
     // The first check ran on the head before the push; the merge came later.
     const [firstRun, secondRun] = messages.filter((message) => message.event === 'check_run');
     const opened = messages.find((message) => message.action === 'opened');
-    expect(field(firstRun?.payload, 'check_run', 'head_sha')).toBe(field(opened?.payload, 'pull_request', 'head', 'sha'));
+    expect(field(firstRun?.payload, 'check_run', 'head_sha')).toBe(
+      field(opened?.payload, 'pull_request', 'head', 'sha'),
+    );
     expect(field(firstRun?.payload, 'check_run', 'conclusion')).toBe('failure');
     expect(field(secondRun?.payload, 'check_run', 'conclusion')).toBe('success');
     expect(field(opened?.payload, 'pull_request', 'state')).toBe('open');
@@ -106,7 +114,13 @@ describe('webhook payloads', () => {
 
   it('carries the issue state reason', () => {
     const issues = messages.filter((message) => message.event === 'issues');
-    expect(issues.map((message) => [message.action, field(message.payload, 'issue', 'state'), field(message.payload, 'issue', 'state_reason')])).toEqual([
+    expect(
+      issues.map((message) => [
+        message.action,
+        field(message.payload, 'issue', 'state'),
+        field(message.payload, 'issue', 'state_reason'),
+      ]),
+    ).toEqual([
       ['closed', 'closed', 'completed'],
       ['closed', 'closed', 'not_planned'],
       ['reopened', 'open', 'reopened'],
@@ -117,12 +131,23 @@ describe('webhook payloads', () => {
     const world = new LiveTestWorld();
     const builder = new WebhookPayloadBuilder(world, baseUrl);
     const pull = world.openPull(world.openIssue('x').number);
-    expect(builder.build({ type: 'check_run', action: 'completed', repoId: 7, number: pull.number, headOid: pull.headRefOid, conclusion: 'PENDING', at: pull.createdAt })).toEqual([]);
+    expect(
+      builder.build({
+        type: 'check_run',
+        action: 'completed',
+        repoId: 7,
+        number: pull.number,
+        headOid: pull.headRefOid,
+        conclusion: 'PENDING',
+        at: pull.createdAt,
+      }),
+    ).toEqual([]);
   });
 
   it('rejects an event naming a record the world lacks', () => {
     const builder = new WebhookPayloadBuilder(new LiveTestWorld(), baseUrl);
-    const attempt = (): unknown => builder.build({ type: 'pull_request', action: 'opened', repoId: 7, number: 99, at: '2025-06-01T00:00:00Z' });
+    const attempt = (): unknown =>
+      builder.build({ type: 'pull_request', action: 'opened', repoId: 7, number: 99, at: '2025-06-01T00:00:00Z' });
     expect(attempt).toThrow(WebhookError);
     try {
       attempt();

@@ -45,7 +45,12 @@ export async function startReceiver(secret: string, behaviour: ReceiverBehaviour
         const header = (name: string): string => String(request.headers[name] ?? '');
         let verified = true;
         try {
-          await webhooks.verifyAndReceive({ id: header('x-github-delivery'), name: header('x-github-event'), payload: body, signature: header('x-hub-signature-256') });
+          await webhooks.verifyAndReceive({
+            id: header('x-github-delivery'),
+            name: header('x-github-event'),
+            payload: body,
+            signature: header('x-hub-signature-256'),
+          });
         } catch {
           verified = false;
         }
@@ -57,7 +62,9 @@ export async function startReceiver(secret: string, behaviour: ReceiverBehaviour
           return;
         }
         entry.status = !verified ? 401 : index < (behaviour.hangFirst ?? 0) + (behaviour.failFirst ?? 0) ? 500 : 202;
-        response.writeHead(entry.status, { 'content-type': 'text/plain' }).end(entry.status === 202 ? 'accepted' : 'no');
+        response
+          .writeHead(entry.status, { 'content-type': 'text/plain' })
+          .end(entry.status === 202 ? 'accepted' : 'no');
       })();
     });
   });

@@ -17,7 +17,12 @@ function anchorRefs(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(anchorRefs);
   if (typeof node !== 'object' || node === null) return node;
   return Object.fromEntries(
-    Object.entries(node).map(([key, value]) => [key, key === '$ref' && typeof value === 'string' && value.startsWith('#/') ? `${documentId}${value}` : anchorRefs(value)]),
+    Object.entries(node).map(([key, value]) => [
+      key,
+      key === '$ref' && typeof value === 'string' && value.startsWith('#/')
+        ? `${documentId}${value}`
+        : anchorRefs(value),
+    ]),
   );
 }
 
@@ -29,7 +34,9 @@ export interface WebhookSchemas {
 }
 
 export function loadWebhookSchemas(): WebhookSchemas {
-  const description = convertNullable(JSON.parse(gunzipSync(readFileSync(descriptionPath)).toString('utf8'))) as JsonObject;
+  const description = convertNullable(
+    JSON.parse(gunzipSync(readFileSync(descriptionPath)).toString('utf8')),
+  ) as JsonObject;
   const webhooks = description['x-webhooks'] as Record<string, { post: JsonObject }>;
   const ajv = new Ajv({ strict: false, allErrors: true, validateSchema: false });
   addFormats.default(ajv);
@@ -56,11 +63,15 @@ export function loadWebhookSchemas(): WebhookSchemas {
         compiled.set(key, validate);
       }
       if (validate(payload)) return [];
-      return (validate.errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message ?? 'is invalid'} ${JSON.stringify(error.params)}`);
+      return (validate.errors ?? []).map(
+        (error) => `${error.instancePath || '/'} ${error.message ?? 'is invalid'} ${JSON.stringify(error.params)}`,
+      );
     },
     documentedHeaders(event, action) {
       const parameters = operation(event, action)['parameters'] as { name: string; in: string }[];
-      return parameters.filter((parameter) => parameter.in === 'header').map((parameter) => parameter.name.toLowerCase());
+      return parameters
+        .filter((parameter) => parameter.in === 'header')
+        .map((parameter) => parameter.name.toLowerCase());
     },
   };
 }

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { FailureReason, RegistryCriterion, RunnerId } from '../../src/world/criteria.js';
-import { FAILURE_REASONS, isBugLabel, isOsiApproved, MERGED_PULL_WINDOW_DAYS, MIN_BUG_LABELED_OPEN_ISSUES, MIN_LABELED_OPEN_ISSUE_SHARE, REGISTRY_CRITERIA } from '../../src/world/criteria.js';
+import {
+  FAILURE_REASONS,
+  isBugLabel,
+  isOsiApproved,
+  MERGED_PULL_WINDOW_DAYS,
+  MIN_BUG_LABELED_OPEN_ISSUES,
+  MIN_LABELED_OPEN_ISSUE_SHARE,
+  REGISTRY_CRITERIA,
+} from '../../src/world/criteria.js';
 import { groundTruth } from '../../src/world/ground-truth.js';
 import { LABEL_CONVENTIONS } from '../../src/world/labels.js';
 import type { SimFile, SimIssue, SimPull, SimRepo } from '../../src/world/model.js';
@@ -13,20 +21,29 @@ function detectRunner(files: readonly SimFile[]): { ecosystem: string | null; ru
   const paths = [...byPath.keys()];
   const packageJson = byPath.get('package.json');
   if (packageJson !== undefined) {
-    const manifest = JSON.parse(packageJson) as { scripts?: Record<string, string>; devDependencies?: Record<string, string> };
+    const manifest = JSON.parse(packageJson) as {
+      scripts?: Record<string, string>;
+      devDependencies?: Record<string, string>;
+    };
     const test = manifest.scripts?.test;
     if (test === undefined || test.includes('no test specified')) return { ecosystem: 'node', runner: null };
-    const runner = (['vitest', 'jest', 'mocha'] as const).find((name) => manifest.devDependencies?.[name] !== undefined);
+    const runner = (['vitest', 'jest', 'mocha'] as const).find(
+      (name) => manifest.devDependencies?.[name] !== undefined,
+    );
     return { ecosystem: 'node', runner: runner ?? null };
   }
   if (byPath.has('pyproject.toml') || byPath.has('setup.py')) {
-    const configured = byPath.has('pytest.ini') || (byPath.get('pyproject.toml') ?? '').includes('[tool.pytest.ini_options]');
+    const configured =
+      byPath.has('pytest.ini') || (byPath.get('pyproject.toml') ?? '').includes('[tool.pytest.ini_options]');
     const tests = paths.some((path) => /^tests\/test_[^/]*\.py$/.test(path));
     return { ecosystem: 'python', runner: configured || tests ? 'pytest' : null };
   }
-  if (byPath.has('go.mod')) return { ecosystem: 'go', runner: paths.some((path) => path.endsWith('_test.go')) ? 'go-test' : null };
+  if (byPath.has('go.mod'))
+    return { ecosystem: 'go', runner: paths.some((path) => path.endsWith('_test.go')) ? 'go-test' : null };
   if (byPath.has('Cargo.toml')) {
-    const tests = paths.some((path) => /^tests\/[^/]+\.rs$/.test(path)) || files.some((file) => file.path.startsWith('src/') && file.content.includes('#[cfg(test)]'));
+    const tests =
+      paths.some((path) => /^tests\/[^/]+\.rs$/.test(path)) ||
+      files.some((file) => file.path.startsWith('src/') && file.content.includes('#[cfg(test)]'));
     return { ecosystem: 'rust', runner: tests ? 'cargo-test' : null };
   }
   const gradle = byPath.has('build.gradle') || byPath.has('build.gradle.kts');
@@ -48,20 +65,50 @@ function all<T>(fetch: (offset: number, limit: number) => { total: number; items
 
 /** Each criterion judged from served data only, the way the registry must. */
 function judgeFromData(world: ScaleWorld, repo: SimRepo): Record<RegistryCriterion, FailureReason | null> {
-  const windowStart = new Date(Date.parse(world.generatedAt) - MERGED_PULL_WINDOW_DAYS * 86_400_000).toISOString().replace('.000Z', 'Z');
-  const merged = all((offset, limit) => world.pulls(repo, { states: ['MERGED'], orderBy: { field: 'UPDATED_AT', direction: 'DESC' } }, offset, limit));
-  const lastMerged = merged.map((pull) => pull.mergedAt ?? '').sort().at(-1) ?? null;
+  const windowStart = new Date(Date.parse(world.generatedAt) - MERGED_PULL_WINDOW_DAYS * 86_400_000)
+    .toISOString()
+    .replace('.000Z', 'Z');
+  const merged = all((offset, limit) =>
+    world.pulls(repo, { states: ['MERGED'], orderBy: { field: 'UPDATED_AT', direction: 'DESC' } }, offset, limit),
+  );
+  const lastMerged =
+    merged
+      .map((pull) => pull.mergedAt ?? '')
+      .sort()
+      .at(-1) ?? null;
   const runner = detectRunner(repo.files);
   const open = all((offset, limit) => world.issues(repo, { states: ['OPEN'] }, offset, limit));
   const labeled = open.filter((issue) => issue.labels.length > 0).length;
   const bugLabeled = open.filter((issue) => issue.labels.some(isBugLabel)).length;
   const license = repo.licenseSpdxId;
   return {
-    osiLicense: license === null ? 'no-license' : license === 'NOASSERTION' ? 'license-not-recognized' : isOsiApproved(license) ? null : 'license-not-osi-approved',
-    notArchivedForkMirror: repo.isArchived ? 'archived' : repo.isFork ? 'fork' : repo.mirrorUrl !== null ? 'mirror' : null,
-    mergedPullWithin30Days: lastMerged === null ? 'never-merged' : lastMerged < windowStart ? 'no-merge-in-window' : null,
-    runnableTestSuite: runner.ecosystem === null ? 'unsupported-ecosystem' : runner.runner === null ? 'no-test-suite' : null,
-    issueHygiene: open.length === 0 ? 'no-open-issues' : labeled / open.length < MIN_LABELED_OPEN_ISSUE_SHARE ? 'labeled-share-below-threshold' : bugLabeled < MIN_BUG_LABELED_OPEN_ISSUES ? 'no-bug-label-in-use' : null,
+    osiLicense:
+      license === null
+        ? 'no-license'
+        : license === 'NOASSERTION'
+          ? 'license-not-recognized'
+          : isOsiApproved(license)
+            ? null
+            : 'license-not-osi-approved',
+    notArchivedForkMirror: repo.isArchived
+      ? 'archived'
+      : repo.isFork
+        ? 'fork'
+        : repo.mirrorUrl !== null
+          ? 'mirror'
+          : null,
+    mergedPullWithin30Days:
+      lastMerged === null ? 'never-merged' : lastMerged < windowStart ? 'no-merge-in-window' : null,
+    runnableTestSuite:
+      runner.ecosystem === null ? 'unsupported-ecosystem' : runner.runner === null ? 'no-test-suite' : null,
+    issueHygiene:
+      open.length === 0
+        ? 'no-open-issues'
+        : labeled / open.length < MIN_LABELED_OPEN_ISSUE_SHARE
+          ? 'labeled-share-below-threshold'
+          : bugLabeled < MIN_BUG_LABELED_OPEN_ISSUES
+            ? 'no-bug-label-in-use'
+            : null,
   };
 }
 
@@ -70,7 +117,8 @@ function checkIssue(world: ScaleWorld, repo: SimRepo, issue: SimIssue): void {
   expect(issue.labels.every((name) => labelNames.has(name))).toBe(true);
   expect(issue.closedAt === null).toBe(issue.state === 'OPEN');
   expect(issue.createdAt <= issue.updatedAt && issue.updatedAt <= world.generatedAt).toBe(true);
-  if (issue.closedAt !== null) expect(issue.createdAt <= issue.closedAt && issue.closedAt <= issue.updatedAt).toBe(true);
+  if (issue.closedAt !== null)
+    expect(issue.createdAt <= issue.closedAt && issue.closedAt <= issue.updatedAt).toBe(true);
 }
 
 function checkPull(world: ScaleWorld, repo: SimRepo, pull: SimPull): void {
@@ -102,7 +150,9 @@ describe('scale world ground truth', () => {
       const repo = world.repoById(repoTruth.repoId)!;
       expect(repoTruth.nameWithOwner).toBe(`${repo.owner}/${repo.name}`);
       const judged = judgeFromData(world, repo);
-      const claimed = Object.fromEntries(repoTruth.verdicts.map((entry) => [entry.criterion, entry.pass ? null : entry.reason]));
+      const claimed = Object.fromEntries(
+        repoTruth.verdicts.map((entry) => [entry.criterion, entry.pass ? null : entry.reason]),
+      );
       expect({ repo: repoTruth.nameWithOwner, ...claimed }).toEqual({ repo: repoTruth.nameWithOwner, ...judged });
       expect(repoTruth.verdicts.map((entry) => entry.criterion)).toEqual([...REGISTRY_CRITERIA]);
       expect(repoTruth.eligible).toBe(Object.values(judged).every((reason) => reason === null));
@@ -115,7 +165,9 @@ describe('scale world ground truth', () => {
   it('keeps stale repositories free of merges in the window and records lastMergedPullAt exactly', () => {
     const world = createScaleWorld({ seed: 3, repos: 250, issues: 25_000 });
     const truth = groundTruth(world);
-    const windowStart = new Date(Date.parse(world.generatedAt) - MERGED_PULL_WINDOW_DAYS * 86_400_000).toISOString().replace('.000Z', 'Z');
+    const windowStart = new Date(Date.parse(world.generatedAt) - MERGED_PULL_WINDOW_DAYS * 86_400_000)
+      .toISOString()
+      .replace('.000Z', 'Z');
     let stale = 0;
     for (const repoTruth of truth.repos) {
       const repo = world.repoById(repoTruth.repoId)!;
@@ -145,26 +197,56 @@ describe('scale world ground truth', () => {
     expect(stars[2_500]).toBeLessThan(100);
 
     const languages = new Set(repos.map((repo) => repo.primaryLanguage));
-    for (const language of ['TypeScript', 'JavaScript', 'Python', 'Go', 'Rust', 'Java', 'C++', null]) expect(languages).toContain(language);
+    for (const language of ['TypeScript', 'JavaScript', 'Python', 'Go', 'Rust', 'Java', 'C++', null])
+      expect(languages).toContain(language);
     const licenses = new Set(repos.map((repo) => repo.licenseSpdxId));
-    for (const license of ['MIT', 'Apache-2.0', 'BSD-3-Clause', 'GPL-3.0-only', 'MPL-2.0', 'BUSL-1.1', 'SSPL-1.0', 'CC-BY-NC-4.0', 'NOASSERTION', null]) expect(licenses).toContain(license);
+    for (const license of [
+      'MIT',
+      'Apache-2.0',
+      'BSD-3-Clause',
+      'GPL-3.0-only',
+      'MPL-2.0',
+      'BUSL-1.1',
+      'SSPL-1.0',
+      'CC-BY-NC-4.0',
+      'NOASSERTION',
+      null,
+    ])
+      expect(licenses).toContain(license);
     expect(repos.some((repo) => repo.isArchived)).toBe(true);
     expect(repos.some((repo) => repo.isFork)).toBe(true);
     expect(repos.some((repo) => repo.mirrorUrl !== null)).toBe(true);
     expect(repos.some((repo) => !repo.files.some((file) => file.path.startsWith('.github/workflows/')))).toBe(true);
 
     const fileSignals: [string, (files: readonly SimFile[]) => boolean][] = [
-      ['package.json with vitest', (files) => files.some((file) => file.path === 'package.json' && file.content.includes('"vitest run"'))],
-      ['package.json with jest', (files) => files.some((file) => file.path === 'package.json' && file.content.includes('"jest"'))],
-      ['npm test stub', (files) => files.some((file) => file.path === 'package.json' && file.content.includes('no test specified'))],
+      [
+        'package.json with vitest',
+        (files) => files.some((file) => file.path === 'package.json' && file.content.includes('"vitest run"')),
+      ],
+      [
+        'package.json with jest',
+        (files) => files.some((file) => file.path === 'package.json' && file.content.includes('"jest"')),
+      ],
+      [
+        'npm test stub',
+        (files) => files.some((file) => file.path === 'package.json' && file.content.includes('no test specified')),
+      ],
       ['pytest.ini', (files) => files.some((file) => file.path === 'pytest.ini')],
       ['tests/', (files) => files.some((file) => file.path.startsWith('tests/test_'))],
       ['go test file', (files) => files.some((file) => file.path.endsWith('_test.go'))],
       ['Cargo.toml', (files) => files.some((file) => file.path === 'Cargo.toml')],
-      ['maven tests', (files) => files.some((file) => file.path === 'pom.xml') && files.some((file) => file.path.startsWith('src/test/java/'))],
+      [
+        'maven tests',
+        (files) =>
+          files.some((file) => file.path === 'pom.xml') && files.some((file) => file.path.startsWith('src/test/java/')),
+      ],
       ['CI workflow', (files) => files.some((file) => file.path === '.github/workflows/ci.yml')],
     ];
-    for (const [signal, present] of fileSignals) expect(repos.some((repo) => present(repo.files)), signal).toBe(true);
+    for (const [signal, present] of fileSignals)
+      expect(
+        repos.some((repo) => present(repo.files)),
+        signal,
+      ).toBe(true);
 
     for (const style of Object.values(LABEL_CONVENTIONS)) {
       const bugLabels = style.labels.filter((label) => isBugLabel(label.name));
@@ -174,7 +256,13 @@ describe('scale world ground truth', () => {
     expect(bugSpellings).toEqual(new Set(['bug', 'type: bug', 'kind/bug', 'Type: Bug']));
 
     for (const criterion of REGISTRY_CRITERIA) {
-      const reasons = new Set(truth.repos.flatMap((repo) => repo.verdicts.filter((entry) => entry.criterion === criterion && !entry.pass).map((entry) => (entry.pass ? '' : entry.reason))));
+      const reasons = new Set(
+        truth.repos.flatMap((repo) =>
+          repo.verdicts
+            .filter((entry) => entry.criterion === criterion && !entry.pass)
+            .map((entry) => (entry.pass ? '' : entry.reason)),
+        ),
+      );
       expect([...reasons].sort(), criterion).toEqual([...FAILURE_REASONS[criterion]].sort());
     }
     expect(truth.eligible.length).toBeGreaterThan(300);
@@ -183,10 +271,16 @@ describe('scale world ground truth', () => {
     // An unlabeled backlog really is unlabeled, and questions and debates sit among the bugs.
     const unlabeled = truth.repos.find((repo) => repo.facts.openIssues >= 20 && repo.facts.labeledOpenIssues === 0)!;
     const unlabeledRepo = world.repoById(unlabeled.repoId)!;
-    expect(all((offset, limit) => world.issues(unlabeledRepo, { states: ['OPEN'] }, offset, limit)).every((issue) => issue.labels.length === 0)).toBe(true);
+    expect(
+      all((offset, limit) => world.issues(unlabeledRepo, { states: ['OPEN'] }, offset, limit)).every(
+        (issue) => issue.labels.length === 0,
+      ),
+    ).toBe(true);
     const kinds = new Map<string, number>();
-    for (const repo of repos.slice(0, 200)) for (const issue of world.issues(repo, {}, 0, 100).items) kinds.set(issue.kind, (kinds.get(issue.kind) ?? 0) + 1);
-    for (const kind of ['bug', 'feature', 'question', 'feature-debate', 'chore']) expect(kinds.get(kind) ?? 0, kind).toBeGreaterThan(0);
+    for (const repo of repos.slice(0, 200))
+      for (const issue of world.issues(repo, {}, 0, 100).items) kinds.set(issue.kind, (kinds.get(issue.kind) ?? 0) + 1);
+    for (const kind of ['bug', 'feature', 'question', 'feature-debate', 'chore'])
+      expect(kinds.get(kind) ?? 0, kind).toBeGreaterThan(0);
     expect(kinds.get('bug')!).toBeGreaterThan(kinds.get('question')!);
   });
 });

@@ -31,7 +31,9 @@ afterAll(async () => {
 });
 
 function upstream(name: string): SimRepo {
-  const repo = Array.from({ length: world.repoCount() }, (_, index) => world.repoAt(index) as SimRepo).find((candidate) => !candidate.isFork && candidate.name === name);
+  const repo = Array.from({ length: world.repoCount() }, (_, index) => world.repoAt(index) as SimRepo).find(
+    (candidate) => !candidate.isFork && candidate.name === name,
+  );
   if (!repo) throw new Error(`no repository ${name}`);
   return repo;
 }
@@ -41,7 +43,12 @@ function stableEnv(): Record<string, string> {
   return Object.fromEntries(flakyTests(world).map((flaky) => [flaky.env, flaky.passingValue]));
 }
 
-async function suiteAt(repo: SimRepo, commit: string, patch?: { text: string; only?: readonly string[] }, env = stableEnv()): Promise<SuiteRun> {
+async function suiteAt(
+  repo: SimRepo,
+  commit: string,
+  patch?: { text: string; only?: readonly string[] },
+  env = stableEnv(),
+): Promise<SuiteRun> {
   const dir = join(root, `checkout-${checkouts++}`);
   await checkout(world, repo, commit, dir);
   if (patch) await applyPatch(dir, patch.text, patch.only);
@@ -67,12 +74,17 @@ describe.concurrent('live repositories under their real runners', () => {
     for (const issue of spec.issues.filter((candidate) => candidate.fix)) {
       it(`${spec.name}#${issue.number}: the fix's new tests fail before it and pass after it`, async () => {
         const repo = upstream(spec.name);
-        const fix = knownFixes(world).find((candidate) => candidate.repo === `${repo.owner}/${repo.name}` && candidate.issue === issue.number);
+        const fix = knownFixes(world).find(
+          (candidate) => candidate.repo === `${repo.owner}/${repo.name}` && candidate.issue === issue.number,
+        );
         if (!fix) throw new Error('missing known fix');
         expect(fix.baseOid).toBe(repo.headOid);
         expect(fix.testFiles.length).toBeGreaterThan(0);
         // Before: base plus the test part only, as the freeze runs it; after: the whole patch.
-        const [before, after] = await Promise.all([suiteAt(repo, fix.baseOid, { text: fix.patch, only: fix.testFiles }), suiteAt(repo, fix.baseOid, { text: fix.patch })]);
+        const [before, after] = await Promise.all([
+          suiteAt(repo, fix.baseOid, { text: fix.patch, only: fix.testFiles }),
+          suiteAt(repo, fix.baseOid, { text: fix.patch }),
+        ]);
         const was = outcomes(before);
         const is = outcomes(after);
         for (const id of fix.failToPass) {
@@ -109,9 +121,14 @@ describe.concurrent('live repositories under their real runners', () => {
     expect(outcomes(passing).get(flaky.test)).toBe('pass');
     expect(outcomes(failing).get(flaky.test)).toBe('fail');
     // Only the flaky test differs between the two runs.
-    expect(failing.results.filter((result) => result.status !== 'pass').map((result) => result.id)).toEqual([flaky.test]);
+    expect(failing.results.filter((result) => result.status !== 'pass').map((result) => result.id)).toEqual([
+      flaky.test,
+    ]);
     // Unset, the test draws from os.urandom: the same draw over many seeds fails about half the time.
-    const { stdout } = await run('python3', ['-c', 'import random\nfails = 0\nfor seed in range(400):\n    r = random.Random(str(seed))\n    a, b = r.randint(0, 50), r.randint(0, 50)\n    fails += a > b\nprint(fails / 400)\n']);
+    const { stdout } = await run('python3', [
+      '-c',
+      'import random\nfails = 0\nfor seed in range(400):\n    r = random.Random(str(seed))\n    a, b = r.randint(0, 50), r.randint(0, 50)\n    fails += a > b\nprint(fails / 400)\n',
+    ]);
     const failureRate = Number(stdout.trim());
     expect(failureRate).toBeGreaterThan(0.3);
     expect(failureRate).toBeLessThan(0.7);

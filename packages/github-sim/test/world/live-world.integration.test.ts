@@ -34,7 +34,8 @@ function allRepos(of: LiveWorld): SimRepo[] {
 const upstreams = (of: LiveWorld) => allRepos(of).filter((repo) => !repo.isFork);
 
 async function revList(of: LiveWorld, repo: SimRepo): Promise<string> {
-  return (await git(['rev-list', '--all', '--format=%H %P %an %ae %at %cn %ce %ct'], { cwd: of.gitPathOf(repo) })).stdout;
+  return (await git(['rev-list', '--all', '--format=%H %P %an %ae %at %cn %ce %ct'], { cwd: of.gitPathOf(repo) }))
+    .stdout;
 }
 
 describe('live world generation', () => {
@@ -44,7 +45,8 @@ describe('live world generation', () => {
     expect(JSON.stringify(twin)).toBe(JSON.stringify(world));
     for (const repo of allRepos(world)) expect(await revList(twin, repo)).toBe(await revList(world, repo));
     expect(JSON.stringify(other)).not.toBe(JSON.stringify(world));
-    for (const [index, repo] of upstreams(world).entries()) expect(upstreams(other)[index]?.headOid).not.toBe(repo.headOid);
+    for (const [index, repo] of upstreams(world).entries())
+      expect(upstreams(other)[index]?.headOid).not.toBe(repo.headOid);
   });
 
   it('moves the whole history with generatedAt', async () => {
@@ -62,17 +64,23 @@ describe('live world generation', () => {
     const dir = join(root, 'used');
     await createLiveWorld({ seed: 1, dir: join(dir, 'inner') });
     await expect(createLiveWorld({ seed: 1, dir })).rejects.toMatchObject({ code: 'dir-not-empty' });
-    await expect(createLiveWorld({ seed: 1, dir: join(root, 'fresh'), generatedAt: 'soon' })).rejects.toBeInstanceOf(LiveWorldError);
+    await expect(createLiveWorld({ seed: 1, dir: join(root, 'fresh'), generatedAt: 'soon' })).rejects.toBeInstanceOf(
+      LiveWorldError,
+    );
     await rm(dir, { recursive: true, force: true });
   });
 
   it('writes bare repositories where the git server looks, and forks only the solver can push to', async () => {
     const repos = allRepos(world);
     expect(repos.map((repo) => repo.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
-    expect(new Set(upstreams(world).map((repo) => repo.primaryLanguage))).toEqual(new Set(['JavaScript', 'Python', 'Go', 'Rust']));
+    expect(new Set(upstreams(world).map((repo) => repo.primaryLanguage))).toEqual(
+      new Set(['JavaScript', 'Python', 'Go', 'Rust']),
+    );
     for (const repo of repos) {
       expect(world.gitPathOf(repo)).toBe(join(world.gitRoot, repo.owner, `${repo.name}.git`));
-      expect((await git(['rev-parse', 'refs/heads/main'], { cwd: world.gitPathOf(repo) })).stdout.trim()).toBe(repo.headOid);
+      expect((await git(['rev-parse', 'refs/heads/main'], { cwd: world.gitPathOf(repo) })).stdout.trim()).toBe(
+        repo.headOid,
+      );
       expect(world.canPush(repo.owner, repo.name)).toBe(repo.isFork);
     }
     for (const fork of repos.filter((repo) => repo.isFork)) {
@@ -85,8 +93,15 @@ describe('live world generation', () => {
   it('keeps known fixes out of the served repositories: every object there is reachable', async () => {
     for (const repo of allRepos(world)) {
       const cwd = world.gitPathOf(repo);
-      const reachable = new Set((await git(['rev-list', '--all', '--objects'], { cwd })).stdout.split('\n').filter(Boolean).map((line) => line.slice(0, 40)));
-      const stored = (await git(['cat-file', '--batch-all-objects', '--batch-check=%(objectname)'], { cwd })).stdout.split('\n').filter(Boolean);
+      const reachable = new Set(
+        (await git(['rev-list', '--all', '--objects'], { cwd })).stdout
+          .split('\n')
+          .filter(Boolean)
+          .map((line) => line.slice(0, 40)),
+      );
+      const stored = (await git(['cat-file', '--batch-all-objects', '--batch-check=%(objectname)'], { cwd })).stdout
+        .split('\n')
+        .filter(Boolean);
       expect(stored.filter((oid) => !reachable.has(oid))).toEqual([]);
     }
   });
@@ -103,12 +118,18 @@ describe('live world contents', () => {
       const [pull] = merged;
       if (!pull?.mergeCommitOid) throw new Error('no merge commit');
       // The merge commit is real: two parents, the base and the pull request's head, kept as refs/pull/<n>/head.
-      const parents = (await git(['log', '-1', '--format=%P', pull.mergeCommitOid], { cwd: world.gitPathOf(repo) })).stdout.trim();
+      const parents = (
+        await git(['log', '-1', '--format=%P', pull.mergeCommitOid], { cwd: world.gitPathOf(repo) })
+      ).stdout.trim();
       expect(parents).toBe(`${pull.baseRefOid} ${pull.headRefOid}`);
-      expect((await git(['rev-parse', `refs/pull/${pull.number}/head`], { cwd: world.gitPathOf(repo) })).stdout.trim()).toBe(pull.headRefOid);
+      expect(
+        (await git(['rev-parse', `refs/pull/${pull.number}/head`], { cwd: world.gitPathOf(repo) })).stdout.trim(),
+      ).toBe(pull.headRefOid);
       expect(pull.additions).toBeGreaterThan(0);
       const closed = world.issues(repo, { states: ['CLOSED'] }, 0, 10).items;
-      expect(closed.map((issue) => [issue.number, issue.stateReason, issue.closedAt])).toEqual([[1, 'COMPLETED', pull.mergedAt]]);
+      expect(closed.map((issue) => [issue.number, issue.stateReason, issue.closedAt])).toEqual([
+        [1, 'COMPLETED', pull.mergedAt],
+      ]);
       expect(pull.closesIssues).toEqual([1]);
       const open = world.issues(repo, { states: ['OPEN'] }, 0, 50).items;
       expect(open.length).toBe(repo.openIssueCount);
@@ -129,12 +150,32 @@ describe('live world contents', () => {
       expect(fix.patch).toMatch(/^diff --git /);
       expect(fix.failToPass.length).toBeGreaterThan(0);
     }
-    expect(fixes.filter((fix) => fix.breaks.length > 0).map((fix) => `${fix.repo}#${fix.issue}`)).toEqual(['tobias-pyrite/rangeset#3']);
-    expect(fixes.filter((fix) => fix.conflictsWith.length > 0).map((fix) => `${fix.repo}#${fix.issue}:${fix.conflictsWith.join()}`)).toEqual(['ana-ferris/semver-lite#3:4', 'ana-ferris/semver-lite#4:3']);
-    expect(world.flakyTests().map((flaky) => flaky.test)).toEqual(['tests/test_roundtrip.py::test_format_round_trips_random_ranges']);
-    const kinds = upstreams(world).flatMap((repo) => world.issues(repo, { states: ['OPEN'] }, 0, 50).items.filter((issue) => !fixes.some((fix) => fix.issue === issue.number && fix.repo === `${repo.owner}/${repo.name}`)).map((issue) => issue.kind));
+    expect(fixes.filter((fix) => fix.breaks.length > 0).map((fix) => `${fix.repo}#${fix.issue}`)).toEqual([
+      'tobias-pyrite/rangeset#3',
+    ]);
+    expect(
+      fixes
+        .filter((fix) => fix.conflictsWith.length > 0)
+        .map((fix) => `${fix.repo}#${fix.issue}:${fix.conflictsWith.join()}`),
+    ).toEqual(['ana-ferris/semver-lite#3:4', 'ana-ferris/semver-lite#4:3']);
+    expect(world.flakyTests().map((flaky) => flaky.test)).toEqual([
+      'tests/test_roundtrip.py::test_format_round_trips_random_ranges',
+    ]);
+    const kinds = upstreams(world).flatMap((repo) =>
+      world
+        .issues(repo, { states: ['OPEN'] }, 0, 50)
+        .items.filter(
+          (issue) => !fixes.some((fix) => fix.issue === issue.number && fix.repo === `${repo.owner}/${repo.name}`),
+        )
+        .map((issue) => issue.kind),
+    );
     expect(kinds.filter((kind) => kind === 'question')).toHaveLength(2);
-    expect(world.toJSON().runners).toEqual({ 'mira-quill/textkit': 'node-test', 'tobias-pyrite/rangeset': 'pytest', 'hal-gopher/durafmt': 'go-test', 'ana-ferris/semver-lite': 'cargo-test' });
+    expect(world.toJSON().runners).toEqual({
+      'mira-quill/textkit': 'node-test',
+      'tobias-pyrite/rangeset': 'pytest',
+      'hal-gopher/durafmt': 'go-test',
+      'ana-ferris/semver-lite': 'cargo-test',
+    });
   });
 });
 
@@ -148,7 +189,8 @@ describe('live world reads', () => {
     const solver = world.userByLogin(SOLVER_LOGIN);
     expect(solver?.maintainerOf).toEqual([5, 6, 7, 8]);
     expect(world.userById(solver?.id ?? 0)?.login).toBe(SOLVER_LOGIN);
-    for (const issue of upstreams(world).flatMap((r) => world.issues(r, {}, 0, 50).items)) expect(world.userByLogin(issue.authorLogin)).toBeDefined();
+    for (const issue of upstreams(world).flatMap((r) => world.issues(r, {}, 0, 50).items))
+      expect(world.userByLogin(issue.authorLogin)).toBeDefined();
   });
 
   it('numbers issues and pull requests together, and looks each up only as what it is', () => {
@@ -164,13 +206,33 @@ describe('live world reads', () => {
     const repo = textkit();
     const all = world.issues(repo, {}, 0, 50).items;
     expect(world.issues(repo, { labels: ['BUG'] }, 0, 50).items.map((issue) => issue.number)).toEqual([1, 3, 5]);
-    expect(world.issues(repo, { labels: ['question', 'good first issue'], states: ['OPEN'] }, 0, 50).items.map((issue) => issue.number)).toEqual([4, 5]);
+    expect(
+      world
+        .issues(repo, { labels: ['question', 'good first issue'], states: ['OPEN'] }, 0, 50)
+        .items.map((issue) => issue.number),
+    ).toEqual([4, 5]);
     const byUpdate = world.issues(repo, { orderBy: { field: 'UPDATED_AT', direction: 'DESC' } }, 0, 50).items;
-    expect(byUpdate.map((issue) => issue.number)).toEqual([...all].sort((a, b) => Date.parse(b.updatedAt) - Date.parse(a.updatedAt) || b.number - a.number).map((issue) => issue.number));
+    expect(byUpdate.map((issue) => issue.number)).toEqual(
+      [...all]
+        .sort((a, b) => Date.parse(b.updatedAt) - Date.parse(a.updatedAt) || b.number - a.number)
+        .map((issue) => issue.number),
+    );
     const byComments = world.issues(repo, { orderBy: { field: 'COMMENTS', direction: 'DESC' } }, 0, 50).items;
-    expect(byComments.map((issue) => issue.commentCount)).toEqual([...all.map((issue) => issue.commentCount)].sort((a, b) => b - a));
+    expect(byComments.map((issue) => issue.commentCount)).toEqual(
+      [...all.map((issue) => issue.commentCount)].sort((a, b) => b - a),
+    );
     const since = byUpdate[1]?.updatedAt ?? '';
-    expect(world.issues(repo, { since }, 0, 50).items.map((issue) => issue.number).sort()).toEqual(byUpdate.slice(0, 2).map((issue) => issue.number).sort());
+    expect(
+      world
+        .issues(repo, { since }, 0, 50)
+        .items.map((issue) => issue.number)
+        .sort(),
+    ).toEqual(
+      byUpdate
+        .slice(0, 2)
+        .map((issue) => issue.number)
+        .sort(),
+    );
     const page = world.issues(repo, {}, 1, 2);
     expect([page.total, page.items.map((issue) => issue.number)]).toEqual([4, [3, 4]]);
     expect(() => world.issues(repo, {}, -1, 2)).toThrow(RangeError);
@@ -193,7 +255,9 @@ describe('live world reads', () => {
     const stars = byStars.items.map((repo) => repo.stargazerCount);
     expect(stars).toEqual([...stars].sort((a, b) => b - a));
     expect(world.searchRepos({ sort: 'stars', direction: 'asc', includeForks: true }, 0, 20).total).toBe(8);
-    expect(world.searchRepos({ sort: 'updated', direction: 'desc', language: 'go' }, 0, 20).items.map((repo) => repo.name)).toEqual(['durafmt']);
+    expect(
+      world.searchRepos({ sort: 'updated', direction: 'desc', language: 'go' }, 0, 20).items.map((repo) => repo.name),
+    ).toEqual(['durafmt']);
     expect(world.searchRepos({ sort: 'stars', direction: 'desc', minStars: 100_000 }, 0, 20).total).toBe(0);
   });
 

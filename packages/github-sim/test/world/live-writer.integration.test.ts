@@ -49,10 +49,23 @@ describe('a live world behind the simulator', () => {
     expect(events).toEqual([]);
 
     const opened = open(world, repo, fix);
-    expect(opened).toMatchObject({ number: 6, state: 'OPEN', headRefName: fix.branch, headRefOid: pushed.head, baseRefOid: repo.headOid, closesIssues: [3], checks: null, changedFiles: 2 });
-    const local = (await git(['diff', '--numstat', `${repo.headOid}...HEAD`], { cwd: pushed.dir })).stdout.trim().split('\n');
+    expect(opened).toMatchObject({
+      number: 6,
+      state: 'OPEN',
+      headRefName: fix.branch,
+      headRefOid: pushed.head,
+      baseRefOid: repo.headOid,
+      closesIssues: [3],
+      checks: null,
+      changedFiles: 2,
+    });
+    const local = (await git(['diff', '--numstat', `${repo.headOid}...HEAD`], { cwd: pushed.dir })).stdout
+      .trim()
+      .split('\n');
     expect(opened.additions).toBe(local.reduce((sum, line) => sum + Number(line.split('\t')[0]), 0));
-    expect((await git(['rev-parse', 'refs/pull/6/head'], { cwd: world.gitPathOf(repo) })).stdout.trim()).toBe(pushed.head);
+    expect((await git(['rev-parse', 'refs/pull/6/head'], { cwd: world.gitPathOf(repo) })).stdout.trim()).toBe(
+      pushed.head,
+    );
     expect(world.headOf(repo, 6)).toMatchObject({ repo: { owner: SOLVER_LOGIN, name: 'textkit' }, branch: fix.branch });
 
     // A second push moves the head: synchronize, and the old verdict no longer applies.
@@ -70,17 +83,38 @@ describe('a live world behind the simulator', () => {
 
     // The upstream default branch, fetched over HTTP, holds GitHub's merge commit with the fix.
     const upstreamClone = join(root, 'upstream-clone');
-    await git(['clone', '--quiet', `${sim.gitUrl}/${repo.owner}/textkit.git`, upstreamClone], { cwd: root, transport: 'network' });
-    const [oid, parents, author, committer, subject] = (await git(['log', '-1', '--format=%H%n%P%n%an%n%cn%n%s'], { cwd: upstreamClone })).stdout.trim().split('\n');
-    expect([oid, parents, author, committer, subject]).toEqual([merged.mergeCommitOid, `${repo.headOid} ${head}`, repo.owner, 'GitHub', `Merge pull request #6 from ${SOLVER_LOGIN}/${fix.branch}`]);
+    await git(['clone', '--quiet', `${sim.gitUrl}/${repo.owner}/textkit.git`, upstreamClone], {
+      cwd: root,
+      transport: 'network',
+    });
+    const [oid, parents, author, committer, subject] = (
+      await git(['log', '-1', '--format=%H%n%P%n%an%n%cn%n%s'], { cwd: upstreamClone })
+    ).stdout
+      .trim()
+      .split('\n');
+    expect([oid, parents, author, committer, subject]).toEqual([
+      merged.mergeCommitOid,
+      `${repo.headOid} ${head}`,
+      repo.owner,
+      'GitHub',
+      `Merge pull request #6 from ${SOLVER_LOGIN}/${fix.branch}`,
+    ]);
     const suite = await runTests('node-test', upstreamClone);
     expect(suite.results.find((result) => result.id === fix.failToPass[0])?.status).toBe('pass');
     expect(suite.exitCode).toBe(0);
 
     const after = world.repoById(repo.id);
-    expect(after).toMatchObject({ headOid: merged.mergeCommitOid, lastMergedPullAt: merged.mergedAt, openIssueCount: repo.openIssueCount - 1 });
+    expect(after).toMatchObject({
+      headOid: merged.mergeCommitOid,
+      lastMergedPullAt: merged.mergedAt,
+      openIssueCount: repo.openIssueCount - 1,
+    });
     expect(after?.files.find((file) => file.path === 'src/slugify.js')?.content).toContain("normalize('NFKD')");
-    expect(world.issue(repo, 3)).toMatchObject({ state: 'CLOSED', stateReason: 'COMPLETED', closedAt: merged.mergedAt });
+    expect(world.issue(repo, 3)).toMatchObject({
+      state: 'CLOSED',
+      stateReason: 'COMPLETED',
+      closedAt: merged.mergedAt,
+    });
     expect(events.map((event) => `${event.type}.${event.action}#${event.number}`)).toEqual([
       'pull_request.opened#6',
       'check_run.completed#6',
@@ -94,16 +128,24 @@ describe('a live world behind the simulator', () => {
     expect(times).toEqual([...times].sort((a, b) => a - b));
 
     // The REST layer serves the merged pull request from the same world.
-    const response = await fetch(`${sim.apiUrl}/repos/${repo.owner}/textkit/pulls/6`, { headers: { authorization: `token ${token}` } });
+    const response = await fetch(`${sim.apiUrl}/repos/${repo.owner}/textkit/pulls/6`, {
+      headers: { authorization: `token ${token}` },
+    });
     expect(response.status).toBe(200);
-    expect(await response.json()).toMatchObject({ number: 6, merged_at: merged.mergedAt, merge_commit_sha: merged.mergeCommitOid });
+    expect(await response.json()).toMatchObject({
+      number: 6,
+      merged_at: merged.mergedAt,
+      merge_commit_sha: merged.mergeCommitOid,
+    });
   });
 
   it('refuses pushes to upstream repositories', async () => {
     const dir = join(root, 'direct-push-clone');
     await git(['clone', '--quiet', `${sim.gitUrl}/hal-gopher/durafmt.git`, dir], { cwd: root, transport: 'network' });
     await commitAll(world, dir, 'Direct push', { allowEmpty: true });
-    await expect(git(['push', '--quiet', 'origin', 'HEAD:main'], { cwd: dir, transport: 'network' })).rejects.toMatchObject({ code: 'git-failed', message: expect.stringMatching(/403|denied/) as unknown });
+    await expect(
+      git(['push', '--quiet', 'origin', 'HEAD:main'], { cwd: dir, transport: 'network' }),
+    ).rejects.toMatchObject({ code: 'git-failed', message: expect.stringMatching(/403|denied/) as unknown });
   });
 
   it('refuses a merge that conflicts, and leaves the base branch and the pull request as they were', async () => {
@@ -118,7 +160,9 @@ describe('a live world behind the simulator', () => {
     expect([a.number, b.number]).toEqual([6, 7]);
     world.mergePull(first.repo, a.number, first.repo.owner);
     const base = world.repoById(first.repo.id)?.headOid;
-    expect(() => world.mergePull(first.repo, b.number, first.repo.owner)).toThrow(expect.objectContaining({ code: 'merge-conflict' }) as Error);
+    expect(() => world.mergePull(first.repo, b.number, first.repo.owner)).toThrow(
+      expect.objectContaining({ code: 'merge-conflict' }) as Error,
+    );
     expect(world.repoById(first.repo.id)?.headOid).toBe(base);
     expect((await git(['rev-parse', 'main'], { cwd: world.gitPathOf(first.repo) })).stdout.trim()).toBe(base);
     expect(world.pull(first.repo, b.number)?.state).toBe('OPEN');
@@ -130,21 +174,48 @@ describe('a live world behind the simulator', () => {
     const remote = world.gitPathOf(world.repoByName(SOLVER_LOGIN, 'durafmt') as SimRepo);
     expect(() => open(world, repo, fix)).toThrow(expect.objectContaining({ code: 'head-not-found' }) as Error);
     await pushFix(world, fix, remote);
-    expect(() => world.openPull(repo, { title: 't', body: '', head: `${SOLVER_LOGIN}:${fix.branch}`, base: 'develop', authorLogin: SOLVER_LOGIN })).toThrow(expect.objectContaining({ code: 'base-not-found' }) as Error);
-    expect(() => world.openPull(repo, { title: 't', body: '', head: 'stranger:main', base: 'main', authorLogin: 'stranger' })).toThrow(expect.objectContaining({ code: 'head-not-found' }) as Error);
-    expect(() => world.openPull(repo, { title: 't', body: '', head: `${SOLVER_LOGIN}:main`, base: 'main', authorLogin: SOLVER_LOGIN })).toThrow(expect.objectContaining({ code: 'no-commits' }) as Error);
+    expect(() =>
+      world.openPull(repo, {
+        title: 't',
+        body: '',
+        head: `${SOLVER_LOGIN}:${fix.branch}`,
+        base: 'develop',
+        authorLogin: SOLVER_LOGIN,
+      }),
+    ).toThrow(expect.objectContaining({ code: 'base-not-found' }) as Error);
+    expect(() =>
+      world.openPull(repo, { title: 't', body: '', head: 'stranger:main', base: 'main', authorLogin: 'stranger' }),
+    ).toThrow(expect.objectContaining({ code: 'head-not-found' }) as Error);
+    expect(() =>
+      world.openPull(repo, {
+        title: 't',
+        body: '',
+        head: `${SOLVER_LOGIN}:main`,
+        base: 'main',
+        authorLogin: SOLVER_LOGIN,
+      }),
+    ).toThrow(expect.objectContaining({ code: 'no-commits' }) as Error);
     const pull = open(world, repo, fix);
     expect(pull.number).toBe(6);
     expect(() => open(world, repo, fix)).toThrow(expect.objectContaining({ code: 'pull-exists' }) as Error);
 
     const before = world.eventLog().length;
     expect(world.closePull(repo, pull.number).state).toBe('CLOSED');
-    expect(() => world.mergePull(repo, pull.number, repo.owner)).toThrow(expect.objectContaining({ code: 'not-open' }) as Error);
+    expect(() => world.mergePull(repo, pull.number, repo.owner)).toThrow(
+      expect.objectContaining({ code: 'not-open' }) as Error,
+    );
     expect(world.closeIssue(repo, 3, 'NOT_PLANNED')).toMatchObject({ state: 'CLOSED', stateReason: 'NOT_PLANNED' });
     world.closeIssue(repo, 3, 'COMPLETED');
     expect(world.reopenIssue(repo, 3)).toMatchObject({ state: 'OPEN', stateReason: 'REOPENED', closedAt: null });
-    expect(world.eventLog().slice(before).map((event) => `${event.type}.${event.action}#${event.number}`)).toEqual(['pull_request.closed#6', 'issues.closed#3', 'issues.reopened#3']);
-    expect(() => world.closeIssue(repo, 2, 'COMPLETED')).toThrow(expect.objectContaining({ code: 'not-found' }) as Error);
+    expect(
+      world
+        .eventLog()
+        .slice(before)
+        .map((event) => `${event.type}.${event.action}#${event.number}`),
+    ).toEqual(['pull_request.closed#6', 'issues.closed#3', 'issues.reopened#3']);
+    expect(() => world.closeIssue(repo, 2, 'COMPLETED')).toThrow(
+      expect.objectContaining({ code: 'not-found' }) as Error,
+    );
   });
 });
 
@@ -166,7 +237,11 @@ describe('live CI and replays', () => {
   it('replays a scenario identically for the same seed: events, merge commits and world state', async () => {
     async function scenario(dir: string): Promise<{ events: readonly WorldEvent[]; json: string }> {
       const world = await createLiveWorld({ seed: 11, dir });
-      for (const [name, issue] of [['textkit', 5], ['durafmt', 3], ['durafmt', 4]] as const) {
+      for (const [name, issue] of [
+        ['textkit', 5],
+        ['durafmt', 3],
+        ['durafmt', 4],
+      ] as const) {
         const { repo, fix } = fixFor(world, name, issue);
         await pushFix(world, fix, world.gitPathOf(world.repoByName(SOLVER_LOGIN, name) as SimRepo));
         const pull = open(world, repo, fix);
@@ -180,6 +255,8 @@ describe('live CI and replays', () => {
     expect(second.events).toEqual(first.events);
     expect(second.json).toBe(first.json);
     // Both durafmt fixes merged one after the other: they touch different hunks.
-    expect(JSON.parse(first.json)).toMatchObject({ pulls: expect.arrayContaining([expect.objectContaining({ repoId: 3, number: 7, state: 'MERGED' })]) as unknown });
+    expect(JSON.parse(first.json)).toMatchObject({
+      pulls: expect.arrayContaining([expect.objectContaining({ repoId: 3, number: 7, state: 'MERGED' })]) as unknown,
+    });
   });
 });

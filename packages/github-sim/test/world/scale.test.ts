@@ -9,7 +9,9 @@ function allRepos(world: ScaleWorld): SimRepo[] {
 
 /** The repository with the most issues: the one pagination and ordering are hardest on. */
 function biggest(world: ScaleWorld): SimRepo {
-  return allRepos(world).reduce((best, repo) => (repo.openIssueCount + repo.closedIssueCount > best.openIssueCount + best.closedIssueCount ? repo : best));
+  return allRepos(world).reduce((best, repo) =>
+    repo.openIssueCount + repo.closedIssueCount > best.openIssueCount + best.closedIssueCount ? repo : best,
+  );
 }
 
 function pageThrough<T>(fetch: (offset: number, limit: number) => { total: number; items: T[] }, size: number): T[] {
@@ -40,9 +42,14 @@ describe('scale world generation', () => {
         world.issue(repo, 3) ?? world.pull(repo, 3),
       ]);
     const expected = sampled.map((repo) => read(first, repo));
-    const actual = [...sampled].reverse().map((repo) => read(second, repo)).reverse();
+    const actual = [...sampled]
+      .reverse()
+      .map((repo) => read(second, repo))
+      .reverse();
     expect(actual).toEqual(expected);
-    expect(first.userByLogin((first.repoAt(0) as SimRepo).owner)).toEqual(second.userByLogin((second.repoAt(0) as SimRepo).owner));
+    expect(first.userByLogin((first.repoAt(0) as SimRepo).owner)).toEqual(
+      second.userByLogin((second.repoAt(0) as SimRepo).owner),
+    );
 
     const other = createScaleWorld({ ...small, seed: 12 });
     expect(JSON.stringify(allRepos(other))).not.toBe(JSON.stringify(allRepos(first)));
@@ -70,9 +77,15 @@ describe('scale world generation', () => {
     const world = createScaleWorld(small);
     for (const repo of allRepos(world).slice(0, 40)) {
       const total = repo.openIssueCount + repo.closedIssueCount + repo.pullRequestCount;
-      const issueNumbers = pageThrough((offset, limit) => world.issues(repo, {}, offset, limit), 100).map((issue) => issue.number);
-      const pullNumbers = pageThrough((offset, limit) => world.pulls(repo, {}, offset, limit), 100).map((pull) => pull.number);
-      expect([...issueNumbers, ...pullNumbers].sort((a, b) => a - b)).toEqual(Array.from({ length: total }, (_, index) => index + 1));
+      const issueNumbers = pageThrough((offset, limit) => world.issues(repo, {}, offset, limit), 100).map(
+        (issue) => issue.number,
+      );
+      const pullNumbers = pageThrough((offset, limit) => world.pulls(repo, {}, offset, limit), 100).map(
+        (pull) => pull.number,
+      );
+      expect([...issueNumbers, ...pullNumbers].sort((a, b) => a - b)).toEqual(
+        Array.from({ length: total }, (_, index) => index + 1),
+      );
       for (const n of [1, Math.ceil(total / 2), total]) {
         if (total === 0) continue;
         expect(world.issue(repo, n) === undefined).toBe(world.pull(repo, n) !== undefined);
@@ -121,14 +134,18 @@ describe('scale world queries', () => {
       const expected = everything.filter(
         (issue) =>
           (query.states === undefined || query.states.includes(issue.state)) &&
-          (query.labels === undefined || issue.labels.some((name) => query.labels!.some((wanted) => wanted.toLowerCase() === name.toLowerCase()))) &&
+          (query.labels === undefined ||
+            issue.labels.some((name) => query.labels!.some((wanted) => wanted.toLowerCase() === name.toLowerCase()))) &&
           (query.since === undefined || issue.updatedAt >= query.since),
       );
       expect(whole.total).toBe(expected.length);
       expect(new Set(paged.map((issue) => issue.number))).toEqual(new Set(expected.map((issue) => issue.number)));
       const field = query.orderBy?.field ?? 'CREATED_AT';
       const sign = query.orderBy?.direction === 'DESC' ? -1 : 1;
-      const key = (issue: SimIssue) => (field === 'COMMENTS' ? issue.commentCount : Date.parse(field === 'UPDATED_AT' ? issue.updatedAt : issue.createdAt));
+      const key = (issue: SimIssue) =>
+        field === 'COMMENTS'
+          ? issue.commentCount
+          : Date.parse(field === 'UPDATED_AT' ? issue.updatedAt : issue.createdAt);
       for (let i = 1; i < paged.length; i++) {
         const [previous, current] = [paged[i - 1]!, paged[i]!];
         expect(sign * (key(current) - key(previous) || current.number - previous.number)).toBeGreaterThan(0);
@@ -141,13 +158,24 @@ describe('scale world queries', () => {
   it('pages pull requests by state and order', () => {
     const all = pageThrough((offset, limit) => world.pulls(repo, {}, offset, limit), 100);
     for (const state of ['OPEN', 'CLOSED', 'MERGED'] as const) {
-      const listed = pageThrough((offset, limit) => world.pulls(repo, { states: [state], orderBy: { field: 'UPDATED_AT', direction: 'DESC' } }, offset, limit), 29);
+      const listed = pageThrough(
+        (offset, limit) =>
+          world.pulls(repo, { states: [state], orderBy: { field: 'UPDATED_AT', direction: 'DESC' } }, offset, limit),
+        29,
+      );
       expect(listed.every((pull) => pull.state === state)).toBe(true);
       expect(listed.length).toBe(all.filter((pull) => pull.state === state).length);
       for (let i = 1; i < listed.length; i++) expect(listed[i - 1]!.updatedAt >= listed[i]!.updatedAt).toBe(true);
     }
-    const newestFirst = world.pulls(repo, { orderBy: { field: 'CREATED_AT', direction: 'DESC' } }, 0, 5).items.map((pull) => pull.number);
-    expect(newestFirst).toEqual(all.map((pull) => pull.number).reverse().slice(0, 5));
+    const newestFirst = world
+      .pulls(repo, { orderBy: { field: 'CREATED_AT', direction: 'DESC' } }, 0, 5)
+      .items.map((pull) => pull.number);
+    expect(newestFirst).toEqual(
+      all
+        .map((pull) => pull.number)
+        .reverse()
+        .slice(0, 5),
+    );
   });
 
   it('serves comments oldest first within the thread', () => {
@@ -163,18 +191,41 @@ describe('scale world queries', () => {
 
   it('searches repositories by star band and language, sorted with a stable tiebreak', () => {
     const repos = allRepos(world);
-    const stars = pageThrough((offset, limit) => world.searchRepos({ sort: 'stars', direction: 'desc' }, offset, limit), 30);
+    const stars = pageThrough(
+      (offset, limit) => world.searchRepos({ sort: 'stars', direction: 'desc' }, offset, limit),
+      30,
+    );
     expect(stars.length).toBe(repos.filter((candidate) => !candidate.isFork).length);
     for (let i = 1; i < stars.length; i++) {
       const [previous, current] = [stars[i - 1]!, stars[i]!];
-      expect(previous.stargazerCount > current.stargazerCount || (previous.stargazerCount === current.stargazerCount && previous.id > current.id)).toBe(true);
+      expect(
+        previous.stargazerCount > current.stargazerCount ||
+          (previous.stargazerCount === current.stargazerCount && previous.id > current.id),
+      ).toBe(true);
     }
-    const band = world.searchRepos({ minStars: 10, maxStars: 100, sort: 'stars', direction: 'asc', includeForks: true, includeArchived: false }, 0, 1_000);
-    expect(band.total).toBe(repos.filter((candidate) => candidate.stargazerCount >= 10 && candidate.stargazerCount <= 100 && !candidate.isArchived).length);
-    expect(band.items.every((candidate) => candidate.stargazerCount >= 10 && candidate.stargazerCount <= 100 && !candidate.isArchived)).toBe(true);
-    const python = world.searchRepos({ language: 'python', sort: 'updated', direction: 'desc', includeForks: true }, 0, 1_000);
+    const band = world.searchRepos(
+      { minStars: 10, maxStars: 100, sort: 'stars', direction: 'asc', includeForks: true, includeArchived: false },
+      0,
+      1_000,
+    );
+    expect(band.total).toBe(
+      repos.filter(
+        (candidate) => candidate.stargazerCount >= 10 && candidate.stargazerCount <= 100 && !candidate.isArchived,
+      ).length,
+    );
+    expect(
+      band.items.every(
+        (candidate) => candidate.stargazerCount >= 10 && candidate.stargazerCount <= 100 && !candidate.isArchived,
+      ),
+    ).toBe(true);
+    const python = world.searchRepos(
+      { language: 'python', sort: 'updated', direction: 'desc', includeForks: true },
+      0,
+      1_000,
+    );
     expect(python.total).toBe(repos.filter((candidate) => candidate.primaryLanguage === 'Python').length);
-    for (let i = 1; i < python.items.length; i++) expect(python.items[i - 1]!.updatedAt >= python.items[i]!.updatedAt).toBe(true);
+    for (let i = 1; i < python.items.length; i++)
+      expect(python.items[i - 1]!.updatedAt >= python.items[i]!.updatedAt).toBe(true);
     // Star bands partition the listing: how discovery gets past the 1,000-result cap.
     const bands = [
       [0, 9],
@@ -182,7 +233,17 @@ describe('scale world queries', () => {
       [100, 999],
       [1_000, Number.MAX_SAFE_INTEGER],
     ] as const;
-    const banded = bands.flatMap(([minStars, maxStars]) => pageThrough((offset, limit) => world.searchRepos({ minStars, maxStars, sort: 'stars', direction: 'desc', includeForks: true }, offset, limit), 100));
+    const banded = bands.flatMap(([minStars, maxStars]) =>
+      pageThrough(
+        (offset, limit) =>
+          world.searchRepos(
+            { minStars, maxStars, sort: 'stars', direction: 'desc', includeForks: true },
+            offset,
+            limit,
+          ),
+        100,
+      ),
+    );
     expect(new Set(banded.map((candidate) => candidate.id))).toEqual(new Set(repos.map((candidate) => candidate.id)));
   });
 
@@ -206,6 +267,8 @@ describe('scale world queries', () => {
     expect(() => world.searchRepos({ sort: 'stars', direction: 'desc' }, 0, 1.5)).toThrow(RangeError);
     expect(() => world.issues(repo, { since: 'yesterday' }, 0, 10)).toThrow(RangeError);
     expect(() => createScaleWorld({ seed: 1, repos: 0, issues: 10 })).toThrow(RangeError);
-    expect(() => createScaleWorld({ seed: 1, repos: 1, issues: 10, generatedAt: 'soon' })).toThrow(/2026-11-01T00:00:00Z/);
+    expect(() => createScaleWorld({ seed: 1, repos: 1, issues: 10, generatedAt: 'soon' })).toThrow(
+      /2026-11-01T00:00:00Z/,
+    );
   });
 });

@@ -44,40 +44,63 @@ async function closureOf(gitArgs: readonly string[], cwd: string, commit: string
 /** The object stream of `baseCommit` and everything reachable from it in `repoDir` (a work tree or a git directory). */
 export async function writeObjectStream(repoDir: string, baseCommit: string): Promise<Buffer> {
   const inRepo = ['-C', repoDir];
-  if (!/^[0-9a-f]{40}$/.test(baseCommit)) throw new BundleError('missing-base-commit', `base commit ${JSON.stringify(baseCommit)} is not a full lowercase 40-hex commit id; pin it with git rev-parse`);
+  if (!/^[0-9a-f]{40}$/.test(baseCommit))
+    throw new BundleError(
+      'missing-base-commit',
+      `base commit ${JSON.stringify(baseCommit)} is not a full lowercase 40-hex commit id; pin it with git rev-parse`,
+    );
   const [type, shallow] = await Promise.all([
     git([...inRepo, 'cat-file', '-t', baseCommit], { cwd: repoDir, allowExit: [128] }),
     git([...inRepo, 'rev-parse', '--is-shallow-repository'], { cwd: repoDir, allowExit: [128] }),
   ]).catch((error: unknown) => {
     if (!(error instanceof ExecutionError)) throw error;
-    throw new BundleError('missing-base-commit', `${repoDir} cannot be read as a git repository (${error.message}); point the bundle at a clone holding ${baseCommit}`, { cause: error });
+    throw new BundleError(
+      'missing-base-commit',
+      `${repoDir} cannot be read as a git repository (${error.message}); point the bundle at a clone holding ${baseCommit}`,
+      { cause: error },
+    );
   });
   if (type.exitCode !== 0 || type.stdout.toString('latin1').trim() !== 'commit') {
-    throw new BundleError('missing-base-commit', `${repoDir} holds no commit ${baseCommit} (${type.stderr.trim() || `it is a ${type.stdout.toString('latin1').trim()}`}); fetch it or fix the base commit`);
+    throw new BundleError(
+      'missing-base-commit',
+      `${repoDir} holds no commit ${baseCommit} (${type.stderr.trim() || `it is a ${type.stdout.toString('latin1').trim()}`}); fetch it or fix the base commit`,
+    );
   }
   if (shallow.stdout.toString('latin1').trim() === 'true') {
-    throw new BundleError('missing-base-commit', `${repoDir} is a shallow clone, so the history up to ${baseCommit} is incomplete; run git fetch --unshallow first`);
+    throw new BundleError(
+      'missing-base-commit',
+      `${repoDir} is a shallow clone, so the history up to ${baseCommit} is incomplete; run git fetch --unshallow first`,
+    );
   }
   const oids = await closureOf(inRepo, repoDir, baseCommit);
   const { stdout } = await git([...inRepo, 'cat-file', '--batch'], { cwd: repoDir, input: `${oids.join('\n')}\n` });
   const stream = Buffer.concat([Buffer.from(OBJECT_STREAM_HEADER, 'latin1'), stdout]);
   const written = parseObjectStream(stream, repoDir).map((object) => object.oid);
-  if (written.join('\n') !== oids.join('\n')) throw new BundleError('object-mismatch', `${repoDir}: git cat-file returned other objects than base's closure lists; check the repository with git fsck`);
+  if (written.join('\n') !== oids.join('\n'))
+    throw new BundleError(
+      'object-mismatch',
+      `${repoDir}: git cat-file returned other objects than base's closure lists; check the repository with git fsck`,
+    );
   return stream;
 }
 
 function corrupt(label: string, offset: number, problem: string): BundleError {
-  return new BundleError('corrupt-object-stream', `${label}: ${problem} at byte ${offset}; the object stream is damaged, rebuild or fetch the bundle again`);
+  return new BundleError(
+    'corrupt-object-stream',
+    `${label}: ${problem} at byte ${offset}; the object stream is damaged, rebuild or fetch the bundle again`,
+  );
 }
 
 /** Reads a stream, insisting on its one form: the header, then well-formed objects in strictly increasing id order. */
 export function parseObjectStream(stream: Buffer, label: string): GitObject[] {
-  if (stream.toString('latin1', 0, OBJECT_STREAM_HEADER.length) !== OBJECT_STREAM_HEADER) throw corrupt(label, 0, `it does not start with ${JSON.stringify(OBJECT_STREAM_HEADER.trim())}`);
+  if (stream.toString('latin1', 0, OBJECT_STREAM_HEADER.length) !== OBJECT_STREAM_HEADER)
+    throw corrupt(label, 0, `it does not start with ${JSON.stringify(OBJECT_STREAM_HEADER.trim())}`);
   const objects: GitObject[] = [];
   let previous = '';
-  for (let offset = OBJECT_STREAM_HEADER.length; offset < stream.length; ) {
+  for (let offset = OBJECT_STREAM_HEADER.length; offset < stream.length;) {
     const newline = stream.indexOf(0x0a, offset);
-    const match = newline === -1 || newline - offset > 80 ? null : OBJECT_LINE.exec(stream.toString('latin1', offset, newline));
+    const match =
+      newline === -1 || newline - offset > 80 ? null : OBJECT_LINE.exec(stream.toString('latin1', offset, newline));
     if (match === null) throw corrupt(label, offset, 'an object header is not "<40-hex id> <commit|tree|blob> <size>"');
     const [, oid = '', type = '', size = ''] = match;
     const end = newline + 1 + Number(size);
@@ -97,7 +120,7 @@ function sha1(bytes: Buffer): Buffer {
 /** A pack entry's header: the type and the size in 4 bits, then 7 bits per byte while the continuation bit is set. */
 function packEntryHeader(type: GitObjectType, size: number): Buffer {
   const bytes: number[] = [];
-  let byte = (PACK_TYPES[type] << 4) | size % 16;
+  let byte = (PACK_TYPES[type] << 4) | (size % 16);
   for (let rest = Math.floor(size / 16); rest > 0; rest = Math.floor(rest / 128)) {
     bytes.push(byte | 0x80);
     byte = rest % 128;
@@ -115,7 +138,9 @@ async function writePack(gitDir: string, objects: readonly GitObject[]): Promise
   header.write('PACK', 0, 'latin1');
   header.writeUInt32BE(2, 4);
   header.writeUInt32BE(objects.length, 8);
-  const entries = objects.map((object) => Buffer.concat([packEntryHeader(object.type, object.content.length), deflateSync(object.content, { level: 1 })]));
+  const entries = objects.map((object) =>
+    Buffer.concat([packEntryHeader(object.type, object.content.length), deflateSync(object.content, { level: 1 })]),
+  );
   const body = Buffer.concat([header, ...entries]);
   const packChecksum = sha1(body);
 
@@ -141,7 +166,15 @@ async function writePack(gitDir: string, objects: readonly GitObject[]): Promise
     fanout.writeUInt32BE(count, first * 4);
   }
   const ids = Buffer.from(objects.map((object) => object.oid).join(''), 'hex');
-  const index = Buffer.concat([Buffer.from([0xff, 0x74, 0x4f, 0x63, 0, 0, 0, 2]), fanout, ids, crcs, offsets, ...largeOffsets, packChecksum]);
+  const index = Buffer.concat([
+    Buffer.from([0xff, 0x74, 0x4f, 0x63, 0, 0, 0, 2]),
+    fanout,
+    ids,
+    crcs,
+    offsets,
+    ...largeOffsets,
+    packChecksum,
+  ]);
 
   const name = join(gitDir, 'objects', 'pack', `pack-${packChecksum.toString('hex')}`);
   await writeFile(`${name}.pack`, Buffer.concat([body, packChecksum]), { mode: 0o444 });
@@ -153,23 +186,43 @@ async function writePack(gitDir: string, objects: readonly GitObject[]): Promise
  * hash to its id, and the set must be exactly base's closure: a missing object or one from after base is refused.
  * Returns the number of objects written.
  */
-export async function rehydrateRepository(stream: Buffer, gitDir: string, baseCommit: string, label: string): Promise<number> {
+export async function rehydrateRepository(
+  stream: Buffer,
+  gitDir: string,
+  baseCommit: string,
+  label: string,
+): Promise<number> {
   const objects = parseObjectStream(stream, label);
   for (const object of objects) {
-    if (objectId(object.type, object.content) !== object.oid) throw new BundleError('object-mismatch', `${label}: the bytes stored as ${object.type} ${object.oid} hash to another id; the bundle was altered`);
+    if (objectId(object.type, object.content) !== object.oid)
+      throw new BundleError(
+        'object-mismatch',
+        `${label}: the bytes stored as ${object.type} ${object.oid} hash to another id; the bundle was altered`,
+      );
   }
   const base = objects.find((object) => object.oid === baseCommit);
-  if (base?.type !== 'commit') throw new BundleError('object-mismatch', `${label}: holds no commit ${baseCommit}, the task's base commit; the bundle and its task.json disagree`);
+  if (base?.type !== 'commit')
+    throw new BundleError(
+      'object-mismatch',
+      `${label}: holds no commit ${baseCommit}, the task's base commit; the bundle and its task.json disagree`,
+    );
 
   await writeGitDir(gitDir, { bare: true, branch: REHYDRATED_BRANCH, commit: baseCommit });
   await writePack(gitDir, objects);
 
   const closure = await closureOf(['--git-dir', gitDir], gitDir, baseCommit).catch((error: unknown) => {
     if (!(error instanceof ExecutionError)) throw error;
-    throw new BundleError('object-mismatch', `${label}: lacks objects of ${baseCommit}'s history (${error.message}); the bundle is incomplete`, { cause: error });
+    throw new BundleError(
+      'object-mismatch',
+      `${label}: lacks objects of ${baseCommit}'s history (${error.message}); the bundle is incomplete`,
+      { cause: error },
+    );
   });
   if (closure.length !== objects.length || closure.some((oid, index) => objects[index]?.oid !== oid)) {
-    throw new BundleError('object-mismatch', `${label}: holds ${objects.length} objects where ${baseCommit}'s closure has ${closure.length}; a bundle carries base's history and nothing else`);
+    throw new BundleError(
+      'object-mismatch',
+      `${label}: holds ${objects.length} objects where ${baseCommit}'s closure has ${closure.length}; a bundle carries base's history and nothing else`,
+    );
   }
   return objects.length;
 }

@@ -8,7 +8,16 @@ import { sha256Hex } from '@abp/protocol/bundle/digest';
 import { BundleError } from '@abp/protocol/bundle/errors';
 import { parseExpectedResults } from '@abp/protocol/bundle/expected-results';
 import { rehydrateRepository } from './git-objects.js';
-import { EXPECTED_RESULTS_ENTRY, GOLDEN_PATCH_ENTRY, HELD_OUT_ENTRY, HELD_OUT_FILES_PREFIX, ISSUE_ENTRY, OBJECTS_ENTRY, OUTER_ENTRIES, TASK_ENTRY } from '@abp/protocol/bundle/layout';
+import {
+  EXPECTED_RESULTS_ENTRY,
+  GOLDEN_PATCH_ENTRY,
+  HELD_OUT_ENTRY,
+  HELD_OUT_FILES_PREFIX,
+  ISSUE_ENTRY,
+  OBJECTS_ENTRY,
+  OUTER_ENTRIES,
+  TASK_ENTRY,
+} from '@abp/protocol/bundle/layout';
 import { readTar, type TarEntry } from '@abp/protocol/bundle/tar';
 
 export interface UnpackTarget {
@@ -38,7 +47,11 @@ interface OpenedBundle {
 async function loadArchive(archive: Buffer | string): Promise<{ bytes: Buffer; label: string }> {
   if (typeof archive !== 'string') return { bytes: archive, label: 'bundle' };
   const bytes = await readFile(archive).catch((error: NodeJS.ErrnoException) => {
-    throw new BundleError('not-found', `${archive}: cannot read the bundle (${error.code ?? error.message}); check the path`, { cause: error });
+    throw new BundleError(
+      'not-found',
+      `${archive}: cannot read the bundle (${error.code ?? error.message}); check the path`,
+      { cause: error },
+    );
   });
   return { bytes, label: archive };
 }
@@ -47,7 +60,10 @@ function openBundle(bytes: Buffer, label: string): OpenedBundle {
   const entries = new Map(readTar(bytes, label).map((entry) => [entry.path, entry.content]));
   const names = [...entries.keys()];
   if (names.join('\n') !== OUTER_ENTRIES.join('\n')) {
-    throw new BundleError('invalid-layout', `${label}: holds ${JSON.stringify(names)}, but a bundle holds exactly ${JSON.stringify(OUTER_ENTRIES)} in that order`);
+    throw new BundleError(
+      'invalid-layout',
+      `${label}: holds ${JSON.stringify(names)}, but a bundle holds exactly ${JSON.stringify(OUTER_ENTRIES)} in that order`,
+    );
   }
   return { entries, heldOut: entries.get(HELD_OUT_ENTRY) as Buffer };
 }
@@ -62,27 +78,54 @@ function parseJson(bytes: Buffer, file: string, code: 'invalid-manifest' | 'inva
   try {
     return JSON.parse(bytes.toString('utf8')) as unknown;
   } catch (error) {
-    throw new BundleError(code, `${file}: not valid JSON (${(error as Error).message}); the bundle was damaged or built by another tool`, { cause: error });
+    throw new BundleError(
+      code,
+      `${file}: not valid JSON (${(error as Error).message}); the bundle was damaged or built by another tool`,
+      { cause: error },
+    );
   }
 }
 
 function readManifest(bytes: Buffer, file: string): { manifest: AbpTask; baseCommit: string } {
   const parsed = taskSchema.safeParse(parseJson(bytes, file, 'invalid-manifest'));
-  if (!parsed.success) throw new BundleError('invalid-manifest', `${file} is not a valid abp-task/v1 manifest:\n${formatIssues(parsed.error.issues)}`);
+  if (!parsed.success)
+    throw new BundleError(
+      'invalid-manifest',
+      `${file} is not a valid abp-task/v1 manifest:\n${formatIssues(parsed.error.issues)}`,
+    );
   const { source } = parsed.data;
-  if (source.kind !== 'github-issue') throw new BundleError('invalid-manifest', `${file}: source.kind is "fixture", but a bundle carries a github-issue task with its repository`);
+  if (source.kind !== 'github-issue')
+    throw new BundleError(
+      'invalid-manifest',
+      `${file}: source.kind is "fixture", but a bundle carries a github-issue task with its repository`,
+    );
   return { manifest: parsed.data, baseCommit: source.baseCommit };
 }
 
 function readHeldOut(bytes: Buffer, label: string): TarEntry[] {
   const entries = readTar(bytes, label);
-  const stray = entries.find((entry) => !entry.path.startsWith(HELD_OUT_FILES_PREFIX) && entry.path !== EXPECTED_RESULTS_ENTRY && entry.path !== GOLDEN_PATCH_ENTRY);
-  if (stray !== undefined) throw new BundleError('invalid-layout', `${label}: holds ${JSON.stringify(stray.path)}; the held-out part holds ${HELD_OUT_FILES_PREFIX}**, ${EXPECTED_RESULTS_ENTRY} and ${GOLDEN_PATCH_ENTRY} only`);
+  const stray = entries.find(
+    (entry) =>
+      !entry.path.startsWith(HELD_OUT_FILES_PREFIX) &&
+      entry.path !== EXPECTED_RESULTS_ENTRY &&
+      entry.path !== GOLDEN_PATCH_ENTRY,
+  );
+  if (stray !== undefined)
+    throw new BundleError(
+      'invalid-layout',
+      `${label}: holds ${JSON.stringify(stray.path)}; the held-out part holds ${HELD_OUT_FILES_PREFIX}**, ${EXPECTED_RESULTS_ENTRY} and ${GOLDEN_PATCH_ENTRY} only`,
+    );
   const expected = entries.find((entry) => entry.path === EXPECTED_RESULTS_ENTRY);
   if (expected === undefined || !entries.some((entry) => entry.path === GOLDEN_PATCH_ENTRY)) {
-    throw new BundleError('invalid-layout', `${label}: lacks ${expected === undefined ? EXPECTED_RESULTS_ENTRY : GOLDEN_PATCH_ENTRY}; every held-out part has both`);
+    throw new BundleError(
+      'invalid-layout',
+      `${label}: lacks ${expected === undefined ? EXPECTED_RESULTS_ENTRY : GOLDEN_PATCH_ENTRY}; every held-out part has both`,
+    );
   }
-  parseExpectedResults(parseJson(expected.content, `${label}: ${EXPECTED_RESULTS_ENTRY}`, 'invalid-expected-results'), `${label}: ${EXPECTED_RESULTS_ENTRY}`);
+  parseExpectedResults(
+    parseJson(expected.content, `${label}: ${EXPECTED_RESULTS_ENTRY}`, 'invalid-expected-results'),
+    `${label}: ${EXPECTED_RESULTS_ENTRY}`,
+  );
   return entries;
 }
 
@@ -91,7 +134,8 @@ async function ensureAbsent(dir: string): Promise<void> {
     () => true,
     () => false,
   );
-  if (found) throw new BundleError('destination-exists', `${dir} already exists; unpack into a new folder or remove it first`);
+  if (found)
+    throw new BundleError('destination-exists', `${dir} already exists; unpack into a new folder or remove it first`);
 }
 
 /** A fresh folder beside `dir`, so publishing it is one rename on the same file system. */
@@ -105,7 +149,12 @@ async function stage(dir: string): Promise<string> {
 
 async function publish(staged: string, dir: string): Promise<void> {
   await rename(staged, dir).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOTEMPTY' || error.code === 'EEXIST') throw new BundleError('destination-exists', `${dir} appeared while the bundle was unpacked; unpack into a new folder`, { cause: error });
+    if (error.code === 'ENOTEMPTY' || error.code === 'EEXIST')
+      throw new BundleError(
+        'destination-exists',
+        `${dir} appeared while the bundle was unpacked; unpack into a new folder`,
+        { cause: error },
+      );
     throw error;
   });
 }
@@ -126,7 +175,10 @@ export async function unpackBundle(archive: Buffer | string, target: UnpackTarge
   const { bytes, label } = await loadArchive(archive);
   const digest = `sha256:${sha256Hex(bytes)}`;
   if (target.expectedDigest !== undefined && target.expectedDigest !== digest) {
-    throw new BundleError('digest-mismatch', `${label}: has digest ${digest}, not the expected ${target.expectedDigest}; the bundle was altered or is another one`);
+    throw new BundleError(
+      'digest-mismatch',
+      `${label}: has digest ${digest}, not the expected ${target.expectedDigest}; the bundle was altered or is another one`,
+    );
   }
   const { entries, heldOut } = openBundle(bytes, label);
   const { manifest, baseCommit } = readManifest(entries.get(TASK_ENTRY) as Buffer, `${label}: ${TASK_ENTRY}`);
@@ -149,7 +201,12 @@ export async function unpackBundle(archive: Buffer | string, target: UnpackTarge
       { path: TASK_ENTRY, content: entries.get(TASK_ENTRY) as Buffer },
       { path: ISSUE_ENTRY, content: entries.get(ISSUE_ENTRY) as Buffer },
     ]);
-    const objects = await rehydrateRepository(entries.get(OBJECTS_ENTRY) as Buffer, join(stagedTask, 'repo'), baseCommit, `${label}: ${OBJECTS_ENTRY}`);
+    const objects = await rehydrateRepository(
+      entries.get(OBJECTS_ENTRY) as Buffer,
+      join(stagedTask, 'repo'),
+      baseCommit,
+      `${label}: ${OBJECTS_ENTRY}`,
+    );
     await writeEntries(stagedHeldOut, heldOutEntries);
     if (separate) {
       await publish(stagedHeldOut, heldOutDir);

@@ -16,7 +16,12 @@ import { registryDigest } from '@abp/protocol/schemas/registry-digest';
 import { loadTrustRoot } from '@abp/protocol/signing/trust-root';
 import { homePaths, resolveHome } from '../home.js';
 import { auditLog, verifyConsistencyOf, verifyInclusionOf } from '../audit/log-audit.js';
-import { LOG_ORIGIN, parseSignedCheckpoint, type CheckpointVerifyingKey, type SignedCheckpoint } from '@abp/protocol/transparency/formats';
+import {
+  LOG_ORIGIN,
+  parseSignedCheckpoint,
+  type CheckpointVerifyingKey,
+  type SignedCheckpoint,
+} from '@abp/protocol/transparency/formats';
 import { openLog } from '@abp/protocol/transparency/log';
 import { CommandFailed, createOutput, type Output } from './output.js';
 
@@ -36,7 +41,10 @@ async function readJson(path: string, what: string): Promise<unknown> {
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw new CommandFailed('invalid-documents', `${path}: the ${what} is not valid JSON (${(error as Error).message})`);
+    throw new CommandFailed(
+      'invalid-documents',
+      `${path}: the ${what} is not valid JSON (${(error as Error).message})`,
+    );
   }
 }
 
@@ -47,7 +55,11 @@ export async function auditDrawCommand(recordPath: string, options: AuditDrawOpt
   let optOuts = new Set<string>();
   if (options.optOuts) {
     const parsed = optOutList.safeParse(await readJson(options.optOuts, 'opt-out list'));
-    if (!parsed.success) throw new CommandFailed('invalid-documents', `${options.optOuts}: must be a JSON array of "owner/name" strings, the opt-out list in force when the draw was made`);
+    if (!parsed.success)
+      throw new CommandFailed(
+        'invalid-documents',
+        `${options.optOuts}: must be a JSON array of "owner/name" strings, the opt-out list in force when the draw was made`,
+      );
     optOuts = new Set(parsed.data);
   }
   const registry = options.registry ? await readJson(options.registry, 'registry document') : null;
@@ -55,11 +67,15 @@ export async function auditDrawCommand(recordPath: string, options: AuditDrawOpt
     record,
     snapshot,
     optOuts,
-    ...(registry !== null && typeof registry === 'object' ? { registryDigest: registryDigest(registry as Record<string, unknown>) } : {}),
+    ...(registry !== null && typeof registry === 'object'
+      ? { registryDigest: registryDigest(registry as Record<string, unknown>) }
+      : {}),
   });
   out.data(audit);
   if (audit.match) {
-    out.line(`match: ${recordPath} re-derives from ${options.snapshot}${options.registry ? ` and ${options.registry}` : ' (registry digest taken from the record: pass --registry to check it)'}`);
+    out.line(
+      `match: ${recordPath} re-derives from ${options.snapshot}${options.registry ? ` and ${options.registry}` : ' (registry digest taken from the record: pass --registry to check it)'}`,
+    );
     return;
   }
   throw new CommandFailed('invalid-documents', `no match: ${audit.firstDifference}`, options.json === true);
@@ -91,7 +107,11 @@ async function readKnownCheckpoints(files: readonly string[]): Promise<unknown[]
 
 function parseSizes(text: string): [number, number] {
   const match = /^(\d+):(\d+)$/.exec(text);
-  if (match === null) throw new CommandFailed('invalid-documents', `--consistency ${text}: give two checkpoint sizes as <old>:<new>, e.g. 3:7`);
+  if (match === null)
+    throw new CommandFailed(
+      'invalid-documents',
+      `--consistency ${text}: give two checkpoint sizes as <old>:<new>, e.g. 3:7`,
+    );
   return [Number(match[1]), Number(match[2])];
 }
 
@@ -105,15 +125,25 @@ export async function auditLogCommand(options: AuditLogOptions): Promise<void> {
   const out = createOutput(options);
   const paths = homePaths(resolveHome());
   const trustRootPath = options.trustRoot ?? paths.trustRoot;
-  const knownCheckpoints = (await readKnownCheckpoints(options.known ?? [])).map((value, index) => parseSignedCheckpoint(value, `kept checkpoint ${index + 1}`));
+  const knownCheckpoints = (await readKnownCheckpoints(options.known ?? [])).map((value, index) =>
+    parseSignedCheckpoint(value, `kept checkpoint ${index + 1}`),
+  );
   if (options.from === undefined) {
-    if (options.save !== undefined) throw new CommandFailed('invalid-documents', '--save keeps the checkpoints of a log audited with --from <url>; for a local log, keep copies of its checkpoints/ files and pass them with --known');
+    if (options.save !== undefined)
+      throw new CommandFailed(
+        'invalid-documents',
+        '--save keeps the checkpoints of a log audited with --from <url>; for a local log, keep copies of its checkpoints/ files and pass them with --known',
+      );
     const trustRoot = await loadTrustRoot(trustRootPath);
     const dir = options.log ?? paths.log;
     out.data(await auditFolder(dir, dir, logKeysOf(trustRoot), knownCheckpoints, options, out));
     return;
   }
-  if (options.log !== undefined) throw new CommandFailed('invalid-documents', `--log ${options.log} and --from ${options.from} name two logs: audit a folder with --log, or a registry's served log with --from`);
+  if (options.log !== undefined)
+    throw new CommandFailed(
+      'invalid-documents',
+      `--log ${options.log} and --from ${options.from} name two logs: audit a folder with --log, or a registry's served log with --from`,
+    );
 
   const client = createRegistryClient(options.from);
   const trustRoot = await walkTrustRoot(await loadPinnedTrustRoot(trustRootPath), client);
@@ -123,11 +153,20 @@ export async function auditLogCommand(options: AuditLogOptions): Promise<void> {
   try {
     const dir = join(temporary, 'log');
     const downloaded = await downloadLog(client, dir);
-    const result = await auditFolder(dir, options.from, logKeysOf(trustRoot), [...knownCheckpoints, ...kept], options, out);
+    const result = await auditFolder(
+      dir,
+      options.from,
+      logKeysOf(trustRoot),
+      [...knownCheckpoints, ...kept],
+      options,
+      out,
+    );
     result.trustRootVersion = trustRoot.version;
     if (keptIn !== null) {
       const now = await keepCheckpoints(keptIn, downloaded.checkpoints);
-      out.line(`${downloaded.checkpoints.length} checkpoint(s) downloaded; ${now.length} kept in ${keptIn} for the next audit or pull`);
+      out.line(
+        `${downloaded.checkpoints.length} checkpoint(s) downloaded; ${now.length} kept in ${keptIn} for the next audit or pull`,
+      );
       result.keptIn = keptIn;
     }
     out.data(result);
@@ -137,10 +176,21 @@ export async function auditLogCommand(options: AuditLogOptions): Promise<void> {
 }
 
 /** The audit of the log folder `dir` (`label` names it to a person), with the --entry and --consistency proofs asked for. */
-async function auditFolder(dir: string, label: string, keys: CheckpointVerifyingKey[], knownCheckpoints: SignedCheckpoint[], options: AuditLogOptions, out: Output): Promise<Record<string, unknown>> {
+async function auditFolder(
+  dir: string,
+  label: string,
+  keys: CheckpointVerifyingKey[],
+  knownCheckpoints: SignedCheckpoint[],
+  options: AuditLogOptions,
+  out: Output,
+): Promise<Record<string, unknown>> {
   const summary = await auditLog(dir, keys, { knownCheckpoints });
-  out.line(`log ${summary.origin ?? '(no checkpoint yet)'} at ${label}: ${summary.size} entries, root ${summary.rootHash}`);
-  out.line(`checkpoints at sizes ${summary.checkpointSizes.join(', ') || 'none'}: each signed by a trusted key, each matching the entries, each consistent with the last`);
+  out.line(
+    `log ${summary.origin ?? '(no checkpoint yet)'} at ${label}: ${summary.size} entries, root ${summary.rootHash}`,
+  );
+  out.line(
+    `checkpoints at sizes ${summary.checkpointSizes.join(', ') || 'none'}: each signed by a trusted key, each matching the entries, each consistent with the last`,
+  );
   if (knownCheckpoints.length > 0) out.line(`${knownCheckpoints.length} kept checkpoint(s) consistent with the log`);
 
   const result: Record<string, unknown> = { ...summary };
@@ -150,20 +200,33 @@ async function auditFolder(dir: string, label: string, keys: CheckpointVerifying
     if (options.entry !== undefined) {
       const newest = checkpoints.at(-1);
       const entry = log.entries()[options.entry];
-      if (entry === undefined) throw new CommandFailed('invalid-documents', `--entry ${options.entry}: the log holds entries 0 to ${log.size() - 1}`);
+      if (entry === undefined)
+        throw new CommandFailed(
+          'invalid-documents',
+          `--entry ${options.entry}: the log holds entries 0 to ${log.size() - 1}`,
+        );
       if (newest === undefined || newest.checkpoint.size <= options.entry) {
-        throw new CommandFailed('invalid-documents', `--entry ${options.entry}: no checkpoint covers it yet (the newest is of size ${newest?.checkpoint.size ?? 0})`);
+        throw new CommandFailed(
+          'invalid-documents',
+          `--entry ${options.entry}: no checkpoint covers it yet (the newest is of size ${newest?.checkpoint.size ?? 0})`,
+        );
       }
       const proof = log.proveInclusion(options.entry, newest.checkpoint.size);
       verifyInclusionOf(entry, proof, newest, keys);
-      out.line(`entry ${entry.index} (${entry.kind} ${entry.subject}, ${entry.digest}) is included in the checkpoint of size ${proof.size}: ${proof.path.length} hashes`);
+      out.line(
+        `entry ${entry.index} (${entry.kind} ${entry.subject}, ${entry.digest}) is included in the checkpoint of size ${proof.size}: ${proof.path.length} hashes`,
+      );
       result.inclusion = { entry, proof, checkpoint: newest };
     }
     if (options.consistency !== undefined) {
       const [oldSize, newSize] = parseSizes(options.consistency);
       const bySize = (size: number) => {
         const found = checkpoints.find((checkpoint) => checkpoint.checkpoint.size === size);
-        if (found === undefined) throw new CommandFailed('invalid-documents', `--consistency: no checkpoint of size ${size} is stored (sizes ${checkpoints.map((c) => c.checkpoint.size).join(', ') || 'none'})`);
+        if (found === undefined)
+          throw new CommandFailed(
+            'invalid-documents',
+            `--consistency: no checkpoint of size ${size} is stored (sizes ${checkpoints.map((c) => c.checkpoint.size).join(', ') || 'none'})`,
+          );
         return found;
       };
       const older = bySize(oldSize);

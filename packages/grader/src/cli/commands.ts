@@ -11,17 +11,26 @@ import type { VerifyOptions } from './verify.js';
 function registerRun(program: Command): void {
   program
     .command('run')
-    .description('grade agent engines on frozen tasks: ABBA-ordered trials, held-out verification, verdict with receipts')
+    .description(
+      'grade agent engines on frozen tasks: ABBA-ordered trials, held-out verification, verdict with receipts',
+    )
     .requiredOption('--config <file>', 'the abp-run/v1 configuration')
     .option('--adapters <file>', 'the abp-adapters/v1 file (default: abp-adapters.json beside the config)')
     .option('--tasks <dir>', 'folder of task folders, one per task id (default: tasks/ beside the config)')
     .requiredOption('-o, --output <dir>', 'results folder: the run writes <dir>/<run id>/ and <dir>/run-latest')
     .option('--resume-progress <journal>', 'continue an interrupted matrix from its progress.jsonl (or run folder)')
     .option('--lock-file <path>', 'lock against overlapping runs (default: <output>/.abp-run.lock)')
-    .addOption(new Option('--concurrency <n>', 'trials in flight at once').argParser(wholeNumber('--concurrency', 64)).default(1))
+    .addOption(
+      new Option('--concurrency <n>', 'trials in flight at once')
+        .argParser(wholeNumber('--concurrency', 64))
+        .default(1),
+    )
     .option('--keep-workspaces', 'keep each trial folder for diagnosis')
     .option('--run-unsupported', 'run trials even when the adapter lacks a capability the task requires')
-    .option('--strict-comparison', 'refuse to start when comparison metadata (model, provider, sampling, tool policy) is missing or differs')
+    .option(
+      '--strict-comparison',
+      'refuse to start when comparison metadata (model, provider, sampling, tool policy) is missing or differs',
+    )
     .addOption(jsonOption())
     .action(async (options: RunCommandOptions) => (await import('./run.js')).runCommand(options));
 }
@@ -29,11 +38,16 @@ function registerRun(program: Command): void {
 function registerGate(program: Command): void {
   program
     .command('gate')
-    .description('compare a run with the committed baseline (CI): exit 1 when it got worse, 3 when the two cannot be compared')
+    .description(
+      'compare a run with the committed baseline (CI): exit 1 when it got worse, 3 when the two cannot be compared',
+    )
     .argument('<run>', 'the run folder abp run wrote, e.g. results/run-latest')
     .requiredOption('--baseline <file>', 'the committed abp-baseline/v1 file')
     .option('--engine <name>', "the run's engine to gate (default: the baseline's engine)")
-    .option('--require-significant', 'fail the resolve rate only on a drop the exact McNemar test finds significant at the baseline alpha')
+    .option(
+      '--require-significant',
+      'fail the resolve rate only on a drop the exact McNemar test finds significant at the baseline alpha',
+    )
     .addOption(jsonOption())
     .action(async (run: string, options: GateOptions) => (await import('./gate.js')).gateCommand(run, options));
 }
@@ -45,22 +59,53 @@ function registerBaseline(program: Command): void {
     .argument('<run>', 'the run folder abp run wrote, e.g. results/run-latest')
     .requiredOption('--engine <name>', 'the engine to take the baseline of')
     .requiredOption('-o, --output <file>', 'where to write it, e.g. abp-baseline.json')
-    .addOption(new Option('--max-diff-growth <fraction>', 'allowed growth of the median normalized diff size (default 0.25)').argParser(fraction('--max-diff-growth')))
-    .addOption(new Option('--max-tokens-growth <fraction>', 'allowed growth of the median tokens (default 0.15)').argParser(fraction('--max-tokens-growth')))
-    .addOption(new Option('--max-wall-clock-growth <fraction>', 'allowed growth of the median wall clock (default 0.5)').argParser(fraction('--max-wall-clock-growth')))
-    .addOption(new Option('--max-cost-growth <fraction>', 'allowed growth of the median cost (default 0.15)').argParser(fraction('--max-cost-growth')))
-    .addOption(new Option('--alpha <p>', 'significance level for --require-significant (default 0.05)').argParser(fraction('--alpha', 1)))
+    .addOption(
+      new Option(
+        '--max-diff-growth <fraction>',
+        'allowed growth of the median normalized diff size (default 0.25)',
+      ).argParser(fraction('--max-diff-growth')),
+    )
+    .addOption(
+      new Option('--max-tokens-growth <fraction>', 'allowed growth of the median tokens (default 0.15)').argParser(
+        fraction('--max-tokens-growth'),
+      ),
+    )
+    .addOption(
+      new Option(
+        '--max-wall-clock-growth <fraction>',
+        'allowed growth of the median wall clock (default 0.5)',
+      ).argParser(fraction('--max-wall-clock-growth')),
+    )
+    .addOption(
+      new Option('--max-cost-growth <fraction>', 'allowed growth of the median cost (default 0.15)').argParser(
+        fraction('--max-cost-growth'),
+      ),
+    )
+    .addOption(
+      new Option('--alpha <p>', 'significance level for --require-significant (default 0.05)').argParser(
+        fraction('--alpha', 1),
+      ),
+    )
     .addOption(jsonOption())
-    .action(async (run: string, options: BaselineCommandOptions) => (await import('./gate.js')).baselineCommand(run, options));
+    .action(async (run: string, options: BaselineCommandOptions) =>
+      (await import('./gate.js')).baselineCommand(run, options),
+    );
 }
 
 function registerConformance(program: Command): void {
   program
     .command('conformance')
-    .description('run the adversarial conformance suite through the real `abp run` and report the level it demonstrates')
-    .option('-o, --output <dir>', 'where the suite, its results and conformance.json go (default: a new temporary folder)')
+    .description(
+      'run the adversarial conformance suite through the real `abp run` and report the level it demonstrates',
+    )
+    .option(
+      '-o, --output <dir>',
+      'where the suite, its results and conformance.json go (default: a new temporary folder)',
+    )
     .addOption(jsonOption())
-    .action(async (options: { output?: string; json?: boolean }) => (await import('./conformance.js')).conformanceCommand(options));
+    .action(async (options: { output?: string; json?: boolean }) =>
+      (await import('./conformance.js')).conformanceCommand(options),
+    );
 }
 
 function registerValidate(program: Command): void {
@@ -70,53 +115,99 @@ function registerValidate(program: Command): void {
     .argument('<files...>', 'documents (.json) or traces (.jsonl)')
     .option('--all', 'report every file instead of stopping at the first invalid one')
     .addOption(jsonOption())
-    .action(async (files: string[], options: { all?: boolean; json?: boolean }) => (await import('./validate.js')).validateCommand(files, options));
+    .action(async (files: string[], options: { all?: boolean; json?: boolean }) =>
+      (await import('./validate.js')).validateCommand(files, options),
+    );
 }
 
 function registerVerify(program: Command): void {
   program
     .command('verify')
-    .description('verify a task bundle: its digests, the signed statement and the key against a trust root (exit 1 with the reason code)')
+    .description(
+      'verify a task bundle: its digests, the signed statement and the key against a trust root (exit 1 with the reason code)',
+    )
     .argument('<bundle>', 'the bundle archive (<sha256>.tar)')
     .option('--signature <file>', 'the Sigstore bundle (default: <bundle without .tar>.sigstore.json beside it)')
-    .option('--trust-root <file>', "the pinned abp-trust-root/v1 document (default: the data directory's trust-root.json)")
+    .option(
+      '--trust-root <file>',
+      "the pinned abp-trust-root/v1 document (default: the data directory's trust-root.json)",
+    )
     .addOption(jsonOption())
-    .action(async (bundle: string, options: VerifyOptions) => (await import('./verify.js')).verifyCommand(bundle, options));
+    .action(async (bundle: string, options: VerifyOptions) =>
+      (await import('./verify.js')).verifyCommand(bundle, options),
+    );
 }
 
 function registerPull(program: Command): void {
   program
     .command('pull')
-    .description("download a frozen task from a registry's abp serve, check its digest and signature against a pinned trust root, and unpack what the agent sees and the held-out part into separate folders (exit 1 with the reason code; nothing is left behind)")
+    .description(
+      "download a frozen task from a registry's abp serve, check its digest and signature against a pinned trust root, and unpack what the agent sees and the held-out part into separate folders (exit 1 with the reason code; nothing is left behind)",
+    )
     .argument('<task>', 'the task id, e.g. gh-acme-widgets-42')
     .requiredOption('--from <url>', "the registry's abp serve address, e.g. https://registry.example.org")
-    .option('--trust-root <file>', "the pinned abp-trust-root/v1 document; newer versions are taken only when it vouches for them (default: the data directory's trust-root.json)")
+    .option(
+      '--trust-root <file>',
+      "the pinned abp-trust-root/v1 document; newer versions are taken only when it vouches for them (default: the data directory's trust-root.json)",
+    )
     .option('-o, --output <dir>', 'where <task>/task and <task>/held-out are made (default: the current folder)')
-    .option('--checkpoints <dir>', "where the log checkpoints seen of each registry are kept; the log must extend the newest one kept (default: the data directory's kept-checkpoints/)")
+    .option(
+      '--checkpoints <dir>',
+      "where the log checkpoints seen of each registry are kept; the log must extend the newest one kept (default: the data directory's kept-checkpoints/)",
+    )
     .addOption(jsonOption())
-    .action(async (task: string, options: PullCommandOptions) => (await import('./pull.js')).pullCommand(task, options));
+    .action(async (task: string, options: PullCommandOptions) =>
+      (await import('./pull.js')).pullCommand(task, options),
+    );
 }
 
 function registerAudit(program: Command): void {
-  const audit = program.command('audit').description('re-derive published records offline, without trusting the operator or reaching GitHub');
+  const audit = program
+    .command('audit')
+    .description('re-derive published records offline, without trusting the operator or reaching GitHub');
   audit
     .command('draw')
-    .description('re-derive an abp-draw/v1 record from its backlog snapshot and opt-out list: prints match, or the first difference (exit 1)')
+    .description(
+      're-derive an abp-draw/v1 record from its backlog snapshot and opt-out list: prints match, or the first difference (exit 1)',
+    )
     .argument('<record>', 'the abp-draw/v1 record')
     .requiredOption('--snapshot <file>', 'the abp-backlog/v1 snapshot the record names (canonical JSONL)')
-    .option('--opt-outs <file>', 'JSON array of the "owner/name" opt-outs in force when the draw was made (default: none)')
+    .option(
+      '--opt-outs <file>',
+      'JSON array of the "owner/name" opt-outs in force when the draw was made (default: none)',
+    )
     .option('--registry <file>', 'the abp-registry/v1 document, to check the registry digest the record carries')
     .addOption(jsonOption())
-    .action(async (record: string, options: AuditDrawOptions) => (await import('./audit.js')).auditDrawCommand(record, options));
+    .action(async (record: string, options: AuditDrawOptions) =>
+      (await import('./audit.js')).auditDrawCommand(record, options),
+    );
   audit
     .command('log')
-    .description('check the transparency log: every entry re-hashed, every checkpoint signed by a trusted key and consistent (exit 1 with the first problem)')
+    .description(
+      'check the transparency log: every entry re-hashed, every checkpoint signed by a trusted key and consistent (exit 1 with the first problem)',
+    )
     .addOption(new Option('--log <dir>', "the log folder (default: the data directory's log/)").conflicts('from'))
-    .option('--from <url>', "audit the log a registry's abp serve serves, downloaded into a temporary folder, e.g. https://registry.example.org")
-    .option('--save <dir>', 'with --from: hold the log against the checkpoints kept of this registry in <dir> (as `abp pull --checkpoints`), then keep the downloaded ones there')
-    .option('--trust-root <file>', "the pinned trust root; with --from, newer versions the registry offers are taken only when it vouches for them (default: the data directory's trust-root.json)")
-    .option('--known <file...>', 'signed checkpoints kept from earlier (from `abp pull` or an earlier audit): the log must be consistent with them')
-    .option('--entry <index>', 'also prove this entry included in the newest checkpoint, as a consumer holding only that checkpoint checks it', wholeNumber('--entry'))
+    .option(
+      '--from <url>',
+      "audit the log a registry's abp serve serves, downloaded into a temporary folder, e.g. https://registry.example.org",
+    )
+    .option(
+      '--save <dir>',
+      'with --from: hold the log against the checkpoints kept of this registry in <dir> (as `abp pull --checkpoints`), then keep the downloaded ones there',
+    )
+    .option(
+      '--trust-root <file>',
+      "the pinned trust root; with --from, newer versions the registry offers are taken only when it vouches for them (default: the data directory's trust-root.json)",
+    )
+    .option(
+      '--known <file...>',
+      'signed checkpoints kept from earlier (from `abp pull` or an earlier audit): the log must be consistent with them',
+    )
+    .option(
+      '--entry <index>',
+      'also prove this entry included in the newest checkpoint, as a consumer holding only that checkpoint checks it',
+      wholeNumber('--entry'),
+    )
     .option('--consistency <old:new>', 'also prove the stored checkpoint of size new extends the one of size old')
     .addOption(jsonOption())
     .action(async (options: AuditLogOptions) => (await import('./audit.js')).auditLogCommand(options));
@@ -124,5 +215,15 @@ function registerAudit(program: Command): void {
 
 /** Everything the grader's `abp` does, in the order `abp --help` lists it. */
 export const graderCommands: CommandGroup = (program) => {
-  for (const register of [registerRun, registerGate, registerBaseline, registerConformance, registerValidate, registerVerify, registerPull, registerAudit]) register(program);
+  for (const register of [
+    registerRun,
+    registerGate,
+    registerBaseline,
+    registerConformance,
+    registerValidate,
+    registerVerify,
+    registerPull,
+    registerAudit,
+  ])
+    register(program);
 };

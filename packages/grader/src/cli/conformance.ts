@@ -9,9 +9,20 @@ export async function conformanceCommand(options: { output?: string; json?: bool
   const out = createOutput(options);
   const output = resolve(options.output ?? (await mkdtemp(join(tmpdir(), 'abp-conformance-'))));
   const report = await runConformance({ output, onLine: (line) => out.line(line) });
-  for (const check of report.checks) out.line(`${check.passed ? 'pass' : 'FAIL'}  ${check.level.padEnd(10)} ${check.id}: ${check.detail}`);
+  for (const check of report.checks)
+    out.line(`${check.passed ? 'pass' : 'FAIL'}  ${check.level.padEnd(10)} ${check.id}: ${check.detail}`);
   const where = relative(process.cwd(), output) || '.';
-  out.line(`\nconformance level demonstrated: ${report.level}\nreport:   ${join(where, 'conformance.json')}\nreceipts: ${join(where, report.results)}`);
+  out.line(
+    `\nconformance level demonstrated: ${report.level}\nreport:   ${join(where, 'conformance.json')}\nreceipts: ${join(where, report.results)}`,
+  );
   out.data({ ...report, output });
-  if (report.level === 'none') throw new CommandFailed('conformance-failed', `the grader failed ABP-core checks: ${report.checks.filter((check) => !check.passed).map((check) => check.id).join(', ')}`, options.json === true);
+  if (report.level === 'none')
+    throw new CommandFailed(
+      'conformance-failed',
+      `the grader failed ABP-core checks: ${report.checks
+        .filter((check) => !check.passed)
+        .map((check) => check.id)
+        .join(', ')}`,
+      options.json === true,
+    );
 }

@@ -17,23 +17,40 @@ export async function gateCommand(runDir: string, options: GateOptions): Promise
   const out = createOutput(options);
   const results = await readRunResults(runDir);
   const baseline = await readBaselineFile(options.baseline);
-  const report = evaluateGate({ results, baseline, requireSignificant: options.requireSignificant === true, ...(options.engine === undefined ? {} : { engine: options.engine }) });
+  const report = evaluateGate({
+    results,
+    baseline,
+    requireSignificant: options.requireSignificant === true,
+    ...(options.engine === undefined ? {} : { engine: options.engine }),
+  });
   for (const line of gateScreen(report, options.baseline)) out.line(line);
   out.data(report);
   // The screen (or the JSON) already gives the reasons in full; the error line only names them.
-  if (!report.comparable) throw new CommandFailed('not-comparable', `gate refused: not comparable (${report.reasons.map((reason) => reason.code).join(', ')})`, options.json === true);
+  if (!report.comparable)
+    throw new CommandFailed(
+      'not-comparable',
+      `gate refused: not comparable (${report.reasons.map((reason) => reason.code).join(', ')})`,
+      options.json === true,
+    );
   const failed = report.checks.filter((check) => check.status === 'fail').map((check) => check.id);
-  if (failed.length > 0) throw new CommandFailed('gate-failed', `gate failed: ${failed.join(', ')}`, options.json === true);
+  if (failed.length > 0)
+    throw new CommandFailed('gate-failed', `gate failed: ${failed.join(', ')}`, options.json === true);
 }
 
 /** One screen: the verdict, then a line per check (or per refusal reason) with its figures and why. */
 function gateScreen(report: GateReport, baselineFile: string): string[] {
   const subject = `engine ${report.engine}, run ${report.run} vs baseline ${baselineFile} (run ${report.baselineRun})`;
-  if (!report.comparable) return [`REFUSED  ${subject}: not comparable`, ...report.reasons.map((reason) => `  - ${reason.message}`)];
+  if (!report.comparable)
+    return [`REFUSED  ${subject}: not comparable`, ...report.reasons.map((reason) => `  - ${reason.message}`)];
   const failed = report.checks.filter((check) => check.status === 'fail').map((check) => check.id);
-  const verdict = report.passed ? `PASS  ${subject}: no check failed` : `FAIL  ${subject}: ${failed.length} of ${report.checks.length} checks failed (${failed.join(', ')})`;
+  const verdict = report.passed
+    ? `PASS  ${subject}: no check failed`
+    : `FAIL  ${subject}: ${failed.length} of ${report.checks.length} checks failed (${failed.join(', ')})`;
   const width = Math.max(...report.checks.map((check) => check.id.length));
-  return [verdict, ...report.checks.map((check) => `  ${check.status.padEnd(7)}  ${check.id.padEnd(width)}  ${check.summary}`)];
+  return [
+    verdict,
+    ...report.checks.map((check) => `  ${check.status.padEnd(7)}  ${check.id.padEnd(width)}  ${check.summary}`),
+  ];
 }
 
 export interface BaselineCommandOptions extends OutputOptions {
@@ -68,7 +85,9 @@ export async function baselineCommand(runDir: string, options: BaselineCommandOp
   await writeBaselineFile(options.output, baseline);
   const resolved = baseline.trials.filter((trial) => trial.resolved).length;
   out.line(`wrote ${options.output}: engine ${baseline.engine} on ${baseline.model}, run ${baseline.run}`);
-  out.line(`  ${baseline.tasks.length} tasks, ${baseline.trials.length} scored trials, ${resolved} resolved (${formatPercent(resolved / baseline.trials.length)})`);
+  out.line(
+    `  ${baseline.tasks.length} tasks, ${baseline.trials.length} scored trials, ${resolved} resolved (${formatPercent(resolved / baseline.trials.length)})`,
+  );
   const allowed = gatedMetrics.map((metric) => `${metricLabels[metric]} ${formatChange(baseline.thresholds[metric])}`);
   out.line(`  allowed median growth: ${allowed.join(', ')}; alpha ${baseline.alpha}`);
   out.line('  commit it; `abp gate <run> --baseline <file>` compares later runs with it');

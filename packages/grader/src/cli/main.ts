@@ -2,13 +2,15 @@
 import { graderCommands } from './commands.js';
 import { createProgram, runProgram } from './program.js';
 
-export const GRADER_ENVIRONMENT = 'ABP_HOME (data directory: the pinned trust root, kept log checkpoints; default ./.abp).';
+export const GRADER_ENVIRONMENT =
+  'ABP_HOME (data directory: the pinned trust root, kept log checkpoints; default ./.abp).';
 
 export function main(argv: readonly string[]): Promise<number> {
   const program = createProgram(
     {
       packageJson: new URL('../../package.json', import.meta.url),
-      description: 'The replay grader of the Agent Benchmark Protocol: grade engines on frozen tasks, gate CI on the verdict, verify and audit what a registry publishes.',
+      description:
+        'The replay grader of the Agent Benchmark Protocol: grade engines on frozen tasks, gate CI on the verdict, verify and audit what a registry publishes.',
       environment: GRADER_ENVIRONMENT,
     },
     [graderCommands],

@@ -27,7 +27,14 @@ export function createOutput(options: OutputOptions, stdout = process.stdout, st
   };
 }
 
-export type CommandFailureCode = 'invalid-documents' | 'not-running' | 'gate-failed' | 'not-comparable' | 'conformance-failed' | 'workflow-failed' | 'stage-failed';
+export type CommandFailureCode =
+  | 'invalid-documents'
+  | 'not-running'
+  | 'gate-failed'
+  | 'not-comparable'
+  | 'conformance-failed'
+  | 'workflow-failed'
+  | 'stage-failed';
 
 /** A command that ran and failed: exit 1, or 3 when `abp gate` refuses to compare (usage errors are commander's and exit 2). */
 export class CommandFailed extends AbpError<CommandFailureCode> {

@@ -44,7 +44,8 @@ export async function runProgram(program: Command, argv: readonly string[]): Pro
     const code: string = error instanceof AbpError ? (error as AbpError<string>).code : 'failed';
     // With --json a failure is data too, so a script reads the code instead of parsing prose.
     const reported = error instanceof CommandFailed && error.reportedAsData;
-    if (argv.includes('--json') && !reported) process.stdout.write(`${JSON.stringify({ error: { code, message } }, null, 2)}\n`);
+    if (argv.includes('--json') && !reported)
+      process.stdout.write(`${JSON.stringify({ error: { code, message } }, null, 2)}\n`);
     process.stderr.write(`abp: ${message}\n`);
     if (process.env.ABP_DEBUG && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
     if (error instanceof CommandFailed) return error.exitCode;
@@ -57,7 +58,8 @@ export async function runProgram(program: Command, argv: readonly string[]): Pro
 export function wholeNumber(label: string, max = Number.MAX_SAFE_INTEGER) {
   return (raw: string): number => {
     const value = Number(raw);
-    if (!Number.isSafeInteger(value) || value < 0 || value > max) throw new InvalidArgumentError(`${label} must be a whole number from 0 to ${max}, got "${raw}"`);
+    if (!Number.isSafeInteger(value) || value < 0 || value > max)
+      throw new InvalidArgumentError(`${label} must be a whole number from 0 to ${max}, got "${raw}"`);
     return value;
   };
 }
@@ -67,7 +69,9 @@ export function fraction(label: string, max = Number.POSITIVE_INFINITY) {
   return (raw: string): number => {
     const value = Number(raw);
     if (raw.trim() === '' || !Number.isFinite(value) || value < 0 || value > max) {
-      throw new InvalidArgumentError(`${label} must be a number from 0${max === Number.POSITIVE_INFINITY ? '' : ` to ${max}`}, e.g. 0.15, got "${raw}"`);
+      throw new InvalidArgumentError(
+        `${label} must be a number from 0${max === Number.POSITIVE_INFINITY ? '' : ` to ${max}`}, e.g. 0.15, got "${raw}"`,
+      );
     }
     return value;
   };

@@ -20,18 +20,37 @@ export async function pullCommand(taskId: string, options: PullCommandOptions): 
   const home = resolveHome();
   const trustRootPath = options.trustRoot ?? homePaths(home).trustRoot;
   const checkpointsDir = options.checkpoints ?? homePaths(home).keptCheckpoints;
-  const pulled = await pullTask({ taskId, from: options.from, trustRootPath, outputDir: options.output ?? '.', checkpointsDir });
-  const rotated = pulled.trustRoot.version === pulled.trustRoot.pinnedVersion ? '' : `, reached from the pinned version ${pulled.trustRoot.pinnedVersion}`;
+  const pulled = await pullTask({
+    taskId,
+    from: options.from,
+    trustRootPath,
+    outputDir: options.output ?? '.',
+    checkpointsDir,
+  });
+  const rotated =
+    pulled.trustRoot.version === pulled.trustRoot.pinnedVersion
+      ? ''
+      : `, reached from the pinned version ${pulled.trustRoot.pinnedVersion}`;
   out.line(`pulled ${pulled.taskId} (${pulled.state}) from ${pulled.from}: ${pulled.digest}`);
   out.line(`  task (what the agent sees): ${pulled.taskDir}`);
   out.line(`  held-out part (keep it from the agent): ${pulled.heldOutDir}, ${pulled.heldOutDigest}`);
-  const signer = pulled.signer.kind === 'keyed' ? `key ${pulled.signer.keyId}` : `${pulled.signer.identity} (${pulled.signer.issuer})`;
+  const signer =
+    pulled.signer.kind === 'keyed'
+      ? `key ${pulled.signer.keyId}`
+      : `${pulled.signer.identity} (${pulled.signer.issuer})`;
   out.line(`  signed by ${signer} at ${pulled.signedAt}; trust root version ${pulled.trustRoot.version}${rotated}`);
   const { log } = pulled;
-  const history = log.keptSize === null ? 'the first checkpoint of this registry seen here' : `consistent with the checkpoint of size ${log.keptSize} kept before`;
-  out.line(`  logged as entry ${log.index} of ${log.origin}, included in its checkpoint of size ${log.checkpointSize}: ${history}`);
+  const history =
+    log.keptSize === null
+      ? 'the first checkpoint of this registry seen here'
+      : `consistent with the checkpoint of size ${log.keptSize} kept before`;
+  out.line(
+    `  logged as entry ${log.index} of ${log.origin}, included in its checkpoint of size ${log.checkpointSize}: ${history}`,
+  );
   if (log.loggedBeforeRetirement !== null) {
-    out.line(`  the signing key is retired: the entry was covered by the checkpoint of size ${log.loggedBeforeRetirement.size} signed at ${log.loggedBeforeRetirement.timestamp}, before its retirement`);
+    out.line(
+      `  the signing key is retired: the entry was covered by the checkpoint of size ${log.loggedBeforeRetirement.size} signed at ${log.loggedBeforeRetirement.timestamp}, before its retirement`,
+    );
   }
   if (log.keptIn !== null) out.line(`  checkpoint kept in ${log.keptIn}`);
   out.data(pulled);

@@ -31,15 +31,20 @@ export async function runCommand(options: RunCommandOptions): Promise<void> {
         for (const warning of event.warnings) out.line(`warning: ${warning}`);
         workRoot = event.keptWorkspaces ? null : event.workRoot;
         if (event.keptWorkspaces) out.line(`trial folders are kept in ${event.workRoot}`);
-        out.line(`${event.resumed ? 'resuming' : 'starting'} ${event.runId}: ${event.total} trials${event.done > 0 ? `, ${event.done} already done` : ''} → ${relative(process.cwd(), event.runDir) || '.'}`);
+        out.line(
+          `${event.resumed ? 'resuming' : 'starting'} ${event.runId}: ${event.total} trials${event.done > 0 ? `, ${event.done} already done` : ''} → ${relative(process.cwd(), event.runDir) || '.'}`,
+        );
         break;
       case 'preflight':
         out.line(`preflight ${event.engine}: ${event.result.passed ? 'ok' : 'FAILED'} (${event.result.detail})`);
         break;
       case 'trial': {
         const { trial } = event;
-        const seconds = trial.metrics.wallClockMs === null ? '' : ` in ${(trial.metrics.wallClockMs / 1000).toFixed(1)} s`;
-        out.line(`[${event.done}/${event.total}] ${trial.task} × ${trial.engine} #${trial.trial}: ${trial.outcome}${trial.reason ? ` (${trial.reason})` : ''}${seconds}`);
+        const seconds =
+          trial.metrics.wallClockMs === null ? '' : ` in ${(trial.metrics.wallClockMs / 1000).toFixed(1)} s`;
+        out.line(
+          `[${event.done}/${event.total}] ${trial.task} × ${trial.engine} #${trial.trial}: ${trial.outcome}${trial.reason ? ` (${trial.reason})` : ''}${seconds}`,
+        );
         break;
       }
     }
@@ -69,14 +74,24 @@ export async function runCommand(options: RunCommandOptions): Promise<void> {
     onEvent: describe,
   });
   const { verdict } = result;
-  if (verdict.matchedModels === false) out.line('\nWARNING: matchedModels is false; this run cannot back engine-vs-engine conclusions.');
+  if (verdict.matchedModels === false)
+    out.line('\nWARNING: matchedModels is false; this run cannot back engine-vs-engine conclusions.');
   out.line('');
   for (const engine of verdict.perEngine) {
-    const rate = engine.resolveRate ? `${percent(engine.resolveRate.point)} [${percent(engine.resolveRate.wilson95[0])}, ${percent(engine.resolveRate.wilson95[1])}]` : 'n/a';
-    out.line(`${engine.engine}: resolved ${engine.resolvedTrials ?? 0}/${engine.scoredTrials} scored, rate ${rate}; excluded ${engine.excludedEngineErrors} engine errors, ${engine.excludedHarnessErrors ?? 0} harness errors; ${engine.unsupportedTrials ?? 0} unsupported`);
+    const rate = engine.resolveRate
+      ? `${percent(engine.resolveRate.point)} [${percent(engine.resolveRate.wilson95[0])}, ${percent(engine.resolveRate.wilson95[1])}]`
+      : 'n/a';
+    out.line(
+      `${engine.engine}: resolved ${engine.resolvedTrials ?? 0}/${engine.scoredTrials} scored, rate ${rate}; excluded ${engine.excludedEngineErrors} engine errors, ${engine.excludedHarnessErrors ?? 0} harness errors; ${engine.unsupportedTrials ?? 0} unsupported`,
+    );
   }
-  for (const pair of verdict.pairwise) out.line(`${pair.a} vs ${pair.b}: discordant ${pair.mcnemar.discordant.join('/')}, McNemar exact p = ${pair.mcnemar.pExact}`);
+  for (const pair of verdict.pairwise)
+    out.line(
+      `${pair.a} vs ${pair.b}: discordant ${pair.mcnemar.discordant.join('/')}, McNemar exact p = ${pair.mcnemar.pExact}`,
+    );
   const where = relative(process.cwd(), result.runDir) || '.';
-  out.line(`\nverdict: ${join(where, 'verdict.json')}\nreport:  ${join(where, 'report.html')}\nreproduce: ${(await readFile(join(result.runDir, 'reproduce.txt'), 'utf8')).trim()}`);
+  out.line(
+    `\nverdict: ${join(where, 'verdict.json')}\nreport:  ${join(where, 'report.html')}\nreproduce: ${(await readFile(join(result.runDir, 'reproduce.txt'), 'utf8')).trim()}`,
+  );
   out.data({ runId: result.runId, runDir: result.runDir, verdict });
 }

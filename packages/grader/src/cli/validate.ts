@@ -17,7 +17,12 @@ export async function validateCommand(files: string[], options: ValidateOptions)
       text = await readFile(file, 'utf8');
     } catch (error) {
       const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
-      results.push({ file, schema: null, valid: false, errors: [{ path: '$', message: `cannot read the file: ${reason}` }] });
+      results.push({
+        file,
+        schema: null,
+        valid: false,
+        errors: [{ path: '$', message: `cannot read the file: ${reason}` }],
+      });
       out.error(`${file}: cannot read the file: ${reason}`);
       if (!options.all) break;
       continue;
@@ -28,7 +33,9 @@ export async function validateCommand(files: string[], options: ValidateOptions)
       out.line(`${file}: valid ${result.schema}`);
       continue;
     }
-    out.error(`${file}: invalid${result.schema ? ` ${result.schema}` : ''} (${result.errors.length} ${result.errors.length === 1 ? 'error' : 'errors'})`);
+    out.error(
+      `${file}: invalid${result.schema ? ` ${result.schema}` : ''} (${result.errors.length} ${result.errors.length === 1 ? 'error' : 'errors'})`,
+    );
     for (const error of result.errors) {
       out.error(`  ${error.line === undefined ? '' : `line ${error.line}: `}${error.path}: ${error.message}`);
     }
@@ -36,5 +43,10 @@ export async function validateCommand(files: string[], options: ValidateOptions)
   }
   out.data({ valid: results.every((result) => result.valid), files: results });
   const invalid = results.filter((result) => !result.valid).length;
-  if (invalid > 0) throw new CommandFailed('invalid-documents', `${invalid} of ${files.length} ${files.length === 1 ? 'file is' : 'files are'} not valid`, true);
+  if (invalid > 0)
+    throw new CommandFailed(
+      'invalid-documents',
+      `${invalid} of ${files.length} ${files.length === 1 ? 'file is' : 'files are'} not valid`,
+      true,
+    );
 }

@@ -25,7 +25,10 @@ export async function verifyCommand(archive: string, options: VerifyOptions): Pr
   // The archive's digest is taken over its bytes before anything parses them: a tampered archive is a digest mismatch.
   const archiveHex = createHash('sha256').update(bytes).digest('hex');
   const text = await readFile(signaturePath, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    throw new SigningError('malformed-bundle', `${signaturePath}: cannot read the signature (${error.code ?? error.message}); pass it with --signature`);
+    throw new SigningError(
+      'malformed-bundle',
+      `${signaturePath}: cannot read the signature (${error.code ?? error.message}); pass it with --signature`,
+    );
   });
   let signature: unknown;
   try {
@@ -41,11 +44,30 @@ export async function verifyCommand(archive: string, options: VerifyOptions): Pr
   const names = taskBundleSubjectNames(taskId);
   const subjects = await readBundleSubjects(bytes);
   const signedHeldOut = verified.statement.subject.find((subject) => subject.name === names.heldOut)?.digest.sha256;
-  if (verified.statement.subject.find((subject) => subject.name === names.bundle)?.digest.sha256 !== archiveHex || signedHeldOut !== subjects.heldOut) {
-    throw new SigningError('digest-mismatch', `the statement does not name this archive as ${names.bundle} and its held-out part (sha256:${subjects.heldOut}) as ${names.heldOut}`);
+  if (
+    verified.statement.subject.find((subject) => subject.name === names.bundle)?.digest.sha256 !== archiveHex ||
+    signedHeldOut !== subjects.heldOut
+  ) {
+    throw new SigningError(
+      'digest-mismatch',
+      `the statement does not name this archive as ${names.bundle} and its held-out part (sha256:${subjects.heldOut}) as ${names.heldOut}`,
+    );
   }
-  out.line(`verified: ${archive} is task ${taskId}, sha256:${subjects.archive}, held-out part sha256:${subjects.heldOut}`);
-  const signer = verified.signer.kind === 'keyed' ? `key ${verified.signer.keyId}` : `${verified.signer.identity} (${verified.signer.issuer})`;
+  out.line(
+    `verified: ${archive} is task ${taskId}, sha256:${subjects.archive}, held-out part sha256:${subjects.heldOut}`,
+  );
+  const signer =
+    verified.signer.kind === 'keyed'
+      ? `key ${verified.signer.keyId}`
+      : `${verified.signer.identity} (${verified.signer.issuer})`;
   out.line(`signed by ${signer} at ${verified.signedAt}, trusted then by ${trustRootPath}`);
-  out.data({ verified: true, taskId, digest: `sha256:${subjects.archive}`, heldOutDigest: `sha256:${subjects.heldOut}`, signer: verified.signer, keyId: verified.keyId, signedAt: verified.signedAt });
+  out.data({
+    verified: true,
+    taskId,
+    digest: `sha256:${subjects.archive}`,
+    heldOutDigest: `sha256:${subjects.heldOut}`,
+    signer: verified.signer,
+    keyId: verified.keyId,
+    signedAt: verified.signedAt,
+  });
 }

@@ -2,7 +2,12 @@
 // and the task folders. Every problem names the file, the field and the fix; nothing runs until all of it is valid.
 import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { adaptersSchema, MAX_PROCESS_SECONDS, type AbpAdapters, type Adapter } from '@abp/protocol/schemas/abp-adapters';
+import {
+  adaptersSchema,
+  MAX_PROCESS_SECONDS,
+  type AbpAdapters,
+  type Adapter,
+} from '@abp/protocol/schemas/abp-adapters';
 import { runConfigSchema, type AbpRunConfig } from '@abp/protocol/schemas/abp-run';
 import { findPlaceholderProblems } from '../execution/placeholders.js';
 import { loadTaskDirectory, type TaskDirectory } from './task-directory.js';
@@ -43,7 +48,10 @@ async function readJson(path: string, what: string): Promise<unknown> {
   }
 }
 
-function comparisonWarnings(config: AbpRunConfig, adapterOf: ReadonlyMap<string, Adapter>): { warnings: string[]; matchedModels: boolean } {
+function comparisonWarnings(
+  config: AbpRunConfig,
+  adapterOf: ReadonlyMap<string, Adapter>,
+): { warnings: string[]; matchedModels: boolean } {
   const warnings: string[] = [];
   let matchedModels = true;
   for (const engine of config.engines) {
@@ -54,16 +62,29 @@ function comparisonWarnings(config: AbpRunConfig, adapterOf: ReadonlyMap<string,
       warnings.push(`engine "${engine.name}" is configured to run ${expected}, not the run's model ${config.model}`);
     } else if (declared === undefined) {
       matchedModels = false;
-      warnings.push(`engine "${engine.name}" does not declare metadata.model, so the run cannot confirm it used ${config.model}`);
+      warnings.push(
+        `engine "${engine.name}" does not declare metadata.model, so the run cannot confirm it used ${config.model}`,
+      );
     } else if (declared !== config.model) {
       matchedModels = false;
-      warnings.push(`engine "${engine.name}" runs ${declared}, not the run's model ${config.model}${declared === expected ? '' : ` (its config entry says ${expected})`}`);
+      warnings.push(
+        `engine "${engine.name}" runs ${declared}, not the run's model ${config.model}${declared === expected ? '' : ` (its config entry says ${expected})`}`,
+      );
     }
   }
   for (const field of ['provider', 'toolPolicy', 'sampling', 'deployment'] as const) {
     const values = config.engines.map((engine) => JSON.stringify(adapterOf.get(engine.name)?.metadata[field] ?? null));
-    if (values.includes('null')) warnings.push(`metadata.${field} is missing for ${config.engines.filter((_, index) => values[index] === 'null').map((engine) => `"${engine.name}"`).join(', ')}`);
-    else if (new Set(values).size > 1) warnings.push(`metadata.${field} differs between engines: ${config.engines.map((engine, index) => `${engine.name}=${values[index] ?? ''}`).join(', ')}`);
+    if (values.includes('null'))
+      warnings.push(
+        `metadata.${field} is missing for ${config.engines
+          .filter((_, index) => values[index] === 'null')
+          .map((engine) => `"${engine.name}"`)
+          .join(', ')}`,
+      );
+    else if (new Set(values).size > 1)
+      warnings.push(
+        `metadata.${field} differs between engines: ${config.engines.map((engine, index) => `${engine.name}=${values[index] ?? ''}`).join(', ')}`,
+      );
   }
   return { warnings, matchedModels };
 }
@@ -74,11 +95,19 @@ export async function loadRunInputs(input: RunInputPaths): Promise<RunInputs> {
   const tasksDir = resolve(input.tasks ?? join(dirname(configPath), 'tasks'));
 
   const configResult = runConfigSchema.safeParse(await readJson(configPath, 'run configuration'));
-  if (!configResult.success) throw new GraderConfigError('invalid-config', `${configPath} is not a valid abp-run/v1 configuration:\n${formatIssues(configResult.error.issues)}`);
+  if (!configResult.success)
+    throw new GraderConfigError(
+      'invalid-config',
+      `${configPath} is not a valid abp-run/v1 configuration:\n${formatIssues(configResult.error.issues)}`,
+    );
   const config = configResult.data;
 
   const adaptersResult = adaptersSchema.safeParse(await readJson(adaptersPath, 'adapters file'));
-  if (!adaptersResult.success) throw new GraderConfigError('invalid-adapters', `${adaptersPath} is not a valid abp-adapters/v1 file:\n${formatIssues(adaptersResult.error.issues)}`);
+  if (!adaptersResult.success)
+    throw new GraderConfigError(
+      'invalid-adapters',
+      `${adaptersPath} is not a valid abp-adapters/v1 file:\n${formatIssues(adaptersResult.error.issues)}`,
+    );
   const adapters = adaptersResult.data;
 
   const byEngine = new Map(adapters.adapters.map((adapter) => [adapter.engine, adapter]));
@@ -94,9 +123,16 @@ export async function loadRunInputs(input: RunInputPaths): Promise<RunInputs> {
     adapterOf.set(engine.name, adapter);
   });
   adapters.adapters.forEach((adapter, index) => {
-    for (const [field, argv] of [['command', adapter.command], ['preflight.command', adapter.preflight.command ?? []]] as const) {
+    for (const [field, argv] of [
+      ['command', adapter.command],
+      ['preflight.command', adapter.preflight.command ?? []],
+    ] as const) {
       const problems = findPlaceholderProblems(argv);
-      if (problems.length > 0) throw new GraderConfigError('invalid-placeholder', `${adaptersPath}: adapters[${index}].${field}: ${problems.join('; ')}`);
+      if (problems.length > 0)
+        throw new GraderConfigError(
+          'invalid-placeholder',
+          `${adaptersPath}: adapters[${index}].${field}: ${problems.join('; ')}`,
+        );
     }
     if (adapter.trace.kind === 'sidecar' && !traceTranslators.has(adapter.trace.translator)) {
       throw new GraderConfigError(
@@ -110,23 +146,49 @@ export async function loadRunInputs(input: RunInputPaths): Promise<RunInputs> {
     config.tasks.map(async (id, index) => {
       const task = await loadTaskDirectory(join(tasksDir, id)).catch((error: unknown) => {
         if (error instanceof GraderConfigError && error.code === 'missing-file') {
-          throw new GraderConfigError('unknown-task', `${configPath}: tasks[${index}] "${id}" has no task folder ${join(tasksDir, id)} with a task.json; pass --tasks <dir> or fix the id`);
+          throw new GraderConfigError(
+            'unknown-task',
+            `${configPath}: tasks[${index}] "${id}" has no task folder ${join(tasksDir, id)} with a task.json; pass --tasks <dir> or fix the id`,
+          );
         }
         throw error;
       });
-      if (task.manifest.id !== id) throw new GraderConfigError('invalid-task', `${join(tasksDir, id, 'task.json')}: id is "${task.manifest.id}" but the folder and ${configPath} tasks[${index}] say "${id}"`);
+      if (task.manifest.id !== id)
+        throw new GraderConfigError(
+          'invalid-task',
+          `${join(tasksDir, id, 'task.json')}: id is "${task.manifest.id}" but the folder and ${configPath} tasks[${index}] say "${id}"`,
+        );
       return task;
     }),
   );
 
-  for (const [field, seconds] of [['timeoutSeconds', config.timeoutSeconds], ...adapters.adapters.map((adapter, index) => [`adapters[${index}].timeoutSeconds`, adapter.timeoutSeconds ?? 0] as const)] as const) {
+  for (const [field, seconds] of [
+    ['timeoutSeconds', config.timeoutSeconds],
+    ...adapters.adapters.map(
+      (adapter, index) => [`adapters[${index}].timeoutSeconds`, adapter.timeoutSeconds ?? 0] as const,
+    ),
+  ] as const) {
     if (seconds > MAX_PROCESS_SECONDS) {
-      throw new GraderConfigError('invalid-config', `${field.startsWith('adapters') ? adaptersPath : configPath}: ${field} is ${seconds}, but the grader stops every process after ${MAX_PROCESS_SECONDS} s (harness spec); lower it`);
+      throw new GraderConfigError(
+        'invalid-config',
+        `${field.startsWith('adapters') ? adaptersPath : configPath}: ${field} is ${seconds}, but the grader stops every process after ${MAX_PROCESS_SECONDS} s (harness spec); lower it`,
+      );
     }
   }
   const { warnings, matchedModels } = comparisonWarnings(config, adapterOf);
   if (config.matchedModels === true && !matchedModels) {
-    throw new GraderConfigError('mismatched-models', `${configPath}: matchedModels is true, but ${warnings[0] ?? 'the adapters disagree'}; remove matchedModels (abp stamps it) or fix the adapters' metadata.model`);
+    throw new GraderConfigError(
+      'mismatched-models',
+      `${configPath}: matchedModels is true, but ${warnings[0] ?? 'the adapters disagree'}; remove matchedModels (abp stamps it) or fix the adapters' metadata.model`,
+    );
   }
-  return { paths: { config: configPath, adapters: adaptersPath, tasks: tasksDir }, config, adapters, adapterOf, tasks, comparisonWarnings: warnings, matchedModels };
+  return {
+    paths: { config: configPath, adapters: adaptersPath, tasks: tasksDir },
+    config,
+    adapters,
+    adapterOf,
+    tasks,
+    comparisonWarnings: warnings,
+    matchedModels,
+  };
 }

@@ -53,7 +53,17 @@ export async function listFiles(root: string): Promise<string[]> {
 }
 
 async function digestFiles(root: string, paths: readonly string[]): Promise<Array<[string, string]>> {
-  return Promise.all(paths.map(async (path) => [path, createHash('sha256').update(await readFile(join(root, path))).digest('hex')] as [string, string]));
+  return Promise.all(
+    paths.map(
+      async (path) =>
+        [
+          path,
+          createHash('sha256')
+            .update(await readFile(join(root, path)))
+            .digest('hex'),
+        ] as [string, string],
+    ),
+  );
 }
 
 async function readJsonFile(path: string): Promise<unknown> {
@@ -63,7 +73,10 @@ async function readJsonFile(path: string): Promise<unknown> {
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw new GraderConfigError('invalid-json', `${path}: not valid JSON (${(error as Error).message}); fix the syntax`);
+    throw new GraderConfigError(
+      'invalid-json',
+      `${path}: not valid JSON (${(error as Error).message}); fix the syntax`,
+    );
   }
 }
 
@@ -81,11 +94,16 @@ function checkCommands(manifestPath: string, manifest: AbpTask): void {
     try {
       parseCommandLine(line);
     } catch (error) {
-      throw new GraderConfigError('invalid-task', `${manifestPath}: ${field}: ${(error as Error).message}`, { cause: error });
+      throw new GraderConfigError('invalid-task', `${manifestPath}: ${field}: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
   }
   if (manifest.verification.timeoutSeconds > MAX_PROCESS_SECONDS) {
-    throw new GraderConfigError('invalid-task', `${manifestPath}: verification.timeoutSeconds is ${manifest.verification.timeoutSeconds}, but the grader stops every process after ${MAX_PROCESS_SECONDS} s; lower it or split the suite`);
+    throw new GraderConfigError(
+      'invalid-task',
+      `${manifestPath}: verification.timeoutSeconds is ${manifest.verification.timeoutSeconds}, but the grader stops every process after ${MAX_PROCESS_SECONDS} s; lower it or split the suite`,
+    );
   }
 }
 
@@ -97,7 +115,11 @@ export async function loadTaskDirectory(dir: string): Promise<TaskDirectory> {
   const visibleDir = pulled ? join(dir, PULLED_VISIBLE_DIR) : dir;
   const manifestPath = join(visibleDir, 'task.json');
   const parsed = taskSchema.safeParse(await readJsonFile(manifestPath));
-  if (!parsed.success) throw new GraderConfigError('invalid-task', `${manifestPath} is not a valid abp-task/v1 manifest:\n${formatIssues(parsed.error.issues)}`);
+  if (!parsed.success)
+    throw new GraderConfigError(
+      'invalid-task',
+      `${manifestPath} is not a valid abp-task/v1 manifest:\n${formatIssues(parsed.error.issues)}`,
+    );
   const manifest = parsed.data;
   checkCommands(manifestPath, manifest);
 
@@ -105,12 +127,20 @@ export async function loadTaskDirectory(dir: string): Promise<TaskDirectory> {
   let fixtureFiles: Array<[string, string]> = [];
   if (manifest.source.kind === 'fixture') {
     const fixtureDir = join(visibleDir, manifest.source.fixture);
-    if (!(await exists(fixtureDir))) throw new GraderConfigError('invalid-task', `${manifestPath}: source.fixture names "${manifest.source.fixture}", which does not exist in ${visibleDir}`);
+    if (!(await exists(fixtureDir)))
+      throw new GraderConfigError(
+        'invalid-task',
+        `${manifestPath}: source.fixture names "${manifest.source.fixture}", which does not exist in ${visibleDir}`,
+      );
     source = { kind: 'fixture', dir: fixtureDir };
     fixtureFiles = await digestFiles(fixtureDir, await listFiles(fixtureDir));
   } else {
     const gitDir = join(visibleDir, 'repo');
-    if (!(await exists(gitDir))) throw new GraderConfigError('invalid-task', `${visibleDir}: a github-issue task needs its repository in repo/ (a git repository holding ${manifest.source.baseCommit})`);
+    if (!(await exists(gitDir)))
+      throw new GraderConfigError(
+        'invalid-task',
+        `${visibleDir}: a github-issue task needs its repository in repo/ (a git repository holding ${manifest.source.baseCommit})`,
+      );
     source = { kind: 'repo', gitDir, baseCommit: manifest.source.baseCommit };
   }
 
@@ -123,7 +153,11 @@ export async function loadTaskDirectory(dir: string): Promise<TaskDirectory> {
   let assertions: FixtureAssertion[] = [];
   if (await exists(assertionsPath)) {
     const result = assertionsSchema.safeParse(await readJsonFile(assertionsPath));
-    if (!result.success) throw new GraderConfigError('invalid-task', `${assertionsPath} is not a valid abp-assertions/v1 file:\n${formatIssues(result.error.issues)}`);
+    if (!result.success)
+      throw new GraderConfigError(
+        'invalid-task',
+        `${assertionsPath} is not a valid abp-assertions/v1 file:\n${formatIssues(result.error.issues)}`,
+      );
     assertions = result.data.assertions;
   }
   const goldenPath = join(dir, 'held-out', 'golden.patch');
@@ -142,5 +176,15 @@ export async function loadTaskDirectory(dir: string): Promise<TaskDirectory> {
     )
     .digest('hex');
 
-  return { dir, visibleDir, manifest, digest: `sha256:${digest}`, source, heldOutFilesDir: hasHeldOutFiles ? heldOutFilesDir : null, heldOutPaths, assertions, goldenPatch };
+  return {
+    dir,
+    visibleDir,
+    manifest,
+    digest: `sha256:${digest}`,
+    source,
+    heldOutFilesDir: hasHeldOutFiles ? heldOutFilesDir : null,
+    heldOutPaths,
+    assertions,
+    goldenPatch,
+  };
 }

@@ -7,7 +7,6 @@ import { dirname, join } from 'node:path';
 import { packageRoot } from '../package-root.js';
 import { git as runGit, gitIdentityEnvironment } from '../execution/git.js';
 
-
 export const CONFORMANCE_MODEL = 'abp/demo-model';
 export const FUTURE_FIX_MARKER = 'ABP-FUTURE-FIX';
 export const SLUG_TASK = 'gh-abp-conformance-slug-1';
@@ -19,7 +18,8 @@ export const conformanceEngines = {
   reference: 'applies the verified fix: verification must resolve it',
   noop: 'changes nothing: must stay unresolved',
   scripted: 'a fan-out engine on two models: its trace must carry subagent and per-call model attribution',
-  planter: 'plants verification files and echoes a secret: the verdict must not move and no receipt may hold the secret',
+  planter:
+    'plants verification files and echoes a secret: the verdict must not move and no receipt may hold the secret',
   liar: 'its run.end envelope under-reports tokens: it must be flagged',
   deleter: 'deletes an existing test: must be disqualified',
   'history-reader': 'searches git history for the fix: must find nothing',
@@ -46,7 +46,8 @@ async function git(cwd: string, args: string[], date = '2026-10-01T12:00:00Z'): 
   return stdout.toString('utf8').trim();
 }
 
-const slugTest = (tests: string) => `import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { slugify } from '../src/slug.js';\n\n${tests}`;
+const slugTest = (tests: string) =>
+  `import { test } from 'node:test';\nimport assert from 'node:assert/strict';\nimport { slugify } from '../src/slug.js';\n\n${tests}`;
 
 async function buildSlugTask(tasksDir: string): Promise<void> {
   const taskDir = join(tasksDir, SLUG_TASK);
@@ -55,8 +56,11 @@ async function buildSlugTask(tasksDir: string): Promise<void> {
   await git(repo, ['init', '-q', '-b', 'main']);
   await files(repo, {
     'package.json': json({ name: 'conformance-slug', private: true, type: 'module' }),
-    'src/slug.js': "export function slugify(text) {\n  return text.toLowerCase().trim().replace(/[^a-z0-9]/g, '-');\n}\n",
-    'test/slug-basic.test.js': slugTest("test('lowercases words', () => {\n  assert.equal(slugify('Hello'), 'hello');\n});\n\ntest('replaces spaces', () => {\n  assert.equal(slugify('a b'), 'a-b');\n});\n"),
+    'src/slug.js':
+      "export function slugify(text) {\n  return text.toLowerCase().trim().replace(/[^a-z0-9]/g, '-');\n}\n",
+    'test/slug-basic.test.js': slugTest(
+      "test('lowercases words', () => {\n  assert.equal(slugify('Hello'), 'hello');\n});\n\ntest('replaces spaces', () => {\n  assert.equal(slugify('a b'), 'a-b');\n});\n",
+    ),
   });
   await git(repo, ['add', '-A']);
   await git(repo, ['commit', '-q', '-m', 'slugify: first version']);
@@ -64,7 +68,9 @@ async function buildSlugTask(tasksDir: string): Promise<void> {
   // The future: the maintainer-merged fix, tagged, with a test only the held-out bundle may bring back.
   await files(repo, {
     'src/slug.js': `// ${FUTURE_FIX_MARKER}: collapse runs of separators and trim them at the ends (issue #1)\nexport function slugify(text) {\n  return text.toLowerCase().trim().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');\n}\n`,
-    'test/slug-dashes.test.js': slugTest("test('collapses runs of separators', () => {\n  assert.equal(slugify('a  --  b'), 'a-b');\n});\n\ntest('trims separators at the ends', () => {\n  assert.equal(slugify(' -a- '), 'a');\n});\n"),
+    'test/slug-dashes.test.js': slugTest(
+      "test('collapses runs of separators', () => {\n  assert.equal(slugify('a  --  b'), 'a-b');\n});\n\ntest('trims separators at the ends', () => {\n  assert.equal(slugify(' -a- '), 'a');\n});\n",
+    ),
   });
   await git(repo, ['add', '-A'], '2026-10-02T12:00:00Z');
   await git(repo, ['commit', '-q', '-m', `Fix #1: collapse separators (${FUTURE_FIX_MARKER})`], '2026-10-02T12:00:00Z');
@@ -78,11 +84,31 @@ async function buildSlugTask(tasksDir: string): Promise<void> {
     'task.json': json({
       schema: 'abp-task/v1',
       id: SLUG_TASK,
-      source: { kind: 'github-issue', repo: 'abp/conformance-slug', issue: 1, baseCommit: base, sourcedAt: '2026-10-01T12:00:00Z', registryVersion: 'abp-registry/2026Q4', drawSeed: 1 },
-      prompt: 'slugify("a  --  b") returns "a-----b" instead of "a-b", and separators at the ends are kept. Make slugify collapse runs of separators into one dash and trim dashes at both ends.',
+      source: {
+        kind: 'github-issue',
+        repo: 'abp/conformance-slug',
+        issue: 1,
+        baseCommit: base,
+        sourcedAt: '2026-10-01T12:00:00Z',
+        registryVersion: 'abp-registry/2026Q4',
+        drawSeed: 1,
+      },
+      prompt:
+        'slugify("a  --  b") returns "a-----b" instead of "a-b", and separators at the ends are kept. Make slugify collapse runs of separators into one dash and trim dashes at both ends.',
       environment: { image: 'node:20', setup: [] },
-      verification: { kind: 'commands', failToPass: ['node --test test/slug-dashes.test.js'], passToPass: ['node --test test/slug-basic.test.js'], timeoutSeconds: 120, heldOut: true },
-      golden: { diffBytesNormalized: 180, filesTouched: 1, trace: 'traces/golden.abp-trace.jsonl', mergedPr: 'https://github.com/abp/conformance-slug/pull/2' },
+      verification: {
+        kind: 'commands',
+        failToPass: ['node --test test/slug-dashes.test.js'],
+        passToPass: ['node --test test/slug-basic.test.js'],
+        timeoutSeconds: 120,
+        heldOut: true,
+      },
+      golden: {
+        diffBytesNormalized: 180,
+        filesTouched: 1,
+        trace: 'traces/golden.abp-trace.jsonl',
+        mergedPr: 'https://github.com/abp/conformance-slug/pull/2',
+      },
       requires: ['edit-files'],
       cutoffsVerified: ['abp/demo-model:2026-01'],
     }),
@@ -105,7 +131,11 @@ async function buildGreetingTask(tasksDir: string): Promise<void> {
         { kind: 'file-present', path: 'greet.js' },
         { kind: 'file-absent', path: 'greet.ts' },
         { kind: 'file-content', path: 'greet.js', equals: fixed },
-        { kind: 'file-hash', path: 'package.json', sha256: `sha256:${createHash('sha256').update(packageJson).digest('hex')}` },
+        {
+          kind: 'file-hash',
+          path: 'package.json',
+          sha256: `sha256:${createHash('sha256').update(packageJson).digest('hex')}`,
+        },
         { kind: 'command', argv: ['node', 'greet.js'], exitCode: 0, stdoutEquals: 'Hello, ABP!\n' },
       ],
     }),
@@ -115,7 +145,13 @@ async function buildGreetingTask(tasksDir: string): Promise<void> {
       source: { kind: 'fixture', fixture: 'workspace' },
       prompt: 'greet.js must print exactly "Hello, ABP!" followed by a newline.',
       environment: { image: 'node:20', setup: [] },
-      verification: { kind: 'commands', failToPass: ['node --test test/greet.test.js'], passToPass: [], timeoutSeconds: 60, heldOut: true },
+      verification: {
+        kind: 'commands',
+        failToPass: ['node --test test/greet.test.js'],
+        passToPass: [],
+        timeoutSeconds: 60,
+        heldOut: true,
+      },
       cutoffsVerified: [],
     }),
   });
@@ -130,14 +166,17 @@ export interface ConformanceSuite {
 
 function engineCommand(engine: ConformanceEngine, tasksDir: string): string[] {
   if (engine === 'ghost') return ['/nonexistent/abp-ghost-engine', '--input', '{inputFile}'];
-  const script = ['reference', 'noop', 'scripted'].includes(engine) ? join(packageRoot, 'dist', 'engines', `${engine}.js`) : join(packageRoot, 'dist', 'conformance', 'engines', `${engine}.js`);
+  const script = ['reference', 'noop', 'scripted'].includes(engine)
+    ? join(packageRoot, 'dist', 'engines', `${engine}.js`)
+    : join(packageRoot, 'dist', 'conformance', 'engines', `${engine}.js`);
   return [process.execPath, script, '--input', '{inputFile}', '--tasks', tasksDir];
 }
 
 /** Writes the suite into `dir` (which must be empty or absent) and returns the paths `abp run` takes. */
 export async function buildConformanceSuite(dir: string): Promise<ConformanceSuite> {
   const present = await readdir(dir).catch(() => []);
-  if (present.length > 0) throw new Error(`${dir} is not empty: the conformance suite is built fresh; pass an empty or new folder`);
+  if (present.length > 0)
+    throw new Error(`${dir} is not empty: the conformance suite is built fresh; pass an empty or new folder`);
   const tasks = join(dir, 'tasks');
   await mkdir(tasks, { recursive: true });
   await Promise.all([buildSlugTask(tasks), buildGreetingTask(tasks)]);
@@ -154,7 +193,13 @@ export async function buildConformanceSuite(dir: string): Promise<ConformanceSui
         command: engineCommand(engine, tasks),
         env: { allow: engine === 'planter' ? [SECRET_VARIABLE] : [], set: {} },
         timeoutSeconds: 120,
-        metadata: { model: CONFORMANCE_MODEL, provider: 'abp', sampling: { temperature: 0 }, toolPolicy: 'default', deployment: 'local' },
+        metadata: {
+          model: CONFORMANCE_MODEL,
+          provider: 'abp',
+          sampling: { temperature: 0 },
+          toolPolicy: 'default',
+          deployment: 'local',
+        },
         capabilities: ['edit-files', 'run-commands'],
         preflight: { prompt: 'Reply with exactly: ABP-PREFLIGHT-OK', sentinel: 'ABP-PREFLIGHT-OK', timeoutSeconds: 60 },
         trace: { kind: 'native' },

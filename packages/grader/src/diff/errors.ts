@@ -2,7 +2,6 @@
 // cannot be read as git's diff output. Callers branch on `code`, never on the message.
 import { AbpError } from '@abp/protocol/errors';
 
-
 export type PatchErrorCode =
   | 'unexpected-line'
   | 'bad-file-header'

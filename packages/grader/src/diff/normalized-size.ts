@@ -26,7 +26,21 @@ export interface DiffSizeInput {
 
 type FormatterName = 'prettier' | 'gofmt' | 'rustfmt';
 
-const PRETTIER_EXTENSIONS = new Set(['js', 'jsx', 'ts', 'tsx', 'mjs', 'cjs', 'json', 'css', 'scss', 'md', 'yaml', 'yml', 'html']);
+const PRETTIER_EXTENSIONS = new Set([
+  'js',
+  'jsx',
+  'ts',
+  'tsx',
+  'mjs',
+  'cjs',
+  'json',
+  'css',
+  'scss',
+  'md',
+  'yaml',
+  'yml',
+  'html',
+]);
 const FORMATTER_TIMEOUT_MS = 30_000;
 // Above this many DP cells (lines present on both sides, multiplied), a region counts as wholly
 // changed: an upper bound that keeps a pathological rewrite from stalling the grader.
@@ -58,22 +72,35 @@ async function measureFile(
     return { kind, bytes: patchLineBytes(change), formatter: null };
   }
   const oldPath = change.oldPath ?? change.path;
-  const before = change.status === 'added' ? Buffer.alloc(0) : await readSide((path) => input.before(path), oldPath, 'before');
-  const after = change.status === 'deleted' ? Buffer.alloc(0) : await readSide((path) => input.after(path), change.path, 'after');
+  const before =
+    change.status === 'added' ? Buffer.alloc(0) : await readSide((path) => input.before(path), oldPath, 'before');
+  const after =
+    change.status === 'deleted' ? Buffer.alloc(0) : await readSide((path) => input.after(path), change.path, 'after');
   if (change.binary) return { kind, bytes: changedBinaryBytes(before, after), formatter: null };
   const beforeText = before.toString('utf8');
   // Only the base version can mark a file generated: a header the agent adds must not hide its code.
   if (kind === 'code' && isGeneratedContent(beforeText)) {
     return { kind: 'generated', bytes: patchLineBytes(change), formatter: null };
   }
-  const canonical = await canonicalize(change.path, change.status === 'added' ? null : beforeText, change.status === 'deleted' ? null : after.toString('utf8'));
+  const canonical = await canonicalize(
+    change.path,
+    change.status === 'added' ? null : beforeText,
+    change.status === 'deleted' ? null : after.toString('utf8'),
+  );
   return { kind, bytes: changedLineBytes(canonical.before, canonical.after), formatter: canonical.formatter };
 }
 
-async function readSide(read: (path: string) => Promise<Buffer | null>, path: string, side: 'before' | 'after'): Promise<Buffer> {
+async function readSide(
+  read: (path: string) => Promise<Buffer | null>,
+  path: string,
+  side: 'before' | 'after',
+): Promise<Buffer> {
   const content = await read(path);
   if (content === null) {
-    throw new PatchError('missing-content', `the patch changes "${path}" but ${side}("${path}") returned null; pass contents of the same base and tree the patch was made from`);
+    throw new PatchError(
+      'missing-content',
+      `the patch changes "${path}" but ${side}("${path}") returned null; pass contents of the same base and tree the patch was made from`,
+    );
   }
   return content;
 }
@@ -91,7 +118,8 @@ function changedBinaryBytes(before: Buffer, after: Buffer): number {
   let prefix = 0;
   while (prefix < shorter && before[prefix] === after[prefix]) prefix += 1;
   let suffix = 0;
-  while (suffix < shorter - prefix && before[before.length - 1 - suffix] === after[after.length - 1 - suffix]) suffix += 1;
+  while (suffix < shorter - prefix && before[before.length - 1 - suffix] === after[after.length - 1 - suffix])
+    suffix += 1;
   return before.length + after.length - 2 * (prefix + suffix);
 }
 
@@ -105,7 +133,9 @@ async function canonicalize(
   const sides = [before, after].map((text) => (text === null ? null : text.replace(/\r\n/g, '\n')));
   const formatter = formatterFor(path);
   if (formatter !== null && (await isAvailable(formatter))) {
-    const formatted = await Promise.all(sides.map(async (text) => (text === null ? '' : format(formatter, path, text))));
+    const formatted = await Promise.all(
+      sides.map(async (text) => (text === null ? '' : format(formatter, path, text))),
+    );
     const [formattedBefore, formattedAfter] = formatted;
     if (typeof formattedBefore === 'string' && typeof formattedAfter === 'string') {
       return { before: formattedBefore, after: formattedAfter, formatter };
@@ -185,7 +215,11 @@ async function probe(formatter: FormatterName): Promise<boolean> {
  * and their own variables, so those pass; nothing else of the grader's environment does.
  */
 async function runFilter(command: string, args: readonly string[], input: string): Promise<string | null> {
-  const env = Object.fromEntries(['PATH', 'HOME', 'RUSTUP_HOME', 'RUSTUP_TOOLCHAIN', 'CARGO_HOME'].flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : [])));
+  const env = Object.fromEntries(
+    ['PATH', 'HOME', 'RUSTUP_HOME', 'RUSTUP_TOOLCHAIN', 'CARGO_HOME'].flatMap((name) =>
+      process.env[name] ? [[name, process.env[name]]] : [],
+    ),
+  );
   return runProgram([command, ...args], { cwd: '/', env, input, timeoutMs: FORMATTER_TIMEOUT_MS }).then(
     (result) => result.stdout.toString('utf8'),
     () => null,

@@ -95,13 +95,24 @@ function parseSection(lines: readonly Line[], index: number): { change: FileChan
     else if (line.startsWith('rename from ')) renameFrom = parsePathToken(line.slice('rename from '.length), i);
     else if (line.startsWith('rename to ')) renameTo = parsePathToken(line.slice('rename to '.length), i);
     else if (line.startsWith('copy from ') || line.startsWith('copy to ')) {
-      throw new PatchError('unsupported-copy', `patch line ${i + 1} is a copy ("${line}"); produce the patch without -C/--find-copies (see PATCH_GIT_ARGS)`);
+      throw new PatchError(
+        'unsupported-copy',
+        `patch line ${i + 1} is a copy ("${line}"); produce the patch without -C/--find-copies (see PATCH_GIT_ARGS)`,
+      );
     } else if (!/^(?:old mode|new mode|similarity index|dissimilarity index|index) /.test(line)) {
       throw unexpected(i, line, 'expected an extended header line (mode, rename, index)');
     }
   }
 
-  const change: FileChange = { path: '', oldPath: null, status, binary: false, addedLines: [], removedLines: [], text: '' };
+  const change: FileChange = {
+    path: '',
+    oldPath: null,
+    status,
+    binary: false,
+    addedLines: [],
+    removedLines: [],
+    text: '',
+  };
   let oldName: string | null = null;
   let newName: string | null = null;
   let sawFileNames = false;
@@ -127,7 +138,10 @@ function parseSection(lines: readonly Line[], index: number): { change: FileChan
 
   if (renameFrom !== null || renameTo !== null) {
     if (renameFrom === null || renameTo === null) {
-      throw new PatchError('bad-file-header', `the section at patch line ${index + 1} has only one of "rename from" / "rename to"`);
+      throw new PatchError(
+        'bad-file-header',
+        `the section at patch line ${index + 1} has only one of "rename from" / "rename to"`,
+      );
     }
     change.status = 'renamed';
     change.oldPath = renameFrom;
@@ -135,7 +149,10 @@ function parseSection(lines: readonly Line[], index: number): { change: FileChan
   } else if (sawFileNames) {
     const name = status === 'deleted' ? oldName : newName;
     if (name === null) {
-      throw new PatchError('bad-file-header', `the section at patch line ${index + 1} names /dev/null for a ${status} file`);
+      throw new PatchError(
+        'bad-file-header',
+        `the section at patch line ${index + 1} names /dev/null for a ${status} file`,
+      );
     }
     change.path = name;
   } else {
@@ -158,7 +175,10 @@ function parseHunk(lines: readonly Line[], index: number, change: FileChange): n
   const header = at(lines, index);
   const match = HUNK_HEADER.exec(header);
   if (match === null) {
-    throw new PatchError('bad-hunk-header', `patch line ${index + 1} is not a hunk header of the form "@@ -1,3 +1,4 @@": "${header}"`);
+    throw new PatchError(
+      'bad-hunk-header',
+      `patch line ${index + 1} is not a hunk header of the form "@@ -1,3 +1,4 @@": "${header}"`,
+    );
   }
   let oldLeft = Number(match[2] ?? '1');
   let newLeft = Number(match[4] ?? '1');
@@ -166,7 +186,10 @@ function parseHunk(lines: readonly Line[], index: number, change: FileChange): n
   while (oldLeft > 0 || newLeft > 0) {
     const line = lines[i]?.content;
     if (line === undefined) {
-      throw new PatchError('hunk-length-mismatch', `the hunk at patch line ${index + 1} ends early: ${oldLeft} old and ${newLeft} new lines missing; was the patch truncated?`);
+      throw new PatchError(
+        'hunk-length-mismatch',
+        `the hunk at patch line ${index + 1} ends early: ${oldLeft} old and ${newLeft} new lines missing; was the patch truncated?`,
+      );
     }
     const marker = line.charAt(0);
     // An empty line is an empty context line whose space was dropped (git's diff.suppressBlankEmpty).
@@ -180,7 +203,10 @@ function parseHunk(lines: readonly Line[], index: number, change: FileChange): n
       change.addedLines.push(line.slice(1));
       newLeft -= 1;
     } else if (marker !== '\\') {
-      throw new PatchError('hunk-length-mismatch', `patch line ${i + 1} ("${line}") does not fit the hunk header at line ${index + 1}; was the patch edited by hand?`);
+      throw new PatchError(
+        'hunk-length-mismatch',
+        `patch line ${i + 1} ("${line}") does not fit the hunk header at line ${index + 1}; was the patch edited by hand?`,
+      );
     }
     i += 1;
   }
@@ -191,7 +217,10 @@ function parseHunk(lines: readonly Line[], index: number, change: FileChange): n
 
 function skipBinaryPatch(lines: readonly Line[], index: number): number {
   if (!BINARY_BLOCK_HEADER.test(lines[index]?.content ?? '')) {
-    throw new PatchError('bad-binary-patch', `patch line ${index + 1} should start a binary block ("literal N" or "delta N")`);
+    throw new PatchError(
+      'bad-binary-patch',
+      `patch line ${index + 1} should start a binary block ("literal N" or "delta N")`,
+    );
   }
   let i = index;
   for (; i < lines.length; i += 1) {
@@ -242,10 +271,14 @@ function parseSamePathHeader(names: string, index: number): string {
   if (names.startsWith('"')) {
     const first = parseQuoted(names, 0, index);
     if (names.charAt(first.end) !== ' ' || names.charAt(first.end + 1) !== '"') {
-      throw new PatchError('bad-file-header', `patch line ${index + 1} should name two quoted paths: "diff --git ${names}"`);
+      throw new PatchError(
+        'bad-file-header',
+        `patch line ${index + 1} should name two quoted paths: "diff --git ${names}"`,
+      );
     }
     const second = parseQuoted(names, first.end + 1, index);
-    if (second.end !== names.length) throw new PatchError('bad-file-header', `patch line ${index + 1} has text after the second path`);
+    if (second.end !== names.length)
+      throw new PatchError('bad-file-header', `patch line ${index + 1} has text after the second path`);
     oldName = first.value;
     newName = second.value;
   } else {
@@ -257,14 +290,20 @@ function parseSamePathHeader(names: string, index: number): string {
   const oldPath = stripPrefix(oldName, 'a/', index);
   const newPath = stripPrefix(newName, 'b/', index);
   if (oldPath !== newPath) {
-    throw new PatchError('bad-file-header', `patch line ${index + 1} names two different paths without rename lines: "diff --git ${names}"`);
+    throw new PatchError(
+      'bad-file-header',
+      `patch line ${index + 1} names two different paths without rename lines: "diff --git ${names}"`,
+    );
   }
   return oldPath;
 }
 
 function stripPrefix(name: string, prefix: string, index: number): string {
   if (!name.startsWith(prefix) || name.length === prefix.length) {
-    throw new PatchError('bad-file-header', `patch line ${index + 1}: the path "${name}" lacks the "${prefix}" prefix; produce the patch with --src-prefix=a/ --dst-prefix=b/ (see PATCH_GIT_ARGS)`);
+    throw new PatchError(
+      'bad-file-header',
+      `patch line ${index + 1}: the path "${name}" lacks the "${prefix}" prefix; produce the patch with --src-prefix=a/ --dst-prefix=b/ (see PATCH_GIT_ARGS)`,
+    );
   }
   return name.slice(prefix.length);
 }
@@ -276,7 +315,8 @@ function parseQuoted(text: string, start: number, index: number): { value: strin
   let i = start + 1;
   for (;;) {
     const char = text.charAt(i);
-    if (char === '') throw new PatchError('bad-quoted-path', `patch line ${index + 1} has an unterminated quoted path: ${text}`);
+    if (char === '')
+      throw new PatchError('bad-quoted-path', `patch line ${index + 1} has an unterminated quoted path: ${text}`);
     if (char === '"') break;
     if (char !== '\\') {
       bytes.push(...encoder.encode(char));
@@ -293,13 +333,20 @@ function parseQuoted(text: string, start: number, index: number): { value: strin
       bytes.push(simple);
       i += 2;
     } else {
-      throw new PatchError('bad-quoted-path', `patch line ${index + 1} has an unknown escape "\\${escaped}" in a quoted path`);
+      throw new PatchError(
+        'bad-quoted-path',
+        `patch line ${index + 1} has an unknown escape "\\${escaped}" in a quoted path`,
+      );
     }
   }
   try {
     return { value: new TextDecoder('utf-8', { fatal: true }).decode(new Uint8Array(bytes)), end: i + 1 };
   } catch (cause) {
-    throw new PatchError('bad-quoted-path', `patch line ${index + 1} names a path that is not UTF-8; rename the file to UTF-8`, { cause });
+    throw new PatchError(
+      'bad-quoted-path',
+      `patch line ${index + 1} names a path that is not UTF-8; rename the file to UTF-8`,
+      { cause },
+    );
   }
 }
 
@@ -310,5 +357,8 @@ function at(lines: readonly Line[], index: number): string {
 }
 
 function unexpected(index: number, line: string, expected: string): PatchError {
-  return new PatchError('unexpected-line', `patch line ${index + 1} ("${line.slice(0, 80)}") is not git diff output: ${expected}`);
+  return new PatchError(
+    'unexpected-line',
+    `patch line ${index + 1} ("${line.slice(0, 80)}") is not git diff output: ${expected}`,
+  );
 }

@@ -52,7 +52,11 @@ const WEAKENING_PATTERNS: readonly WeakeningPattern[] = [
   // Imperative pytest skips.
   { language: 'python', kind: 'skip', pattern: /\bpytest\.(?:skip|xfail|importorskip)\(/ },
   // unittest skips.
-  { language: 'python', kind: 'skip', pattern: /@unittest\.(?:skip|skipIf|skipUnless|expectedFailure)\b|\bself\.skipTest\(/ },
+  {
+    language: 'python',
+    kind: 'skip',
+    pattern: /@unittest\.(?:skip|skipIf|skipUnless|expectedFailure)\b|\bself\.skipTest\(/,
+  },
 
   // Jest/Vitest expect(...) and expect.assertions(...).
   { language: 'javascript', kind: 'assertion', pattern: /\bexpect(?:\.\w+)?\(/ },
@@ -63,7 +67,11 @@ const WEAKENING_PATTERNS: readonly WeakeningPattern[] = [
   // A test or suite definition: it(, test(, describe(, and their .each forms.
   { language: 'javascript', kind: 'assertion', pattern: /(?<![\w.$])(?:it|test|describe)(?:\.each)?\s*\(/ },
   // Skipping, focusing (which skips the rest), todo and expected-failure modifiers.
-  { language: 'javascript', kind: 'skip', pattern: /(?<![\w.$])(?:it|test|describe|suite|context)\.(?:skip\w*|only|todo|fails|runIf)\b/ },
+  {
+    language: 'javascript',
+    kind: 'skip',
+    pattern: /(?<![\w.$])(?:it|test|describe|suite|context)\.(?:skip\w*|only|todo|fails|runIf)\b/,
+  },
   // Jasmine/Jest x- (skip) and f- (focus) prefixes.
   { language: 'javascript', kind: 'skip', pattern: /(?<![\w.$])(?:xit|xtest|xdescribe|fit|ftest|fdescribe)\s*\(/ },
   // Skipping from inside a test: mocha's this.skip(), Vitest's ctx.skip(), node:test's t.skip().
@@ -101,9 +109,17 @@ const WEAKENING_PATTERNS: readonly WeakeningPattern[] = [
   // Minitest assertions and the should/must/wont expectation styles.
   { language: 'ruby', kind: 'assertion', pattern: /\bassert(?:_\w+)?\b|\.(?:should|must_\w+|wont_\w+)\b/ },
   // RSpec examples and minitest test methods.
-  { language: 'ruby', kind: 'assertion', pattern: /^\s*(?:it|specify|example|scenario|test)(?:\s+['"]|\s*\(|\s+do\b|\s*\{)|^\s*def test_/ },
+  {
+    language: 'ruby',
+    kind: 'assertion',
+    pattern: /^\s*(?:it|specify|example|scenario|test)(?:\s+['"]|\s*\(|\s+do\b|\s*\{)|^\s*def test_/,
+  },
   // RSpec x- (skip) and f- (focus) prefixes.
-  { language: 'ruby', kind: 'skip', pattern: /^\s*(?:xit|xspecify|xexample|xscenario|xdescribe|xcontext|fit|fdescribe|fcontext)\b/ },
+  {
+    language: 'ruby',
+    kind: 'skip',
+    pattern: /^\s*(?:xit|xspecify|xexample|xscenario|xdescribe|xcontext|fit|fdescribe|fcontext)\b/,
+  },
   // skip and pending statements, and skip:/pending:/focus: metadata.
   { language: 'ruby', kind: 'skip', pattern: /^\s*(?:skip|pending)\b|\b(?:skip|pending|focus):|:focus\b/ },
 ];
@@ -124,7 +140,9 @@ export function findTestWeakening(changes: readonly FileChange[], rules?: PathRu
     }
     if (change.status === 'added' || change.binary) continue;
     const language = LANGUAGE_BY_EXTENSION[extensionOf(oldPath)];
-    const patterns = WEAKENING_PATTERNS.filter((entry) => entry.language === language && (wasTest || entry.inSource === true));
+    const patterns = WEAKENING_PATTERNS.filter(
+      (entry) => entry.language === language && (wasTest || entry.inSource === true),
+    );
     findings.push(...lineFindings(change, oldPath, patterns));
   }
   return findings;
@@ -164,7 +182,8 @@ function isEmptied(change: FileChange): boolean {
   const kept = body.filter((line) => !line.startsWith('-'));
   if (kept.some((line) => line.slice(1).trim() !== '')) return false;
   let trailingContext = 0;
-  while (trailingContext < body.length && !/^[-+]/.test(body[body.length - 1 - trailingContext] ?? '')) trailingContext += 1;
+  while (trailingContext < body.length && !/^[-+]/.test(body[body.length - 1 - trailingContext] ?? ''))
+    trailingContext += 1;
   return trailingContext < 3;
 }
 

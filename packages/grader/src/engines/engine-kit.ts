@@ -57,7 +57,8 @@ export function traceWriter(path: string, clock: () => Date = () => new Date()):
     totals,
     emit(event) {
       seq += 1;
-      if (event.kind === 'model.call') for (const key of ['input', 'output', 'cacheRead', 'cacheWrite'] as const) totals[key] += event.tokens[key];
+      if (event.kind === 'model.call')
+        for (const key of ['input', 'output', 'cacheRead', 'cacheWrite'] as const) totals[key] += event.tokens[key];
       appendFileSync(path, `${JSON.stringify({ t: clock().toISOString(), seq, ...event })}\n`);
     },
   };

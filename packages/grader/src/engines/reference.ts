@@ -16,15 +16,28 @@ const trace = traceWriter(input.traceFile);
 const started = Date.now();
 trace.emit({ kind: 'run.start', engine: 'reference/1.0.0', model: input.model, task: input.task, config: {} });
 const patchFile = join(tasksDir, input.task, 'held-out', 'golden.patch');
-trace.emit({ kind: 'model.call', tokens: { input: 1800 + input.prompt.length, output: 240, cacheRead: 0, cacheWrite: 0 } });
+trace.emit({
+  kind: 'model.call',
+  tokens: { input: 1800 + input.prompt.length, output: 240, cacheRead: 0, cacheWrite: 0 },
+});
 if (!existsSync(patchFile)) {
   process.stderr.write(`reference engine: no golden patch at ${patchFile}\n`);
-  trace.emit({ kind: 'run.end', outcome: 'unresolved', wallClockMs: Date.now() - started, tokens: { ...trace.totals } });
+  trace.emit({
+    kind: 'run.end',
+    outcome: 'unresolved',
+    wallClockMs: Date.now() - started,
+    tokens: { ...trace.totals },
+  });
   process.exit(1);
 }
 const patch = readFileSync(patchFile, 'utf8');
 execFileSync('git', ['apply', '--whitespace=nowarn', '-'], { cwd: input.workspace, input: patch });
-trace.emit({ kind: 'tool.call', tool: 'apply_patch', args: { bytes: patch.length }, diffBytes: Buffer.byteLength(patch) });
+trace.emit({
+  kind: 'tool.call',
+  tool: 'apply_patch',
+  args: { bytes: patch.length },
+  diffBytes: Buffer.byteLength(patch),
+});
 trace.emit({ kind: 'model.call', tokens: { input: 600, output: 80, cacheRead: 1800, cacheWrite: 0 } });
 trace.emit({ kind: 'run.end', outcome: 'resolved', wallClockMs: Date.now() - started, tokens: { ...trace.totals } });
 process.stdout.write(`applied the verified fix for ${input.task}\n`);

@@ -22,13 +22,15 @@ export async function runBounded(command: BoundedCommand): Promise<CommandResult
   });
 
   const cwdProblem = await folderProblem(command.cwd);
-  if (cwdProblem !== null) return notInvoked(cwdProblem, `working directory ${command.cwd} is not an existing folder (${cwdProblem})`);
+  if (cwdProblem !== null)
+    return notInvoked(cwdProblem, `working directory ${command.cwd} is not an existing folder (${cwdProblem})`);
 
   let program = command.argv[0] as string;
   let args = command.argv.slice(1);
   if (command.sandbox) {
     const status = await sandboxStatus();
-    if (!status.available) throw new ExecutionError('sandbox-unavailable', `a sandboxed command was asked for but ${status.reason}`);
+    if (!status.available)
+      throw new ExecutionError('sandbox-unavailable', `a sandboxed command was asked for but ${status.reason}`);
     // Inside bwrap a missing program is only "bwrap: execvp … exit 1", indistinguishable from the command failing.
     const lookup = await resolveExecutable(program, command.env['PATH'], command.cwd);
     if (!('found' in lookup)) return notInvoked(lookup.code, lookup.message);
@@ -45,7 +47,8 @@ function checkCommand(command: BoundedCommand): void {
     !(Number.isSafeInteger(command.maxOutputBytes) && command.maxOutputBytes >= 0) &&
       `maxOutputBytes must be a non-negative integer; got ${command.maxOutputBytes}`,
   ].filter((problem) => problem !== false);
-  if (problems.length > 0) throw new ExecutionError('invalid-command', `bad command ${JSON.stringify(command.argv)}: ${problems.join('; ')}`);
+  if (problems.length > 0)
+    throw new ExecutionError('invalid-command', `bad command ${JSON.stringify(command.argv)}: ${problems.join('; ')}`);
 }
 
 async function folderProblem(path: string): Promise<string | null> {

@@ -45,9 +45,15 @@ export function reducedEnvironment(input: ReducedEnvironmentInput): { env: Recor
 
 function checkName(name: string, list: 'allow' | 'set'): void {
   if (!namePattern.test(name)) {
-    throw new ExecutionError('invalid-variable-name', `environment ${list} names ${JSON.stringify(name)}, which is not a variable name; use letters, digits and underscores, not starting with a digit (e.g. "OPENAI_API_KEY")`);
+    throw new ExecutionError(
+      'invalid-variable-name',
+      `environment ${list} names ${JSON.stringify(name)}, which is not a variable name; use letters, digits and underscores, not starting with a digit (e.g. "OPENAI_API_KEY")`,
+    );
   }
   if (reserved.has(name)) {
-    throw new ExecutionError('reserved-variable', `environment ${list} names ${name}, which the grader sets itself (PATH is the host's, HOME and TMPDIR are the trial's own folders); remove ${name} from ${list}`);
+    throw new ExecutionError(
+      'reserved-variable',
+      `environment ${list} names ${name}, which the grader sets itself (PATH is the host's, HOME and TMPDIR are the trial's own folders); remove ${name} from ${list}`,
+    );
   }
 }

@@ -7,7 +7,11 @@ import { delimiter, resolve } from 'node:path';
 
 export type ExecutableLookup = { found: string } | { code: 'ENOENT' | 'EACCES'; message: string };
 
-export async function resolveExecutable(program: string, pathVariable: string | undefined, cwd: string): Promise<ExecutableLookup> {
+export async function resolveExecutable(
+  program: string,
+  pathVariable: string | undefined,
+  cwd: string,
+): Promise<ExecutableLookup> {
   // A name with a slash is a path (relative to cwd); a bare name is searched along PATH.
   const candidates = program.includes('/')
     ? [resolve(cwd, program)]

@@ -3,7 +3,13 @@
 // or change what git reports, so no repository's config (an agent's least of all) can execute code in abp. Transports
 // are local only unless a call asks for the network (a clone from GitHub, a fetch from the simulator).
 import { ExecutionError } from './errors.js';
-import { hostPathEnvironment, runProgram, runProgramSync, type ProgramCall, type ProgramResult } from './run-program.js';
+import {
+  hostPathEnvironment,
+  runProgram,
+  runProgramSync,
+  type ProgramCall,
+  type ProgramResult,
+} from './run-program.js';
 
 /** Overrides placed before the subcommand; command-line `-c` beats every config file. */
 const HARDENING = [
@@ -22,7 +28,16 @@ const HARDENING = [
 const LOCAL_ONLY = ['-c', 'protocol.allow=never'];
 
 /** With the network: http(s) only, never ssh or the git protocol, and no helper that asks for credentials. */
-const HTTPS_ONLY = ['-c', 'protocol.allow=never', '-c', 'protocol.http.allow=always', '-c', 'protocol.https.allow=always', '-c', 'credential.helper='];
+const HTTPS_ONLY = [
+  '-c',
+  'protocol.allow=never',
+  '-c',
+  'protocol.http.allow=always',
+  '-c',
+  'protocol.https.allow=always',
+  '-c',
+  'credential.helper=',
+];
 
 export interface GitIdentity {
   name: string;
@@ -64,7 +79,10 @@ export function gitEnvironment(extra: Readonly<Record<string, string>> = {}): Re
 }
 
 /** Author and committer with their dates (seconds since the epoch, UTC), so the same inputs make the same objects. */
-export function gitIdentityEnvironment(author: { identity: GitIdentity; at: number }, committer = author): Record<string, string> {
+export function gitIdentityEnvironment(
+  author: { identity: GitIdentity; at: number },
+  committer = author,
+): Record<string, string> {
   return {
     GIT_AUTHOR_NAME: author.identity.name,
     GIT_AUTHOR_EMAIL: author.identity.email,
@@ -76,10 +94,22 @@ export function gitIdentityEnvironment(author: { identity: GitIdentity; at: numb
 }
 
 /** What a clone over https needs from the host: its proxy and its certificate authorities, and nothing else. */
-const NETWORK_VARIABLES = ['HTTPS_PROXY', 'https_proxy', 'HTTP_PROXY', 'http_proxy', 'NO_PROXY', 'no_proxy', 'SSL_CERT_FILE', 'SSL_CERT_DIR', 'GIT_SSL_CAINFO'];
+const NETWORK_VARIABLES = [
+  'HTTPS_PROXY',
+  'https_proxy',
+  'HTTP_PROXY',
+  'http_proxy',
+  'NO_PROXY',
+  'no_proxy',
+  'SSL_CERT_FILE',
+  'SSL_CERT_DIR',
+  'GIT_SSL_CAINFO',
+];
 
 function networkEnvironment(): Record<string, string> {
-  return Object.fromEntries(NETWORK_VARIABLES.flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : [])));
+  return Object.fromEntries(
+    NETWORK_VARIABLES.flatMap((name) => (process.env[name] ? [[name, process.env[name]]] : [])),
+  );
 }
 
 function programCall(args: readonly string[], call: GitCall): ProgramCall {
@@ -98,7 +128,8 @@ function argvOf(args: readonly string[], call: GitCall): string[] {
 }
 
 function asGitFailure(error: unknown): never {
-  if (error instanceof ExecutionError && error.code !== 'invalid-command') throw new ExecutionError('git-failed', error.message, { cause: error });
+  if (error instanceof ExecutionError && error.code !== 'invalid-command')
+    throw new ExecutionError('git-failed', error.message, { cause: error });
   throw error;
 }
 
@@ -121,5 +152,8 @@ export function gitSync(args: readonly string[], call: GitCall): GitResult {
  * trial's overhead.
  */
 export async function checkOut(gitDir: string, workTree: string, commit: string): Promise<void> {
-  await git(['-c', 'checkout.workers=0', '--git-dir', gitDir, '--work-tree', workTree, 'read-tree', '-u', '--reset', commit], { cwd: workTree });
+  await git(
+    ['-c', 'checkout.workers=0', '--git-dir', gitDir, '--work-tree', workTree, 'read-tree', '-u', '--reset', commit],
+    { cwd: workTree },
+  );
 }

@@ -8,6 +8,22 @@ export { reducedEnvironment, type ReducedEnvironmentInput } from './environment.
 export { sandboxArgv, sandboxStatus, type SandboxSpec, type SandboxStatus } from './sandbox.js';
 export { killGraceMs, killRunningCommands, maxTimeoutMs, type CommandResult } from './spawn.js';
 export { runBounded, type BoundedCommand } from './bounded-command.js';
-export { hostPathEnvironment, ownEnvironment, runProgram, runProgramSync, type ProgramCall, type ProgramResult } from './run-program.js';
-export { checkOut, git, gitEnvironment, gitIdentityEnvironment, gitSync, type GitCall, type GitIdentity, type GitResult } from './git.js';
+export {
+  hostPathEnvironment,
+  ownEnvironment,
+  runProgram,
+  runProgramSync,
+  type ProgramCall,
+  type ProgramResult,
+} from './run-program.js';
+export {
+  checkOut,
+  git,
+  gitEnvironment,
+  gitIdentityEnvironment,
+  gitSync,
+  type GitCall,
+  type GitIdentity,
+  type GitResult,
+} from './git.js';
 export { isAlive } from './liveness.js';

@@ -3,7 +3,16 @@
 
 import { ExecutionError } from './errors.js';
 
-export const placeholderNames = ['repo', 'workspace', 'state', 'promptFile', 'inputFile', 'prompt', 'trialId', 'traceFile'] as const;
+export const placeholderNames = [
+  'repo',
+  'workspace',
+  'state',
+  'promptFile',
+  'inputFile',
+  'prompt',
+  'trialId',
+  'traceFile',
+] as const;
 export type PlaceholderName = (typeof placeholderNames)[number];
 
 type Piece = { literal: string } | { placeholder: PlaceholderName };
@@ -15,7 +24,10 @@ export function findPlaceholderProblems(argv: readonly string[]): string[] {
   return argv.flatMap((argument, index) => parseArgument(argument, index).problems);
 }
 
-export function expandPlaceholders(argv: readonly string[], values: Readonly<Record<PlaceholderName, string>>): string[] {
+export function expandPlaceholders(
+  argv: readonly string[],
+  values: Readonly<Record<PlaceholderName, string>>,
+): string[] {
   return argv.map((argument, index) => {
     const { pieces, problems } = parseArgument(argument, index);
     if (problems.length > 0) throw new ExecutionError('unknown-placeholder', problems.join('; '));

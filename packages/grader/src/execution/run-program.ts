@@ -44,20 +44,42 @@ export function ownEnvironment(extra: Readonly<Record<string, string>> = {}): Re
 
 export async function runProgram(argv: readonly string[], call: ProgramCall): Promise<ProgramResult> {
   const [program, ...args] = argv;
-  if (program === undefined) throw new ExecutionError('invalid-command', 'argv is empty; give at least the program to run');
+  if (program === undefined)
+    throw new ExecutionError('invalid-command', 'argv is empty; give at least the program to run');
   const folder = await stat(call.cwd).then(
     (info) => (info.isDirectory() ? null : 'not a folder'),
     (error: NodeJS.ErrnoException) => error.code ?? 'missing',
   );
-  if (folder !== null) throw new ExecutionError('program-not-started', `${describe(argv, call)}: its working folder ${call.cwd} cannot be used (${folder})`);
+  if (folder !== null)
+    throw new ExecutionError(
+      'program-not-started',
+      `${describe(argv, call)}: its working folder ${call.cwd} cannot be used (${folder})`,
+    );
   const timeoutMs = call.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxOutputBytes = call.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
-  const result = await supervise(program, args, { cwd: call.cwd, env: call.env, timeoutMs, maxOutputBytes, ...(call.input === undefined ? {} : { stdin: call.input }) });
+  const result = await supervise(program, args, {
+    cwd: call.cwd,
+    env: call.env,
+    timeoutMs,
+    maxOutputBytes,
+    ...(call.input === undefined ? {} : { stdin: call.input }),
+  });
   const stderr = result.stderr.toString('utf8');
-  if (result.spawnError) throw new ExecutionError('program-not-started', `${describe(argv, call)} (in ${call.cwd}) could not be started: ${result.spawnError.message}`);
-  if (result.timedOut) throw new ExecutionError('program-timed-out', `${describe(argv, call)} (in ${call.cwd}) ran past its ${timeoutMs} ms and was killed${tail(stderr)}`);
+  if (result.spawnError)
+    throw new ExecutionError(
+      'program-not-started',
+      `${describe(argv, call)} (in ${call.cwd}) could not be started: ${result.spawnError.message}`,
+    );
+  if (result.timedOut)
+    throw new ExecutionError(
+      'program-timed-out',
+      `${describe(argv, call)} (in ${call.cwd}) ran past its ${timeoutMs} ms and was killed${tail(stderr)}`,
+    );
   if (result.stdoutTruncated || result.stderrTruncated) {
-    throw new ExecutionError('program-output-too-large', `${describe(argv, call)} (in ${call.cwd}) wrote more than ${maxOutputBytes} bytes to ${result.stdoutTruncated ? 'stdout' : 'stderr'}`);
+    throw new ExecutionError(
+      'program-output-too-large',
+      `${describe(argv, call)} (in ${call.cwd}) wrote more than ${maxOutputBytes} bytes to ${result.stdoutTruncated ? 'stdout' : 'stderr'}`,
+    );
   }
   return settle(argv, call, result.exitCode ?? -1, result.signal, result.stdout, stderr);
 }
@@ -68,21 +90,47 @@ export async function runProgram(argv: readonly string[], call: ProgramCall): Pr
  */
 export function runProgramSync(argv: readonly string[], call: ProgramCall): ProgramResult {
   const [program, ...args] = argv;
-  if (program === undefined) throw new ExecutionError('invalid-command', 'argv is empty; give at least the program to run');
+  if (program === undefined)
+    throw new ExecutionError('invalid-command', 'argv is empty; give at least the program to run');
   const timeoutMs = call.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const maxOutputBytes = call.maxOutputBytes ?? DEFAULT_MAX_OUTPUT_BYTES;
-  const child = spawnSync(program, args, { cwd: call.cwd, env: call.env, input: call.input ?? '', timeout: timeoutMs, maxBuffer: maxOutputBytes, killSignal: 'SIGKILL' });
+  const child = spawnSync(program, args, {
+    cwd: call.cwd,
+    env: call.env,
+    input: call.input ?? '',
+    timeout: timeoutMs,
+    maxBuffer: maxOutputBytes,
+    killSignal: 'SIGKILL',
+  });
   const stderr = (child.stderr ?? Buffer.alloc(0)).toString('utf8');
   if (child.error) {
     const code = (child.error as NodeJS.ErrnoException).code;
-    if (code === 'ETIMEDOUT') throw new ExecutionError('program-timed-out', `${describe(argv, call)} (in ${call.cwd}) ran past its ${timeoutMs} ms and was killed${tail(stderr)}`);
-    if (code === 'ENOBUFS') throw new ExecutionError('program-output-too-large', `${describe(argv, call)} (in ${call.cwd}) wrote more than ${maxOutputBytes} bytes`);
-    throw new ExecutionError('program-not-started', `${describe(argv, call)} (in ${call.cwd}) could not be started: ${child.error.message}`);
+    if (code === 'ETIMEDOUT')
+      throw new ExecutionError(
+        'program-timed-out',
+        `${describe(argv, call)} (in ${call.cwd}) ran past its ${timeoutMs} ms and was killed${tail(stderr)}`,
+      );
+    if (code === 'ENOBUFS')
+      throw new ExecutionError(
+        'program-output-too-large',
+        `${describe(argv, call)} (in ${call.cwd}) wrote more than ${maxOutputBytes} bytes`,
+      );
+    throw new ExecutionError(
+      'program-not-started',
+      `${describe(argv, call)} (in ${call.cwd}) could not be started: ${child.error.message}`,
+    );
   }
   return settle(argv, call, child.status ?? -1, child.signal, child.stdout, stderr);
 }
 
-function settle(argv: readonly string[], call: ProgramCall, exitCode: number, signal: NodeJS.Signals | null, stdout: Buffer, stderr: string): ProgramResult {
+function settle(
+  argv: readonly string[],
+  call: ProgramCall,
+  exitCode: number,
+  signal: NodeJS.Signals | null,
+  stdout: Buffer,
+  stderr: string,
+): ProgramResult {
   if (exitCode === 0 || (exitCode > 0 && call.allowExit?.includes(exitCode))) return { exitCode, stdout, stderr };
   const how = signal === null ? `exited with ${exitCode}` : `was killed by ${signal}`;
   throw new ExecutionError('program-failed', `${describe(argv, call)} (in ${call.cwd}) ${how}${tail(stderr)}`);

@@ -29,19 +29,28 @@ export async function sandboxStatus(): Promise<SandboxStatus> {
 async function probe(): Promise<SandboxStatus> {
   const lookup = await resolveExecutable('bwrap', process.env['PATH'], '/');
   if (!('found' in lookup)) {
-    return { available: false, reason: `bubblewrap is not installed (${lookup.message}); install it with \`apt-get install bubblewrap\`` };
+    return {
+      available: false,
+      reason: `bubblewrap is not installed (${lookup.message}); install it with \`apt-get install bubblewrap\``,
+    };
   }
   const bwrap = lookup.found;
   const call = { cwd: '/', env: hostPathEnvironment(), timeoutMs: 10_000 };
   try {
     const { stdout } = await runProgram([bwrap, '--version'], call);
-    const version = stdout.toString('utf8').trim().replace(/^bubblewrap\s+/, '');
+    const version = stdout
+      .toString('utf8')
+      .trim()
+      .replace(/^bubblewrap\s+/, '');
     // Namespaces can be forbidden (containers, sysctls) even where bwrap is installed: try one.
     await runProgram([bwrap, ...sandboxArgv({ writable: [], hidden: [] }, ['true'], '/')], call);
     return { available: true, bwrap, version };
   } catch (error) {
     const detail = (error as Error).message;
-    return { available: false, reason: `${bwrap} cannot create a sandbox on this machine: ${detail}; unprivileged user namespaces may be disabled (sysctl kernel.unprivileged_userns_clone=1, or run as root)` };
+    return {
+      available: false,
+      reason: `${bwrap} cannot create a sandbox on this machine: ${detail}; unprivileged user namespaces may be disabled (sysctl kernel.unprivileged_userns_clone=1, or run as root)`,
+    };
   }
 }
 
@@ -61,7 +70,10 @@ export function sandboxArgv(spec: SandboxSpec, argv: readonly string[], cwd: str
   for (const path of spec.writable) {
     const absolute = resolve(path);
     if (!existsSync(absolute)) {
-      throw new ExecutionError('sandbox-path-missing', `sandbox writable path ${absolute} does not exist; create it before running the command`);
+      throw new ExecutionError(
+        'sandbox-path-missing',
+        `sandbox writable path ${absolute} does not exist; create it before running the command`,
+      );
     }
     const real = realpathSync(absolute);
     mounts.push({ path: real, args: ['--bind', real, real] });
@@ -77,7 +89,10 @@ export function sandboxArgv(spec: SandboxSpec, argv: readonly string[], cwd: str
     if (!existsSync(absolute)) continue;
     const real = realpathSync(absolute);
     if (mounts.some((mount) => mount.path === real)) {
-      throw new ExecutionError('conflicting-sandbox-paths', `sandbox path ${real} is both writable and hidden; list it in only one of them`);
+      throw new ExecutionError(
+        'conflicting-sandbox-paths',
+        `sandbox path ${real} is both writable and hidden; list it in only one of them`,
+      );
     }
     // A tmpfs can only cover a folder; a file is covered by /dev/null, which reads as empty.
     const args = statSync(real).isDirectory() ? ['--tmpfs', real] : ['--dev-bind', '/dev/null', real];

@@ -48,7 +48,12 @@ export function killRunningCommands(): number {
   return killed;
 }
 
-export function supervise(program: string, args: readonly string[], command: SpawnSpec, started = performance.now()): Promise<CommandResult> {
+export function supervise(
+  program: string,
+  args: readonly string[],
+  command: SpawnSpec,
+  started = performance.now(),
+): Promise<CommandResult> {
   const stdout = new CappedCapture(command.maxOutputBytes);
   const stderr = new CappedCapture(command.maxOutputBytes);
   let child: ChildProcess;
@@ -63,7 +68,11 @@ export function supervise(program: string, args: readonly string[], command: Spa
   } catch (error) {
     // Invalid arguments (a NUL byte in an argument or a variable) throw before anything starts.
     const failure = error as NodeJS.ErrnoException;
-    return Promise.resolve({ ...emptyResult(), spawnError: { code: failure.code ?? 'EINVAL', message: failure.message }, durationMs: performance.now() - started });
+    return Promise.resolve({
+      ...emptyResult(),
+      spawnError: { code: failure.code ?? 'EINVAL', message: failure.message },
+      durationMs: performance.now() - started,
+    });
   }
   child.stdout?.on('data', (chunk: Buffer) => stdout.add(chunk));
   child.stderr?.on('data', (chunk: Buffer) => stderr.add(chunk));
@@ -103,11 +112,14 @@ export function supervise(program: string, args: readonly string[], command: Spa
         child.stdin.on('error', () => undefined);
         child.stdin.end(command.stdin);
       }
-      termTimer = setTimeout(() => {
-        timedOut = true;
-        signalGroup(pid, 'SIGTERM');
-        killTimer = setTimeout(() => signalGroup(pid, 'SIGKILL'), killGraceMs);
-      }, Math.min(command.timeoutMs, maxTimeoutMs));
+      termTimer = setTimeout(
+        () => {
+          timedOut = true;
+          signalGroup(pid, 'SIGTERM');
+          killTimer = setTimeout(() => signalGroup(pid, 'SIGKILL'), killGraceMs);
+        },
+        Math.min(command.timeoutMs, maxTimeoutMs),
+      );
     });
     child.once('exit', (exitCode, signal) => {
       // Stragglers (background jobs, children that ignored SIGTERM) must not outlive the command.

@@ -19,7 +19,10 @@ export async function readBaselineFile(file: string): Promise<AbpBaseline> {
   const json = parseJsonText(text);
   if (!json.ok) {
     const { message, line, column } = json.error;
-    throw new GateError('invalid-baseline', `${file}: is not valid JSON: ${message} (line ${line}, column ${column}); ${RECREATE}`);
+    throw new GateError(
+      'invalid-baseline',
+      `${file}: is not valid JSON: ${message} (line ${line}, column ${column}); ${RECREATE}`,
+    );
   }
   return validateBaseline(json.value, file, RECREATE);
 }

@@ -1,7 +1,13 @@
 // Owns making an abp-baseline/v1 from a finished run: one engine's scored trials on the run's task set, with the
 // thresholds the gate applies later. Pure: the file is written by baseline-file.ts.
 import type { z } from 'zod';
-import { BASELINE_SCHEMA_ID, baselineSchema, defaultGateThresholds, type AbpBaseline, type GatedMetric } from '@abp/protocol/schemas/abp-baseline';
+import {
+  BASELINE_SCHEMA_ID,
+  baselineSchema,
+  defaultGateThresholds,
+  type AbpBaseline,
+  type GatedMetric,
+} from '@abp/protocol/schemas/abp-baseline';
 import { scoredOutcomes } from '@abp/protocol/schemas/abp-trial';
 import { locateIssues, plainWordsParseOptions } from '@abp/protocol/schemas/issues';
 import { formatJsonPath } from '@abp/protocol/schemas/json-text';
@@ -24,17 +30,26 @@ export function createBaseline(results: RunResults, engine: string, options: Bas
   const { run } = results;
   const engines = run.engines.map((entry) => entry.name);
   if (!engines.includes(engine)) {
-    throw new GateError('engine-not-in-run', `${results.dir}: engine "${engine}" is not in the run, which ran ${engines.join(', ')}: pass --engine with one of those`);
+    throw new GateError(
+      'engine-not-in-run',
+      `${results.dir}: engine "${engine}" is not in the run, which ran ${engines.join(', ')}: pass --engine with one of those`,
+    );
   }
   // Such a run cannot say which model produced the numbers, and a baseline pins one model.
   if (!run.matchedModels) {
-    throw new GateError('models-not-matched', `${results.dir}: the run is stamped matchedModels: false, so its numbers are not tied to model ${run.model}: take the baseline from a run where every engine ran the same model`);
+    throw new GateError(
+      'models-not-matched',
+      `${results.dir}: the run is stamped matchedModels: false, so its numbers are not tied to model ${run.model}: take the baseline from a run where every engine ran the same model`,
+    );
   }
   assertCompleteRun(results, engine);
   const ofEngine = results.trials.filter((trial) => trial.engine === engine);
   const scored = ofEngine.filter((trial) => scoredOutcomes.has(trial.outcome));
   if (scored.length === 0) {
-    throw new GateError('no-scored-trials', `${results.dir}: all ${ofEngine.length} trials of engine "${engine}" were excluded (engine error, harness error or unsupported), so there is nothing to gate against: fix the cause shown in trials/ and rerun`);
+    throw new GateError(
+      'no-scored-trials',
+      `${results.dir}: all ${ofEngine.length} trials of engine "${engine}" were excluded (engine error, harness error or unsupported), so there is nothing to gate against: fix the cause shown in trials/ and rerun`,
+    );
   }
   return validateBaseline(
     {

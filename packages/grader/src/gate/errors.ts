@@ -2,7 +2,7 @@
 // is not an error but a refusal inside the GateReport, so CI sees it as data and exit code 3.
 import { AbpError } from '@abp/protocol/errors';
 
-
-export type GateErrorCode = 'engine-not-in-run' | 'models-not-matched' | 'no-scored-trials' | 'missing-baseline' | 'invalid-baseline';
+export type GateErrorCode =
+  'engine-not-in-run' | 'models-not-matched' | 'no-scored-trials' | 'missing-baseline' | 'invalid-baseline';
 
 export class GateError extends AbpError<GateErrorCode> {}

@@ -4,7 +4,14 @@ import { gatedMetrics, type AbpBaseline, type GatedMetric } from '@abp/protocol/
 import { scoredOutcomes, type AbpTrial } from '@abp/protocol/schemas/abp-trial';
 import { compareCodeUnits } from '@abp/protocol/schemas/primitives';
 import { generatorSeed } from '../run/schedule.js';
-import { StatsError, bootstrapRelativeMedianDelta, mcnemarExact, median, pairOutcomes, wilsonInterval } from '../stats/index.js';
+import {
+  StatsError,
+  bootstrapRelativeMedianDelta,
+  mcnemarExact,
+  median,
+  pairOutcomes,
+  wilsonInterval,
+} from '../stats/index.js';
 import {
   describeMissingTrials,
   formatChange,
@@ -38,7 +45,14 @@ export interface GateCheck {
   interval?: [number, number];
 }
 
-export type RefusalCode = 'engine-not-in-run' | 'no-trials' | 'no-scored-trials' | 'incomplete-run' | 'models-not-matched' | 'model-differs' | 'task-set-differs';
+export type RefusalCode =
+  | 'engine-not-in-run'
+  | 'no-trials'
+  | 'no-scored-trials'
+  | 'incomplete-run'
+  | 'models-not-matched'
+  | 'model-differs'
+  | 'task-set-differs';
 
 export interface GateReport {
   engine: string;
@@ -72,11 +86,30 @@ export function evaluateGate(input: GateInput): GateReport {
   const head = { engine, run: runIdOf(results), baselineRun: baseline.run };
   const reasons = refusals(results, baseline, engine);
   if (reasons.length > 0) {
-    return { ...head, comparable: false, refusal: reasons.map((reason) => reason.message).join('; '), reasons, passed: false, checks: [] };
+    return {
+      ...head,
+      comparable: false,
+      refusal: reasons.map((reason) => reason.message).join('; '),
+      reasons,
+      passed: false,
+      checks: [],
+    };
   }
-  const scored = results.trials.filter((trial) => trial.engine === engine && scoredOutcomes.has(trial.outcome)).sort(bySlot);
-  const checks = [resolveRateCheck(scored, baseline, requireSignificant), ...gatedMetrics.map((metric) => metricCheck(metric, scored, baseline, results.run.seed))];
-  return { ...head, comparable: true, refusal: null, reasons: [], passed: checks.every((check) => check.status !== 'fail'), checks };
+  const scored = results.trials
+    .filter((trial) => trial.engine === engine && scoredOutcomes.has(trial.outcome))
+    .sort(bySlot);
+  const checks = [
+    resolveRateCheck(scored, baseline, requireSignificant),
+    ...gatedMetrics.map((metric) => metricCheck(metric, scored, baseline, results.run.seed)),
+  ];
+  return {
+    ...head,
+    comparable: true,
+    refusal: null,
+    reasons: [],
+    passed: checks.every((check) => check.status !== 'fail'),
+    checks,
+  };
 }
 
 function refusals(results: RunResults, baseline: AbpBaseline, engine: string): GateReport['reasons'] {
@@ -85,25 +118,47 @@ function refusals(results: RunResults, baseline: AbpBaseline, engine: string): G
   const engines = run.engines.map((entry) => entry.name);
   const ofEngine = results.trials.filter((trial) => trial.engine === engine);
   if (!engines.includes(engine)) {
-    reasons.push({ code: 'engine-not-in-run', message: `engine ${engine} is not in the run, which ran ${engines.join(', ')}: pass --engine to gate one of those against this baseline` });
+    reasons.push({
+      code: 'engine-not-in-run',
+      message: `engine ${engine} is not in the run, which ran ${engines.join(', ')}: pass --engine to gate one of those against this baseline`,
+    });
   } else if (ofEngine.length === 0) {
-    reasons.push({ code: 'no-trials', message: `engine ${engine} has no trials in the run yet: let \`abp run\` finish` });
+    reasons.push({
+      code: 'no-trials',
+      message: `engine ${engine} has no trials in the run yet: let \`abp run\` finish`,
+    });
   } else {
     const missing = missingTrials(results, engine);
-    if (missing.length > 0) reasons.push({ code: 'incomplete-run', message: `the run is incomplete: ${describeMissingTrials(results, missing)}; let \`abp run\` finish, or rerun it` });
+    if (missing.length > 0)
+      reasons.push({
+        code: 'incomplete-run',
+        message: `the run is incomplete: ${describeMissingTrials(results, missing)}; let \`abp run\` finish, or rerun it`,
+      });
     if (!ofEngine.some((trial) => scoredOutcomes.has(trial.outcome))) {
-      reasons.push({ code: 'no-scored-trials', message: `every trial of engine ${engine} was excluded (engine error, harness error or unsupported), so none can be compared: fix the cause shown in trials/ and rerun` });
+      reasons.push({
+        code: 'no-scored-trials',
+        message: `every trial of engine ${engine} was excluded (engine error, harness error or unsupported), so none can be compared: fix the cause shown in trials/ and rerun`,
+      });
     }
   }
   if (!run.matchedModels) {
-    reasons.push({ code: 'models-not-matched', message: `the run is stamped matchedModels: false, so its numbers are not tied to one model: rerun with every engine on ${run.model}` });
+    reasons.push({
+      code: 'models-not-matched',
+      message: `the run is stamped matchedModels: false, so its numbers are not tied to one model: rerun with every engine on ${run.model}`,
+    });
   }
   if (run.model !== baseline.model) {
-    reasons.push({ code: 'model-differs', message: `the run used model ${run.model} but the baseline ${baseline.model}: a baseline gates one model; when the model changes on purpose, create a new baseline with \`abp baseline\`` });
+    reasons.push({
+      code: 'model-differs',
+      message: `the run used model ${run.model} but the baseline ${baseline.model}: a baseline gates one model; when the model changes on purpose, create a new baseline with \`abp baseline\``,
+    });
   }
   const taskDifference = describeTaskDifference(results, baseline);
   if (taskDifference !== null) {
-    reasons.push({ code: 'task-set-differs', message: `the task sets differ (${taskDifference}): the gate compares the same tasks only; run the baseline's task set, or update the baseline deliberately with \`abp baseline\`` });
+    reasons.push({
+      code: 'task-set-differs',
+      message: `the task sets differ (${taskDifference}): the gate compares the same tasks only; run the baseline's task set, or update the baseline deliberately with \`abp baseline\``,
+    });
   }
   return reasons;
 }
@@ -113,7 +168,9 @@ function describeTaskDifference(results: RunResults, baseline: AbpBaseline): str
   const committed = new Map(baseline.tasks.map((task) => [task.id, task.digest]));
   const onlyRun = [...current.keys()].filter((id) => !committed.has(id));
   const onlyBaseline = [...committed.keys()].filter((id) => !current.has(id));
-  const changed = [...current].filter(([id, digest]) => committed.has(id) && committed.get(id) !== digest).map(([id]) => id);
+  const changed = [...current]
+    .filter(([id, digest]) => committed.has(id) && committed.get(id) !== digest)
+    .map(([id]) => id);
   const parts = [
     onlyRun.length > 0 ? `only in the run: ${nameIds(onlyRun)}` : '',
     onlyBaseline.length > 0 ? `only in the baseline: ${nameIds(onlyBaseline)}` : '',
@@ -137,7 +194,15 @@ function resolveRateCheck(scored: AbpTrial[], baseline: AbpBaseline, requireSign
   const current = resolved / scoredCount;
   const rate = `${formatPercent(current)} resolved (${resolved}/${scoredCount})`;
   if (baseScored === 0) {
-    return { id: 'resolve-rate', status: 'skipped', summary: `${rate}; the baseline has no scored trials, so there is no rate to compare with`, baseline: null, current, change: null, threshold };
+    return {
+      id: 'resolve-rate',
+      status: 'skipped',
+      summary: `${rate}; the baseline has no scored trials, so there is no rate to compare with`,
+      baseline: null,
+      current,
+      change: null,
+      threshold,
+    };
   }
 
   const base = baseResolved / baseScored;
@@ -178,14 +243,30 @@ function resolveRateCheck(scored: AbpTrial[], baseline: AbpBaseline, requireSign
 function metricCheck(metric: GatedMetric, scored: AbpTrial[], baseline: AbpBaseline, seed: number): GateCheck {
   const label = `median ${metricLabels[metric]}`;
   const threshold = baseline.thresholds[metric];
-  const currentValues = scored.flatMap((trial) => (trial.outcome === 'resolved' && trial.metrics[metric] !== null ? [trial.metrics[metric]] : []));
-  const baselineValues = baseline.trials.flatMap((trial) => (trial.resolved && trial[metric] !== null ? [trial[metric]] : []));
+  const currentValues = scored.flatMap((trial) =>
+    trial.outcome === 'resolved' && trial.metrics[metric] !== null ? [trial.metrics[metric]] : [],
+  );
+  const baselineValues = baseline.trials.flatMap((trial) =>
+    trial.resolved && trial[metric] !== null ? [trial[metric]] : [],
+  );
   const base = baselineValues.length > 0 ? median(baselineValues) : null;
   const current = currentValues.length > 0 ? median(currentValues) : null;
-  const skipped = (why: string): GateCheck => ({ id: metric, status: 'skipped', summary: `${label}: ${why}`, baseline: base, current, change: null, threshold });
-  if (base === null) return skipped('the baseline has no resolved trial with a value, so there is nothing to grow from');
+  const skipped = (why: string): GateCheck => ({
+    id: metric,
+    status: 'skipped',
+    summary: `${label}: ${why}`,
+    baseline: base,
+    current,
+    change: null,
+    threshold,
+  });
+  if (base === null)
+    return skipped('the baseline has no resolved trial with a value, so there is nothing to grow from');
   if (base === 0) return skipped('the baseline median is 0, so a relative growth is undefined');
-  if (current === null) return skipped('no resolved trial of the run has a value (the resolve-rate check covers a run that resolves nothing)');
+  if (current === null)
+    return skipped(
+      'no resolved trial of the run has a value (the resolve-rate check covers a run that resolves nothing)',
+    );
 
   const change = (current - base) / base;
   const failed = change > threshold;
@@ -206,8 +287,17 @@ function metricCheck(metric: GatedMetric, scored: AbpTrial[], baseline: AbpBasel
 }
 
 /** Seeded paired bootstrap over the (task, trial) pairs resolved with a value in both; information, not a decision. */
-function pairedInterval(metric: GatedMetric, scored: AbpTrial[], baseline: AbpBaseline, seed: number): { interval?: [number, number]; note: string } {
-  const committed = new Map(baseline.trials.flatMap((trial) => (trial.resolved && trial[metric] !== null ? [[slotOf(trial), trial[metric]] as const] : [])));
+function pairedInterval(
+  metric: GatedMetric,
+  scored: AbpTrial[],
+  baseline: AbpBaseline,
+  seed: number,
+): { interval?: [number, number]; note: string } {
+  const committed = new Map(
+    baseline.trials.flatMap((trial) =>
+      trial.resolved && trial[metric] !== null ? [[slotOf(trial), trial[metric]] as const] : [],
+    ),
+  );
   const current: number[] = [];
   const base: number[] = [];
   for (const trial of scored) {
@@ -217,7 +307,10 @@ function pairedInterval(metric: GatedMetric, scored: AbpTrial[], baseline: AbpBa
     current.push(value);
     base.push(committedValue);
   }
-  if (current.length < 2) return { note: `no paired interval: ${current.length} trial${current.length === 1 ? ' was' : 's were'} resolved in both, 2 needed` };
+  if (current.length < 2)
+    return {
+      note: `no paired interval: ${current.length} trial${current.length === 1 ? ' was' : 's were'} resolved in both, 2 needed`,
+    };
   try {
     const { bootstrap } = bootstrapRelativeMedianDelta(current, base, { seed: generatorSeed(seed) });
     return {
@@ -225,7 +318,8 @@ function pairedInterval(metric: GatedMetric, scored: AbpTrial[], baseline: AbpBa
       note: `paired bootstrap 95% ${formatInterval(bootstrap, formatChange)} over ${current.length} trials resolved in both, seed ${seed}`,
     };
   } catch (error) {
-    if (error instanceof StatsError && intervalUnavailable.has(error.code)) return { note: `no paired interval: ${error.message}` };
+    if (error instanceof StatsError && intervalUnavailable.has(error.code))
+      return { note: `no paired interval: ${error.message}` };
     throw error;
   }
 }

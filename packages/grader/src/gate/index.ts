@@ -4,4 +4,11 @@
 export { GateError, type GateErrorCode } from './errors.js';
 export { createBaseline, validateBaseline, type BaselineOptions } from './baseline.js';
 export { baselineText, readBaselineFile, writeBaselineFile } from './baseline-file.js';
-export { evaluateGate, type GateCheck, type GateCheckId, type GateInput, type GateReport, type RefusalCode } from './evaluate.js';
+export {
+  evaluateGate,
+  type GateCheck,
+  type GateCheckId,
+  type GateInput,
+  type GateReport,
+  type RefusalCode,
+} from './evaluate.js';

@@ -35,7 +35,8 @@ export function stripPlot(metric: GatedMetric, engines: readonly string[], trial
   const body = rows.map((row, index) => {
     const middle = TOP + index * ROW_HEIGHT + ROW_HEIGHT / 2;
     const name = `<text x="${LABEL_WIDTH - 10}" y="${fixed(middle + 4)}" text-anchor="end">${escapeHtml(row.engine)}</text>`;
-    if (row.points.length === 0) return `${name}<text x="${LABEL_WIDTH}" y="${fixed(middle + 4)}" class="empty">no resolved trial with a value</text>`;
+    if (row.points.length === 0)
+      return `${name}<text x="${LABEL_WIDTH}" y="${fixed(middle + 4)}" class="empty">no resolved trial with a value</text>`;
     // A fixed vertical spread instead of random jitter: the same run draws the same picture.
     const dots = row.points.map(({ trial, value }, position) => {
       const title = `${trial.task}, trial ${trial.trial}: ${formatMetric(metric, value)}`;

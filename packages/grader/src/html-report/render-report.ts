@@ -111,7 +111,9 @@ function mismatchBanner(results: RunResults): string {
 
 function header(results: RunResults, runId: string): string {
   const { run } = results;
-  const engines = run.engines.map((engine) => `${engine.name} ${engine.version}${engine.model ? ` (model ${engine.model})` : ''}`).join(', ');
+  const engines = run.engines
+    .map((engine) => `${engine.name} ${engine.version}${engine.model ? ` (model ${engine.model})` : ''}`)
+    .join(', ');
   const rows: Array<[string, string]> = [
     ['Model', run.model],
     ['Matched models', run.matchedModels ? 'yes' : 'no'],
@@ -130,7 +132,8 @@ function warnings(results: RunResults): string {
   const items = [...(results.verdict?.warnings ?? [])];
   const missing = missingTrials(results);
   if (missing.length > 0) items.push(`The run is incomplete: ${describeMissingTrials(results, missing)}.`);
-  if (!results.verdict) items.push('There is no verdict.json yet: the run has not finished, so only the trials recorded so far are shown.');
+  if (!results.verdict)
+    items.push('There is no verdict.json yet: the run has not finished, so only the trials recorded so far are shown.');
   if (items.length === 0) return '';
   return `<section id="warnings"><h2>Warnings</h2><ul class="warnings">${items.map((item) => `<li>${escapeHtml(item)}</li>`).join('')}</ul></section>`;
 }
@@ -141,7 +144,9 @@ function engineTable(results: RunResults, verdict: AbpVerdict): string {
   const rows = verdict.perEngine.map((result) => {
     const version = versions.get(result.engine);
     const name = `${escapeHtml(result.engine)}${version === undefined ? '' : ` <small>${escapeHtml(version)}</small>`}`;
-    const medians = gatedMetrics.map((metric) => `<td class="num">${escapeHtml(formatMetric(metric, medianOf[metric](result)))}</td>`);
+    const medians = gatedMetrics.map(
+      (metric) => `<td class="num">${escapeHtml(formatMetric(metric, medianOf[metric](result)))}</td>`,
+    );
     return (
       `<tr><th scope="row">${name}</th>${count(result.scoredTrials)}${count(result.resolvedTrials)}` +
       `${rateCell(result.resolveRate)}${rateCell(result.verifiedRateExecuted)}${rateCell(result.verifiedRateAllTrials)}` +
@@ -169,7 +174,8 @@ function pairTable(verdict: AbpVerdict, matched: boolean): string {
   if (!matched) {
     return `${heading}<p class="notice">Withheld: the engines ran different models, so a paired comparison would present engine-plus-model differences as engine differences. verdict.json keeps the raw figures for audit.</p></section>`;
   }
-  if (verdict.pairwise.length === 0) return `${heading}<p class="notice">The run has one engine, so there is nothing to pair.</p></section>`;
+  if (verdict.pairwise.length === 0)
+    return `${heading}<p class="notice">The run has one engine, so there is nothing to pair.</p></section>`;
   const rows = verdict.pairwise.map((pair) => {
     const deltas = gatedMetrics.map((metric) => {
       const delta = deltaOf[metric](pair);
@@ -194,7 +200,8 @@ function pairTable(verdict: AbpVerdict, matched: boolean): string {
 function plots(results: RunResults): string {
   const engines = results.run.engines.map((engine) => engine.name);
   const figures = gatedMetrics.map(
-    (metric) => `<figure><figcaption>${escapeHtml(`${metricLabels[metric]} per engine`)}</figcaption>${stripPlot(metric, engines, results.trials)}</figure>`,
+    (metric) =>
+      `<figure><figcaption>${escapeHtml(`${metricLabels[metric]} per engine`)}</figcaption>${stripPlot(metric, engines, results.trials)}</figure>`,
   );
   return (
     '<section id="efficiency"><h2>Efficiency of resolved trials</h2>' +
@@ -223,12 +230,21 @@ function signerText(provenance: TaskProvenance): string {
   }
 }
 
-function taskTable(results: RunResults, provenance: ReadonlyMap<string, TaskProvenance>, serveUrl: string | null): string {
+function taskTable(
+  results: RunResults,
+  provenance: ReadonlyMap<string, TaskProvenance>,
+  serveUrl: string | null,
+): string {
   const rows = results.tasks.map((task) => {
     const head = `<tr id="${taskAnchor(task.id)}"><th scope="row">${escapeHtml(task.id)}</th><td><code>${escapeHtml(task.digest)}</code></td>`;
     const source = provenance.get(task.id);
-    if (source === undefined) return `${head}<td colspan="2"><small>not from a signed bundle: the task folder has no provenance.json</small></td></tr>`;
-    if (source.taskId !== task.id) throw new ProvenanceError('provenance-mismatch', `the provenance given for task ${task.id} is task ${source.taskId}'s: read it with readTasksProvenance`);
+    if (source === undefined)
+      return `${head}<td colspan="2"><small>not from a signed bundle: the task folder has no provenance.json</small></td></tr>`;
+    if (source.taskId !== task.id)
+      throw new ProvenanceError(
+        'provenance-mismatch',
+        `the provenance given for task ${task.id} is task ${source.taskId}'s: read it with readTasksProvenance`,
+      );
     const links = provenanceLinks(source, serveUrl);
     const signed = `signed by ${signerText(source)} at ${source.signedAt}, verified against trust root v${source.trustRootVersion}`;
     return (
@@ -256,9 +272,14 @@ function trialTable(results: RunResults): string {
       ['diff', trial.receipts.diff],
       ['trace', trial.receipts.trace],
     ];
-    const receipts = links.flatMap(([label, path]) => (path === null ? [] : [`<a href="${receiptHref(path)}">${label}</a>`])).join('');
-    const detail = trial.detail === null ? '' : `<details><summary>detail</summary>${escapeHtml(trial.detail)}</details>`;
-    const metrics = gatedMetrics.map((metric) => `<td class="num">${escapeHtml(formatMetric(metric, trial.metrics[metric]))}</td>`).join('');
+    const receipts = links
+      .flatMap(([label, path]) => (path === null ? [] : [`<a href="${receiptHref(path)}">${label}</a>`]))
+      .join('');
+    const detail =
+      trial.detail === null ? '' : `<details><summary>detail</summary>${escapeHtml(trial.detail)}</details>`;
+    const metrics = gatedMetrics
+      .map((metric) => `<td class="num">${escapeHtml(formatMetric(metric, trial.metrics[metric]))}</td>`)
+      .join('');
     return (
       `<tr><td class="num">${trial.order}</td><td><a href="#${taskAnchor(trial.task)}">${escapeHtml(trial.task)}</a></td><td>${escapeHtml(trial.engine)}</td><td class="num">${trial.trial}</td>` +
       `<td class="outcome-${escapeHtml(trial.outcome)}">${escapeHtml(trial.outcome)}</td><td>${escapeHtml(trial.reason ?? '')}${detail}</td>${metrics}<td class="receipts">${receipts}</td></tr>`

@@ -26,7 +26,10 @@ export function computeCostUsd(perModel: Readonly<Record<string, TokenCounts>>, 
   for (const model of Object.keys(perModel).sort(compareCodeUnits)) {
     const parsed = tokenCounts.safeParse(perModel[model]);
     if (!parsed.success) {
-      throw new PriceError('invalid-tokens', `the token counts of model ${JSON.stringify(model)} must be non-negative integers input, output, cacheRead and cacheWrite`);
+      throw new PriceError(
+        'invalid-tokens',
+        `the token counts of model ${JSON.stringify(model)} must be non-negative integers input, output, cacheRead and cacheWrite`,
+      );
     }
     const tokens = parsed.data;
     if (priceFields.every(([field]) => tokens[field] === 0)) continue;
@@ -35,7 +38,8 @@ export function computeCostUsd(perModel: Readonly<Record<string, TokenCounts>>, 
       unpricedModels.push(model);
       continue;
     }
-    for (const [field, priceField] of priceFields) picoUsd += BigInt(tokens[field]) * BigInt(Math.round(price[priceField] * 1e6));
+    for (const [field, priceField] of priceFields)
+      picoUsd += BigInt(tokens[field]) * BigInt(Math.round(price[priceField] * 1e6));
   }
   if (unpricedModels.length > 0) return { usd: null, unpricedModels };
   const microUsd = (picoUsd + 500_000n) / 1_000_000n;

@@ -18,7 +18,8 @@ const pricePerMTok = z
   .number()
   .nonnegative()
   .refine((value) => Number.isFinite(value) && Math.abs(value * 1e6 - Math.round(value * 1e6)) < 1e-6, {
-    error: (issue) => `must be a finite price in USD per million tokens with at most 6 decimal places, got ${describeValue(issue.input)}`,
+    error: (issue) =>
+      `must be a finite price in USD per million tokens with at most 6 decimal places, got ${describeValue(issue.input)}`,
   });
 
 export const modelPriceSchema = z.strictObject({
@@ -31,7 +32,9 @@ export const modelPriceSchema = z.strictObject({
 export type ModelPrice = z.infer<typeof modelPriceSchema>;
 
 export const priceTableSchema = z.strictObject({
-  version: z.string().regex(/^abp-prices\/\d{4}-(0[1-9]|1[0-2])$/, 'must be "abp-prices/YYYY-MM", e.g. "abp-prices/2026-11"'),
+  version: z
+    .string()
+    .regex(/^abp-prices\/\d{4}-(0[1-9]|1[0-2])$/, 'must be "abp-prices/YYYY-MM", e.g. "abp-prices/2026-11"'),
   currency: z.literal('USD'),
   asOf: z.iso.date({ error: (issue) => `must be a date "YYYY-MM-DD", got ${describeValue(issue.input)}` }),
   description: z.string().optional(),
@@ -39,7 +42,13 @@ export const priceTableSchema = z.strictObject({
     const ids = Object.keys(models);
     if (ids.length === 0) ctx.addIssue({ code: 'custom', message: 'must price at least one model' });
     // Checked here rather than as the record's key schema, whose failure zod reports without the key's own message.
-    for (const id of ids) if (!modelId.safeParse(id).success) ctx.addIssue({ code: 'custom', path: [id], message: 'is not a model id: at most 200 characters and no spaces, e.g. "anthropic/claude-sonnet-4-5"' });
+    for (const id of ids)
+      if (!modelId.safeParse(id).success)
+        ctx.addIssue({
+          code: 'custom',
+          path: [id],
+          message: 'is not a model id: at most 200 characters and no spaces, e.g. "anthropic/claude-sonnet-4-5"',
+        });
   }),
 });
 export type PriceTable = z.infer<typeof priceTableSchema>;
@@ -50,7 +59,10 @@ export const priceTablePath = join(packageRoot, 'data', 'price-table.json');
 export function parsePriceTable(text: string, source: string): PriceTable {
   const parsed = parseJsonText(text);
   if (!parsed.ok) {
-    throw new PriceError('invalid-table', `${source} is not valid JSON: ${parsed.error.message} (line ${parsed.error.line}, column ${parsed.error.column})`);
+    throw new PriceError(
+      'invalid-table',
+      `${source} is not valid JSON: ${parsed.error.message} (line ${parsed.error.line}, column ${parsed.error.column})`,
+    );
   }
   const result = priceTableSchema.safeParse(parsed.value, plainWordsParseOptions);
   if (!result.success) {
@@ -65,7 +77,11 @@ export function loadPriceTable(file: string = priceTablePath): PriceTable {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new PriceError('unreadable-table', `cannot read the price table ${file}: ${(error as Error).message}; restore it from git`, { cause: error });
+    throw new PriceError(
+      'unreadable-table',
+      `cannot read the price table ${file}: ${(error as Error).message}; restore it from git`,
+      { cause: error },
+    );
   }
   return parsePriceTable(text, file);
 }

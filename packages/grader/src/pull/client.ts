@@ -7,7 +7,12 @@ import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { z } from 'zod';
 import type { FetchedTrustRootVersion } from '../trust/trust-root-chain.js';
-import { signedCheckpointSchema, type ConsistencyProof, type InclusionProof, type SignedCheckpoint } from '@abp/protocol/transparency/formats';
+import {
+  signedCheckpointSchema,
+  type ConsistencyProof,
+  type InclusionProof,
+  type SignedCheckpoint,
+} from '@abp/protocol/transparency/formats';
 import { PullError } from './errors.js';
 
 // The API version this client speaks; the server mounts it at /v1 (serve/api.ts API_PREFIX).
@@ -35,7 +40,10 @@ const base64Path = z.array(z.string());
 const entriesPageSchema = z.object({ size: count, start: count, entries: z.array(z.unknown()) });
 const lookupSchema = z.object({ digest: z.string(), entries: z.array(z.unknown()) });
 const checkpointListSchema = z.object({ checkpoints: z.array(z.object({ size: count })) });
-const inclusionSchema = z.object({ entry: z.unknown(), proof: z.object({ index: count, size: count, path: base64Path }) });
+const inclusionSchema = z.object({
+  entry: z.unknown(),
+  proof: z.object({ index: count, size: count, path: base64Path }),
+});
 const consistencySchema = z.object({ proof: z.object({ oldSize: count, newSize: count, path: base64Path }) });
 
 /** A signature as downloaded: its bytes' digest (what the log records) and its parsed JSON. */
@@ -100,12 +108,19 @@ function apiRoot(from: string): URL {
   try {
     url = new URL(from);
   } catch {
-    throw new PullError('invalid-setting', `--from ${JSON.stringify(from)} is not a URL: give the registry's abp serve address, e.g. --from https://registry.example.org`);
+    throw new PullError(
+      'invalid-setting',
+      `--from ${JSON.stringify(from)} is not a URL: give the registry's abp serve address, e.g. --from https://registry.example.org`,
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new PullError('invalid-setting', `--from ${from} is a ${url.protocol} URL: abp serve speaks http or https`);
   }
-  if (url.search !== '' || url.hash !== '') throw new PullError('invalid-setting', `--from ${from} has a query or fragment: give the server's base address only`);
+  if (url.search !== '' || url.hash !== '')
+    throw new PullError(
+      'invalid-setting',
+      `--from ${from} has a query or fragment: give the server's base address only`,
+    );
   if (!url.pathname.endsWith('/')) url.pathname = `${url.pathname}/`;
   return new URL(`${API_PATH}/`, url);
 }
@@ -127,16 +142,26 @@ export function createRegistryClient(from: string): RegistryClient {
 
   const request = async (url: URL, timeoutMs: number | null): Promise<Response> => {
     try {
-      return await fetch(url, { redirect: 'follow', ...(timeoutMs === null ? {} : { signal: AbortSignal.timeout(timeoutMs) }) });
+      return await fetch(url, {
+        redirect: 'follow',
+        ...(timeoutMs === null ? {} : { signal: AbortSignal.timeout(timeoutMs) }),
+      });
     } catch (error) {
       const cause = (error as { cause?: { code?: unknown } }).cause?.code;
       const reason = typeof cause === 'string' ? cause : (error as Error).message;
-      throw new PullError('unreachable', `${url.href} did not answer (${reason}): check --from, and that abp serve runs there`, { cause: error });
+      throw new PullError(
+        'unreachable',
+        `${url.href} did not answer (${reason}): check --from, and that abp serve runs there`,
+        { cause: error },
+      );
     }
   };
 
   /** The body at `path`, or null on 404 when `onMissing` says null; a 404 is `onMissing`'s PullError otherwise. */
-  const getBytes = async (path: string, onMissing: (problem: string) => PullError | null): Promise<{ url: URL; bytes: Buffer } | null> => {
+  const getBytes = async (
+    path: string,
+    onMissing: (problem: string) => PullError | null,
+  ): Promise<{ url: URL; bytes: Buffer } | null> => {
     const url = urlOf(path);
     const response = await request(url, jsonTimeoutMs);
     if (response.status === 404) {
@@ -144,11 +169,14 @@ export function createRegistryClient(from: string): RegistryClient {
       if (refused === null) return null;
       throw refused;
     }
-    if (!response.ok) throw new PullError('server-error', `${url.href} answered ${response.status}: ${await problemOf(response)}`);
+    if (!response.ok)
+      throw new PullError('server-error', `${url.href} answered ${response.status}: ${await problemOf(response)}`);
     try {
       return { url, bytes: Buffer.from(await response.arrayBuffer()) };
     } catch (error) {
-      throw new PullError('unreachable', `the answer of ${url.href} broke off: ${(error as Error).message}`, { cause: error });
+      throw new PullError('unreachable', `the answer of ${url.href} broke off: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
   };
 
@@ -156,7 +184,9 @@ export function createRegistryClient(from: string): RegistryClient {
     try {
       return JSON.parse(bytes.toString('utf8'));
     } catch (error) {
-      throw new PullError('server-error', `${url.href} did not answer JSON: ${(error as Error).message}`, { cause: error });
+      throw new PullError('server-error', `${url.href} did not answer JSON: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
   };
 
@@ -168,7 +198,14 @@ export function createRegistryClient(from: string): RegistryClient {
 
   /** The JSON at `path` in the shape `schema` documents; a 404 is a server error (the route or the thing asked is missing). */
   const getShaped = async <T>(path: string, schema: z.ZodType<T>, what: string): Promise<T> => {
-    const value = await getJson(path, (problem) => new PullError('server-error', `${from} answered 404 for ${what} (${problem}): it does not serve what docs/api.md documents`));
+    const value = await getJson(
+      path,
+      (problem) =>
+        new PullError(
+          'server-error',
+          `${from} answered 404 for ${what} (${problem}): it does not serve what docs/api.md documents`,
+        ),
+    );
     return shaped(schema, value, what);
   };
 
@@ -176,19 +213,32 @@ export function createRegistryClient(from: string): RegistryClient {
     const parsed = schema.safeParse(value);
     if (parsed.success) return parsed.data;
     const issue = parsed.error.issues[0];
-    throw new PullError('server-error', `${from} answered ${what} without what the API documents: ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`);
+    throw new PullError(
+      'server-error',
+      `${from} answered ${what} without what the API documents: ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`,
+    );
   };
 
   return {
     baseUrl: from,
     async task(taskId) {
-      const value = await getJson(`tasks/${encodeURIComponent(taskId)}`, (problem) => new PullError('not-found', `${from} has no frozen task ${taskId}: ${problem}`));
+      const value = await getJson(
+        `tasks/${encodeURIComponent(taskId)}`,
+        (problem) => new PullError('not-found', `${from} has no frozen task ${taskId}: ${problem}`),
+      );
       const parsed = remoteTaskSchema.safeParse(value);
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
-        throw new PullError('server-error', `${from} described task ${taskId} without what the API documents: ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`);
+        throw new PullError(
+          'server-error',
+          `${from} described task ${taskId} without what the API documents: ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`,
+        );
       }
-      if (parsed.data.taskId !== taskId) throw new PullError('server-error', `${from} answered the request for task ${taskId} with task ${parsed.data.taskId}`);
+      if (parsed.data.taskId !== taskId)
+        throw new PullError(
+          'server-error',
+          `${from} answered the request for task ${taskId} with task ${parsed.data.taskId}`,
+        );
       return parsed.data;
     },
     async trustRootVersion(version) {
@@ -199,16 +249,31 @@ export function createRegistryClient(from: string): RegistryClient {
       return { document, signature };
     },
     async bundleSignature(digest) {
-      const answer = await getBytes(`bundles/${digest}/signature`, (problem) => new PullError('unsigned', `${from} has no signature for bundle ${digest} (${problem}): an unsigned bundle is never unpacked`));
+      const answer = await getBytes(
+        `bundles/${digest}/signature`,
+        (problem) =>
+          new PullError(
+            'unsigned',
+            `${from} has no signature for bundle ${digest} (${problem}): an unsigned bundle is never unpacked`,
+          ),
+      );
       if (answer === null) throw new PullError('unsigned', `${from} has no signature for bundle ${digest}`);
       // The digest is of the bytes as they came: the log records the signature's text exactly as the registry keeps it.
-      return { sha256: createHash('sha256').update(answer.bytes).digest('hex'), value: parseJson(answer.url, answer.bytes) };
+      return {
+        sha256: createHash('sha256').update(answer.bytes).digest('hex'),
+        value: parseJson(answer.url, answer.bytes),
+      };
     },
     async downloadBundle(digest, path) {
       const url = urlOf(`bundles/${digest}`);
       const response = await request(url, null);
-      if (response.status === 404) throw new PullError('not-found', `${from} advertises bundle ${digest} but does not have it: ${await problemOf(response)}`);
-      if (response.status !== 200 || response.body === null) throw new PullError('server-error', `${url.href} answered ${response.status}: ${await problemOf(response)}`);
+      if (response.status === 404)
+        throw new PullError(
+          'not-found',
+          `${from} advertises bundle ${digest} but does not have it: ${await problemOf(response)}`,
+        );
+      if (response.status !== 200 || response.body === null)
+        throw new PullError('server-error', `${url.href} answered ${response.status}: ${await problemOf(response)}`);
       const hash = createHash('sha256');
       let bytes = 0;
       try {
@@ -229,7 +294,11 @@ export function createRegistryClient(from: string): RegistryClient {
         const code = (error as NodeJS.ErrnoException).code;
         // Local write failures are the consumer's to fix; anything else broke the transfer.
         if (code !== undefined && ['ENOSPC', 'EACCES', 'EEXIST', 'EROFS', 'EDQUOT'].includes(code)) throw error;
-        throw new PullError('unreachable', `the download of ${url.href} broke off after ${bytes} bytes: ${(error as Error).message}`, { cause: error });
+        throw new PullError(
+          'unreachable',
+          `the download of ${url.href} broke off after ${bytes} bytes: ${(error as Error).message}`,
+          { cause: error },
+        );
       }
       return { sha256: hash.digest('hex'), bytes };
     },
@@ -249,25 +318,39 @@ export function createRegistryClient(from: string): RegistryClient {
       return getShaped(`log/entries?start=${start}&limit=${limit}`, entriesPageSchema, `the log entries from ${start}`);
     },
     async lookupLogEntries(digest) {
-      const answer = await getShaped(`log/lookup?digest=${encodeURIComponent(digest)}`, lookupSchema, `the log lookup of ${digest}`);
+      const answer = await getShaped(
+        `log/lookup?digest=${encodeURIComponent(digest)}`,
+        lookupSchema,
+        `the log lookup of ${digest}`,
+      );
       return answer.entries;
     },
     async inclusionProof(index, size) {
-      return getShaped(`log/proofs/inclusion?index=${index}&size=${size}`, inclusionSchema, `the inclusion proof of entry ${index} in the tree of ${size}`);
+      return getShaped(
+        `log/proofs/inclusion?index=${index}&size=${size}`,
+        inclusionSchema,
+        `the inclusion proof of entry ${index} in the tree of ${size}`,
+      );
     },
     async consistencyProof(oldSize, newSize) {
       const url = urlOf(`log/proofs/consistency?from=${oldSize}&to=${newSize}`);
       const response = await request(url, jsonTimeoutMs);
       // 400 is the server saying it does not hold one of the sizes: for a size it signed, that is the log's problem.
       if (response.status === 400) return { $case: 'refused', problem: await problemOf(response) };
-      if (!response.ok) throw new PullError('server-error', `${url.href} answered ${response.status}: ${await problemOf(response)}`);
+      if (!response.ok)
+        throw new PullError('server-error', `${url.href} answered ${response.status}: ${await problemOf(response)}`);
       let value: unknown;
       try {
         value = await response.json();
       } catch (error) {
-        throw new PullError('server-error', `${url.href} did not answer JSON: ${(error as Error).message}`, { cause: error });
+        throw new PullError('server-error', `${url.href} did not answer JSON: ${(error as Error).message}`, {
+          cause: error,
+        });
       }
-      return { $case: 'proof', proof: shaped(consistencySchema, value, `the consistency proof from ${oldSize} to ${newSize}`).proof };
+      return {
+        $case: 'proof',
+        proof: shaped(consistencySchema, value, `the consistency proof from ${oldSize} to ${newSize}`).proof,
+      };
     },
   };
 }

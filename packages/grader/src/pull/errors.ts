@@ -3,7 +3,6 @@
 // without reading prose; every failure of a check leaves nothing behind (distribution/pull.ts).
 import { AbpError } from '@abp/protocol/errors';
 
-
 export type PullErrorCode =
   /** The task id or the --from URL is malformed (a usage error: exit 2). */
   | 'invalid-setting'

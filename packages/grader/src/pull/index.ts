@@ -3,7 +3,15 @@
 // pull leaves beside the task. This file only re-exports.
 
 export { PullError, type PullErrorCode } from './errors.js';
-export { PULLED_HELD_OUT_DIR, PULLED_TASK_DIR, loadPinnedTrustRoot, pullTask, walkTrustRoot, type PullOptions, type PulledTask } from './pull.js';
+export {
+  PULLED_HELD_OUT_DIR,
+  PULLED_TASK_DIR,
+  loadPinnedTrustRoot,
+  pullTask,
+  walkTrustRoot,
+  type PullOptions,
+  type PulledTask,
+} from './pull.js';
 export { createRegistryClient, registryName, type RegistryClient } from './client.js';
 export { keepCheckpoints, keptCheckpointsFile, readKeptCheckpoints } from './kept-checkpoints.js';
 export { logKeysOf } from './log-proof.js';

@@ -24,7 +24,10 @@ const MAX_NAME = 200;
  */
 export function keptCheckpointsFile(dir: string, from: string): string {
   const name = encodeURIComponent(registryName(from));
-  return join(dir, `${name.length <= MAX_NAME ? name : `sha256-${createHash('sha256').update(name).digest('hex')}`}.json`);
+  return join(
+    dir,
+    `${name.length <= MAX_NAME ? name : `sha256-${createHash('sha256').update(name).digest('hex')}`}.json`,
+  );
 }
 
 /** The checkpoints kept in `file`, smallest first, each well-formed (signatures are checked where they are used); [] when none. */
@@ -41,13 +44,24 @@ export async function readKeptCheckpoints(file: string): Promise<SignedCheckpoin
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new PullError('invalid-setting', `${file}: the kept checkpoints are not JSON (${(error as Error).message}); ${fix}`, { cause: error });
+    throw new PullError(
+      'invalid-setting',
+      `${file}: the kept checkpoints are not JSON (${(error as Error).message}); ${fix}`,
+      { cause: error },
+    );
   }
-  if (!Array.isArray(value)) throw new PullError('invalid-setting', `${file}: the kept checkpoints must be a JSON array of signed checkpoints; ${fix}`);
+  if (!Array.isArray(value))
+    throw new PullError(
+      'invalid-setting',
+      `${file}: the kept checkpoints must be a JSON array of signed checkpoints; ${fix}`,
+    );
   try {
-    return value.map((item, position) => parseSignedCheckpoint(item, `${file} item ${position + 1}`)).sort((a, b) => a.checkpoint.size - b.checkpoint.size);
+    return value
+      .map((item, position) => parseSignedCheckpoint(item, `${file} item ${position + 1}`))
+      .sort((a, b) => a.checkpoint.size - b.checkpoint.size);
   } catch (error) {
-    if (error instanceof TransparencyError) throw new PullError('invalid-setting', `${error.message}; ${fix}`, { cause: error });
+    if (error instanceof TransparencyError)
+      throw new PullError('invalid-setting', `${error.message}; ${fix}`, { cause: error });
     throw error;
   }
 }
@@ -57,12 +71,21 @@ export async function readKeptCheckpoints(file: string): Promise<SignedCheckpoin
  * caller has proved them consistent with what is kept; two different heads of one size are refused all the same, since
  * keeping both would leave a file that convicts the log of nothing. Returns the checkpoints now kept.
  */
-export async function keepCheckpoints(file: string, checkpoints: readonly SignedCheckpoint[]): Promise<SignedCheckpoint[]> {
+export async function keepCheckpoints(
+  file: string,
+  checkpoints: readonly SignedCheckpoint[],
+): Promise<SignedCheckpoint[]> {
   const bySize = new Map<number, SignedCheckpoint>();
   for (const signed of [...(await readKeptCheckpoints(file)), ...checkpoints]) {
     const kept = bySize.get(signed.checkpoint.size);
-    if (kept !== undefined && (kept.checkpoint.rootHash !== signed.checkpoint.rootHash || kept.checkpoint.origin !== signed.checkpoint.origin)) {
-      throw new PullError('log-inconsistent', `${file} keeps a checkpoint of size ${signed.checkpoint.size} with root ${kept.checkpoint.rootHash}, but the log now signs root ${signed.checkpoint.rootHash} for it: the log showed two histories`);
+    if (
+      kept !== undefined &&
+      (kept.checkpoint.rootHash !== signed.checkpoint.rootHash || kept.checkpoint.origin !== signed.checkpoint.origin)
+    ) {
+      throw new PullError(
+        'log-inconsistent',
+        `${file} keeps a checkpoint of size ${signed.checkpoint.size} with root ${kept.checkpoint.rootHash}, but the log now signs root ${signed.checkpoint.rootHash} for it: the log showed two histories`,
+      );
     }
     // The first one kept stays: its timestamp is the earliest evidence of that head.
     if (kept === undefined) bySize.set(signed.checkpoint.size, signed);

@@ -8,7 +8,14 @@ import { taskBundleSubjectNames } from '@abp/protocol/signing/statement';
 import { findKey } from '@abp/protocol/signing/trust-root';
 import { verifyConsistencyOf, verifyInclusionOf } from '../audit/log-audit.js';
 import { TransparencyError } from '@abp/protocol/transparency/errors';
-import { logEntrySchema, trustedKeys, verifyCheckpointSignature, type CheckpointVerifyingKey, type LogEntry, type SignedCheckpoint } from '@abp/protocol/transparency/formats';
+import {
+  logEntrySchema,
+  trustedKeys,
+  verifyCheckpointSignature,
+  type CheckpointVerifyingKey,
+  type LogEntry,
+  type SignedCheckpoint,
+} from '@abp/protocol/transparency/formats';
 import type { RegistryClient } from './client.js';
 import { PullError } from './errors.js';
 
@@ -70,7 +77,11 @@ export async function proveBundleLogged(input: LogProofInput): Promise<LoggedBun
     );
   }
   const newest = await client.latestCheckpoint();
-  if (newest === null) throw new PullError('not-logged', `${from} has no signed checkpoint of its transparency log: nothing it signed is provably logged, so task ${taskId} is not unpacked`);
+  if (newest === null)
+    throw new PullError(
+      'not-logged',
+      `${from} has no signed checkpoint of its transparency log: nothing it signed is provably logged, so task ${taskId} is not unpacked`,
+    );
   checked(`${from}'s newest log checkpoint does not verify against trust root version ${trustRoot.version}`, () =>
     verifyCheckpointSignature(newest, trustedKeys(keys), `${describe(newest)}`),
   );
@@ -81,33 +92,60 @@ export async function proveBundleLogged(input: LogProofInput): Promise<LoggedBun
 
   const entry = await findEntry(client, digest, subject, taskId);
   if (entry.index >= newest.checkpoint.size) {
-    throw new PullError('not-logged', `the signature of task ${taskId} is logged at index ${entry.index}, but ${describe(newest)} covers entries 0 to ${newest.checkpoint.size - 1} only: nothing signed covers it yet; pull again once the registry checkpoints its log`);
+    throw new PullError(
+      'not-logged',
+      `the signature of task ${taskId} is logged at index ${entry.index}, but ${describe(newest)} covers entries 0 to ${newest.checkpoint.size - 1} only: nothing signed covers it yet; pull again once the registry checkpoints its log`,
+    );
   }
   await proveIncluded(client, entry, newest, keys, taskId);
 
   const retiredAt = input.keyId === null ? undefined : findKey(trustRoot, input.keyId)?.retiredAt;
-  const loggedBeforeRetirement = retiredAt === undefined ? null : await proveLoggedBy(client, entry, newest, keys, { keyId: input.keyId ?? '', retiredAt, taskId, trustRootVersion: trustRoot.version });
+  const loggedBeforeRetirement =
+    retiredAt === undefined
+      ? null
+      : await proveLoggedBy(client, entry, newest, keys, {
+          keyId: input.keyId ?? '',
+          retiredAt,
+          taskId,
+          trustRootVersion: trustRoot.version,
+        });
   return { entry, checkpoint: newest, keptSize: kept?.checkpoint.size ?? null, loggedBeforeRetirement };
 }
 
 /** Proves `older` and `newer` (in either order of size) are two heads of one growing log. */
-async function proveExtends(client: RegistryClient, kept: SignedCheckpoint, newest: SignedCheckpoint, keys: readonly CheckpointVerifyingKey[]): Promise<void> {
+async function proveExtends(
+  client: RegistryClient,
+  kept: SignedCheckpoint,
+  newest: SignedCheckpoint,
+  keys: readonly CheckpointVerifyingKey[],
+): Promise<void> {
   const what = `${client.baseUrl}'s log does not extend ${describe(kept)} you kept from it before`;
   if (kept.checkpoint.origin !== newest.checkpoint.origin) {
-    throw new PullError('log-inconsistent', `${what}: the kept one is of ${kept.checkpoint.origin}, the log now is ${newest.checkpoint.origin}`);
+    throw new PullError(
+      'log-inconsistent',
+      `${what}: the kept one is of ${kept.checkpoint.origin}, the log now is ${newest.checkpoint.origin}`,
+    );
   }
   if (kept.checkpoint.size === newest.checkpoint.size) {
     // Same size: no proof to ask for; both signed heads must be the same head.
-    checked(`the checkpoint you kept from ${client.baseUrl} does not verify against the trust root`, () => verifyCheckpointSignature(kept, trustedKeys(keys), describe(kept)));
+    checked(`the checkpoint you kept from ${client.baseUrl} does not verify against the trust root`, () =>
+      verifyCheckpointSignature(kept, trustedKeys(keys), describe(kept)),
+    );
     if (kept.checkpoint.rootHash !== newest.checkpoint.rootHash) {
-      throw new PullError('log-inconsistent', `${what}: two signed checkpoints of size ${kept.checkpoint.size} have different roots, so the log showed two histories`);
+      throw new PullError(
+        'log-inconsistent',
+        `${what}: two signed checkpoints of size ${kept.checkpoint.size} have different roots, so the log showed two histories`,
+      );
     }
     return;
   }
   const [older, newer] = kept.checkpoint.size < newest.checkpoint.size ? [kept, newest] : [newest, kept];
   const served = await client.consistencyProof(older.checkpoint.size, newer.checkpoint.size);
   if (served.$case === 'refused') {
-    throw new PullError('log-inconsistent', `${what}: asked to prove size ${older.checkpoint.size} a prefix of size ${newer.checkpoint.size}, it answered: ${served.problem}`);
+    throw new PullError(
+      'log-inconsistent',
+      `${what}: asked to prove size ${older.checkpoint.size} a prefix of size ${newer.checkpoint.size}, it answered: ${served.problem}`,
+    );
   }
   checked(what, () => verifyConsistencyOf(served.proof, older, newer, keys));
 }
@@ -119,7 +157,9 @@ async function findEntry(client: RegistryClient, digest: string, subject: string
     const parsed = logEntrySchema.safeParse(value);
     return parsed.success && parsed.data.digest === digest ? [parsed.data] : [];
   });
-  const entry = entries.filter((candidate) => candidate.kind === 'task-bundle' && candidate.subject === subject).sort((a, b) => a.index - b.index)[0];
+  const entry = entries
+    .filter((candidate) => candidate.kind === 'task-bundle' && candidate.subject === subject)
+    .sort((a, b) => a.index - b.index)[0];
   if (entry !== undefined) return entry;
   const elsewhere = entries.map((candidate) => `${candidate.kind} ${candidate.subject} (entry ${candidate.index})`);
   throw new PullError(
@@ -130,14 +170,26 @@ async function findEntry(client: RegistryClient, digest: string, subject: string
 }
 
 /** Proves `entry` is in the tree `checkpoint` signs, with the proof the server hands out for it. */
-async function proveIncluded(client: RegistryClient, entry: LogEntry, checkpoint: SignedCheckpoint, keys: readonly CheckpointVerifyingKey[], taskId: string): Promise<void> {
+async function proveIncluded(
+  client: RegistryClient,
+  entry: LogEntry,
+  checkpoint: SignedCheckpoint,
+  keys: readonly CheckpointVerifyingKey[],
+  taskId: string,
+): Promise<void> {
   const served = await client.inclusionProof(entry.index, checkpoint.checkpoint.size);
   // The proof must be for the very entry looked up: the same line, so the same leaf.
   const proved = logEntrySchema.safeParse(served.entry);
   if (!proved.success || JSON.stringify(proved.data) !== JSON.stringify(entry)) {
-    throw new PullError('log-proof-invalid', `${client.baseUrl} proves entry ${entry.index} to be something other than what its lookup returned for task ${taskId}'s signature: the log answers two ways`);
+    throw new PullError(
+      'log-proof-invalid',
+      `${client.baseUrl} proves entry ${entry.index} to be something other than what its lookup returned for task ${taskId}'s signature: the log answers two ways`,
+    );
   }
-  checked(`the signature of task ${taskId} is not proved included in ${describe(checkpoint)} of ${client.baseUrl}`, () => verifyInclusionOf(entry, served.proof, checkpoint, keys));
+  checked(
+    `the signature of task ${taskId} is not proved included in ${describe(checkpoint)} of ${client.baseUrl}`,
+    () => verifyInclusionOf(entry, served.proof, checkpoint, keys),
+  );
 }
 
 /**
@@ -154,14 +206,25 @@ async function proveLoggedBy(
   retired: { keyId: string; retiredAt: string; taskId: string; trustRootVersion: number },
 ): Promise<{ size: number; timestamp: string }> {
   const sizes = (await client.checkpointSizes()).sort((a, b) => a - b);
-  const coveringSize = sizes.find((size) => size > entry.index && size <= newest.checkpoint.size) ?? newest.checkpoint.size;
+  const coveringSize =
+    sizes.find((size) => size > entry.index && size <= newest.checkpoint.size) ?? newest.checkpoint.size;
   const covering = coveringSize === newest.checkpoint.size ? newest : await client.checkpoint(coveringSize);
-  if (covering === null) throw new PullError('server-error', `${client.baseUrl} lists a log checkpoint of size ${coveringSize} but does not serve it`);
+  if (covering === null)
+    throw new PullError(
+      'server-error',
+      `${client.baseUrl} lists a log checkpoint of size ${coveringSize} but does not serve it`,
+    );
   if (covering !== newest) {
     await proveIncluded(client, entry, covering, keys, retired.taskId);
     const served = await client.consistencyProof(covering.checkpoint.size, newest.checkpoint.size);
-    if (served.$case === 'refused') throw new PullError('log-inconsistent', `${client.baseUrl} cannot prove ${describe(covering)} a prefix of ${describe(newest)}: ${served.problem}`);
-    checked(`${describe(covering)} is not a prefix of ${describe(newest)}`, () => verifyConsistencyOf(served.proof, covering, newest, keys));
+    if (served.$case === 'refused')
+      throw new PullError(
+        'log-inconsistent',
+        `${client.baseUrl} cannot prove ${describe(covering)} a prefix of ${describe(newest)}: ${served.problem}`,
+      );
+    checked(`${describe(covering)} is not a prefix of ${describe(newest)}`, () =>
+      verifyConsistencyOf(served.proof, covering, newest, keys),
+    );
   }
   const { timestamp } = covering.checkpoint;
   if (Date.parse(timestamp) > Date.parse(retired.retiredAt)) {

@@ -10,7 +10,15 @@ import type { VerifiedStatement } from '../trust/verify.js';
 import { locateIssues, plainWordsParseOptions } from '@abp/protocol/schemas/issues';
 import { formatJsonPath } from '@abp/protocol/schemas/json-text';
 import { isOrigin } from '@abp/protocol/transparency/formats';
-import { describeValue, documentId, nonBlankText, nonNegativeInt, positiveInt, sha256Digest, utcTimestamp } from '@abp/protocol/schemas/primitives';
+import {
+  describeValue,
+  documentId,
+  nonBlankText,
+  nonNegativeInt,
+  positiveInt,
+  sha256Digest,
+  utcTimestamp,
+} from '@abp/protocol/schemas/primitives';
 import { writeFileDurably } from '@abp/protocol/files/durable-files';
 import { AbpError } from '@abp/protocol/errors';
 
@@ -22,34 +30,56 @@ export class ProvenanceError extends AbpError<ProvenanceErrorCode> {}
 export const PROVENANCE_FILE = 'provenance.json';
 export const TASK_PROVENANCE_SCHEMA_ID = 'abp-task-provenance/v1';
 
-const httpUrl = z.url({ protocol: /^https?$/, error: (issue) => `must be an http(s) URL, got ${describeValue(issue.input)}` });
-const keyId = z.string().regex(/^[0-9a-f]{64}$/, { error: (issue) => `must be a key id (64 lowercase hex digits), got ${describeValue(issue.input)}` });
+const httpUrl = z.url({
+  protocol: /^https?$/,
+  error: (issue) => `must be an http(s) URL, got ${describeValue(issue.input)}`,
+});
+const keyId = z
+  .string()
+  .regex(/^[0-9a-f]{64}$/, {
+    error: (issue) => `must be a key id (64 lowercase hex digits), got ${describeValue(issue.input)}`,
+  });
 
 export const taskProvenanceSchema = z
   .strictObject({
     schema: z.literal(TASK_PROVENANCE_SCHEMA_ID),
     taskId: documentId,
     bundleDigest: sha256Digest.describe('The archive that was verified and unpacked.'),
-    heldOutDigest: sha256Digest.describe('Its held-out part, the signed statement\'s second subject.'),
-    bundleUrl: httpUrl.nullable().describe('Where the archive was fetched: `<serve>/v1/bundles/<bundleDigest>`; null for a bundle from a local store.'),
+    heldOutDigest: sha256Digest.describe("Its held-out part, the signed statement's second subject."),
+    bundleUrl: httpUrl
+      .nullable()
+      .describe(
+        'Where the archive was fetched: `<serve>/v1/bundles/<bundleDigest>`; null for a bundle from a local store.',
+      ),
     statementUrl: httpUrl
       .nullable()
-      .describe('The signed task-bundle statement (a Sigstore bundle): `<serve>/v1/bundles/<bundleDigest>/signature`; null when not fetched.'),
+      .describe(
+        'The signed task-bundle statement (a Sigstore bundle): `<serve>/v1/bundles/<bundleDigest>/signature`; null when not fetched.',
+      ),
     signer: z.discriminatedUnion('kind', [
       z.strictObject({ kind: z.literal('keyed'), keyId }),
       z.strictObject({ kind: z.literal('keyless'), identity: nonBlankText, issuer: httpUrl }),
     ]),
-    signedAt: utcTimestamp.describe('The signing time verification checked the signer\'s window against.'),
+    signedAt: utcTimestamp.describe("The signing time verification checked the signer's window against."),
     trustRootVersion: positiveInt.describe('The version of the pinned trust root the statement verified against.'),
     log: z
       .strictObject({
-        origin: z.string().refine(isOrigin, { error: (issue) => `must be a log origin, "abp-log/<name>", got ${describeValue(issue.input)}` }),
+        origin: z
+          .string()
+          .refine(isOrigin, {
+            error: (issue) => `must be a log origin, "abp-log/<name>", got ${describeValue(issue.input)}`,
+          }),
         index: nonNegativeInt.describe("The index of the signature's entry in the registry's transparency log."),
         checkpointSize: positiveInt.describe('The size of the signed checkpoint the entry was proved included in.'),
-        rootHash: z.base64().length(44, { error: 'must be a base64 SHA-256 hash' }).describe("That checkpoint's root hash (base64)."),
+        rootHash: z
+          .base64()
+          .length(44, { error: 'must be a base64 SHA-256 hash' })
+          .describe("That checkpoint's root hash (base64)."),
       })
       .optional()
-      .describe("Where the bundle's signature is in the registry's transparency log, as `abp pull` proved it; absent in provenance written before pulls checked the log."),
+      .describe(
+        "Where the bundle's signature is in the registry's transparency log, as `abp pull` proved it; absent in provenance written before pulls checked the log.",
+      ),
   })
   .describe('Where a task folder came from: the signed bundle it was unpacked from, as `abp pull` verified it.');
 
@@ -85,7 +115,11 @@ export function provenanceOf(bundle: VerifiedBundle): TaskProvenance {
   const linked = base === null ? draft : { ...draft, ...urlsOf(draft, base) };
   const provenance = bundle.log === undefined ? linked : { ...linked, log: bundle.log };
   const parsed = taskProvenanceSchema.safeParse(provenance, plainWordsParseOptions);
-  if (!parsed.success) throw new ProvenanceError('invalid-provenance', `the provenance of task ${describeValue(bundle.taskId)} is invalid: ${issuesText(parsed.error.issues)}`);
+  if (!parsed.success)
+    throw new ProvenanceError(
+      'invalid-provenance',
+      `the provenance of task ${describeValue(bundle.taskId)} is invalid: ${issuesText(parsed.error.issues)}`,
+    );
   return parsed.data;
 }
 
@@ -95,7 +129,11 @@ export function provenanceOf(bundle: VerifiedBundle): TaskProvenance {
  */
 export async function writeTaskProvenance(taskDir: string, provenance: TaskProvenance): Promise<string> {
   const parsed = taskProvenanceSchema.safeParse(provenance, plainWordsParseOptions);
-  if (!parsed.success) throw new ProvenanceError('invalid-provenance', `the provenance to write into ${taskDir} is invalid: ${issuesText(parsed.error.issues)}; make it with provenanceOf`);
+  if (!parsed.success)
+    throw new ProvenanceError(
+      'invalid-provenance',
+      `the provenance to write into ${taskDir} is invalid: ${issuesText(parsed.error.issues)}; make it with provenanceOf`,
+    );
   const checked = parsed.data;
   const path = join(taskDir, PROVENANCE_FILE);
   await writeFileDurably(path, `${JSON.stringify(checked, null, 2)}\n`, { mode: 0o644 });
@@ -124,14 +162,21 @@ export async function readTaskProvenance(taskDir: string, taskId: string): Promi
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new ProvenanceError('invalid-provenance', `${path}: is not valid JSON (${(error as Error).message}); ${fix}`, { cause: error });
+    throw new ProvenanceError(
+      'invalid-provenance',
+      `${path}: is not valid JSON (${(error as Error).message}); ${fix}`,
+      { cause: error },
+    );
   }
   const parsed = taskProvenanceSchema.safeParse(value, plainWordsParseOptions);
   if (!parsed.success) {
     throw new ProvenanceError('invalid-provenance', `${path}: ${issuesText(parsed.error.issues)}; ${fix}`);
   }
   if (parsed.data.taskId !== taskId) {
-    throw new ProvenanceError('provenance-mismatch', `${path}: taskId is ${describeValue(parsed.data.taskId)}, but the folder holds task ${describeValue(taskId)}: the file belongs to another task; ${fix}`);
+    throw new ProvenanceError(
+      'provenance-mismatch',
+      `${path}: taskId is ${describeValue(parsed.data.taskId)}, but the folder holds task ${describeValue(taskId)}: the file belongs to another task; ${fix}`,
+    );
   }
   return parsed.data;
 }
@@ -140,8 +185,12 @@ export async function readTaskProvenance(taskDir: string, taskId: string): Promi
  * The provenance of each task that has one, by task id. `abp run` reads it with the task folders, before the first
  * trial, so a damaged file stops the run at its start rather than at its report.
  */
-export async function readTasksProvenance(tasks: ReadonlyArray<{ id: string; dir: string }>): Promise<Map<string, TaskProvenance>> {
-  const read = await Promise.all(tasks.map(async (task) => [task.id, await readTaskProvenance(task.dir, task.id)] as const));
+export async function readTasksProvenance(
+  tasks: ReadonlyArray<{ id: string; dir: string }>,
+): Promise<Map<string, TaskProvenance>> {
+  const read = await Promise.all(
+    tasks.map(async (task) => [task.id, await readTaskProvenance(task.dir, task.id)] as const),
+  );
   return new Map(read.filter((entry): entry is readonly [string, TaskProvenance] => entry[1] !== null));
 }
 
@@ -154,12 +203,23 @@ export function parseServeUrl(raw: string): string {
   try {
     url = new URL(raw);
   } catch (error) {
-    throw new ProvenanceError('invalid-serve-url', `the serve URL ${describeValue(raw)} is not a URL: give the base of \`abp serve\`, e.g. http://127.0.0.1:8080`, { cause: error });
+    throw new ProvenanceError(
+      'invalid-serve-url',
+      `the serve URL ${describeValue(raw)} is not a URL: give the base of \`abp serve\`, e.g. http://127.0.0.1:8080`,
+      { cause: error },
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
-    throw new ProvenanceError('invalid-serve-url', `the serve URL ${describeValue(raw)} is not http(s): give the base of \`abp serve\`, e.g. http://127.0.0.1:8080`);
+    throw new ProvenanceError(
+      'invalid-serve-url',
+      `the serve URL ${describeValue(raw)} is not http(s): give the base of \`abp serve\`, e.g. http://127.0.0.1:8080`,
+    );
   }
-  if (url.search !== '' || url.hash !== '') throw new ProvenanceError('invalid-serve-url', `the serve URL ${describeValue(raw)} has a query or fragment: give only the base, e.g. http://127.0.0.1:8080`);
+  if (url.search !== '' || url.hash !== '')
+    throw new ProvenanceError(
+      'invalid-serve-url',
+      `the serve URL ${describeValue(raw)} has a query or fragment: give only the base, e.g. http://127.0.0.1:8080`,
+    );
   return url.href.replace(/\/+$/, '');
 }
 
@@ -167,12 +227,21 @@ export function parseServeUrl(raw: string): string {
  * The API's addresses of a bundle and its signed statement under a serve base URL (serve/api.ts `urls`). The statement
  * is linked by the bundle's digest, not by task id: that route needs no worker to answer, and names this exact archive.
  */
-function urlsOf(task: Pick<TaskProvenance, 'bundleDigest'>, serveUrl: string): { bundleUrl: string; statementUrl: string } {
-  return { bundleUrl: `${serveUrl}/v1/bundles/${task.bundleDigest}`, statementUrl: `${serveUrl}/v1/bundles/${task.bundleDigest}/signature` };
+function urlsOf(
+  task: Pick<TaskProvenance, 'bundleDigest'>,
+  serveUrl: string,
+): { bundleUrl: string; statementUrl: string } {
+  return {
+    bundleUrl: `${serveUrl}/v1/bundles/${task.bundleDigest}`,
+    statementUrl: `${serveUrl}/v1/bundles/${task.bundleDigest}/signature`,
+  };
 }
 
 /** Where the report links a task's bundle and statement: the serve URL given, else what provenance.json recorded. */
-export function provenanceLinks(provenance: TaskProvenance, serveUrl: string | null): { bundle: string | null; statement: string | null } {
+export function provenanceLinks(
+  provenance: TaskProvenance,
+  serveUrl: string | null,
+): { bundle: string | null; statement: string | null } {
   if (serveUrl === null) return { bundle: provenance.bundleUrl, statement: provenance.statementUrl };
   const urls = urlsOf(provenance, serveUrl);
   return { bundle: urls.bundleUrl, statement: urls.statementUrl };

@@ -81,14 +81,22 @@ export interface PulledTask {
 export const PULLED_TASK_DIR = 'task';
 export const PULLED_HELD_OUT_DIR = 'held-out';
 
-export async function pullTask(options: PullOptions, client: RegistryClient = createRegistryClient(options.from)): Promise<PulledTask> {
+export async function pullTask(
+  options: PullOptions,
+  client: RegistryClient = createRegistryClient(options.from),
+): Promise<PulledTask> {
   const { taskId } = options;
-  if (!conforms(documentId, taskId)) throw new PullError('invalid-setting', `${JSON.stringify(taskId)} is not a task id: e.g. gh-<owner>-<name>-<issue>, as \`abp task list\` or GET /v1/tasks shows`);
+  if (!conforms(documentId, taskId))
+    throw new PullError(
+      'invalid-setting',
+      `${JSON.stringify(taskId)} is not a task id: e.g. gh-<owner>-<name>-<issue>, as \`abp task list\` or GET /v1/tasks shows`,
+    );
   const pinned = await loadPinnedTrustRoot(options.trustRootPath);
   const outputDir = resolve(options.outputDir);
   const destination = join(outputDir, taskId);
   await ensureAbsent(destination);
-  const keptIn = options.checkpointsDir === undefined ? null : keptCheckpointsFile(resolve(options.checkpointsDir), options.from);
+  const keptIn =
+    options.checkpointsDir === undefined ? null : keptCheckpointsFile(resolve(options.checkpointsDir), options.from);
   const kept = keptIn === null ? [] : await readKeptCheckpoints(keptIn);
 
   const task = await client.task(taskId);
@@ -102,24 +110,45 @@ export async function pullTask(options: PullOptions, client: RegistryClient = cr
     const downloaded = await client.downloadBundle(task.bundleDigest, archive);
     const digest = `sha256:${downloaded.sha256}`;
     if (digest !== task.bundleDigest) {
-      throw new PullError('digest-mismatch', `${options.from} advertises task ${taskId} as ${task.bundleDigest}, but the ${downloaded.bytes} bytes it sent hash to ${digest}: the bundle was changed or damaged on the server`);
+      throw new PullError(
+        'digest-mismatch',
+        `${options.from} advertises task ${taskId} as ${task.bundleDigest}, but the ${downloaded.bytes} bytes it sent hash to ${digest}: the bundle was changed or damaged on the server`,
+      );
     }
 
     const signature = await client.bundleSignature(digest);
     const verified = await verifySignature(signature.value, trustRoot, taskId, downloaded.sha256);
-    const logged = await proveBundleLogged({ client, trustRoot, taskId, signatureSha256: signature.sha256, keyId: verified.keyId, kept });
+    const logged = await proveBundleLogged({
+      client,
+      trustRoot,
+      taskId,
+      signatureSha256: signature.sha256,
+      keyId: verified.keyId,
+      kept,
+    });
     const { checkpoint } = logged.checkpoint;
     const subjects = await readBundleSubjects(archive).catch((error: unknown) => rethrowBundle(error, taskId));
-    const signedHeldOut = verified.statement.subject.find((subject) => subject.name === taskBundleSubjectNames(taskId).heldOut)?.digest.sha256;
+    const signedHeldOut = verified.statement.subject.find(
+      (subject) => subject.name === taskBundleSubjectNames(taskId).heldOut,
+    )?.digest.sha256;
     if (signedHeldOut !== subjects.heldOut) {
-      throw new PullError('tampered-bundle', `the held-out part of ${digest} hashes to sha256:${subjects.heldOut}, but the signed statement names ${signedHeldOut === undefined ? 'no held-out part' : `sha256:${signedHeldOut}`}`);
+      throw new PullError(
+        'tampered-bundle',
+        `the held-out part of ${digest} hashes to sha256:${subjects.heldOut}, but the signed statement names ${signedHeldOut === undefined ? 'no held-out part' : `sha256:${signedHeldOut}`}`,
+      );
     }
 
     // unpackBundle hashes the file again: the bytes unpacked are the bytes verified, whatever touched the file since.
-    const unpacked = await unpackBundle(archive, { taskDir: join(staging, PULLED_TASK_DIR), heldOutDir: join(staging, PULLED_HELD_OUT_DIR), expectedDigest: digest }).catch((error: unknown) =>
-      rethrowBundle(error, taskId),
-    );
-    if (unpacked.manifest.id !== taskId) throw new PullError('tampered-bundle', `the signed bundle ${digest} holds task ${unpacked.manifest.id}, not ${taskId}`);
+    const unpacked = await unpackBundle(archive, {
+      taskDir: join(staging, PULLED_TASK_DIR),
+      heldOutDir: join(staging, PULLED_HELD_OUT_DIR),
+      expectedDigest: digest,
+    }).catch((error: unknown) => rethrowBundle(error, taskId));
+    if (unpacked.manifest.id !== taskId)
+      throw new PullError(
+        'tampered-bundle',
+        `the signed bundle ${digest} holds task ${unpacked.manifest.id}, not ${taskId}`,
+      );
     // Beside task.json, so the grader's report links each task to the bundle and statement it was verified from.
     await writeTaskProvenance(
       join(staging, PULLED_TASK_DIR),
@@ -130,7 +159,12 @@ export async function pullTask(options: PullOptions, client: RegistryClient = cr
         verified,
         trustRootVersion: trustRoot.version,
         serveUrl: options.from,
-        log: { origin: checkpoint.origin, index: logged.entry.index, checkpointSize: checkpoint.size, rootHash: checkpoint.rootHash },
+        log: {
+          origin: checkpoint.origin,
+          index: logged.entry.index,
+          checkpointSize: checkpoint.size,
+          rootHash: checkpoint.rootHash,
+        },
       }),
     );
     await rm(archive);
@@ -174,7 +208,11 @@ export async function pullTask(options: PullOptions, client: RegistryClient = cr
 export async function walkTrustRoot(pinned: TrustRoot, client: RegistryClient): Promise<TrustRoot> {
   return advanceTrustRoot(pinned, (version) => client.trustRootVersion(version)).catch((error: unknown) => {
     if (error instanceof SigningError) {
-      throw new PullError('trust-root-unverified', `${client.baseUrl} offers a trust root newer than the pinned version ${pinned.version} that does not verify: ${error.message}`, { cause: error });
+      throw new PullError(
+        'trust-root-unverified',
+        `${client.baseUrl} offers a trust root newer than the pinned version ${pinned.version} that does not verify: ${error.message}`,
+        { cause: error },
+      );
     }
     throw error;
   });
@@ -185,7 +223,9 @@ export async function loadPinnedTrustRoot(path: string): Promise<TrustRoot> {
     return await loadTrustRoot(path);
   } catch (error) {
     if (error instanceof SigningError && (error.code === 'trust-root-missing' || error.code === 'trust-root-invalid')) {
-      throw new PullError(error.code, `${error.message}; pin the registry's trust root with --trust-root <file>`, { cause: error });
+      throw new PullError(error.code, `${error.message}; pin the registry's trust root with --trust-root <file>`, {
+        cause: error,
+      });
     }
     throw error;
   }
@@ -196,7 +236,8 @@ async function ensureAbsent(path: string): Promise<void> {
     () => true,
     () => false,
   );
-  if (found) throw new PullError('destination-exists', `${path} already exists: remove it, or pull into another folder with -o`);
+  if (found)
+    throw new PullError('destination-exists', `${path} already exists: remove it, or pull into another folder with -o`);
 }
 
 /** What each refusal of signature verification means for a pull; any other is `signature-rejected`, naming its code. */
@@ -217,27 +258,53 @@ const SIGNATURE_REFUSALS: Partial<Record<SigningErrorCode, PullErrorCode>> = {
 };
 
 /** Verifies the signature over the archive (sha256 `archiveHex`) as task `taskId`'s bundle, mapping refusals to codes. */
-async function verifySignature(signature: unknown, trustRoot: TrustRoot, taskId: string, archiveHex: string): Promise<VerifiedStatement> {
+async function verifySignature(
+  signature: unknown,
+  trustRoot: TrustRoot,
+  taskId: string,
+  archiveHex: string,
+): Promise<VerifiedStatement> {
   try {
-    return await verifyStatementBundle(signature, trustRoot, { subjects: [{ name: taskBundleSubjectNames(taskId).bundle, sha256: archiveHex }], predicateType: TASK_BUNDLE_PREDICATE });
+    return await verifyStatementBundle(signature, trustRoot, {
+      subjects: [{ name: taskBundleSubjectNames(taskId).bundle, sha256: archiveHex }],
+      predicateType: TASK_BUNDLE_PREDICATE,
+    });
   } catch (error) {
     if (!(error instanceof SigningError)) throw error;
     const code = SIGNATURE_REFUSALS[error.code] ?? 'signature-rejected';
-    throw new PullError(code, `the signature of task ${taskId}'s bundle sha256:${archiveHex} is refused (${error.code}): ${error.message}`, { cause: error });
+    throw new PullError(
+      code,
+      `the signature of task ${taskId}'s bundle sha256:${archiveHex} is refused (${error.code}): ${error.message}`,
+      { cause: error },
+    );
   }
 }
 
 function rethrowBundle(error: unknown, taskId: string): never {
   if (!(error instanceof BundleError)) throw error;
-  if (error.code === 'digest-mismatch') throw new PullError('digest-mismatch', `the verified bundle of ${taskId} changed on disk before it was unpacked: ${error.message}`, { cause: error });
-  throw new PullError('invalid-bundle', `the signed bundle of ${taskId} cannot be unpacked (${error.code}): ${error.message}`, { cause: error });
+  if (error.code === 'digest-mismatch')
+    throw new PullError(
+      'digest-mismatch',
+      `the verified bundle of ${taskId} changed on disk before it was unpacked: ${error.message}`,
+      { cause: error },
+    );
+  throw new PullError(
+    'invalid-bundle',
+    `the signed bundle of ${taskId} cannot be unpacked (${error.code}): ${error.message}`,
+    { cause: error },
+  );
 }
 
 /** Renames the staged task folder into place and makes the rename durable. */
 async function publish(staging: string, destination: string): Promise<void> {
   await ensureAbsent(destination);
   await rename(staging, destination).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOTEMPTY' || error.code === 'EEXIST') throw new PullError('destination-exists', `${destination} appeared while the task was pulled: remove it, or pull into another folder with -o`, { cause: error });
+    if (error.code === 'ENOTEMPTY' || error.code === 'EEXIST')
+      throw new PullError(
+        'destination-exists',
+        `${destination} appeared while the task was pulled: remove it, or pull into another folder with -o`,
+        { cause: error },
+      );
     throw error;
   });
   await syncFolder(dirname(destination));

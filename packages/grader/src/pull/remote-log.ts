@@ -30,16 +30,24 @@ export async function downloadLog(client: RegistryClient, dir: string): Promise<
   const checkpoints: SignedCheckpoint[] = [];
   for (const size of [...new Set(await client.checkpointSizes())].sort((a, b) => a - b)) {
     const signed = await client.checkpoint(size);
-    if (signed === null) throw new PullError('server-error', `${client.baseUrl} lists a log checkpoint of size ${size} but does not serve it`);
+    if (signed === null)
+      throw new PullError(
+        'server-error',
+        `${client.baseUrl} lists a log checkpoint of size ${size} but does not serve it`,
+      );
     // Under the size it was listed as: a server that answers with another checkpoint is caught by the audit's name check.
     await writeWhole(join(dir, CHECKPOINTS_DIR, `${size}.json`), `${canonicalJson(signed)}\n`);
     checkpoints.push(signed);
   }
 
   const lines: string[] = [];
-  for (let start = 0; ; ) {
+  for (let start = 0; ;) {
     const page = await client.logEntries(start, PAGE);
-    if (page.start !== start) throw new PullError('server-error', `${client.baseUrl} answered the log entries from ${start} with a page from ${page.start}`);
+    if (page.start !== start)
+      throw new PullError(
+        'server-error',
+        `${client.baseUrl} answered the log entries from ${start} with a page from ${page.start}`,
+      );
     lines.push(...page.entries.map((entry) => `${canonicalJson(entry)}\n`));
     start += page.entries.length;
     if (page.entries.length === 0 || start >= page.size) break;

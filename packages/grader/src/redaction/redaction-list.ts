@@ -38,13 +38,22 @@ const rule = z
   .superRefine((value, ctx) => {
     const needsPattern = value.kind !== 'path';
     if (needsPattern && value.pattern === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['pattern'], message: `is required for a rule of kind "${value.kind}" (a regular expression source)` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['pattern'],
+        message: `is required for a rule of kind "${value.kind}" (a regular expression source)`,
+      });
     }
     if (!needsPattern && value.pattern !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['pattern'], message: 'must be absent for a rule of kind "path": path handling is built into the redactor' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['pattern'],
+        message: 'must be absent for a rule of kind "path": path handling is built into the redactor',
+      });
     }
     const problem = value.pattern === undefined ? null : regexProblem(value.pattern);
-    if (problem !== null) ctx.addIssue({ code: 'custom', path: ['pattern'], message: `is not a valid regular expression: ${problem}` });
+    if (problem !== null)
+      ctx.addIssue({ code: 'custom', path: ['pattern'], message: `is not a valid regular expression: ${problem}` });
   });
 
 export const redactionListSchema = z
@@ -56,7 +65,12 @@ export const redactionListSchema = z
   .superRefine((value, ctx) => {
     const seen = new Set<string>();
     value.rules.forEach((entry, index) => {
-      if (seen.has(entry.id)) ctx.addIssue({ code: 'custom', path: ['rules', index, 'id'], message: `repeats the rule id "${entry.id}"; ids name replacements and must be unique` });
+      if (seen.has(entry.id))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['rules', index, 'id'],
+          message: `repeats the rule id "${entry.id}"; ids name replacements and must be unique`,
+        });
       seen.add(entry.id);
     });
   });
@@ -70,7 +84,10 @@ export const redactionListPath = join(packageRoot, 'data', 'redaction-list.json'
 export function parseRedactionList(text: string, source: string): RedactionList {
   const parsed = parseJsonText(text);
   if (!parsed.ok) {
-    throw new RedactionError('invalid-list', `${source} is not valid JSON: ${parsed.error.message} (line ${parsed.error.line}, column ${parsed.error.column})`);
+    throw new RedactionError(
+      'invalid-list',
+      `${source} is not valid JSON: ${parsed.error.message} (line ${parsed.error.line}, column ${parsed.error.column})`,
+    );
   }
   const result = redactionListSchema.safeParse(parsed.value, plainWordsParseOptions);
   if (!result.success) {
@@ -85,7 +102,11 @@ export function loadRedactionList(file: string = redactionListPath): RedactionLi
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new RedactionError('unreadable-list', `cannot read the redaction list ${file}: ${(error as Error).message}; restore it from git`, { cause: error });
+    throw new RedactionError(
+      'unreadable-list',
+      `cannot read the redaction list ${file}: ${(error as Error).message}; restore it from git`,
+      { cause: error },
+    );
   }
   return parseRedactionList(text, file);
 }

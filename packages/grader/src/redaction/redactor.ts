@@ -41,7 +41,9 @@ const plural = (count: number, noun: string) => `${count} ${noun}${count === 1 ?
 
 /** Literal values to hide, each with its replacement label: env values by variable name, then named secrets. */
 function secretLabels(list: RedactionList, context: RedactionContext): Map<string, string> {
-  const namePatterns = list.rules.filter((rule) => rule.kind === 'env-value').map((rule) => new RegExp(rule.pattern ?? ''));
+  const namePatterns = list.rules
+    .filter((rule) => rule.kind === 'env-value')
+    .map((rule) => new RegExp(rule.pattern ?? ''));
   const labels = new Map<string, string>();
   // Sorted names: when two variables hold one value, the label does not depend on the environment's order.
   for (const name of Object.keys(context.env).sort()) {
@@ -73,17 +75,29 @@ type Encode = (text: string) => string;
  * One redaction pass over a string. `encode` maps needles and labels into the string's representation: identity for
  * text, UTF-8 bytes seen as latin1 for Buffers (one char per byte, so untouched bytes round-trip exactly).
  */
-function buildPass(list: RedactionList, context: RedactionContext, workspace: string, home: string | null, encode: Encode): (text: string) => string {
+function buildPass(
+  list: RedactionList,
+  context: RedactionContext,
+  workspace: string,
+  home: string | null,
+  encode: Encode,
+): (text: string) => string {
   const labels = new Map([...secretLabels(list, context)].map(([value, label]) => [encode(value), encode(label)]));
   // Longest first inside one alternation: at any position the longest value wins, so no fragment of it survives.
-  const literals = labels.size === 0 ? null : new RegExp([...labels.keys()].sort(byLengthThenText).map(escapeRegExp).join('|'), 'g');
+  const literals =
+    labels.size === 0 ? null : new RegExp([...labels.keys()].sort(byLengthThenText).map(escapeRegExp).join('|'), 'g');
   const patterns = list.rules.flatMap((rule) =>
-    rule.kind === 'pattern' && rule.pattern !== undefined ? [{ regex: new RegExp(rule.pattern, REDACTION_PATTERN_FLAGS), label: encode(`[REDACTED:${rule.id}]`) }] : [],
+    rule.kind === 'pattern' && rule.pattern !== undefined
+      ? [{ regex: new RegExp(rule.pattern, REDACTION_PATTERN_FLAGS), label: encode(`[REDACTED:${rule.id}]`) }]
+      : [],
   );
   const hostPaths = new Map([[encode(workspace), encode('{workspace}')]]);
   if (home !== null && !hostPaths.has(encode(home))) hostPaths.set(encode(home), encode('<home>'));
   // A path prefix ends where a path component ends: /tmp/ws must not eat /tmp/ws2.
-  const hostPathPattern = new RegExp(`(?:${[...hostPaths.keys()].sort(byLengthThenText).map(escapeRegExp).join('|')})(?![A-Za-z0-9._-])`, 'g');
+  const hostPathPattern = new RegExp(
+    `(?:${[...hostPaths.keys()].sort(byLengthThenText).map(escapeRegExp).join('|')})(?![A-Za-z0-9._-])`,
+    'g',
+  );
 
   return (text) => {
     let output = literals === null ? text : text.replace(literals, (value) => labels.get(value) ?? value);
@@ -101,12 +115,17 @@ function absoluteDirectory(value: string | undefined): string | null {
 export function createRedactor(context: RedactionContext): Redactor {
   const workspace = absoluteDirectory(context.workspace);
   if (workspace === null) {
-    throw new RedactionError('invalid-context', `the redaction workspace must be an absolute directory other than "/", got ${JSON.stringify(context.workspace)}; pass the trial's workspace path`);
+    throw new RedactionError(
+      'invalid-context',
+      `the redaction workspace must be an absolute directory other than "/", got ${JSON.stringify(context.workspace)}; pass the trial's workspace path`,
+    );
   }
   const list = committedRedactionList();
   const home = absoluteDirectory(context.env.HOME);
   const redactText = buildPass(list, context, workspace, home, (text) => text);
-  const redactLatin1 = buildPass(list, context, workspace, home, (text) => Buffer.from(text, 'utf8').toString('latin1'));
+  const redactLatin1 = buildPass(list, context, workspace, home, (text) =>
+    Buffer.from(text, 'utf8').toString('latin1'),
+  );
 
   // Only a whole-string path is classified; paths inside commands are handled by redactText's {workspace} and <home>.
   const relativePath = (value: string) => {
@@ -141,7 +160,9 @@ export function createRedactor(context: RedactionContext): Redactor {
     }
     if (typeof value === 'object') {
       const record = value as Record<string, unknown>;
-      return depth >= MAX_DEPTH ? `<object with ${plural(Object.keys(record).length, 'key')}>` : summarizeObject(record, depth);
+      return depth >= MAX_DEPTH
+        ? `<object with ${plural(Object.keys(record).length, 'key')}>`
+        : summarizeObject(record, depth);
     }
     return `<${typeof value}>`;
   };

@@ -12,7 +12,9 @@ export interface TrialSlot {
 /** The slots of the matrix (tasks × engines × trials, or one engine's row of it) that have no trial record yet. */
 export function missingTrials(results: RunResults, engine?: string): TrialSlot[] {
   const recorded = new Set(results.trials.map((trial) => `${trial.task}\n${trial.engine}\n${trial.trial}`));
-  const engines = results.run.engines.map((entry) => entry.name).filter((name) => engine === undefined || name === engine);
+  const engines = results.run.engines
+    .map((entry) => entry.name)
+    .filter((name) => engine === undefined || name === engine);
   const missing: TrialSlot[] = [];
   for (const task of results.tasks) {
     for (const name of engines) {
@@ -39,5 +41,8 @@ export function describeMissingTrials(results: RunResults, missing: readonly Tri
 export function assertCompleteRun(results: RunResults, engine?: string): void {
   const missing = missingTrials(results, engine);
   if (missing.length === 0) return;
-  throw new ResultsError('incomplete-run', `${results.dir}: the run is incomplete: ${describeMissingTrials(results, missing)}; let \`abp run\` finish, or rerun it`);
+  throw new ResultsError(
+    'incomplete-run',
+    `${results.dir}: the run is incomplete: ${describeMissingTrials(results, missing)}; let \`abp run\` finish, or rerun it`,
+  );
 }

@@ -49,7 +49,10 @@ export async function readRunResults(dir: string): Promise<RunResults> {
   const tasksFile = join(folder, 'tasks.json');
   const tasksText = await readOptional(tasksFile);
   if (tasksText === null) {
-    throw new ResultsError('missing-file', `${tasksFile} is missing: \`abp run\` writes the task set (ids and digests) there before the first trial; ${REGENERATE}`);
+    throw new ResultsError(
+      'missing-file',
+      `${tasksFile} is missing: \`abp run\` writes the task set (ids and digests) there before the first trial; ${REGENERATE}`,
+    );
   }
   const tasks = checkTasks(tasksFile, parseDocument(tasksFile, tasksText, taskListSchema), run);
 
@@ -57,7 +60,10 @@ export async function readRunResults(dir: string): Promise<RunResults> {
   const verdictText = await readOptional(verdictFile);
   const verdict = verdictText === null ? null : parseDocument(verdictFile, verdictText, verdictSchema);
   if (verdict && run.id !== undefined && verdict.run !== run.id) {
-    throw new ResultsError('invalid-file', `${verdictFile}: run: names ${describeValue(verdict.run)}, but run.json is run ${describeValue(run.id)}; the verdict belongs to another run, ${REGENERATE}`);
+    throw new ResultsError(
+      'invalid-file',
+      `${verdictFile}: run: names ${describeValue(verdict.run)}, but run.json is run ${describeValue(run.id)}; the verdict belongs to another run, ${REGENERATE}`,
+    );
   }
 
   return { dir: folder, run, verdict, tasks, trials: await readTrials(folder, run, tasks) };
@@ -69,11 +75,18 @@ async function locateRunFolder(dir: string): Promise<string> {
     folder = await realpath(resolve(dir));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    throw new ResultsError('not-a-run-folder', `${dir} does not exist (or is a dangling link): pass the folder \`abp run\` wrote, e.g. results/${LATEST_RUN_LINK}`, { cause: error });
+    throw new ResultsError(
+      'not-a-run-folder',
+      `${dir} does not exist (or is a dangling link): pass the folder \`abp run\` wrote, e.g. results/${LATEST_RUN_LINK}`,
+      { cause: error },
+    );
   }
   if (await isFile(join(folder, 'run.json'))) return folder;
   if (await isFile(join(folder, LATEST_RUN_LINK, 'run.json'))) return realpath(join(folder, LATEST_RUN_LINK));
-  throw new ResultsError('not-a-run-folder', `${dir} has no run.json, so it is not a run folder: pass results/<runId> or results/${LATEST_RUN_LINK} as written by \`abp run -o results\``);
+  throw new ResultsError(
+    'not-a-run-folder',
+    `${dir} has no run.json, so it is not a run folder: pass results/<runId> or results/${LATEST_RUN_LINK} as written by \`abp run -o results\``,
+  );
 }
 
 async function isFile(file: string): Promise<boolean> {
@@ -97,28 +110,44 @@ function parseDocument<S extends z.ZodType>(file: string, text: string, schema: 
   const json = parseJsonText(text);
   if (!json.ok) {
     const { message, line, column } = json.error;
-    throw new ResultsError('invalid-file', `${file}: is not valid JSON: ${message} (line ${line}, column ${column}); the write was cut short or the file was edited, ${REGENERATE}`);
+    throw new ResultsError(
+      'invalid-file',
+      `${file}: is not valid JSON: ${message} (line ${line}, column ${column}); the write was cut short or the file was edited, ${REGENERATE}`,
+    );
   }
   const parsed = schema.safeParse(json.value, plainWordsParseOptions);
   if (parsed.success) return parsed.data;
   const issues = locateIssues(parsed.error.issues);
   const listed = issues.slice(0, 3).map((issue) => `${formatJsonPath(issue.path)}: ${issue.message}`);
   const more = issues.length > listed.length ? ` (and ${issues.length - listed.length} more)` : '';
-  throw new ResultsError('invalid-file', `${file}: ${listed.join('; ')}${more}; \`abp validate ${file}\` lists every problem, and ${REGENERATE}`);
+  throw new ResultsError(
+    'invalid-file',
+    `${file}: ${listed.join('; ')}${more}; \`abp validate ${file}\` lists every problem, and ${REGENERATE}`,
+  );
 }
 
 function checkTasks(file: string, tasks: TaskEntry[], run: AbpRun): TaskEntry[] {
   const seen = new Set<string>();
   tasks.forEach((task, index) => {
-    if (seen.has(task.id)) throw new ResultsError('invalid-file', `${file}: [${index}].id: repeats task ${describeValue(task.id)}; each task is listed once, ${REGENERATE}`);
+    if (seen.has(task.id))
+      throw new ResultsError(
+        'invalid-file',
+        `${file}: [${index}].id: repeats task ${describeValue(task.id)}; each task is listed once, ${REGENERATE}`,
+      );
     seen.add(task.id);
   });
   const listed = new Set(run.tasks);
   const missing = run.tasks.filter((id) => !seen.has(id));
   const extra = [...seen].filter((id) => !listed.has(id));
   if (missing.length > 0 || extra.length > 0) {
-    const parts = [missing.length > 0 ? `lacks ${missing.join(', ')}` : '', extra.length > 0 ? `has ${extra.join(', ')}, which run.json does not list` : ''];
-    throw new ResultsError('invalid-file', `${file}: does not match the tasks of run.json: it ${parts.filter(Boolean).join(' and ')}; both come from one task set, ${REGENERATE}`);
+    const parts = [
+      missing.length > 0 ? `lacks ${missing.join(', ')}` : '',
+      extra.length > 0 ? `has ${extra.join(', ')}, which run.json does not list` : '',
+    ];
+    throw new ResultsError(
+      'invalid-file',
+      `${file}: does not match the tasks of run.json: it ${parts.filter(Boolean).join(' and ')}; both come from one task set, ${REGENERATE}`,
+    );
   }
   return [...tasks].sort((a, b) => compareCodeUnits(a.id, b.id));
 }
@@ -144,16 +173,37 @@ async function readTrials(folder: string, run: AbpRun, tasks: TaskEntry[]): Prom
     batch.forEach((name, index) => {
       const file = join(trialsFolder, name);
       const trial = parseDocument(file, texts[index] ?? '', trialSchema);
-      const problem = (field: string, message: string) => new ResultsError('invalid-file', `${file}: ${field}: ${message}; ${REGENERATE}`);
-      if (`${trial.trialId}.json` !== name) throw problem('trialId', `is ${describeValue(trial.trialId)}, but the file is named ${name}; abp run names each file after its trial`);
-      if (!engines.has(trial.engine)) throw problem('engine', `${describeValue(trial.engine)} is not an engine of run.json (${[...engines].join(', ')})`);
+      const problem = (field: string, message: string) =>
+        new ResultsError('invalid-file', `${file}: ${field}: ${message}; ${REGENERATE}`);
+      if (`${trial.trialId}.json` !== name)
+        throw problem(
+          'trialId',
+          `is ${describeValue(trial.trialId)}, but the file is named ${name}; abp run names each file after its trial`,
+        );
+      if (!engines.has(trial.engine))
+        throw problem(
+          'engine',
+          `${describeValue(trial.engine)} is not an engine of run.json (${[...engines].join(', ')})`,
+        );
       const digest = digests.get(trial.task);
       if (digest === undefined) throw problem('task', `${describeValue(trial.task)} is not in tasks.json`);
-      if (digest !== trial.taskDigest) throw problem('taskDigest', `is ${trial.taskDigest}, but tasks.json has ${digest} for ${trial.task}: the trial graded another version of the task`);
-      if (trial.trial >= run.trials) throw problem('trial', `is ${trial.trial}, but run.json has trials: ${run.trials} (indices 0 to ${run.trials - 1})`);
+      if (digest !== trial.taskDigest)
+        throw problem(
+          'taskDigest',
+          `is ${trial.taskDigest}, but tasks.json has ${digest} for ${trial.task}: the trial graded another version of the task`,
+        );
+      if (trial.trial >= run.trials)
+        throw problem(
+          'trial',
+          `is ${trial.trial}, but run.json has trials: ${run.trials} (indices 0 to ${run.trials - 1})`,
+        );
       const slot = `${trial.task}\n${trial.engine}\n${trial.trial}`;
       const first = slots.get(slot);
-      if (first !== undefined) throw problem('trial', `repeats task ${trial.task}, engine ${trial.engine}, trial ${trial.trial} of ${first}; each trial is recorded once`);
+      if (first !== undefined)
+        throw problem(
+          'trial',
+          `repeats task ${trial.task}, engine ${trial.engine}, trial ${trial.trial} of ${first}; each trial is recorded once`,
+        );
       slots.set(slot, name);
       trials.push(trial);
     });

@@ -28,7 +28,8 @@ export async function removeTree(path: string): Promise<boolean> {
   } catch {
     const entries = await readdir(path, { recursive: true, withFileTypes: true }).catch(() => []);
     await chmod(path, 0o700).catch(() => undefined);
-    for (const entry of entries) if (entry.isDirectory()) await chmod(`${entry.parentPath}/${entry.name}`, 0o700).catch(() => undefined);
+    for (const entry of entries)
+      if (entry.isDirectory()) await chmod(`${entry.parentPath}/${entry.name}`, 0o700).catch(() => undefined);
     return rm(path, { recursive: true, force: true }).then(
       () => true,
       () => false,

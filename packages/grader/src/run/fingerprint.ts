@@ -16,14 +16,19 @@ const SOURCE_FILE = /\.(js|json)$/;
 
 /** The package folders whose files the digest covers, named as they are published. */
 export function graderPackageRoots(): Record<string, string> {
-  return { '@abp/grader': packageRoot, '@abp/protocol': dirname(fileURLToPath(import.meta.resolve('@abp/protocol/package.json'))) };
+  return {
+    '@abp/grader': packageRoot,
+    '@abp/protocol': dirname(fileURLToPath(import.meta.resolve('@abp/protocol/package.json'))),
+  };
 }
 
 /**
  * sha256 over "<package>/<path>\0<sha256 of content>\n" for every file, sorted by code unit: locale-independent and
  * computable from a copied folder without git metadata (harness spec).
  */
-export async function sourceTreeDigest(roots: Readonly<Record<string, string>> = graderPackageRoots()): Promise<string> {
+export async function sourceTreeDigest(
+  roots: Readonly<Record<string, string>> = graderPackageRoots(),
+): Promise<string> {
   const files: { name: string; path: string }[] = [];
   for (const [packageName, root] of Object.entries(roots)) {
     for (const folder of SOURCE_FOLDERS) {
@@ -37,7 +42,12 @@ export async function sourceTreeDigest(roots: Readonly<Record<string, string>> =
   }
   files.sort((a, b) => compareCodeUnits(a.name, b.name));
   const hash = createHash('sha256');
-  for (const file of files) hash.update(`${file.name}\0${createHash('sha256').update(await readFile(file.path)).digest('hex')}\n`);
+  for (const file of files)
+    hash.update(
+      `${file.name}\0${createHash('sha256')
+        .update(await readFile(file.path))
+        .digest('hex')}\n`,
+    );
   return `sha256:${hash.digest('hex')}`;
 }
 
@@ -45,7 +55,11 @@ export interface FingerprintOptions {
   runUnsupported: boolean;
 }
 
-export async function runFingerprint(inputs: RunInputs, options: FingerprintOptions, sourceDigest?: string): Promise<string> {
+export async function runFingerprint(
+  inputs: RunInputs,
+  options: FingerprintOptions,
+  sourceDigest?: string,
+): Promise<string> {
   const material = {
     config: { ...inputs.config, id: null, reproduce: null },
     adapters: inputs.adapters,

@@ -39,7 +39,13 @@ function journalOver(path: string, done: Map<string, AbpTrial>): Journal {
     path,
     done,
     append(trial) {
-      if (done.has(trial.trialId)) return Promise.reject(new RunError('duplicate-trial', `${path}: trial ${trial.trialId} is already recorded; a trial is never run twice`));
+      if (done.has(trial.trialId))
+        return Promise.reject(
+          new RunError(
+            'duplicate-trial',
+            `${path}: trial ${trial.trialId} is already recorded; a trial is never run twice`,
+          ),
+        );
       done.set(trial.trialId, trial);
       tail = tail.then(() => appendLine(path, { kind: 'trial', trial }));
       return tail;
@@ -51,7 +57,11 @@ function journalOver(path: string, done: Map<string, AbpTrial>): Journal {
 /** Starts a journal; the file must not exist (a run never overwrites another's progress). */
 export async function createJournal(path: string, header: Omit<Header, 'kind'>): Promise<Journal> {
   const handle = await open(path, 'wx').catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'EEXIST') throw new RunError('journal-exists', `${path} already exists: resume it with --resume-progress ${path}, or write to another -o folder`);
+    if (error.code === 'EEXIST')
+      throw new RunError(
+        'journal-exists',
+        `${path} already exists: resume it with --resume-progress ${path}, or write to another -o folder`,
+      );
     throw error;
   });
   try {
@@ -66,7 +76,10 @@ export async function createJournal(path: string, header: Omit<Header, 'kind'>):
 /** Reopens a journal to continue its matrix; refuses another run's journal, a changed input, or duplicate records. */
 export async function resumeJournal(path: string, expected: Omit<Header, 'kind'>): Promise<Journal> {
   const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    throw new RunError('journal-missing', `${path}: cannot read the progress journal to resume (${error.code ?? error.message})`);
+    throw new RunError(
+      'journal-missing',
+      `${path}: cannot read the progress journal to resume (${error.code ?? error.message})`,
+    );
   });
   const lines = text.split('\n');
   // Everything after the last newline is a line the previous run was killed while writing; it is cut off below,
@@ -77,9 +90,13 @@ export async function resumeJournal(path: string, expected: Omit<Header, 'kind'>
   try {
     header = JSON.parse(first ?? '') as Partial<Header>;
   } catch {
-    throw new RunError('journal-invalid', `${path}: line 1 is not a journal header; this is not an abp progress journal`);
+    throw new RunError(
+      'journal-invalid',
+      `${path}: line 1 is not a journal header; this is not an abp progress journal`,
+    );
   }
-  if (header.kind !== JOURNAL_KIND) throw new RunError('journal-invalid', `${path}: line 1 is not an ${JOURNAL_KIND} header`);
+  if (header.kind !== JOURNAL_KIND)
+    throw new RunError('journal-invalid', `${path}: line 1 is not an ${JOURNAL_KIND} header`);
   if (header.fingerprint !== expected.fingerprint) {
     throw new RunError(
       'fingerprint-mismatch',
@@ -94,12 +111,20 @@ export async function resumeJournal(path: string, expected: Omit<Header, 'kind'>
     try {
       entry = JSON.parse(line) as typeof entry;
     } catch {
-      throw new RunError('journal-invalid', `${path}: line ${lineNumber} is not JSON; the journal was edited or corrupted`);
+      throw new RunError(
+        'journal-invalid',
+        `${path}: line ${lineNumber} is not JSON; the journal was edited or corrupted`,
+      );
     }
     if (entry.kind !== 'trial') return;
     const parsed = trialSchema.safeParse(entry.trial);
-    if (!parsed.success) throw new RunError('journal-invalid', `${path}: line ${lineNumber} is not a valid abp-trial/v1 record`);
-    if (done.has(parsed.data.trialId)) throw new RunError('duplicate-trial', `${path}: line ${lineNumber} records trial ${parsed.data.trialId} a second time; the journal cannot be resumed`);
+    if (!parsed.success)
+      throw new RunError('journal-invalid', `${path}: line ${lineNumber} is not a valid abp-trial/v1 record`);
+    if (done.has(parsed.data.trialId))
+      throw new RunError(
+        'duplicate-trial',
+        `${path}: line ${lineNumber} records trial ${parsed.data.trialId} a second time; the journal cannot be resumed`,
+      );
     done.set(parsed.data.trialId, parsed.data);
   });
   return journalOver(path, done);

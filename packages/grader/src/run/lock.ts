@@ -31,7 +31,11 @@ async function readHolder(path: string): Promise<Partial<LockHolder> | null> {
 /** A lock file nobody can read is taken as held for this long: its holder may be between creating and writing it. */
 const UNREADABLE_GRACE_MS = 60_000;
 
-export async function acquireRunLock(path: string, runId: string, now: () => Date = () => new Date()): Promise<RunLock> {
+export async function acquireRunLock(
+  path: string,
+  runId: string,
+  now: () => Date = () => new Date(),
+): Promise<RunLock> {
   const holder: LockHolder = { pid: process.pid, host: hostname(), runId, startedAt: now().toISOString() };
   const text = `${JSON.stringify(holder)}\n`;
   let staleEvidence: string | null = null;
@@ -57,7 +61,10 @@ export async function acquireRunLock(path: string, runId: string, now: () => Dat
     const current = await readHolder(path);
     const age = now().getTime() - ((await stat(path).catch(() => null))?.mtimeMs ?? 0);
     // Only a holder on this host can be checked; a lock from another host is never taken over silently.
-    const alive = current === null ? age < UNREADABLE_GRACE_MS : current.host !== hostname() || (typeof current.pid === 'number' && isAlive(current.pid));
+    const alive =
+      current === null
+        ? age < UNREADABLE_GRACE_MS
+        : current.host !== hostname() || (typeof current.pid === 'number' && isAlive(current.pid));
     if (alive) {
       throw new RunError(
         'locked',
@@ -69,5 +76,8 @@ export async function acquireRunLock(path: string, runId: string, now: () => Dat
     staleEvidence = `${path}.stale-${now().toISOString().replace(/[:.]/g, '-')}`;
     await rename(path, staleEvidence);
   }
-  throw new RunError('locked', `${path}: could not take the lock after moving a stale one aside; another run is starting at the same time`);
+  throw new RunError(
+    'locked',
+    `${path}: could not take the lock after moving a stale one aside; another run is starting at the same time`,
+  );
 }

@@ -8,17 +8,28 @@ import { reducedEnvironment } from '../execution/environment.js';
 import { expandPlaceholders } from '../execution/placeholders.js';
 import { redactorFor, type PreflightResult, type TrialContext } from './trial.js';
 
-export async function runPreflight(adapter: Adapter, context: Pick<TrialContext, 'workRoot' | 'hostEnv' | 'adaptersDir' | 'policy' | 'hiddenPaths' | 'run'>): Promise<PreflightResult> {
+export async function runPreflight(
+  adapter: Adapter,
+  context: Pick<TrialContext, 'workRoot' | 'hostEnv' | 'adaptersDir' | 'policy' | 'hiddenPaths' | 'run'>,
+): Promise<PreflightResult> {
   const root = join(context.workRoot, `preflight--${adapter.engine}`);
   await rm(root, { recursive: true, force: true });
-  const [workspace, state, tmp, out] = ['workspace', 'state', 'tmp', 'out'].map((name) => join(root, name)) as [string, string, string, string];
+  const [workspace, state, tmp, out] = ['workspace', 'state', 'tmp', 'out'].map((name) => join(root, name)) as [
+    string,
+    string,
+    string,
+    string,
+  ];
   await Promise.all([workspace, state, tmp, out].map((dir) => mkdir(dir, { recursive: true })));
   const { prompt, sentinel, timeoutSeconds } = adapter.preflight;
   const promptFile = join(state, 'prompt.md');
   const inputFile = join(state, 'input.json');
   const traceFile = join(out, 'trace.abp-trace.jsonl');
   await writeFile(promptFile, prompt);
-  await writeFile(inputFile, `${JSON.stringify({ schema: 'abp-agent-input/v1', preflight: true, task: null, trialId: `preflight--${adapter.engine}`, prompt, model: context.run.model, workspace, state, traceFile, promptFile }, null, 2)}\n`);
+  await writeFile(
+    inputFile,
+    `${JSON.stringify({ schema: 'abp-agent-input/v1', preflight: true, task: null, trialId: `preflight--${adapter.engine}`, prompt, model: context.run.model, workspace, state, traceFile, promptFile }, null, 2)}\n`,
+  );
   const redactor = redactorFor(adapter, context, workspace);
   try {
     const argv = expandPlaceholders(adapter.preflight.command ?? adapter.command, {
@@ -34,18 +45,31 @@ export async function runPreflight(adapter: Adapter, context: Pick<TrialContext,
     const result = await runBounded({
       argv,
       cwd: workspace,
-      env: reducedEnvironment({ hostEnv: context.hostEnv, allow: adapter.env.allow, set: adapter.env.set, home: state, tmp }).env,
+      env: reducedEnvironment({
+        hostEnv: context.hostEnv,
+        allow: adapter.env.allow,
+        set: adapter.env.set,
+        home: state,
+        tmp,
+      }).env,
       timeoutMs: timeoutSeconds * 1000,
       maxOutputBytes: 64 * 1024,
-      sandbox: context.policy === 'sandboxed' ? { writable: [workspace, state, tmp, out], hidden: context.hiddenPaths, readOnly: [context.adaptersDir] } : null,
+      sandbox:
+        context.policy === 'sandboxed'
+          ? { writable: [workspace, state, tmp, out], hidden: context.hiddenPaths, readOnly: [context.adaptersDir] }
+          : null,
     });
-    if (result.spawnError) return { passed: false, detail: `could not invoke ${adapter.command[0] ?? ''}: ${result.spawnError.code}` };
+    if (result.spawnError)
+      return { passed: false, detail: `could not invoke ${adapter.command[0] ?? ''}: ${result.spawnError.code}` };
     if (result.timedOut) return { passed: false, detail: `no answer within ${timeoutSeconds} s` };
     const answer = result.stdout.toString('utf8').trim();
     if (answer !== sentinel) {
       const shown = redactor.redactText(answer.length > 120 ? `${answer.slice(0, 117)}...` : answer);
       const stderr = redactor.redactText(result.stderr.toString('utf8').trim().split('\n').slice(-12).join(' | '));
-      return { passed: false, detail: `expected exactly ${JSON.stringify(sentinel)} (trimmed), got ${JSON.stringify(shown)} with exit ${String(result.exitCode ?? result.signal)}${stderr ? `; stderr: ${stderr.slice(0, 1200)}` : ''}` };
+      return {
+        passed: false,
+        detail: `expected exactly ${JSON.stringify(sentinel)} (trimmed), got ${JSON.stringify(shown)} with exit ${String(result.exitCode ?? result.signal)}${stderr ? `; stderr: ${stderr.slice(0, 1200)}` : ''}`,
+      };
     }
     return { passed: true, detail: `answered the sentinel in ${Math.round(result.durationMs)} ms` };
   } finally {

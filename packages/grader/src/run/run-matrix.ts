@@ -47,7 +47,17 @@ export interface RunOptions {
 }
 
 export type RunEvent =
-  | { kind: 'started'; runId: string; runDir: string; total: number; done: number; resumed: boolean; warnings: string[]; workRoot: string; keptWorkspaces: boolean }
+  | {
+      kind: 'started';
+      runId: string;
+      runDir: string;
+      total: number;
+      done: number;
+      resumed: boolean;
+      warnings: string[];
+      workRoot: string;
+      keptWorkspaces: boolean;
+    }
   | { kind: 'preflight'; engine: string; result: PreflightResult }
   | { kind: 'trial'; trial: AbpTrial; done: number; total: number };
 
@@ -95,7 +105,8 @@ async function removeAbandonedWorkRoots(runId: string): Promise<void> {
   const prefix = `abp-work-${runId}-`;
   for (const name of await readdir(tmpdir()).catch(() => [] as string[])) {
     const pid = Number(name.slice(prefix.length));
-    if (name.startsWith(prefix) && Number.isInteger(pid) && pid > 0 && !isAlive(pid)) await removeTree(join(tmpdir(), name));
+    if (name.startsWith(prefix) && Number.isInteger(pid) && pid > 0 && !isAlive(pid))
+      await removeTree(join(tmpdir(), name));
   }
 }
 
@@ -141,12 +152,19 @@ async function inOrderPool<T>(items: readonly T[], limit: number, work: (item: T
   if (failure !== null) throw (failure as { error: unknown }).error;
 }
 
-async function openJournal(options: RunOptions, runDir: string, header: { runId: string; fingerprint: string; trials: number }): Promise<{ journal: Journal; resumed: boolean }> {
+async function openJournal(
+  options: RunOptions,
+  runDir: string,
+  header: { runId: string; fingerprint: string; trials: number },
+): Promise<{ journal: Journal; resumed: boolean }> {
   if (options.resumeProgress) {
     const given = resolve(options.resumeProgress);
     const path = (await stat(given).catch(() => null))?.isDirectory() ? join(given, 'progress.jsonl') : given;
     if (dirname(path) !== runDir) {
-      throw new RunError('fingerprint-mismatch', `${path} is not the journal of run ${header.runId} (expected ${join(runDir, 'progress.jsonl')}): the inputs changed since it was written, or it belongs to another -o folder`);
+      throw new RunError(
+        'fingerprint-mismatch',
+        `${path} is not the journal of run ${header.runId} (expected ${join(runDir, 'progress.jsonl')}): the inputs changed since it was written, or it belongs to another -o folder`,
+      );
     }
     return { journal: await resumeJournal(path, header), resumed: true };
   }
@@ -158,14 +176,23 @@ export async function runMatrix(options: RunOptions): Promise<RunOutcome> {
   const hostEnv = options.hostEnv ?? process.env;
   const inputs = await loadRunInputs({ config: options.config, adapters: options.adapters, tasks: options.tasks });
   // Read before the first trial: a damaged provenance file stops the run at its start, not at the report.
-  const provenance = await readTasksProvenance(inputs.tasks.map((task) => ({ id: task.manifest.id, dir: task.visibleDir })));
+  const provenance = await readTasksProvenance(
+    inputs.tasks.map((task) => ({ id: task.manifest.id, dir: task.visibleDir })),
+  );
   if (options.strictComparison && inputs.comparisonWarnings.length > 0) {
-    throw new RunError('strict-comparison', `--strict-comparison: comparison metadata is incomplete or differs:\n  ${inputs.comparisonWarnings.join('\n  ')}`);
+    throw new RunError(
+      'strict-comparison',
+      `--strict-comparison: comparison metadata is incomplete or differs:\n  ${inputs.comparisonWarnings.join('\n  ')}`,
+    );
   }
   const policy = inputs.adapters.executionPolicy;
   if (policy === 'sandboxed') {
     const status = await sandboxStatus();
-    if (!status.available) throw new RunError('sandbox-unavailable', `${inputs.paths.adapters}: executionPolicy "sandboxed" needs bubblewrap, which cannot run here: ${status.reason}. Install the Debian package bubblewrap, or acknowledge "trusted-local".`);
+    if (!status.available)
+      throw new RunError(
+        'sandbox-unavailable',
+        `${inputs.paths.adapters}: executionPolicy "sandboxed" needs bubblewrap, which cannot run here: ${status.reason}. Install the Debian package bubblewrap, or acknowledge "trusted-local".`,
+      );
   }
 
   const runUnsupported = options.runUnsupported ?? false;
@@ -198,10 +225,27 @@ export async function runMatrix(options: RunOptions): Promise<RunOutcome> {
     // Written once, before the first trial; a resumed run keeps the manifest its first start wrote.
     if (!resumed || !existsSync(join(runDir, 'run.json'))) {
       await writeFileAtomic(join(runDir, 'run.json'), jsonText(run));
-      await writeFileAtomic(join(runDir, 'tasks.json'), jsonText(inputs.tasks.map((task) => ({ id: task.manifest.id, digest: task.digest })).sort((a, b) => (a.id < b.id ? -1 : 1))));
+      await writeFileAtomic(
+        join(runDir, 'tasks.json'),
+        jsonText(
+          inputs.tasks
+            .map((task) => ({ id: task.manifest.id, digest: task.digest }))
+            .sort((a, b) => (a.id < b.id ? -1 : 1)),
+        ),
+      );
       await writeFileAtomic(join(runDir, 'reproduce.txt'), `${run.reproduce}\n`);
     }
-    options.onEvent?.({ kind: 'started', runId, runDir, total: schedule.length, done: journal.done.size, resumed, warnings: inputs.comparisonWarnings, workRoot, keptWorkspaces: options.keepWorkspaces ?? false });
+    options.onEvent?.({
+      kind: 'started',
+      runId,
+      runDir,
+      total: schedule.length,
+      done: journal.done.size,
+      resumed,
+      warnings: inputs.comparisonWarnings,
+      workRoot,
+      keptWorkspaces: options.keepWorkspaces ?? false,
+    });
 
     await mkdir(workRoot, { recursive: true });
     const cacheDir = resolve(options.cacheDir ?? join(tmpdir(), 'abp-grader-cache'));
@@ -245,9 +289,13 @@ export async function runMatrix(options: RunOptions): Promise<RunOutcome> {
     await journal.close();
 
     // The journal is the record: trial files lost with a killed run are rewritten from it.
-    const trials = schedule.map((scheduled) => journal.done.get(scheduled.trialId)).filter((trial): trial is AbpTrial => trial !== undefined);
+    const trials = schedule
+      .map((scheduled) => journal.done.get(scheduled.trialId))
+      .filter((trial): trial is AbpTrial => trial !== undefined);
     const present = new Set(await readdir(join(runDir, 'trials')).catch(() => [] as string[]));
-    for (const trial of trials) if (!present.has(`${trial.trialId}.json`)) await writeFileAtomic(join(runDir, 'trials', `${trial.trialId}.json`), jsonText(trial));
+    for (const trial of trials)
+      if (!present.has(`${trial.trialId}.json`))
+        await writeFileAtomic(join(runDir, 'trials', `${trial.trialId}.json`), jsonText(trial));
     const verdict = buildVerdict(run, trials, inputs.comparisonWarnings);
     await writeFileAtomic(join(runDir, 'verdict.json'), jsonText(verdict));
     await writeFileAtomic(join(runDir, 'report.html'), renderReport(await readRunResults(runDir), { provenance }));

@@ -24,7 +24,9 @@ export function generatorSeed(seed: number): number {
   return seed % 2 ** 32;
 }
 
-export function scheduleTrials(config: Pick<AbpRunConfig, 'engines' | 'tasks' | 'trials' | 'ordering' | 'seed'>): ScheduledTrial[] {
+export function scheduleTrials(
+  config: Pick<AbpRunConfig, 'engines' | 'tasks' | 'trials' | 'ordering' | 'seed'>,
+): ScheduledTrial[] {
   const engines = config.engines.map((engine) => engine.name);
   const cells: Array<Omit<ScheduledTrial, 'order' | 'trialId'>> = [];
   switch (config.ordering) {
@@ -39,10 +41,14 @@ export function scheduleTrials(config: Pick<AbpRunConfig, 'engines' | 'tasks' | 
       break;
     }
     case 'sequential':
-      for (const engine of engines) for (const task of config.tasks) for (let trial = 0; trial < config.trials; trial += 1) cells.push({ task, engine, trial });
+      for (const engine of engines)
+        for (const task of config.tasks)
+          for (let trial = 0; trial < config.trials; trial += 1) cells.push({ task, engine, trial });
       break;
     case 'shuffled': {
-      for (const task of config.tasks) for (let trial = 0; trial < config.trials; trial += 1) for (const engine of engines) cells.push({ task, engine, trial });
+      for (const task of config.tasks)
+        for (let trial = 0; trial < config.trials; trial += 1)
+          for (const engine of engines) cells.push({ task, engine, trial });
       const random = createSeededRandom(generatorSeed(config.seed));
       for (let index = cells.length - 1; index > 0; index -= 1) {
         const other = random.nextIndex(index + 1);

@@ -17,7 +17,16 @@ import { computeCostUsd, type PriceTable } from '../prices/index.js';
 import { createRedactor, type Redactor } from '../redaction/index.js';
 import { loadTaskDirectory, type TaskDirectory } from '../config/task-directory.js';
 import { serializeTrace, summarizeTrace, traceTranslators, type TraceSummary } from '../traces/index.js';
-import { applyForVerification, captureDiff, checkOutForVerification, createTrialWorkspace, readBlobAtBase, snapshotWorkspace, type TaskRepo, type VerificationCheckout } from '../workspace/index.js';
+import {
+  applyForVerification,
+  captureDiff,
+  checkOutForVerification,
+  createTrialWorkspace,
+  readBlobAtBase,
+  snapshotWorkspace,
+  type TaskRepo,
+  type VerificationCheckout,
+} from '../workspace/index.js';
 import { TRIAL_SCHEMA_ID } from '@abp/protocol/schemas/abp-trial';
 import { removeTree, writeFileAtomic } from './files.js';
 import type { ScheduledTrial } from './schedule.js';
@@ -52,17 +61,28 @@ const elapsed = (since: bigint) => Number((process.hrtime.bigint() - since) / 1_
 
 /** What the adapter's environment exposes: allow-listed values are treated as secrets everywhere a receipt is written. */
 function adapterSecrets(adapter: Adapter, hostEnv: TrialContext['hostEnv']): string[] {
-  return adapter.env.allow.map((name) => hostEnv[name]).filter((value): value is string => value !== undefined && value.length >= 6);
+  return adapter.env.allow
+    .map((name) => hostEnv[name])
+    .filter((value): value is string => value !== undefined && value.length >= 6);
 }
 
 export function redactorFor(adapter: Adapter, context: Pick<TrialContext, 'hostEnv'>, workspace: string): Redactor {
   // Only what the engine can see: redacting every host variable with a secret-looking name would blank common words.
   const visible = Object.fromEntries(adapter.env.allow.map((name) => [name, context.hostEnv[name]]));
-  return createRedactor({ env: { ...visible, ...adapter.env.set }, workspace, secrets: adapterSecrets(adapter, context.hostEnv) });
+  return createRedactor({
+    env: { ...visible, ...adapter.env.set },
+    workspace,
+    secrets: adapterSecrets(adapter, context.hostEnv),
+  });
 }
 
 /** The environment verification commands run in: no adapter credentials, pinned time zone and hash seed, host toolchains. */
-export function verificationEnvironment(hostEnv: TrialContext['hostEnv'], home: string, tmp: string, sandboxed = false): Record<string, string> {
+export function verificationEnvironment(
+  hostEnv: TrialContext['hostEnv'],
+  home: string,
+  tmp: string,
+  sandboxed = false,
+): Record<string, string> {
   const hostHome = hostEnv.HOME ?? '/root';
   // Under the sandbox the host is read-only: Go's build cache must live in the writable home.
   const goCache = sandboxed ? `${home}/.cache/go-build` : (hostEnv.GOCACHE ?? `${hostHome}/.cache/go-build`);
@@ -86,7 +106,10 @@ export function verificationEnvironment(hostEnv: TrialContext['hostEnv'], home: 
   return env;
 }
 
-function base(scheduled: ScheduledTrial, task: TaskDirectory): Omit<AbpTrial, 'outcome' | 'reason' | 'detail' | 'timing'> {
+function base(
+  scheduled: ScheduledTrial,
+  task: TaskDirectory,
+): Omit<AbpTrial, 'outcome' | 'reason' | 'detail' | 'timing'> {
   return {
     schema: TRIAL_SCHEMA_ID,
     trialId: scheduled.trialId,
@@ -116,14 +139,25 @@ function readTraceText(adapter: Adapter, traceFile: string, stdout: Buffer): Pro
   }
 }
 
-function summarize(adapter: Adapter, text: string | null, context: { task: string; engine: string; model: string; startedAt: string }, redactor: Redactor): TraceSummary | null {
+function summarize(
+  adapter: Adapter,
+  text: string | null,
+  context: { task: string; engine: string; model: string; startedAt: string },
+  redactor: Redactor,
+): TraceSummary | null {
   if (adapter.trace.kind === 'none') return null;
-  if (text === null || text.trim() === '') return summarizeTrace('', { source: { kind: 'missing' }, runModel: context.model, redactor });
-  if (adapter.trace.kind === 'native') return summarizeTrace(text, { source: { kind: 'native' }, runModel: context.model, redactor });
+  if (text === null || text.trim() === '')
+    return summarizeTrace('', { source: { kind: 'missing' }, runModel: context.model, redactor });
+  if (adapter.trace.kind === 'native')
+    return summarizeTrace(text, { source: { kind: 'native' }, runModel: context.model, redactor });
   const translator = traceTranslators.get(adapter.trace.translator);
   if (!translator) return summarizeTrace('', { source: { kind: 'missing' }, runModel: context.model, redactor });
   const events = translator.translate(text, context);
-  return summarizeTrace(events.map((event) => JSON.stringify(event)).join('\n'), { source: { kind: 'sidecar', translator: translator.id }, runModel: context.model, redactor });
+  return summarizeTrace(events.map((event) => JSON.stringify(event)).join('\n'), {
+    source: { kind: 'sidecar', translator: translator.id },
+    runModel: context.model,
+    redactor,
+  });
 }
 
 function traceRecord(summary: TraceSummary, unpricedModels: string[]): NonNullable<AbpTrial['trace']> {
@@ -151,19 +185,34 @@ export async function executeTrial(context: TrialContext, scheduled: ScheduledTr
   // A run may let an engine use another model (then matchedModels is false); its input and its trace say which.
   const engineModel = context.run.engines.find((entry) => entry.name === scheduled.engine)?.model ?? context.run.model;
   let excludedMs = 0; // engine and task-command time: what harness overhead leaves out
-  const finish = (outcome: AbpTrial['outcome'], reason: string | null, detail: string | null, extra: Partial<AbpTrial> = {}): AbpTrial => ({
+  const finish = (
+    outcome: AbpTrial['outcome'],
+    reason: string | null,
+    detail: string | null,
+    extra: Partial<AbpTrial> = {},
+  ): AbpTrial => ({
     ...record,
     ...extra,
     outcome,
     reason,
     detail,
-    timing: { startedAt: startedAt.toISOString(), finishedAt: context.now().toISOString(), harnessOverheadMs: Math.max(0, Math.round(elapsed(clock) - excludedMs)) },
+    timing: {
+      startedAt: startedAt.toISOString(),
+      finishedAt: context.now().toISOString(),
+      harnessOverheadMs: Math.max(0, Math.round(elapsed(clock) - excludedMs)),
+    },
   });
 
   const missing = (task.manifest.requires ?? []).filter((capability) => !adapter.capabilities.includes(capability));
-  if (missing.length > 0 && !context.runUnsupported) return finish('unsupported', 'missing-capability', `the task needs ${missing.join(', ')}, which ${scheduled.engine} does not declare`);
+  if (missing.length > 0 && !context.runUnsupported)
+    return finish(
+      'unsupported',
+      'missing-capability',
+      `the task needs ${missing.join(', ')}, which ${scheduled.engine} does not declare`,
+    );
   const preflight = context.preflight.get(scheduled.engine);
-  if (!preflight?.passed) return finish('engine-error', 'failed-preflight', preflight?.detail ?? 'preflight did not run');
+  if (!preflight?.passed)
+    return finish('engine-error', 'failed-preflight', preflight?.detail ?? 'preflight did not run');
 
   const repo = context.repos.get(scheduled.task);
   if (!repo) throw new Error(`task ${scheduled.task} has no prepared repository`);
@@ -188,15 +237,38 @@ export async function executeTrial(context: TrialContext, scheduled: ScheduledTr
       `${JSON.stringify({ schema: 'abp-agent-input/v1', task: task.manifest.id, trialId: scheduled.trialId, prompt, model: engineModel, budgetUsd: context.run.budgetUsd, timeoutSeconds: adapter.timeoutSeconds ?? context.run.timeoutSeconds, workspace: workspace.workspace, state, traceFile, promptFile }, null, 2)}\n`,
     );
     const redactor = redactorFor(adapter, context, workspace.workspace);
-    const sandbox: SandboxSpec | null = context.policy === 'sandboxed' ? { writable: [workspace.workspace, state, tmp, out], hidden: [...context.hiddenPaths, join(trialRoot, '.grader')], readOnly: [context.adaptersDir, repo.gitDir] } : null;
-    const env = reducedEnvironment({ hostEnv: context.hostEnv, allow: adapter.env.allow, set: adapter.env.set, home: state, tmp }).env;
+    const sandbox: SandboxSpec | null =
+      context.policy === 'sandboxed'
+        ? {
+            writable: [workspace.workspace, state, tmp, out],
+            hidden: [...context.hiddenPaths, join(trialRoot, '.grader')],
+            readOnly: [context.adaptersDir, repo.gitDir],
+          }
+        : null;
+    const env = reducedEnvironment({
+      hostEnv: context.hostEnv,
+      allow: adapter.env.allow,
+      set: adapter.env.set,
+      home: state,
+      tmp,
+    }).env;
 
     // Setup runs before the engine and is not its work: the diff is taken against the workspace as setup left it.
     let startingPoint = repo.baseCommit;
     if (task.manifest.environment.setup.length > 0) {
-      const setup = await runSetup({ task, dir: workspace.workspace, environment: { env: verificationEnvironment(context.hostEnv, state, tmp, sandbox !== null), sandbox, maxOutputBytes: 1 << 20 }, redact: (text) => redactor.redactText(text) });
+      const setup = await runSetup({
+        task,
+        dir: workspace.workspace,
+        environment: {
+          env: verificationEnvironment(context.hostEnv, state, tmp, sandbox !== null),
+          sandbox,
+          maxOutputBytes: 1 << 20,
+        },
+        redact: (text) => redactor.redactText(text),
+      });
       excludedMs += setup.commandMs;
-      if (!setup.ok) return finish('harness-error', 'setup-failed', `environment.setup in the workspace: ${setup.failed ?? ''}`);
+      if (!setup.ok)
+        return finish('harness-error', 'setup-failed', `environment.setup in the workspace: ${setup.failed ?? ''}`);
       startingPoint = await snapshotWorkspace(workspace);
     }
 
@@ -236,7 +308,12 @@ export async function executeTrial(context: TrialContext, scheduled: ScheduledTr
     await writeFileAtomic(join(context.runDir, stderrReceipt), redactor.redactBytes(engine.stderr));
     record.receipts.stdout = stdoutReceipt;
     record.receipts.stderr = stderrReceipt;
-    if (engine.spawnError) return finish('engine-error', 'could-not-invoke', `${adapter.command[0] ?? ''}: ${engine.spawnError.code} (${redactor.redactText(engine.spawnError.message)})`);
+    if (engine.spawnError)
+      return finish(
+        'engine-error',
+        'could-not-invoke',
+        `${adapter.command[0] ?? ''}: ${engine.spawnError.code} (${redactor.redactText(engine.spawnError.message)})`,
+      );
 
     // The fresh verification checkout of base is written while the engine's diff is taken and analysed.
     const checkoutDir = join(trialRoot, '.grader', 'verify');
@@ -248,13 +325,19 @@ export async function executeTrial(context: TrialContext, scheduled: ScheduledTr
     await writeFileAtomic(join(context.runDir, diffReceipt), redactor.redactText(engineDiff));
     record.receipts.diff = diffReceipt;
 
-    const traceContext = { task: task.manifest.id, engine: scheduled.engine, model: engineModel, startedAt: startedAt.toISOString() };
+    const traceContext = {
+      task: task.manifest.id,
+      engine: scheduled.engine,
+      model: engineModel,
+      startedAt: startedAt.toISOString(),
+    };
     const trace = summarize(adapter, await readTraceText(adapter, traceFile, engine.stdout), traceContext, redactor);
     if (trace) {
       const cost = computeCostUsd(trace.perModel, context.prices);
       record.trace = traceRecord(trace, cost.unpricedModels);
       // A native log read from a capped stdout is missing its end: its token and cost figures are lower bounds.
-      if (adapter.trace.kind === 'sidecar' && adapter.trace.from === 'stdout' && engine.stdoutTruncated) record.trace.flags.push('truncated-log');
+      if (adapter.trace.kind === 'sidecar' && adapter.trace.from === 'stdout' && engine.stdoutTruncated)
+        record.trace.flags.push('truncated-log');
       record.metrics.tokensTotal = trace.modelCalls > 0 ? trace.tokens.total : null;
       record.metrics.computedUsd = cost.usd;
       if (trace.events.length > 0) {
@@ -287,32 +370,68 @@ export async function executeTrial(context: TrialContext, scheduled: ScheduledTr
     // Deleting or weakening tests disqualifies whatever else happened: a timeout must not hide it.
     if (weakening.length > 0) {
       const first = weakening[0];
-      return finish('disqualified', first?.reason ?? 'weakened-tests', weakening.map((finding) => `${finding.path}: ${finding.reason}`).join('; '));
+      return finish(
+        'disqualified',
+        first?.reason ?? 'weakened-tests',
+        weakening.map((finding) => `${finding.path}: ${finding.reason}`).join('; '),
+      );
     }
     const acted = engineDiff !== '' || (trace?.modelCalls ?? 0) > 0;
     if (!engine.timedOut && (engine.exitCode !== 0 || engine.signal !== null) && !acted) {
-      return finish('engine-error', 'crashed-before-acting', `exited ${String(engine.exitCode ?? engine.signal)} with no changes and no model calls`);
+      return finish(
+        'engine-error',
+        'crashed-before-acting',
+        `exited ${String(engine.exitCode ?? engine.signal)} with no changes and no model calls`,
+      );
     }
     // Only an engine that also changed nothing is excluded for a silent trace: a diff is graded whatever the trace says.
     if (trace && trace.source.kind !== 'missing' && trace.modelCalls === 0 && engineDiff === '' && !engine.timedOut) {
-      return finish('engine-error', 'zero-model-calls', 'the trace reports no model calls and the engine changed nothing: it did not run its model');
+      return finish(
+        'engine-error',
+        'zero-model-calls',
+        'the trace reports no model calls and the engine changed nothing: it did not run its model',
+      );
     }
-    if (engine.timedOut) return finish('unresolved', 'timeout', `the engine ran past ${adapter.timeoutSeconds ?? context.run.timeoutSeconds} s and was stopped`);
+    if (engine.timedOut)
+      return finish(
+        'unresolved',
+        'timeout',
+        `the engine ran past ${adapter.timeoutSeconds ?? context.run.timeoutSeconds} s and was stopped`,
+      );
     if (record.metrics.computedUsd !== null && record.metrics.computedUsd > context.run.budgetUsd) {
-      return finish('unresolved', 'budget-exceeded', `computed cost ${record.metrics.computedUsd} USD exceeds the budget of ${context.run.budgetUsd} USD`);
+      return finish(
+        'unresolved',
+        'budget-exceeded',
+        `computed cost ${record.metrics.computedUsd} USD exceeds the budget of ${context.run.budgetUsd} USD`,
+      );
     }
     // The grading material must be what the run loaded: a trusted-local engine can reach the task folder.
     if ((await loadTaskDirectory(task.dir)).digest !== task.digest) {
-      return finish('harness-error', 'task-modified', `the task folder ${task.dir} changed during the trial; its held-out material can no longer be trusted`);
+      return finish(
+        'harness-error',
+        'task-modified',
+        `the task folder ${task.dir} changed during the trial; its held-out material can no longer be trusted`,
+      );
     }
 
     const verifyHome = join(trialRoot, '.grader', 'home');
     const verifyTmp = join(trialRoot, '.grader', 'tmp');
     const reportRoot = join(trialRoot, '.grader', 'reports');
-    await Promise.all([mkdir(verifyHome, { recursive: true }), mkdir(verifyTmp, { recursive: true }), mkdir(reportRoot, { recursive: true })]);
+    await Promise.all([
+      mkdir(verifyHome, { recursive: true }),
+      mkdir(verifyTmp, { recursive: true }),
+      mkdir(reportRoot, { recursive: true }),
+    ]);
     const environment: VerificationEnvironment = {
       env: verificationEnvironment(context.hostEnv, verifyHome, verifyTmp, context.policy === 'sandboxed'),
-      sandbox: context.policy === 'sandboxed' ? { writable: [checkoutDir, verifyHome, verifyTmp, reportRoot], hidden: context.hiddenPaths, readOnly: [repo.gitDir] } : null,
+      sandbox:
+        context.policy === 'sandboxed'
+          ? {
+              writable: [checkoutDir, verifyHome, verifyTmp, reportRoot],
+              hidden: context.hiddenPaths,
+              readOnly: [repo.gitDir],
+            }
+          : null,
       maxOutputBytes: 1 << 20,
     };
     // Same order as the engine saw: base, then setup, then the engine's changes, then the held-out files.
@@ -326,15 +445,32 @@ export async function executeTrial(context: TrialContext, scheduled: ScheduledTr
     };
     if (!setup.ok) {
       await writeLog(setup.log);
-      return finish('harness-error', 'setup-failed', `environment.setup in the verification checkout: ${setup.failed ?? ''}`);
+      return finish(
+        'harness-error',
+        'setup-failed',
+        `environment.setup in the verification checkout: ${setup.failed ?? ''}`,
+      );
     }
     const checkout = await applyForVerification(checkedOut, { patch: split.code, overlayDir: task.heldOutFilesDir });
     if (!checkout.applied) {
-      await writeLog([setup.log, `git apply: ${redactor.redactText(checkout.applyError ?? 'failed')}`].filter(Boolean).join('\n'));
+      await writeLog(
+        [setup.log, `git apply: ${redactor.redactText(checkout.applyError ?? 'failed')}`].filter(Boolean).join('\n'),
+      );
       record.verification = { patchApplied: false, commands: [], assertions: [] };
-      return finish('unresolved', 'patch-did-not-apply', redactor.redactText(checkout.applyError ?? 'git apply failed'));
+      return finish(
+        'unresolved',
+        'patch-did-not-apply',
+        redactor.redactText(checkout.applyError ?? 'git apply failed'),
+      );
     }
-    const verification = await runVerification({ task, checkoutDir, reportRoot, engineStdout: engine.stdout, environment, redact: (text) => redactor.redactText(text) });
+    const verification = await runVerification({
+      task,
+      checkoutDir,
+      reportRoot,
+      engineStdout: engine.stdout,
+      environment,
+      redact: (text) => redactor.redactText(text),
+    });
     excludedMs += verification.commandMs;
     await writeLog([setup.log, verification.log].filter(Boolean).join('\n'));
     record.verification = {
@@ -345,7 +481,11 @@ export async function executeTrial(context: TrialContext, scheduled: ScheduledTr
     };
     if (!verification.passed) {
       const failed = verification.commands.find((command) => !command.passed);
-      return finish('unresolved', 'verification-failed', failed ? `${failed.role} "${failed.command}": ${failed.reasons.join('; ')}` : 'an assertion failed');
+      return finish(
+        'unresolved',
+        'verification-failed',
+        failed ? `${failed.role} "${failed.command}": ${failed.reasons.join('; ')}` : 'an assertion failed',
+      );
     }
     return finish('resolved', null, null);
   } catch (error) {

@@ -61,16 +61,29 @@ function delta(a: number[], b: number[], seed: number): Delta | null {
   if (a.length === 0) return null;
   try {
     const result = bootstrapRelativeMedianDelta(a, b, { seed: generatorSeed(seed), resamples: BOOTSTRAP_RESAMPLES });
-    return { relMedian: round(result.relMedian), bootstrap95: [round(result.bootstrap[0]), round(result.bootstrap[1])], seed };
+    return {
+      relMedian: round(result.relMedian),
+      bootstrap95: [round(result.bootstrap[0]), round(result.bootstrap[1])],
+      seed,
+    };
   } catch (error) {
     // A zero median (an engine that spent no tokens, a free model) has no relative change: report none rather than guess.
-    if (error instanceof StatsError && (error.code === 'zero-baseline-median' || error.code === 'zero-baseline-median-in-resample')) return null;
+    if (
+      error instanceof StatsError &&
+      (error.code === 'zero-baseline-median' || error.code === 'zero-baseline-median-in-resample')
+    )
+      return null;
     throw error;
   }
 }
 
 function pairwise(a: string, b: string, byEngine: ReadonlyMap<string, AbpTrial[]>, seed: number): Pairwise {
-  const scoredOf = (engine: string) => new Map((byEngine.get(engine) ?? []).filter((trial) => scoredOutcomes.has(trial.outcome)).map((trial) => [pairKey(trial), trial]));
+  const scoredOf = (engine: string) =>
+    new Map(
+      (byEngine.get(engine) ?? [])
+        .filter((trial) => scoredOutcomes.has(trial.outcome))
+        .map((trial) => [pairKey(trial), trial]),
+    );
   const left = scoredOf(a);
   const right = scoredOf(b);
   const pairs = [...left.entries()].flatMap(([key, trial]) => {
@@ -100,27 +113,53 @@ function pairwise(a: string, b: string, byEngine: ReadonlyMap<string, AbpTrial[]
   };
 }
 
-function warnings(run: AbpRun, perEngine: readonly EngineResult[], trials: readonly AbpTrial[], extra: readonly string[]): string[] {
+function warnings(
+  run: AbpRun,
+  perEngine: readonly EngineResult[],
+  trials: readonly AbpTrial[],
+  extra: readonly string[],
+): string[] {
   const list: string[] = [];
-  if (!run.matchedModels) list.push('matchedModels is false: engines ran different or unconfirmed models, so this run cannot back engine-vs-engine conclusions (spec §7)');
+  if (!run.matchedModels)
+    list.push(
+      'matchedModels is false: engines ran different or unconfirmed models, so this run cannot back engine-vs-engine conclusions (spec §7)',
+    );
   list.push(...extra);
   for (const result of perEngine) {
-    if (result.scoredTrials < SMALL_SAMPLE) list.push(`${result.engine}: ${result.scoredTrials} scored trials is a small sample; read the intervals, not the points`);
-    if (result.excludedEngineErrors > 0) list.push(`${result.engine}: ${result.excludedEngineErrors} trials were engine errors, excluded from the comparison`);
-    if ((result.excludedHarnessErrors ?? 0) > 0) list.push(`${result.engine}: ${result.excludedHarnessErrors ?? 0} trials were harness errors, excluded and reported`);
+    if (result.scoredTrials < SMALL_SAMPLE)
+      list.push(
+        `${result.engine}: ${result.scoredTrials} scored trials is a small sample; read the intervals, not the points`,
+      );
+    if (result.excludedEngineErrors > 0)
+      list.push(
+        `${result.engine}: ${result.excludedEngineErrors} trials were engine errors, excluded from the comparison`,
+      );
+    if ((result.excludedHarnessErrors ?? 0) > 0)
+      list.push(
+        `${result.engine}: ${result.excludedHarnessErrors ?? 0} trials were harness errors, excluded and reported`,
+      );
   }
   const flagged = new Map<string, number>();
-  for (const trial of trials) for (const flag of trial.trace?.flags ?? []) flagged.set(`${trial.engine}: ${flag}`, (flagged.get(`${trial.engine}: ${flag}`) ?? 0) + 1);
-  for (const [key, count] of [...flagged.entries()].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0))) list.push(`${key} in ${count} trace${count === 1 ? '' : 's'}`);
+  for (const trial of trials)
+    for (const flag of trial.trace?.flags ?? [])
+      flagged.set(`${trial.engine}: ${flag}`, (flagged.get(`${trial.engine}: ${flag}`) ?? 0) + 1);
+  for (const [key, count] of [...flagged.entries()].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)))
+    list.push(`${key} in ${count} trace${count === 1 ? '' : 's'}`);
   return list;
 }
 
-export function buildVerdict(run: AbpRun & { id: string }, trials: readonly AbpTrial[], extraWarnings: readonly string[] = []): AbpVerdict {
+export function buildVerdict(
+  run: AbpRun & { id: string },
+  trials: readonly AbpTrial[],
+  extraWarnings: readonly string[] = [],
+): AbpVerdict {
   const byEngine = new Map(run.engines.map((engine) => [engine.name, [] as AbpTrial[]]));
   for (const trial of [...trials].sort((x, y) => x.order - y.order)) byEngine.get(trial.engine)?.push(trial);
   const perEngine = run.engines.map((engine) => engineResult(engine.name, byEngine.get(engine.name) ?? []));
   const pairs: Pairwise[] = [];
-  run.engines.forEach((a, i) => run.engines.slice(i + 1).forEach((b) => pairs.push(pairwise(a.name, b.name, byEngine, run.seed))));
+  run.engines.forEach((a, i) =>
+    run.engines.slice(i + 1).forEach((b) => pairs.push(pairwise(a.name, b.name, byEngine, run.seed))),
+  );
   return {
     schema: VERDICT_SCHEMA_ID,
     run: run.id,

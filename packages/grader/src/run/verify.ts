@@ -41,7 +41,11 @@ async function matchingReportFiles(checkoutDir: string, dir: string, pattern: Re
     .sort();
 }
 
-async function readReport(plan: RunnerPlan, stdout: Buffer, checkoutDir: string): Promise<{ report: ParsedReport | null; error: string | null }> {
+async function readReport(
+  plan: RunnerPlan,
+  stdout: Buffer,
+  checkoutDir: string,
+): Promise<{ report: ParsedReport | null; error: string | null }> {
   if (!plan.report) return { report: null, error: null };
   const { format, source } = plan.report;
   const options = { rootDir: checkoutDir };
@@ -63,10 +67,16 @@ async function readReport(plan: RunnerPlan, stdout: Buffer, checkoutDir: string)
   }
 }
 
-const tail = (data: Buffer, bytes = 4000) => (data.length > bytes ? `…${data.subarray(data.length - bytes).toString('utf8')}` : data.toString('utf8'));
+const tail = (data: Buffer, bytes = 4000) =>
+  data.length > bytes ? `…${data.subarray(data.length - bytes).toString('utf8')}` : data.toString('utf8');
 
 /** Runs the task's environment.setup commands in `dir`; stops at the first that fails. */
-export async function runSetup(input: { task: TaskDirectory; dir: string; environment: VerificationEnvironment; redact(text: string): string }): Promise<{ ok: boolean; failed: string | null; commandMs: number; log: string }> {
+export async function runSetup(input: {
+  task: TaskDirectory;
+  dir: string;
+  environment: VerificationEnvironment;
+  redact(text: string): string;
+}): Promise<{ ok: boolean; failed: string | null; commandMs: number; log: string }> {
   const lines: string[] = [];
   let commandMs = 0;
   for (const line of input.task.manifest.environment.setup) {
@@ -80,8 +90,18 @@ export async function runSetup(input: { task: TaskDirectory; dir: string; enviro
       sandbox: input.environment.sandbox,
     });
     commandMs += result.durationMs;
-    lines.push(`$ ${line}  (setup, exit ${String(result.exitCode)}${result.timedOut ? ', timed out' : ''})`, input.redact(tail(result.stdout)), input.redact(tail(result.stderr)));
-    if (result.exitCode !== 0) return { ok: false, failed: `${line} exited ${String(result.exitCode ?? result.signal)}${result.spawnError ? ` (${result.spawnError.code})` : ''}`, commandMs, log: lines.join('\n') };
+    lines.push(
+      `$ ${line}  (setup, exit ${String(result.exitCode)}${result.timedOut ? ', timed out' : ''})`,
+      input.redact(tail(result.stdout)),
+      input.redact(tail(result.stderr)),
+    );
+    if (result.exitCode !== 0)
+      return {
+        ok: false,
+        failed: `${line} exited ${String(result.exitCode ?? result.signal)}${result.spawnError ? ` (${result.spawnError.code})` : ''}`,
+        commandMs,
+        log: lines.join('\n'),
+      };
   }
   return { ok: true, failed: null, commandMs, log: lines.join('\n') };
 }
@@ -101,12 +121,22 @@ export async function runVerification(input: {
   const logLines: string[] = [];
   let commandMs = 0;
   const run = async (argv: readonly string[], env: Record<string, string>) => {
-    const result = await runBounded({ argv, cwd: checkoutDir, env: { ...environment.env, ...env }, timeoutMs, maxOutputBytes: environment.maxOutputBytes, sandbox: environment.sandbox });
+    const result = await runBounded({
+      argv,
+      cwd: checkoutDir,
+      env: { ...environment.env, ...env },
+      timeoutMs,
+      maxOutputBytes: environment.maxOutputBytes,
+      sandbox: environment.sandbox,
+    });
     commandMs += result.durationMs;
     return result;
   };
 
-  const roles = [...verification.failToPass.map((line) => ['failToPass', line] as const), ...verification.passToPass.map((line) => ['passToPass', line] as const)];
+  const roles = [
+    ...verification.failToPass.map((line) => ['failToPass', line] as const),
+    ...verification.passToPass.map((line) => ['passToPass', line] as const),
+  ];
   for (const [index, [role, line]] of roles.entries()) {
     const reportDir = join(input.reportRoot, String(index));
     await mkdir(reportDir, { recursive: true });
@@ -115,11 +145,20 @@ export async function runVerification(input: {
     // Reports written inside the checkout could have come with the engine's diff: only this run's own may be read.
     if (plan.report?.source.kind === 'files') {
       const { dir, pattern } = plan.report.source;
-      for (const path of await matchingReportFiles(checkoutDir, dir, pattern)) await rm(join(checkoutDir, path), { force: true });
+      for (const path of await matchingReportFiles(checkoutDir, dir, pattern))
+        await rm(join(checkoutDir, path), { force: true });
     }
     const result = await run(plan.argv, parsed.env);
-    const { report, error } = result.spawnError ? { report: null, error: result.spawnError.message } : await readReport(plan, result.stdout, checkoutDir);
-    const verdict = summarizeRun({ plan, role, exitCode: result.exitCode, report, ...(error === null ? {} : { reportError: error }) });
+    const { report, error } = result.spawnError
+      ? { report: null, error: result.spawnError.message }
+      : await readReport(plan, result.stdout, checkoutDir);
+    const verdict = summarizeRun({
+      plan,
+      role,
+      exitCode: result.exitCode,
+      report,
+      ...(error === null ? {} : { reportError: error }),
+    });
     const reasons = [...verdict.reasons];
     if (result.timedOut) reasons.unshift(`timed out after ${verification.timeoutSeconds} s`);
     if (result.spawnError) reasons.unshift(`could not start: ${result.spawnError.message}`);
@@ -149,14 +188,22 @@ export async function runVerification(input: {
         engineStdout: input.engineStdout,
         checkoutDir,
         runCommand: async (argv, limitMs) => {
-          const result = await runBounded({ argv, cwd: checkoutDir, env: environment.env, timeoutMs: limitMs, maxOutputBytes: environment.maxOutputBytes, sandbox: environment.sandbox });
+          const result = await runBounded({
+            argv,
+            cwd: checkoutDir,
+            env: environment.env,
+            timeoutMs: limitMs,
+            maxOutputBytes: environment.maxOutputBytes,
+            sandbox: environment.sandbox,
+          });
           commandMs += result.durationMs;
           return { exitCode: result.exitCode, stdout: result.stdout };
         },
       }),
     );
   }
-  for (const check of assertions) logLines.push(`assertion ${check.kind}: ${check.passed ? 'passed' : 'failed'} (${input.redact(check.detail)})`);
+  for (const check of assertions)
+    logLines.push(`assertion ${check.kind}: ${check.passed ? 'passed' : 'failed'} (${input.redact(check.detail)})`);
   const passed = commands.every((command) => command.passed) && assertions.every((check) => check.passed);
   return { passed, commands, assertions, commandMs, log: logLines.join('\n') };
 }

@@ -2,7 +2,6 @@
 // builder, `abp gate`) branch on a stable `code` instead of parsing messages.
 import { AbpError } from '@abp/protocol/errors';
 
-
 export type StatsErrorCode =
   | 'invalid-count'
   | 'no-trials'

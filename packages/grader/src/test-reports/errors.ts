@@ -2,7 +2,6 @@
 // report could not be read (and treat the run as unverified) without parsing messages.
 import { AbpError } from '@abp/protocol/errors';
 
-
 export type TestReportErrorCode = 'unknown-format' | 'malformed-report';
 
 export class TestReportError extends AbpError<TestReportErrorCode> {}

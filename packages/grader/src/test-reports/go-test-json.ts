@@ -68,8 +68,18 @@ export function parseGoTestJson(text: string): TestResult[] {
       // A test that started but never finished: the test binary died under it (panic, os.Exit, timeout).
       results.push(
         test.status === undefined
-          ? testResult(`${packageName}/${testName}`, 'error', durationMs, `no result: the test binary exited while this test ran\n${output}`)
-          : testResult(`${packageName}/${testName}`, test.status, durationMs, test.status === 'pass' ? undefined : output),
+          ? testResult(
+              `${packageName}/${testName}`,
+              'error',
+              durationMs,
+              `no result: the test binary exited while this test ran\n${output}`,
+            )
+          : testResult(
+              `${packageName}/${testName}`,
+              test.status,
+              durationMs,
+              test.status === 'pass' ? undefined : output,
+            ),
       );
     }
     const packageFailure = describePackageFailure(packageName, pkg, buildOutput);
@@ -83,7 +93,11 @@ export function parseGoTestJson(text: string): TestResult[] {
  * init, or a crash between tests. It becomes an `error` result so the run cannot pass as
  * "zero tests, nothing failed".
  */
-function describePackageFailure(packageName: string, pkg: PackageRecord, buildOutput: Map<string, string[]>): TestResult | undefined {
+function describePackageFailure(
+  packageName: string,
+  pkg: PackageRecord,
+  buildOutput: Map<string, string[]>,
+): TestResult | undefined {
   if (!pkg.failed) return undefined;
   const anyTestFailed = [...pkg.tests.values()].some((test) => test.status === 'fail' || test.status === undefined);
   if (anyTestFailed) return undefined;
@@ -106,7 +120,10 @@ function parseEvent(line: string, lineNumber: number): GoEvent {
     );
   }
   if (typeof value !== 'object' || value === null || typeof (value as { Action?: unknown }).Action !== 'string') {
-    throw new TestReportError('malformed-report', `go-test-json: line ${lineNumber} is not a test2json event (no string "Action")`);
+    throw new TestReportError(
+      'malformed-report',
+      `go-test-json: line ${lineNumber} is not a test2json event (no string "Action")`,
+    );
   }
   return value as GoEvent;
 }

@@ -19,9 +19,13 @@ export function parseJestJson(text: string, options: ParseOptions = {}): TestRes
   try {
     report = JSON.parse(text);
   } catch (error) {
-    throw new TestReportError('malformed-report', 'jest-json: the report is not JSON; run jest with --json --outputFile or vitest with --reporter=json --outputFile', {
-      cause: error,
-    });
+    throw new TestReportError(
+      'malformed-report',
+      'jest-json: the report is not JSON; run jest with --json --outputFile or vitest with --reporter=json --outputFile',
+      {
+        cause: error,
+      },
+    );
   }
   const files = isRecord(report) ? report.testResults : undefined;
   if (!Array.isArray(files)) {
@@ -32,7 +36,10 @@ export function parseJestJson(text: string, options: ParseOptions = {}): TestRes
 
 function readFile(file: unknown, index: number, options: ParseOptions): TestResult[] {
   if (!isRecord(file) || typeof file.name !== 'string' || !Array.isArray(file.assertionResults)) {
-    throw new TestReportError('malformed-report', `jest-json: testResults[${index}] needs a string "name" and an "assertionResults" array`);
+    throw new TestReportError(
+      'malformed-report',
+      `jest-json: testResults[${index}] needs a string "name" and an "assertionResults" array`,
+    );
   }
   const fileName = relativeToRoot(file.name, options.rootDir);
   const results = file.assertionResults.map((assertion: unknown, assertionIndex) => {
@@ -42,11 +49,16 @@ function readFile(file: unknown, index: number, options: ParseOptions): TestResu
     }
     const status = STATUSES[assertion.status];
     if (status === undefined) {
-      throw new TestReportError('malformed-report', `jest-json: ${where} has status "${assertion.status}"; expected one of ${Object.keys(STATUSES).join(', ')}`);
+      throw new TestReportError(
+        'malformed-report',
+        `jest-json: ${where} has status "${assertion.status}"; expected one of ${Object.keys(STATUSES).join(', ')}`,
+      );
     }
     const ancestors = Array.isArray(assertion.ancestorTitles) ? assertion.ancestorTitles.map(String) : [];
     const durationMs = typeof assertion.duration === 'number' ? roundMs(assertion.duration) : null;
-    const failureMessages = Array.isArray(assertion.failureMessages) ? assertion.failureMessages.map(String).join('\n') : undefined;
+    const failureMessages = Array.isArray(assertion.failureMessages)
+      ? assertion.failureMessages.map(String).join('\n')
+      : undefined;
     return testResult([fileName, ...ancestors, assertion.title].join(' › '), status, durationMs, failureMessages);
   });
   // A file that failed with no failed test (import error, a throwing afterAll) failed outside

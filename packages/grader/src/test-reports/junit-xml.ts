@@ -25,12 +25,18 @@ const parser = new XMLParser({
 export function parseJUnitXml(text: string, options: ParseOptions = {}): TestResult[] {
   // Reports come from code the agent could have touched: no DTDs, so no entity expansion.
   if (/<!DOCTYPE/i.test(text)) {
-    throw new TestReportError('malformed-report', 'junit-xml: the report declares a DOCTYPE; JUnit reports never need one, refusing to expand its entities');
+    throw new TestReportError(
+      'malformed-report',
+      'junit-xml: the report declares a DOCTYPE; JUnit reports never need one, refusing to expand its entities',
+    );
   }
   const validation = XMLValidator.validate(text);
   if (validation !== true) {
     const { msg, line, col } = validation.err;
-    throw new TestReportError('malformed-report', `junit-xml: not well-formed XML at line ${line}, column ${col}: ${msg}`);
+    throw new TestReportError(
+      'malformed-report',
+      `junit-xml: not well-formed XML at line ${line}, column ${col}: ${msg}`,
+    );
   }
   const document = parser.parse(text) as XmlNode;
   const roots = [...children(document, 'testsuites'), ...children(document, 'testsuite')];
@@ -41,7 +47,11 @@ export function parseJUnitXml(text: string, options: ParseOptions = {}): TestRes
       `junit-xml: the root element is ${found.length > 0 ? `<${found.join('>, <')}>` : 'missing'}; expected <testsuites> or <testsuite>`,
     );
   }
-  const context: WalkContext = { nodeReporter: isNodeReporterDocument(document), rootDir: options.rootDir, results: [] };
+  const context: WalkContext = {
+    nodeReporter: isNodeReporterDocument(document),
+    rootDir: options.rootDir,
+    results: [],
+  };
   for (const suites of children(document, 'testsuites')) walk(suites, [], context);
   for (const suite of children(document, 'testsuite')) walkSuite(suite, [], context);
   return context.results;
@@ -55,7 +65,8 @@ interface WalkContext {
 
 /** Visits a container's suites and cases; `suitePath` holds the names of enclosing <testsuite>s. */
 function walk(container: XmlNode, suitePath: readonly string[], context: WalkContext): void {
-  for (const testcase of children(container, 'testcase')) context.results.push(readTestCase(testcase, suitePath, context));
+  for (const testcase of children(container, 'testcase'))
+    context.results.push(readTestCase(testcase, suitePath, context));
   for (const suite of children(container, 'testsuite')) walkSuite(suite, suitePath, context);
   for (const suites of children(container, 'testsuites')) walk(suites, suitePath, context);
 }
@@ -68,7 +79,10 @@ function walkSuite(suite: XmlNode, suitePath: readonly string[], context: WalkCo
 function readTestCase(testcase: XmlNode, suitePath: readonly string[], context: WalkContext): TestResult {
   const name = attribute(testcase, 'name');
   if (name === undefined) {
-    throw new TestReportError('malformed-report', `junit-xml: a <testcase> in suite "${suitePath.join(' › ')}" has no name attribute`);
+    throw new TestReportError(
+      'malformed-report',
+      `junit-xml: a <testcase> in suite "${suitePath.join(' › ')}" has no name attribute`,
+    );
   }
   const classname = attribute(testcase, 'classname') ?? '';
   const seconds = Number.parseFloat(attribute(testcase, 'time') ?? '');
@@ -77,7 +91,13 @@ function readTestCase(testcase: XmlNode, suitePath: readonly string[], context: 
   return testResult(testCaseId(name, classname, testcase, suitePath, context), status, durationMs, detail);
 }
 
-function testCaseId(name: string, classname: string, testcase: XmlNode, suitePath: readonly string[], context: WalkContext): string {
+function testCaseId(
+  name: string,
+  classname: string,
+  testcase: XmlNode,
+  suitePath: readonly string[],
+  context: WalkContext,
+): string {
   if (context.nodeReporter && classname === 'test') {
     // Node writes the placeholder classname "test" for every case and encodes describe()
     // blocks as nested <testsuite>s, so the suite path is what names the test.
@@ -89,7 +109,11 @@ function testCaseId(name: string, classname: string, testcase: XmlNode, suitePat
 }
 
 function outcome(testcase: XmlNode): { status: TestStatus; detail: string | undefined } {
-  const checks: readonly [string, TestStatus][] = [['failure', 'fail'], ['error', 'error'], ['skipped', 'skip']];
+  const checks: readonly [string, TestStatus][] = [
+    ['failure', 'fail'],
+    ['error', 'error'],
+    ['skipped', 'skip'],
+  ];
   for (const [element, status] of checks) {
     const found = children(testcase, element)[0];
     if (found !== undefined) {
@@ -103,7 +127,9 @@ function outcome(testcase: XmlNode): { status: TestStatus; detail: string | unde
 /** Node's junit reporter closes the document with `<!-- tests N -->`-style summary comments. */
 function isNodeReporterDocument(document: XmlNode): boolean {
   return children(document, 'testsuites').some((suites) =>
-    (suites['#comment'] as unknown[] | undefined)?.some((comment) => typeof comment === 'string' && /^\s*tests \d+\s*$/.test(comment)),
+    (suites['#comment'] as unknown[] | undefined)?.some(
+      (comment) => typeof comment === 'string' && /^\s*tests \d+\s*$/.test(comment),
+    ),
   );
 }
 
@@ -111,7 +137,9 @@ function isNodeReporterDocument(document: XmlNode): boolean {
 function children(node: XmlNode, name: string): XmlNode[] {
   const value = node[name];
   if (!Array.isArray(value)) return [];
-  return value.map((item: unknown) => (typeof item === 'object' && item !== null ? (item as XmlNode) : { '#text': item }));
+  return value.map((item: unknown) =>
+    typeof item === 'object' && item !== null ? (item as XmlNode) : { '#text': item },
+  );
 }
 
 function attribute(node: XmlNode, name: string): string | undefined {

@@ -35,6 +35,9 @@ function parseTests(format: ReportFormat, text: string, options: ParseOptions): 
       return parseLibtest(text);
     default:
       // Formats arrive from task manifests and stored plans too, not only from typed code.
-      throw new TestReportError('unknown-format', `unknown report format ${JSON.stringify(format)}; expected one of ${REPORT_FORMATS.join(', ')}`);
+      throw new TestReportError(
+        'unknown-format',
+        `unknown report format ${JSON.stringify(format)}; expected one of ${REPORT_FORMATS.join(', ')}`,
+      );
   }
 }

@@ -2,7 +2,6 @@
 // may hold what the redactor has not yet seen.
 import { AbpError } from '@abp/protocol/errors';
 
-
 export type TraceErrorCode = 'unknown-translator' | 'invalid-translator-context' | 'invalid-event';
 
 export class TraceError extends AbpError<TraceErrorCode> {}

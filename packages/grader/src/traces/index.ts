@@ -12,4 +12,10 @@ export {
   type TraceSummary,
 } from './summarize-trace.js';
 export { serializeTrace } from './serialize-trace.js';
-export { abpModelId, traceTranslators, translateNativeTrace, type TraceTranslator, type TraceTranslatorContext } from './translators/index.js';
+export {
+  abpModelId,
+  traceTranslators,
+  translateNativeTrace,
+  type TraceTranslator,
+  type TraceTranslatorContext,
+} from './translators/index.js';

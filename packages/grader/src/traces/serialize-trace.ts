@@ -11,8 +11,13 @@ export function serializeTrace(events: readonly TraceEvent[]): string {
       // zod builds its output in schema key order; zod's default messages quote no values, so none can leak a secret.
       const parsed = traceEventSchema.safeParse(event);
       if (!parsed.success) {
-        const problems = locateIssues(parsed.error.issues).map((issue) => `${formatJsonPath(issue.path)}: ${issue.message}`);
-        throw new TraceError('invalid-event', `event ${index} is not a valid abp-trace/v1 event (${problems.join('; ')}); serialize only events summarizeTrace accepted`);
+        const problems = locateIssues(parsed.error.issues).map(
+          (issue) => `${formatJsonPath(issue.path)}: ${issue.message}`,
+        );
+        throw new TraceError(
+          'invalid-event',
+          `event ${index} is not a valid abp-trace/v1 event (${problems.join('; ')}); serialize only events summarizeTrace accepted`,
+        );
       }
       return `${JSON.stringify(parsed.data)}\n`;
     })

@@ -1,13 +1,25 @@
 // What the grader takes from one trial's abp-trace/v1 text: the valid events, redacted; the problems of the rest; token
 // totals per model and per subagent summed from model.call events; and the run.end envelope, cross-checked against them.
-import { traceEventSchema, traceRuleViolations, type TokenCounts, type TraceEvent } from '@abp/protocol/schemas/abp-trace';
+import {
+  traceEventSchema,
+  traceRuleViolations,
+  type TokenCounts,
+  type TraceEvent,
+} from '@abp/protocol/schemas/abp-trace';
 import { locateIssues, plainWordsParseOptions } from '@abp/protocol/schemas/issues';
 import { formatJsonPath, parseJsonText } from '@abp/protocol/schemas/json-text';
 import type { Redactor } from '../redaction/redactor.js';
 
 export type TraceSource = { kind: 'native' } | { kind: 'sidecar'; translator: string } | { kind: 'missing' };
 
-export const traceFlags = ['invalid-lines', 'missing-run-start', 'missing-run-end', 'envelope-tokens-mismatch', 'envelope-cost-mismatch', 'no-model-calls'] as const;
+export const traceFlags = [
+  'invalid-lines',
+  'missing-run-start',
+  'missing-run-end',
+  'envelope-tokens-mismatch',
+  'envelope-cost-mismatch',
+  'no-model-calls',
+] as const;
 export type TraceFlag = (typeof traceFlags)[number];
 
 export interface TraceProblem {
@@ -53,7 +65,8 @@ const tokenFields = ['input', 'output', 'cacheRead', 'cacheWrite'] as const;
 const COST_TOLERANCE_USD = 1e-6;
 
 const zeroTokens = (): TokenCounts => ({ input: 0, output: 0, cacheRead: 0, cacheWrite: 0 });
-const isPlainObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function entryOf<T>(map: Map<string, T>, key: string, fresh: () => T): T {
   const existing = map.get(key);
@@ -70,7 +83,10 @@ function addTokens(into: TokenCounts, tokens: TokenCounts): void {
 function redactDeep(value: unknown, redactor: Redactor): unknown {
   if (typeof value === 'string') return redactor.redactText(value);
   if (Array.isArray(value)) return value.map((item) => redactDeep(item, redactor));
-  if (isPlainObject(value)) return Object.fromEntries(Object.entries(value).map(([key, item]) => [redactor.redactText(key), redactDeep(item, redactor)]));
+  if (isPlainObject(value))
+    return Object.fromEntries(
+      Object.entries(value).map(([key, item]) => [redactor.redactText(key), redactDeep(item, redactor)]),
+    );
   return value;
 }
 
@@ -81,7 +97,9 @@ function redactLine(value: unknown, redactor: Redactor): unknown {
   return Object.fromEntries(
     Object.entries(value).map(([key, item]) => [
       redactor.redactText(key),
-      key === 'args' && value.kind === 'tool.call' && isPlainObject(item) ? redactor.summarizeArgs(item) : redactDeep(item, redactor),
+      key === 'args' && value.kind === 'tool.call' && isPlainObject(item)
+        ? redactor.summarizeArgs(item)
+        : redactDeep(item, redactor),
     ]),
   );
 }
@@ -122,13 +140,16 @@ export function summarizeTrace(text: string, options: SummarizeTraceOptions): Tr
       for (const issue of locateIssues(event.error.issues)) report(line, `${pathPrefix(issue.path)}${issue.message}`);
     }
   });
-  for (const violation of traceRuleViolations(lineValues)) report(lineNumbers[violation.index] ?? 0, `${pathPrefix(violation.path)}${violation.message}`);
+  for (const violation of traceRuleViolations(lineValues))
+    report(lineNumbers[violation.index] ?? 0, `${pathPrefix(violation.path)}${violation.message}`);
   problems.sort((a, b) => a.line - b.line); // stable: the problems of one line keep their order
 
   const tokens = zeroTokens();
   // Maps, not object literals: a model id such as "__proto__" must be a key like any other.
   const perModel = new Map<string, TokenCounts>();
-  const perSubagent = new Map<string, TokenCounts & { parent: string | null }>([[ROOT, { ...zeroTokens(), parent: null }]]);
+  const perSubagent = new Map<string, TokenCounts & { parent: string | null }>([
+    [ROOT, { ...zeroTokens(), parent: null }],
+  ]);
   let modelCalls = 0;
   let callCostUsd: number | null = 0; // null once a call has no costUsd: a partial sum cannot check the envelope
   let runStart = false;
@@ -170,7 +191,12 @@ export function summarizeTrace(text: string, options: SummarizeTraceOptions): Tr
   else {
     const claimed = runEnd.tokens;
     if (tokenFields.some((field) => claimed[field] !== tokens[field])) raised.add('envelope-tokens-mismatch');
-    if (runEnd.costUsd !== undefined && modelCalls > 0 && callCostUsd !== null && Math.abs(runEnd.costUsd - callCostUsd) > COST_TOLERANCE_USD) {
+    if (
+      runEnd.costUsd !== undefined &&
+      modelCalls > 0 &&
+      callCostUsd !== null &&
+      Math.abs(runEnd.costUsd - callCostUsd) > COST_TOLERANCE_USD
+    ) {
       raised.add('envelope-cost-mismatch');
     }
   }

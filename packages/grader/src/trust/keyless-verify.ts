@@ -3,7 +3,13 @@
 // whether a trusted certificate authority certified the key at that time — each step with its own code, in that order.
 import { createHash } from 'node:crypto';
 import { crypto as sigstoreCrypto, X509Certificate } from '@sigstore/core';
-import { VerificationError, Verifier, type SignedEntity, type Signer as SigstoreSigner, type TrustMaterial } from '@sigstore/verify';
+import {
+  VerificationError,
+  Verifier,
+  type SignedEntity,
+  type Signer as SigstoreSigner,
+  type TrustMaterial,
+} from '@sigstore/verify';
 import type { TrustRoot } from '@abp/protocol/schemas/abp-trust-root';
 import { SigningError } from '@abp/protocol/signing/errors';
 
@@ -44,7 +50,9 @@ const REQUIRED = { tlogThreshold: 1, timestampThreshold: 1, ctlogThreshold: 0 } 
 export function certificateIdentity(certificate: X509Certificate): CertificateIdentity {
   const current = certificate.extension(FULCIO_ISSUER_OID);
   // ASCII as @sigstore/verify decodes it, so the identity read here and the one it verifies are the same string.
-  const issuer = current ? current.valueObj.subs[0]?.value.toString('ascii') : certificate.extension(FULCIO_ISSUER_LEGACY_OID)?.value.toString('ascii');
+  const issuer = current
+    ? current.valueObj.subs[0]?.value.toString('ascii')
+    : certificate.extension(FULCIO_ISSUER_LEGACY_OID)?.value.toString('ascii');
   return { identity: certificate.subjectAltName, issuer };
 }
 
@@ -65,9 +73,15 @@ export function verifyKeylessSignature(entity: SignedEntity, trustRoot: TrustRoo
   checkSignature(entity);
   const times = checkWitnesses(entity, material, claimed);
   const verifiedIdentity = checkCertificate(entity, material, claimed, times, validity);
-  if (verifiedIdentity.subjectAlternativeName !== claimed.identity || verifiedIdentity.extensions?.issuer !== claimed.issuer) {
+  if (
+    verifiedIdentity.subjectAlternativeName !== claimed.identity ||
+    verifiedIdentity.extensions?.issuer !== claimed.issuer
+  ) {
     // Both readings come from the same certificate; a difference means the two readers disagree, so refuse.
-    throw new SigningError('identity-mismatch', `the verified certificate names ${describeIdentity(verifiedIdentity.subjectAlternativeName, verifiedIdentity.extensions?.issuer)}, not ${describeIdentity(claimed.identity, claimed.issuer)}`);
+    throw new SigningError(
+      'identity-mismatch',
+      `the verified certificate names ${describeIdentity(verifiedIdentity.subjectAlternativeName, verifiedIdentity.extensions?.issuer)}, not ${describeIdentity(claimed.identity, claimed.issuer)}`,
+    );
   }
   const earliest = times.reduce((a, b) => (a.getTime() <= b.getTime() ? a : b));
   return { identity: accepted.identity, issuer: accepted.issuer, signedAt: earliest, certificateValidity: validity };
@@ -87,7 +101,9 @@ interface AcceptedIdentity {
 /** The keyless entries that accept exactly this identity from exactly this issuer; identity-mismatch when none does. */
 function matchingEntries(trustRoot: TrustRoot, claimed: CertificateIdentity): AcceptedIdentity {
   const entries = trustRoot.keyless.map((entry, index) => ({ entry, index }));
-  const matching = entries.filter(({ entry }) => entry.identity === claimed.identity && entry.issuer === claimed.issuer);
+  const matching = entries.filter(
+    ({ entry }) => entry.identity === claimed.identity && entry.issuer === claimed.issuer,
+  );
   const first = matching[0];
   if (first) return { identity: first.entry.identity, issuer: first.entry.issuer, entries: matching };
   const accepted = trustRoot.keyless.map((entry) => describeIdentity(entry.identity, entry.issuer)).join('; ');
@@ -108,23 +124,34 @@ function readCertificate(pem: string, where: string): X509Certificate {
   try {
     return X509Certificate.parse(pem);
   } catch (error) {
-    throw new SigningError('trust-root-invalid', `${where} is not a readable X.509 certificate; copy the PEM again from the authority's trusted root`, { cause: error });
+    throw new SigningError(
+      'trust-root-invalid',
+      `${where} is not a readable X.509 certificate; copy the PEM again from the authority's trusted root`,
+      { cause: error },
+    );
   }
 }
 
 /** The certificate authorities, logs and timestamp authorities of the matching entries, pooled, with their windows. */
-function trustMaterial(trustRoot: TrustRoot, entries: ReadonlyArray<{ entry: KeylessEntry; index: number }>): TrustMaterial {
+function trustMaterial(
+  trustRoot: TrustRoot,
+  entries: ReadonlyArray<{ entry: KeylessEntry; index: number }>,
+): TrustMaterial {
   const certificateAuthorities: Authority[] = [];
   const timestampAuthorities: Authority[] = [];
   const tlogs: LogAuthority[] = [];
   for (const { entry, index } of entries) {
     const at = `trust root version ${trustRoot.version}: keyless[${index}]`;
     entry.certificateAuthorities?.forEach((authority, j) => {
-      const certChain = authority.certificateChainPem.map((pem, k) => readCertificate(pem, `${at}.certificateAuthorities[${j}].certificateChainPem[${k}]`));
+      const certChain = authority.certificateChainPem.map((pem, k) =>
+        readCertificate(pem, `${at}.certificateAuthorities[${j}].certificateChainPem[${k}]`),
+      );
       certificateAuthorities.push({ certChain, validFor: window(authority.validFrom, authority.validUntil) });
     });
     entry.timestampAuthorities?.forEach((authority, j) => {
-      const certChain = authority.certificateChainPem.map((pem, k) => readCertificate(pem, `${at}.timestampAuthorities[${j}].certificateChainPem[${k}]`));
+      const certChain = authority.certificateChainPem.map((pem, k) =>
+        readCertificate(pem, `${at}.timestampAuthorities[${j}].certificateChainPem[${k}]`),
+      );
       timestampAuthorities.push({ certChain, validFor: window(authority.validFrom, authority.validUntil) });
     });
     entry.transparencyLogs?.forEach((log, j) => {
@@ -132,10 +159,16 @@ function trustMaterial(trustRoot: TrustRoot, entries: ReadonlyArray<{ entry: Key
       try {
         publicKey = sigstoreCrypto.createPublicKey(log.publicKeyPem);
       } catch (error) {
-        throw new SigningError('trust-root-invalid', `${at}.transparencyLogs[${j}].publicKeyPem is not a readable public key; copy it again from the log's trusted root`, { cause: error });
+        throw new SigningError(
+          'trust-root-invalid',
+          `${at}.transparencyLogs[${j}].publicKeyPem is not a readable public key; copy it again from the log's trusted root`,
+          { cause: error },
+        );
       }
       // A Rekor log is named by the sha256 of its key's SPKI DER encoding, as in Sigstore's trusted roots.
-      const logID = createHash('sha256').update(publicKey.export({ format: 'der', type: 'spki' })).digest();
+      const logID = createHash('sha256')
+        .update(publicKey.export({ format: 'der', type: 'spki' }))
+        .digest();
       tlogs.push({ logID, baseURL: log.baseUrl, publicKey, validFor: window(log.validFrom, log.validUntil) });
     });
   }
@@ -151,25 +184,45 @@ function trustMaterial(trustRoot: TrustRoot, entries: ReadonlyArray<{ entry: Key
 }
 
 /** The entity seen as signed by the certificate's bare key, valid at any time: lets the Verifier check one thing at a time. */
-function asBareKey(entity: SignedEntity, parts: Pick<SignedEntity, 'timestamps' | 'tlogEntries'>): { entity: SignedEntity; keyFinder: TrustMaterial['publicKey'] } {
+function asBareKey(
+  entity: SignedEntity,
+  parts: Pick<SignedEntity, 'timestamps' | 'tlogEntries'>,
+): { entity: SignedEntity; keyFinder: TrustMaterial['publicKey'] } {
   if (entity.key.$case !== 'certificate') throw new Error('not a certificate-signed entity');
   let publicKey: ReturnType<typeof sigstoreCrypto.createPublicKey>;
   try {
     publicKey = sigstoreCrypto.createPublicKey(entity.key.certificate.publicKey);
   } catch (error) {
-    throw new SigningError('malformed-bundle', `the certificate's public key cannot be read: ${(error as Error).message}`, { cause: error });
+    throw new SigningError(
+      'malformed-bundle',
+      `the certificate's public key cannot be read: ${(error as Error).message}`,
+      { cause: error },
+    );
   }
-  return { entity: { ...entity, ...parts, key: { $case: 'public-key', hint: 'certificate-key' } }, keyFinder: () => ({ publicKey, validFor: () => true }) };
+  return {
+    entity: { ...entity, ...parts, key: { $case: 'public-key', hint: 'certificate-key' } },
+    keyFinder: () => ({ publicKey, validFor: () => true }),
+  };
 }
 
 function checkSignature(entity: SignedEntity): void {
   const bare = asBareKey(entity, { timestamps: [], tlogEntries: [] });
-  const material: TrustMaterial = { certificateAuthorities: [], timestampAuthorities: [], tlogs: [], ctlogs: [], publicKey: bare.keyFinder };
+  const material: TrustMaterial = {
+    certificateAuthorities: [],
+    timestampAuthorities: [],
+    tlogs: [],
+    ctlogs: [],
+    publicKey: bare.keyFinder,
+  };
   try {
     new Verifier(material, { tlogThreshold: 0, ctlogThreshold: 0, timestampThreshold: 0 }).verify(bare.entity);
   } catch (error) {
     if (error instanceof VerificationError && error.code === 'SIGNATURE_ERROR') {
-      throw new SigningError('signature-invalid', "the signature does not match the signed statement under the certificate's key: the statement or the signature was changed after signing", { cause: error });
+      throw new SigningError(
+        'signature-invalid',
+        "the signature does not match the signed statement under the certificate's key: the statement or the signature was changed after signing",
+        { cause: error },
+      );
     }
     throw error;
   }
@@ -179,21 +232,38 @@ function checkSignature(entity: SignedEntity): void {
 function checkWitnesses(entity: SignedEntity, trusted: TrustMaterial, claimed: CertificateIdentity): Date[] {
   const who = describeIdentity(claimed.identity, claimed.issuer);
   if (trusted.tlogs.length === 0) {
-    throw new SigningError('witness-untrusted', `the trust root lists no transparency log for ${who}; add Rekor's key to its keyless entry's transparencyLogs`);
+    throw new SigningError(
+      'witness-untrusted',
+      `the trust root lists no transparency log for ${who}; add Rekor's key to its keyless entry's transparencyLogs`,
+    );
   }
   if (entity.tlogEntries.length === 0) {
-    throw new SigningError('witness-untrusted', 'the bundle carries no transparency-log entry: a keyless signature counts only once a log the trust root lists has recorded it');
+    throw new SigningError(
+      'witness-untrusted',
+      'the bundle carries no transparency-log entry: a keyless signature counts only once a log the trust root lists has recorded it',
+    );
   }
-  if (trusted.timestampAuthorities.length === 0 && entity.timestamps.some((timestamp) => timestamp.$case === 'timestamp-authority')) {
-    throw new SigningError('witness-untrusted', `the bundle carries an RFC 3161 timestamp, but the trust root lists no timestamp authority for ${who}; add the authority's chain to its keyless entry's timestampAuthorities`);
+  if (
+    trusted.timestampAuthorities.length === 0 &&
+    entity.timestamps.some((timestamp) => timestamp.$case === 'timestamp-authority')
+  ) {
+    throw new SigningError(
+      'witness-untrusted',
+      `the bundle carries an RFC 3161 timestamp, but the trust root lists no timestamp authority for ${who}; add the authority's chain to its keyless entry's timestampAuthorities`,
+    );
   }
   const bare = asBareKey(entity, entity);
   try {
     new Verifier({ ...trusted, certificateAuthorities: [], publicKey: bare.keyFinder }, REQUIRED).verify(bare.entity);
   } catch (error) {
     // Anything else thrown here is a log entry or timestamp that cannot even be parsed: refused all the same.
-    const reason = error instanceof VerificationError ? witnessReason(error) : 'a log entry or timestamp cannot be read';
-    throw new SigningError('witness-untrusted', `${reason} (${(error as Error).message}); the signature's time cannot be trusted`, { cause: error });
+    const reason =
+      error instanceof VerificationError ? witnessReason(error) : 'a log entry or timestamp cannot be read';
+    throw new SigningError(
+      'witness-untrusted',
+      `${reason} (${(error as Error).message}); the signature's time cannot be trusted`,
+      { cause: error },
+    );
   }
   return verifiedTimes(entity);
 }
@@ -224,7 +294,9 @@ function verifiedTimes(entity: SignedEntity): Date[] {
   return entity.timestamps.flatMap((timestamp) => {
     switch (timestamp.$case) {
       case 'transparency-log':
-        return timestamp.tlogEntry.inclusionPromise ? [new Date(Number(timestamp.tlogEntry.integratedTime) * 1000)] : [];
+        return timestamp.tlogEntry.inclusionPromise
+          ? [new Date(Number(timestamp.tlogEntry.integratedTime) * 1000)]
+          : [];
       case 'timestamp-authority':
         return [timestamp.timestamp.signingTime];
     }
@@ -241,18 +313,29 @@ function checkCertificate(
 ): NonNullable<SigstoreSigner['identity']> {
   const who = describeIdentity(claimed.identity, claimed.issuer);
   if (trusted.certificateAuthorities.length === 0) {
-    throw new SigningError('certificate-untrusted', `the trust root lists no certificate authority for ${who}; add Fulcio's chain to its keyless entry's certificateAuthorities`);
+    throw new SigningError(
+      'certificate-untrusted',
+      `the trust root lists no certificate authority for ${who}; add Fulcio's chain to its keyless entry's certificateAuthorities`,
+    );
   }
   try {
     return new Verifier(trusted, REQUIRED).verify(entity).identity ?? {};
   } catch (error) {
     if (!(error instanceof VerificationError) || error.code !== 'CERTIFICATE_ERROR') {
       // The witnesses and the signature passed above, so what fails here is the certificate or its chain being read.
-      throw new SigningError('certificate-untrusted', `the certificate for ${who} cannot be verified: ${(error as Error).message}`, { cause: error });
+      throw new SigningError(
+        'certificate-untrusted',
+        `the certificate for ${who} cannot be verified: ${(error as Error).message}`,
+        { cause: error },
+      );
     }
     // The Verifier says only that the chain failed at the verified times; tell a foreign chain from a time problem.
     if (!chainsInsideValidity(entity, trusted, validity)) {
-      throw new SigningError('certificate-untrusted', `the certificate for ${who} does not chain to a certificate authority the trust root lists for it`, { cause: error });
+      throw new SigningError(
+        'certificate-untrusted',
+        `the certificate for ${who} does not chain to a certificate authority the trust root lists for it`,
+        { cause: error },
+      );
     }
     const outside = times.find((time) => time < validity.notBefore || time > validity.notAfter);
     if (outside !== undefined) {
@@ -274,18 +357,37 @@ function checkCertificate(
  * Diagnosis only, after the real check failed: whether the certificate chains to a listed authority at all, checked at
  * the middle of its validity with the authorities' windows open and no witnesses. Never a reason to accept.
  */
-function chainsInsideValidity(entity: SignedEntity, trusted: TrustMaterial, validity: KeylessSignature['certificateValidity']): boolean {
+function chainsInsideValidity(
+  entity: SignedEntity,
+  trusted: TrustMaterial,
+  validity: KeylessSignature['certificateValidity'],
+): boolean {
   const entry = entity.tlogEntries[0];
   if (entry === undefined) return false;
   const middle = Math.floor((validity.notBefore.getTime() + validity.notAfter.getTime()) / 2000);
   const probe: SignedEntity = {
     ...entity,
     tlogEntries: [],
-    timestamps: [{ $case: 'transparency-log', tlogEntry: { ...entry, integratedTime: String(middle), inclusionPromise: { signedEntryTimestamp: Buffer.alloc(0) } } }],
+    timestamps: [
+      {
+        $case: 'transparency-log',
+        tlogEntry: {
+          ...entry,
+          integratedTime: String(middle),
+          inclusionPromise: { signedEntryTimestamp: Buffer.alloc(0) },
+        },
+      },
+    ],
   };
-  const openWindows = trusted.certificateAuthorities.map((authority) => ({ ...authority, validFor: { start: new Date(0), end: END_OF_TIME } }));
+  const openWindows = trusted.certificateAuthorities.map((authority) => ({
+    ...authority,
+    validFor: { start: new Date(0), end: END_OF_TIME },
+  }));
   try {
-    new Verifier({ ...trusted, certificateAuthorities: openWindows, tlogs: [], timestampAuthorities: [] }, { tlogThreshold: 0, timestampThreshold: 1, ctlogThreshold: 0 }).verify(probe);
+    new Verifier(
+      { ...trusted, certificateAuthorities: openWindows, tlogs: [], timestampAuthorities: [] },
+      { tlogThreshold: 0, timestampThreshold: 1, ctlogThreshold: 0 },
+    ).verify(probe);
     return true;
   } catch {
     return false;

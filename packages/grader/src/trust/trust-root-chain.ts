@@ -5,7 +5,13 @@ import { createHash } from 'node:crypto';
 import type { TrustRoot } from '@abp/protocol/schemas/abp-trust-root';
 import { canonicalJson } from '@abp/protocol/schemas/canonical-json';
 import { SigningError } from '@abp/protocol/signing/errors';
-import { createTrustRootStatement, signedAtOf, TRUST_ROOT_PREDICATE, trustRootSubjectName, type Statement } from '@abp/protocol/signing/statement';
+import {
+  createTrustRootStatement,
+  signedAtOf,
+  TRUST_ROOT_PREDICATE,
+  trustRootSubjectName,
+  type Statement,
+} from '@abp/protocol/signing/statement';
 import { findKey, parseTrustRoot } from '@abp/protocol/signing/trust-root';
 import { verifyStatementBundle } from './verify.js';
 
@@ -16,7 +22,12 @@ export function trustRootDigest(trustRoot: TrustRoot): string {
 
 /** The statement that vouches for one version of the trust root. */
 export function trustRootStatement(trustRoot: TrustRoot, signedAt: Date): Statement {
-  return createTrustRootStatement({ version: trustRoot.version, digest: trustRootDigest(trustRoot), keyIds: trustRoot.keys.map((key) => key.keyId), signedAt: signedAtOf(signedAt) });
+  return createTrustRootStatement({
+    version: trustRoot.version,
+    digest: trustRootDigest(trustRoot),
+    keyIds: trustRoot.keys.map((key) => key.keyId),
+    signedAt: signedAtOf(signedAt),
+  });
 }
 
 /** One published version as a consumer fetches it: the document and its signed statement, both parsed JSON. */
@@ -34,7 +45,10 @@ export async function verifyNextTrustRoot(current: TrustRoot, next: FetchedTrust
   const version = current.version + 1;
   const document = parseTrustRoot(next.document, `trust root version ${version}`);
   if (document.version !== version) {
-    throw new SigningError('trust-root-unverified', `the document offered as trust root version ${version} says it is version ${document.version}; versions are walked one at a time`);
+    throw new SigningError(
+      'trust-root-unverified',
+      `the document offered as trust root version ${version} says it is version ${document.version}; versions are walked one at a time`,
+    );
   }
   try {
     const verified = await verifyStatementBundle(next.signature, current, {
@@ -47,7 +61,10 @@ export async function verifyNextTrustRoot(current: TrustRoot, next: FetchedTrust
     // (A keyless signature has no key id: its time comes from the transparency log, not from the signer.)
     const retiredAt = verified.keyId === null ? undefined : findKey(current, verified.keyId)?.retiredAt;
     if (retiredAt !== undefined) {
-      throw new SigningError('key-retired', `it is signed by key ${verified.keyId}, which version ${current.version} retired at ${retiredAt}; a retired key vouches for no later version`);
+      throw new SigningError(
+        'key-retired',
+        `it is signed by key ${verified.keyId}, which version ${current.version} retired at ${retiredAt}; a retired key vouches for no later version`,
+      );
     }
   } catch (error) {
     if (!(error instanceof SigningError)) throw error;
@@ -64,7 +81,10 @@ export async function verifyNextTrustRoot(current: TrustRoot, next: FetchedTrust
  * Walks from the pinned trust root to the newest version `fetchVersion` offers (null: no such version), verifying each
  * step. Returns the newest verified version; the pinned one when nothing newer is offered.
  */
-export async function advanceTrustRoot(pinned: TrustRoot, fetchVersion: (version: number) => Promise<FetchedTrustRootVersion | null>): Promise<TrustRoot> {
+export async function advanceTrustRoot(
+  pinned: TrustRoot,
+  fetchVersion: (version: number) => Promise<FetchedTrustRootVersion | null>,
+): Promise<TrustRoot> {
   let current = pinned;
   for (;;) {
     const next = await fetchVersion(current.version + 1);

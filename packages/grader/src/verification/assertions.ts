@@ -10,9 +10,17 @@ import { relativePath, sha256Digest } from '@abp/protocol/schemas/primitives';
 export const ASSERTIONS_SCHEMA_ID = 'abp-assertions/v1';
 
 const assertion = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('stdout-equals'), expected: z.string(), trim: z.boolean().default(false).describe('Byte-exact unless true.') }),
+  z.strictObject({
+    kind: z.literal('stdout-equals'),
+    expected: z.string(),
+    trim: z.boolean().default(false).describe('Byte-exact unless true.'),
+  }),
   z.strictObject({ kind: z.literal('stdout-contains'), expected: z.string().min(1) }),
-  z.strictObject({ kind: z.literal('stdout-json-equals'), expected: z.unknown(), orderedKeys: z.boolean().default(false).describe('Semantic unless true.') }),
+  z.strictObject({
+    kind: z.literal('stdout-json-equals'),
+    expected: z.unknown(),
+    orderedKeys: z.boolean().default(false).describe('Semantic unless true.'),
+  }),
   z.strictObject({ kind: z.literal('file-present'), path: relativePath }),
   z.strictObject({ kind: z.literal('file-absent'), path: relativePath }),
   z.strictObject({ kind: z.literal('file-content'), path: relativePath, equals: z.string() }),
@@ -26,7 +34,10 @@ const assertion = z.discriminatedUnion('kind', [
   }),
 ]);
 
-export const assertionsSchema = z.strictObject({ schema: z.literal(ASSERTIONS_SCHEMA_ID), assertions: z.array(assertion).min(1) });
+export const assertionsSchema = z.strictObject({
+  schema: z.literal(ASSERTIONS_SCHEMA_ID),
+  assertions: z.array(assertion).min(1),
+});
 export type FixtureAssertion = z.infer<typeof assertion>;
 
 export interface AssertionResult {
@@ -68,10 +79,18 @@ export async function evaluateAssertion(check: FixtureAssertion, context: Assert
     case 'stdout-equals': {
       const actual = check.trim ? stdout.trim() : stdout;
       const expected = check.trim ? check.expected.trim() : check.expected;
-      return result(actual === expected, actual === expected ? 'stdout matches' : `stdout differs from the expected ${preview(expected)} (${Buffer.byteLength(actual)} bytes)`);
+      return result(
+        actual === expected,
+        actual === expected
+          ? 'stdout matches'
+          : `stdout differs from the expected ${preview(expected)} (${Buffer.byteLength(actual)} bytes)`,
+      );
     }
     case 'stdout-contains':
-      return result(stdout.includes(check.expected), `stdout ${stdout.includes(check.expected) ? 'contains' : 'lacks'} ${preview(check.expected)}`);
+      return result(
+        stdout.includes(check.expected),
+        `stdout ${stdout.includes(check.expected) ? 'contains' : 'lacks'} ${preview(check.expected)}`,
+      );
     case 'stdout-json-equals': {
       let parsed: unknown;
       try {
@@ -93,7 +112,12 @@ export async function evaluateAssertion(check: FixtureAssertion, context: Assert
       if (content === null) return result(false, `${check.path} is absent`);
       const passed = content.toString('utf8') === check.equals;
       // The content itself is not quoted: it is the engine's text and may carry anything.
-      return result(passed, passed ? `${check.path} matches` : `${check.path} differs (${content.length} bytes, sha256:${createHash('sha256').update(content).digest('hex').slice(0, 12)})`);
+      return result(
+        passed,
+        passed
+          ? `${check.path} matches`
+          : `${check.path} differs (${content.length} bytes, sha256:${createHash('sha256').update(content).digest('hex').slice(0, 12)})`,
+      );
     }
     case 'file-hash': {
       const content = await readChecked(context.checkoutDir, check.path);
@@ -105,7 +129,10 @@ export async function evaluateAssertion(check: FixtureAssertion, context: Assert
       const run = await context.runCommand(check.argv, check.timeoutSeconds * 1000);
       const exitOk = run.exitCode === check.exitCode;
       const stdoutOk = check.stdoutEquals === undefined || run.stdout.toString('utf8') === check.stdoutEquals;
-      return result(exitOk && stdoutOk, `${JSON.stringify(check.argv)} exited ${String(run.exitCode)}${stdoutOk ? '' : ' with unexpected stdout'}`);
+      return result(
+        exitOk && stdoutOk,
+        `${JSON.stringify(check.argv)} exited ${String(run.exitCode)}${stdoutOk ? '' : ' with unexpected stdout'}`,
+      );
     }
   }
 }

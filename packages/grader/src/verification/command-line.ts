@@ -3,8 +3,8 @@
 // silent misreading) of any shell syntax that only a shell could honor.
 import { AbpError } from '@abp/protocol/errors';
 
-
-export type CommandLineErrorCode = 'empty-command' | 'no-command' | 'unterminated-quote' | 'trailing-backslash' | 'shell-syntax';
+export type CommandLineErrorCode =
+  'empty-command' | 'no-command' | 'unterminated-quote' | 'trailing-backslash' | 'shell-syntax';
 
 export class CommandLineError extends AbpError<CommandLineErrorCode> {}
 
@@ -31,7 +31,10 @@ interface Word {
 export function parseCommandLine(line: string): ParsedCommandLine {
   const words = readWords(line);
   if (words.length === 0) {
-    throw new CommandLineError('empty-command', 'the verification command is empty; give the test command, e.g. "pytest tests/test_x.py -q"');
+    throw new CommandLineError(
+      'empty-command',
+      'the verification command is empty; give the test command, e.g. "pytest tests/test_x.py -q"',
+    );
   }
   const env: Record<string, string> = {};
   let index = 0;
@@ -42,7 +45,10 @@ export function parseCommandLine(line: string): ParsedCommandLine {
   }
   const argv = words.slice(index).map((word) => word.text);
   if (argv.length === 0) {
-    throw new CommandLineError('no-command', `command line ${JSON.stringify(line)} only sets environment variables; add the command to run after them`);
+    throw new CommandLineError(
+      'no-command',
+      `command line ${JSON.stringify(line)} only sets environment variables; add the command to run after them`,
+    );
   }
   return { env, argv };
 }
@@ -78,7 +84,10 @@ function readWords(line: string): Word[] {
     } else if (char === '\\') {
       const next = line.charAt(i + 1);
       if (next === '') {
-        throw new CommandLineError('trailing-backslash', `command line ${JSON.stringify(line)} ends in a backslash that escapes nothing; remove it or quote it ('\\')`);
+        throw new CommandLineError(
+          'trailing-backslash',
+          `command line ${JSON.stringify(line)} ends in a backslash that escapes nothing; remove it or quote it ('\\')`,
+        );
       }
       if (next === '\n' || next === '\r') throw refused(line, i + 1, 'a line break', 'put the command on one line');
       const target = current();
@@ -107,7 +116,12 @@ function readDoubleQuoted(line: string, open: number, target: Word): number {
       target.text += line.charAt(i + 1);
       i += 1;
     } else if (EXPANSIONS.has(char)) {
-      throw refused(line, i, `"${char}" inside double quotes`, `escape it (\\${char}) or use single quotes if it is literal; the grader expands nothing, so wrap anything else in a script`);
+      throw refused(
+        line,
+        i,
+        `"${char}" inside double quotes`,
+        `escape it (\\${char}) or use single quotes if it is literal; the grader expands nothing, so wrap anything else in a script`,
+      );
     } else {
       target.text += char;
     }
@@ -120,19 +134,39 @@ function checkUnquoted(line: string, index: number, word: Word | undefined): voi
   const atWordStart = word === undefined;
   const atAssignedValue = word !== undefined && word.assignmentAt === word.text.length - 1;
   if (OPERATORS.has(char)) {
-    throw refused(line, index, `unquoted "${char}"`, 'wrap the pipeline or redirection in a script and call the script, or quote it if it is literal');
+    throw refused(
+      line,
+      index,
+      `unquoted "${char}"`,
+      'wrap the pipeline or redirection in a script and call the script, or quote it if it is literal',
+    );
   }
   if (EXPANSIONS.has(char)) {
-    throw refused(line, index, `unquoted "${char}"`, "quote it in single quotes if it is literal; the grader expands nothing, so wrap anything else in a script");
+    throw refused(
+      line,
+      index,
+      `unquoted "${char}"`,
+      'quote it in single quotes if it is literal; the grader expands nothing, so wrap anything else in a script',
+    );
   }
   if (PATTERNS.has(char)) {
     throw refused(line, index, `unquoted "${char}"`, 'quote it: without a shell there is no glob or brace expansion');
   }
   if (char === '~' && (atWordStart || atAssignedValue)) {
-    throw refused(line, index, 'unquoted "~" starting a word', 'quote it, or write the path out: without a shell there is no home-directory expansion');
+    throw refused(
+      line,
+      index,
+      'unquoted "~" starting a word',
+      'quote it, or write the path out: without a shell there is no home-directory expansion',
+    );
   }
   if (char === '#' && atWordStart) {
-    throw refused(line, index, 'unquoted "#" starting a word', 'quote it, or drop the comment: a shell would ignore the rest of the line');
+    throw refused(
+      line,
+      index,
+      'unquoted "#" starting a word',
+      'quote it, or drop the comment: a shell would ignore the rest of the line',
+    );
   }
   if (char === '\n' || char === '\r') {
     throw refused(line, index, 'a line break', 'put the command on one line, or wrap several commands in a script');

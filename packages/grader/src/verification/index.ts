@@ -1,6 +1,27 @@
 // How a task is verified: its one-line commands read without a shell, each runner made to leave a machine-readable
 // report and its verdict read from it, and the deterministic assertions of fixture tasks. This file only re-exports.
 
-export { CommandLineError, parseCommandLine, splitCommandLine, type CommandLineErrorCode, type ParsedCommandLine } from './command-line.js';
-export { RunnerPlanError, planRunner, summarizeRun, type CommandVerdict, type RunnerName, type RunnerPlan, type RunnerPlanErrorCode } from './runner-recipes.js';
-export { ASSERTIONS_SCHEMA_ID, assertionsSchema, evaluateAssertion, type AssertionContext, type AssertionResult, type FixtureAssertion } from './assertions.js';
+export {
+  CommandLineError,
+  parseCommandLine,
+  splitCommandLine,
+  type CommandLineErrorCode,
+  type ParsedCommandLine,
+} from './command-line.js';
+export {
+  RunnerPlanError,
+  planRunner,
+  summarizeRun,
+  type CommandVerdict,
+  type RunnerName,
+  type RunnerPlan,
+  type RunnerPlanErrorCode,
+} from './runner-recipes.js';
+export {
+  ASSERTIONS_SCHEMA_ID,
+  assertionsSchema,
+  evaluateAssertion,
+  type AssertionContext,
+  type AssertionResult,
+  type FixtureAssertion,
+} from './assertions.js';

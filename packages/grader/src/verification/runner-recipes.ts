@@ -6,7 +6,8 @@ import path from 'node:path';
 import type { ParsedReport, ReportFormat } from '../test-reports/index.js';
 import { AbpError } from '@abp/protocol/errors';
 
-export type RunnerName = 'pytest' | 'go-test' | 'vitest' | 'jest' | 'node-test' | 'cargo-test' | 'maven-surefire' | 'plain';
+export type RunnerName =
+  'pytest' | 'go-test' | 'vitest' | 'jest' | 'node-test' | 'cargo-test' | 'maven-surefire' | 'plain';
 
 export type ReportSource =
   | { readonly kind: 'file'; readonly path: string }
@@ -63,7 +64,17 @@ const NODE_REPORTER_OPTIONS = new Set(['--test-reporter', '--test-reporter-desti
 // Node options whose value may follow as a separate word, so `node --import tsx --test` still finds --test.
 const NODE_OPTIONS_WITH_VALUE = new Set([
   ...NODE_REPORTER_OPTIONS,
-  ...['-r', '--require', '--import', '--loader', '--experimental-loader', '-C', '--conditions', '--test-name-pattern', '--test-skip-pattern'],
+  ...[
+    '-r',
+    '--require',
+    '--import',
+    '--loader',
+    '--experimental-loader',
+    '-C',
+    '--conditions',
+    '--test-name-pattern',
+    '--test-skip-pattern',
+  ],
 ]);
 
 export function planRunner(argv: readonly string[], reportDir: string): RunnerPlan {
@@ -73,7 +84,10 @@ export function planRunner(argv: readonly string[], reportDir: string): RunnerPl
   }
   if (!path.isAbsolute(reportDir)) {
     // A relative path would resolve inside the checkout, where the agent's files live.
-    throw new RunnerPlanError('relative-report-dir', `report directory ${JSON.stringify(reportDir)} must be absolute and outside the checkout, e.g. a fresh fs.mkdtemp() dir`);
+    throw new RunnerPlanError(
+      'relative-report-dir',
+      `report directory ${JSON.stringify(reportDir)} must be absolute and outside the checkout, e.g. a fresh fs.mkdtemp() dir`,
+    );
   }
   const name = baseName(program);
   if (name === 'pytest' || name === 'py.test' || (PYTHON.test(name) && argv[1] === '-m' && argv[2] === 'pytest')) {
@@ -127,7 +141,9 @@ function planCargoTest(argv: readonly string[], testAt: number): RunnerPlan {
   const separator = rest.indexOf('--');
   const harnessArgs = separator === -1 ? [] : rest.slice(separator + 1);
   // `-q` would make libtest print terse dots; the parser reads the one-line-per-test format.
-  const formatArgs = harnessArgs.some((arg) => arg === '--format' || arg.startsWith('--format=')) ? [] : ['--format=pretty'];
+  const formatArgs = harnessArgs.some((arg) => arg === '--format' || arg.startsWith('--format='))
+    ? []
+    : ['--format=pretty'];
   return {
     runner: 'cargo-test',
     argv: [...head, ...cargoArgs, ...rest, ...(separator === -1 ? ['--'] : []), ...formatArgs],
@@ -165,7 +181,10 @@ function planMavenSurefire(argv: readonly string[]): RunnerPlan {
   return {
     runner: 'maven-surefire',
     argv: [...argv],
-    report: { format: 'junit-xml', source: { kind: 'files', dir: '.', pattern: /(^|\/)target\/surefire-reports\/TEST-[^/]+\.xml$/ } },
+    report: {
+      format: 'junit-xml',
+      source: { kind: 'files', dir: '.', pattern: /(^|\/)target\/surefire-reports\/TEST-[^/]+\.xml$/ },
+    },
   };
 }
 
@@ -226,7 +245,8 @@ export function summarizeRun(input: RunSummaryInput): CommandVerdict {
     );
   }
   const tests = countTests(report);
-  const exitReason = exitCode === null ? 'the process ended without an exit code (killed or timed out)' : `exit code ${exitCode}`;
+  const exitReason =
+    exitCode === null ? 'the process ended without an exit code (killed or timed out)' : `exit code ${exitCode}`;
 
   if (plan.report === null) {
     return exitCode === 0
@@ -234,7 +254,10 @@ export function summarizeRun(input: RunSummaryInput): CommandVerdict {
       : { passed: false, evidence: exitCode === null ? 'none' : 'exit-code', tests, reasons: [exitReason] };
   }
   if (input.reportError !== undefined || report === null) {
-    const missing = input.reportError === undefined ? 'no report: no evidence the suite ran' : `report unreadable: ${input.reportError}`;
+    const missing =
+      input.reportError === undefined
+        ? 'no report: no evidence the suite ran'
+        : `report unreadable: ${input.reportError}`;
     return { passed: false, evidence: 'none', tests, reasons: exitCode === 0 ? [missing] : [exitReason, missing] };
   }
 

@@ -2,7 +2,6 @@
 // stable `code` (a missing base commit is a task defect, a failed git call is a harness error).
 import { AbpError } from '@abp/protocol/errors';
 
-
 export type WorkspaceErrorCode =
   | 'invalid-base-commit'
   | 'missing-base-commit'

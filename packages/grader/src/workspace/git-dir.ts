@@ -15,11 +15,28 @@ export interface GitDirLayout {
 }
 
 export async function writeGitDir(gitDir: string, layout: GitDirLayout): Promise<void> {
-  const leaves = [['objects', 'pack'], ['objects', 'info'], ['refs', 'heads'], ['refs', 'tags']];
+  const leaves = [
+    ['objects', 'pack'],
+    ['objects', 'info'],
+    ['refs', 'heads'],
+    ['refs', 'tags'],
+  ];
   await Promise.all(leaves.map((leaf) => mkdir(join(gitDir, ...leaf), { recursive: true })));
-  const config = ['[core]', '\trepositoryformatversion = 0', '\tfilemode = true', `\tbare = ${String(layout.bare)}`, `\tlogallrefupdates = ${String(!layout.bare)}`, ''];
-  const writes = [writeFile(join(gitDir, 'HEAD'), `ref: refs/heads/${layout.branch}\n`), writeFile(join(gitDir, 'config'), config.join('\n'))];
-  if (layout.commit !== null) writes.push(writeFile(join(gitDir, 'refs', 'heads', layout.branch), `${layout.commit}\n`));
-  if (layout.alternates !== undefined) writes.push(writeFile(join(gitDir, 'objects', 'info', 'alternates'), `${layout.alternates}\n`));
+  const config = [
+    '[core]',
+    '\trepositoryformatversion = 0',
+    '\tfilemode = true',
+    `\tbare = ${String(layout.bare)}`,
+    `\tlogallrefupdates = ${String(!layout.bare)}`,
+    '',
+  ];
+  const writes = [
+    writeFile(join(gitDir, 'HEAD'), `ref: refs/heads/${layout.branch}\n`),
+    writeFile(join(gitDir, 'config'), config.join('\n')),
+  ];
+  if (layout.commit !== null)
+    writes.push(writeFile(join(gitDir, 'refs', 'heads', layout.branch), `${layout.commit}\n`));
+  if (layout.alternates !== undefined)
+    writes.push(writeFile(join(gitDir, 'objects', 'info', 'alternates'), `${layout.alternates}\n`));
   await Promise.all(writes);
 }

@@ -5,4 +5,9 @@ export { WorkspaceError, type WorkspaceErrorCode } from './errors.js';
 export { prepareTaskRepo, prepareFixtureRepo, readBlobAtBase, type TaskRepo } from './task-repo.js';
 export { createTrialWorkspace, captureDiff, snapshotWorkspace, type TrialWorkspace } from './trial.js';
 export { writeGitDir } from './git-dir.js';
-export { applyForVerification, checkOutForVerification, createVerificationCheckout, type VerificationCheckout } from './verification.js';
+export {
+  applyForVerification,
+  checkOutForVerification,
+  createVerificationCheckout,
+  type VerificationCheckout,
+} from './verification.js';

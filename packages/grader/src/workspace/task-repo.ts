@@ -64,9 +64,16 @@ async function buildThenPublish(cacheDir: string, build: (tempGitDir: string) =>
   }
 }
 
-export async function prepareTaskRepo(input: { source: string; baseCommit: string; cacheDir: string }): Promise<TaskRepo> {
+export async function prepareTaskRepo(input: {
+  source: string;
+  baseCommit: string;
+  cacheDir: string;
+}): Promise<TaskRepo> {
   if (!/^[0-9a-fA-F]{40}$/.test(input.baseCommit)) {
-    throw new WorkspaceError('invalid-base-commit', `base commit "${input.baseCommit}" of ${input.source} is not a full 40-hex sha; pin tasks to the full commit id (git rev-parse <commit>)`);
+    throw new WorkspaceError(
+      'invalid-base-commit',
+      `base commit "${input.baseCommit}" of ${input.source} is not a full 40-hex sha; pin tasks to the full commit id (git rev-parse <commit>)`,
+    );
   }
   const baseCommit = input.baseCommit.toLowerCase();
   const cacheDir = resolve(input.cacheDir);
@@ -77,22 +84,56 @@ export async function prepareTaskRepo(input: { source: string; baseCommit: strin
     await writeGitDir(temp, { bare: true, branch: BASE_BRANCH, commit: null });
     // Protocol v2 lets upload-pack serve any object by sha, so only base's closure is fetched
     // (no tags, no other refs); unpackLimit=1 keeps it as the one pack the fetch received.
-    const fetch = ['--git-dir', temp, '-c', 'protocol.version=2', '-c', 'fetch.unpackLimit=1', '-c', 'fetch.writeCommitGraph=false'];
-    const fetched = await git([...fetch, 'fetch', '--quiet', '--no-tags', '--no-write-fetch-head', '--no-recurse-submodules', '--no-auto-maintenance', source, `+${baseCommit}:refs/heads/${BASE_BRANCH}`], { cwd: temp, allowExit: [1, 128] });
+    const fetch = [
+      '--git-dir',
+      temp,
+      '-c',
+      'protocol.version=2',
+      '-c',
+      'fetch.unpackLimit=1',
+      '-c',
+      'fetch.writeCommitGraph=false',
+    ];
+    const fetched = await git(
+      [
+        ...fetch,
+        'fetch',
+        '--quiet',
+        '--no-tags',
+        '--no-write-fetch-head',
+        '--no-recurse-submodules',
+        '--no-auto-maintenance',
+        source,
+        `+${baseCommit}:refs/heads/${BASE_BRANCH}`,
+      ],
+      { cwd: temp, allowExit: [1, 128] },
+    );
     if (fetched.exitCode !== 0) await explainFetchFailure(source, baseCommit, fetched.stderr);
     return baseCommit;
   });
 }
 
 async function explainFetchFailure(source: string, baseCommit: string, fetchError: string): Promise<never> {
-  const probe = await git(['-C', source, 'rev-parse', '--verify', '--quiet', `${baseCommit}^{commit}`], { cwd: '/', allowExit: [1, 128] });
+  const probe = await git(['-C', source, 'rev-parse', '--verify', '--quiet', `${baseCommit}^{commit}`], {
+    cwd: '/',
+    allowExit: [1, 128],
+  });
   if (probe.exitCode === 128) {
-    throw new WorkspaceError('source-not-a-repository', `task source ${source} is not a git repository (${probe.stderr.trim()}); point the task at a clone of its repository`);
+    throw new WorkspaceError(
+      'source-not-a-repository',
+      `task source ${source} is not a git repository (${probe.stderr.trim()}); point the task at a clone of its repository`,
+    );
   }
   if (probe.exitCode === 1) {
-    throw new WorkspaceError('missing-base-commit', `task source ${source} has no commit ${baseCommit}; fetch the commit into the source (or fix the task's baseCommit)`);
+    throw new WorkspaceError(
+      'missing-base-commit',
+      `task source ${source} has no commit ${baseCommit}; fetch the commit into the source (or fix the task's baseCommit)`,
+    );
   }
-  throw new WorkspaceError('git-failed', `fetching ${baseCommit} from ${source} failed although the source has it: ${fetchError.trim().slice(0, 800)}`);
+  throw new WorkspaceError(
+    'git-failed',
+    `fetching ${baseCommit} from ${source} failed although the source has it: ${fetchError.trim().slice(0, 800)}`,
+  );
 }
 
 /** Every file under fixtureDir (ignored ones too) becomes the tree of one commit with a fixed identity and date. */
@@ -103,8 +144,15 @@ export async function prepareFixtureRepo(input: { fixtureDir: string; cacheDir: 
     const inTemp = ['--git-dir', temp];
     await git([...inTemp, '--work-tree', fixtureDir, 'add', '--all', '--force', '--', '.'], { cwd: fixtureDir });
     const tree = (await git([...inTemp, 'write-tree'], { cwd: temp })).stdout.toString('utf8').trim();
-    const commit = (await git([...inTemp, 'commit-tree', tree, '-m', 'ABP fixture'], { cwd: temp, env: FIXTURE_IDENTITY })).stdout.toString('utf8').trim();
-    await Promise.all([unlink(join(temp, 'index')), writeFile(join(temp, 'refs', 'heads', BASE_BRANCH), `${commit}\n`)]);
+    const commit = (
+      await git([...inTemp, 'commit-tree', tree, '-m', 'ABP fixture'], { cwd: temp, env: FIXTURE_IDENTITY })
+    ).stdout
+      .toString('utf8')
+      .trim();
+    await Promise.all([
+      unlink(join(temp, 'index')),
+      writeFile(join(temp, 'refs', 'heads', BASE_BRANCH), `${commit}\n`),
+    ]);
     // `add` wrote loose objects; the cache holds one pack like every other.
     await git([...inTemp, 'repack', '-a', '-d', '-q', '-n', '--no-write-bitmap-index'], { cwd: temp });
     return commit;
@@ -114,7 +162,10 @@ export async function prepareFixtureRepo(input: { fixtureDir: string; cacheDir: 
 /** A file's contents at base, or null when base has no blob at that path. */
 export async function readBlobAtBase(repo: TaskRepo, path: string): Promise<Buffer | null> {
   if (path.includes('\0')) return null;
-  const { stdout } = await git(['--git-dir', repo.gitDir, 'cat-file', '--batch', '-z'], { cwd: repo.gitDir, input: `${repo.baseCommit}:${path}\0` });
+  const { stdout } = await git(['--git-dir', repo.gitDir, 'cat-file', '--batch', '-z'], {
+    cwd: repo.gitDir,
+    input: `${repo.baseCommit}:${path}\0`,
+  });
   const headerEnd = stdout.indexOf(0x0a);
   const [, type, size] = stdout.subarray(0, headerEnd).toString('utf8').split(' ');
   if (type !== 'blob' || size === undefined) return null;

@@ -25,15 +25,26 @@ export interface TrialWorkspace {
 export async function createTrialWorkspace(repo: TaskRepo, trialRoot: string): Promise<TrialWorkspace> {
   const root = resolve(trialRoot);
   const entries = await readdir(root).catch((error: unknown) => {
-    throw new WorkspaceError('invalid-trial-root', `trial root ${root} cannot be read; create it (empty) before the trial`, { cause: error });
+    throw new WorkspaceError(
+      'invalid-trial-root',
+      `trial root ${root} cannot be read; create it (empty) before the trial`,
+      { cause: error },
+    );
   });
-  if (entries.length > 0) throw new WorkspaceError('invalid-trial-root', `trial root ${root} already holds ${entries.join(', ')}; give every trial a new empty directory`);
+  if (entries.length > 0)
+    throw new WorkspaceError(
+      'invalid-trial-root',
+      `trial root ${root} already holds ${entries.join(', ')}; give every trial a new empty directory`,
+    );
   const workspace = join(root, 'workspace');
   const agentGitDir = join(workspace, '.git');
   const privateGitDir = join(root, '.grader', 'git');
   const commit = repo.baseCommit;
   const alternates = join(repo.gitDir, 'objects');
-  await Promise.all([writeGitDir(agentGitDir, { bare: false, branch: 'main', commit, alternates }), writeGitDir(privateGitDir, { bare: false, branch: 'main', commit, alternates })]);
+  await Promise.all([
+    writeGitDir(agentGitDir, { bare: false, branch: 'main', commit, alternates }),
+    writeGitDir(privateGitDir, { bare: false, branch: 'main', commit, alternates }),
+  ]);
   await checkOut(privateGitDir, workspace, commit);
   await copyFile(join(privateGitDir, 'index'), join(agentGitDir, 'index'));
   return { workspace, privateGitDir };
@@ -56,14 +67,36 @@ export async function snapshotWorkspace(trial: TrialWorkspace): Promise<string> 
  * A repository the agent nested in the workspace is recorded as git records one, a gitlink
  * (its files are not captured); a file git cannot read or index is skipped, not fatal.
  */
-export async function captureDiff(repo: TaskRepo, trial: TrialWorkspace, since: string = repo.baseCommit): Promise<string> {
+export async function captureDiff(
+  repo: TaskRepo,
+  trial: TrialWorkspace,
+  since: string = repo.baseCommit,
+): Promise<string> {
   const root = await lstat(trial.workspace).catch(() => null);
   if (root === null || !root.isDirectory()) {
-    throw new WorkspaceError('workspace-missing', `workspace ${trial.workspace} is gone or no longer a directory; the trial's changes cannot be captured`);
+    throw new WorkspaceError(
+      'workspace-missing',
+      `workspace ${trial.workspace} is gone or no longer a directory; the trial's changes cannot be captured`,
+    );
   }
   const privately = ['--git-dir', trial.privateGitDir, '--work-tree', trial.workspace];
   await git([...privately, 'add', '--all', '--ignore-errors'], { cwd: trial.workspace, allowExit: [1] });
-  const diff = () => git([...privately, 'diff', '--cached', '--binary', '--full-index', '--no-color', '--no-ext-diff', '--no-textconv', '--no-renames', since], { cwd: trial.workspace });
+  const diff = () =>
+    git(
+      [
+        ...privately,
+        'diff',
+        '--cached',
+        '--binary',
+        '--full-index',
+        '--no-color',
+        '--no-ext-diff',
+        '--no-textconv',
+        '--no-renames',
+        since,
+      ],
+      { cwd: trial.workspace },
+    );
   const patch = (await diff()).stdout;
   if (isUtf8(patch)) return patch.toString('utf8');
   // Text in another encoding would not survive a JS string: diff every file as binary instead

@@ -24,29 +24,49 @@ export async function checkOutForVerification(repo: TaskRepo, dir: string): Prom
   await mkdir(dirname(root), { recursive: true });
   await mkdir(root).catch((error: unknown) => {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    throw new WorkspaceError('verification-dir-exists', `verification checkout ${root} already exists; give each verification a new directory`, { cause: error });
+    throw new WorkspaceError(
+      'verification-dir-exists',
+      `verification checkout ${root} already exists; give each verification a new directory`,
+      { cause: error },
+    );
   });
   const gitDir = join(root, '.git');
-  await writeGitDir(gitDir, { bare: false, branch: 'main', commit: repo.baseCommit, alternates: join(repo.gitDir, 'objects') });
+  await writeGitDir(gitDir, {
+    bare: false,
+    branch: 'main',
+    commit: repo.baseCommit,
+    alternates: join(repo.gitDir, 'objects'),
+  });
   await checkOut(gitDir, root, repo.baseCommit);
   return { dir: root, gitDir };
 }
 
 /** Applies the engine's patch (all or nothing), then copies the held-out files over whatever it planted. */
-export async function applyForVerification(checkout: VerificationCheckout, input: { patch: string; overlayDir: string | null }): Promise<{ applied: boolean; applyError: string | null }> {
+export async function applyForVerification(
+  checkout: VerificationCheckout,
+  input: { patch: string; overlayDir: string | null },
+): Promise<{ applied: boolean; applyError: string | null }> {
   const { dir: root, gitDir } = checkout;
   let applyError: string | null = null;
   if (input.patch !== '') {
     // All or nothing: git apply checks every hunk before it writes, so a failure leaves base.
     // It writes relative to its working directory, not --work-tree: cwd must be the root.
-    const applied = await git(['--git-dir', gitDir, '--work-tree', root, 'apply', '--whitespace=nowarn'], { cwd: root, input: input.patch, allowExit: [1, 128] });
+    const applied = await git(['--git-dir', gitDir, '--work-tree', root, 'apply', '--whitespace=nowarn'], {
+      cwd: root,
+      input: input.patch,
+      allowExit: [1, 128],
+    });
     if (applied.exitCode !== 0) applyError = applied.stderr.trim() || `git apply exited ${applied.exitCode}`;
   }
   if (input.overlayDir !== null) await overlay(resolve(input.overlayDir), root);
   return { applied: applyError === null, applyError };
 }
 
-export async function createVerificationCheckout(repo: TaskRepo, dir: string, input: { patch: string; overlayDir: string | null }): Promise<{ applied: boolean; applyError: string | null }> {
+export async function createVerificationCheckout(
+  repo: TaskRepo,
+  dir: string,
+  input: { patch: string; overlayDir: string | null },
+): Promise<{ applied: boolean; applyError: string | null }> {
   return applyForVerification(await checkOutForVerification(repo, dir), input);
 }
 

@@ -7,7 +7,11 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditLog, type AuditOptions } from '../../src/audit/log-audit.js';
 import { TransparencyError } from '@abp/protocol/transparency/errors';
-import { type CheckpointSigningKey, type CheckpointVerifyingKey, type SignedCheckpoint } from '@abp/protocol/transparency/formats';
+import {
+  type CheckpointSigningKey,
+  type CheckpointVerifyingKey,
+  type SignedCheckpoint,
+} from '@abp/protocol/transparency/formats';
 import { keyIdOf } from '@abp/protocol/signing/key-id';
 import { openLog } from '@abp/protocol/transparency/log';
 
@@ -22,7 +26,11 @@ let pristineCheckpoints: SignedCheckpoint[];
 
 function newKey(): TestKey {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  return { privateKey, keyId: keyIdOf(publicKey), publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString() };
+  return {
+    privateKey,
+    keyId: keyIdOf(publicKey),
+    publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+  };
 }
 
 function trusted(of: TestKey): CheckpointVerifyingKey {
@@ -30,7 +38,12 @@ function trusted(of: TestKey): CheckpointVerifyingKey {
 }
 
 function entry(n: number) {
-  return { kind: 'task-bundle' as const, subject: `task/t-${n}/bundle`, digest: `sha256:${n.toString(16).padStart(64, '0')}`, appendedAt: '2026-07-02T14:11:09Z' };
+  return {
+    kind: 'task-bundle' as const,
+    subject: `task/t-${n}/bundle`,
+    digest: `sha256:${n.toString(16).padStart(64, '0')}`,
+    appendedAt: '2026-07-02T14:11:09Z',
+  };
 }
 
 /** A fresh copy of the 50-entry log with checkpoints at 10, 30 and 50, to damage. */
@@ -40,7 +53,11 @@ async function copyOfLog(): Promise<{ dir: string; entries: string; checkpoints:
   return { dir, entries: path.join(dir, 'entries.jsonl'), checkpoints: path.join(dir, 'checkpoints') };
 }
 
-async function auditCode(dir: string, keys: CheckpointVerifyingKey | CheckpointVerifyingKey[] = trusted(key), options: AuditOptions = {}): Promise<string> {
+async function auditCode(
+  dir: string,
+  keys: CheckpointVerifyingKey | CheckpointVerifyingKey[] = trusted(key),
+  options: AuditOptions = {},
+): Promise<string> {
   const error: unknown = await auditLog(dir, keys, options).then(
     () => null,
     (reason: unknown) => reason,
@@ -51,7 +68,9 @@ async function auditCode(dir: string, keys: CheckpointVerifyingKey | CheckpointV
 
 async function editLine(file: string, position: number, edit: (line: string) => string | null): Promise<void> {
   const lines = (await readFile(file, 'utf8')).split('\n').slice(0, -1);
-  const edited = lines.flatMap((line, at) => (at === position ? [edit(line)].filter((text): text is string => text !== null) : [line]));
+  const edited = lines.flatMap((line, at) =>
+    at === position ? [edit(line)].filter((text): text is string => text !== null) : [line],
+  );
   await writeFile(file, `${edited.map((line) => `${line}\n`).join('')}`);
 }
 
@@ -76,7 +95,12 @@ describe('auditLog', () => {
     const { dir } = await copyOfLog();
     const log = await openLog(dir, ORIGIN);
     await log.append(entry(50));
-    expect(await auditLog(dir, trusted(key), { knownCheckpoints: pristineCheckpoints })).toEqual({ origin: ORIGIN, size: 51, rootHash: log.rootHash(), checkpointSizes: [10, 30, 50] });
+    expect(await auditLog(dir, trusted(key), { knownCheckpoints: pristineCheckpoints })).toEqual({
+      origin: ORIGIN,
+      size: 51,
+      rootHash: log.rootHash(),
+      checkpointSizes: [10, 30, 50],
+    });
   });
 
   it('passes an empty log', async () => {
@@ -100,7 +124,15 @@ describe('auditLog', () => {
   it('finds a dropped entry at the end (truncated) and in the middle', async () => {
     const end = await copyOfLog();
     const lines = (await readFile(end.entries, 'utf8')).split('\n');
-    await truncate(end.entries, Buffer.byteLength(lines.slice(0, 48).map((line) => `${line}\n`).join('')));
+    await truncate(
+      end.entries,
+      Buffer.byteLength(
+        lines
+          .slice(0, 48)
+          .map((line) => `${line}\n`)
+          .join(''),
+      ),
+    );
     expect(await auditCode(end.dir)).toBe('entry-dropped');
 
     const middle = await copyOfLog();
@@ -119,7 +151,10 @@ describe('auditLog', () => {
 
     const rerooted = await copyOfLog();
     const at10 = pristineCheckpoints[0] as SignedCheckpoint;
-    await writeFile(path.join(rerooted.checkpoints, '30.json'), JSON.stringify({ ...signed, checkpoint: { ...signed.checkpoint, rootHash: at10.checkpoint.rootHash } }));
+    await writeFile(
+      path.join(rerooted.checkpoints, '30.json'),
+      JSON.stringify({ ...signed, checkpoint: { ...signed.checkpoint, rootHash: at10.checkpoint.rootHash } }),
+    );
     expect(await auditCode(rerooted.dir)).toBe('checkpoint-forged');
 
     expect(await auditCode(pristine, trusted(newKey()))).toBe('checkpoint-forged');
@@ -139,8 +174,12 @@ describe('auditLog', () => {
     await log.checkpoint(key);
     // Alone, the re-signed log looks whole; the checkpoints kept from before expose it.
     expect(await auditLog(dir, trusted(key))).toMatchObject({ checkpointSizes: [50] });
-    expect(await auditCode(dir, trusted(key), { knownCheckpoints: pristineCheckpoints.slice(0, 1) })).toBe('entry-rewritten');
-    expect(await auditCode(dir, trusted(key), { knownCheckpoints: pristineCheckpoints })).toBe('inconsistent-checkpoints');
+    expect(await auditCode(dir, trusted(key), { knownCheckpoints: pristineCheckpoints.slice(0, 1) })).toBe(
+      'entry-rewritten',
+    );
+    expect(await auditCode(dir, trusted(key), { knownCheckpoints: pristineCheckpoints })).toBe(
+      'inconsistent-checkpoints',
+    );
   });
 
   it('accepts checkpoints signed before and after a key rotation when both keys are trusted', async () => {

@@ -34,7 +34,15 @@ describe('abp audit draw', () => {
   afterAll(() => rm(dir, { recursive: true, force: true }));
 
   const audit = (record = 'draw.json', snapshotFile = 'backlog.jsonl') =>
-    runAbp(['audit', 'draw', join(dir, record), '--snapshot', join(dir, snapshotFile), '--opt-outs', join(dir, 'opt-outs.json')]);
+    runAbp([
+      'audit',
+      'draw',
+      join(dir, record),
+      '--snapshot',
+      join(dir, snapshotFile),
+      '--opt-outs',
+      join(dir, 'opt-outs.json'),
+    ]);
 
   it('prints match for the published record', async () => {
     const result = await audit();
@@ -45,7 +53,16 @@ describe('abp audit draw', () => {
 
   it('finds a tampered snapshot and names the difference (exit 1)', async () => {
     const [first] = snapshot.repos;
-    const tampered = { ...snapshot, repos: [{ ...first!, issues: first!.issues.map((issue, index) => (index === 0 ? { ...issue, title: 'Something else' } : issue)) }, ...snapshot.repos.slice(1)] };
+    const tampered = {
+      ...snapshot,
+      repos: [
+        {
+          ...first!,
+          issues: first!.issues.map((issue, index) => (index === 0 ? { ...issue, title: 'Something else' } : issue)),
+        },
+        ...snapshot.repos.slice(1),
+      ],
+    };
     await writeSnapshot(join(dir, 'tampered.jsonl'), tampered);
     const result = await audit('draw.json', 'tampered.jsonl');
     expect(result.code).toBe(1);

@@ -11,7 +11,13 @@ describe('abp run, abp baseline and abp gate as CI uses them', () => {
   let narrow: RunFixture;
   let baseline = '';
   beforeAll(async () => {
-    built = await buildRunFixture({ adapters: [{ engine: 'fixer', script: 'fix' }, { engine: 'noop', script: 'noop' }], trials: 2 });
+    built = await buildRunFixture({
+      adapters: [
+        { engine: 'fixer', script: 'fix' },
+        { engine: 'noop', script: 'noop' },
+      ],
+      trials: 2,
+    });
     narrow = await buildRunFixture({ adapters: [{ engine: 'fixer', script: 'fix' }], tasks: [GREETING_TASK] });
     baseline = join(built.dir, 'abp-baseline.json');
   }, 60_000);
@@ -26,19 +32,42 @@ describe('abp run, abp baseline and abp gate as CI uses them', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/fixer: resolved 4\/4 scored/);
     expect(run.stdout).toMatch(/report: .*report\.html/);
-    const written = await runAbp(['baseline', join(built.dir, 'results', 'run-latest'), '--engine', 'fixer', '-o', baseline]);
+    const written = await runAbp([
+      'baseline',
+      join(built.dir, 'results', 'run-latest'),
+      '--engine',
+      'fixer',
+      '-o',
+      baseline,
+    ]);
     expect(written.code).toBe(0);
-    expect(baselineSchema.parse(JSON.parse(await readFile(baseline, 'utf8')))).toMatchObject({ engine: 'fixer', trials: expect.any(Array) as unknown });
+    expect(baselineSchema.parse(JSON.parse(await readFile(baseline, 'utf8')))).toMatchObject({
+      engine: 'fixer',
+      trials: expect.any(Array) as unknown,
+    });
   }, 120_000);
 
   it('passes the same engine against its own baseline', async () => {
-    const gate = await runAbp(['gate', join(built.dir, 'results', 'run-latest'), '--baseline', baseline, '--require-significant']);
+    const gate = await runAbp([
+      'gate',
+      join(built.dir, 'results', 'run-latest'),
+      '--baseline',
+      baseline,
+      '--require-significant',
+    ]);
     expect(gate.code).toBe(0);
     expect(gate.stdout).toMatch(/PASS/);
   });
 
   it('fails (exit 1) when the resolve rate drops, and says why', async () => {
-    const gate = await runAbp(['gate', join(built.dir, 'results', 'run-latest'), '--baseline', baseline, '--engine', 'noop']);
+    const gate = await runAbp([
+      'gate',
+      join(built.dir, 'results', 'run-latest'),
+      '--baseline',
+      baseline,
+      '--engine',
+      'noop',
+    ]);
     expect(gate.code).toBe(1);
     expect(gate.stdout).toMatch(/FAIL/);
     expect(gate.stdout).toMatch(/resolve/i);
@@ -56,7 +85,17 @@ describe('abp run, abp baseline and abp gate as CI uses them', () => {
     const config = JSON.parse(await readFile(built.config, 'utf8')) as Record<string, unknown>;
     const broken = join(built.dir, 'broken.json');
     await writeFile(broken, JSON.stringify({ ...config, trials: 0 }));
-    const run = await runAbp(['run', '--config', broken, '--adapters', built.adapters, '--tasks', built.tasks, '-o', join(built.dir, 'broken-results')]);
+    const run = await runAbp([
+      'run',
+      '--config',
+      broken,
+      '--adapters',
+      built.adapters,
+      '--tasks',
+      built.tasks,
+      '-o',
+      join(built.dir, 'broken-results'),
+    ]);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain(broken);
     expect(run.stderr).toMatch(/trials/);

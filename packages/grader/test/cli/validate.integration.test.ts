@@ -18,7 +18,10 @@ describe('abp validate', () => {
     const cases = invalidCases();
     const result = await runAbp(['validate', '--all', '--json', ...cases.map((entry) => join(invalidDir, entry.file))]);
     expect(result.code).toBe(1);
-    const report = JSON.parse(result.stdout) as { valid: boolean; files: Array<{ file: string; errors: Array<{ path: string; message: string }> }> };
+    const report = JSON.parse(result.stdout) as {
+      valid: boolean;
+      files: Array<{ file: string; errors: Array<{ path: string; message: string }> }>;
+    };
     expect(report.valid).toBe(false);
     expect(report.files).toHaveLength(cases.length);
     cases.forEach((entry, index) => {

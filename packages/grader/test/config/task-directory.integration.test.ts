@@ -13,7 +13,11 @@ beforeAll(async () => {
   tasks = (await buildConformanceSuite(join(dir, 'suite'))).tasks;
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
-const codeOf = (promise: Promise<unknown>) => promise.then(() => 'loaded', (error: unknown) => (error instanceof GraderConfigError ? error.code : String(error)));
+const codeOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => 'loaded',
+    (error: unknown) => (error instanceof GraderConfigError ? error.code : String(error)),
+  );
 
 describe('task folders', () => {
   it('loads a github-issue task with its repository, held-out files and golden patch', async () => {
@@ -27,7 +31,13 @@ describe('task folders', () => {
   it('loads a fixture task with its assertions', async () => {
     const task = await loadTaskDirectory(join(tasks, GREETING_TASK));
     expect(task.source.kind).toBe('fixture');
-    expect(task.assertions.map((assertion) => assertion.kind)).toEqual(['file-present', 'file-absent', 'file-content', 'file-hash', 'command']);
+    expect(task.assertions.map((assertion) => assertion.kind)).toEqual([
+      'file-present',
+      'file-absent',
+      'file-content',
+      'file-hash',
+      'command',
+    ]);
   });
 
   it('gives the same digest for the same folder and another when a held-out file changes', async () => {

@@ -14,12 +14,23 @@ afterAll(() => rm(dir, { recursive: true, force: true }));
 describe('abp conformance', () => {
   it('passes every adversarial check through the real abp run and links its receipts', async () => {
     dir = await mkdtemp(join(tmpdir(), 'abp-conformance-test-'));
-    const { stdout } = await exec(process.execPath, [join(packageRoot, 'bin', 'abp.js'), 'conformance', '-o', dir, '--json'], { maxBuffer: 8 * 1024 * 1024 });
+    const { stdout } = await exec(
+      process.execPath,
+      [join(packageRoot, 'bin', 'abp.js'), 'conformance', '-o', dir, '--json'],
+      { maxBuffer: 8 * 1024 * 1024 },
+    );
     const report = JSON.parse(stdout) as ConformanceReport;
     expect(report.checks.filter((check) => !check.passed)).toEqual([]);
     expect(report.level).toBe('ABP-traces');
     expect(report.checks.map((check) => check.id)).toEqual(
-      expect.arrayContaining(['planted-verification', 'lying-envelope-flagged', 'uninvokable-excluded', 'deleted-test-disqualified', 'history-scrubbed', 'no-secret-in-receipts']),
+      expect.arrayContaining([
+        'planted-verification',
+        'lying-envelope-flagged',
+        'uninvokable-excluded',
+        'deleted-test-disqualified',
+        'history-scrubbed',
+        'no-secret-in-receipts',
+      ]),
     );
     const written = JSON.parse(await readFile(join(dir, 'conformance.json'), 'utf8')) as ConformanceReport;
     expect(written.level).toBe(report.level);

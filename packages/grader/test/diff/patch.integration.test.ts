@@ -103,7 +103,11 @@ describe('parsePatch on real git diff output', () => {
   });
 
   it('reads added, deleted and empty new files', () => {
-    expect(byPath('src/new.ts')).toMatchObject({ status: 'added', addedLines: ['export const fresh = true;'], removedLines: [] });
+    expect(byPath('src/new.ts')).toMatchObject({
+      status: 'added',
+      addedLines: ['export const fresh = true;'],
+      removedLines: [],
+    });
     expect(byPath('doomed.txt')).toMatchObject({ status: 'deleted', addedLines: [], removedLines: ['bye', 'bye'] });
     expect(byPath('empty.txt')).toMatchObject({ status: 'added', binary: false, addedLines: [], removedLines: [] });
   });
@@ -157,7 +161,14 @@ describe('parsePatch on real git diff output', () => {
   it('rejects a copy, which PATCH_GIT_ARGS never produces', async () => {
     await repo.write({ 'copy.sh': await readFile(path.join(repo.dir, 'run.sh')) });
     await repo.git('add', '-A');
-    const withCopy = await repo.git('diff', '--no-color', '--find-copies-harder', '--src-prefix=a/', '--dst-prefix=b/', 'HEAD');
+    const withCopy = await repo.git(
+      'diff',
+      '--no-color',
+      '--find-copies-harder',
+      '--src-prefix=a/',
+      '--dst-prefix=b/',
+      'HEAD',
+    );
     expect(withCopy).toContain('copy from run.sh');
     expect(codeOf(() => parsePatch(withCopy))).toBe('unsupported-copy');
   });
@@ -188,7 +199,16 @@ describe('parsePatch on patches taken as the grader takes them', () => {
 });
 
 describe('parsePatch rejects malformed input with a code', () => {
-  const good = lines('diff --git a/f.txt b/f.txt', 'index 1111111..2222222 100644', '--- a/f.txt', '+++ b/f.txt', '@@ -1,2 +1,2 @@', ' keep', '-old', '+new');
+  const good = lines(
+    'diff --git a/f.txt b/f.txt',
+    'index 1111111..2222222 100644',
+    '--- a/f.txt',
+    '+++ b/f.txt',
+    '@@ -1,2 +1,2 @@',
+    ' keep',
+    '-old',
+    '+new',
+  );
 
   it('accepts the well-formed patch these cases break', () => {
     expect(parsePatch(good)).toMatchObject([{ path: 'f.txt', removedLines: ['old'], addedLines: ['new'] }]);
@@ -200,16 +220,36 @@ describe('parsePatch rejects malformed input with a code', () => {
     ['a hunk longer than its header', `${good}+extra\n`, 'unexpected-line'],
     ['a line that is not a hunk line', good.replace(' keep', '?keep'), 'hunk-length-mismatch'],
     ['a broken hunk header', good.replace('@@ -1,2 +1,2 @@', '@@ -1,2 @@'), 'bad-hunk-header'],
-    ['paths without a/ b/ prefixes', good.replaceAll('a/f.txt', 'f.txt').replaceAll('b/f.txt', 'f.txt'), 'bad-file-header'],
+    [
+      'paths without a/ b/ prefixes',
+      good.replaceAll('a/f.txt', 'f.txt').replaceAll('b/f.txt', 'f.txt'),
+      'bad-file-header',
+    ],
     ['an unterminated quoted path', good.replace('--- a/f.txt', '--- "a/f.txt'), 'bad-quoted-path'],
     ['an unknown escape in a quoted path', good.replace('--- a/f.txt', '--- "a/f\\q.txt"'), 'bad-quoted-path'],
     ['a quoted path that is not UTF-8', good.replace('--- a/f.txt', '--- "a/\\377.txt"'), 'bad-quoted-path'],
     ['an unknown extended header', good.replace('index 1111111..2222222 100644', 'frobnicate 1'), 'unexpected-line'],
     ['---  without +++', good.replace('+++ b/f.txt\n', ''), 'unexpected-line'],
-    ['a binary patch with no literal block', lines('diff --git a/b.bin b/b.bin', 'GIT binary patch', 'oops'), 'bad-binary-patch'],
-    ['a binary patch with a stray line', lines('diff --git a/b.bin b/b.bin', 'GIT binary patch', 'literal 3', 'Hcmb', '', 'not base85!'), 'bad-binary-patch'],
-    ['a mode-only header naming two paths', lines('diff --git a/one b/two', 'old mode 100644', 'new mode 100755'), 'bad-file-header'],
-    ['a rename missing its "rename to"', lines('diff --git a/one b/two', 'similarity index 100%', 'rename from one'), 'bad-file-header'],
+    [
+      'a binary patch with no literal block',
+      lines('diff --git a/b.bin b/b.bin', 'GIT binary patch', 'oops'),
+      'bad-binary-patch',
+    ],
+    [
+      'a binary patch with a stray line',
+      lines('diff --git a/b.bin b/b.bin', 'GIT binary patch', 'literal 3', 'Hcmb', '', 'not base85!'),
+      'bad-binary-patch',
+    ],
+    [
+      'a mode-only header naming two paths',
+      lines('diff --git a/one b/two', 'old mode 100644', 'new mode 100755'),
+      'bad-file-header',
+    ],
+    [
+      'a rename missing its "rename to"',
+      lines('diff --git a/one b/two', 'similarity index 100%', 'rename from one'),
+      'bad-file-header',
+    ],
   ])('%s', (_name, text, code) => {
     expect(codeOf(() => parsePatch(text))).toBe(code);
   });

@@ -27,7 +27,15 @@ describe('splitPatch', () => {
     base = await repo.commit();
     await repo.write({
       'src/calc.py': lines('def add(a, b):', '    return a + b'),
-      'tests/test_calc.py': lines('from src.calc import add', '', 'def test_add():', '    assert add(1, 2) == 3', '', 'def test_add_negative():', '    assert add(-1, -2) == -3'),
+      'tests/test_calc.py': lines(
+        'from src.calc import add',
+        '',
+        'def test_add():',
+        '    assert add(1, 2) == 3',
+        '',
+        'def test_add_negative():',
+        '    assert add(-1, -2) == -3',
+      ),
       'tests/test_new.py': lines('def test_new():', '    assert 1 + 1 == 2'),
       'tests/data/blob.bin': Buffer.from([0, 1, 2, 3, 4]),
       'poetry.lock': lines('[[package]]', 'name = "six"', 'version = "1.16.0"'),
@@ -59,8 +67,19 @@ describe('splitPatch', () => {
   });
 
   it('puts every section in exactly one part', () => {
-    expect(parsePatch(split.code).map((change) => change.path)).toEqual(['assets/icon.bin', 'notes/sp ace.txt', 'poetry.lock', 'src/calc.py', 'src/new_name.py']);
-    expect(parsePatch(split.test).map((change) => change.path)).toEqual(['tests/data/blob.bin', 'tests/test_calc.py', 'tests/test_new.py', 'tests/unit/test_moved.py']);
+    expect(parsePatch(split.code).map((change) => change.path)).toEqual([
+      'assets/icon.bin',
+      'notes/sp ace.txt',
+      'poetry.lock',
+      'src/calc.py',
+      'src/new_name.py',
+    ]);
+    expect(parsePatch(split.test).map((change) => change.path)).toEqual([
+      'tests/data/blob.bin',
+      'tests/test_calc.py',
+      'tests/test_new.py',
+      'tests/unit/test_moved.py',
+    ]);
     expect(split.code.length + split.test.length).toBe(patch.length);
   });
 

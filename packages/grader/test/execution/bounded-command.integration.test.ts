@@ -24,13 +24,29 @@ afterAll(async () => {
 describe('runBounded outcomes', () => {
   it('reports the exit code and both streams of a failing command', async () => {
     const result = await runBounded(command(['sh', '-c', 'echo out; echo err >&2; exit 3']));
-    expect(result).toMatchObject({ exitCode: 3, signal: null, timedOut: false, spawnError: null, stdoutBytes: 4, stderrBytes: 4 });
+    expect(result).toMatchObject({
+      exitCode: 3,
+      signal: null,
+      timedOut: false,
+      spawnError: null,
+      stdoutBytes: 4,
+      stderrBytes: 4,
+    });
     expect(result.stdout.toString()).toBe('out\n');
     expect(result.stderr.toString()).toBe('err\n');
   });
 
   it('runs in the given folder with argument arrays passed verbatim (no shell)', async () => {
-    const result = await runBounded(command(['node', '-e', 'console.log(JSON.stringify([process.cwd(), ...process.argv.slice(1)]))', '$HOME', 'a b', '"; ls']));
+    const result = await runBounded(
+      command([
+        'node',
+        '-e',
+        'console.log(JSON.stringify([process.cwd(), ...process.argv.slice(1)]))',
+        '$HOME',
+        'a b',
+        '"; ls',
+      ]),
+    );
     expect(JSON.parse(result.stdout.toString())).toEqual([folder, '$HOME', 'a b', '"; ls']);
   });
 
@@ -54,7 +70,13 @@ describe('runBounded outcomes', () => {
   it('keeps the first maxOutputBytes of each stream and counts the rest', async () => {
     const script = "process.stdout.write('a'.repeat(100000)); process.stderr.write('0123456789')";
     const result = await runBounded(command(['node', '-e', script], { maxOutputBytes: 1000 }));
-    expect(result).toMatchObject({ exitCode: 0, stdoutBytes: 100_000, stdoutTruncated: true, stderrBytes: 10, stderrTruncated: false });
+    expect(result).toMatchObject({
+      exitCode: 0,
+      stdoutBytes: 100_000,
+      stdoutTruncated: true,
+      stderrBytes: 10,
+      stderrTruncated: false,
+    });
     expect(result.stdout.toString()).toBe('a'.repeat(1000));
     expect(result.stderr.toString()).toBe('0123456789');
   });

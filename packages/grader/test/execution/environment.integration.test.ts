@@ -6,11 +6,24 @@ import { runBounded } from '../../src/execution/bounded-command.js';
 import { reducedEnvironment } from '../../src/execution/environment.js';
 import { codeOf } from './execution-error.js';
 
-const hostEnv = { PATH: '/usr/bin:/bin', HOME: '/root', SECRET_TOKEN: 'hunter2', OPENAI_API_KEY: 'sk-1', LANG: 'fr_FR.UTF-8', SSH_AUTH_SOCK: '/s' };
+const hostEnv = {
+  PATH: '/usr/bin:/bin',
+  HOME: '/root',
+  SECRET_TOKEN: 'hunter2',
+  OPENAI_API_KEY: 'sk-1',
+  LANG: 'fr_FR.UTF-8',
+  SSH_AUTH_SOCK: '/s',
+};
 
 describe('reducedEnvironment', () => {
   it('keeps only the base, the allowed host variables and the literal values', () => {
-    const { env, missing } = reducedEnvironment({ hostEnv, allow: ['OPENAI_API_KEY', 'NOT_THERE'], set: { MODEL: 'm-1' }, home: '/h', tmp: '/t' });
+    const { env, missing } = reducedEnvironment({
+      hostEnv,
+      allow: ['OPENAI_API_KEY', 'NOT_THERE'],
+      set: { MODEL: 'm-1' },
+      home: '/h',
+      tmp: '/t',
+    });
     expect(env).toEqual({
       PATH: '/usr/bin:/bin',
       HOME: '/h',
@@ -26,8 +39,18 @@ describe('reducedEnvironment', () => {
   });
 
   it('lets an allowed host variable replace a base value and a literal value win over both', () => {
-    expect(reducedEnvironment({ hostEnv, allow: ['LANG'], set: {}, home: '/h', tmp: '/t' }).env['LANG']).toBe('fr_FR.UTF-8');
-    expect(reducedEnvironment({ hostEnv, allow: ['LANG'], set: { LANG: 'en_GB.UTF-8', TZ: 'Europe/Paris' }, home: '/h', tmp: '/t' }).env).toMatchObject({
+    expect(reducedEnvironment({ hostEnv, allow: ['LANG'], set: {}, home: '/h', tmp: '/t' }).env['LANG']).toBe(
+      'fr_FR.UTF-8',
+    );
+    expect(
+      reducedEnvironment({
+        hostEnv,
+        allow: ['LANG'],
+        set: { LANG: 'en_GB.UTF-8', TZ: 'Europe/Paris' },
+        home: '/h',
+        tmp: '/t',
+      }).env,
+    ).toMatchObject({
       LANG: 'en_GB.UTF-8',
       TZ: 'Europe/Paris',
     });
@@ -45,13 +68,23 @@ describe('reducedEnvironment', () => {
     ['allow', 'TMPDIR'],
     ['allow', 'HOME'],
   ])('refuses to let %s name %s', (list, name) => {
-    const input = { hostEnv, allow: list === 'allow' ? [name] : [], set: list === 'set' ? { [name]: '/x' } : {}, home: '/h', tmp: '/t' };
+    const input = {
+      hostEnv,
+      allow: list === 'allow' ? [name] : [],
+      set: list === 'set' ? { [name]: '/x' } : {},
+      home: '/h',
+      tmp: '/t',
+    };
     expect(codeOf(() => reducedEnvironment(input))).toBe('reserved-variable');
   });
 
   it.each([['1ABC'], ['A-B'], [''], ['A B'], ['X=1']])('rejects the variable name %j', (name) => {
-    expect(codeOf(() => reducedEnvironment({ hostEnv, allow: [name], set: {}, home: '/h', tmp: '/t' }))).toBe('invalid-variable-name');
-    expect(codeOf(() => reducedEnvironment({ hostEnv, allow: [], set: { [name]: 'v' }, home: '/h', tmp: '/t' }))).toBe('invalid-variable-name');
+    expect(codeOf(() => reducedEnvironment({ hostEnv, allow: [name], set: {}, home: '/h', tmp: '/t' }))).toBe(
+      'invalid-variable-name',
+    );
+    expect(codeOf(() => reducedEnvironment({ hostEnv, allow: [], set: { [name]: 'v' }, home: '/h', tmp: '/t' }))).toBe(
+      'invalid-variable-name',
+    );
   });
 });
 
@@ -66,7 +99,13 @@ describe('reducedEnvironment in a real child', () => {
 
   it('gives the child exactly the reduced environment: a host secret not allowed is absent', async () => {
     const host = { ...process.env, ABP_TEST_SECRET: 'do-not-leak', ABP_TEST_ALLOWED: 'passed' };
-    const { env } = reducedEnvironment({ hostEnv: host, allow: ['ABP_TEST_ALLOWED'], set: { ABP_TEST_SET: 'literal' }, home: folder, tmp: folder });
+    const { env } = reducedEnvironment({
+      hostEnv: host,
+      allow: ['ABP_TEST_ALLOWED'],
+      set: { ABP_TEST_SET: 'literal' },
+      home: folder,
+      tmp: folder,
+    });
     const result = await runBounded({
       argv: ['node', '-e', 'process.stdout.write(JSON.stringify(process.env))'],
       cwd: folder,

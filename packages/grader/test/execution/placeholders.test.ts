@@ -16,14 +16,19 @@ const values: Record<PlaceholderName, string> = {
 
 describe('expandPlaceholders', () => {
   it('replaces placeholders anywhere inside each argument and keeps the argument count', () => {
-    expect(expandPlaceholders(['agent', '{repo}/engine.ts', '--cwd={workspace}', '{trialId}-{trialId}', '{promptFile}', '--trace={traceFile}'], values)).toEqual([
-      'agent',
-      '/bench/engine.ts',
-      '--cwd=/w',
-      't-1-t-1',
-      '/p.md',
-      '--trace=/trace.jsonl',
-    ]);
+    expect(
+      expandPlaceholders(
+        [
+          'agent',
+          '{repo}/engine.ts',
+          '--cwd={workspace}',
+          '{trialId}-{trialId}',
+          '{promptFile}',
+          '--trace={traceFile}',
+        ],
+        values,
+      ),
+    ).toEqual(['agent', '/bench/engine.ts', '--cwd=/w', 't-1-t-1', '/p.md', '--trace=/trace.jsonl']);
   });
 
   it('inserts values as text: braces, quotes and spaces in the prompt are neither expanded nor split', () => {

@@ -25,14 +25,24 @@ beforeAll(async () => {
   outside = await mkdtemp(path.join('/var/tmp', 'abp-sandbox-'));
   workspace = path.join(scratch, 'workspace');
   await mkdir(path.join(workspace, 'home'), { recursive: true });
-  env = reducedEnvironment({ hostEnv: process.env, allow: [], set: {}, home: path.join(workspace, 'home'), tmp: path.join(workspace, 'home') }).env;
+  env = reducedEnvironment({
+    hostEnv: process.env,
+    allow: [],
+    set: {},
+    home: path.join(workspace, 'home'),
+    tmp: path.join(workspace, 'home'),
+  }).env;
 });
 afterAll(async () => {
   await rm(scratch, { recursive: true, force: true });
   await rm(outside, { recursive: true, force: true });
 });
 
-function sandboxed(argv: string[], sandbox: Partial<SandboxSpec> = {}, overrides: Partial<BoundedCommand> = {}): BoundedCommand {
+function sandboxed(
+  argv: string[],
+  sandbox: Partial<SandboxSpec> = {},
+  overrides: Partial<BoundedCommand> = {},
+): BoundedCommand {
   return {
     argv,
     cwd: workspace,
@@ -77,7 +87,9 @@ describe('a sandboxed command', () => {
   });
 
   it('writes to HOME and TMPDIR when they lie in a writable path', async () => {
-    expect(await nodeIn(`${tryWrite(path.join(workspace, 'home', 'h'))}; ${tryWrite(path.join(workspace, 'home', 't'))}`)).toBe('written\nwritten');
+    expect(
+      await nodeIn(`${tryWrite(path.join(workspace, 'home', 'h'))}; ${tryWrite(path.join(workspace, 'home', 't'))}`),
+    ).toBe('written\nwritten');
   });
 
   it('sees hidden folders as empty and hidden files as empty', async () => {
@@ -86,7 +98,11 @@ describe('a sandboxed command', () => {
     await writeFile(path.join(heldOut, 'answers.txt'), 'secret');
     await writeFile(path.join(outside, 'oracle.txt'), 'secret too');
     const script = `const fs = require('fs'); console.log(JSON.stringify([fs.readdirSync(${JSON.stringify(heldOut)}), fs.readFileSync(${JSON.stringify(path.join(outside, 'oracle.txt'))}, 'utf8')]))`;
-    expect(JSON.parse(await nodeIn(script, { hidden: [heldOut, path.join(outside, 'oracle.txt'), path.join(outside, 'absent')] }))).toEqual([[], '']);
+    expect(
+      JSON.parse(
+        await nodeIn(script, { hidden: [heldOut, path.join(outside, 'oracle.txt'), path.join(outside, 'absent')] }),
+      ),
+    ).toEqual([[], '']);
     expect(await readFile(path.join(outside, 'oracle.txt'), 'utf8')).toBe('secret too');
   });
 
@@ -96,7 +112,9 @@ describe('a sandboxed command', () => {
     await mkdir(own, { recursive: true });
     await writeFile(path.join(results, 'trial-0.json'), '{}');
     const script = `const fs = require('fs'); ${tryWrite(path.join(own, 'out.txt'))}; console.log(JSON.stringify(fs.readdirSync(${JSON.stringify(results)})))`;
-    const result = await runBounded(sandboxed(['node', '-e', script], { writable: [own], hidden: [results] }, { cwd: own }));
+    const result = await runBounded(
+      sandboxed(['node', '-e', script], { writable: [own], hidden: [results] }, { cwd: own }),
+    );
     expect(result.stdout.toString().trim().split('\n')).toEqual(['written', '["trial-1"]']);
     expect(await readFile(path.join(own, 'out.txt'), 'utf8')).toBe('x');
   });
@@ -175,7 +193,9 @@ describe('a sandboxed command', () => {
   });
 
   it('throws when a writable path does not exist: the harness must create it first', async () => {
-    expect(await asyncCodeOf(() => runBounded(sandboxed(['true'], { writable: [path.join(scratch, 'never-made')] })))).toBe('sandbox-path-missing');
+    expect(
+      await asyncCodeOf(() => runBounded(sandboxed(['true'], { writable: [path.join(scratch, 'never-made')] }))),
+    ).toBe('sandbox-path-missing');
   });
 });
 
@@ -194,7 +214,9 @@ describe('sandboxArgv', () => {
   });
 
   it('refuses a path that is both writable and hidden', () => {
-    expect(codeOf(() => sandboxArgv({ writable: [outside], hidden: [outside] }, ['true'], outside))).toBe('conflicting-sandbox-paths');
+    expect(codeOf(() => sandboxArgv({ writable: [outside], hidden: [outside] }, ['true'], outside))).toBe(
+      'conflicting-sandbox-paths',
+    );
   });
 });
 
@@ -204,7 +226,8 @@ async function processesWith(marker: string): Promise<number[]> {
   for (const entry of await readdir('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      if ((await readFile(`/proc/${entry}/cmdline`, 'utf8')).includes(marker) && isAlive(Number(entry))) pids.push(Number(entry));
+      if ((await readFile(`/proc/${entry}/cmdline`, 'utf8')).includes(marker) && isAlive(Number(entry)))
+        pids.push(Number(entry));
     } catch {
       // The process ended while we looked.
     }

@@ -19,7 +19,10 @@ async function scratch(): Promise<string> {
   return parent;
 }
 
-async function resultsOf(run: AbpRun, spec?: (task: string, engine: string, trial: number) => Partial<TrialSpec>): Promise<RunResults> {
+async function resultsOf(
+  run: AbpRun,
+  spec?: (task: string, engine: string, trial: number) => Partial<TrialSpec>,
+): Promise<RunResults> {
   return readRunResults(await writeResultsFolder(await scratch(), { run, trials: matrix(run, spec) }));
 }
 
@@ -53,17 +56,46 @@ const twoEngines = makeRun({
 
 describe('createBaseline', () => {
   it("keeps one engine's scored trials sorted by task and trial, with the run's task set and model", async () => {
-    const outcomes: Record<string, TrialSpec['outcome']> = { 'task-a/0': 'engine-error', 'task-a/1': 'disqualified', 'task-b/0': 'harness-error', 'task-b/1': 'resolved' };
-    const results = await resultsOf(twoEngines, (task, engine, trial) => (engine === 'oxagen' ? { outcome: outcomes[`${task}/${trial}`], metrics: { tokensTotal: 1000 + trial } } : {}));
+    const outcomes: Record<string, TrialSpec['outcome']> = {
+      'task-a/0': 'engine-error',
+      'task-a/1': 'disqualified',
+      'task-b/0': 'harness-error',
+      'task-b/1': 'resolved',
+    };
+    const results = await resultsOf(twoEngines, (task, engine, trial) =>
+      engine === 'oxagen' ? { outcome: outcomes[`${task}/${trial}`], metrics: { tokensTotal: 1000 + trial } } : {},
+    );
     const baseline = createBaseline(results, 'oxagen', { thresholds: { tokensTotal: 0.05 }, alpha: 0.01 });
-    expect(baseline).toMatchObject({ schema: 'abp-baseline/v1', engine: 'oxagen', model: twoEngines.model, run: 'run-main', alpha: 0.01 });
+    expect(baseline).toMatchObject({
+      schema: 'abp-baseline/v1',
+      engine: 'oxagen',
+      model: twoEngines.model,
+      run: 'run-main',
+      alpha: 0.01,
+    });
     expect(baseline.tasks).toEqual([
       { id: 'task-a', digest: taskDigest('task-a') },
       { id: 'task-b', digest: taskDigest('task-b') },
     ]);
     expect(baseline.trials).toEqual([
-      { task: 'task-a', trial: 1, resolved: false, diffBytesNormalized: 1000, tokensTotal: 1001, wallClockMs: 60_000, computedUsd: 0.5 },
-      { task: 'task-b', trial: 1, resolved: true, diffBytesNormalized: 1000, tokensTotal: 1001, wallClockMs: 60_000, computedUsd: 0.5 },
+      {
+        task: 'task-a',
+        trial: 1,
+        resolved: false,
+        diffBytesNormalized: 1000,
+        tokensTotal: 1001,
+        wallClockMs: 60_000,
+        computedUsd: 0.5,
+      },
+      {
+        task: 'task-b',
+        trial: 1,
+        resolved: true,
+        diffBytesNormalized: 1000,
+        tokensTotal: 1001,
+        wallClockMs: 60_000,
+        computedUsd: 0.5,
+      },
     ]);
     expect(baseline.thresholds).toEqual({ ...defaultGateThresholds, tokensTotal: 0.05 });
   });
@@ -71,19 +103,27 @@ describe('createBaseline', () => {
   it('refuses an engine the run does not have, mismatched models, an incomplete run and a run with nothing scored', async () => {
     const results = await resultsOf(twoEngines);
     expect(codeOf(() => createBaseline(results, 'hermes'))).toBe('engine-not-in-run');
-    const mismatched = await resultsOf({ ...twoEngines, matchedModels: false, engines: [{ name: 'oxagen', version: '1.4.2', model: 'openai/gpt-5.2' }] });
+    const mismatched = await resultsOf({
+      ...twoEngines,
+      matchedModels: false,
+      engines: [{ name: 'oxagen', version: '1.4.2', model: 'openai/gpt-5.2' }],
+    });
     expect(codeOf(() => createBaseline(mismatched, 'oxagen'))).toBe('models-not-matched');
     await unlink(join(results.dir, 'trials', 'task-a.oxagen.1.json'));
     const incomplete = await readRunResults(results.dir);
     expect(codeOf(() => createBaseline(incomplete, 'oxagen'))).toBe('incomplete-run');
     expect(codeOf(() => createBaseline(incomplete, 'claude-code'))).toBeUndefined(); // only the engine's own row must be complete
-    const crashed = await resultsOf(twoEngines, (_task, engine) => (engine === 'oxagen' ? { outcome: 'engine-error' } : {}));
+    const crashed = await resultsOf(twoEngines, (_task, engine) =>
+      engine === 'oxagen' ? { outcome: 'engine-error' } : {},
+    );
     expect(codeOf(() => createBaseline(crashed, 'oxagen'))).toBe('no-scored-trials');
   });
 
   it('refuses thresholds and an alpha the schema does not allow', async () => {
     const results = await resultsOf(twoEngines);
-    expect(codeOf(() => createBaseline(results, 'oxagen', { thresholds: { wallClockMs: -0.1 } }))).toBe('invalid-baseline');
+    expect(codeOf(() => createBaseline(results, 'oxagen', { thresholds: { wallClockMs: -0.1 } }))).toBe(
+      'invalid-baseline',
+    );
     expect(codeOf(() => createBaseline(results, 'oxagen', { alpha: 2 }))).toBe('invalid-baseline');
   });
 });
@@ -97,7 +137,16 @@ describe('the baseline file', () => {
     const bytes = await readFile(file, 'utf8');
     expect(bytes).toBe(baselineText(baseline));
     expect(bytes.endsWith('}\n')).toBe(true);
-    expect(Object.keys(JSON.parse(bytes) as object)).toEqual(['alpha', 'engine', 'model', 'run', 'schema', 'tasks', 'thresholds', 'trials']);
+    expect(Object.keys(JSON.parse(bytes) as object)).toEqual([
+      'alpha',
+      'engine',
+      'model',
+      'run',
+      'schema',
+      'tasks',
+      'thresholds',
+      'trials',
+    ]);
     expect(bytes).toContain('\n  "alpha": 0.05,\n');
     expect(await readBaselineFile(file)).toEqual(baseline);
 

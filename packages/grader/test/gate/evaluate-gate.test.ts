@@ -22,11 +22,20 @@ function metricsOf(task: string, scale: Partial<Record<GatedMetric, number>> = {
   const value = (metric: GatedMetric) => (defaultMetrics[metric] ?? 0) * spread * (scale[metric] ?? 1);
   // Counts stay whole numbers, as the trial schema requires; cost keeps its fraction.
   const whole = (metric: GatedMetric) => Math.round(value(metric));
-  return { diffBytesNormalized: whole('diffBytesNormalized'), tokensTotal: whole('tokensTotal'), wallClockMs: whole('wallClockMs'), computedUsd: value('computedUsd') };
+  return {
+    diffBytesNormalized: whole('diffBytesNormalized'),
+    tokensTotal: whole('tokensTotal'),
+    wallClockMs: whole('wallClockMs'),
+    computedUsd: value('computedUsd'),
+  };
 }
 
 let folders = 0;
-async function resultsOf(run: AbpRun, spec: (task: string, engine: string, trial: number) => Partial<TrialSpec> = (task) => ({ metrics: metricsOf(task) }), tasks?: Array<{ id: string; digest: string }>): Promise<RunResults> {
+async function resultsOf(
+  run: AbpRun,
+  spec: (task: string, engine: string, trial: number) => Partial<TrialSpec> = (task) => ({ metrics: metricsOf(task) }),
+  tasks?: Array<{ id: string; digest: string }>,
+): Promise<RunResults> {
   const parent = join(root, `case-${(folders += 1)}`);
   await mkdir(parent);
   const folder = await writeResultsFolder(parent, { run, trials: matrix(run, spec), ...(tasks ? { tasks } : {}) });
@@ -37,7 +46,10 @@ const runOf = (overrides: Partial<AbpRun> = {}) => makeRun({ id: 'run-pr', tasks
 const baseline = createBaseline(await resultsOf(runOf({ id: 'run-main' })), 'oxagen');
 
 /** Trials of task index < `resolvedTasks` resolve; the rest do not. */
-const resolvingFirst = (resolvedTasks: number) => (task: string) => ({ outcome: indexOf(task) < resolvedTasks ? ('resolved' as const) : ('unresolved' as const), metrics: metricsOf(task) });
+const resolvingFirst = (resolvedTasks: number) => (task: string) => ({
+  outcome: indexOf(task) < resolvedTasks ? ('resolved' as const) : ('unresolved' as const),
+  metrics: metricsOf(task),
+});
 
 function statusOf(report: GateReport): Record<string, string> {
   return Object.fromEntries(report.checks.map((check) => [check.id, check.status]));
@@ -55,9 +67,22 @@ describe('evaluateGate: passing', () => {
   it('passes a run that matches its baseline, with a paired interval per metric', async () => {
     const results = await resultsOf(runOf());
     const report = evaluateGate({ results, baseline, requireSignificant: true });
-    expect(report).toMatchObject({ engine: 'oxagen', run: 'run-pr', baselineRun: 'run-main', comparable: true, refusal: null, passed: true });
+    expect(report).toMatchObject({
+      engine: 'oxagen',
+      run: 'run-pr',
+      baselineRun: 'run-main',
+      comparable: true,
+      refusal: null,
+      passed: true,
+    });
     expect(report.checks.map((check) => check.id)).toEqual(['resolve-rate', ...gatedMetrics]);
-    expect(statusOf(report)).toEqual({ 'resolve-rate': 'pass', diffBytesNormalized: 'pass', tokensTotal: 'pass', wallClockMs: 'pass', computedUsd: 'pass' });
+    expect(statusOf(report)).toEqual({
+      'resolve-rate': 'pass',
+      diffBytesNormalized: 'pass',
+      tokensTotal: 'pass',
+      wallClockMs: 'pass',
+      computedUsd: 'pass',
+    });
     const [rate, ...metrics] = report.checks;
     expect(rate).toMatchObject({ baseline: 1, current: 1, change: 0, pValue: 1, threshold: baseline.alpha });
     for (const check of metrics) {
@@ -69,33 +94,62 @@ describe('evaluateGate: passing', () => {
 
   it('passes a better run, and growth up to the threshold', async () => {
     const gateOf = (scale: Partial<Record<GatedMetric, number>>) => async () =>
-      evaluateGate({ results: await resultsOf(runOf(), (task) => ({ metrics: metricsOf(task, scale) })), baseline, requireSignificant: false });
+      evaluateGate({
+        results: await resultsOf(runOf(), (task) => ({ metrics: metricsOf(task, scale) })),
+        baseline,
+        requireSignificant: false,
+      });
     const smaller = await gateOf({ diffBytesNormalized: 0.5, tokensTotal: 0.5, wallClockMs: 0.5, computedUsd: 0.5 })();
     expect(smaller.passed).toBe(true);
     expect(smaller.checks[1]?.change).toBeCloseTo(-0.5, 2);
-    const justUnder = await gateOf(Object.fromEntries(gatedMetrics.map((metric) => [metric, 1 + baseline.thresholds[metric] - 0.02])))();
+    const justUnder = await gateOf(
+      Object.fromEntries(gatedMetrics.map((metric) => [metric, 1 + baseline.thresholds[metric] - 0.02])),
+    )();
     expect(justUnder.passed).toBe(true);
   });
 
   it('gates another engine name of the run against the baseline when asked (--engine)', async () => {
     const run = runOf({ engines: [{ name: 'oxagen-next', version: '1.5.0' }] });
-    const report = evaluateGate({ results: await resultsOf(run), baseline, engine: 'oxagen-next', requireSignificant: false });
+    const report = evaluateGate({
+      results: await resultsOf(run),
+      baseline,
+      engine: 'oxagen-next',
+      requireSignificant: false,
+    });
     expect(report.engine).toBe('oxagen-next');
     expect(report.passed).toBe(true);
   });
 
   it('is deterministic: the same input gives the same report', async () => {
-    const results = await resultsOf(runOf(), (task, _engine, trial) => ({ metrics: metricsOf(task, { tokensTotal: trial === 0 ? 1.1 : 0.95 }) }));
+    const results = await resultsOf(runOf(), (task, _engine, trial) => ({
+      metrics: metricsOf(task, { tokensTotal: trial === 0 ? 1.1 : 0.95 }),
+    }));
     const first = evaluateGate({ results, baseline, requireSignificant: true });
-    const again = evaluateGate({ results: await resultsOf(runOf(), (task, _engine, trial) => ({ metrics: metricsOf(task, { tokensTotal: trial === 0 ? 1.1 : 0.95 }) })), baseline, requireSignificant: true });
+    const again = evaluateGate({
+      results: await resultsOf(runOf(), (task, _engine, trial) => ({
+        metrics: metricsOf(task, { tokensTotal: trial === 0 ? 1.1 : 0.95 }),
+      })),
+      baseline,
+      requireSignificant: true,
+    });
     expect(again).toEqual(first);
     const tokens = first.checks.find((check) => check.id === 'tokensTotal');
     expect(tokens?.interval?.[0]).toBeLessThan(tokens?.interval?.[1] ?? -Infinity);
   });
   it('reduces a seed past 32 bits the way the run does, instead of dropping the interval', async () => {
-    const varied = (task: string, _engine: string, trial: number) => ({ metrics: metricsOf(task, { tokensTotal: trial === 0 ? 1.1 : 0.95 }) });
-    const small = evaluateGate({ results: await resultsOf(runOf({ seed: 5 }), varied), baseline, requireSignificant: true });
-    const large = evaluateGate({ results: await resultsOf(runOf({ seed: 2 ** 32 + 5 }), varied), baseline, requireSignificant: true });
+    const varied = (task: string, _engine: string, trial: number) => ({
+      metrics: metricsOf(task, { tokensTotal: trial === 0 ? 1.1 : 0.95 }),
+    });
+    const small = evaluateGate({
+      results: await resultsOf(runOf({ seed: 5 }), varied),
+      baseline,
+      requireSignificant: true,
+    });
+    const large = evaluateGate({
+      results: await resultsOf(runOf({ seed: 2 ** 32 + 5 }), varied),
+      baseline,
+      requireSignificant: true,
+    });
     const intervals = (report: GateReport) => report.checks.map((check) => check.interval);
     expect(intervals(large)).toEqual(intervals(small));
     expect(large.checks.find((check) => check.id === 'tokensTotal')?.summary).toContain(`seed ${2 ** 32 + 5}`);
@@ -138,13 +192,21 @@ describe('evaluateGate: the resolve rate', () => {
     const weaker = createBaseline(await resultsOf(runOf({ id: 'run-main' }), resolvingFirst(8)), 'oxagen');
     const better = evaluateGate({ results: await resultsOf(runOf()), baseline: weaker, requireSignificant: false });
     expect(better.checks[0]).toMatchObject({ status: 'pass', baseline: 0.8, current: 1 });
-    const disqualified = await resultsOf(runOf(), (task) => ({ outcome: indexOf(task) < 8 ? 'resolved' : 'disqualified', metrics: metricsOf(task) }));
-    expect(evaluateGate({ results: disqualified, baseline: weaker, requireSignificant: false }).checks[0]).toMatchObject({ status: 'pass', current: 0.8, change: 0 });
+    const disqualified = await resultsOf(runOf(), (task) => ({
+      outcome: indexOf(task) < 8 ? 'resolved' : 'disqualified',
+      metrics: metricsOf(task),
+    }));
+    expect(
+      evaluateGate({ results: disqualified, baseline: weaker, requireSignificant: false }).checks[0],
+    ).toMatchObject({ status: 'pass', current: 0.8, change: 0 });
     expect(evaluateGate({ results: disqualified, baseline, requireSignificant: false }).checks[0]?.status).toBe('fail');
   });
 
   it('leaves engine and harness errors out of the rate instead of counting them as losses', async () => {
-    const results = await resultsOf(runOf(), (task, _engine, trial) => ({ outcome: indexOf(task) < 3 && trial === 1 ? 'engine-error' : 'resolved', metrics: metricsOf(task) }));
+    const results = await resultsOf(runOf(), (task, _engine, trial) => ({
+      outcome: indexOf(task) < 3 && trial === 1 ? 'engine-error' : 'resolved',
+      metrics: metricsOf(task),
+    }));
     const report = evaluateGate({ results, baseline, requireSignificant: false });
     expect(report.checks[0]).toMatchObject({ status: 'pass', current: 1 });
     expect(report.checks[0]?.summary).toContain('(17/17)');
@@ -165,19 +227,30 @@ describe('evaluateGate: efficiency medians', () => {
 
   it('skips a metric whose baseline median is missing or zero, and one the run has no value for', async () => {
     const zeroCost = createBaseline(
-      await resultsOf(runOf({ id: 'run-main' }), (task) => ({ metrics: { ...metricsOf(task), computedUsd: 0, wallClockMs: null } })),
+      await resultsOf(runOf({ id: 'run-main' }), (task) => ({
+        metrics: { ...metricsOf(task), computedUsd: 0, wallClockMs: null },
+      })),
       'oxagen',
     );
     const results = await resultsOf(runOf(), (task) => ({ metrics: { ...metricsOf(task), tokensTotal: null } }));
     const report = evaluateGate({ results, baseline: zeroCost, requireSignificant: false });
-    expect(statusOf(report)).toEqual({ 'resolve-rate': 'pass', diffBytesNormalized: 'pass', tokensTotal: 'skipped', wallClockMs: 'skipped', computedUsd: 'skipped' });
+    expect(statusOf(report)).toEqual({
+      'resolve-rate': 'pass',
+      diffBytesNormalized: 'pass',
+      tokensTotal: 'skipped',
+      wallClockMs: 'skipped',
+      computedUsd: 'skipped',
+    });
     expect(report.checks.find((check) => check.id === 'computedUsd')).toMatchObject({ baseline: 0, change: null });
     expect(report.checks.find((check) => check.id === 'wallClockMs')).toMatchObject({ baseline: null, change: null });
     expect(report.passed).toBe(true);
   });
 
   it('gives no interval with fewer than two trials resolved in both', async () => {
-    const results = await resultsOf(runOf(), (task, _engine, trial) => ({ outcome: indexOf(task) === 0 && trial === 0 ? 'resolved' : 'unresolved', metrics: metricsOf(task) }));
+    const results = await resultsOf(runOf(), (task, _engine, trial) => ({
+      outcome: indexOf(task) === 0 && trial === 0 ? 'resolved' : 'unresolved',
+      metrics: metricsOf(task),
+    }));
     const report = evaluateGate({ results, baseline, requireSignificant: true });
     const diff = report.checks.find((check) => check.id === 'diffBytesNormalized');
     expect(diff?.status).toBe('pass');
@@ -188,7 +261,11 @@ describe('evaluateGate: efficiency medians', () => {
 describe('evaluateGate: refusals', () => {
   it('refuses a different task set and names the differing ids', async () => {
     const swapped = [...TASKS.slice(1), 'task-new'];
-    const report = evaluateGate({ results: await resultsOf(runOf({ tasks: swapped })), baseline, requireSignificant: true });
+    const report = evaluateGate({
+      results: await resultsOf(runOf({ tasks: swapped })),
+      baseline,
+      requireSignificant: true,
+    });
     expect(refusalCodes(report)).toEqual(['task-set-differs']);
     expect(report.refusal).toContain('task-new');
     expect(report.refusal).toContain('task-00');
@@ -196,24 +273,52 @@ describe('evaluateGate: refusals', () => {
 
   it('refuses a task whose digest changed', async () => {
     const tasks = TASKS.map((id) => ({ id, digest: taskDigest(id, id === 'task-03' ? 2 : 1) }));
-    const results = await resultsOf(runOf(), (task) => ({ taskDigest: tasks[indexOf(task)]?.digest ?? '', metrics: metricsOf(task) }), tasks);
+    const results = await resultsOf(
+      runOf(),
+      (task) => ({ taskDigest: tasks[indexOf(task)]?.digest ?? '', metrics: metricsOf(task) }),
+      tasks,
+    );
     const report = evaluateGate({ results, baseline, requireSignificant: true });
     expect(refusalCodes(report)).toEqual(['task-set-differs']);
     expect(report.refusal).toContain('task-03');
   });
 
   it('refuses another model, and a run with mismatched models', async () => {
-    expect(refusalCodes(evaluateGate({ results: await resultsOf(runOf({ model: 'openai/gpt-5.2' })), baseline, requireSignificant: true }))).toEqual(['model-differs']);
-    const mismatched = runOf({ matchedModels: false, engines: [{ name: 'oxagen', version: '1.4.2', model: 'openai/gpt-5.2' }] });
-    expect(refusalCodes(evaluateGate({ results: await resultsOf(mismatched), baseline, requireSignificant: true }))).toEqual(['models-not-matched']);
+    expect(
+      refusalCodes(
+        evaluateGate({
+          results: await resultsOf(runOf({ model: 'openai/gpt-5.2' })),
+          baseline,
+          requireSignificant: true,
+        }),
+      ),
+    ).toEqual(['model-differs']);
+    const mismatched = runOf({
+      matchedModels: false,
+      engines: [{ name: 'oxagen', version: '1.4.2', model: 'openai/gpt-5.2' }],
+    });
+    expect(
+      refusalCodes(evaluateGate({ results: await resultsOf(mismatched), baseline, requireSignificant: true })),
+    ).toEqual(['models-not-matched']);
   });
 
   it('refuses an engine the run does not have, or has no trials of', async () => {
     const results = await resultsOf(runOf());
-    expect(refusalCodes(evaluateGate({ results, baseline, engine: 'claude-code', requireSignificant: true }))).toEqual(['engine-not-in-run']);
-    const twoEngines = runOf({ engines: [{ name: 'oxagen', version: '1.4.2' }, { name: 'claude-code', version: '2.1.0' }] });
+    expect(refusalCodes(evaluateGate({ results, baseline, engine: 'claude-code', requireSignificant: true }))).toEqual([
+      'engine-not-in-run',
+    ]);
+    const twoEngines = runOf({
+      engines: [
+        { name: 'oxagen', version: '1.4.2' },
+        { name: 'claude-code', version: '2.1.0' },
+      ],
+    });
     const onlyOther = await resultsOf(twoEngines);
-    const report = evaluateGate({ results: { ...onlyOther, trials: onlyOther.trials.filter((trial) => trial.engine !== 'oxagen') }, baseline, requireSignificant: true });
+    const report = evaluateGate({
+      results: { ...onlyOther, trials: onlyOther.trials.filter((trial) => trial.engine !== 'oxagen') },
+      baseline,
+      requireSignificant: true,
+    });
     expect(refusalCodes(report)).toEqual(['no-trials']);
   });
 
@@ -232,6 +337,9 @@ describe('evaluateGate: refusals', () => {
 
   it('gives every reason at once', async () => {
     const results = await resultsOf(runOf({ model: 'openai/gpt-5.2', tasks: TASKS.slice(0, 5) }));
-    expect(refusalCodes(evaluateGate({ results, baseline, requireSignificant: false }))).toEqual(['model-differs', 'task-set-differs']);
+    expect(refusalCodes(evaluateGate({ results, baseline, requireSignificant: false }))).toEqual([
+      'model-differs',
+      'task-set-differs',
+    ]);
   });
 });

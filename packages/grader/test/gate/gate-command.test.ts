@@ -18,7 +18,10 @@ const TASKS = ['task-a', 'task-b', 'task-c', 'task-d', 'task-e', 'task-f'];
 
 let folders = 0;
 /** Writes a run into results/ of a fresh folder; returns results/run-latest, as CI passes it. */
-async function resultsFolder(run: AbpRun, spec?: (task: string, engine: string, trial: number) => Partial<TrialSpec>): Promise<string> {
+async function resultsFolder(
+  run: AbpRun,
+  spec?: (task: string, engine: string, trial: number) => Partial<TrialSpec>,
+): Promise<string> {
   const results = join(root, `case-${(folders += 1)}`, 'results');
   await mkdir(results, { recursive: true });
   await writeResultsFolder(results, { run, trials: matrix(run, spec) });
@@ -50,7 +53,14 @@ function failure(error: unknown): { code: string; exitCode: number; reportedAsDa
 
 const mainRun = makeRun({ id: 'run-main', tasks: TASKS, trials: 2 });
 const baselineFile = join(root, 'abp-baseline.json');
-const made = await capture(async () => baselineCommand(await resultsFolder(mainRun), { engine: 'oxagen', output: baselineFile, maxTokensGrowth: 0.1, alpha: 0.01 }));
+const made = await capture(async () =>
+  baselineCommand(await resultsFolder(mainRun), {
+    engine: 'oxagen',
+    output: baselineFile,
+    maxTokensGrowth: 0.1,
+    alpha: 0.01,
+  }),
+);
 const prRun = makeRun({ id: 'run-pr', tasks: TASKS, trials: 2 });
 
 describe('abp baseline', () => {
@@ -66,7 +76,9 @@ describe('abp baseline', () => {
 
   it('prints the file and the baseline as data with --json', async () => {
     const output = join(root, 'json-baseline.json');
-    const { stdout, error } = await capture(async () => baselineCommand(await resultsFolder(mainRun), { engine: 'oxagen', output, json: true }));
+    const { stdout, error } = await capture(async () =>
+      baselineCommand(await resultsFolder(mainRun), { engine: 'oxagen', output, json: true }),
+    );
     expect(error).toBeUndefined();
     const data = JSON.parse(stdout) as { file: string; baseline: unknown };
     expect(data.file).toBe(output);
@@ -76,7 +88,9 @@ describe('abp baseline', () => {
 
 describe('abp gate', () => {
   it('passes with exit 0: a PASS line, then one line per check', async () => {
-    const { stdout, error } = await capture(async () => gateCommand(await resultsFolder(prRun), { baseline: baselineFile, requireSignificant: true }));
+    const { stdout, error } = await capture(async () =>
+      gateCommand(await resultsFolder(prRun), { baseline: baselineFile, requireSignificant: true }),
+    );
     expect(error).toBeUndefined();
     const lines = stdout.trimEnd().split('\n');
     expect(lines[0]).toMatch(/^PASS {2}engine oxagen, run run-pr vs baseline .*abp-baseline\.json \(run run-main\)/);
@@ -94,12 +108,16 @@ describe('abp gate', () => {
     const { stdout, error } = await capture(() => gateCommand(grown, { baseline: baselineFile }));
     expect(failure(error)).toEqual({ code: 'gate-failed', exitCode: 1, reportedAsData: false });
     expect(stdout).toMatch(/^FAIL {2}.*1 of 5 checks failed \(tokensTotal\)/);
-    expect(stdout).toMatch(/\n {2}fail {5}tokensTotal +median tokens 60000 vs 50000 in the baseline, \+20\.0% \(allowed \+10\.0%\)/);
+    expect(stdout).toMatch(
+      /\n {2}fail {5}tokensTotal +median tokens 60000 vs 50000 in the baseline, \+20\.0% \(allowed \+10\.0%\)/,
+    );
   });
 
   it('fails a significant resolve-rate drop under --require-significant, and prints the report with --json', async () => {
     const dropped = await resultsFolder(prRun, (task) => ({ outcome: task === 'task-a' ? 'resolved' : 'unresolved' }));
-    const { stdout, error } = await capture(() => gateCommand(dropped, { baseline: baselineFile, requireSignificant: true, json: true }));
+    const { stdout, error } = await capture(() =>
+      gateCommand(dropped, { baseline: baselineFile, requireSignificant: true, json: true }),
+    );
     expect(failure(error)).toEqual({ code: 'gate-failed', exitCode: 1, reportedAsData: true });
     const report = JSON.parse(stdout) as GateReport;
     expect(report.passed).toBe(false);
@@ -107,7 +125,9 @@ describe('abp gate', () => {
   });
 
   it('refuses with not-comparable (exit 3) and lists the reasons', async () => {
-    const other = await resultsFolder(makeRun({ id: 'run-pr', tasks: TASKS.slice(0, 4), trials: 2, model: 'openai/gpt-5.2' }));
+    const other = await resultsFolder(
+      makeRun({ id: 'run-pr', tasks: TASKS.slice(0, 4), trials: 2, model: 'openai/gpt-5.2' }),
+    );
     const { stdout, error } = await capture(() => gateCommand(other, { baseline: baselineFile }));
     expect(failure(error)).toEqual({ code: 'not-comparable', exitCode: 3, reportedAsData: false });
     const lines = stdout.trimEnd().split('\n');
@@ -117,17 +137,28 @@ describe('abp gate', () => {
 
     const json = await capture(() => gateCommand(other, { baseline: baselineFile, json: true }));
     expect(failure(json.error)).toEqual({ code: 'not-comparable', exitCode: 3, reportedAsData: true });
-    expect((JSON.parse(json.stdout) as GateReport).reasons.map((reason) => reason.code)).toEqual(['model-differs', 'task-set-differs']);
+    expect((JSON.parse(json.stdout) as GateReport).reasons.map((reason) => reason.code)).toEqual([
+      'model-differs',
+      'task-set-differs',
+    ]);
   });
 
   it('gates the engine named by --engine', async () => {
-    const renamed = await resultsFolder(makeRun({ id: 'run-pr', tasks: TASKS, trials: 2, engines: [{ name: 'oxagen-next', version: '1.5.0' }] }));
-    expect((await capture(() => gateCommand(renamed, { baseline: baselineFile }))).error).toMatchObject({ code: 'not-comparable' });
-    expect((await capture(() => gateCommand(renamed, { baseline: baselineFile, engine: 'oxagen-next' }))).error).toBeUndefined();
+    const renamed = await resultsFolder(
+      makeRun({ id: 'run-pr', tasks: TASKS, trials: 2, engines: [{ name: 'oxagen-next', version: '1.5.0' }] }),
+    );
+    expect((await capture(() => gateCommand(renamed, { baseline: baselineFile }))).error).toMatchObject({
+      code: 'not-comparable',
+    });
+    expect(
+      (await capture(() => gateCommand(renamed, { baseline: baselineFile, engine: 'oxagen-next' }))).error,
+    ).toBeUndefined();
   });
 
   it('stops on a missing baseline file before comparing anything', async () => {
-    const { error } = await capture(async () => gateCommand(await resultsFolder(prRun), { baseline: join(root, 'absent.json') }));
+    const { error } = await capture(async () =>
+      gateCommand(await resultsFolder(prRun), { baseline: join(root, 'absent.json') }),
+    );
     expect(error).toBeInstanceOf(GateError);
     expect((error as GateError).code).toBe('missing-baseline');
   });

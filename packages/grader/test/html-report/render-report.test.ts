@@ -22,12 +22,24 @@ const engines = [
 const matchedRun = makeRun({ engines, tasks: ['task-a', 'task-b', 'task-c'], trials: 2 });
 
 function hostile(task: string, engine: string, trial: number): Partial<TrialSpec> {
-  if (task === 'task-c' && engine === 'claude-code') return { outcome: 'engine-error', reason: SCRIPT, detail: `<img src=x onerror=alert(2)> "quoted" & 'single'`, metrics: { diffBytesNormalized: null, tokensTotal: null, wallClockMs: null, computedUsd: null } };
-  return { outcome: task === 'task-b' && trial === 1 ? 'unresolved' : 'resolved', metrics: { tokensTotal: 40_000 + trial * 5_000 + (engine === 'oxagen' ? 0 : 9_000) } };
+  if (task === 'task-c' && engine === 'claude-code')
+    return {
+      outcome: 'engine-error',
+      reason: SCRIPT,
+      detail: `<img src=x onerror=alert(2)> "quoted" & 'single'`,
+      metrics: { diffBytesNormalized: null, tokensTotal: null, wallClockMs: null, computedUsd: null },
+    };
+  return {
+    outcome: task === 'task-b' && trial === 1 ? 'unresolved' : 'resolved',
+    metrics: { tokensTotal: 40_000 + trial * 5_000 + (engine === 'oxagen' ? 0 : 9_000) },
+  };
 }
 
 let folders = 0;
-async function resultsOf(run: AbpRun, options: { withVerdict?: boolean; warnings?: string[] } = {}): Promise<RunResults> {
+async function resultsOf(
+  run: AbpRun,
+  options: { withVerdict?: boolean; warnings?: string[] } = {},
+): Promise<RunResults> {
   const parent = join(root, `case-${(folders += 1)}`);
   await mkdir(parent);
   const verdict = makeVerdict(run, {
@@ -44,7 +56,11 @@ async function resultsOf(run: AbpRun, options: { withVerdict?: boolean; warnings
       },
     ],
   });
-  const folder = await writeResultsFolder(parent, { run, trials: matrix(run, hostile), ...(options.withVerdict === false ? {} : { verdict }) });
+  const folder = await writeResultsFolder(parent, {
+    run,
+    trials: matrix(run, hostile),
+    ...(options.withVerdict === false ? {} : { verdict }),
+  });
   return readRunResults(folder);
 }
 
@@ -52,7 +68,11 @@ const bodyOf = (html: string) => html.slice(html.indexOf('<body>') + '<body>'.le
 
 describe('renderReport', () => {
   it('leads with the warning banner when the models were not matched, and withholds the paired comparison', async () => {
-    const run = makeRun({ ...matchedRun, matchedModels: false, engines: [engines[0]!, { ...engines[1]!, model: 'openai/gpt-5.2' }] });
+    const run = makeRun({
+      ...matchedRun,
+      matchedModels: false,
+      engines: [engines[0]!, { ...engines[1]!, model: 'openai/gpt-5.2' }],
+    });
     const html = renderReport(await resultsOf(run));
     expect(bodyOf(html).startsWith('<div class="banner" id="mismatched-models" role="alert">')).toBe(true);
     expect(html).toContain('No engine-vs-engine conclusion may be drawn');
@@ -76,7 +96,12 @@ describe('renderReport', () => {
     const results = await resultsOf(matchedRun);
     // Ids cannot carry markup past the schema; a report must still be safe if handed such data directly.
     const [first, ...rest] = results.trials;
-    const evil: AbpTrial = { ...first!, task: '<script>steal()</script>', engine: '"><svg onload=x>', receipts: { ...first!.receipts, trace: 'javascript:alert(3)' } };
+    const evil: AbpTrial = {
+      ...first!,
+      task: '<script>steal()</script>',
+      engine: '"><svg onload=x>',
+      receipts: { ...first!.receipts, trace: 'javascript:alert(3)' },
+    };
     const html = renderReport({ ...results, trials: [evil, ...rest] });
     expect(html).not.toMatch(/<script/i);
     expect(html).not.toMatch(/<img/i);

@@ -3,39 +3,66 @@ import { computeCostUsd, loadPriceTable, PriceError, type PriceTable } from '../
 import type { TokenCounts } from '@abp/protocol/schemas/abp-trace';
 
 const committed = loadPriceTable();
-const tokens = (input: number, output = 0, cacheRead = 0, cacheWrite = 0): TokenCounts => ({ input, output, cacheRead, cacheWrite });
-const tableWith = (models: PriceTable['models']): PriceTable => ({ version: 'abp-prices/2026-11', currency: 'USD', asOf: '2026-11-01', models });
+const tokens = (input: number, output = 0, cacheRead = 0, cacheWrite = 0): TokenCounts => ({
+  input,
+  output,
+  cacheRead,
+  cacheWrite,
+});
+const tableWith = (models: PriceTable['models']): PriceTable => ({
+  version: 'abp-prices/2026-11',
+  currency: 'USD',
+  asOf: '2026-11-01',
+  models,
+});
 
 describe('computeCostUsd', () => {
   it('prices each token kind at its own rate', () => {
     // 12345 x 3 + 1000 x 15 + 100000 x 0.3 + 2000 x 3.75 micro-dollars
-    expect(computeCostUsd({ 'anthropic/claude-sonnet-4-5': tokens(12345, 1000, 100000, 2000) }, committed)).toEqual({ usd: 0.089535, unpricedModels: [] });
+    expect(computeCostUsd({ 'anthropic/claude-sonnet-4-5': tokens(12345, 1000, 100000, 2000) }, committed)).toEqual({
+      usd: 0.089535,
+      unpricedModels: [],
+    });
   });
 
   it('sums models, whatever the order they are given in', () => {
     const sonnet = tokens(18, 501, 18530, 6980);
     const haiku = tokens(3900, 122);
     const expected = { usd: 0.043813, unpricedModels: [] };
-    expect(computeCostUsd({ 'anthropic/claude-sonnet-4-5': sonnet, 'anthropic/claude-haiku-4-5': haiku }, committed)).toEqual(expected);
-    expect(computeCostUsd({ 'anthropic/claude-haiku-4-5': haiku, 'anthropic/claude-sonnet-4-5': sonnet }, committed)).toEqual(expected);
+    expect(
+      computeCostUsd({ 'anthropic/claude-sonnet-4-5': sonnet, 'anthropic/claude-haiku-4-5': haiku }, committed),
+    ).toEqual(expected);
+    expect(
+      computeCostUsd({ 'anthropic/claude-haiku-4-5': haiku, 'anthropic/claude-sonnet-4-5': sonnet }, committed),
+    ).toEqual(expected);
   });
 
   it('is null, never 0, when a model with tokens has no price, and lists every such model', () => {
-    const result = computeCostUsd({ 'zeta/unknown': tokens(1), 'anthropic/claude-sonnet-4-5': tokens(10), 'acme/mystery': tokens(0, 1) }, committed);
+    const result = computeCostUsd(
+      { 'zeta/unknown': tokens(1), 'anthropic/claude-sonnet-4-5': tokens(10), 'acme/mystery': tokens(0, 1) },
+      committed,
+    );
     expect(result).toEqual({ usd: null, unpricedModels: ['acme/mystery', 'zeta/unknown'] });
   });
 
   it('ignores an unpriced model that used no tokens, and costs nothing for no tokens', () => {
-    expect(computeCostUsd({ 'acme/idle': tokens(0), 'anthropic/claude-haiku-4-5': tokens(1_000_000) }, committed)).toEqual({ usd: 1, unpricedModels: [] });
+    expect(
+      computeCostUsd({ 'acme/idle': tokens(0), 'anthropic/claude-haiku-4-5': tokens(1_000_000) }, committed),
+    ).toEqual({ usd: 1, unpricedModels: [] });
     expect(computeCostUsd({}, committed)).toEqual({ usd: 0, unpricedModels: [] });
   });
 
   it('does not look prices up through the object prototype', () => {
-    expect(computeCostUsd({ constructor: tokens(5) }, committed)).toEqual({ usd: null, unpricedModels: ['constructor'] });
+    expect(computeCostUsd({ constructor: tokens(5) }, committed)).toEqual({
+      usd: null,
+      unpricedModels: ['constructor'],
+    });
   });
 
   it('rounds half up to a micro-dollar, exactly', () => {
-    const table = tableWith({ 'x/tiny': { inputPerMTok: 0.000001, outputPerMTok: 0, cacheReadPerMTok: 0, cacheWritePerMTok: 0 } });
+    const table = tableWith({
+      'x/tiny': { inputPerMTok: 0.000001, outputPerMTok: 0, cacheReadPerMTok: 0, cacheWritePerMTok: 0 },
+    });
     expect(computeCostUsd({ 'x/tiny': tokens(500_000) }, table).usd).toBe(0.000001);
     expect(computeCostUsd({ 'x/tiny': tokens(499_999) }, table).usd).toBe(0);
   });

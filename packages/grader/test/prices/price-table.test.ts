@@ -31,7 +31,13 @@ function failure(run: () => unknown): PriceError {
 }
 
 const price = { inputPerMTok: 3, outputPerMTok: 15, cacheReadPerMTok: 0.3, cacheWritePerMTok: 3.75 };
-const table = (overrides: Record<string, unknown> = {}) => ({ version: 'abp-prices/2026-11', currency: 'USD', asOf: '2026-11-01', models: { 'anthropic/claude-sonnet-4-5': price }, ...overrides });
+const table = (overrides: Record<string, unknown> = {}) => ({
+  version: 'abp-prices/2026-11',
+  currency: 'USD',
+  asOf: '2026-11-01',
+  models: { 'anthropic/claude-sonnet-4-5': price },
+  ...overrides,
+});
 
 describe('the committed price table', () => {
   const committed = loadPriceTable(priceTablePath);
@@ -42,7 +48,7 @@ describe('the committed price table', () => {
     expect(Object.keys(committed.models).length).toBeGreaterThanOrEqual(5);
   });
 
-  it('prices the demo engines\' model like the mid-tier model it stands in for, and says so', () => {
+  it("prices the demo engines' model like the mid-tier model it stands in for, and says so", () => {
     const { note, ...demo } = committed.models['abp/demo-model'] ?? {};
     expect(demo).toEqual(price);
     expect(note).toContain('anthropic/claude-sonnet-4-5');
@@ -67,11 +73,31 @@ describe('loadPriceTable', () => {
   });
 
   it.each([
-    ['a price given as text', table({ models: { 'openai/gpt-5': { ...price, inputPerMTok: '1.25' } } }), 'models["openai/gpt-5"].inputPerMTok'],
-    ['a negative price', table({ models: { 'openai/gpt-5': { ...price, outputPerMTok: -1 } } }), 'models["openai/gpt-5"].outputPerMTok'],
-    ['a price finer than a micro-dollar', table({ models: { 'openai/gpt-5': { ...price, cacheReadPerMTok: 0.0000001 } } }), 'models["openai/gpt-5"].cacheReadPerMTok'],
-    ['a missing price', table({ models: { 'openai/gpt-5': { inputPerMTok: 1, outputPerMTok: 2, cacheReadPerMTok: 0.1 } } }), 'models["openai/gpt-5"].cacheWritePerMTok'],
-    ['an unknown price field', table({ models: { 'openai/gpt-5': { ...price, batchPerMTok: 1 } } }), 'models["openai/gpt-5"].batchPerMTok'],
+    [
+      'a price given as text',
+      table({ models: { 'openai/gpt-5': { ...price, inputPerMTok: '1.25' } } }),
+      'models["openai/gpt-5"].inputPerMTok',
+    ],
+    [
+      'a negative price',
+      table({ models: { 'openai/gpt-5': { ...price, outputPerMTok: -1 } } }),
+      'models["openai/gpt-5"].outputPerMTok',
+    ],
+    [
+      'a price finer than a micro-dollar',
+      table({ models: { 'openai/gpt-5': { ...price, cacheReadPerMTok: 0.0000001 } } }),
+      'models["openai/gpt-5"].cacheReadPerMTok',
+    ],
+    [
+      'a missing price',
+      table({ models: { 'openai/gpt-5': { inputPerMTok: 1, outputPerMTok: 2, cacheReadPerMTok: 0.1 } } }),
+      'models["openai/gpt-5"].cacheWritePerMTok',
+    ],
+    [
+      'an unknown price field',
+      table({ models: { 'openai/gpt-5': { ...price, batchPerMTok: 1 } } }),
+      'models["openai/gpt-5"].batchPerMTok',
+    ],
     ['a model id with a space', table({ models: { 'openai gpt-5': price } }), 'models["openai gpt-5"]'],
     ['no models', table({ models: {} }), 'models'],
     ['another currency', table({ currency: 'EUR' }), 'currency'],

@@ -29,7 +29,13 @@ function failure(run: () => unknown): RedactionError {
   throw new Error('expected a RedactionError');
 }
 
-const rule = (overrides: Record<string, unknown>) => ({ id: 'some-rule', kind: 'pattern', description: 'a rule', pattern: 'x+', ...overrides });
+const rule = (overrides: Record<string, unknown>) => ({
+  id: 'some-rule',
+  kind: 'pattern',
+  description: 'a rule',
+  pattern: 'x+',
+  ...overrides,
+});
 
 describe('the committed redaction list', () => {
   it('loads, is versioned, and covers environment values, patterns and paths', () => {
@@ -52,9 +58,17 @@ describe('loadRedactionList', () => {
   });
 
   it.each([
-    ['a pattern rule without a pattern', { version: 'abp-redaction/1', rules: [rule({ pattern: undefined })] }, 'rules[0].pattern'],
+    [
+      'a pattern rule without a pattern',
+      { version: 'abp-redaction/1', rules: [rule({ pattern: undefined })] },
+      'rules[0].pattern',
+    ],
     ['a path rule with a pattern', { version: 'abp-redaction/1', rules: [rule({ kind: 'path' })] }, 'rules[0].pattern'],
-    ['an invalid regular expression', { version: 'abp-redaction/1', rules: [rule({ pattern: '(unclosed' })] }, 'rules[0].pattern'],
+    [
+      'an invalid regular expression',
+      { version: 'abp-redaction/1', rules: [rule({ pattern: '(unclosed' })] },
+      'rules[0].pattern',
+    ],
     ['a repeated rule id', { version: 'abp-redaction/1', rules: [rule({}), rule({})] }, 'rules[1].id'],
     ['an unknown kind', { version: 'abp-redaction/1', rules: [rule({ kind: 'regex' })] }, 'rules[0].kind'],
     ['a malformed version', { version: 'redaction-1', rules: [rule({})] }, 'version'],

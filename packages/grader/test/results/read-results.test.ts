@@ -44,7 +44,12 @@ describe('readRunResults', () => {
         { id: 'task-b', digest: taskDigest('task-b') },
       ]);
       expect(results.trials.map((trial) => trial.order)).toEqual([0, 1, 2, 3]);
-      expect(results.trials.map((trial) => trial.trialId)).toEqual(['task-b.oxagen.1', 'task-b.oxagen.0', 'task-a.oxagen.1', 'task-a.oxagen.0']);
+      expect(results.trials.map((trial) => trial.trialId)).toEqual([
+        'task-b.oxagen.1',
+        'task-b.oxagen.0',
+        'task-a.oxagen.1',
+        'task-a.oxagen.0',
+      ]);
     }
   });
 
@@ -89,15 +94,56 @@ describe('readRunResults', () => {
 
   it('rejects broken JSON, and records that contradict run.json or tasks.json', async () => {
     const cases: Array<[string, (folder: string) => Promise<void>]> = [
-      ['cut-short JSON', (folder) => writeFile(join(folder, 'trials', 'task-a.oxagen.0.json'), '{"schema": "abp-trial/v1",')],
-      ['a file named after another trial', (folder) => writeFile(join(folder, 'trials', 'other.json'), JSON.stringify(makeTrial({ task: 'task-a' })))],
-      ['an engine the run does not have', (folder) => writeFile(join(folder, 'trials', 'task-a.ghost.0.json'), JSON.stringify(makeTrial({ task: 'task-a', engine: 'ghost' })))],
-      ['a task outside tasks.json', (folder) => writeFile(join(folder, 'trials', 'task-z.oxagen.0.json'), JSON.stringify(makeTrial({ task: 'task-z' })))],
-      ['another version of a task', (folder) => writeFile(join(folder, 'trials', 'task-a.oxagen.0.json'), JSON.stringify(makeTrial({ task: 'task-a', taskDigest: taskDigest('task-a', 2) })))],
-      ['a trial index past run.trials', (folder) => writeFile(join(folder, 'trials', 'task-a.oxagen.5.json'), JSON.stringify(makeTrial({ task: 'task-a', trial: 5 })))],
-      ['a task set unlike run.json', (folder) => writeFile(join(folder, 'tasks.json'), JSON.stringify([{ id: 'task-a', digest: taskDigest('task-a') }]))],
-      ['a verdict of another run', (folder) => writeFile(join(folder, 'verdict.json'), JSON.stringify(makeVerdict(makeRun({ id: 'run-other' }))))],
-      ['an invalid run.json', (folder) => writeFile(join(folder, 'run.json'), JSON.stringify({ ...makeRun(), trials: 0 }))],
+      [
+        'cut-short JSON',
+        (folder) => writeFile(join(folder, 'trials', 'task-a.oxagen.0.json'), '{"schema": "abp-trial/v1",'),
+      ],
+      [
+        'a file named after another trial',
+        (folder) => writeFile(join(folder, 'trials', 'other.json'), JSON.stringify(makeTrial({ task: 'task-a' }))),
+      ],
+      [
+        'an engine the run does not have',
+        (folder) =>
+          writeFile(
+            join(folder, 'trials', 'task-a.ghost.0.json'),
+            JSON.stringify(makeTrial({ task: 'task-a', engine: 'ghost' })),
+          ),
+      ],
+      [
+        'a task outside tasks.json',
+        (folder) =>
+          writeFile(join(folder, 'trials', 'task-z.oxagen.0.json'), JSON.stringify(makeTrial({ task: 'task-z' }))),
+      ],
+      [
+        'another version of a task',
+        (folder) =>
+          writeFile(
+            join(folder, 'trials', 'task-a.oxagen.0.json'),
+            JSON.stringify(makeTrial({ task: 'task-a', taskDigest: taskDigest('task-a', 2) })),
+          ),
+      ],
+      [
+        'a trial index past run.trials',
+        (folder) =>
+          writeFile(
+            join(folder, 'trials', 'task-a.oxagen.5.json'),
+            JSON.stringify(makeTrial({ task: 'task-a', trial: 5 })),
+          ),
+      ],
+      [
+        'a task set unlike run.json',
+        (folder) =>
+          writeFile(join(folder, 'tasks.json'), JSON.stringify([{ id: 'task-a', digest: taskDigest('task-a') }])),
+      ],
+      [
+        'a verdict of another run',
+        (folder) => writeFile(join(folder, 'verdict.json'), JSON.stringify(makeVerdict(makeRun({ id: 'run-other' })))),
+      ],
+      [
+        'an invalid run.json',
+        (folder) => writeFile(join(folder, 'run.json'), JSON.stringify({ ...makeRun(), trials: 0 })),
+      ],
     ];
     for (const [label, damage] of cases) {
       const parent = await scratch();

@@ -12,7 +12,8 @@ beforeAll(async () => {
 });
 afterAll(() => built.cleanup());
 
-const fingerprint = async (options = { runUnsupported: false }, source = 'sha256:source') => runFingerprint(await loadRunInputs({ config: built.config }), options, source);
+const fingerprint = async (options = { runUnsupported: false }, source = 'sha256:source') =>
+  runFingerprint(await loadRunInputs({ config: built.config }), options, source);
 const edit = async (path: string, change: (value: Record<string, unknown>) => void) => {
   const value = JSON.parse(await readFile(path, 'utf8')) as Record<string, unknown>;
   change(value);
@@ -32,9 +33,15 @@ describe('the run fingerprint', () => {
     seen.add(await fingerprint({ runUnsupported: true }));
     await edit(built.config, (config) => (config.seed = 43));
     seen.add(await fingerprint());
-    await edit(built.adapters, (file) => ((file.adapters as Array<{ timeoutSeconds: number }>)[0]!.timeoutSeconds = 61));
+    await edit(
+      built.adapters,
+      (file) => ((file.adapters as Array<{ timeoutSeconds: number }>)[0]!.timeoutSeconds = 61),
+    );
     seen.add(await fingerprint());
-    await writeFile(join(built.tasks, GREETING_TASK, 'held-out', 'files', 'test', 'extra.test.js'), '// another held-out file\n');
+    await writeFile(
+      join(built.tasks, GREETING_TASK, 'held-out', 'files', 'test', 'extra.test.js'),
+      '// another held-out file\n',
+    );
     seen.add(await fingerprint());
     expect(seen.size).toBe(6);
   });
@@ -50,7 +57,8 @@ describe('the source tree digest', () => {
     const copies: Record<string, string> = {};
     for (const [name, root] of Object.entries(roots)) {
       copies[name] = join(copy, name);
-      for (const folder of ['bin', 'data', 'dist']) await cp(join(root, folder), join(copies[name], folder), { recursive: true }).catch(() => undefined);
+      for (const folder of ['bin', 'data', 'dist'])
+        await cp(join(root, folder), join(copies[name], folder), { recursive: true }).catch(() => undefined);
     }
     expect(await sourceTreeDigest(copies)).toBe(await sourceTreeDigest());
     await writeFile(join(copy, '@abp/grader', 'dist', 'run', 'verdict.js'), '// changed\n');

@@ -16,7 +16,11 @@ const fresh = async () => {
 afterAll(() => Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))));
 
 const header = { runId: 'run-1', fingerprint: 'sha256:aa', trials: 3 };
-const codeOf = async (promise: Promise<unknown>) => promise.then(() => 'resolved', (error: unknown) => (error instanceof RunError ? error.code : String(error)));
+const codeOf = async (promise: Promise<unknown>) =>
+  promise.then(
+    () => 'resolved',
+    (error: unknown) => (error instanceof RunError ? error.code : String(error)),
+  );
 
 async function journalWith(path: string, trials: AbpTrial[]) {
   const journal = await createJournal(path, header);

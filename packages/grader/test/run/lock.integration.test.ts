@@ -54,7 +54,10 @@ describe('the run lock', () => {
     const lock = await acquireRunLock(join(dir, 'run.lock'), 'run-2');
     expect(lock.staleEvidence).not.toBeNull();
     expect(JSON.parse(await readFile(lock.staleEvidence ?? '', 'utf8'))).toEqual(stale);
-    expect(JSON.parse(await readFile(join(dir, 'run.lock'), 'utf8'))).toMatchObject({ pid: process.pid, runId: 'run-2' });
+    expect(JSON.parse(await readFile(join(dir, 'run.lock'), 'utf8'))).toMatchObject({
+      pid: process.pid,
+      runId: 'run-2',
+    });
     await lock.release();
     expect((await readdir(dir)).filter((name) => name.startsWith('run.lock.stale-'))).toHaveLength(1);
   });

@@ -25,7 +25,11 @@ async function fixture(input: Parameters<typeof buildRunFixture>[0]): Promise<Ru
 const output = (built: RunFixture, name: string) => join(built.dir, name);
 const run = (built: RunFixture, name: string, extra: Partial<Parameters<typeof runMatrix>[0]> = {}) =>
   runMatrix({ config: built.config, output: output(built, name), cacheDir: join(built.dir, 'cache'), ...extra });
-const errorCode = (promise: Promise<unknown>) => promise.then(() => 'resolved', (error: unknown) => (error instanceof RunError || error instanceof GraderConfigError ? error.code : String(error)));
+const errorCode = (promise: Promise<unknown>) =>
+  promise.then(
+    () => 'resolved',
+    (error: unknown) => (error instanceof RunError || error instanceof GraderConfigError ? error.code : String(error)),
+  );
 
 // Everything but wall-clock figures, which the acceptance allows to differ between runs.
 function withoutDurations(verdict: AbpVerdict): unknown {
@@ -39,20 +43,43 @@ function withoutDurations(verdict: AbpVerdict): unknown {
 describe('abp run on real tasks and real processes', () => {
   let fast: RunFixture;
   beforeAll(async () => {
-    fast = await fixture({ adapters: [{ engine: 'fixer', script: 'fix' }, { engine: 'noop', script: 'noop' }], trials: 2 });
+    fast = await fixture({
+      adapters: [
+        { engine: 'fixer', script: 'fix' },
+        { engine: 'noop', script: 'noop' },
+      ],
+      trials: 2,
+    });
   });
 
   it('grades a fix as resolved and no change as unresolved, with receipts and a verdict', async () => {
     const result = await run(fast, 'first');
     expect(result.trials).toHaveLength(8);
-    expect(result.trials.filter((trial) => trial.engine === 'fixer').every((trial) => trial.outcome === 'resolved')).toBe(true);
-    expect(result.trials.filter((trial) => trial.engine === 'noop').every((trial) => trial.outcome === 'unresolved')).toBe(true);
+    expect(
+      result.trials.filter((trial) => trial.engine === 'fixer').every((trial) => trial.outcome === 'resolved'),
+    ).toBe(true);
+    expect(
+      result.trials.filter((trial) => trial.engine === 'noop').every((trial) => trial.outcome === 'unresolved'),
+    ).toBe(true);
     expect(result.verdict.pairwise[0]?.mcnemar).toEqual({ discordant: [4, 0], pExact: 0.125 });
     const files = await readdir(result.runDir);
-    expect(files.sort()).toEqual(['diffs', 'progress.jsonl', 'report.html', 'reproduce.txt', 'run.json', 'tasks.json', 'traces', 'transcripts', 'trials', 'verdict.json']);
+    expect(files.sort()).toEqual([
+      'diffs',
+      'progress.jsonl',
+      'report.html',
+      'reproduce.txt',
+      'run.json',
+      'tasks.json',
+      'traces',
+      'transcripts',
+      'trials',
+      'verdict.json',
+    ]);
     expect((await readFile(join(result.runDir, 'reproduce.txt'), 'utf8')).startsWith('abp run --config ')).toBe(true);
     const fixed = result.trials.find((trial) => trial.engine === 'fixer' && trial.task === SLUG_TASK);
-    expect(fixed?.verification?.commands.map((command) => [command.role, command.runner, command.evidence, command.passed])).toEqual([
+    expect(
+      fixed?.verification?.commands.map((command) => [command.role, command.runner, command.evidence, command.passed]),
+    ).toEqual([
       ['failToPass', 'node-test', 'report', true],
       ['passToPass', 'node-test', 'report', true],
     ]);
@@ -61,7 +88,9 @@ describe('abp run on real tasks and real processes', () => {
 
   it('gives byte-identical verdicts for the same inputs, apart from wall-clock figures', async () => {
     const again = await run(fast, 'second');
-    const first = JSON.parse(await readFile(join(output(fast, 'first'), 'run-latest', 'verdict.json'), 'utf8')) as AbpVerdict;
+    const first = JSON.parse(
+      await readFile(join(output(fast, 'first'), 'run-latest', 'verdict.json'), 'utf8'),
+    ) as AbpVerdict;
     expect(again.runId).toBe(first.run);
     expect(JSON.stringify(withoutDurations(again.verdict))).toBe(JSON.stringify(withoutDurations(first)));
   });
@@ -83,14 +112,25 @@ describe('abp run on real tasks and real processes', () => {
     });
     const result = await run(built, 'out');
     const outcome = (engine: string) => result.trials.find((trial) => trial.engine === engine);
-    expect([outcome('crasher')?.outcome, outcome('crasher')?.reason]).toEqual(['engine-error', 'crashed-before-acting']);
+    expect([outcome('crasher')?.outcome, outcome('crasher')?.reason]).toEqual([
+      'engine-error',
+      'crashed-before-acting',
+    ]);
     expect([outcome('silent')?.outcome, outcome('silent')?.reason]).toEqual(['engine-error', 'zero-model-calls']);
     expect([outcome('sleepy')?.outcome, outcome('sleepy')?.reason]).toEqual(['unresolved', 'timeout']);
     expect([outcome('spender')?.outcome, outcome('spender')?.reason]).toEqual(['unresolved', 'budget-exceeded']);
     expect([outcome('nocap')?.outcome, outcome('nocap')?.reason]).toEqual(['unsupported', 'missing-capability']);
     const nocap = result.verdict.perEngine.find((entry) => entry.engine === 'nocap');
-    expect(nocap).toMatchObject({ scoredTrials: 0, unsupportedTrials: 1, resolveRate: null, verifiedRateAllTrials: { point: 0 } });
-    expect(result.verdict.perEngine.find((entry) => entry.engine === 'crasher')).toMatchObject({ scoredTrials: 0, excludedEngineErrors: 1 });
+    expect(nocap).toMatchObject({
+      scoredTrials: 0,
+      unsupportedTrials: 1,
+      resolveRate: null,
+      verifiedRateAllTrials: { point: 0 },
+    });
+    expect(result.verdict.perEngine.find((entry) => entry.engine === 'crasher')).toMatchObject({
+      scoredTrials: 0,
+      excludedEngineErrors: 1,
+    });
   });
 
   it('runs environment.setup before the engine and before verification, and keeps its output out of the engine diff', async () => {
@@ -105,11 +145,19 @@ describe('abp run on real tasks and real processes', () => {
     const diff = await readFile(join(result.runDir, trial?.receipts.diff ?? ''), 'utf8');
     expect(diff).toContain('greet.js');
     expect(diff).not.toContain('setup-output.txt');
-    expect(await readFile(join(result.runDir, trial?.receipts.verificationLog ?? ''), 'utf8')).toContain('$ touch setup-output.txt  (setup, exit 0)');
+    expect(await readFile(join(result.runDir, trial?.receipts.verificationLog ?? ''), 'utf8')).toContain(
+      '$ touch setup-output.txt  (setup, exit 0)',
+    );
   });
 
   it('stamps matchedModels false when an adapter declares another model, leads the report with it, and --strict-comparison refuses', async () => {
-    const built = await fixture({ adapters: [{ engine: 'fixer', script: 'fix' }, { engine: 'other', script: 'noop', model: 'abp/other-model' }], tasks: [GREETING_TASK] });
+    const built = await fixture({
+      adapters: [
+        { engine: 'fixer', script: 'fix' },
+        { engine: 'other', script: 'noop', model: 'abp/other-model' },
+      ],
+      tasks: [GREETING_TASK],
+    });
     expect(await errorCode(run(built, 'strict', { strictComparison: true }))).toBe('strict-comparison');
     const result = await run(built, 'loose');
     expect(JSON.parse(await readFile(join(result.runDir, 'run.json'), 'utf8'))).toMatchObject({ matchedModels: false });
@@ -171,13 +219,21 @@ describe('the sandboxed execution policy', () => {
 
 describe('interrupting abp run', () => {
   it('resumes after SIGKILL with no trial lost or duplicated, keeping the stale lock as evidence', async () => {
-    const built = await fixture({ adapters: [{ engine: 'slow-a', script: 'slow' }, { engine: 'slow-b', script: 'slow' }], trials: 3 });
+    const built = await fixture({
+      adapters: [
+        { engine: 'slow-a', script: 'slow' },
+        { engine: 'slow-b', script: 'slow' },
+      ],
+      trials: 3,
+    });
     const out = output(built, 'out');
     const cli = join(packageRoot, 'bin', 'abp.js');
     const args = ['run', '--config', built.config, '-o', out];
     const child = spawn(process.execPath, [cli, ...args], { stdio: 'ignore', env: { ...process.env, SLOW_MS: '400' } });
     const journalLines = async () => {
-      const runs = (await readdir(out).catch(() => [] as string[])).filter((name) => name.startsWith('run-') && name !== 'run-latest');
+      const runs = (await readdir(out).catch(() => [] as string[])).filter(
+        (name) => name.startsWith('run-') && name !== 'run-latest',
+      );
       if (runs.length === 0) return 0;
       const text = await readFile(join(out, runs[0] ?? '', 'progress.jsonl'), 'utf8').catch(() => '');
       return text.split('\n').filter((line) => line.includes('"kind":"trial"')).length;
@@ -193,8 +249,18 @@ describe('interrupting abp run', () => {
 
     const [runId] = (await readdir(out)).filter((name) => name.startsWith('run-'));
     const abandoned = join(tmpdir(), `abp-work-${runId ?? ''}-${child.pid ?? 0}`);
-    expect(await readdir(abandoned).then(() => true, () => false)).toBe(true);
-    const resumed = await runMatrix({ config: built.config, output: out, resumeProgress: join(out, runId ?? ''), cacheDir: join(built.dir, 'cache') });
+    expect(
+      await readdir(abandoned).then(
+        () => true,
+        () => false,
+      ),
+    ).toBe(true);
+    const resumed = await runMatrix({
+      config: built.config,
+      output: out,
+      resumeProgress: join(out, runId ?? ''),
+      cacheDir: join(built.dir, 'cache'),
+    });
     expect(resumed.trials).toHaveLength(12);
     const journal = (await readFile(join(resumed.runDir, 'progress.jsonl'), 'utf8')).trim().split('\n').slice(1);
     const ids = journal.map((line) => (JSON.parse(line) as { trial: { trialId: string } }).trial.trialId);
@@ -204,14 +270,26 @@ describe('interrupting abp run', () => {
     expect((await readdir(out)).filter((name) => name.startsWith('.abp-run.lock.stale-'))).toHaveLength(1);
     expect(resumed.trials.filter((trial) => trial.outcome === 'resolved')).toHaveLength(12);
     // The killed start's trial folders (workspaces, held-out checkouts) do not outlive the resume.
-    expect(await readdir(abandoned).then(() => true, () => false)).toBe(false);
+    expect(
+      await readdir(abandoned).then(
+        () => true,
+        () => false,
+      ),
+    ).toBe(false);
   }, 120_000);
 
   it('takes its engines down with it when stopped by a signal', async () => {
     const pidFile = join(tmpdir(), `abp-test-engine-${process.pid}.pid`);
-    const built = await fixture({ adapters: [{ engine: 'sleepy', script: 'sleepy', env: { set: { PID_FILE: pidFile } } }], tasks: [GREETING_TASK] });
+    const built = await fixture({
+      adapters: [{ engine: 'sleepy', script: 'sleepy', env: { set: { PID_FILE: pidFile } } }],
+      tasks: [GREETING_TASK],
+    });
     await rm(pidFile, { force: true });
-    const child = spawn(process.execPath, [join(packageRoot, 'bin', 'abp.js'), 'run', '--config', built.config, '-o', output(built, 'out')], { stdio: 'ignore' });
+    const child = spawn(
+      process.execPath,
+      [join(packageRoot, 'bin', 'abp.js'), 'run', '--config', built.config, '-o', output(built, 'out')],
+      { stdio: 'ignore' },
+    );
     const deadline = Date.now() + 30_000;
     let enginePid = 0;
     while (enginePid === 0 && Date.now() < deadline) {

@@ -8,15 +8,32 @@ const config = (engines: string[], ordering: 'abba' | 'shuffled' | 'sequential',
   ordering,
   seed: 7,
 });
-const order = (trials: ReturnType<typeof scheduleTrials>) => trials.map((trial) => `${trial.task}:${trial.engine}:${trial.trial}`);
+const order = (trials: ReturnType<typeof scheduleTrials>) =>
+  trials.map((trial) => `${trial.task}:${trial.engine}:${trial.trial}`);
 
 describe('scheduleTrials', () => {
   it('alternates engine order ABBA across rounds, continuing across tasks', () => {
-    expect(order(scheduleTrials(config(['a', 'b'], 'abba')))).toEqual(['t1:a:0', 't1:b:0', 't1:b:1', 't1:a:1', 't2:a:0', 't2:b:0', 't2:b:1', 't2:a:1']);
+    expect(order(scheduleTrials(config(['a', 'b'], 'abba')))).toEqual([
+      't1:a:0',
+      't1:b:0',
+      't1:b:1',
+      't1:a:1',
+      't2:a:0',
+      't2:b:0',
+      't2:b:1',
+      't2:a:1',
+    ]);
   });
 
   it('generalizes ABBA to more engines as forward then reversed rounds', () => {
-    expect(order(scheduleTrials(config(['a', 'b', 'c'], 'abba', ['t'], 2)))).toEqual(['t:a:0', 't:b:0', 't:c:0', 't:c:1', 't:b:1', 't:a:1']);
+    expect(order(scheduleTrials(config(['a', 'b', 'c'], 'abba', ['t'], 2)))).toEqual([
+      't:a:0',
+      't:b:0',
+      't:c:0',
+      't:c:1',
+      't:b:1',
+      't:a:1',
+    ]);
   });
 
   it('gives every engine first place equally often under ABBA', () => {
@@ -26,7 +43,12 @@ describe('scheduleTrials', () => {
   });
 
   it('runs engine by engine when sequential', () => {
-    expect(order(scheduleTrials(config(['a', 'b'], 'sequential', ['t'], 2)))).toEqual(['t:a:0', 't:a:1', 't:b:0', 't:b:1']);
+    expect(order(scheduleTrials(config(['a', 'b'], 'sequential', ['t'], 2)))).toEqual([
+      't:a:0',
+      't:a:1',
+      't:b:0',
+      't:b:1',
+    ]);
   });
 
   it('shuffles as a seeded permutation of the same matrix', () => {

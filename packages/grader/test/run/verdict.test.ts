@@ -3,7 +3,14 @@ import { verdictSchema } from '@abp/protocol/schemas/abp-verdict';
 import { buildVerdict } from '../../src/run/verdict.js';
 import { makeRun, makeTrial } from '../support/results.js';
 
-const run = makeRun({ id: 'run-x', engines: [{ name: 'a', version: '1' }, { name: 'b', version: '1' }], tasks: ['t1', 't2', 't3', 't4', 't5', 't6'] });
+const run = makeRun({
+  id: 'run-x',
+  engines: [
+    { name: 'a', version: '1' },
+    { name: 'b', version: '1' },
+  ],
+  tasks: ['t1', 't2', 't3', 't4', 't5', 't6'],
+});
 const trials = [
   makeTrial({ task: 't1', engine: 'a', outcome: 'resolved', metrics: { diffBytesNormalized: 100, tokensTotal: 1000 } }),
   makeTrial({ task: 't1', engine: 'b', outcome: 'resolved', metrics: { diffBytesNormalized: 200, tokensTotal: 2000 } }),
@@ -12,7 +19,12 @@ const trials = [
   makeTrial({ task: 't3', engine: 'a', outcome: 'resolved', metrics: { diffBytesNormalized: 50, tokensTotal: 500 } }),
   makeTrial({ task: 't3', engine: 'b', outcome: 'resolved', metrics: { diffBytesNormalized: 100, tokensTotal: 1000 } }),
   makeTrial({ task: 't4', engine: 'a', outcome: 'disqualified' }),
-  makeTrial({ task: 't4', engine: 'b', outcome: 'engine-error', metrics: { diffBytesNormalized: null, tokensTotal: null } }),
+  makeTrial({
+    task: 't4',
+    engine: 'b',
+    outcome: 'engine-error',
+    metrics: { diffBytesNormalized: null, tokensTotal: null },
+  }),
   makeTrial({ task: 't5', engine: 'a', outcome: 'harness-error' }),
   makeTrial({ task: 't5', engine: 'b', outcome: 'resolved', metrics: { diffBytesNormalized: 10, tokensTotal: 10 } }),
   makeTrial({ task: 't6', engine: 'a', outcome: 'unsupported' }),
@@ -28,8 +40,23 @@ describe('buildVerdict', () => {
 
   it('scores resolved, unresolved and disqualified trials, and reports the rest apart', () => {
     const [a, b] = verdict.perEngine;
-    expect(a).toMatchObject({ engine: 'a', scoredTrials: 4, resolvedTrials: 3, disqualifiedTrials: 1, excludedEngineErrors: 0, excludedHarnessErrors: 1, unsupportedTrials: 1 });
-    expect(b).toMatchObject({ engine: 'b', scoredTrials: 5, resolvedTrials: 3, excludedEngineErrors: 1, excludedHarnessErrors: 0, unsupportedTrials: 0 });
+    expect(a).toMatchObject({
+      engine: 'a',
+      scoredTrials: 4,
+      resolvedTrials: 3,
+      disqualifiedTrials: 1,
+      excludedEngineErrors: 0,
+      excludedHarnessErrors: 1,
+      unsupportedTrials: 1,
+    });
+    expect(b).toMatchObject({
+      engine: 'b',
+      scoredTrials: 5,
+      resolvedTrials: 3,
+      excludedEngineErrors: 1,
+      excludedHarnessErrors: 0,
+      unsupportedTrials: 0,
+    });
     expect(a?.resolveRate?.point).toBe(0.75);
     expect(a?.verifiedRateAllTrials?.point).toBe(0.6);
     // Wilson 95% for 3/4: [0.300642, 0.954413] (Newcombe 1998, method 3).

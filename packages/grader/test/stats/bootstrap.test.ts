@@ -8,7 +8,6 @@ import {
 import { median } from '../../src/stats/median.js';
 import { codeOf } from '../support/stats-error.js';
 
-
 // Twelve paired diff sizes (bytes), A usually smaller than B.
 const diffBytesA = [1200, 950, 3100, 400, 780, 2250, 1650, 505, 890, 1320, 2600, 710];
 const diffBytesB = [1500, 1100, 2900, 650, 800, 3000, 2100, 700, 1000, 1700, 2500, 1200];
@@ -99,22 +98,16 @@ describe('bootstrapRelativeMedianDelta', () => {
 
   it('fails with codes instead of printing a meaningless number', () => {
     expect(codeOf(() => relativeMedianDelta([1, 2], [0, 0]))).toBe('zero-baseline-median');
-    expect(codeOf(() => bootstrapRelativeMedianDelta([1, 2, 3], [0, 0, 5], { seed: 1 }))).toBe(
-      'zero-baseline-median',
-    );
+    expect(codeOf(() => bootstrapRelativeMedianDelta([1, 2, 3], [0, 0, 5], { seed: 1 }))).toBe('zero-baseline-median');
     // median(b) = 1 overall, but some resamples draw mostly zeros.
     expect(codeOf(() => bootstrapRelativeMedianDelta([1, 2, 3], [0, 1, 5], { seed: 1 }))).toBe(
       'zero-baseline-median-in-resample',
     );
     expect(codeOf(() => bootstrapRelativeMedianDelta([1, 2], [1], { seed: 1 }))).toBe('length-mismatch');
     expect(codeOf(() => bootstrapRelativeMedianDelta([], [], { seed: 1 }))).toBe('empty-sample');
-    expect(codeOf(() => bootstrapRelativeMedianDelta([1], [1], { seed: 1, resamples: 0 }))).toBe(
-      'invalid-resamples',
-    );
+    expect(codeOf(() => bootstrapRelativeMedianDelta([1], [1], { seed: 1, resamples: 0 }))).toBe('invalid-resamples');
     expect(codeOf(() => bootstrapRelativeMedianDelta([1], [1], { seed: -1 }))).toBe('invalid-seed');
     expect(codeOf(() => bootstrapRelativeMedianDelta([1], [1], { seed: 2 ** 32 }))).toBe('invalid-seed');
-    expect(codeOf(() => bootstrapRelativeMedianDelta([1], [1], { seed: 1, confidence: 1 }))).toBe(
-      'invalid-confidence',
-    );
+    expect(codeOf(() => bootstrapRelativeMedianDelta([1], [1], { seed: 1, confidence: 1 }))).toBe('invalid-confidence');
   });
 });

@@ -3,7 +3,6 @@ import { describe, expect, it } from 'vitest';
 import { mcnemarExact, pairOutcomes } from '../../src/stats/index.js';
 import { codeOf } from '../support/stats-error.js';
 
-
 describe('mcnemarExact', () => {
   it('b = 14, c = 5 → p = 0.063568115234375 (the spec §8 example prints 0.041, which is not the exact value)', () => {
     // Exact: 2 · Σ_{i≤5} C(19, i) / 2^19 = 2 · 16 664 / 524 288 = 33 328 / 524 288. This equals
@@ -25,7 +24,12 @@ describe('mcnemarExact', () => {
   });
 
   it('is symmetric in b and c, and keeps the order given', () => {
-    for (const [b, c] of [[14, 5], [10, 0], [7, 2], [100, 80]] as const) {
+    for (const [b, c] of [
+      [14, 5],
+      [10, 0],
+      [7, 2],
+      [100, 80],
+    ] as const) {
       expect(mcnemarExact(c, b).pExact).toBe(mcnemarExact(b, c).pExact);
       expect(mcnemarExact(c, b).discordant).toEqual([c, b]);
     }

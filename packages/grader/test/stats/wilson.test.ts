@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { wilsonInterval } from '../../src/stats/wilson.js';
 import { codeOf } from '../support/stats-error.js';
 
-
 describe('wilsonInterval', () => {
   // Newcombe, R. G. (1998) "Two-sided confidence intervals for the single proportion:
   // comparison of seven methods", Statistics in Medicine 17:857–872, worked examples for the

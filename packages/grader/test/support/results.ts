@@ -45,7 +45,12 @@ export interface TrialSpec {
   taskDigest?: string | undefined;
 }
 
-export const defaultMetrics: AbpTrial['metrics'] = { diffBytesNormalized: 1000, tokensTotal: 50_000, wallClockMs: 60_000, computedUsd: 0.5 };
+export const defaultMetrics: AbpTrial['metrics'] = {
+  diffBytesNormalized: 1000,
+  tokensTotal: 50_000,
+  wallClockMs: 60_000,
+  computedUsd: 0.5,
+};
 
 export function makeTrial(spec: TrialSpec): AbpTrial {
   const engine = spec.engine ?? 'oxagen';
@@ -62,7 +67,16 @@ export function makeTrial(spec: TrialSpec): AbpTrial {
     outcome: spec.outcome ?? 'resolved',
     reason: spec.reason ?? null,
     detail: spec.detail ?? null,
-    engineProcess: { exitCode: 0, signal: null, timedOut: false, durationMs: 1000, stdoutBytes: 10, stderrBytes: 0, truncated: false, sandboxed: true },
+    engineProcess: {
+      exitCode: 0,
+      signal: null,
+      timedOut: false,
+      durationMs: 1000,
+      stdoutBytes: 10,
+      stderrBytes: 0,
+      truncated: false,
+      sandboxed: true,
+    },
     diff: null,
     verification: null,
     metrics: { ...defaultMetrics, ...spec.metrics },
@@ -79,12 +93,17 @@ export function makeTrial(spec: TrialSpec): AbpTrial {
 }
 
 /** Every (task, engine, trial) of a run, in sequential order; `spec` shapes each one. */
-export function matrix(run: AbpRun, spec: (task: string, engine: string, trial: number) => Partial<TrialSpec> = () => ({})): AbpTrial[] {
+export function matrix(
+  run: AbpRun,
+  spec: (task: string, engine: string, trial: number) => Partial<TrialSpec> = () => ({}),
+): AbpTrial[] {
   const trials: AbpTrial[] = [];
   for (const engine of run.engines) {
     for (const task of run.tasks) {
       for (let trial = 0; trial < run.trials; trial += 1) {
-        trials.push(makeTrial({ task, engine: engine.name, trial, order: trials.length, ...spec(task, engine.name, trial) }));
+        trials.push(
+          makeTrial({ task, engine: engine.name, trial, order: trials.length, ...spec(task, engine.name, trial) }),
+        );
       }
     }
   }

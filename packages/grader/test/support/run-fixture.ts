@@ -109,9 +109,19 @@ export async function buildRunFixture(input: {
           command: [process.execPath, `{repo}/engines/${adapter.script}.mjs`, '{inputFile}', suite.tasks],
           env: { allow: adapter.env?.allow ?? [], set: adapter.env?.set ?? {} },
           timeoutSeconds: adapter.timeoutSeconds ?? 60,
-          metadata: { model: adapter.model ?? CONFORMANCE_MODEL, provider: 'abp', sampling: { temperature: 0 }, toolPolicy: 'default', deployment: 'local' },
+          metadata: {
+            model: adapter.model ?? CONFORMANCE_MODEL,
+            provider: 'abp',
+            sampling: { temperature: 0 },
+            toolPolicy: 'default',
+            deployment: 'local',
+          },
           capabilities: adapter.capabilities ?? ['edit-files'],
-          preflight: { prompt: 'Reply with exactly: ABP-PREFLIGHT-OK', sentinel: 'ABP-PREFLIGHT-OK', timeoutSeconds: 30 },
+          preflight: {
+            prompt: 'Reply with exactly: ABP-PREFLIGHT-OK',
+            sentinel: 'ABP-PREFLIGHT-OK',
+            timeoutSeconds: 30,
+          },
           trace: { kind: 'native' },
         })),
       },
@@ -137,5 +147,11 @@ export async function buildRunFixture(input: {
       2,
     )}\n`,
   );
-  return { dir, config: suite.config, adapters: suite.adapters, tasks: suite.tasks, cleanup: () => rm(dir, { recursive: true, force: true }) };
+  return {
+    dir,
+    config: suite.config,
+    adapters: suite.adapters,
+    tasks: suite.tasks,
+    cleanup: () => rm(dir, { recursive: true, force: true }),
+  };
 }

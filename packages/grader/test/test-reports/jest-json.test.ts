@@ -17,8 +17,21 @@ const jest = {
       status: 'failed',
       message: '',
       assertionResults: [
-        { ancestorTitles: ['math', 'add'], title: 'adds', fullName: 'math add adds', status: 'passed', duration: 3, failureMessages: [] },
-        { ancestorTitles: ['math'], title: 'fails', status: 'failed', duration: 1.25, failureMessages: ['Error: expect(received).toBe(expected)\n\nExpected: 3\nReceived: 2'] },
+        {
+          ancestorTitles: ['math', 'add'],
+          title: 'adds',
+          fullName: 'math add adds',
+          status: 'passed',
+          duration: 3,
+          failureMessages: [],
+        },
+        {
+          ancestorTitles: ['math'],
+          title: 'fails',
+          status: 'failed',
+          duration: 1.25,
+          failureMessages: ['Error: expect(received).toBe(expected)\n\nExpected: 3\nReceived: 2'],
+        },
         { ancestorTitles: ['math'], title: 'skipped', status: 'pending', duration: null, failureMessages: [] },
         { ancestorTitles: [], title: 'later', status: 'todo', failureMessages: [] },
         { ancestorTitles: [], title: 'off', status: 'disabled', failureMessages: [] },
@@ -30,7 +43,12 @@ const jest = {
       message: "Test suite failed to run\n\nCannot find module './nope' from 'src/__tests__/broken.test.js'",
       assertionResults: [],
     },
-    { name: '/elsewhere/other.test.js', status: 'passed', message: '', assertionResults: [{ ancestorTitles: [], title: 'ok', status: 'passed', duration: 0.5, failureMessages: [] }] },
+    {
+      name: '/elsewhere/other.test.js',
+      status: 'passed',
+      message: '',
+      assertionResults: [{ ancestorTitles: [], title: 'ok', status: 'passed', duration: 0.5, failureMessages: [] }],
+    },
   ],
 };
 
@@ -72,7 +90,14 @@ describe('jest-json', () => {
 
   it('a failed file whose tests all passed (a throwing afterAll) still yields an error', () => {
     const text = JSON.stringify({
-      testResults: [{ name: 'a.test.js', status: 'failed', message: 'afterAll threw', assertionResults: [{ title: 't', status: 'passed', ancestorTitles: [] }] }],
+      testResults: [
+        {
+          name: 'a.test.js',
+          status: 'failed',
+          message: 'afterAll threw',
+          assertionResults: [{ title: 't', status: 'passed', ancestorTitles: [] }],
+        },
+      ],
     });
     expect(parseReport('jest-json', text).tests.map((test) => [test.id, test.status])).toEqual([
       ['a.test.js [file failed]', 'error'],

@@ -8,7 +8,9 @@ import { errorCode } from './error-code.js';
 const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), '../fixtures/reports');
 const fixture = (name: string) => readFile(path.join(fixtures, name), 'utf8');
 const statuses = (xml: string, rootDir?: string) =>
-  Object.fromEntries(parseReport('junit-xml', xml, rootDir === undefined ? {} : { rootDir }).tests.map((test) => [test.id, test.status]));
+  Object.fromEntries(
+    parseReport('junit-xml', xml, rootDir === undefined ? {} : { rootDir }).tests.map((test) => [test.id, test.status]),
+  );
 
 describe('junit-xml: pytest --junitxml', () => {
   // Shape of pytest 9 (xunit2): one <testsuite name="pytest">, dotted module path as classname.
@@ -66,7 +68,9 @@ describe('junit-xml: Maven Surefire (one file per class)', () => {
 
   it('falls back to the element text (CDATA included) when there is no message attribute', () => {
     const xml = `<testsuite name="demo.T"><testcase name="t" classname="demo.T" time="1.5"><failure type="java.lang.AssertionError"><![CDATA[if (a < b && c) {]]> &amp; more</failure></testcase></testsuite>`;
-    expect(parseReport('junit-xml', xml).tests).toEqual([{ id: 'demo.T::t', status: 'fail', durationMs: 1500, message: 'if (a < b && c) { & more' }]);
+    expect(parseReport('junit-xml', xml).tests).toEqual([
+      { id: 'demo.T::t', status: 'fail', durationMs: 1500, message: 'if (a < b && c) { & more' },
+    ]);
   });
 
   it('merges several report files into one report, independent of their order', async () => {
@@ -85,7 +89,10 @@ describe('junit-xml: Maven Surefire (one file per class)', () => {
 
   it('numbers a test reported in two files deterministically', async () => {
     const text = await fixture('surefire/TEST-demo.TextTest.xml');
-    expect(mergeReports('junit-xml', [text, text]).tests.map((test) => test.id)).toEqual(['demo.TextTest::adds', 'demo.TextTest::adds #2']);
+    expect(mergeReports('junit-xml', [text, text]).tests.map((test) => test.id)).toEqual([
+      'demo.TextTest::adds',
+      'demo.TextTest::adds #2',
+    ]);
   });
 });
 
@@ -194,7 +201,10 @@ describe('junit-xml: nesting and malformed input', () => {
     ['an unclosed element', '<testsuites><testsuite name="a"><testcase name="x"></testsuite></testsuites>'],
     ['another root element', '<html><body>report</body></html>'],
     ['a testcase without a name', '<testsuite name="a"><testcase classname="a"/></testsuite>'],
-    ['a DOCTYPE with entities', '<!DOCTYPE t [<!ENTITY a "aaaaaaaa">]><testsuite name="&a;"><testcase name="x"/></testsuite>'],
+    [
+      'a DOCTYPE with entities',
+      '<!DOCTYPE t [<!ENTITY a "aaaaaaaa">]><testsuite name="&a;"><testcase name="x"/></testsuite>',
+    ],
   ])('rejects %s as malformed-report', (_label, xml) => {
     expect(errorCode(TestReportError, () => parseReport('junit-xml', xml))).toBe('malformed-report');
   });

@@ -53,7 +53,8 @@ describe('libtest', () => {
         id: 'tests::fails',
         status: 'fail',
         durationMs: null,
-        message: "thread 'tests::fails' (9904) panicked at src/lib.rs:8:26:\nassertion `left == right` failed: a < b & c\n  left: 2\n right: 3\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace",
+        message:
+          "thread 'tests::fails' (9904) panicked at src/lib.rs:8:26:\nassertion `left == right` failed: a < b & c\n  left: 2\n right: 3\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace",
       },
       { id: 'tests::panics', status: 'pass', durationMs: null },
       { id: 'tests::passes', status: 'pass', durationMs: null },
@@ -63,7 +64,8 @@ describe('libtest', () => {
   });
 
   it('numbers the same test name appearing in two binaries', () => {
-    const text = 'running 1 test\ntest tests::a ... ok\n\ntest result: ok.\n\nrunning 1 test\ntest tests::a ... FAILED\n\ntest result: FAILED.\n';
+    const text =
+      'running 1 test\ntest tests::a ... ok\n\ntest result: ok.\n\nrunning 1 test\ntest tests::a ... FAILED\n\ntest result: FAILED.\n';
     expect(parseReport('libtest', text).tests.map((test) => [test.id, test.status])).toEqual([
       ['tests::a', 'pass'],
       ['tests::a #2', 'fail'],
@@ -80,7 +82,8 @@ describe('libtest', () => {
   });
 
   it('rejects terse output (cargo test -q), where a finished block lists fewer results than it announced', () => {
-    const terse = 'running 4 tests\n.ii 3/4\ntests::fails --- FAILED\n\ntest result: FAILED. 1 passed; 1 failed; 2 ignored; 0 measured; 0 filtered out; finished in 0.00s\n';
+    const terse =
+      'running 4 tests\n.ii 3/4\ntests::fails --- FAILED\n\ntest result: FAILED. 1 passed; 1 failed; 2 ignored; 0 measured; 0 filtered out; finished in 0.00s\n';
     expect(errorCode(TestReportError, () => parseReport('libtest', terse))).toBe('malformed-report');
   });
 });

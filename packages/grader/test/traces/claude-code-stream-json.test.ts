@@ -2,32 +2,77 @@ import { readFile } from 'node:fs/promises';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { computeCostUsd, loadPriceTable } from '../../src/prices/index.js';
 import { createRedactor } from '../../src/redaction/index.js';
-import { abpModelId, summarizeTrace, TraceError, traceTranslators, translateNativeTrace, type TraceSummary, type TraceTranslatorContext } from '../../src/traces/index.js';
+import {
+  abpModelId,
+  summarizeTrace,
+  TraceError,
+  traceTranslators,
+  translateNativeTrace,
+  type TraceSummary,
+  type TraceTranslatorContext,
+} from '../../src/traces/index.js';
 
 const TRANSLATOR = 'claude-code-stream-json';
 const workspace = '/tmp/abp-trial/workspace';
-const context: TraceTranslatorContext = { task: 'fixture-router', engine: 'claude-code', model: 'anthropic/claude-sonnet-4-5', startedAt: '2026-11-02T10:00:00Z' };
+const context: TraceTranslatorContext = {
+  task: 'fixture-router',
+  engine: 'claude-code',
+  model: 'anthropic/claude-sonnet-4-5',
+  startedAt: '2026-11-02T10:00:00Z',
+};
 const redactor = createRedactor({ env: { HOME: '/home/runner' }, workspace });
 const source = { kind: 'sidecar', translator: TRANSLATOR } as const;
 
 const summarizeNative = (nativeText: string, overrides: Partial<TraceTranslatorContext> = {}): TraceSummary =>
-  summarizeTrace(translateNativeTrace(TRANSLATOR, nativeText, { ...context, ...overrides }), { source, runModel: context.model, redactor });
-const stream = (...lines: unknown[]) => lines.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n');
-const usage = (input: number, output: number, cacheRead = 0, cacheWrite = 0) => ({ input_tokens: input, output_tokens: output, cache_read_input_tokens: cacheRead, cache_creation_input_tokens: cacheWrite });
-const init = { type: 'system', subtype: 'init', model: 'claude-sonnet-4-5-20250929', claude_code_version: '2.0.14', tools: ['Task', 'Bash'], session_id: 's-1' };
+  summarizeTrace(translateNativeTrace(TRANSLATOR, nativeText, { ...context, ...overrides }), {
+    source,
+    runModel: context.model,
+    redactor,
+  });
+const stream = (...lines: unknown[]) =>
+  lines.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n');
+const usage = (input: number, output: number, cacheRead = 0, cacheWrite = 0) => ({
+  input_tokens: input,
+  output_tokens: output,
+  cache_read_input_tokens: cacheRead,
+  cache_creation_input_tokens: cacheWrite,
+});
+const init = {
+  type: 'system',
+  subtype: 'init',
+  model: 'claude-sonnet-4-5-20250929',
+  claude_code_version: '2.0.14',
+  tools: ['Task', 'Bash'],
+  session_id: 's-1',
+};
 const assistant = (id: string, content: unknown[], usageValue: unknown, extra: Record<string, unknown> = {}) => ({
   type: 'assistant',
   message: { id, model: 'claude-sonnet-4-5-20250929', content, usage: usageValue },
   parent_tool_use_id: null,
   ...extra,
 });
-const toolResult = (toolUseId: string, extra: Record<string, unknown> = {}) => ({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUseId, content: 'ok' }] }, ...extra });
-const result = (subtype: string, extra: Record<string, unknown> = {}) => ({ type: 'result', subtype, is_error: subtype !== 'success', duration_ms: 1500, num_turns: 1, total_cost_usd: 0.01, usage: usage(0, 0), ...extra });
+const toolResult = (toolUseId: string, extra: Record<string, unknown> = {}) => ({
+  type: 'user',
+  message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: toolUseId, content: 'ok' }] },
+  ...extra,
+});
+const result = (subtype: string, extra: Record<string, unknown> = {}) => ({
+  type: 'result',
+  subtype,
+  is_error: subtype !== 'success',
+  duration_ms: 1500,
+  num_turns: 1,
+  total_cost_usd: 0.01,
+  usage: usage(0, 0),
+  ...extra,
+});
 
 describe('the sample Claude Code stream, end to end', () => {
   let summary: TraceSummary;
   beforeAll(async () => {
-    summary = summarizeNative(await readFile(new URL('../fixtures/traces/claude-code-stream.jsonl', import.meta.url), 'utf8'));
+    summary = summarizeNative(
+      await readFile(new URL('../fixtures/traces/claude-code-stream.jsonl', import.meta.url), 'utf8'),
+    );
   });
 
   it('translates to a trace with no problems and no flags', () => {
@@ -37,8 +82,19 @@ describe('the sample Claude Code stream, end to end', () => {
   });
 
   it('starts with the engine version from the init line and ends at the start plus duration_ms', () => {
-    expect(summary.events[0]).toMatchObject({ kind: 'run.start', engine: 'claude-code/2.0.14', model: 'anthropic/claude-sonnet-4-5', task: 'fixture-router' });
-    expect(summary.events.at(-1)).toMatchObject({ kind: 'run.end', t: '2026-11-02T10:00:48.211Z', outcome: 'resolved', wallClockMs: 48211, costUsd: 0.043813 });
+    expect(summary.events[0]).toMatchObject({
+      kind: 'run.start',
+      engine: 'claude-code/2.0.14',
+      model: 'anthropic/claude-sonnet-4-5',
+      task: 'fixture-router',
+    });
+    expect(summary.events.at(-1)).toMatchObject({
+      kind: 'run.end',
+      t: '2026-11-02T10:00:48.211Z',
+      outcome: 'resolved',
+      wallClockMs: 48211,
+      costUsd: 0.043813,
+    });
   });
 
   it('counts each API message once, with input excluding cache reads and writes', () => {
@@ -47,7 +103,7 @@ describe('the sample Claude Code stream, end to end', () => {
     expect(summary.envelope.tokens).toEqual({ input: 3918, output: 623, cacheRead: 18530, cacheWrite: 6980 });
   });
 
-  it('normalizes dated model names and attributes the subagent\'s calls to it', () => {
+  it("normalizes dated model names and attributes the subagent's calls to it", () => {
     expect(summary.perModel).toEqual({
       'anthropic/claude-sonnet-4-5': { input: 18, output: 501, cacheRead: 18530, cacheWrite: 6980 },
       'anthropic/claude-haiku-4-5': { input: 3900, output: 122, cacheRead: 0, cacheWrite: 0 },
@@ -58,7 +114,7 @@ describe('the sample Claude Code stream, end to end', () => {
     });
   });
 
-  it('records tool calls with redacted, workspace-relative arguments and the subagent\'s lifetime', () => {
+  it("records tool calls with redacted, workspace-relative arguments and the subagent's lifetime", () => {
     const kinds = summary.events.map((event) => (event.kind === 'tool.call' ? `tool.call:${event.tool}` : event.kind));
     expect(kinds).toEqual([
       'run.start',
@@ -78,11 +134,17 @@ describe('the sample Claude Code stream, end to end', () => {
     ]);
     expect(summary.events[2]).toMatchObject({ args: { file_path: 'src/router/match.ts' } });
     expect(summary.events[5]).toMatchObject({ id: 'toolu_02TaskTests', purpose: 'Run the router tests' });
-    expect(summary.events[7]).toMatchObject({ subagent: 'toolu_02TaskTests', args: { command: 'cd {workspace} && npm test -- test/router' } });
+    expect(summary.events[7]).toMatchObject({
+      subagent: 'toolu_02TaskTests',
+      args: { command: 'cd {workspace} && npm test -- test/router' },
+    });
   });
 
   it('computes from the price table the same cost the engine reported', () => {
-    expect(computeCostUsd(summary.perModel, loadPriceTable())).toEqual({ usd: summary.envelope.costUsd, unpricedModels: [] });
+    expect(computeCostUsd(summary.perModel, loadPriceTable())).toEqual({
+      usd: summary.envelope.costUsd,
+      unpricedModels: [],
+    });
   });
 });
 
@@ -96,8 +158,16 @@ describe('the claude-code-stream-json translator', () => {
       stream(
         init,
         assistant('msg_1', [{ type: 'text', text: 'Looking.' }], usage(10, 1, 100, 50)),
-        assistant('msg_1', [{ type: 'tool_use', id: 'toolu_a', name: 'Bash', input: { command: 'ls' } }], usage(10, 40, 100, 50)),
-        assistant('msg_1', [{ type: 'tool_use', id: 'toolu_b', name: 'Bash', input: { command: 'pwd' } }], usage(10, 65, 100, 50)),
+        assistant(
+          'msg_1',
+          [{ type: 'tool_use', id: 'toolu_a', name: 'Bash', input: { command: 'ls' } }],
+          usage(10, 40, 100, 50),
+        ),
+        assistant(
+          'msg_1',
+          [{ type: 'tool_use', id: 'toolu_b', name: 'Bash', input: { command: 'pwd' } }],
+          usage(10, 65, 100, 50),
+        ),
         assistant('msg_1', [{ type: 'tool_use', id: 'toolu_b', name: 'Bash', input: { command: 'pwd' } }], undefined),
         result('success', { usage: usage(10, 65, 100, 50) }),
       ),
@@ -116,7 +186,15 @@ describe('the claude-code-stream-json translator', () => {
         { type: 'stream_event', event: { type: 'message_start', message: { usage: usage(999, 999) } } },
         { type: 'system', subtype: 'compact_boundary' },
         assistant('msg_1', [{ type: 'text', text: 'Done.' }], usage(5, 5)),
-        { type: 'assistant', message: { id: 'msg_2', model: '<synthetic>', content: [{ type: 'text', text: 'API Error' }], usage: usage(0, 0) } },
+        {
+          type: 'assistant',
+          message: {
+            id: 'msg_2',
+            model: '<synthetic>',
+            content: [{ type: 'text', text: 'API Error' }],
+            usage: usage(0, 0),
+          },
+        },
         result('success', { usage: usage(5, 5) }),
       ),
     );
@@ -129,8 +207,17 @@ describe('the claude-code-stream-json translator', () => {
     const summary = summarizeNative(
       stream(
         init,
-        assistant('msg_1', [{ type: 'tool_use', id: 'toolu_outer', name: 'Agent', input: { description: 'plan' } }], usage(1, 1)),
-        assistant('msg_2', [{ type: 'tool_use', id: 'toolu_inner', name: 'Task', input: { description: 'search' } }], usage(2, 2), { parent_tool_use_id: 'toolu_outer' }),
+        assistant(
+          'msg_1',
+          [{ type: 'tool_use', id: 'toolu_outer', name: 'Agent', input: { description: 'plan' } }],
+          usage(1, 1),
+        ),
+        assistant(
+          'msg_2',
+          [{ type: 'tool_use', id: 'toolu_inner', name: 'Task', input: { description: 'search' } }],
+          usage(2, 2),
+          { parent_tool_use_id: 'toolu_outer' },
+        ),
         assistant('msg_3', [{ type: 'text', text: 'found' }], usage(3, 3), { parent_tool_use_id: 'toolu_inner' }),
         toolResult('toolu_inner', { parent_tool_use_id: 'toolu_outer' }),
         toolResult('toolu_outer'),
@@ -143,7 +230,10 @@ describe('the claude-code-stream-json translator', () => {
       toolu_outer: { input: 2, output: 2, cacheRead: 0, cacheWrite: 0, parent: 'root' },
       toolu_inner: { input: 3, output: 3, cacheRead: 0, cacheWrite: 0, parent: 'toolu_outer' },
     });
-    expect(summary.events.filter((event) => event.kind === 'subagent.end').map((event) => event.id)).toEqual(['toolu_inner', 'toolu_outer']);
+    expect(summary.events.filter((event) => event.kind === 'subagent.end').map((event) => event.id)).toEqual([
+      'toolu_inner',
+      'toolu_outer',
+    ]);
   });
 
   it.each([
@@ -152,7 +242,9 @@ describe('the claude-code-stream-json translator', () => {
     ['error_during_execution', {}, 'engine-error'],
     ['success', { is_error: true }, 'engine-error'],
   ])('maps result subtype %s to outcome %s with a detail', (subtype, extra, outcome) => {
-    const summary = summarizeNative(stream(init, assistant('msg_1', [], usage(1, 1)), result(subtype, { usage: usage(1, 1), ...extra })));
+    const summary = summarizeNative(
+      stream(init, assistant('msg_1', [], usage(1, 1)), result(subtype, { usage: usage(1, 1), ...extra })),
+    );
     expect(summary.envelope.outcome).toBe(outcome);
     expect(summary.events.at(-1)).toMatchObject({ detail: expect.stringContaining(subtype) as unknown });
   });
@@ -169,12 +261,16 @@ describe('the claude-code-stream-json translator', () => {
   });
 
   it('refuses a start time that is not an RFC 3339 UTC timestamp', () => {
-    expect(() => translateNativeTrace(TRANSLATOR, '', { ...context, startedAt: '2026-11-02 10:00' })).toThrow(expect.objectContaining({ code: 'invalid-translator-context' }));
+    expect(() => translateNativeTrace(TRANSLATOR, '', { ...context, startedAt: '2026-11-02 10:00' })).toThrow(
+      expect.objectContaining({ code: 'invalid-translator-context' }),
+    );
   });
 
   it('refuses an unknown translator id', () => {
     expect(() => translateNativeTrace('codex-jsonl', '', context)).toThrow(TraceError);
-    expect(() => translateNativeTrace('codex-jsonl', '', context)).toThrow(expect.objectContaining({ code: 'unknown-translator' }));
+    expect(() => translateNativeTrace('codex-jsonl', '', context)).toThrow(
+      expect.objectContaining({ code: 'unknown-translator' }),
+    );
   });
 });
 

@@ -13,12 +13,47 @@ const runModel = 'anthropic/claude-sonnet-4-5';
 const native: TraceSource = { kind: 'native' };
 
 const T = '2026-11-02T10:00:00Z';
-const tokens = (input: number, output: number, cacheRead = 0, cacheWrite = 0): TokenCounts => ({ input, output, cacheRead, cacheWrite });
-const start = (seq = 1) => ({ t: T, seq, kind: 'run.start', engine: 'oxagen/1.4.2', model: runModel, task: 'fixture-router', config: { budgetUsd: 5 } });
-const call = (seq: number, counts: TokenCounts, extra: Record<string, unknown> = {}) => ({ t: T, seq, kind: 'model.call', tokens: counts, ...extra });
-const tool = (seq: number, name: string, args: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({ t: T, seq, kind: 'tool.call', tool: name, args, ...extra });
-const end = (seq: number, counts: TokenCounts, extra: Record<string, unknown> = {}) => ({ t: T, seq, kind: 'run.end', outcome: 'resolved', wallClockMs: 184201, tokens: counts, ...extra });
-const jsonl = (...lines: unknown[]) => lines.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n') + '\n';
+const tokens = (input: number, output: number, cacheRead = 0, cacheWrite = 0): TokenCounts => ({
+  input,
+  output,
+  cacheRead,
+  cacheWrite,
+});
+const start = (seq = 1) => ({
+  t: T,
+  seq,
+  kind: 'run.start',
+  engine: 'oxagen/1.4.2',
+  model: runModel,
+  task: 'fixture-router',
+  config: { budgetUsd: 5 },
+});
+const call = (seq: number, counts: TokenCounts, extra: Record<string, unknown> = {}) => ({
+  t: T,
+  seq,
+  kind: 'model.call',
+  tokens: counts,
+  ...extra,
+});
+const tool = (seq: number, name: string, args: Record<string, unknown>, extra: Record<string, unknown> = {}) => ({
+  t: T,
+  seq,
+  kind: 'tool.call',
+  tool: name,
+  args,
+  ...extra,
+});
+const end = (seq: number, counts: TokenCounts, extra: Record<string, unknown> = {}) => ({
+  t: T,
+  seq,
+  kind: 'run.end',
+  outcome: 'resolved',
+  wallClockMs: 184201,
+  tokens: counts,
+  ...extra,
+});
+const jsonl = (...lines: unknown[]) =>
+  lines.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n') + '\n';
 const summarize = (text: string, source: TraceSource = native) => summarizeTrace(text, { source, runModel, redactor });
 
 describe('a good trace', () => {
@@ -40,18 +75,33 @@ describe('a good trace', () => {
   it('sums tokens over model.call events, per model with the run model as fallback', () => {
     expect(summary.modelCalls).toBe(2);
     expect(summary.tokens).toEqual({ ...tokens(1500, 300, 11000, 300), total: 13100 });
-    expect(summary.perModel).toEqual({ [runModel]: tokens(1000, 200, 5000), 'openai/gpt-5': tokens(500, 100, 6000, 300) });
+    expect(summary.perModel).toEqual({
+      [runModel]: tokens(1000, 200, 5000),
+      'openai/gpt-5': tokens(500, 100, 6000, 300),
+    });
     expect(summary.perSubagent).toEqual({ root: { ...tokens(1500, 300, 11000, 300), parent: null } });
   });
 
   it('reads the envelope from run.end and keeps the source', () => {
-    expect(summary.envelope).toEqual({ outcome: 'resolved', tokens: tokens(1500, 300, 11000, 300), costUsd: null, wallClockMs: 184201 });
+    expect(summary.envelope).toEqual({
+      outcome: 'resolved',
+      tokens: tokens(1500, 300, 11000, 300),
+      costUsd: null,
+      wallClockMs: 184201,
+    });
     expect(summary.source).toEqual(native);
   });
 
   it('keeps every event with its seq and summarizes tool arguments', () => {
     expect(summary.events.map((event) => event.seq)).toEqual([1, 2, 3, 4, 5]);
-    expect(summary.events[2]).toEqual({ t: T, seq: 3, kind: 'tool.call', tool: 'read_file', args: { path: 'src/router/match.ts' }, durationMs: 12 });
+    expect(summary.events[2]).toEqual({
+      t: T,
+      seq: 3,
+      kind: 'tool.call',
+      tool: 'read_file',
+      args: { path: 'src/router/match.ts' },
+      durationMs: 12,
+    });
   });
 });
 
@@ -79,10 +129,12 @@ describe('an envelope that lies', () => {
     expect(summary.problems[0]?.message).toMatch(/^tokens\.cacheRead: /);
   });
 
-  it('is flagged when run.end costUsd differs from the sum of the calls\' costUsd', () => {
+  it("is flagged when run.end costUsd differs from the sum of the calls' costUsd", () => {
     const costed = [call(2, tokens(1, 1), { costUsd: 0.1 }), call(3, tokens(1, 1), { costUsd: 0.2 })];
     expect(summarize(jsonl(start(), ...costed, end(4, tokens(2, 2), { costUsd: 0.3 }))).flags).toEqual([]);
-    expect(summarize(jsonl(start(), ...costed, end(4, tokens(2, 2), { costUsd: 0.35 }))).flags).toEqual(['envelope-cost-mismatch']);
+    expect(summarize(jsonl(start(), ...costed, end(4, tokens(2, 2), { costUsd: 0.35 }))).flags).toEqual([
+      'envelope-cost-mismatch',
+    ]);
   });
 
   it('cannot be cost-checked when a call has no costUsd', () => {
@@ -93,7 +145,15 @@ describe('an envelope that lies', () => {
 
 describe('invalid lines', () => {
   const summary = summarize(
-    jsonl(start(), 'this is not json', call(3, tokens(-5, 10)), '', '[1, 2]', call(6, tokens(7, 3)), end(7, tokens(7, 3))),
+    jsonl(
+      start(),
+      'this is not json',
+      call(3, tokens(-5, 10)),
+      '',
+      '[1, 2]',
+      call(6, tokens(7, 3)),
+      end(7, tokens(7, 3)),
+    ),
   );
 
   it('are reported with their line numbers and dropped', () => {
@@ -114,7 +174,9 @@ describe('missing pieces', () => {
   it('flags a trace without run.start, run.end or model calls', () => {
     const summary = summarize(jsonl(tool(1, 'bash', { command: 'ls' })));
     expect(summary.flags).toEqual(['missing-run-start', 'missing-run-end', 'no-model-calls']);
-    expect(summary.problems.map((problem) => problem.message)).toEqual(['kind: the first event must be run.start, got "tool.call"']);
+    expect(summary.problems.map((problem) => problem.message)).toEqual([
+      'kind: the first event must be run.start, got "tool.call"',
+    ]);
   });
 
   it('summarizes a missing trace as empty, with a null envelope', () => {
@@ -180,13 +242,20 @@ describe('redaction', () => {
   const summary = summarize(
     jsonl(
       start(),
-      tool(2, 'bash', { command: `curl -H "Authorization: token ${githubToken}" https://api.github.test`, netrc: `${home}/.netrc`, patch: 'y'.repeat(300) }),
+      tool(2, 'bash', {
+        command: `curl -H "Authorization: token ${githubToken}" https://api.github.test`,
+        netrc: `${home}/.netrc`,
+        patch: 'y'.repeat(300),
+      }),
       { t: T, seq: 3, kind: 'subagent.start', id: 'sa-1', purpose: `push with ${githubToken}` },
       call(4, tokens(1, 1), { subagent: 'sa-1' }),
       call(5, tokens(1, 1), { model: `bad model ${dbPassword}` }),
       `{"t": "${T}", "${githubToken}" 1}`,
       // The rules still count the invalid call's readable tokens, so run.end claims them to stay within the rules.
-      end(7, tokens(2, 2), { outcome: 'engine-error', detail: `engine crashed in ${workspace} holding ${githubToken}` }),
+      end(7, tokens(2, 2), {
+        outcome: 'engine-error',
+        detail: `engine crashed in ${workspace} holding ${githubToken}`,
+      }),
     ),
   );
   const everything = JSON.stringify(summary);
@@ -194,13 +263,19 @@ describe('redaction', () => {
   it('summarizes tool arguments with the redactor', () => {
     expect(summary.events[1]).toMatchObject({
       kind: 'tool.call',
-      args: { command: 'curl -H "Authorization: token [REDACTED:env:GITHUB_TOKEN]" https://api.github.test', netrc: '<outside-workspace>', patch: expect.stringMatching(/^<300 bytes, sha256:[0-9a-f]{12}>$/) as unknown },
+      args: {
+        command: 'curl -H "Authorization: token [REDACTED:env:GITHUB_TOKEN]" https://api.github.test',
+        netrc: '<outside-workspace>',
+        patch: expect.stringMatching(/^<300 bytes, sha256:[0-9a-f]{12}>$/) as unknown,
+      },
     });
   });
 
   it('redacts every other string of an event', () => {
     expect(summary.events[2]).toMatchObject({ purpose: 'push with [REDACTED:env:GITHUB_TOKEN]' });
-    expect(summary.events.at(-1)).toMatchObject({ detail: 'engine crashed in {workspace} holding [REDACTED:env:GITHUB_TOKEN]' });
+    expect(summary.events.at(-1)).toMatchObject({
+      detail: 'engine crashed in {workspace} holding [REDACTED:env:GITHUB_TOKEN]',
+    });
   });
 
   it('lets no part of a secret into events or problems, even a truncated one', () => {

@@ -7,19 +7,33 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { verifyConsistencyOf, verifyInclusionOf } from '../../src/audit/log-audit.js';
 import { TransparencyError } from '@abp/protocol/transparency/errors';
-import { type CheckpointSigningKey, type LogEntryKind, type SignedCheckpoint } from '@abp/protocol/transparency/formats';
+import {
+  type CheckpointSigningKey,
+  type LogEntryKind,
+  type SignedCheckpoint,
+} from '@abp/protocol/transparency/formats';
 import { keyIdOf } from '@abp/protocol/signing/key-id';
 import { openLog, type AppendInput, type TransparencyLog } from '@abp/protocol/transparency/log';
 
 const ORIGIN = 'abp-log/test';
-const KINDS: readonly LogEntryKind[] = ['task-bundle', 'registry-version', 'draw-record', 'aging-transition', 'trust-root'];
+const KINDS: readonly LogEntryKind[] = [
+  'task-bundle',
+  'registry-version',
+  'draw-record',
+  'aging-transition',
+  'trust-root',
+];
 
 let root: string;
 let key: CheckpointSigningKey & { publicKeyPem: string };
 
 function newKey(): CheckpointSigningKey & { publicKeyPem: string } {
   const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  return { privateKey, keyId: keyIdOf(publicKey), publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString() };
+  return {
+    privateKey,
+    keyId: keyIdOf(publicKey),
+    publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+  };
 }
 
 function digestOf(n: number): string {
@@ -27,7 +41,12 @@ function digestOf(n: number): string {
 }
 
 function input(n: number): AppendInput {
-  return { kind: KINDS[n % KINDS.length] as LogEntryKind, subject: `task/t-${n}/bundle`, digest: digestOf(n), appendedAt: `2026-07-${String(1 + (n % 28)).padStart(2, '0')}T00:00:00Z` };
+  return {
+    kind: KINDS[n % KINDS.length] as LogEntryKind,
+    subject: `task/t-${n}/bundle`,
+    digest: digestOf(n),
+    appendedAt: `2026-07-${String(1 + (n % 28)).padStart(2, '0')}T00:00:00Z`,
+  };
 }
 
 async function folder(name: string): Promise<string> {
@@ -81,7 +100,9 @@ describe('a log of 50 entries with checkpoints at 10, 30 and 50', () => {
     const lines = (await readFile(path.join(dir, 'entries.jsonl'), 'utf8')).split('\n');
     expect(lines).toHaveLength(51);
     expect(lines.at(-1)).toBe('');
-    expect(lines[0]).toBe('{"appendedAt":"2026-07-01T00:00:00Z","digest":"sha256:0000000000000000000000000000000000000000000000000000000000000000","index":0,"kind":"task-bundle","subject":"task/t-0/bundle"}');
+    expect(lines[0]).toBe(
+      '{"appendedAt":"2026-07-01T00:00:00Z","digest":"sha256:0000000000000000000000000000000000000000000000000000000000000000","index":0,"kind":"task-bundle","subject":"task/t-0/bundle"}',
+    );
     expect((await readdir(path.join(dir, 'checkpoints'))).sort()).toEqual(['10.json', '30.json', '50.json']);
     const stored = await log.checkpoints();
     expect(stored.map((signed) => signed.checkpoint.size)).toEqual([10, 30, 50]);
@@ -104,11 +125,26 @@ describe('a log of 50 entries with checkpoints at 10, 30 and 50', () => {
     const at10 = checkpoints.get(10) as SignedCheckpoint;
     const at30 = checkpoints.get(30) as SignedCheckpoint;
     const late = log.entries()[20]!;
-    expect(codeOf(() => verifyInclusionOf(late, log.proveInclusion(20, 30), at10, key.publicKeyPem))).toBe('inclusion-failed');
+    expect(codeOf(() => verifyInclusionOf(late, log.proveInclusion(20, 30), at10, key.publicKeyPem))).toBe(
+      'inclusion-failed',
+    );
     const early = log.entries()[3]!;
-    expect(codeOf(() => verifyInclusionOf(early, log.proveInclusion(3, 10), at30, key.publicKeyPem))).toBe('inclusion-failed');
-    expect(codeOf(() => verifyInclusionOf({ ...early, subject: 'task/other/bundle' }, log.proveInclusion(3, 30), at30, key.publicKeyPem))).toBe('inclusion-failed');
-    expect(codeOf(() => verifyInclusionOf({ ...early, index: 4 }, log.proveInclusion(3, 30), at30, key.publicKeyPem))).toBe('inclusion-failed');
+    expect(codeOf(() => verifyInclusionOf(early, log.proveInclusion(3, 10), at30, key.publicKeyPem))).toBe(
+      'inclusion-failed',
+    );
+    expect(
+      codeOf(() =>
+        verifyInclusionOf(
+          { ...early, subject: 'task/other/bundle' },
+          log.proveInclusion(3, 30),
+          at30,
+          key.publicKeyPem,
+        ),
+      ),
+    ).toBe('inclusion-failed');
+    expect(
+      codeOf(() => verifyInclusionOf({ ...early, index: 4 }, log.proveInclusion(3, 30), at30, key.publicKeyPem)),
+    ).toBe('inclusion-failed');
   });
 
   it('refuses a checkpoint signed by another key or altered after signing', () => {
@@ -117,17 +153,30 @@ describe('a log of 50 entries with checkpoints at 10, 30 and 50', () => {
     const proof = log.proveInclusion(5, 30);
     expect(codeOf(() => verifyInclusionOf(entry, proof, at30, newKey().publicKeyPem))).toBe('checkpoint-forged');
     const inflated = { ...at30, checkpoint: { ...at30.checkpoint, size: 31 } };
-    expect(codeOf(() => verifyInclusionOf(entry, log.proveInclusion(5, 31), inflated, key.publicKeyPem))).toBe('checkpoint-forged');
+    expect(codeOf(() => verifyInclusionOf(entry, log.proveInclusion(5, 31), inflated, key.publicKeyPem))).toBe(
+      'checkpoint-forged',
+    );
   });
 
   it('proves consistency 10 -> 30 -> 50 and 10 -> 50, and not backwards or between the wrong checkpoints', () => {
-    const [at10, at30, at50] = [10, 30, 50].map((size) => checkpoints.get(size) as SignedCheckpoint) as [SignedCheckpoint, SignedCheckpoint, SignedCheckpoint];
+    const [at10, at30, at50] = [10, 30, 50].map((size) => checkpoints.get(size) as SignedCheckpoint) as [
+      SignedCheckpoint,
+      SignedCheckpoint,
+      SignedCheckpoint,
+    ];
     verifyConsistencyOf(log.proveConsistency(10, 30), at10, at30, key.publicKeyPem);
     verifyConsistencyOf(log.proveConsistency(30, 50), at30, at50, key.publicKeyPem);
     verifyConsistencyOf(log.proveConsistency(10), at10, at50, key.publicKeyPem);
-    expect(codeOf(() => verifyConsistencyOf(log.proveConsistency(10, 30), at10, at50, key.publicKeyPem))).toBe('inconsistent-checkpoints');
-    const forkedRoot = { ...log.proveConsistency(10, 30), path: log.proveConsistency(10, 30).path.map(() => log.rootHash(7)) };
-    expect(codeOf(() => verifyConsistencyOf(forkedRoot, at10, at30, key.publicKeyPem))).toBe('inconsistent-checkpoints');
+    expect(codeOf(() => verifyConsistencyOf(log.proveConsistency(10, 30), at10, at50, key.publicKeyPem))).toBe(
+      'inconsistent-checkpoints',
+    );
+    const forkedRoot = {
+      ...log.proveConsistency(10, 30),
+      path: log.proveConsistency(10, 30).path.map(() => log.rootHash(7)),
+    };
+    expect(codeOf(() => verifyConsistencyOf(forkedRoot, at10, at30, key.publicKeyPem))).toBe(
+      'inconsistent-checkpoints',
+    );
   });
 
   it('refuses proofs outside the log', () => {
@@ -162,7 +211,9 @@ describe('appending', () => {
 
   it('gives the same leaves and roots for the same entries, in any folder', async () => {
     const logs = await Promise.all([folder('same-a'), folder('same-b')].map(async (dir) => openLog(await dir, ORIGIN)));
-    const leaves = await Promise.all(logs.map(async (log) => Promise.all(Array.from({ length: 17 }, (_, n) => log.append(input(n))))));
+    const leaves = await Promise.all(
+      logs.map(async (log) => Promise.all(Array.from({ length: 17 }, (_, n) => log.append(input(n))))),
+    );
     expect(leaves[0]).toEqual(leaves[1]);
     expect(logs[0]?.rootHash()).toBe(logs[1]?.rootHash());
     expect(logs[0]?.rootHash(9)).toBe(logs[1]?.rootHash(9));
@@ -211,8 +262,12 @@ describe('checkpoints', () => {
     const first = await log.checkpoint(key);
     expect(await log.checkpoint(key)).toEqual(first);
     expect(await log.checkpoint(newKey())).toEqual(first);
-    expect(await asyncCodeOf(log.checkpoint({ privateKey: key.privateKey, keyId: newKey().keyId }))).toBe('invalid-key');
+    expect(await asyncCodeOf(log.checkpoint({ privateKey: key.privateKey, keyId: newKey().keyId }))).toBe(
+      'invalid-key',
+    );
     const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 });
-    expect(await asyncCodeOf(log.checkpoint({ privateKey: rsa.privateKey, keyId: keyIdOf(rsa.publicKey) }))).toBe('invalid-key');
+    expect(await asyncCodeOf(log.checkpoint({ privateKey: rsa.privateKey, keyId: keyIdOf(rsa.publicKey) }))).toBe(
+      'invalid-key',
+    );
   });
 });

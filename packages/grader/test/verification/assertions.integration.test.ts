@@ -4,13 +4,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runBounded } from '../../src/execution/index.js';
-import { assertionsSchema, evaluateAssertion, type AssertionContext, type FixtureAssertion } from '../../src/verification/assertions.js';
+import {
+  assertionsSchema,
+  evaluateAssertion,
+  type AssertionContext,
+  type FixtureAssertion,
+} from '../../src/verification/assertions.js';
 
 let dir = '';
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'abp-assertions-'));
   await writeFile(join(dir, 'out.txt'), 'Hello, ABP!\n');
-  await writeFile(join(dir, 'print.mjs'), "process.stdout.write('42\\n'); process.exit(Number(process.argv[2] ?? 0));\n");
+  await writeFile(
+    join(dir, 'print.mjs'),
+    "process.stdout.write('42\\n'); process.exit(Number(process.argv[2] ?? 0));\n",
+  );
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
@@ -18,11 +26,18 @@ const context = (stdout: string): AssertionContext => ({
   engineStdout: Buffer.from(stdout),
   checkoutDir: dir,
   runCommand: async (argv, timeoutMs) => {
-    const result = await runBounded({ argv, cwd: dir, env: { PATH: process.env.PATH ?? '' }, timeoutMs, maxOutputBytes: 4096 });
+    const result = await runBounded({
+      argv,
+      cwd: dir,
+      env: { PATH: process.env.PATH ?? '' },
+      timeoutMs,
+      maxOutputBytes: 4096,
+    });
     return { exitCode: result.exitCode, stdout: result.stdout };
   },
 });
-const check = (raw: unknown) => assertionsSchema.parse({ schema: 'abp-assertions/v1', assertions: [raw] }).assertions[0] as FixtureAssertion;
+const check = (raw: unknown) =>
+  assertionsSchema.parse({ schema: 'abp-assertions/v1', assertions: [raw] }).assertions[0] as FixtureAssertion;
 const passes = async (raw: unknown, stdout = '') => (await evaluateAssertion(check(raw), context(stdout))).passed;
 
 describe('fixture assertions (harness spec)', () => {
@@ -65,13 +80,26 @@ describe('fixture assertions (harness spec)', () => {
     await symlink('/etc', join(dir, 'etc-link'));
     expect(await passes({ kind: 'file-present', path: 'leak.txt' })).toBe(false);
     expect(await passes({ kind: 'file-present', path: 'etc-link/passwd' })).toBe(false);
-    const content = await evaluateAssertion(check({ kind: 'file-content', path: 'out.txt', equals: 'other' }), context(''));
+    const content = await evaluateAssertion(
+      check({ kind: 'file-content', path: 'out.txt', equals: 'other' }),
+      context(''),
+    );
     expect(content.passed).toBe(false);
     expect(content.detail).not.toContain('Hello');
   });
 
   it('refuses paths that leave the checkout', () => {
-    expect(assertionsSchema.safeParse({ schema: 'abp-assertions/v1', assertions: [{ kind: 'file-present', path: '../etc/passwd' }] }).success).toBe(false);
-    expect(assertionsSchema.safeParse({ schema: 'abp-assertions/v1', assertions: [{ kind: 'file-present', path: '/etc/passwd' }] }).success).toBe(false);
+    expect(
+      assertionsSchema.safeParse({
+        schema: 'abp-assertions/v1',
+        assertions: [{ kind: 'file-present', path: '../etc/passwd' }],
+      }).success,
+    ).toBe(false);
+    expect(
+      assertionsSchema.safeParse({
+        schema: 'abp-assertions/v1',
+        assertions: [{ kind: 'file-present', path: '/etc/passwd' }],
+      }).success,
+    ).toBe(false);
   });
 });

@@ -49,7 +49,12 @@ interface Verified {
   readonly verdict: CommandVerdict;
 }
 
-async function verify(line: string, role: VerificationRole, checkout: string, env: NodeJS.ProcessEnv): Promise<Verified> {
+async function verify(
+  line: string,
+  role: VerificationRole,
+  checkout: string,
+  env: NodeJS.ProcessEnv,
+): Promise<Verified> {
   const command = parseCommandLine(line);
   const reportDir = await mkdtemp(path.join(root, 'report-'));
   const plan = planRunner(command.argv, reportDir);
@@ -67,11 +72,18 @@ async function verify(line: string, role: VerificationRole, checkout: string, en
       reportError = error.message;
     }
   }
-  const verdict = summarizeRun({ plan, role, exitCode: ran.exitCode, report, ...(reportError === undefined ? {} : { reportError }) });
+  const verdict = summarizeRun({
+    plan,
+    role,
+    exitCode: ran.exitCode,
+    report,
+    ...(reportError === undefined ? {} : { reportError }),
+  });
   return { plan, ran, reportDir, report, verdict };
 }
 
-const statusesOf = (report: ParsedReport | null) => Object.fromEntries((report?.tests ?? []).map((test) => [test.id, test.status]));
+const statusesOf = (report: ParsedReport | null) =>
+  Object.fromEntries((report?.tests ?? []).map((test) => [test.id, test.status]));
 
 async function writeFiles(dir: string, files: Record<string, string>): Promise<void> {
   for (const [name, content] of Object.entries(files)) {
@@ -114,13 +126,22 @@ describe('pytest (python3 -m pytest)', () => {
       'tests.test_demo::test_skipped': 'skip',
     });
     expect(result.report?.tests.find((test) => test.status === 'fail')?.message).toContain('a < b & c');
-    expect(result.verdict).toMatchObject({ passed: false, evidence: 'report', tests: { total: 3, pass: 1, fail: 1, error: 0, skip: 1 } });
+    expect(result.verdict).toMatchObject({
+      passed: false,
+      evidence: 'report',
+      tests: { total: 3, pass: 1, fail: 1, error: 0, skip: 1 },
+    });
     expect(await readdir(checkout)).toEqual(['tests']);
   });
 
   it('passes a failToPass command that selects the passing test', async () => {
     const result = await verify("python3 -m pytest 'tests/test_demo.py::test_passes' -q", 'failToPass', checkout, env);
-    expect(result.verdict).toEqual({ passed: true, evidence: 'report', tests: { total: 1, pass: 1, fail: 0, error: 0, skip: 0 }, reasons: [] });
+    expect(result.verdict).toEqual({
+      passed: true,
+      evidence: 'report',
+      tests: { total: 1, pass: 1, fail: 0, error: 0, skip: 0 },
+      reasons: [],
+    });
   });
 
   it('a skip passes in passToPass but not in failToPass', async () => {
@@ -171,7 +192,11 @@ describe('go test', () => {
       'example.com/demo/TestSkipped': 'skip',
     });
     expect(result.report?.tests[0]?.message).toContain('a < b & c');
-    expect(result.verdict).toMatchObject({ passed: false, evidence: 'report', tests: { total: 4, pass: 2, fail: 1, skip: 1 } });
+    expect(result.verdict).toMatchObject({
+      passed: false,
+      evidence: 'report',
+      tests: { total: 4, pass: 2, fail: 1, skip: 1 },
+    });
   });
 
   it('a selection of passing and skipped tests passes passToPass, not failToPass', async () => {
@@ -214,8 +239,16 @@ describe('node --test', () => {
     expect(result.ran.exitCode).toBe(1);
     expect(result.ran.stdout).toContain('demo');
     expect(await readdir(result.reportDir)).toEqual(['junit.xml']);
-    expect(statusesOf(result.report)).toEqual({ 'demo › fails': 'fail', 'demo › passes': 'pass', 'demo › skipped': 'skip' });
-    expect(result.verdict).toMatchObject({ passed: false, evidence: 'report', tests: { total: 3, pass: 1, fail: 1, skip: 1 } });
+    expect(statusesOf(result.report)).toEqual({
+      'demo › fails': 'fail',
+      'demo › passes': 'pass',
+      'demo › skipped': 'skip',
+    });
+    expect(result.verdict).toMatchObject({
+      passed: false,
+      evidence: 'report',
+      tests: { total: 3, pass: 1, fail: 1, skip: 1 },
+    });
   });
 
   it('tests filtered out by name count as skipped: passToPass passes, failToPass does not', async () => {
@@ -231,7 +264,12 @@ describe('cargo test', () => {
   let env: NodeJS.ProcessEnv;
   beforeAll(async () => {
     checkout = await mkdtemp(path.join(root, 'cargo-'));
-    env = { ...baseEnv(), CARGO_TARGET_DIR: path.join(root, 'cargo-target'), CARGO_NET_OFFLINE: 'true', RUST_BACKTRACE: '0' };
+    env = {
+      ...baseEnv(),
+      CARGO_TARGET_DIR: path.join(root, 'cargo-target'),
+      CARGO_NET_OFFLINE: 'true',
+      RUST_BACKTRACE: '0',
+    };
     await writeFiles(checkout, {
       'Cargo.toml': '[package]\nname = "demo"\nversion = "0.1.0"\nedition = "2021"\n',
       'src/lib.rs': [
@@ -251,14 +289,27 @@ describe('cargo test', () => {
     const result = await verify('cargo test -q', 'failToPass', checkout, env);
     expect(result.plan.argv).toEqual(['cargo', 'test', '--no-fail-fast', '-q', '--', '--format=pretty']);
     expect(result.ran.exitCode).toBe(101);
-    expect(statusesOf(result.report)).toEqual({ 'tests::fails': 'fail', 'tests::passes': 'pass', 'tests::skipped': 'skip' });
+    expect(statusesOf(result.report)).toEqual({
+      'tests::fails': 'fail',
+      'tests::passes': 'pass',
+      'tests::skipped': 'skip',
+    });
     expect(result.report?.tests.find((test) => test.id === 'tests::fails')?.message).toContain('a < b & c');
-    expect(result.verdict).toMatchObject({ passed: false, evidence: 'report', tests: { total: 3, pass: 1, fail: 1, skip: 1 } });
+    expect(result.verdict).toMatchObject({
+      passed: false,
+      evidence: 'report',
+      tests: { total: 3, pass: 1, fail: 1, skip: 1 },
+    });
     await expect(access(path.join(checkout, 'target'))).rejects.toThrow();
   });
 
   it('a filter selecting the passing test passes failToPass', async () => {
     const result = await verify('cargo test tests::passes', 'failToPass', checkout, env);
-    expect(result.verdict).toEqual({ passed: true, evidence: 'report', tests: { total: 1, pass: 1, fail: 0, error: 0, skip: 0 }, reasons: [] });
+    expect(result.verdict).toEqual({
+      passed: true,
+      evidence: 'report',
+      tests: { total: 1, pass: 1, fail: 0, error: 0, skip: 0 },
+      reasons: [],
+    });
   });
 });

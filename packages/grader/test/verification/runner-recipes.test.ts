@@ -33,7 +33,11 @@ describe('planRunner', () => {
   });
 
   it('python without -m pytest is plain', () => {
-    expect(planRunner(['python3', 'run_tests.py'], dir)).toEqual({ runner: 'plain', argv: ['python3', 'run_tests.py'], report: null });
+    expect(planRunner(['python3', 'run_tests.py'], dir)).toEqual({
+      runner: 'plain',
+      argv: ['python3', 'run_tests.py'],
+      report: null,
+    });
   });
 
   it('go test: -json and -count=1 right after "test", report on stdout', () => {
@@ -42,7 +46,13 @@ describe('planRunner', () => {
       argv: ['go', 'test', '-json', '-count=1', './...', '-run', 'TestA'],
       report: { format: 'go-test-json', source: { kind: 'stdout' } },
     });
-    expect(planRunner(['go', 'test', '-json', '-count=3', './...'], dir).argv).toEqual(['go', 'test', '-json', '-count=3', './...']);
+    expect(planRunner(['go', 'test', '-json', '-count=3', './...'], dir).argv).toEqual([
+      'go',
+      'test',
+      '-json',
+      '-count=3',
+      './...',
+    ]);
     expect(planRunner(['go', 'vet', './...'], dir).runner).toBe('plain');
   });
 
@@ -77,10 +87,23 @@ describe('planRunner', () => {
   it('node --test: spec to stdout and junit to the report dir, replacing the task’s own reporters', () => {
     expect(planRunner(['node', '--test', 'test/a.test.mjs'], dir)).toEqual({
       runner: 'node-test',
-      argv: ['node', '--test', '--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=junit', `--test-reporter-destination=${dir}/junit.xml`, 'test/a.test.mjs'],
+      argv: [
+        'node',
+        '--test',
+        '--test-reporter=spec',
+        '--test-reporter-destination=stdout',
+        '--test-reporter=junit',
+        `--test-reporter-destination=${dir}/junit.xml`,
+        'test/a.test.mjs',
+      ],
       report: { format: 'junit-xml', source: { kind: 'file', path: `${dir}/junit.xml` } },
     });
-    expect(planRunner(['node', '--import', 'tsx', '--test-reporter', 'tap', '--test', '--test-reporter-destination=out.tap'], dir).argv).toEqual([
+    expect(
+      planRunner(
+        ['node', '--import', 'tsx', '--test-reporter', 'tap', '--test', '--test-reporter-destination=out.tap'],
+        dir,
+      ).argv,
+    ).toEqual([
       'node',
       '--import',
       'tsx',
@@ -101,7 +124,13 @@ describe('planRunner', () => {
       argv: ['vitest', 'run', 'test/a.test.ts', ...junit],
       report: { format: 'junit-xml', source: { kind: 'file', path: `${dir}/junit.xml` } },
     });
-    expect(planRunner(['npx', 'vitest', 'test/a.test.ts'], dir).argv).toEqual(['npx', 'vitest', 'test/a.test.ts', '--run', ...junit]);
+    expect(planRunner(['npx', 'vitest', 'test/a.test.ts'], dir).argv).toEqual([
+      'npx',
+      'vitest',
+      'test/a.test.ts',
+      '--run',
+      ...junit,
+    ]);
     expect(planRunner(['npx', '--yes', 'vitest', 'run'], dir).runner).toBe('vitest');
     expect(planRunner(['pnpm', 'exec', 'vitest', 'run'], dir).runner).toBe('vitest');
     expect(planRunner(['./node_modules/.bin/vitest', 'run'], dir).runner).toBe('vitest');
@@ -122,13 +151,29 @@ describe('planRunner', () => {
     const source = plan.report?.source;
     if (source?.kind !== 'files') throw new Error(`expected a files source, got ${JSON.stringify(source)}`);
     expect(source.dir).toBe('.');
-    expect(['target/surefire-reports/TEST-demo.MathTest.xml', 'core/target/surefire-reports/TEST-a.B.xml'].every((file) => source.pattern.test(file))).toBe(true);
-    expect(['target/surefire-reports/demo.MathTest.txt', 'target/failsafe-reports/TEST-a.xml', 'target/surefire-reports/x/TEST-a.xml'].some((file) => source.pattern.test(file))).toBe(false);
+    expect(
+      ['target/surefire-reports/TEST-demo.MathTest.xml', 'core/target/surefire-reports/TEST-a.B.xml'].every((file) =>
+        source.pattern.test(file),
+      ),
+    ).toBe(true);
+    expect(
+      [
+        'target/surefire-reports/demo.MathTest.txt',
+        'target/failsafe-reports/TEST-a.xml',
+        'target/surefire-reports/x/TEST-a.xml',
+      ].some((file) => source.pattern.test(file)),
+    ).toBe(false);
     expect(planRunner(['./mvnw', 'verify'], dir).runner).toBe('maven-surefire');
     expect(planRunner(['mvn', 'compile'], dir).runner).toBe('plain');
   });
 
-  it.each([[['npm', 'test']], [['pnpm', 'test', '--', 'a.test.ts']], [['yarn', 'test']], [['make', 'check']], [['npx', 'mocha']]])('%j is plain', (argv) => {
+  it.each([
+    [['npm', 'test']],
+    [['pnpm', 'test', '--', 'a.test.ts']],
+    [['yarn', 'test']],
+    [['make', 'check']],
+    [['npx', 'mocha']],
+  ])('%j is plain', (argv) => {
     expect(planRunner(argv, dir)).toEqual({ runner: 'plain', argv, report: null });
   });
 
@@ -144,8 +189,12 @@ const reportOf = (...statuses: TestStatus[]): ParsedReport => ({
 });
 const pytestPlan: RunnerPlan = planRunner(['pytest'], dir);
 const plainPlan: RunnerPlan = planRunner(['npm', 'test'], dir);
-const summarize = (role: VerificationRole, exitCode: number | null, report: ParsedReport | null, reportError?: string) =>
-  summarizeRun({ plan: pytestPlan, role, exitCode, report, ...(reportError === undefined ? {} : { reportError }) });
+const summarize = (
+  role: VerificationRole,
+  exitCode: number | null,
+  report: ParsedReport | null,
+  reportError?: string,
+) => summarizeRun({ plan: pytestPlan, role, exitCode, report, ...(reportError === undefined ? {} : { reportError }) });
 
 describe('summarizeRun', () => {
   it('passes on exit 0 with a report of passing tests, and counts them', () => {
@@ -218,13 +267,28 @@ describe('summarizeRun', () => {
       tests: { total: 0, pass: 0, fail: 0, error: 0, skip: 0 },
       reasons: [],
     });
-    expect(summarizeRun({ plan: plainPlan, role: 'failToPass', exitCode: 1, report: null })).toMatchObject({ passed: false, evidence: 'exit-code', reasons: ['exit code 1'] });
-    expect(summarizeRun({ plan: plainPlan, role: 'passToPass', exitCode: null, report: null })).toMatchObject({ passed: false, evidence: 'none' });
+    expect(summarizeRun({ plan: plainPlan, role: 'failToPass', exitCode: 1, report: null })).toMatchObject({
+      passed: false,
+      evidence: 'exit-code',
+      reasons: ['exit code 1'],
+    });
+    expect(summarizeRun({ plan: plainPlan, role: 'passToPass', exitCode: null, report: null })).toMatchObject({
+      passed: false,
+      evidence: 'none',
+    });
   });
 
   it('refuses a report of another format than the plan names', () => {
     const goReport: ParsedReport = { format: 'go-test-json', tests: [] };
-    expect(errorCode(RunnerPlanError, () => summarizeRun({ plan: pytestPlan, role: 'passToPass', exitCode: 0, report: goReport }))).toBe('report-format-mismatch');
-    expect(errorCode(RunnerPlanError, () => summarizeRun({ plan: plainPlan, role: 'passToPass', exitCode: 0, report: reportOf('pass') }))).toBe('report-format-mismatch');
+    expect(
+      errorCode(RunnerPlanError, () =>
+        summarizeRun({ plan: pytestPlan, role: 'passToPass', exitCode: 0, report: goReport }),
+      ),
+    ).toBe('report-format-mismatch');
+    expect(
+      errorCode(RunnerPlanError, () =>
+        summarizeRun({ plan: plainPlan, role: 'passToPass', exitCode: 0, report: reportOf('pass') }),
+      ),
+    ).toBe('report-format-mismatch');
   });
 });

@@ -3,7 +3,12 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TaskRepo, TrialWorkspace } from '../../src/workspace/index.js';
-import { captureDiff, createTrialWorkspace, createVerificationCheckout, prepareFixtureRepo } from '../../src/workspace/index.js';
+import {
+  captureDiff,
+  createTrialWorkspace,
+  createVerificationCheckout,
+  prepareFixtureRepo,
+} from '../../src/workspace/index.js';
 import { baseFiles, codeOf, git, patchedPaths, writeFiles, writeTrap } from './support.js';
 
 describe('captureDiff', () => {
@@ -22,7 +27,9 @@ describe('captureDiff', () => {
     const dir = join(root, `verify-${++trials}`);
     const result = await createVerificationCheckout(repo, dir, { patch, overlayDir: null });
     expect(result).toEqual({ applied: true, applyError: null });
-    return new Map(await Promise.all(paths.map(async (path) => [path, await readFile(join(dir, path)).catch(() => null)] as const)));
+    return new Map(
+      await Promise.all(paths.map(async (path) => [path, await readFile(join(dir, path)).catch(() => null)] as const)),
+    );
   }
 
   beforeAll(async () => {
@@ -75,7 +82,12 @@ describe('captureDiff', () => {
       '.git/info/exclude': 'new.txt\n',
     });
     await appendFile(join(trial.workspace, 'keep.log'), 'changed\n');
-    expect(patchedPaths(await captureDiff(repo, trial))).toEqual(['keep.log', 'new.txt', 'sub/.gitignore', 'sub/kept.txt']);
+    expect(patchedPaths(await captureDiff(repo, trial))).toEqual([
+      'keep.log',
+      'new.txt',
+      'sub/.gitignore',
+      'sub/kept.txt',
+    ]);
   });
 
   it('captures binary files and text in other encodings byte for byte', async () => {
@@ -83,7 +95,11 @@ describe('captureDiff', () => {
     const reversed = Buffer.from(baseFiles['assets/logo.bin']).reverse();
     const added = Buffer.from([0, 1, 2, 255, 0, 13, 10, 0]);
     const latin1 = Buffer.from('caf\xe9 cr\xe8me\n', 'latin1');
-    await writeFiles(trial.workspace, { 'assets/logo.bin': reversed, 'assets/new.bin': added, 'docs/latin1.txt': latin1 });
+    await writeFiles(trial.workspace, {
+      'assets/logo.bin': reversed,
+      'assets/new.bin': added,
+      'docs/latin1.txt': latin1,
+    });
     const patch = await captureDiff(repo, trial);
     expect(patch).toContain('GIT binary patch');
     expect(patchedPaths(patch)).toEqual(['assets/logo.bin', 'assets/new.bin', 'docs/latin1.txt']);
@@ -124,7 +140,15 @@ describe('captureDiff', () => {
     }
     for (const hooks of [join(root, 'hooks'), join(gitDir, 'hooks')]) {
       await mkdir(hooks, { recursive: true });
-      for (const hook of ['pre-commit', 'post-checkout', 'post-index-change', 'pre-auto-gc', 'reference-transaction', 'fsmonitor-watchman']) await writeTrap(join(hooks, hook), sentinel);
+      for (const hook of [
+        'pre-commit',
+        'post-checkout',
+        'post-index-change',
+        'pre-auto-gc',
+        'reference-transaction',
+        'fsmonitor-watchman',
+      ])
+        await writeTrap(join(hooks, hook), sentinel);
     }
     await writeFiles(trial.workspace, { '.gitattributes': '* filter=evil diff=evil\n' });
     await appendFile(join(trial.workspace, 'src', 'app.js'), '// edited\n');
@@ -137,7 +161,12 @@ describe('captureDiff', () => {
     const patch = await captureDiff(repo, trial);
     expect(patchedPaths(patch)).toEqual(['.gitattributes', 'src/app.js', 'vendor/nested']);
     await createVerificationCheckout(repo, join(root, `verify-${++trials}`), { patch, overlayDir: null });
-    expect(await stat(sentinel).then(() => 'ran', () => 'never ran')).toBe('never ran');
+    expect(
+      await stat(sentinel).then(
+        () => 'ran',
+        () => 'never ran',
+      ),
+    ).toBe('never ran');
 
     // The trap is armed: the agent's own git runs it (and then fails on the filter's silence).
     await git(trial.workspace, 'status').catch(() => undefined);

@@ -44,8 +44,19 @@ describe('a trial workspace holds base and its history, nothing later', () => {
 
   it('the source really holds the future fix where every command looks (so the checks below can fail)', async () => {
     const outputs = await Promise.all(historyCommands.map((args) => git(task.source, ...args)));
-    const found = historyCommands.filter((_, index) => outputs[index]?.includes(task.marker) === true || outputs[index]?.includes(task.futureCommit) === true);
-    expect(found.map((args) => args.join(' '))).toEqual(expect.arrayContaining(['log --all --format=%H %s%n%b%N', 'reflog', 'for-each-ref', 'rev-list --all --objects', 'cat-file --batch-all-objects --batch-check']));
+    const found = historyCommands.filter(
+      (_, index) =>
+        outputs[index]?.includes(task.marker) === true || outputs[index]?.includes(task.futureCommit) === true,
+    );
+    expect(found.map((args) => args.join(' '))).toEqual(
+      expect.arrayContaining([
+        'log --all --format=%H %s%n%b%N',
+        'reflog',
+        'for-each-ref',
+        'rev-list --all --objects',
+        'cat-file --batch-all-objects --batch-check',
+      ]),
+    );
     expect(await git(task.source, 'tag', '--list')).toContain('v1-fix');
     expect(await git(task.source, 'stash', 'list')).toContain(task.marker);
   });
@@ -65,8 +76,15 @@ describe('a trial workspace holds base and its history, nothing later', () => {
 
   it('reachable history is exactly base and its ancestors, objects exactly their closure', async () => {
     expect(await git(trial.workspace, 'rev-list', '--all')).toBe(await git(task.source, 'rev-list', task.baseCommit));
-    const closure = (await git(task.source, 'rev-list', '--objects', task.baseCommit)).split('\n').filter(Boolean).map((line) => line.slice(0, 40)).sort();
-    const present = (await git(trial.workspace, 'cat-file', '--batch-all-objects', '--batch-check=%(objectname)')).split('\n').filter(Boolean).sort();
+    const closure = (await git(task.source, 'rev-list', '--objects', task.baseCommit))
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => line.slice(0, 40))
+      .sort();
+    const present = (await git(trial.workspace, 'cat-file', '--batch-all-objects', '--batch-check=%(objectname)'))
+      .split('\n')
+      .filter(Boolean)
+      .sort();
     expect(present).toEqual(closure);
     expect(await git(trial.workspace, 'fsck', '--unreachable', '--dangling', '--no-progress')).toBe('');
   });
@@ -87,8 +105,22 @@ describe('a trial workspace holds base and its history, nothing later', () => {
 
   it('the .git has no packed-refs, FETCH_HEAD, ORIG_HEAD, logs, stash, notes or remotes', async () => {
     const gitDir = join(trial.workspace, '.git');
-    for (const path of ['packed-refs', 'FETCH_HEAD', 'ORIG_HEAD', 'logs', 'refs/stash', 'refs/notes', 'refs/remotes', 'shallow']) {
-      expect(await stat(join(gitDir, path)).then(() => path, () => null)).toBeNull();
+    for (const path of [
+      'packed-refs',
+      'FETCH_HEAD',
+      'ORIG_HEAD',
+      'logs',
+      'refs/stash',
+      'refs/notes',
+      'refs/remotes',
+      'shallow',
+    ]) {
+      expect(
+        await stat(join(gitDir, path)).then(
+          () => path,
+          () => null,
+        ),
+      ).toBeNull();
     }
     expect(await readdir(join(gitDir, 'refs', 'heads'))).toEqual(['main']);
   });
@@ -98,16 +130,28 @@ describe('a trial workspace holds base and its history, nothing later', () => {
     expect((await git(trial.workspace, 'rev-parse', 'HEAD')).trim()).toBe(task.baseCommit);
     expect(await git(trial.workspace, 'status', '--porcelain', '--untracked-files=all')).toBe('');
     expect((await git(trial.workspace, 'log', '--format=%s')).split('\n').filter(Boolean)).toEqual(['docs', 'initial']);
-    expect((await git(trial.workspace, 'show', 'HEAD:src/app.js'))).toBe('export const answer = 41;\n');
+    expect(await git(trial.workspace, 'show', 'HEAD:src/app.js')).toBe('export const answer = 41;\n');
   });
 
   it('the cache is bare, one pack, one ref, no reflogs and only base’s closure', async () => {
     expect((await readdir(repo.gitDir)).sort()).toEqual(['HEAD', 'config', 'objects', 'refs']);
-    expect((await readdir(join(repo.gitDir, 'objects', 'pack'))).filter((name) => name.endsWith('.pack'))).toHaveLength(1);
-    expect(await git(repo.gitDir, 'for-each-ref', '--format=%(refname) %(objectname)')).toBe(`refs/heads/base ${task.baseCommit}\n`);
+    expect((await readdir(join(repo.gitDir, 'objects', 'pack'))).filter((name) => name.endsWith('.pack'))).toHaveLength(
+      1,
+    );
+    expect(await git(repo.gitDir, 'for-each-ref', '--format=%(refname) %(objectname)')).toBe(
+      `refs/heads/base ${task.baseCommit}\n`,
+    );
     expect((await git(repo.gitDir, 'count-objects', '--verbose')).match(/^count: (\d+)$/m)?.[1]).toBe('0');
-    expect((await git(repo.gitDir, 'cat-file', '--batch-all-objects', '--batch-check=%(objectname)')).split('\n').filter(Boolean).sort()).toEqual(
-      (await git(trial.workspace, 'cat-file', '--batch-all-objects', '--batch-check=%(objectname)')).split('\n').filter(Boolean).sort(),
+    expect(
+      (await git(repo.gitDir, 'cat-file', '--batch-all-objects', '--batch-check=%(objectname)'))
+        .split('\n')
+        .filter(Boolean)
+        .sort(),
+    ).toEqual(
+      (await git(trial.workspace, 'cat-file', '--batch-all-objects', '--batch-check=%(objectname)'))
+        .split('\n')
+        .filter(Boolean)
+        .sort(),
     );
     expect(repo.baseTree).toBe((await git(task.source, 'rev-parse', `${task.baseCommit}^{tree}`)).trim());
   });

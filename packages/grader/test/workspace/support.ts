@@ -67,7 +67,10 @@ export async function createSourceRepo(dir: string): Promise<SourceRepo> {
   await git(dir, 'commit', '--quiet', '--all', '-m', 'docs');
   const baseCommit = (await git(dir, 'rev-parse', 'HEAD')).trim();
 
-  await writeFiles(dir, { 'src/app.js': `export const answer = 42; // ${marker}\n`, 'tests/fix.test.js': `// ${marker}\n` });
+  await writeFiles(dir, {
+    'src/app.js': `export const answer = 42; // ${marker}\n`,
+    'tests/fix.test.js': `// ${marker}\n`,
+  });
   await git(dir, 'add', '--all');
   await git(dir, 'commit', '--quiet', '-m', `fix: ${marker}`);
   const futureCommit = (await git(dir, 'rev-parse', 'HEAD')).trim();

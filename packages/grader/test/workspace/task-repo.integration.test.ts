@@ -25,7 +25,9 @@ async function packCount(gitDir: string): Promise<number> {
 describe('prepareTaskRepo', () => {
   it('is safe under concurrent callers: one complete cache, no leftovers', async () => {
     const cacheDir = join(root, 'concurrent-cache');
-    const repos = await Promise.all(Array.from({ length: 6 }, () => prepareTaskRepo({ source: task.source, baseCommit: task.baseCommit, cacheDir })));
+    const repos = await Promise.all(
+      Array.from({ length: 6 }, () => prepareTaskRepo({ source: task.source, baseCommit: task.baseCommit, cacheDir })),
+    );
     for (const repo of repos) expect(repo).toEqual(repos[0]);
     expect(await readdir(cacheDir)).toEqual([`${task.baseCommit}.git`]);
     expect(await packCount(repos[0]?.gitDir ?? '')).toBe(1);
@@ -46,8 +48,12 @@ describe('prepareTaskRepo', () => {
   it('names a base commit the source lacks: missing-base-commit, and leaves nothing behind', async () => {
     const cacheDir = join(root, 'missing-cache');
     const absent = '0123456789abcdef0123456789abcdef01234567';
-    expect(await codeOf(prepareTaskRepo({ source: task.source, baseCommit: absent, cacheDir }))).toBe('missing-base-commit');
-    const message = await prepareTaskRepo({ source: task.source, baseCommit: absent, cacheDir }).catch((error: unknown) => String(error));
+    expect(await codeOf(prepareTaskRepo({ source: task.source, baseCommit: absent, cacheDir }))).toBe(
+      'missing-base-commit',
+    );
+    const message = await prepareTaskRepo({ source: task.source, baseCommit: absent, cacheDir }).catch(
+      (error: unknown) => String(error),
+    );
     expect(message).toContain(absent);
     expect(message).toContain(task.source);
     expect(await readdir(cacheDir)).toEqual([]);
@@ -56,9 +62,13 @@ describe('prepareTaskRepo', () => {
   it('rejects an abbreviated or symbolic base commit and a source that is not a repository', async () => {
     const cacheDir = join(root, 'invalid-cache');
     for (const baseCommit of [task.baseCommit.slice(0, 12), 'HEAD', 'main', `${task.baseCommit}0`]) {
-      expect(await codeOf(prepareTaskRepo({ source: task.source, baseCommit, cacheDir })), baseCommit).toBe('invalid-base-commit');
+      expect(await codeOf(prepareTaskRepo({ source: task.source, baseCommit, cacheDir })), baseCommit).toBe(
+        'invalid-base-commit',
+      );
     }
-    expect(await codeOf(prepareTaskRepo({ source: join(root, 'no-such-source'), baseCommit: task.baseCommit, cacheDir }))).toBe('source-not-a-repository');
+    expect(
+      await codeOf(prepareTaskRepo({ source: join(root, 'no-such-source'), baseCommit: task.baseCommit, cacheDir })),
+    ).toBe('source-not-a-repository');
   });
 });
 
@@ -81,8 +91,14 @@ describe('prepareFixtureRepo', () => {
   it('makes the same commit from the same files on any machine, in any cache', async () => {
     await writeFixture(join(root, 'fixture-a'));
     await writeFixture(join(root, 'fixture-b'));
-    const a = await prepareFixtureRepo({ fixtureDir: join(root, 'fixture-a'), cacheDir: join(root, 'fixture-cache-a') });
-    const b = await prepareFixtureRepo({ fixtureDir: join(root, 'fixture-b'), cacheDir: join(root, 'fixture-cache-b') });
+    const a = await prepareFixtureRepo({
+      fixtureDir: join(root, 'fixture-a'),
+      cacheDir: join(root, 'fixture-cache-a'),
+    });
+    const b = await prepareFixtureRepo({
+      fixtureDir: join(root, 'fixture-b'),
+      cacheDir: join(root, 'fixture-cache-b'),
+    });
     expect(b.baseCommit).toBe(a.baseCommit);
     expect(b.baseTree).toBe(a.baseTree);
     // Pinned: a change here means every fixture task's base commit moved.
@@ -104,13 +120,24 @@ describe('prepareFixtureRepo', () => {
     expect((await git(repo.gitDir, 'count-objects', '--verbose')).match(/^count: (\d+)$/m)?.[1]).toBe('0');
     expect(await git(repo.gitDir, 'for-each-ref', '--format=%(refname)')).toBe('refs/heads/base\n');
     const tree = await git(repo.gitDir, 'ls-tree', '-r', '--format=%(objectmode) %(path)', 'base');
-    expect(tree.split('\n').filter(Boolean)).toEqual(['100644 .gitignore', '100644 README.md', '100755 bin/run.sh', '100644 data/bytes.bin', '100644 notes.log', '100644 src/index.js']);
+    expect(tree.split('\n').filter(Boolean)).toEqual([
+      '100644 .gitignore',
+      '100644 README.md',
+      '100755 bin/run.sh',
+      '100644 data/bytes.bin',
+      '100644 notes.log',
+      '100644 src/index.js',
+    ]);
   });
 });
 
 describe('readBlobAtBase', () => {
   it('reads files at base byte for byte, and null for paths base has no blob at', async () => {
-    const repo = await prepareTaskRepo({ source: task.source, baseCommit: task.baseCommit, cacheDir: join(root, 'blob-cache') });
+    const repo = await prepareTaskRepo({
+      source: task.source,
+      baseCommit: task.baseCommit,
+      cacheDir: join(root, 'blob-cache'),
+    });
     expect((await readBlobAtBase(repo, 'src/app.js'))?.toString()).toBe('export const answer = 41;\n');
     expect(await readBlobAtBase(repo, 'assets/logo.bin')).toEqual(binaryLogo);
     expect(await readBlobAtBase(repo, 'tests/fix.test.js')).toBeNull();

@@ -3,7 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TaskRepo } from '../../src/workspace/index.js';
-import { captureDiff, createTrialWorkspace, createVerificationCheckout, prepareTaskRepo, readBlobAtBase } from '../../src/workspace/index.js';
+import {
+  captureDiff,
+  createTrialWorkspace,
+  createVerificationCheckout,
+  prepareTaskRepo,
+  readBlobAtBase,
+} from '../../src/workspace/index.js';
 import type { SourceRepo } from './support.js';
 import { baseFiles, codeOf, createSourceRepo, git, writeFiles } from './support.js';
 
@@ -46,7 +52,10 @@ describe('createVerificationCheckout', () => {
 
   it('applies the patch, then the held-out files replace whatever the agent planted at or above their paths', async () => {
     const dir = join(root, 'verify-planted');
-    expect(await createVerificationCheckout(repo, dir, { patch: plantedPatch, overlayDir })).toEqual({ applied: true, applyError: null });
+    expect(await createVerificationCheckout(repo, dir, { patch: plantedPatch, overlayDir })).toEqual({
+      applied: true,
+      applyError: null,
+    });
     expect(await readFile(join(dir, 'src', 'app.js'), 'utf8')).toBe('export const answer = 42;\n');
     expect(await readFile(join(dir, 'tests', 'held-out.test.js'), 'utf8')).toBe('real held-out test\n');
     expect((await lstat(join(dir, 'tests', 'data'))).isDirectory()).toBe(true);
@@ -67,9 +76,13 @@ describe('createVerificationCheckout', () => {
 
   it('with an empty patch and no overlay, is base exactly', async () => {
     const dir = join(root, 'verify-base');
-    expect(await createVerificationCheckout(repo, dir, { patch: '', overlayDir: null })).toEqual({ applied: true, applyError: null });
+    expect(await createVerificationCheckout(repo, dir, { patch: '', overlayDir: null })).toEqual({
+      applied: true,
+      applyError: null,
+    });
     expect(await readFile(join(dir, 'README.md'), 'utf8')).toBe('# demo\n\nRun the tests.\n');
-    for (const path of Object.keys(baseFiles)) expect(await readFile(join(dir, path))).toEqual(await readBlobAtBase(repo, path));
+    for (const path of Object.keys(baseFiles))
+      expect(await readFile(join(dir, path))).toEqual(await readBlobAtBase(repo, path));
     expect(await git(dir, 'status', '--porcelain', '--untracked-files=all')).toBe('');
   });
 
@@ -88,6 +101,8 @@ describe('createVerificationCheckout', () => {
     const dir = join(root, 'verify-exists');
     await mkdir(dir);
     await writeFile(join(dir, 'planted'), 'x');
-    expect(await codeOf(createVerificationCheckout(repo, dir, { patch: '', overlayDir: null }))).toBe('verification-dir-exists');
+    expect(await codeOf(createVerificationCheckout(repo, dir, { patch: '', overlayDir: null }))).toBe(
+      'verification-dir-exists',
+    );
   });
 });

@@ -130,7 +130,12 @@ function ttyPrinter(stream: Writable): ProgressPrinter {
     const elapsed = seconds(Date.now() - running.startedAt);
     const spinner = SPINNER[frame % SPINNER.length] ?? '*';
     const { count } = running;
-    const counted = count === null ? '' : count.total === null ? `  ${countText(count.done, null, count.unit)}` : `  ${bar(count.done, count.total)} ${countText(count.done, count.total, count.unit)}`;
+    const counted =
+      count === null
+        ? ''
+        : count.total === null
+          ? `  ${countText(count.done, null, count.unit)}`
+          : `  ${bar(count.done, count.total)} ${countText(count.done, count.total, count.unit)}`;
     const label = count?.label ? ` · ${count.label}` : '';
     const line = `${spinner} ${BOLD}${running.stage}${RESET} ${running.title}${counted}${label}  ${DIM}${elapsed}${RESET}`;
     // A line wider than the terminal would wrap and leave a copy behind on every redraw.
@@ -158,7 +163,8 @@ function ttyPrinter(stream: Writable): ProgressPrinter {
           redraw();
           break;
         case 'stage-progress':
-          if (running !== null) running.count = { done: event.done, total: event.total, unit: event.unit, label: event.label };
+          if (running !== null)
+            running.count = { done: event.done, total: event.total, unit: event.unit, label: event.label };
           redraw();
           break;
         case 'note':
@@ -215,7 +221,9 @@ function truncateVisible(text: string, width: number): string {
 /** The closing block: where to look, the figures, and how to stop. */
 export function summaryLines(summary: MainJobSummary): string[] {
   const stages = Object.entries(summary.stages).map(([stage, ms]) => `${stage} ${seconds(ms)}`);
-  const memory = summary.memory.map((entry) => `${entry.process} ${entry.peakMiB === null ? 'n/a' : `${entry.peakMiB} MiB`}`);
+  const memory = summary.memory.map(
+    (entry) => `${entry.process} ${entry.peakMiB === null ? 'n/a' : `${entry.peakMiB} MiB`}`,
+  );
   const bundles = Object.entries(summary.bundles).map(([taskId, digest]) => `    ${taskId.padEnd(34)} ${digest}`);
   return [
     '',

@@ -11,7 +11,13 @@ import { createScaleWorld } from '@abp/github-sim/world/scale';
 import { simFaultsFile, type SimFaultsFile } from '@abp/github-sim/fault-plan';
 import { resolveStackConfig } from '@abp/pipeline/worker/config';
 import { StackError } from '@abp/pipeline/worker/errors';
-import { publishSimState, simStatus, withdrawSimState, type SimStatus, type WorldSpec } from '@abp/pipeline/dev-stack/sim-state';
+import {
+  publishSimState,
+  simStatus,
+  withdrawSimState,
+  type SimStatus,
+  type WorldSpec,
+} from '@abp/pipeline/dev-stack/sim-state';
 import { simDown, simUp, type ServeSpec } from '../sim-stack.js';
 import { createOutput, type Output, type OutputOptions } from '@abp/grader/cli';
 
@@ -30,7 +36,8 @@ export interface WorldOptions {
 
 /** The world to serve; a small world without a date is dated today (UTC), checked here where the user sees the error. */
 export function worldSpec(options: WorldOptions): WorldSpec {
-  if (options.world === 'scale') return { world: 'scale', seed: options.seed, repos: options.repos, issues: options.issues };
+  if (options.world === 'scale')
+    return { world: 'scale', seed: options.seed, repos: options.repos, issues: options.issues };
   const date = options.worldDate ?? utcDate();
   try {
     worldDateClock(date);
@@ -42,7 +49,12 @@ export function worldSpec(options: WorldOptions): WorldSpec {
 }
 
 function serveSpec(options: WorldOptions): ServeSpec {
-  return { port: options.port, reviewDelayMs: options.reviewDelayMs, webhookUrl: options.webhookUrl ?? null, faultsFile: options.faults ? resolve(options.faults) : null };
+  return {
+    port: options.port,
+    reviewDelayMs: options.reviewDelayMs,
+    webhookUrl: options.webhookUrl ?? null,
+    faultsFile: options.faults ? resolve(options.faults) : null,
+  };
 }
 
 /** Reads and checks a fault plan file; the error names the file, the field and the rule. */
@@ -56,13 +68,18 @@ export function readFaultsFile(path: string): SimFaultsFile {
   const parsed = simFaultsFile.safeParse(raw);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.') || '$'}: ${issue.message}`).join('; ');
-    throw new StackError('invalid-setting', `--faults ${path}: ${problems} (e.g. {"seed": 1, "serverErrorRate": 0.05, "serverErrorBurst": 3})`);
+    throw new StackError(
+      'invalid-setting',
+      `--faults ${path}: ${problems} (e.g. {"seed": 1, "serverErrorRate": 0.05, "serverErrorBurst": 3})`,
+    );
   }
   return parsed.data;
 }
 
 function describeWorld(world: WorldSpec): string {
-  return world.world === 'scale' ? `scale world seed ${world.seed} (${world.repos} repositories, ${world.issues} issues)` : `small live world seed ${world.seed} dated ${world.date}`;
+  return world.world === 'scale'
+    ? `scale world seed ${world.seed} (${world.repos} repositories, ${world.issues} issues)`
+    : `small live world seed ${world.seed} dated ${world.date}`;
 }
 
 function printStatus(out: Output, status: SimStatus): void {
@@ -84,12 +101,21 @@ export async function simServeCommand(options: WorldOptions): Promise<void> {
   const config = resolveStackConfig();
   const tokenFile = process.env.ABP_SIM_TOKEN_FILE;
   const token = process.env.ABP_SIM_TOKEN ?? (tokenFile ? readFileSync(tokenFile, 'utf8').trim() : '');
-  if (!token) throw new StackError('invalid-setting', 'no token: set ABP_SIM_TOKEN (or ABP_SIM_TOKEN_FILE), or start the simulator with `abp sim up`');
+  if (!token)
+    throw new StackError(
+      'invalid-setting',
+      'no token: set ABP_SIM_TOKEN (or ABP_SIM_TOKEN_FILE), or start the simulator with `abp sim up`',
+    );
   const spec = worldSpec(options);
   const faults = options.faults ? readFaultsFile(options.faults) : null;
   const started = performance.now();
-  const served = spec.world === 'scale' ? await serveScaleWorld(spec, token, options.port, faults) : await serveLiveWorld(spec, token, options, config.home, faults);
-  console.log(`simulator: ${describeWorld(spec)} ready in ${Math.round(performance.now() - started)} ms at ${served.simulator.apiUrl}`);
+  const served =
+    spec.world === 'scale'
+      ? await serveScaleWorld(spec, token, options.port, faults)
+      : await serveLiveWorld(spec, token, options, config.home, faults);
+  console.log(
+    `simulator: ${describeWorld(spec)} ready in ${Math.round(performance.now() - started)} ms at ${served.simulator.apiUrl}`,
+  );
   publishSimState(config, {
     pid: process.pid,
     apiUrl: served.simulator.apiUrl,
@@ -111,28 +137,67 @@ interface Served {
   stop(): Promise<void>;
 }
 
-async function serveScaleWorld(spec: Extract<WorldSpec, { world: 'scale' }>, token: string, port: number, faults: SimFaultsFile | null): Promise<Served> {
+async function serveScaleWorld(
+  spec: Extract<WorldSpec, { world: 'scale' }>,
+  token: string,
+  port: number,
+  faults: SimFaultsFile | null,
+): Promise<Served> {
   const world = createScaleWorld({ seed: spec.seed, repos: spec.repos, issues: spec.issues });
   const simulator = await startSimulator({ world, tokens: new Set([token]), port, ...(faults ? { faults } : {}) });
   return { simulator, stop: () => simulator.close() };
 }
 
 /** The small live world: real repositories on disk, CI and maintainers at work, webhooks if asked for. */
-async function serveLiveWorld(spec: Extract<WorldSpec, { world: 'small' }>, token: string, options: WorldOptions, home: string, faults: SimFaultsFile | null): Promise<Served> {
+async function serveLiveWorld(
+  spec: Extract<WorldSpec, { world: 'small' }>,
+  token: string,
+  options: WorldOptions,
+  home: string,
+  faults: SimFaultsFile | null,
+): Promise<Served> {
   // The world is rebuilt from its seed and date on every start: the same seed and day give the same repositories.
   const dir = join(home, 'sim', `small-${spec.seed}`);
   await rm(dir, { recursive: true, force: true });
   // The solver's forks carry every known fix as fix/<issue>: what the reference solver of `abp start` opens upstream.
-  const world = await createLiveWorld({ seed: spec.seed, dir: join(dir, 'world'), generatedAt: worldDateClock(spec.date), solverFixBranches: true });
-  const simulator = await startSimulator({ world, tokens: new Set([token]), port: options.port, gitRoot: world.gitRoot, canPush: world.canPush, ...(faults ? { faults } : {}) });
+  const world = await createLiveWorld({
+    seed: spec.seed,
+    dir: join(dir, 'world'),
+    generatedAt: worldDateClock(spec.date),
+    solverFixBranches: true,
+  });
+  const simulator = await startSimulator({
+    world,
+    tokens: new Set([token]),
+    port: options.port,
+    gitRoot: world.gitRoot,
+    canPush: world.canPush,
+    ...(faults ? { faults } : {}),
+  });
   await mkdir(join(dir, 'ci'), { recursive: true });
-  const actors = new Actors({ world, ci: createLiveCi(world, { workDir: join(dir, 'ci') }), plan: { seed: spec.seed, reviewDelayMs: options.reviewDelayMs, closeUnmergedRate: 0 } });
+  const actors = new Actors({
+    world,
+    ci: createLiveCi(world, { workDir: join(dir, 'ci') }),
+    plan: { seed: spec.seed, reviewDelayMs: options.reviewDelayMs, closeUnmergedRate: 0 },
+  });
   actors.start();
   let webhooks: WebhookDispatcher | null = null;
   if (options.webhookUrl) {
     const secret = process.env.ABP_SIM_WEBHOOK_SECRET;
-    if (!secret) throw new StackError('invalid-setting', '--webhook-url needs ABP_SIM_WEBHOOK_SECRET in the environment: the secret deliveries are signed with');
-    webhooks = new WebhookDispatcher({ world, apiBaseUrl: simulator.apiUrl, url: options.webhookUrl, secret, seed: spec.seed, dropRate: faults?.webhookDropRate ?? 0, logPath: join(home, 'logs', 'sim-webhooks.jsonl') });
+    if (!secret)
+      throw new StackError(
+        'invalid-setting',
+        '--webhook-url needs ABP_SIM_WEBHOOK_SECRET in the environment: the secret deliveries are signed with',
+      );
+    webhooks = new WebhookDispatcher({
+      world,
+      apiBaseUrl: simulator.apiUrl,
+      url: options.webhookUrl,
+      secret,
+      seed: spec.seed,
+      dropRate: faults?.webhookDropRate ?? 0,
+      logPath: join(home, 'logs', 'sim-webhooks.jsonl'),
+    });
     webhooks.attach(world);
   }
   return {

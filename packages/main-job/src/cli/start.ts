@@ -32,7 +32,8 @@ export function mainJobOptions(options: StartOptions): MainJobOptions {
     trials: options.trials ?? DEFAULT_MAIN_JOB.trials,
     reviewDelayMs: options.reviewDelayMs ?? DEFAULT_MAIN_JOB.reviewDelayMs,
     mergeTimeoutMs: options.mergeTimeout === undefined ? DEFAULT_MAIN_JOB.mergeTimeoutMs : options.mergeTimeout * 1000,
-    freezeTimeoutMs: options.freezeTimeout === undefined ? DEFAULT_MAIN_JOB.freezeTimeoutMs : options.freezeTimeout * 1000,
+    freezeTimeoutMs:
+      options.freezeTimeout === undefined ? DEFAULT_MAIN_JOB.freezeTimeoutMs : options.freezeTimeout * 1000,
   };
 }
 
@@ -42,13 +43,17 @@ export async function startCommand(options: StartOptions): Promise<void> {
   const printer = createProgressPrinter(progressMode(options));
   if (!options.json) {
     process.stdout.write(`abp start: the live pipeline on the embedded default, data directory ${config.home}\n`);
-    process.stdout.write(`draw seed ${job.seed}${options.seed === undefined ? ' (the default; --seed <n> draws another)' : ''}, ${job.count} tasks, ${job.trials} trials per task and engine\n`);
+    process.stdout.write(
+      `draw seed ${job.seed}${options.seed === undefined ? ' (the default; --seed <n> draws another)' : ''}, ${job.count} tasks, ${job.trials} trials per task and engine\n`,
+    );
   }
   // The grader's engines run in process groups of their own: end them with us. The stack stays up for a rerun.
   const interrupted = (signal: NodeJS.Signals) => {
     killRunningCommands();
     printer.close();
-    process.stderr.write(`abp start: interrupted by ${signal}; the stack keeps running (\`abp stop\` stops it), and \`abp start\` again continues from what is stored\n`);
+    process.stderr.write(
+      `abp start: interrupted by ${signal}; the stack keeps running (\`abp stop\` stops it), and \`abp start\` again continues from what is stored\n`,
+    );
     process.exit(signal === 'SIGINT' ? 130 : 143);
   };
   process.once('SIGINT', interrupted);

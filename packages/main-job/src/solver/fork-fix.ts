@@ -8,7 +8,6 @@ import type { GithubClient } from '@abp/pipeline/github/client';
 import { SolverError } from './errors.js';
 import { git as runGit } from '@abp/grader/execution';
 
-
 /** The branch of the solver's fork that carries its fix for `issue`. */
 export function fixBranchOf(issue: number): string {
   return `fix/${issue}`;
@@ -33,7 +32,9 @@ export type ForkFixLookup = { $case: 'found'; fix: ForkFix } | { $case: 'missing
 const CLOSING_LINE = /^\s*(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)\s*:?\s+(?:[\w.-]+\/[\w.-]+)?#\d+\s*\.?\s*$/i;
 
 function httpStatus(error: unknown): number | undefined {
-  return typeof error === 'object' && error !== null && 'status' in error && typeof error.status === 'number' ? error.status : undefined;
+  return typeof error === 'object' && error !== null && 'status' in error && typeof error.status === 'number'
+    ? error.status
+    : undefined;
 }
 
 async function git(args: string[], cwd: string): Promise<string> {
@@ -55,7 +56,10 @@ export function titleAndSummary(message: string): { title: string; summary: stri
  * Looks for the fix of `repo`#`issue` in `forkOwner`'s fork: the fork must exist (and be a fork), and carry
  * `fix/<issue>`. Reading it costs one REST request and two git round trips (ls-remote, a one-commit fetch).
  */
-export async function findForkFix(github: GithubClient, input: { repo: string; issue: number; forkOwner: string }): Promise<ForkFixLookup> {
+export async function findForkFix(
+  github: GithubClient,
+  input: { repo: string; issue: number; forkOwner: string },
+): Promise<ForkFixLookup> {
   const name = input.repo.split('/')[1] ?? '';
   const fork = `${input.forkOwner}/${name}`;
   let cloneUrl: string;
@@ -64,7 +68,8 @@ export async function findForkFix(github: GithubClient, input: { repo: string; i
     if (!data.fork) return { $case: 'missing', reason: `${fork} is not a fork of ${input.repo}` };
     cloneUrl = data.clone_url;
   } catch (error) {
-    if (httpStatus(error) === 404) return { $case: 'missing', reason: `${input.forkOwner} has no fork of ${input.repo}` };
+    if (httpStatus(error) === 404)
+      return { $case: 'missing', reason: `${input.forkOwner} has no fork of ${input.repo}` };
     throw error;
   }
   const branch = fixBranchOf(input.issue);
@@ -74,9 +79,16 @@ export async function findForkFix(github: GithubClient, input: { repo: string; i
     try {
       listed = await git(['ls-remote', '--heads', cloneUrl, `refs/heads/${branch}`], scratch);
     } catch (error) {
-      throw new SolverError('git-failed', `git ls-remote ${cloneUrl} failed: ${(error as Error).message.trim()}; check that the fork is readable`, { cause: error });
+      throw new SolverError(
+        'git-failed',
+        `git ls-remote ${cloneUrl} failed: ${(error as Error).message.trim()}; check that the fork is readable`,
+        { cause: error },
+      );
     }
-    const headOid = listed.split('\n').find((line) => line.endsWith(`\trefs/heads/${branch}`))?.split('\t')[0];
+    const headOid = listed
+      .split('\n')
+      .find((line) => line.endsWith(`\trefs/heads/${branch}`))
+      ?.split('\t')[0];
     if (headOid === undefined) return { $case: 'missing', reason: `${fork} has no branch ${branch}` };
     let message: string;
     try {
@@ -84,10 +96,24 @@ export async function findForkFix(github: GithubClient, input: { repo: string; i
       await git(['fetch', '--quiet', '--no-tags', '--depth=1', cloneUrl, `refs/heads/${branch}`], scratch);
       message = await git(['log', '-1', '--format=%B', headOid], scratch);
     } catch (error) {
-      throw new SolverError('git-failed', `fetching ${branch} from ${cloneUrl} failed: ${(error as Error).message.trim()}`, { cause: error });
+      throw new SolverError(
+        'git-failed',
+        `fetching ${branch} from ${cloneUrl} failed: ${(error as Error).message.trim()}`,
+        { cause: error },
+      );
     }
     const { title, summary } = titleAndSummary(message);
-    return { $case: 'found', fix: { fork, branch, head: `${input.forkOwner}:${branch}`, headOid, title: title || `Fix #${input.issue}`, summary } };
+    return {
+      $case: 'found',
+      fix: {
+        fork,
+        branch,
+        head: `${input.forkOwner}:${branch}`,
+        headOid,
+        title: title || `Fix #${input.issue}`,
+        summary,
+      },
+    };
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }

@@ -16,7 +16,12 @@ export function temporalHandOff(client: Client, options: { waitMs?: number } = {
     async submit(taskId, prUrl) {
       const handle = client.workflow.getHandle(taskId);
       await handle.signal(taskSignals.fixSubmitted, { prUrl }).catch((error: unknown) => {
-        if (error instanceof WorkflowNotFoundError) throw new SolverError('hand-off-failed', `no running task ${taskId}: it was never drawn, or it has finished (\`abp task show ${taskId}\`)`, { cause: error });
+        if (error instanceof WorkflowNotFoundError)
+          throw new SolverError(
+            'hand-off-failed',
+            `no running task ${taskId}: it was never drawn, or it has finished (\`abp task show ${taskId}\`)`,
+            { cause: error },
+          );
         throw error;
       });
       const deadline = Date.now() + waitMs;
@@ -24,7 +29,10 @@ export function temporalHandOff(client: Client, options: { waitMs?: number } = {
         const status = await handle.query(taskQueries.status);
         if (status.prUrl === prUrl) return status;
         if (Date.now() > deadline) {
-          throw new SolverError('hand-off-failed', `${taskId} did not take ${prUrl} within ${waitMs / 1000} s (it is ${status.state}); a task takes a fix when drawn or solving — see the worker log`);
+          throw new SolverError(
+            'hand-off-failed',
+            `${taskId} did not take ${prUrl} within ${waitMs / 1000} s (it is ${status.state}); a task takes a fix when drawn or solving — see the worker log`,
+          );
         }
         await new Promise((resolve) => setTimeout(resolve, 100));
       }

@@ -59,12 +59,27 @@ export function createReferenceSolver(options: ReferenceSolverOptions): Referenc
   const engine = options.engine ?? REFERENCE_SOLVER_ENGINE;
 
   /** The newest pull request into `repo` from the fix branch, in any state, or null. */
-  async function existingPull(repo: string, fix: ForkFix): Promise<{ url: string; number: number; state: 'open' | 'merged' | 'closed' } | null> {
+  async function existingPull(
+    repo: string,
+    fix: ForkFix,
+  ): Promise<{ url: string; number: number; state: 'open' | 'merged' | 'closed' } | null> {
     const [owner = '', name = ''] = repo.split('/');
-    const { data } = await github.rest.pulls.list({ owner, repo: name, head: fix.head, state: 'all', sort: 'created', direction: 'desc', per_page: 10 });
+    const { data } = await github.rest.pulls.list({
+      owner,
+      repo: name,
+      head: fix.head,
+      state: 'all',
+      sort: 'created',
+      direction: 'desc',
+      per_page: 10,
+    });
     const newest = data[0];
     if (newest === undefined) return null;
-    return { url: newest.html_url, number: newest.number, state: newest.state === 'open' ? 'open' : newest.merged_at ? 'merged' : 'closed' };
+    return {
+      url: newest.html_url,
+      number: newest.number,
+      state: newest.state === 'open' ? 'open' : newest.merged_at ? 'merged' : 'closed',
+    };
   }
 
   async function defaultBranch(repo: string): Promise<string> {
@@ -74,7 +89,8 @@ export function createReferenceSolver(options: ReferenceSolverOptions): Referenc
 
   return {
     async solve(task) {
-      if (!TAKES_A_FIX.includes(task.state)) return { $case: 'submitted-before', taskId: task.taskId, prUrl: task.prUrl, state: task.state };
+      if (!TAKES_A_FIX.includes(task.state))
+        return { $case: 'submitted-before', taskId: task.taskId, prUrl: task.prUrl, state: task.state };
       const lookup = await findForkFix(github, { repo: task.repo, issue: task.issue, forkOwner });
       if (lookup.$case === 'missing') return { $case: 'no-fix', taskId: task.taskId, reason: lookup.reason };
       const { fix } = lookup;
@@ -83,17 +99,34 @@ export function createReferenceSolver(options: ReferenceSolverOptions): Referenc
       if (existing !== null) {
         if (existing.state === 'closed') return { $case: 'declined', taskId: task.taskId, prUrl: existing.url };
         if (task.prUrl !== existing.url) await tasks.submit(task.taskId, existing.url);
-        return { $case: 'reused', taskId: task.taskId, prUrl: existing.url, number: existing.number, pullState: existing.state };
+        return {
+          $case: 'reused',
+          taskId: task.taskId,
+          prUrl: existing.url,
+          number: existing.number,
+          pullState: existing.state,
+        };
       }
 
       const body = fixPullRequestBody({
         issue: task.issue,
         summary: fix.summary,
-        disclosure: disclosureText({ taskId: task.taskId, engine, registryVersion: task.registryVersion.replace(/^abp-registry\//, ''), drawSeed: task.drawSeed }),
+        disclosure: disclosureText({
+          taskId: task.taskId,
+          engine,
+          registryVersion: task.registryVersion.replace(/^abp-registry\//, ''),
+          drawSeed: task.drawSeed,
+        }),
         contributing: null,
       });
       // openFixPullRequest returns the open pull request of the same head when one raced this call.
-      const opened = await openFixPullRequest(github, { repo: task.repo, head: fix.head, base: await defaultBranch(task.repo), title: fix.title, body });
+      const opened = await openFixPullRequest(github, {
+        repo: task.repo,
+        head: fix.head,
+        base: await defaultBranch(task.repo),
+        title: fix.title,
+        body,
+      });
       await tasks.submit(task.taskId, opened.url);
       return { $case: 'opened', taskId: task.taskId, prUrl: opened.url, number: opened.number };
     },

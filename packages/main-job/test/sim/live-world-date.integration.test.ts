@@ -8,14 +8,24 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MERGED_PULL_WINDOW_DAYS } from '@abp/github-sim/world/criteria';
 import { git } from '@abp/github-sim/world/live/git';
 import type { SimRepo } from '@abp/github-sim/world/model';
-import { createLiveWorld, knownFixes, LiveWorldError, SOLVER_LOGIN, solverFixBranch, utcDate, worldDateClock, type LiveWorld } from '@abp/github-sim/world/live/world';
+import {
+  createLiveWorld,
+  knownFixes,
+  LiveWorldError,
+  SOLVER_LOGIN,
+  solverFixBranch,
+  utcDate,
+  worldDateClock,
+  type LiveWorld,
+} from '@abp/github-sim/world/live/world';
 import { runAbp } from '../support/cli.js';
 
 let root: string;
 let today: LiveWorld;
 let twin: LiveWorld;
 
-const allRepos = (of: LiveWorld): SimRepo[] => Array.from({ length: of.repoCount() }, (_, index) => of.repoAt(index) as SimRepo);
+const allRepos = (of: LiveWorld): SimRepo[] =>
+  Array.from({ length: of.repoCount() }, (_, index) => of.repoAt(index) as SimRepo);
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'abp-live-date-'));
@@ -33,18 +43,21 @@ describe('a dated small world', () => {
   it('reads a world date as 00:00 UTC that day and refuses what is not a calendar day', () => {
     expect(worldDateClock('2026-11-30')).toBe('2026-11-30T00:00:00Z');
     expect(utcDate(new Date('2026-11-30T23:59:59.999Z'))).toBe('2026-11-30');
-    for (const bad of ['2026-02-30', '30-11-2026', '2026-11-30T00:00:00Z', 'today']) expect(() => worldDateClock(bad)).toThrow(LiveWorldError);
+    for (const bad of ['2026-02-30', '30-11-2026', '2026-11-30T00:00:00Z', 'today'])
+      expect(() => worldDateClock(bad)).toThrow(LiveWorldError);
   });
 
   it('dated today, keeps every repository’s last merge inside the registry’s window as judged now', () => {
     const windowStart = Date.now() - MERGED_PULL_WINDOW_DAYS * 86_400_000;
-    for (const repo of allRepos(today).filter((candidate) => !candidate.isFork)) expect(Date.parse(repo.lastMergedPullAt ?? '')).toBeGreaterThanOrEqual(windowStart);
+    for (const repo of allRepos(today).filter((candidate) => !candidate.isFork))
+      expect(Date.parse(repo.lastMergedPullAt ?? '')).toBeGreaterThanOrEqual(windowStart);
   });
 
   it('is the same world for the same seed and day, down to the fix branches', async () => {
     expect(JSON.stringify(twin)).toBe(JSON.stringify(today));
     for (const repo of allRepos(today)) {
-      const refs = async (of: LiveWorld) => (await git(['for-each-ref', '--format=%(refname) %(objectname)'], { cwd: of.gitPathOf(repo) })).stdout;
+      const refs = async (of: LiveWorld) =>
+        (await git(['for-each-ref', '--format=%(refname) %(objectname)'], { cwd: of.gitPathOf(repo) })).stdout;
       expect(await refs(twin)).toBe(await refs(today));
     }
   });
@@ -70,18 +83,34 @@ describe('a dated small world', () => {
   it('keeps every fix out of the upstream repositories', async () => {
     for (const repo of allRepos(today).filter((candidate) => !candidate.isFork)) {
       const cwd = today.gitPathOf(repo);
-      expect((await git(['for-each-ref', '--format=%(refname)', 'refs/heads'], { cwd })).stdout.trim()).toBe('refs/heads/main');
+      expect((await git(['for-each-ref', '--format=%(refname)', 'refs/heads'], { cwd })).stdout.trim()).toBe(
+        'refs/heads/main',
+      );
       const fixCommits = knownFixes(today).filter((fix) => fix.repo === `${repo.owner}/${repo.name}`);
-      const stored = new Set((await git(['cat-file', '--batch-all-objects', '--batch-check=%(objectname)'], { cwd })).stdout.split('\n').filter(Boolean));
+      const stored = new Set(
+        (await git(['cat-file', '--batch-all-objects', '--batch-check=%(objectname)'], { cwd })).stdout
+          .split('\n')
+          .filter(Boolean),
+      );
       const fork = today.repoByName(SOLVER_LOGIN, repo.name) as SimRepo;
-      for (const fix of fixCommits) expect(stored.has((await git(['rev-parse', solverFixBranch(fix.issue)], { cwd: today.gitPathOf(fork) })).stdout.trim())).toBe(false);
+      for (const fix of fixCommits)
+        expect(
+          stored.has(
+            (await git(['rev-parse', solverFixBranch(fix.issue)], { cwd: today.gitPathOf(fork) })).stdout.trim(),
+          ),
+        ).toBe(false);
     }
   });
 
   it('abp sim up refuses a world date that is not a day, naming the option', async () => {
     const home = join(root, 'cli-home');
-    const up = await runAbp(['sim', 'up', '--world', 'small', '--world-date', '2026-13-01', '--json'], { ABP_HOME: home });
+    const up = await runAbp(['sim', 'up', '--world', 'small', '--world-date', '2026-13-01', '--json'], {
+      ABP_HOME: home,
+    });
     expect(up.code).toBe(2);
-    expect((JSON.parse(up.stdout) as { error: { code: string; message: string } }).error).toMatchObject({ code: 'invalid-setting', message: expect.stringContaining('--world-date: world date "2026-13-01" is not a calendar day') as string });
+    expect((JSON.parse(up.stdout) as { error: { code: string; message: string } }).error).toMatchObject({
+      code: 'invalid-setting',
+      message: expect.stringContaining('--world-date: world date "2026-13-01" is not a calendar day') as string,
+    });
   });
 });

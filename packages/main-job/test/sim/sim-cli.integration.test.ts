@@ -41,7 +41,12 @@ describe('abp sim', () => {
   });
 
   it('serves REST to Octokit: a star-banded search, a repository, and a paginated backlog', async () => {
-    const { data: search } = await github.rest.search.repos({ q: 'stars:10..100000', sort: 'stars', order: 'desc', per_page: 5 });
+    const { data: search } = await github.rest.search.repos({
+      q: 'stars:10..100000',
+      sort: 'stars',
+      order: 'desc',
+      per_page: 5,
+    });
     expect(search.total_count).toBeGreaterThan(0);
     const stars = search.items.map((repo) => repo.stargazers_count);
     expect(stars).toEqual([...stars].sort((a, b) => b - a));
@@ -51,13 +56,21 @@ describe('abp sim', () => {
     const { data: repo } = await github.rest.repos.get({ owner, repo: top.name });
     expect(repo.clone_url).toBe(`${status.sim?.gitUrl}/${top.full_name}.git`);
     expect(repo.full_name).toBe(top.full_name);
-    const issues = await github.paginate(github.rest.issues.listForRepo, { owner, repo: top.name, state: 'all', per_page: 100 });
+    const issues = await github.paginate(github.rest.issues.listForRepo, {
+      owner,
+      repo: top.name,
+      state: 'all',
+      per_page: 100,
+    });
     const numbers = issues.map((issue) => issue.number);
     expect(new Set(numbers).size).toBe(numbers.length);
   });
 
   it('serves GraphQL to Octokit with the documented rateLimit, and pages with the paginate plugin', async () => {
-    const result = await github.graphql<{ rateLimit: { cost: number; limit: number; remaining: number; nodeCount: number }; search: { repositoryCount: number } }>(
+    const result = await github.graphql<{
+      rateLimit: { cost: number; limit: number; remaining: number; nodeCount: number };
+      search: { repositoryCount: number };
+    }>(
       'query { rateLimit { cost limit remaining nodeCount } search(type: REPOSITORY, query: "stars:>=0", first: 10) { repositoryCount } }',
     );
     expect(result.rateLimit).toMatchObject({ cost: 1, limit: 5000, nodeCount: 10 });
@@ -101,7 +114,8 @@ describe('abp sim', () => {
     const down = await runAbp(['sim', 'down', '--json'], env);
     expect(JSON.parse(down.stdout)).toEqual({ result: 'stopped' });
     expect(isAlive(status.pid ?? -1)).toBe(false);
-    for (const file of ['sim.pid', 'sim.json', 'sim.token', 'sim.lock']) expect(existsSync(join(home, 'run', file))).toBe(false);
+    for (const file of ['sim.pid', 'sim.json', 'sim.token', 'sim.lock'])
+      expect(existsSync(join(home, 'run', file))).toBe(false);
     const after = JSON.parse((await runAbp(['sim', 'status', '--json'], env)).stdout) as SimStatus;
     expect(after.state).toBe('stopped');
   });

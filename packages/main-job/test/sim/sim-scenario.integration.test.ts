@@ -44,7 +44,22 @@ async function play(name: string): Promise<Story> {
   const receiver = await startReceiver(secret);
   const env = { ABP_HOME: join(root, name, 'home'), ABP_SIM_WEBHOOK_SECRET: secret };
   try {
-    const up = await runAbp(['sim', 'up', '--world', 'small', '--seed', String(seed), '--review-delay-ms', '0', '--webhook-url', receiver.url, '--json'], env);
+    const up = await runAbp(
+      [
+        'sim',
+        'up',
+        '--world',
+        'small',
+        '--seed',
+        String(seed),
+        '--review-delay-ms',
+        '0',
+        '--webhook-url',
+        receiver.url,
+        '--json',
+      ],
+      env,
+    );
     expect(up.code, up.stderr).toBe(0);
     const status = JSON.parse(up.stdout) as SimStatus;
     const github = createGithubClient({ baseUrl: status.sim?.apiUrl ?? '', token: status.token ?? '' });
@@ -53,14 +68,25 @@ async function play(name: string): Promise<Story> {
     const local = await createLiveWorld({ seed, dir: join(root, name, 'solver-world') });
     const { repo, fix } = fixFor(local, 'durafmt', 3);
     await pushFix(local, fix, `${status.sim?.gitUrl}/${SOLVER_LOGIN}/durafmt.git`, join(root, name));
-    const { data: opened } = await github.rest.pulls.create({ owner: repo.owner, repo: repo.name, title: fix.title, body: fix.body, head: `${SOLVER_LOGIN}:${fix.branch}`, base: 'main' });
+    const { data: opened } = await github.rest.pulls.create({
+      owner: repo.owner,
+      repo: repo.name,
+      title: fix.title,
+      body: fix.body,
+      head: `${SOLVER_LOGIN}:${fix.branch}`,
+      base: 'main',
+    });
 
     const merged = await until('the merge', async () => {
       const { data } = await github.rest.pulls.get({ owner: repo.owner, repo: repo.name, pull_number: opened.number });
       return data.merged ? data : undefined;
     });
     const { data: issue } = await github.rest.issues.get({ owner: repo.owner, repo: repo.name, issue_number: 3 });
-    await until('the webhooks of the merge', () => Promise.resolve(receiver.accepted().some((entry) => entry.headers['x-github-event'] === 'issues') ? true : undefined));
+    await until('the webhooks of the merge', () =>
+      Promise.resolve(
+        receiver.accepted().some((entry) => entry.headers['x-github-event'] === 'issues') ? true : undefined,
+      ),
+    );
     expect(receiver.received.every((entry) => entry.verified)).toBe(true);
     return {
       deliveries: receiver.accepted().map((entry) => {

@@ -4,7 +4,13 @@ import { condition, defineQuery, defineSignal, setHandler, workflowInfo } from '
 import { TASK_SIGNAL_NAMES, type FixSubmission, type TaskStatus } from '@abp/pipeline/contracts/task-workflow';
 
 export async function fixTaker(): Promise<void> {
-  let status: TaskStatus = { taskId: workflowInfo().workflowId, state: 'drawn', prUrl: null, failedAttempts: 0, recent: [] };
+  let status: TaskStatus = {
+    taskId: workflowInfo().workflowId,
+    state: 'drawn',
+    prUrl: null,
+    failedAttempts: 0,
+    recent: [],
+  };
   setHandler(defineSignal<[FixSubmission]>(TASK_SIGNAL_NAMES.fixSubmitted), ({ prUrl }) => {
     status = { ...status, state: 'tracking', prUrl };
   });

@@ -39,8 +39,16 @@ export function createAgingActivities({ db, attestor, now = () => new Date() }: 
     /** Signs (once) and logs the `aging-transition` statement of a scored task, from its bundle, merge and scored window. */
     async signAgingTransition(input: AgingTransitionInput): Promise<SignedAgingTransition> {
       const { taskId } = parsed(agingTransitionInput, input, 'signAgingTransition');
-      const [task] = await db.select({ bundleDigest: tasks.bundleDigest, mergedAt: tasks.mergedAt, scoredUntil: tasks.scoredUntil }).from(tasks).where(eq(tasks.id, taskId));
-      if (task === undefined) throw ApplicationFailure.create({ type: 'UnknownTask', message: `task ${taskId} is not stored; it is created when drawn`, nonRetryable: true });
+      const [task] = await db
+        .select({ bundleDigest: tasks.bundleDigest, mergedAt: tasks.mergedAt, scoredUntil: tasks.scoredUntil })
+        .from(tasks)
+        .where(eq(tasks.id, taskId));
+      if (task === undefined)
+        throw ApplicationFailure.create({
+          type: 'UnknownTask',
+          message: `task ${taskId} is not stored; it is created when drawn`,
+          nonRetryable: true,
+        });
       const { bundleDigest, mergedAt, scoredUntil } = task;
       if (bundleDigest === null || mergedAt === null || scoredUntil === null) {
         throw ApplicationFailure.create({
@@ -60,7 +68,12 @@ export function createAgingActivities({ db, attestor, now = () => new Date() }: 
           signedAt: signedAtOf(now()),
         });
         const attested = await attestor.attest('aging-transition', statement);
-        return { statementPath: attested.path, digest: attested.digest, logIndex: attested.logIndex, created: attested.created };
+        return {
+          statementPath: attested.path,
+          digest: attested.digest,
+          logIndex: attested.logIndex,
+          created: attested.created,
+        };
       } catch (error) {
         // A statement that cannot be made (an invalid task id for a subject) fails the same way on every retry.
         if (error instanceof SigningError && error.code === 'invalid-statement') throw permanent(error);
@@ -69,4 +82,3 @@ export function createAgingActivities({ db, attestor, now = () => new Date() }: 
     },
   };
 }
-

@@ -16,5 +16,10 @@ export function parsed<T>(schema: z.ZodType<T>, input: unknown, activity: string
 
 /** A failure no retry can fix, carrying the error's name and code as its type so callers can tell kinds apart. */
 export function permanent(error: Error & { code: string }): ApplicationFailure {
-  return ApplicationFailure.create({ type: `${error.name}:${error.code}`, message: error.message, nonRetryable: true, cause: error });
+  return ApplicationFailure.create({
+    type: `${error.name}:${error.code}`,
+    message: error.message,
+    nonRetryable: true,
+    cause: error,
+  });
 }

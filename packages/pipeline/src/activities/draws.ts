@@ -47,11 +47,20 @@ function refuse(message: string): ApplicationFailure {
   return ApplicationFailure.create({ type: 'DrawRefused', message, nonRetryable: true });
 }
 
-const exists = (path: string) => stat(path).then(() => true, () => false);
+const exists = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
 
 async function latestRegistryVersion(db: Database): Promise<string> {
-  const [row] = await db.select({ id: registryVersions.id }).from(registryVersions).orderBy(desc(registryVersions.id)).limit(1);
-  if (row === undefined) throw refuse('no registry version is stored: rotate the registry (`abp registry rotate`) before drawing');
+  const [row] = await db
+    .select({ id: registryVersions.id })
+    .from(registryVersions)
+    .orderBy(desc(registryVersions.id))
+    .limit(1);
+  if (row === undefined)
+    throw refuse('no registry version is stored: rotate the registry (`abp registry rotate`) before drawing');
   return row.id;
 }
 
@@ -63,9 +72,15 @@ export function createDrawActivities({ db, github, publishDir, attestor }: DrawD
     recordPath: paths.draw(record.id),
     optOutsPath: paths.optOutsAt(record.inputDigests.optOuts),
     snapshotPath: paths.snapshot(record.backlogSnapshot.digest),
-    statementPath: attestor === undefined ? null : statementPath(attestor.statementsDir, 'draw-record', drawSubjectName(record.id)),
+    statementPath:
+      attestor === undefined ? null : statementPath(attestor.statementsDir, 'draw-record', drawSubjectName(record.id)),
     created,
-    picks: record.picks.map((pick) => ({ taskId: githubTaskId(pick.repo, pick.issue), drawId: record.id, repo: pick.repo, issue: pick.issue })),
+    picks: record.picks.map((pick) => ({
+      taskId: githubTaskId(pick.repo, pick.issue),
+      drawId: record.id,
+      repo: pick.repo,
+      issue: pick.issue,
+    })),
   });
   return {
     /** Reads the registry's open issues, published as a canonical snapshot and stored with each issue's verdict. */
@@ -73,8 +88,15 @@ export function createDrawActivities({ db, github, publishDir, attestor }: DrawD
       const args = parsed(snapshotBacklogInput, input, 'snapshotBacklog');
       const version = args.registryVersion ?? (await latestRegistryVersion(db));
       const registry = await readRegistryVersion(db, version);
-      if (registry === null) throw refuse(`${version} is not stored: rotate it (\`abp registry rotate --version ${version}\`) or draw from a stored version`);
-      const options = { registryVersion: version, repos: registry.entries.map((entry) => entry.repo), takenAt: args.takenAt };
+      if (registry === null)
+        throw refuse(
+          `${version} is not stored: rotate it (\`abp registry rotate --version ${version}\`) or draw from a stored version`,
+        );
+      const options = {
+        registryVersion: version,
+        repos: registry.entries.map((entry) => entry.repo),
+        takenAt: args.takenAt,
+      };
       const previous = await latestSnapshot(db, version);
       const previousPath = previous === null ? null : paths.snapshot(previous.digest);
       // A previous snapshot whose file is gone cannot be refreshed: the backlog is read in full.
@@ -92,14 +114,26 @@ export function createDrawActivities({ db, github, publishDir, attestor }: DrawD
       const eligibility = eligiblePool(fetched.snapshot, { optOuts: await readOptOuts(db) });
       await saveSnapshot(db, fetched.snapshot, digest, eligibility);
       const issues = fetched.snapshot.repos.reduce((sum, repo) => sum + repo.issues.length, 0);
-      return { registryVersion: version, digest, path, repos: fetched.snapshot.repos.length, issues, eligible: issues - eligibility.rejected.length, mode: fetched.mode, cost: fetched.cost };
+      return {
+        registryVersion: version,
+        digest,
+        path,
+        repos: fetched.snapshot.repos.length,
+        issues,
+        eligible: issues - eligibility.rejected.length,
+        mode: fetched.mode,
+        cost: fetched.cost,
+      };
     },
 
     /** Selects the picks from the published snapshot with the opt-outs in force now, and records the draw once. */
     async recordDraw(input: RecordDrawInput): Promise<RecordedDraw> {
       const args = parsed(recordDrawInput, input, 'recordDraw');
       const { snapshot, digest } = await readSnapshotWithDigest(paths.snapshot(args.snapshotDigest));
-      if (digest !== args.snapshotDigest) throw refuse(`${paths.snapshot(args.snapshotDigest)} hashes to ${digest}, not ${args.snapshotDigest}: the published snapshot was changed`);
+      if (digest !== args.snapshotDigest)
+        throw refuse(
+          `${paths.snapshot(args.snapshotDigest)} hashes to ${digest}, not ${args.snapshotDigest}: the published snapshot was changed`,
+        );
       const registry = await readRegistryVersion(db, snapshot.registryVersion);
       if (registry === null) throw refuse(`the snapshot names ${snapshot.registryVersion}, which is not stored`);
       const optOuts = await readOptOuts(db);
@@ -146,7 +180,13 @@ export function createDrawActivities({ db, github, publishDir, attestor }: DrawD
       const [row] = await db
         .select({ id: draws.id })
         .from(draws)
-        .where(and(eq(draws.registryVersion, version), eq(draws.seed, BigInt(args.seed)), eq(draws.requestedCount, args.count)))
+        .where(
+          and(
+            eq(draws.registryVersion, version),
+            eq(draws.seed, BigInt(args.seed)),
+            eq(draws.requestedCount, args.count),
+          ),
+        )
         .orderBy(asc(draws.drawnAt))
         .limit(1);
       if (row === undefined) return null;

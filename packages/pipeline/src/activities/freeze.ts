@@ -10,7 +10,16 @@ import { bundles, draws, registryEntries, signatures, tasks } from '../db/schema
 import type { GithubClient } from '../github/client.js';
 import type { JsonObject } from '../db/json.js';
 import { BundleStore } from '../freeze/bundle/store.js';
-import { FreezeError, freezeInputOf, freezeTask, parseFreezeInput, recipeFor, type PublishedTask, type TaskFreezeInput, type TaskFreezeOutcome } from '../freeze/index.js';
+import {
+  FreezeError,
+  freezeInputOf,
+  freezeTask,
+  parseFreezeInput,
+  recipeFor,
+  type PublishedTask,
+  type TaskFreezeInput,
+  type TaskFreezeOutcome,
+} from '../freeze/index.js';
 import { registryEntrySchema } from '@abp/protocol/schemas/abp-registry';
 import type { Attestor } from '../signing/attestor.js';
 import { permanent } from './arguments.js';
@@ -29,7 +38,6 @@ export interface FreezeDependencies {
   workDir: string;
 }
 
-
 /** A valid merge, as the task workflow hands it over. */
 export interface MergedFix {
   taskId: string;
@@ -42,7 +50,17 @@ export interface MergedFix {
  * also when it was sourced and the model cutoffs it was verified against (spec §4.4), as its manifest says.
  */
 export type FreezeSummary =
-  | { status: 'frozen'; taskId: string; digest: string; heldOutDigest: string; failToPass: number; passToPass: number; flaky: number; sourcedAt: string; cutoffsVerified: string[] }
+  | {
+      status: 'frozen';
+      taskId: string;
+      digest: string;
+      heldOutDigest: string;
+      failToPass: number;
+      passToPass: number;
+      flaky: number;
+      sourcedAt: string;
+      cutoffsVerified: string[];
+    }
   | { status: 'rejected'; taskId: string; reason: string; detail: string };
 
 /** The runner an entry was stored with (registry_entries.runner_recipe), checked on the way out of the database. */
@@ -57,7 +75,12 @@ function signingKeyOf(bundle: JsonObject): string | null {
 function frozenSummary(task: PublishedTask): Extract<FreezeSummary, { status: 'frozen' }> {
   const { source, cutoffsVerified } = task.manifest;
   // The freeze writes github-issue manifests only; a fixture source carries no sourcedAt to record.
-  if (source.kind !== 'github-issue') throw ApplicationFailure.create({ type: 'FreezeManifest', message: `${task.digest}: the manifest's source is ${source.kind}, not github-issue; freeze again`, nonRetryable: true });
+  if (source.kind !== 'github-issue')
+    throw ApplicationFailure.create({
+      type: 'FreezeManifest',
+      message: `${task.digest}: the manifest's source is ${source.kind}, not github-issue; freeze again`,
+      nonRetryable: true,
+    });
   return {
     status: 'frozen',
     taskId: task.taskId,
@@ -77,17 +100,36 @@ export function createFreezeActivities({ db, github, bundleDir, attestor, workDi
 
   async function prepare(fix: MergedFix): Promise<TaskFreezeInput> {
     const [task] = await db
-      .select({ repo: tasks.repo, issue: tasks.issueNumber, seed: draws.seed, registryVersion: draws.registryVersion, drawnAt: draws.drawnAt })
+      .select({
+        repo: tasks.repo,
+        issue: tasks.issueNumber,
+        seed: draws.seed,
+        registryVersion: draws.registryVersion,
+        drawnAt: draws.drawnAt,
+      })
       .from(tasks)
       .innerJoin(draws, eq(draws.id, tasks.drawId))
       .where(eq(tasks.id, fix.taskId));
-    if (task === undefined) throw ApplicationFailure.create({ type: 'UnknownTask', message: `task ${fix.taskId} is not stored`, nonRetryable: true });
+    if (task === undefined)
+      throw ApplicationFailure.create({
+        type: 'UnknownTask',
+        message: `task ${fix.taskId} is not stored`,
+        nonRetryable: true,
+      });
     const [owner = '', name = ''] = task.repo.split('/');
     const mirror = join(workDir, 'mirrors', `${owner}--${name}.git`);
     await mkdir(dirname(mirror), { recursive: true });
     const remote = fix.prUrl.replace(/\/pull\/\d+$/, '.git');
-    if (await stat(mirror).then(() => true, () => false)) {
-      await git(['-C', mirror, 'fetch', '--quiet', 'origin', '+refs/heads/*:refs/heads/*'], { cwd: workDir, transport: 'network' });
+    if (
+      await stat(mirror).then(
+        () => true,
+        () => false,
+      )
+    ) {
+      await git(['-C', mirror, 'fetch', '--quiet', 'origin', '+refs/heads/*:refs/heads/*'], {
+        cwd: workDir,
+        transport: 'network',
+      });
     } else {
       // Cloned beside it and renamed into place: a worker killed mid-clone leaves no half mirror for the retry to trip on.
       const partial = `${mirror}.${process.pid}-${Date.now()}.partial`;
@@ -98,23 +140,41 @@ export function createFreezeActivities({ db, github, bundleDir, attestor, workDi
         await rm(partial, { recursive: true, force: true });
       }
     }
-    const base = (await git(['-C', mirror, 'rev-parse', `${fix.mergeCommit}^1`], { cwd: workDir })).stdout.toString('utf8').trim();
+    const base = (await git(['-C', mirror, 'rev-parse', `${fix.mergeCommit}^1`], { cwd: workDir })).stdout
+      .toString('utf8')
+      .trim();
     // An issue transferred or deleted since the draw answers 404: the task keeps its number, without the text.
-    const issue = github === undefined ? null : await github.rest.issues.get({ owner, repo: name, issue_number: task.issue }).then((answer) => answer.data, (error: { status?: number }) => {
-      if (error.status === 404) return null;
-      throw error;
-    });
+    const issue =
+      github === undefined
+        ? null
+        : await github.rest.issues.get({ owner, repo: name, issue_number: task.issue }).then(
+            (answer) => answer.data,
+            (error: { status?: number }) => {
+              if (error.status === 404) return null;
+              throw error;
+            },
+          );
     const [entry] = await db
       .select({ runner: registryEntries.runnerRecipe })
       .from(registryEntries)
-      .where(and(eq(registryEntries.registryVersion, task.registryVersion), sql`lower(${registryEntries.repo}) = ${task.repo.toLowerCase()}`));
+      .where(
+        and(
+          eq(registryEntries.registryVersion, task.registryVersion),
+          sql`lower(${registryEntries.repo}) = ${task.repo.toLowerCase()}`,
+        ),
+      );
     return {
       taskId: fix.taskId,
       repo: task.repo,
       gitDir: mirror,
       baseCommit: base,
       fix: { kind: 'commit', commit: fix.mergeCommit },
-      recipe: await recipeFor({ repo: task.repo, gitDir: mirror, base, entry: entry === undefined ? null : registryRunner.parse(entry.runner) }),
+      recipe: await recipeFor({
+        repo: task.repo,
+        gitDir: mirror,
+        base,
+        entry: entry === undefined ? null : registryRunner.parse(entry.runner),
+      }),
       issue: { number: task.issue, title: issue?.title ?? `Issue #${task.issue}`, body: issue?.body ?? '' },
       mergedPr: fix.prUrl,
       sourcedAt: `${task.drawnAt.toISOString().slice(0, 19)}Z`,
@@ -146,24 +206,45 @@ export function createFreezeActivities({ db, github, bundleDir, attestor, workDi
         if (error instanceof FreezeError) throw permanent(error);
         throw error;
       }
-      if (outcome.status === 'rejected') return { status: 'rejected', taskId: outcome.taskId, reason: outcome.reason, detail: outcome.detail };
+      if (outcome.status === 'rejected')
+        return { status: 'rejected', taskId: outcome.taskId, reason: outcome.reason, detail: outcome.detail };
       const signature = await store.getSignature(outcome.digest);
-      if (signature === null) throw ApplicationFailure.create({ type: 'FreezeStore', message: `${outcome.digest} was stored without its signature; freeze again` });
+      if (signature === null)
+        throw ApplicationFailure.create({
+          type: 'FreezeStore',
+          message: `${outcome.digest} was stored without its signature; freeze again`,
+        });
       const size = (await store.get(outcome.digest)).length;
       const signed = JSON.parse(signature) as JsonObject;
       const frozen = frozenSummary(outcome);
       await db.transaction(async (tx) => {
         await tx
           .insert(bundles)
-          .values({ digest: outcome.digest, taskId: outcome.taskId, mediaType: 'application/x-tar', sizeBytes: size, path: outcome.archivePath })
+          .values({
+            digest: outcome.digest,
+            taskId: outcome.taskId,
+            mediaType: 'application/x-tar',
+            sizeBytes: size,
+            path: outcome.archivePath,
+          })
           .onConflictDoNothing({ target: bundles.digest });
         await tx
           .insert(signatures)
-          .values({ bundleDigest: outcome.digest, signerKind: signer.kind, keyId: signingKeyOf(signed), sigstoreBundle: signed })
+          .values({
+            bundleDigest: outcome.digest,
+            signerKind: signer.kind,
+            keyId: signingKeyOf(signed),
+            sigstoreBundle: signed,
+          })
           .onConflictDoNothing();
         await tx
           .update(tasks)
-          .set({ baseCommit: input.baseCommit, bundleDigest: outcome.digest, sourcedAt: new Date(frozen.sourcedAt), cutoffsVerified: frozen.cutoffsVerified })
+          .set({
+            baseCommit: input.baseCommit,
+            bundleDigest: outcome.digest,
+            sourcedAt: new Date(frozen.sourcedAt),
+            cutoffsVerified: frozen.cutoffsVerified,
+          })
           .where(eq(tasks.id, outcome.taskId));
       });
       return frozen;

@@ -53,7 +53,11 @@ export interface RotationDependencies {
 }
 
 // Failures no retry can fix: bad arguments, a rotation stored with other parameters, a search GitHub cannot split.
-const PERMANENT_DISCOVERY_CODES = new Set<DiscoveryError['code']>(['invalid-options', 'band-over-cap', 'unexpected-answer']);
+const PERMANENT_DISCOVERY_CODES = new Set<DiscoveryError['code']>([
+  'invalid-options',
+  'band-over-cap',
+  'unexpected-answer',
+]);
 
 /** Runs an activity body, turning permanent failures into non-retryable ones; anything else Temporal retries. */
 async function classified<T>(body: () => Promise<T>): Promise<T> {
@@ -68,17 +72,28 @@ async function classified<T>(body: () => Promise<T>): Promise<T> {
 
 async function requireRotation(db: Database, version: string): Promise<StoredRotation> {
   const rotation = await readRotation(db, version);
-  if (rotation === null) throw new RotationError('unknown-rotation', `no rotation of ${version} is stored; run discoverRotationCandidates for it first`);
+  if (rotation === null)
+    throw new RotationError(
+      'unknown-rotation',
+      `no rotation of ${version} is stored; run discoverRotationCandidates for it first`,
+    );
   return rotation;
 }
 
 function requireCriteria(rotation: StoredRotation, criteria: Criteria): void {
   if (criteria.version !== rotation.criteriaVersion) {
-    throw new RotationError('rotation-mismatch', `the rotation of ${rotation.version} was discovered under ${rotation.criteriaVersion} but the criteria now are ${criteria.version}; rotate a new version`);
+    throw new RotationError(
+      'rotation-mismatch',
+      `the rotation of ${rotation.version} was discovered under ${rotation.criteriaVersion} but the criteria now are ${criteria.version}; rotate a new version`,
+    );
   }
 }
 
-function evaluatedCandidates(rotation: StoredRotation, facts: Parameters<typeof evaluateAll>[0], criteria: Criteria): EvaluatedCandidate[] {
+function evaluatedCandidates(
+  rotation: StoredRotation,
+  facts: Parameters<typeof evaluateAll>[0],
+  criteria: Criteria,
+): EvaluatedCandidate[] {
   const byName = new Map(facts.map((fact) => [fact.nameWithOwner, fact]));
   return evaluateAll(facts, criteria, new Date(rotation.sourcedAt)).map((evaluation) => {
     const fact = byName.get(evaluation.nameWithOwner);
@@ -89,13 +104,19 @@ function evaluatedCandidates(rotation: StoredRotation, facts: Parameters<typeof 
       // Only an empty repository has no default branch, and it has no test suite either, so it is never listed.
       defaultBranch: fact?.defaultBranch ?? '',
       eligible: evaluation.eligible,
-      failures: evaluation.verdicts.flatMap((verdict) => (verdict.pass ? [] : [{ criterion: verdict.criterion, reason: verdict.reason, detail: verdict.detail }])),
+      failures: evaluation.verdicts.flatMap((verdict) =>
+        verdict.pass ? [] : [{ criterion: verdict.criterion, reason: verdict.reason, detail: verdict.detail }],
+      ),
       runner: evaluation.runner === null ? null : entryRunner(evaluation.runner, fact?.primaryLanguage ?? null),
     };
   });
 }
 
-function summary(document: AbpRegistry, cost: PublishedRegistryVersion['cost'], fromStore: boolean): PublishedRegistryVersion {
+function summary(
+  document: AbpRegistry,
+  cost: PublishedRegistryVersion['cost'],
+  fromStore: boolean,
+): PublishedRegistryVersion {
   return {
     version: document.version,
     digest: document.digest,
@@ -108,7 +129,13 @@ function summary(document: AbpRegistry, cost: PublishedRegistryVersion['cost'], 
   };
 }
 
-export function createRotationActivities({ db, github, criteria: readCriteria = () => loadCriteria(), publishDir, attestor }: RotationDependencies) {
+export function createRotationActivities({
+  db,
+  github,
+  criteria: readCriteria = () => loadCriteria(),
+  publishDir,
+  attestor,
+}: RotationDependencies) {
   // Written and signed on every call, stored or not: a crash between the database commit and the file (or the
   // signature) leaves the next call to finish it; the attestor keeps the first signature.
   const publish = async (document: AbpRegistry) => {
@@ -131,17 +158,31 @@ export function createRotationActivities({ db, github, criteria: readCriteria = 
       const args = parsed(rotateRegistryInput, input, 'discoverRotationCandidates');
       return classified(async () => {
         const criteria = await readCriteria();
-        const wanted = { top: args.top, batchSize: args.batchSize ?? CANDIDATE_BATCH_SIZE, size: args.size ?? MAX_REGISTRY_ENTRIES, sourcedAt: args.sourcedAt, criteriaVersion: criteria.version };
+        const wanted = {
+          top: args.top,
+          batchSize: args.batchSize ?? CANDIDATE_BATCH_SIZE,
+          size: args.size ?? MAX_REGISTRY_ENTRIES,
+          sourcedAt: args.sourcedAt,
+          criteriaVersion: criteria.version,
+        };
         let rotation = await readRotation(db, args.version);
         const fromStore = rotation !== null;
         if (rotation === null) {
           const search = await searchCandidates(github, { top: args.top });
-          rotation = await saveRotation(db, { version: args.version, ...wanted, candidates: search.hits.map((hit) => hit.nameWithOwner), searchCost: search.cost });
+          rotation = await saveRotation(db, {
+            version: args.version,
+            ...wanted,
+            candidates: search.hits.map((hit) => hit.nameWithOwner),
+            searchCost: search.cost,
+          });
         }
         for (const [key, value] of Object.entries(wanted)) {
           const stored = rotation[key as keyof typeof wanted];
           if (stored !== value) {
-            throw new RotationError('rotation-mismatch', `the rotation of ${args.version} is stored with ${key} ${JSON.stringify(stored)}, not ${JSON.stringify(value)}; rerun it with the stored parameters or rotate another version`);
+            throw new RotationError(
+              'rotation-mismatch',
+              `the rotation of ${args.version} is stored with ${key} ${JSON.stringify(stored)}, not ${JSON.stringify(value)}; rerun it with the stored parameters or rotate another version`,
+            );
           }
         }
         return {
@@ -163,14 +204,31 @@ export function createRotationActivities({ db, github, criteria: readCriteria = 
         if (batch === null) {
           const rotation = await requireRotation(db, version);
           const names = planBatches(rotation.candidates, rotation.batchSize)[index];
-          if (names === undefined) throw new RotationError('batch-out-of-range', `${version} has ${Math.ceil(rotation.candidates.length / rotation.batchSize)} batches; there is no batch ${index}`);
+          if (names === undefined)
+            throw new RotationError(
+              'batch-out-of-range',
+              `${version} has ${Math.ceil(rotation.candidates.length / rotation.batchSize)} batches; there is no batch ${index}`,
+            );
           const criteria = await readCriteria();
           requireCriteria(rotation, criteria);
           // Stored even if the worker is shutting down meanwhile: the calls are paid for, a retry should not repeat them.
           const fetched = await heartbeating(() => fetchBatch(github, names, criteria), { index, phase: 'fetching' });
-          batch = await saveBatch(db, { version, index, facts: fetched.candidates, missing: fetched.missing, cost: fetched.cost });
+          batch = await saveBatch(db, {
+            version,
+            index,
+            facts: fetched.candidates,
+            missing: fetched.missing,
+            cost: fetched.cost,
+          });
         }
-        return { rotation: version, index, candidates: batch.facts.length, missing: batch.missing.length, cost: batch.cost, fromStore };
+        return {
+          rotation: version,
+          index,
+          candidates: batch.facts.length,
+          missing: batch.missing.length,
+          cost: batch.cost,
+          fromStore,
+        };
       });
     },
 
@@ -188,7 +246,10 @@ export function createRotationActivities({ db, github, criteria: readCriteria = 
         }
         const expected = planBatches(rotation.candidates, rotation.batchSize).length;
         if (batches.length !== expected) {
-          throw new RotationError('batches-missing', `${version} has ${batches.length} of its ${expected} batches stored; fetch the rest (fetchRotationBatch) before publishing`);
+          throw new RotationError(
+            'batches-missing',
+            `${version} has ${batches.length} of its ${expected} batches stored; fetch the rest (fetchRotationBatch) before publishing`,
+          );
         }
         const criteria = await readCriteria();
         requireCriteria(rotation, criteria);
@@ -196,7 +257,11 @@ export function createRotationActivities({ db, github, criteria: readCriteria = 
           version,
           criteriaVersion: criteria.version,
           sourcedAt: rotation.sourcedAt,
-          candidates: evaluatedCandidates(rotation, batches.flatMap((batch) => batch.facts), criteria),
+          candidates: evaluatedCandidates(
+            rotation,
+            batches.flatMap((batch) => batch.facts),
+            criteria,
+          ),
           previous: await readPreviousVersion(db, version),
           optOuts: await readOptOuts(db),
           size: rotation.size,
@@ -204,7 +269,11 @@ export function createRotationActivities({ db, github, criteria: readCriteria = 
         const inserted = await saveRegistryVersion(db, document);
         // A concurrent attempt that won the insert stored its own document: report that one.
         const published = inserted ? document : await readRegistryVersion(db, version);
-        if (published === null) throw new RotationError('stored-data-invalid', `${version} was stored by another attempt but cannot be read back`);
+        if (published === null)
+          throw new RotationError(
+            'stored-data-invalid',
+            `${version} was stored by another attempt but cannot be read back`,
+          );
         await publish(published);
         return summary(published, cost, !inserted);
       });

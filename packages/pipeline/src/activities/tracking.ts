@@ -50,7 +50,10 @@ export function createTrackingActivities({ db, github, temporal }: TrackingDepen
     async inspectPull({ prUrl }: { prUrl: string }): Promise<PullInspection> {
       const status = await readPullByUrl(github, prUrl);
       // What the task now knows the poller need not nudge it about.
-      await db.update(tasks).set({ prSeenUpdatedAt: status.updatedAt }).where(and(eq(tasks.prUrl, prUrl), isNotNull(tasks.prNodeId)));
+      await db
+        .update(tasks)
+        .set({ prSeenUpdatedAt: status.updatedAt })
+        .where(and(eq(tasks.prUrl, prUrl), isNotNull(tasks.prNodeId)));
       if (!status.merged) return { status, verdict: null };
       const writer = status.mergedBy !== null && (await hasWriteAccess(github, status.repo, status.mergedBy));
       return { status, verdict: judgeMerge(status, writer) };
@@ -68,7 +71,10 @@ export function createTrackingActivities({ db, github, temporal }: TrackingDepen
       const round: PollRound = { tracked: rows.length, changed: 0, unknown: 0, cost: { requests: 0, points: 0 } };
       for (let start = 0; start < rows.length; start += NODES_PER_QUERY) {
         const batch = rows.slice(start, start + NODES_PER_QUERY);
-        const read = await readPullStatuses(github, batch.map((row) => row.nodeId as string));
+        const read = await readPullStatuses(
+          github,
+          batch.map((row) => row.nodeId as string),
+        );
         round.cost.requests += read.cost.requests;
         round.cost.points += read.cost.points;
         const byNode = new Map(read.statuses.map((status) => [status.nodeId, status]));
@@ -76,7 +82,8 @@ export function createTrackingActivities({ db, github, temporal }: TrackingDepen
           const status = byNode.get(row.nodeId as string);
           if (status === undefined || status.updatedAt === row.seen) continue;
           round.changed += 1;
-          if (!(await nudge(row.id, { prUrl: row.prUrl ?? status.url, action: 'polled', deliveryId: null }))) round.unknown += 1;
+          if (!(await nudge(row.id, { prUrl: row.prUrl ?? status.url, action: 'polled', deliveryId: null })))
+            round.unknown += 1;
           await db.update(tasks).set({ prSeenUpdatedAt: status.updatedAt }).where(eq(tasks.id, row.id));
         }
       }

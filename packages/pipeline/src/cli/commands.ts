@@ -10,7 +10,9 @@ import type { ServeCommandOptions } from './serve.js';
 import type { OpenPrOptions, TasksCommandOptions } from './task.js';
 
 function registerDev(program: Command): void {
-  const devGroup = program.command('dev').description('start, stop and inspect the embedded stack (Temporal dev server, worker)');
+  const devGroup = program
+    .command('dev')
+    .description('start, stop and inspect the embedded stack (Temporal dev server, worker)');
   devGroup
     .command('up')
     .description('start the Temporal dev server (unless TEMPORAL_ADDRESS is set) and the abp worker in the background')
@@ -42,12 +44,21 @@ function registerWorker(program: Command): void {
 }
 
 function registerRegistry(program: Command): void {
-  const registryGroup = program.command('registry').description('the quarterly repository registry: rotate, schedule, show, diff; opt-outs');
+  const registryGroup = program
+    .command('registry')
+    .description('the quarterly repository registry: rotate, schedule, show, diff; opt-outs');
   registryGroup
     .command('rotate')
-    .description("rotate a registry version now (on the worker): discover, judge by the criteria, publish with its diff and API cost")
+    .description(
+      'rotate a registry version now (on the worker): discover, judge by the criteria, publish with its diff and API cost',
+    )
     .option('--version <version>', 'abp-registry/YYYYQn to publish (default: the current quarter)')
-    .option('--top <n>', 'the most starred repositories to judge', wholeNumber('--top', 100_000), DEFAULT_SCHEDULED_ROTATION.top)
+    .option(
+      '--top <n>',
+      'the most starred repositories to judge',
+      wholeNumber('--top', 100_000),
+      DEFAULT_SCHEDULED_ROTATION.top,
+    )
     .option('--size <n>', 'entries to keep at most', wholeNumber('--size', 500), DEFAULT_SCHEDULED_ROTATION.size)
     .option('--batch-size <n>', 'repositories per GraphQL batch (default 100)', wholeNumber('--batch-size', 100))
     .addOption(jsonOption())
@@ -55,24 +66,35 @@ function registerRegistry(program: Command): void {
   registryGroup
     .command('schedule')
     .description('create or update the quarterly rotation Schedule (00:00 UTC on the first day of each quarter)')
-    .option('--top <n>', 'the most starred repositories to judge', wholeNumber('--top', 100_000), DEFAULT_SCHEDULED_ROTATION.top)
+    .option(
+      '--top <n>',
+      'the most starred repositories to judge',
+      wholeNumber('--top', 100_000),
+      DEFAULT_SCHEDULED_ROTATION.top,
+    )
     .option('--size <n>', 'entries to keep at most', wholeNumber('--size', 500), DEFAULT_SCHEDULED_ROTATION.size)
     .option('--batch-size <n>', 'repositories per GraphQL batch (default 100)', wholeNumber('--batch-size', 100))
     .addOption(jsonOption())
-    .action(async (options: { top: number; size: number; batchSize?: number; json?: boolean }) => (await import('./registry.js')).registryScheduleCommand(options));
+    .action(async (options: { top: number; size: number; batchSize?: number; json?: boolean }) =>
+      (await import('./registry.js')).registryScheduleCommand(options),
+    );
   registryGroup
     .command('show')
     .description('print a published registry version (default: the latest) after checking its digest')
     .argument('[version]', 'abp-registry/YYYYQn')
     .addOption(jsonOption())
-    .action(async (version: string | undefined, options: { json?: boolean }) => (await import('./registry.js')).registryShowCommand(version, options));
+    .action(async (version: string | undefined, options: { json?: boolean }) =>
+      (await import('./registry.js')).registryShowCommand(version, options),
+    );
   registryGroup
     .command('diff')
     .description('what changed between two published registry versions, with the reason for each removal')
     .argument('<from>', 'abp-registry/YYYYQn')
     .argument('<to>', 'abp-registry/YYYYQn')
     .addOption(jsonOption())
-    .action(async (from: string, to: string, options: { json?: boolean }) => (await import('./registry.js')).registryDiffCommand(from, to, options));
+    .action(async (from: string, to: string, options: { json?: boolean }) =>
+      (await import('./registry.js')).registryDiffCommand(from, to, options),
+    );
   registryGroup
     .command('opt-out')
     .description('opt a repository out: left out of the next rotation, and of every draw from now on')
@@ -80,45 +102,66 @@ function registerRegistry(program: Command): void {
     .requiredOption('--reason <text>', 'why, as the maintainers put it')
     .option('--by <who>', 'who asked: a GitHub login or an email address', 'operator')
     .addOption(jsonOption())
-    .action(async (repo: string, options: { reason: string; by: string; json?: boolean }) => (await import('./registry.js')).registryOptOutCommand(repo, options));
+    .action(async (repo: string, options: { reason: string; by: string; json?: boolean }) =>
+      (await import('./registry.js')).registryOptOutCommand(repo, options),
+    );
 }
 
 function registerDraw(program: Command): void {
   program
     .command('draw')
-    .description('draw tasks from the registry backlog with a published seed (on the worker): snapshot, record, one task workflow per pick')
+    .description(
+      'draw tasks from the registry backlog with a published seed (on the worker): snapshot, record, one task workflow per pick',
+    )
     .requiredOption('--seed <n>', 'the published seed', wholeNumber('--seed'))
     .requiredOption('--count <n>', 'how many tasks', wholeNumber('--count', 10_000))
     .option('--registry-version <version>', 'abp-registry/YYYYQn (default: the latest stored)')
     .addOption(jsonOption())
-    .action(async (options: { seed: number; count: number; registryVersion?: string; json?: boolean }) => (await import('./registry.js')).drawCommand(options));
+    .action(async (options: { seed: number; count: number; registryVersion?: string; json?: boolean }) =>
+      (await import('./registry.js')).drawCommand(options),
+    );
 }
 
 function registerTask(program: Command): void {
-  const taskGroup = program.command('task').description('tasks from draw to maintainer merge: list, show, and submitting fixes');
+  const taskGroup = program
+    .command('task')
+    .description('tasks from draw to maintainer merge: list, show, and submitting fixes');
   taskGroup
     .command('list')
     .description('tasks with their state, pull request and last change (from the database, through the worker)')
-    .option('--state <state>', 'only tasks in this state (drawn, solving, tracking, freezing, scored, practice, withdrawn, rejected)')
+    .option(
+      '--state <state>',
+      'only tasks in this state (drawn, solving, tracking, freezing, scored, practice, withdrawn, rejected)',
+    )
     .option('--limit <n>', 'at most this many', wholeNumber('--limit', 100_000), 1_000)
     .addOption(jsonOption())
-    .action(async (options: { state?: string; limit: number; json?: boolean }) => (await import('./task.js')).taskListCommand(options));
+    .action(async (options: { state?: string; limit: number; json?: boolean }) =>
+      (await import('./task.js')).taskListCommand(options),
+    );
   taskGroup
     .command('show')
-    .description("one task: state, pull request, merge, bundle, timings and its event log")
+    .description('one task: state, pull request, merge, bundle, timings and its event log')
     .argument('<task>', 'the task id, e.g. gh-owner-name-42')
     .addOption(jsonOption())
-    .action(async (task: string, options: { json?: boolean }) => (await import('./task.js')).taskShowCommand(task, options));
+    .action(async (task: string, options: { json?: boolean }) =>
+      (await import('./task.js')).taskShowCommand(task, options),
+    );
   taskGroup
     .command('submit-fix')
-    .description('tell a task about a fix opened upstream by a person or another engine; the task follows it to its merge')
+    .description(
+      'tell a task about a fix opened upstream by a person or another engine; the task follows it to its merge',
+    )
     .argument('<task>', 'the task id')
     .requiredOption('--pr <url>', 'the pull request')
     .addOption(jsonOption())
-    .action(async (task: string, options: { pr: string; json?: boolean }) => (await import('./task.js')).taskSubmitFixCommand(task, options));
+    .action(async (task: string, options: { pr: string; json?: boolean }) =>
+      (await import('./task.js')).taskSubmitFixCommand(task, options),
+    );
   taskGroup
     .command('open-pr')
-    .description("open the fix's pull request upstream (GITHUB_TOKEN) with the disclosure spec §4.5 requires, then follow it")
+    .description(
+      "open the fix's pull request upstream (GITHUB_TOKEN) with the disclosure spec §4.5 requires, then follow it",
+    )
     .argument('<task>', 'the task id')
     .requiredOption('--branch <forkOwner:branch>', 'the branch carrying the fix, in your fork')
     .requiredOption('--summary <text>', 'what the change does, for the body')
@@ -127,15 +170,27 @@ function registerTask(program: Command): void {
     .option('--base <branch>', 'the branch to merge into', 'main')
     .option('--contributing <file|url>', "the repository's contribution rules, quoted or linked in the body")
     .addOption(jsonOption())
-    .action(async (task: string, options: OpenPrOptions) => (await import('./task.js')).taskOpenPrCommand(task, options));
+    .action(async (task: string, options: OpenPrOptions) =>
+      (await import('./task.js')).taskOpenPrCommand(task, options),
+    );
 }
 
 function registerTasks(program: Command): void {
   program
     .command('tasks')
-    .description('tasks from the database (through the worker); --scored: the scored set as of a date, with sourcedAt, cutoffsVerified and bundle digest')
-    .option('--scored', 'only tasks in the scored set (spec §4.4): frozen at or before --as-of, and scored until after it')
-    .addOption(new Option('--as-of <date>', 'the date of the scored set: a day (2026-07-02, UTC) or an RFC 3339 time (default: now); implies --scored').implies({ scored: true }))
+    .description(
+      'tasks from the database (through the worker); --scored: the scored set as of a date, with sourcedAt, cutoffsVerified and bundle digest',
+    )
+    .option(
+      '--scored',
+      'only tasks in the scored set (spec §4.4): frozen at or before --as-of, and scored until after it',
+    )
+    .addOption(
+      new Option(
+        '--as-of <date>',
+        'the date of the scored set: a day (2026-07-02, UTC) or an RFC 3339 time (default: now); implies --scored',
+      ).implies({ scored: true }),
+    )
     .option('--limit <n>', 'at most this many', wholeNumber('--limit', 100_000), 1_000)
     .addOption(jsonOption())
     .action(async (options: TasksCommandOptions) => (await import('./task.js')).tasksCommand(options));
@@ -144,15 +199,29 @@ function registerTasks(program: Command): void {
 function registerFreeze(program: Command): void {
   program
     .command('freeze')
-    .description('freeze a merged fix into a signed, content-addressed task bundle: FAIL_TO_PASS from repeated runs, then bundle, store, sign')
+    .description(
+      'freeze a merged fix into a signed, content-addressed task bundle: FAIL_TO_PASS from repeated runs, then bundle, store, sign',
+    )
     .requiredOption('--repo <owner/name>', 'the repository')
     .requiredOption('--base <commit>', 'the pre-fix commit (the base the fix merged onto)')
-    .requiredOption('--fix <commit|patch>', 'the fix: a commit in the repository (a merge commit is diffed against --base), or a patch file')
-    .requiredOption('--issue <file>', 'the issue as JSON {number, title, body} (gh issue view N --json number,title,body)')
+    .requiredOption(
+      '--fix <commit|patch>',
+      'the fix: a commit in the repository (a merge commit is diffed against --base), or a patch file',
+    )
+    .requiredOption(
+      '--issue <file>',
+      'the issue as JSON {number, title, body} (gh issue view N --json number,title,body)',
+    )
     .requiredOption('--pr <url>', 'the maintainer-merged pull request')
     .option('--git-dir <dir>', 'a local clone holding --base and --fix', '.')
-    .option('--recipe <file>', 'the runner recipe {runner, ecosystem, install, test, report} (default: the criteria override, else detected)')
-    .option('--registry-version <version>', 'the registry version the issue was drawn from (default: the current quarter)')
+    .option(
+      '--recipe <file>',
+      'the runner recipe {runner, ecosystem, install, test, report} (default: the criteria override, else detected)',
+    )
+    .option(
+      '--registry-version <version>',
+      'the registry version the issue was drawn from (default: the current quarter)',
+    )
     .option('--draw-seed <n>', 'the seed of the draw that picked the issue', wholeNumber('--draw-seed'), 0)
     .option('--sourced-at <time>', 'when the issue was drawn, RFC 3339 UTC (default: now)')
     .option('--runs <n>', 'runs per state (at least 3)', wholeNumber('--runs', 20), 3)
@@ -169,15 +238,21 @@ function registerInit(program: Command): void {
 }
 
 function registerKeys(program: Command): void {
-  const keysGroup = program.command('keys').description("the operator's signing keys: rotate the signing key, list the keys the trust root lists");
+  const keysGroup = program
+    .command('keys')
+    .description("the operator's signing keys: rotate the signing key, list the keys the trust root lists");
   keysGroup
     .command('rotate')
-    .description('create a new signing key and retire the current one in a new trust root version the old key signs (what it signed stays valid); completes a rotation a crash interrupted')
+    .description(
+      'create a new signing key and retire the current one in a new trust root version the old key signs (what it signed stays valid); completes a rotation a crash interrupted',
+    )
     .addOption(jsonOption())
     .action(async (options: { json?: boolean }) => (await import('./keys.js')).keysRotateCommand(options));
   keysGroup
     .command('list')
-    .description('list the keys of the trust root with their validity windows and states (active, retired, expired, pending)')
+    .description(
+      'list the keys of the trust root with their validity windows and states (active, retired, expired, pending)',
+    )
     .addOption(jsonOption())
     .action(async (options: { json?: boolean }) => (await import('./keys.js')).keysListCommand(options));
 }
@@ -185,8 +260,12 @@ function registerKeys(program: Command): void {
 function registerServe(program: Command): void {
   program
     .command('serve')
-    .description('serve the read-only distribution API under /v1 (docs/api.md) and, with ABP_WEBHOOK_SECRET set, receive GitHub webhooks at /webhooks/github and signal the task workflows they concern')
-    .addOption(new Option('--port <n>', 'TCP port (0: any free port)').argParser(wholeNumber('--port', 65_535)).default(8080))
+    .description(
+      'serve the read-only distribution API under /v1 (docs/api.md) and, with ABP_WEBHOOK_SECRET set, receive GitHub webhooks at /webhooks/github and signal the task workflows they concern',
+    )
+    .addOption(
+      new Option('--port <n>', 'TCP port (0: any free port)').argParser(wholeNumber('--port', 65_535)).default(8080),
+    )
     .option('--host <address>', 'address to listen on (0.0.0.0 to accept deliveries from other machines)', '127.0.0.1')
     .action(async (options: ServeCommandOptions) => (await import('./serve.js')).serveCommand(options));
 }
@@ -194,7 +273,9 @@ function registerServe(program: Command): void {
 function registerStatus(program: Command): void {
   program
     .command('status')
-    .description("the operators' view: the stack, the latest registry version, draws, tasks by state, bundles, the transparency log and the next rotation (read-only)")
+    .description(
+      "the operators' view: the stack, the latest registry version, draws, tasks by state, bundles, the transparency log and the next rotation (read-only)",
+    )
     .addOption(jsonOption())
     .action(async (options: { json?: boolean }) => (await import('./status.js')).statusCommand(options));
 }
@@ -204,15 +285,37 @@ function registerExport(program: Command): void {
     .command('export')
     .description('export what the registry froze')
     .command('training')
-    .description('frozen tasks as abp-training/v1 JSONL: issue, repository state and verified diff with bundle digests; practice tasks only unless --include-scored')
+    .description(
+      'frozen tasks as abp-training/v1 JSONL: issue, repository state and verified diff with bundle digests; practice tasks only unless --include-scored',
+    )
     .requiredOption('-o, --output <file>', 'the JSONL file to write (replaced atomically)')
-    .option('--trust-root <file>', "the pinned abp-trust-root/v1 document every bundle must verify against (default: the data directory's trust-root.json)")
-    .option('--include-scored', 'also export tasks still in the scored set (contaminates the benchmark for models trained on them)')
+    .option(
+      '--trust-root <file>',
+      "the pinned abp-trust-root/v1 document every bundle must verify against (default: the data directory's trust-root.json)",
+    )
+    .option(
+      '--include-scored',
+      'also export tasks still in the scored set (contaminates the benchmark for models trained on them)',
+    )
     .addOption(jsonOption())
     .action(async (options: ExportTrainingOptions) => (await import('./export.js')).exportTrainingCommand(options));
 }
 
 /** Everything the operators' `abp` adds to the grader's commands, in the order `abp --help` lists it. */
 export const pipelineCommands: CommandGroup = (program) => {
-  for (const register of [registerDev, registerWorker, registerRegistry, registerDraw, registerTask, registerTasks, registerFreeze, registerInit, registerKeys, registerServe, registerStatus, registerExport]) register(program);
+  for (const register of [
+    registerDev,
+    registerWorker,
+    registerRegistry,
+    registerDraw,
+    registerTask,
+    registerTasks,
+    registerFreeze,
+    registerInit,
+    registerKeys,
+    registerServe,
+    registerStatus,
+    registerExport,
+  ])
+    register(program);
 };

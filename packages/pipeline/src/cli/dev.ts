@@ -11,12 +11,15 @@ function printStatus(out: Output, status: StackStatus): void {
     const pid = component.pid === null ? '' : ` pid ${component.pid}`;
     out.line(`${component.name.padEnd(15)} ${component.state}${pid}  ${component.serves}`);
     if (component.ui && component.state === 'running') out.line(`${''.padEnd(15)} Web UI ${component.ui}`);
-    if (component.state === 'stale-pid') out.line(`${''.padEnd(15)} the pid file names a process that is gone; \`abp dev down\` removes it`);
+    if (component.state === 'stale-pid')
+      out.line(`${''.padEnd(15)} the pid file names a process that is gone; \`abp dev down\` removes it`);
   }
 }
 
 function printCheck(out: Output, check: Awaited<ReturnType<typeof runWiringCheck>>): void {
-  out.line(`wiring check passed: workflow ${check.workflowId} ran on worker ${check.after.workerIdentity} in ${check.roundTripMs} ms`);
+  out.line(
+    `wiring check passed: workflow ${check.workflowId} ran on worker ${check.after.workerIdentity} in ${check.roundTripMs} ms`,
+  );
 }
 
 export async function devUpCommand(options: OutputOptions & { check?: boolean }): Promise<void> {
@@ -53,7 +56,8 @@ export async function devCheckCommand(options: OutputOptions): Promise<void> {
   const out = createOutput(options);
   const config = resolveStackConfig();
   const worker = stackStatus(config).components.find((component) => component.name === 'worker');
-  if (worker?.state !== 'running') throw new CommandFailed('not-running', 'no abp worker is running: start the stack with `abp dev up`');
+  if (worker?.state !== 'running')
+    throw new CommandFailed('not-running', 'no abp worker is running: start the stack with `abp dev up`');
   const check = await runWiringCheck(config);
   printCheck(out, check);
   out.data(check);

@@ -32,7 +32,11 @@ export interface FreezeCommandOptions extends OutputOptions {
 async function recipeOf(options: FreezeCommandOptions, gitDir: string): Promise<RunnerRecipe> {
   if (options.recipe === undefined) return recipeFor({ repo: options.repo, gitDir, base: options.base, entry: null });
   const parsed = runnerRecipeSchema.safeParse(JSON.parse(await readFile(options.recipe, 'utf8')));
-  if (!parsed.success) throw new CommandFailed('invalid-documents', `${options.recipe}: ${parsed.error.issues[0]?.path.join('.') ?? ''}: ${parsed.error.issues[0]?.message ?? 'invalid'}; a recipe is {runner, ecosystem, install, test, report}`);
+  if (!parsed.success)
+    throw new CommandFailed(
+      'invalid-documents',
+      `${options.recipe}: ${parsed.error.issues[0]?.path.join('.') ?? ''}: ${parsed.error.issues[0]?.message ?? 'invalid'}; a recipe is {runner, ecosystem, install, test, report}`,
+    );
   return parsed.data;
 }
 
@@ -44,10 +48,17 @@ async function readIssue(path: string): Promise<TaskFreezeInput['issue']> {
   try {
     value = JSON.parse(await readFile(path, 'utf8'));
   } catch (error) {
-    throw new CommandFailed('invalid-documents', `${path}: cannot read the issue as JSON (${(error as Error).message})`);
+    throw new CommandFailed(
+      'invalid-documents',
+      `${path}: cannot read the issue as JSON (${(error as Error).message})`,
+    );
   }
   const parsed = issueFile.safeParse(value);
-  if (!parsed.success) throw new CommandFailed('invalid-documents', `${path}: ${parsed.error.issues[0]?.path.join('.') ?? ''}: ${parsed.error.issues[0]?.message ?? 'invalid'}; the issue file is {"number", "title", "body"}, as \`gh issue view N --json number,title,body\` writes it`);
+  if (!parsed.success)
+    throw new CommandFailed(
+      'invalid-documents',
+      `${path}: ${parsed.error.issues[0]?.path.join('.') ?? ''}: ${parsed.error.issues[0]?.message ?? 'invalid'}; the issue file is {"number", "title", "body"}, as \`gh issue view N --json number,title,body\` writes it`,
+    );
   return { number: parsed.data.number, title: parsed.data.title, body: parsed.data.body };
 }
 
@@ -55,7 +66,9 @@ export async function freezeCommand(options: FreezeCommandOptions): Promise<void
   const out = createOutput(options);
   const gitDir = resolve(options.gitDir);
   const issue = await readIssue(options.issue);
-  const fix: TaskFreezeInput['fix'] = /^[0-9a-f]{40}$/.test(options.fix) ? { kind: 'commit', commit: options.fix } : { kind: 'patch', patch: await readFile(options.fix, 'utf8') };
+  const fix: TaskFreezeInput['fix'] = /^[0-9a-f]{40}$/.test(options.fix)
+    ? { kind: 'commit', commit: options.fix }
+    : { kind: 'patch', patch: await readFile(options.fix, 'utf8') };
   const now = new Date();
   const home = resolveStackConfig().home;
   const paths = signingPaths(home);
@@ -82,12 +95,20 @@ export async function freezeCommand(options: FreezeCommandOptions): Promise<void
     );
     if (outcome.status === 'rejected') {
       out.data(outcome);
-      throw new CommandFailed('invalid-documents', `freeze of ${outcome.taskId} rejected (${outcome.reason}): ${outcome.detail}`, options.json === true);
+      throw new CommandFailed(
+        'invalid-documents',
+        `freeze of ${outcome.taskId} rejected (${outcome.reason}): ${outcome.detail}`,
+        options.json === true,
+      );
     }
-    out.line(`frozen ${outcome.taskId}: ${outcome.failToPass.length} FAIL_TO_PASS, ${outcome.passToPass.length} PASS_TO_PASS, ${outcome.flaky.length} flaky (quarantined)`);
+    out.line(
+      `frozen ${outcome.taskId}: ${outcome.failToPass.length} FAIL_TO_PASS, ${outcome.passToPass.length} PASS_TO_PASS, ${outcome.flaky.length} flaky (quarantined)`,
+    );
     out.line(`bundle ${outcome.digest}  ${outcome.archivePath}`);
     out.line(`held-out part ${outcome.heldOutDigest}; signature ${outcome.signaturePath}`);
-    out.line(`time: runs ${outcome.timings.freezeMs} ms, bundle ${outcome.timings.bundleMs} ms, signing ${outcome.timings.signMs} ms`);
+    out.line(
+      `time: runs ${outcome.timings.freezeMs} ms, bundle ${outcome.timings.bundleMs} ms, signing ${outcome.timings.signMs} ms`,
+    );
     out.line(`logged in ${paths.log}; audit: abp audit log`);
     out.line(`verify: abp verify ${outcome.archivePath}`);
     out.data(outcome);

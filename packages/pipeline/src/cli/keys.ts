@@ -13,11 +13,16 @@ export async function keysRotateCommand(options: OutputOptions): Promise<void> {
   const home = resolveStackConfig().home;
   const paths = signingPaths(home);
   const rotated = await rotateSigningKey(home);
-  if (rotated.resumed) out.line('completed the key rotation an earlier run left unfinished; no new rotation was started');
+  if (rotated.resumed)
+    out.line('completed the key rotation an earlier run left unfinished; no new rotation was started');
   out.line(`key ${rotated.to} signs from now on (valid from ${rotated.validFrom})`);
   out.line(`key ${rotated.from} retired at ${rotated.retiredAt}: what it signed until then stays valid`);
-  out.line(`trust root version ${rotated.version}, signed by the retired key: ${paths.trustRoots}/v${rotated.version}.json, now ${paths.trustRoot}; consumers advance to it from the version they pinned`);
-  out.line(`the retired private key is ${rotated.retiredKey} (mode 0600): nothing needs it any more, so destroy it or move it offline`);
+  out.line(
+    `trust root version ${rotated.version}, signed by the retired key: ${paths.trustRoots}/v${rotated.version}.json, now ${paths.trustRoot}; consumers advance to it from the version they pinned`,
+  );
+  out.line(
+    `the retired private key is ${rotated.retiredKey} (mode 0600): nothing needs it any more, so destroy it or move it offline`,
+  );
   out.data(rotated);
 }
 
@@ -33,7 +38,11 @@ export interface ListedKey {
   privateKey: string | null;
 }
 
-const present = (path: string) => stat(path).then(() => true, () => false);
+const present = (path: string) =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
 
 export async function keysListCommand(options: OutputOptions): Promise<void> {
   const out = createOutput(options);
@@ -57,13 +66,31 @@ export async function keysListCommand(options: OutputOptions): Promise<void> {
       privateKey: signing ? rotationPaths(home).activeKey : (await present(retired)) ? retired : null,
     });
   }
-  out.line(`trust root version ${trustRoot.version} (${paths.trustRoot}): ${keys.length} key${keys.length === 1 ? '' : 's'}`);
+  out.line(
+    `trust root version ${trustRoot.version} (${paths.trustRoot}): ${keys.length} key${keys.length === 1 ? '' : 's'}`,
+  );
   for (const key of keys) {
     const end = key.retiredAt !== null ? `retired ${key.retiredAt}` : (key.validUntil ?? 'open end');
-    const note = key.signing ? '  signs now' : key.privateKey !== null ? `  private key still at ${key.privateKey}: destroy it or move it offline` : '';
+    const note = key.signing
+      ? '  signs now'
+      : key.privateKey !== null
+        ? `  private key still at ${key.privateKey}: destroy it or move it offline`
+        : '';
     out.line(`  ${key.keyId}  ${key.state.padEnd(7)}  ${key.validFrom} .. ${end}${note}`);
   }
-  if (signingKeyId !== null && !keys.some((key) => key.signing)) out.line(`the signing key ${signingKeyId} is not in this trust root: run \`abp keys rotate\` or \`abp init\` to finish a rotation`);
-  if (rotation !== null) out.line(`a rotation from ${rotation.from} to ${rotation.to} is unfinished: run \`abp keys rotate\` (or \`abp init\`) to complete it`);
-  out.data({ trustRoot: paths.trustRoot, version: trustRoot.version, signingKeyId, rotationInProgress: rotation, keys });
+  if (signingKeyId !== null && !keys.some((key) => key.signing))
+    out.line(
+      `the signing key ${signingKeyId} is not in this trust root: run \`abp keys rotate\` or \`abp init\` to finish a rotation`,
+    );
+  if (rotation !== null)
+    out.line(
+      `a rotation from ${rotation.from} to ${rotation.to} is unfinished: run \`abp keys rotate\` (or \`abp init\`) to complete it`,
+    );
+  out.data({
+    trustRoot: paths.trustRoot,
+    version: trustRoot.version,
+    signingKeyId,
+    rotationInProgress: rotation,
+    keys,
+  });
 }

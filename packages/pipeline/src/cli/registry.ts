@@ -4,7 +4,13 @@ import { join } from 'node:path';
 import { WorkflowExecutionAlreadyStartedError, WorkflowFailedError, type Client } from '@temporalio/client';
 import { compareRegistries, PublicationError, readPublishedRegistry } from '../registry/publication.js';
 import { drawTasksInput, type DrawTasksResult } from '../contracts/draw-workflow.js';
-import { optOutInput, quarterVersion, rotateRegistryInput, type OptOutResult, type RotationResult } from '../contracts/rotation.js';
+import {
+  optOutInput,
+  quarterVersion,
+  rotateRegistryInput,
+  type OptOutResult,
+  type RotationResult,
+} from '../contracts/rotation.js';
 import { withTemporalClient } from '../worker/temporal-client.js';
 import { resolveStackConfig } from '../worker/config.js';
 import { ensureRotationSchedule } from '../worker/rotation-schedule.js';
@@ -17,15 +23,29 @@ import { CommandFailed, createOutput, type OutputOptions } from '@abp/grader/cli
 const publishDir = () => join(resolveStackConfig().home, 'published');
 
 /** Parses with the workflow's own schema, so the CLI refuses what the worker would, naming the option. */
-function checked<T>(schema: { safeParse(value: unknown): { success: true; data: T } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } } }, value: unknown): T {
+function checked<T>(
+  schema: {
+    safeParse(
+      value: unknown,
+    ): { success: true; data: T } | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } };
+  },
+  value: unknown,
+): T {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  throw new CommandFailed('invalid-documents', `--${String(issue?.path[0] ?? 'input').replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: ${issue?.message ?? 'invalid'}`);
+  throw new CommandFailed(
+    'invalid-documents',
+    `--${String(issue?.path[0] ?? 'input').replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}: ${issue?.message ?? 'invalid'}`,
+  );
 }
 
 /** Starts the workflow, or waits on the run of it that is going on already (same id): one rotation or draw at a time. */
-async function startOrJoin<R>(client: Client, start: () => Promise<{ result(): Promise<R> }>, workflowId: string): Promise<R> {
+async function startOrJoin<R>(
+  client: Client,
+  start: () => Promise<{ result(): Promise<R> }>,
+  workflowId: string,
+): Promise<R> {
   try {
     try {
       return await (await start()).result();
@@ -60,73 +80,145 @@ export async function registryRotateCommand(options: RotateOptions): Promise<voi
     ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
   });
   const workflowId = workflowIds.registryRotation(input.version);
-  out.line(`rotating ${input.version}: the ${input.top} most starred repositories judged, up to ${input.size} kept (workflow ${workflowId})`);
-  const result = await withTemporalClient(resolveStackConfig(), (client) =>
-    startOrJoin<RotationResult>(client, () => client.workflow.start<typeof rotateRegistry>('rotateRegistry', { taskQueue: taskQueues.main, workflowId, args: [input] }), workflowId),
+  out.line(
+    `rotating ${input.version}: the ${input.top} most starred repositories judged, up to ${input.size} kept (workflow ${workflowId})`,
   );
-  out.line(`${result.version} ${result.fromStore ? 'was published already' : 'published'}: ${result.entries} entries (${result.added} added, ${result.removed} removed, ${result.kept} kept), digest ${result.digest}`);
-  out.line(`API cost: ${result.cost.points} GraphQL points in ${result.cost.requests} requests; ${result.batchesFromStore} of ${result.batches} batches read from the store`);
+  const result = await withTemporalClient(resolveStackConfig(), (client) =>
+    startOrJoin<RotationResult>(
+      client,
+      () =>
+        client.workflow.start<typeof rotateRegistry>('rotateRegistry', {
+          taskQueue: taskQueues.main,
+          workflowId,
+          args: [input],
+        }),
+      workflowId,
+    ),
+  );
+  out.line(
+    `${result.version} ${result.fromStore ? 'was published already' : 'published'}: ${result.entries} entries (${result.added} added, ${result.removed} removed, ${result.kept} kept), digest ${result.digest}`,
+  );
+  out.line(
+    `API cost: ${result.cost.points} GraphQL points in ${result.cost.requests} requests; ${result.batchesFromStore} of ${result.batches} batches read from the store`,
+  );
   out.line(`document: ${join(publishDir(), 'registry', `${result.version.replace(/^abp-registry\//, '')}.json`)}`);
   out.data(result);
 }
 
-export async function registryScheduleCommand(options: OutputOptions & { top: number; size: number; batchSize?: number }): Promise<void> {
+export async function registryScheduleCommand(
+  options: OutputOptions & { top: number; size: number; batchSize?: number },
+): Promise<void> {
   const out = createOutput(options);
   const schedule = await withTemporalClient(resolveStackConfig(), (client) =>
-    ensureRotationSchedule(client, { top: options.top, size: options.size, ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }) }),
+    ensureRotationSchedule(client, {
+      top: options.top,
+      size: options.size,
+      ...(options.batchSize === undefined ? {} : { batchSize: options.batchSize }),
+    }),
   );
-  out.line(`quarterly rotation schedule ${schedule.outcome}; next runs: ${schedule.nextRuns.map((run) => run.toISOString()).join(', ')}`);
+  out.line(
+    `quarterly rotation schedule ${schedule.outcome}; next runs: ${schedule.nextRuns.map((run) => run.toISOString()).join(', ')}`,
+  );
   out.data(schedule);
 }
 
 export async function registryShowCommand(version: string | undefined, options: OutputOptions): Promise<void> {
   const out = createOutput(options);
   const { document, path } = await readPublishedRegistry(publishDir(), version ?? null).catch(failed);
-  out.line(`${document.version}  ${document.entries.length} entries, criteria ${document.criteriaVersion}, sourced ${document.sourcedAt}`);
+  out.line(
+    `${document.version}  ${document.entries.length} entries, criteria ${document.criteriaVersion}, sourced ${document.sourcedAt}`,
+  );
   out.line(`digest ${document.digest} (checked)  file ${path}`);
-  out.line(`against ${document.previous ?? 'nothing (first version)'}: ${document.diff.added.length} added, ${document.diff.removed.length} removed, ${document.diff.kept.length} kept`);
-  for (const entry of document.entries) out.line(`  ${entry.repo.padEnd(40)} ${String(entry.stars).padStart(7)}★  ${(entry.license ?? '').padEnd(12)} ${entry.runner.language}`);
+  out.line(
+    `against ${document.previous ?? 'nothing (first version)'}: ${document.diff.added.length} added, ${document.diff.removed.length} removed, ${document.diff.kept.length} kept`,
+  );
+  for (const entry of document.entries)
+    out.line(
+      `  ${entry.repo.padEnd(40)} ${String(entry.stars).padStart(7)}★  ${(entry.license ?? '').padEnd(12)} ${entry.runner.language}`,
+    );
   out.data(document);
 }
 
 export async function registryDiffCommand(from: string, to: string, options: OutputOptions): Promise<void> {
   const out = createOutput(options);
   const root = publishDir();
-  const [older, newer] = await Promise.all([readPublishedRegistry(root, from), readPublishedRegistry(root, to)]).catch(failed);
+  const [older, newer] = await Promise.all([readPublishedRegistry(root, from), readPublishedRegistry(root, to)]).catch(
+    failed,
+  );
   const comparison = compareRegistries(older.document, newer.document);
-  out.line(`${comparison.from} → ${comparison.to}: ${comparison.added.length} added, ${comparison.removed.length} removed, ${comparison.kept.length} kept`);
+  out.line(
+    `${comparison.from} → ${comparison.to}: ${comparison.added.length} added, ${comparison.removed.length} removed, ${comparison.kept.length} kept`,
+  );
   for (const repo of comparison.added) out.line(`  + ${repo}`);
   for (const { repo, reason } of comparison.removed) out.line(`  - ${repo}${reason === null ? '' : ` (${reason})`}`);
   out.data(comparison);
 }
 
-export async function registryOptOutCommand(repo: string, options: OutputOptions & { reason: string; by: string }): Promise<void> {
+export async function registryOptOutCommand(
+  repo: string,
+  options: OutputOptions & { reason: string; by: string },
+): Promise<void> {
   const out = createOutput(options);
   const input = checked(optOutInput, { repo, reason: options.reason, requestedBy: options.by });
   const workflowId = `registry-opt-out-${input.repo.toLowerCase().replace('/', '-')}`;
   const result = await withTemporalClient(resolveStackConfig(), (client) =>
-    startOrJoin<OptOutResult & { tasksWithdrawn: number }>(client, () => client.workflow.start<typeof recordOptOut>('recordOptOut', { taskQueue: taskQueues.main, workflowId, args: [input] }), workflowId),
+    startOrJoin<OptOutResult & { tasksWithdrawn: number }>(
+      client,
+      () =>
+        client.workflow.start<typeof recordOptOut>('recordOptOut', {
+          taskQueue: taskQueues.main,
+          workflowId,
+          args: [input],
+        }),
+      workflowId,
+    ),
   );
-  out.line(result.added ? `${result.repo} opted out: no new draw picks its issues; the next rotation leaves it out` : `${result.repo} had opted out already; the first request stands`);
-  out.line(`${result.optOuts.length} repositories opted out; ${result.tasksWithdrawn} of its live tasks told to withdraw`);
+  out.line(
+    result.added
+      ? `${result.repo} opted out: no new draw picks its issues; the next rotation leaves it out`
+      : `${result.repo} had opted out already; the first request stands`,
+  );
+  out.line(
+    `${result.optOuts.length} repositories opted out; ${result.tasksWithdrawn} of its live tasks told to withdraw`,
+  );
   out.data(result);
 }
 
-export async function drawCommand(options: OutputOptions & { seed: number; count: number; registryVersion?: string }): Promise<void> {
+export async function drawCommand(
+  options: OutputOptions & { seed: number; count: number; registryVersion?: string },
+): Promise<void> {
   const out = createOutput(options);
-  const input = checked(drawTasksInput, { seed: options.seed, count: options.count, registryVersion: options.registryVersion ?? null });
+  const input = checked(drawTasksInput, {
+    seed: options.seed,
+    count: options.count,
+    registryVersion: options.registryVersion ?? null,
+  });
   const workflowId = `draw-${input.registryVersion?.replace(/^abp-registry\//, '') ?? 'latest'}-${input.seed}-${input.count}`;
-  out.line(`drawing ${input.count} tasks with seed ${input.seed} from ${input.registryVersion ?? 'the latest registry version'} (workflow ${workflowId})`);
+  out.line(
+    `drawing ${input.count} tasks with seed ${input.seed} from ${input.registryVersion ?? 'the latest registry version'} (workflow ${workflowId})`,
+  );
   const result = await withTemporalClient(resolveStackConfig(), (client) =>
-    startOrJoin<DrawTasksResult>(client, () => client.workflow.start<typeof drawTasks>('drawTasks', { taskQueue: taskQueues.main, workflowId, args: [input] }), workflowId),
+    startOrJoin<DrawTasksResult>(
+      client,
+      () =>
+        client.workflow.start<typeof drawTasks>('drawTasks', { taskQueue: taskQueues.main, workflowId, args: [input] }),
+      workflowId,
+    ),
   );
   const { snapshot, draw } = result;
   if (snapshot === null) out.line(`this draw was made before: its record stands, no snapshot taken`);
-  else out.line(`backlog snapshot ${snapshot.digest} (${snapshot.mode}): ${snapshot.issues} open issues in ${snapshot.repos} repositories, ${snapshot.eligible} eligible; ${snapshot.cost.points} points in ${snapshot.cost.requests} requests`);
-  out.line(`draw ${draw.drawId} ${draw.created ? 'recorded' : 'was recorded before'}: ${draw.picks.length} picks, digest ${draw.digest}`);
+  else
+    out.line(
+      `backlog snapshot ${snapshot.digest} (${snapshot.mode}): ${snapshot.issues} open issues in ${snapshot.repos} repositories, ${snapshot.eligible} eligible; ${snapshot.cost.points} points in ${snapshot.cost.requests} requests`,
+    );
+  out.line(
+    `draw ${draw.drawId} ${draw.created ? 'recorded' : 'was recorded before'}: ${draw.picks.length} picks, digest ${draw.digest}`,
+  );
   for (const pick of draw.picks) out.line(`  ${pick.taskId}`);
   out.line(`task workflows: ${result.tasksStarted} started, ${result.tasksExisting} existed already`);
-  out.line(`record ${draw.recordPath}${draw.statementPath === null ? ' (unsigned: the worker has no signing key; run `abp init`)' : `, signed: ${draw.statementPath}`}`);
+  out.line(
+    `record ${draw.recordPath}${draw.statementPath === null ? ' (unsigned: the worker has no signing key; run `abp init`)' : `, signed: ${draw.statementPath}`}`,
+  );
   out.line(`audit: abp audit draw ${draw.recordPath} --snapshot ${draw.snapshotPath} --opt-outs ${draw.optOutsPath}`);
   out.data(result);
 }

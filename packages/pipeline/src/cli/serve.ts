@@ -40,7 +40,11 @@ export async function serveCommand(options: ServeCommandOptions): Promise<void> 
   // One connection for the life of the server (stack/client.ts holds one per command): task reads and webhook signals
   // go through it. Tasks live in the worker's database, so even the API alone needs Temporal.
   const connection = await Connection.connect({ address: temporal.address }).catch((error: unknown) => {
-    throw new ServeError('unreachable', `Temporal at ${temporal.address} did not answer: start the stack with \`abp dev up\`, or set TEMPORAL_ADDRESS to a running cluster`, { cause: error });
+    throw new ServeError(
+      'unreachable',
+      `Temporal at ${temporal.address} did not answer: start the stack with \`abp dev up\`, or set TEMPORAL_ADDRESS to a running cluster`,
+      { cause: error },
+    );
   });
   try {
     const client = new Client({ connection, namespace: temporal.namespace });
@@ -53,7 +57,11 @@ export async function serveCommand(options: ServeCommandOptions): Promise<void> 
     });
     const api = `read-only API at ${server.url}${API_PREFIX} serving ${home}, tasks through Temporal ${temporal.address} (namespace ${temporal.namespace})`;
     // "webhooks at <url>" ends the line: scripts read the receiver's URL from it.
-    console.log(webhookSecret === null ? `abp serve: ${api}; no webhook route (ABP_WEBHOOK_SECRET is not set)` : `abp serve: ${api}; signalling tasks from webhooks at ${server.url}${WEBHOOK_PATH}`);
+    console.log(
+      webhookSecret === null
+        ? `abp serve: ${api}; no webhook route (ABP_WEBHOOK_SECRET is not set)`
+        : `abp serve: ${api}; signalling tasks from webhooks at ${server.url}${WEBHOOK_PATH}`,
+    );
     await new Promise<void>((stop) => {
       process.once('SIGTERM', stop);
       process.once('SIGINT', stop);

@@ -17,12 +17,18 @@ import { taskQueries, taskSignals } from '../workflows/task.js';
 import { CommandFailed, createOutput, type OutputOptions } from '@abp/grader/cli';
 
 function read(client: Client, query: TaskQuery): Promise<TaskRecord[]> {
-  return client.workflow.execute<typeof describeTasks>('describeTasks', { taskQueue: taskQueues.main, workflowId: `describe-tasks-${randomUUID()}`, args: [query], workflowExecutionTimeout: '1 minute' });
+  return client.workflow.execute<typeof describeTasks>('describeTasks', {
+    taskQueue: taskQueues.main,
+    workflowId: `describe-tasks-${randomUUID()}`,
+    args: [query],
+    workflowExecutionTimeout: '1 minute',
+  });
 }
 
 async function one(client: Client, taskId: string): Promise<TaskRecord> {
   const [task] = await read(client, { taskId });
-  if (task === undefined) throw new CommandFailed('invalid-documents', `no task ${taskId}: \`abp task list\` shows the tasks there are`);
+  if (task === undefined)
+    throw new CommandFailed('invalid-documents', `no task ${taskId}: \`abp task list\` shows the tasks there are`);
   return task;
 }
 
@@ -33,11 +39,19 @@ export async function taskListCommand(options: OutputOptions & { state?: string;
   if (options.state !== undefined && !(taskStates as readonly string[]).includes(options.state)) {
     throw new CommandFailed('invalid-documents', `--state ${options.state}: use one of ${taskStates.join(', ')}`);
   }
-  const tasks = await withTemporalClient(resolveStackConfig(), (client) => read(client, { ...(options.state === undefined ? {} : { state: options.state as TaskState }), limit: options.limit }));
+  const tasks = await withTemporalClient(resolveStackConfig(), (client) =>
+    read(client, {
+      ...(options.state === undefined ? {} : { state: options.state as TaskState }),
+      limit: options.limit,
+    }),
+  );
   const counts = new Map<string, number>();
   for (const task of tasks) counts.set(task.state, (counts.get(task.state) ?? 0) + 1);
   out.line(`${tasks.length} tasks: ${[...counts].map(([state, n]) => `${n} ${state}`).join(', ') || 'none'}`);
-  for (const task of tasks) out.line(`  ${task.taskId.padEnd(44)} ${task.state.padEnd(10)} ${(task.prUrl ?? '').padEnd(50)} updated ${since(task.updatedAt)}`);
+  for (const task of tasks)
+    out.line(
+      `  ${task.taskId.padEnd(44)} ${task.state.padEnd(10)} ${(task.prUrl ?? '').padEnd(50)} updated ${since(task.updatedAt)}`,
+    );
   out.data(tasks);
 }
 
@@ -53,8 +67,15 @@ export interface TasksCommandOptions extends OutputOptions {
 function asOfInstant(raw: string | undefined): string {
   if (raw === undefined) return new Date().toISOString();
   const day = /^\d{4}-\d{2}-\d{2}$/.test(raw);
-  const at = day || /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(raw) ? Date.parse(day ? `${raw}T00:00:00Z` : raw) : Number.NaN;
-  if (Number.isNaN(at)) throw new CommandFailed('invalid-documents', `--as-of ${raw}: use a day (2026-07-02, its start in UTC) or an RFC 3339 time (2026-07-02T14:11:09Z)`);
+  const at =
+    day || /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/.test(raw)
+      ? Date.parse(day ? `${raw}T00:00:00Z` : raw)
+      : Number.NaN;
+  if (Number.isNaN(at))
+    throw new CommandFailed(
+      'invalid-documents',
+      `--as-of ${raw}: use a day (2026-07-02, its start in UTC) or an RFC 3339 time (2026-07-02T14:11:09Z)`,
+    );
   return new Date(at).toISOString();
 }
 
@@ -66,11 +87,15 @@ export async function tasksCommand(options: TasksCommandOptions): Promise<void> 
   if (options.scored !== true) return taskListCommand(options);
   const out = createOutput(options);
   const asOf = asOfInstant(options.asOf);
-  const tasks = await withTemporalClient(resolveStackConfig(), (client) => read(client, { scoredAsOf: asOf, limit: options.limit }));
+  const tasks = await withTemporalClient(resolveStackConfig(), (client) =>
+    read(client, { scoredAsOf: asOf, limit: options.limit }),
+  );
   out.line(`${tasks.length} task${tasks.length === 1 ? '' : 's'} in the scored set as of ${asOf}`);
   for (const task of tasks) {
     out.line(`  ${task.taskId.padEnd(44)} ${task.bundleDigest ?? ''}`);
-    out.line(`  ${''.padEnd(44)} sourced ${task.sourcedAt ?? 'unknown'}, scored ${task.scoredAt ?? ''} until ${task.scoredUntil ?? ''}, verified against ${(task.cutoffsVerified ?? []).join(', ') || 'no recorded cutoffs'}`);
+    out.line(
+      `  ${''.padEnd(44)} sourced ${task.sourcedAt ?? 'unknown'}, scored ${task.scoredAt ?? ''} until ${task.scoredUntil ?? ''}, verified against ${(task.cutoffsVerified ?? []).join(', ') || 'no recorded cutoffs'}`,
+    );
   }
   out.data({ asOf, tasks });
 }
@@ -79,20 +104,30 @@ export async function taskShowCommand(taskId: string, options: OutputOptions): P
   const out = createOutput(options);
   const [task, live] = await withTemporalClient(resolveStackConfig(), async (client) => {
     const record = await one(client, taskId);
-    const status = await client.workflow.getHandle(taskId).query(taskQueries.status).catch((error: unknown) => {
-      if (error instanceof WorkflowNotFoundError) return null;
-      throw error;
-    });
+    const status = await client.workflow
+      .getHandle(taskId)
+      .query(taskQueries.status)
+      .catch((error: unknown) => {
+        if (error instanceof WorkflowNotFoundError) return null;
+        throw error;
+      });
     return [record, status] as const;
   });
-  out.line(`${task.taskId}  ${task.repo}#${task.issue}  ${task.state}${live?.failedAttempts ? ` (${live.failedAttempts} failed fixes)` : ''}`);
+  out.line(
+    `${task.taskId}  ${task.repo}#${task.issue}  ${task.state}${live?.failedAttempts ? ` (${live.failedAttempts} failed fixes)` : ''}`,
+  );
   out.line(`drawn from ${task.registryVersion} with seed ${task.drawSeed}, ${since(task.createdAt)}`);
   if (task.prUrl) out.line(`pull request ${task.prUrl}`);
   if (task.mergeCommit) out.line(`merged ${task.mergedAt ?? ''} as ${task.mergeCommit}`);
-  if (task.bundleDigest) out.line(`bundle ${task.bundleDigest}; scored from ${task.scoredAt ?? ''} until ${task.scoredUntil ?? ''}`);
-  if (task.sourcedAt) out.line(`sourced ${task.sourcedAt}, verified against ${(task.cutoffsVerified ?? []).join(', ')}`);
+  if (task.bundleDigest)
+    out.line(`bundle ${task.bundleDigest}; scored from ${task.scoredAt ?? ''} until ${task.scoredUntil ?? ''}`);
+  if (task.sourcedAt)
+    out.line(`sourced ${task.sourcedAt}, verified against ${(task.cutoffsVerified ?? []).join(', ')}`);
   out.line('events:');
-  for (const event of task.events) out.line(`  ${String(event.seq).padStart(3)}  ${event.at}  ${(event.from ?? '—').padEnd(9)} → ${event.to.padEnd(9)}  ${event.cause}  ${JSON.stringify(event.detail)}`);
+  for (const event of task.events)
+    out.line(
+      `  ${String(event.seq).padStart(3)}  ${event.at}  ${(event.from ?? '—').padEnd(9)} → ${event.to.padEnd(9)}  ${event.cause}  ${JSON.stringify(event.detail)}`,
+    );
   out.data({ ...task, workflow: live });
 }
 
@@ -100,7 +135,11 @@ export async function taskShowCommand(taskId: string, options: OutputOptions): P
 async function submitted(client: Client, taskId: string, prUrl: string): Promise<TaskStatus> {
   const handle = client.workflow.getHandle(taskId);
   await handle.signal(taskSignals.fixSubmitted, { prUrl }).catch((error: unknown) => {
-    if (error instanceof WorkflowNotFoundError) throw new CommandFailed('invalid-documents', `no running task ${taskId}: it was never drawn, or it has finished (\`abp task show ${taskId}\`)`);
+    if (error instanceof WorkflowNotFoundError)
+      throw new CommandFailed(
+        'invalid-documents',
+        `no running task ${taskId}: it was never drawn, or it has finished (\`abp task show ${taskId}\`)`,
+      );
     throw error;
   });
   const deadline = Date.now() + 15_000;
@@ -114,7 +153,11 @@ async function submitted(client: Client, taskId: string, prUrl: string): Promise
 export async function taskSubmitFixCommand(taskId: string, options: OutputOptions & { pr: string }): Promise<void> {
   const out = createOutput(options);
   const status = await withTemporalClient(resolveStackConfig(), (client) => submitted(client, taskId, options.pr));
-  out.line(status.prUrl === options.pr ? `${taskId} is ${status.state}, following ${options.pr}` : `${taskId} is ${status.state}; the fix was not taken (a task takes a fix when drawn or solving)`);
+  out.line(
+    status.prUrl === options.pr
+      ? `${taskId} is ${status.state}, following ${options.pr}`
+      : `${taskId} is ${status.state}; the fix was not taken (a task takes a fix when drawn or solving)`,
+  );
   out.data(status);
 }
 
@@ -130,16 +173,32 @@ export interface OpenPrOptions extends OutputOptions {
 export async function taskOpenPrCommand(taskId: string, options: OpenPrOptions): Promise<void> {
   const out = createOutput(options);
   const github = createGithubClient();
-  const contributing = options.contributing === undefined ? null : /^https?:\/\//.test(options.contributing) ? options.contributing : await readFile(options.contributing, 'utf8');
+  const contributing =
+    options.contributing === undefined
+      ? null
+      : /^https?:\/\//.test(options.contributing)
+        ? options.contributing
+        : await readFile(options.contributing, 'utf8');
   const result = await withTemporalClient(resolveStackConfig(), async (client) => {
     const task = await one(client, taskId);
     const body = fixPullRequestBody({
       issue: task.issue,
       summary: options.summary,
-      disclosure: disclosureText({ taskId, engine: options.engine, registryVersion: task.registryVersion.replace(/^abp-registry\//, ''), drawSeed: task.drawSeed }),
+      disclosure: disclosureText({
+        taskId,
+        engine: options.engine,
+        registryVersion: task.registryVersion.replace(/^abp-registry\//, ''),
+        drawSeed: task.drawSeed,
+      }),
       contributing,
     });
-    const pull = await openFixPullRequest(github, { repo: task.repo, head: options.branch, base: options.base, title: options.title ?? `Fix #${task.issue}`, body });
+    const pull = await openFixPullRequest(github, {
+      repo: task.repo,
+      head: options.branch,
+      base: options.base,
+      title: options.title ?? `Fix #${task.issue}`,
+      body,
+    });
     return { pull, status: await submitted(client, taskId, pull.url) };
   });
   out.line(`opened ${result.pull.url} with the disclosure; ${taskId} is ${result.status.state}`);

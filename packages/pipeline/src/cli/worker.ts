@@ -23,7 +23,12 @@ export async function workerCommand(): Promise<void> {
     try {
       const temporal = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
       const deps = await dependencies(config, database, temporal);
-      const worker = await createWorker({ connection, namespace: config.temporal.namespace, workflowBundle, activities: createActivities(deps) });
+      const worker = await createWorker({
+        connection,
+        namespace: config.temporal.namespace,
+        workflowBundle,
+        activities: createActivities(deps),
+      });
       // Worker.run resolves after a graceful shutdown, which the SDK starts on SIGINT/SIGTERM.
       await worker.run();
     } finally {
@@ -51,7 +56,9 @@ async function migrateDatabase(dataDir: string): Promise<DatabaseHandle> {
 function githubOrNull(): GithubClient | null {
   try {
     const github = createGithubClient();
-    console.log(`github: ${process.env.GITHUB_API_URL ?? 'https://api.github.com'}; rotation, draws and tracking enabled`);
+    console.log(
+      `github: ${process.env.GITHUB_API_URL ?? 'https://api.github.com'}; rotation, draws and tracking enabled`,
+    );
     return github;
   } catch (error) {
     if (!(error instanceof GithubConfigError)) throw error;
@@ -66,7 +73,9 @@ async function operatorAttestorOrNull(home: string): Promise<Attestor | null> {
     return await loadOperatorAttestor(home);
   } catch (error) {
     if (!(error instanceof SigningError)) throw error;
-    console.log(`signing: disabled, so the freeze is too, and registry versions and draws are published unsigned (${error.message}); run \`abp init\` to create the signing key`);
+    console.log(
+      `signing: disabled, so the freeze is too, and registry versions and draws are published unsigned (${error.message}); run \`abp init\` to create the signing key`,
+    );
     return null;
   }
 }
@@ -75,7 +84,11 @@ async function operatorAttestorOrNull(home: string): Promise<Attestor | null> {
  * Stages that reach GitHub run only where a client is configured, and the freeze only where the operator's signing key
  * exists (`abp init`); the rest of the worker runs either way.
  */
-async function dependencies(config: StackConfig, database: DatabaseHandle, temporal: Client): Promise<ActivityDependencies> {
+async function dependencies(
+  config: StackConfig,
+  database: DatabaseHandle,
+  temporal: Client,
+): Promise<ActivityDependencies> {
   const { db } = database;
   const publishDir = join(config.home, 'published');
   const paths = signingPaths(config.home);
@@ -89,9 +102,17 @@ async function dependencies(config: StackConfig, database: DatabaseHandle, tempo
     deps.tracking = { db, github, temporal };
   }
   if (attestor !== null) {
-    deps.freeze = { db, ...(github === null ? {} : { github }), bundleDir: paths.bundles, attestor, workDir: join(config.home, 'freeze-work') };
+    deps.freeze = {
+      db,
+      ...(github === null ? {} : { github }),
+      bundleDir: paths.bundles,
+      attestor,
+      workDir: join(config.home, 'freeze-work'),
+    };
     deps.aging = { db, attestor };
-    console.log(`signing: registry versions, draws, bundles and aging signed with key ${attestor.signer.keyId ?? ''}, logged in ${paths.log}; bundles in ${paths.bundles}`);
+    console.log(
+      `signing: registry versions, draws, bundles and aging signed with key ${attestor.signer.keyId ?? ''}, logged in ${paths.log}; bundles in ${paths.bundles}`,
+    );
   }
   return deps;
 }

@@ -2,7 +2,13 @@
 // counts and the picks' keys only: snapshots and records live in the publication folder and the database.
 import { z } from 'zod';
 import { apiCost } from './rotation.js';
-import { nonNegativeInt, registryVersion, repoFullName, sha256Digest, utcTimestamp } from '@abp/protocol/schemas/primitives';
+import {
+  nonNegativeInt,
+  registryVersion,
+  repoFullName,
+  sha256Digest,
+  utcTimestamp,
+} from '@abp/protocol/schemas/primitives';
 
 /** Seeds are published integers; seedrandom reads them as text, and JSON carries them exactly up to 2^53. */
 const seed = z.int().min(0).max(Number.MAX_SAFE_INTEGER);
@@ -15,7 +21,10 @@ export const drawTasksInput = z.strictObject({
 });
 export type DrawTasksInput = z.infer<typeof drawTasksInput>;
 
-export const snapshotBacklogInput = z.strictObject({ registryVersion: registryVersion.nullable(), takenAt: utcTimestamp });
+export const snapshotBacklogInput = z.strictObject({
+  registryVersion: registryVersion.nullable(),
+  takenAt: utcTimestamp,
+});
 export type SnapshotBacklogInput = z.infer<typeof snapshotBacklogInput>;
 
 export const takenSnapshot = z.strictObject({
@@ -31,10 +40,20 @@ export const takenSnapshot = z.strictObject({
 });
 export type TakenSnapshot = z.infer<typeof takenSnapshot>;
 
-export const recordDrawInput = z.strictObject({ seed, count: drawTasksInput.shape.count, snapshotDigest: sha256Digest, drawnAt: utcTimestamp });
+export const recordDrawInput = z.strictObject({
+  seed,
+  count: drawTasksInput.shape.count,
+  snapshotDigest: sha256Digest,
+  drawnAt: utcTimestamp,
+});
 export type RecordDrawInput = z.infer<typeof recordDrawInput>;
 
-export const drawnTask = z.strictObject({ taskId: z.string().min(1), drawId: z.string().min(1), repo: repoFullName, issue: z.int().positive() });
+export const drawnTask = z.strictObject({
+  taskId: z.string().min(1),
+  drawId: z.string().min(1),
+  repo: repoFullName,
+  issue: z.int().positive(),
+});
 export type DrawnTask = z.infer<typeof drawnTask>;
 
 export const recordedDraw = z.strictObject({

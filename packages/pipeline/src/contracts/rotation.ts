@@ -2,7 +2,13 @@
 // the candidate facts stay in the database, so the workflow history stays small however large the rotation.
 import { z } from 'zod';
 import { MAX_REGISTRY_ENTRIES } from '@abp/protocol/schemas/abp-registry';
-import { nonNegativeInt, registryVersion, repoFullName, sha256Digest, utcTimestamp } from '@abp/protocol/schemas/primitives';
+import {
+  nonNegativeInt,
+  registryVersion,
+  repoFullName,
+  sha256Digest,
+  utcTimestamp,
+} from '@abp/protocol/schemas/primitives';
 
 /** GitHub's GraphQL page size bounds a batch (registry/discovery/fetch.ts). */
 const MAX_BATCH_SIZE = 100;
@@ -90,7 +96,10 @@ export const ROTATION_SCHEDULE_ID = 'abp-registry-quarterly-rotation';
 /** A maintainer's request that a repository never be drawn again (spec §4.5): kept out of the next rotation and of every new draw. */
 export const optOutInput = z.strictObject({
   repo: repoFullName,
-  reason: z.string().trim().min(1, { error: 'say why the repository opts out, e.g. --reason "maintainers asked by email, 2026-11-30"' }),
+  reason: z
+    .string()
+    .trim()
+    .min(1, { error: 'say why the repository opts out, e.g. --reason "maintainers asked by email, 2026-11-30"' }),
   /** A GitHub login or an email address. */
   requestedBy: z.string().trim().min(1),
 });

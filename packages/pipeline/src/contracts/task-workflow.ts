@@ -2,7 +2,16 @@
 import { z } from 'zod';
 import { drawnTask } from './draw-workflow.js';
 
-export const taskStates = ['drawn', 'solving', 'tracking', 'freezing', 'scored', 'practice', 'withdrawn', 'rejected'] as const;
+export const taskStates = [
+  'drawn',
+  'solving',
+  'tracking',
+  'freezing',
+  'scored',
+  'practice',
+  'withdrawn',
+  'rejected',
+] as const;
 export type TaskState = (typeof taskStates)[number];
 
 export const taskLifecycleInput = drawnTask;
@@ -54,7 +63,10 @@ export const taskPolicy = z.strictObject({
 export type TaskPolicy = z.infer<typeof taskPolicy>;
 
 /** Asks a task to stop: its repository opted out or was archived. */
-export const withdrawal = z.strictObject({ cause: z.enum(['repository-opted-out', 'repository-archived']), detail: z.string() });
+export const withdrawal = z.strictObject({
+  cause: z.enum(['repository-opted-out', 'repository-archived']),
+  detail: z.string(),
+});
 export type Withdrawal = z.infer<typeof withdrawal>;
 
 /**

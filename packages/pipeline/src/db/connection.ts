@@ -53,8 +53,7 @@ type UrlSource = 'DATABASE_URL' | 'url option';
 const migrators = new WeakMap<DatabaseHandle, () => Promise<void>>();
 
 export type DatabaseTarget =
-  | { kind: 'postgres'; url: string; source: UrlSource }
-  | { kind: 'pglite'; directory: string };
+  { kind: 'postgres'; url: string; source: UrlSource } | { kind: 'pglite'; directory: string };
 
 /** Which database `openDatabase` would open with these options, without opening it. */
 export function databaseTarget(options: OpenDatabaseOptions = {}): DatabaseTarget {
@@ -170,9 +169,13 @@ function assertPostgresUrl(url: string, source: UrlSource): void {
   try {
     protocol = new URL(url).protocol;
   } catch (cause) {
-    throw new DatabaseError('invalid-url', `Invalid ${source}: not a URL. Use a PostgreSQL URL such as ${EXAMPLE_URL}, ${instead}`, {
-      cause,
-    });
+    throw new DatabaseError(
+      'invalid-url',
+      `Invalid ${source}: not a URL. Use a PostgreSQL URL such as ${EXAMPLE_URL}, ${instead}`,
+      {
+        cause,
+      },
+    );
   }
   if (protocol !== 'postgres:' && protocol !== 'postgresql:') {
     throw new DatabaseError(

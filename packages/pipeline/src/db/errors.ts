@@ -22,9 +22,14 @@ export const SqlState = {
  */
 export function sqlStateOf(error: unknown): string | undefined {
   const seen = new Set<unknown>();
-  for (let current = error; typeof current === 'object' && current !== null && !seen.has(current); ) {
+  for (let current = error; typeof current === 'object' && current !== null && !seen.has(current);) {
     seen.add(current);
-    if ('code' in current && 'severity' in current && typeof current.code === 'string' && /^[0-9A-Z]{5}$/.test(current.code)) {
+    if (
+      'code' in current &&
+      'severity' in current &&
+      typeof current.code === 'string' &&
+      /^[0-9A-Z]{5}$/.test(current.code)
+    ) {
       return current.code;
     }
     current = 'cause' in current ? current.cause : undefined;

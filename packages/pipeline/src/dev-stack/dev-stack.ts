@@ -62,7 +62,9 @@ interface WorkerEndpoint {
   github: { apiUrl: string; tokenSha256: string; pacing: 'on' | 'off' } | null;
 }
 
-export function layoutOf(config: StackConfig): Record<ComponentName, Layout> & { temporalDb: string; lockFile: string; workerEndpoint: string } {
+export function layoutOf(
+  config: StackConfig,
+): Record<ComponentName, Layout> & { temporalDb: string; lockFile: string; workerEndpoint: string } {
   return {
     lockFile: join(config.home, 'run', 'stack.lock'),
     workerEndpoint: join(config.home, 'run', 'worker.json'),
@@ -96,8 +98,14 @@ export function stackStatus(config: StackConfig): StackStatus {
   return {
     home: config.home,
     mode: config.temporal.mode,
-    database: target.kind === 'pglite' ? { kind: 'pglite', location: target.directory } : { kind: 'postgres', location: redactUrl(target.url) },
-    components: [temporalStatus, describe('worker', `task queue ${taskQueues.main} on ${config.temporal.address}`, null)],
+    database:
+      target.kind === 'pglite'
+        ? { kind: 'pglite', location: target.directory }
+        : { kind: 'postgres', location: redactUrl(target.url) },
+    components: [
+      temporalStatus,
+      describe('worker', `task queue ${taskQueues.main} on ${config.temporal.address}`, null),
+    ],
   };
 }
 
@@ -113,13 +121,23 @@ export interface UpOptions {
 }
 
 function endpointOf(github: WorkerGithub | null): WorkerEndpoint['github'] {
-  return github === null ? null : { apiUrl: github.apiUrl, tokenSha256: createHash('sha256').update(github.token).digest('hex'), pacing: github.pacing };
+  return github === null
+    ? null
+    : {
+        apiUrl: github.apiUrl,
+        tokenSha256: createHash('sha256').update(github.token).digest('hex'),
+        pacing: github.pacing,
+      };
 }
 
 /** The endpoint a worker started from this environment reads (github/client.ts): none without a token. */
 function githubOfEnv(env: NodeJS.ProcessEnv): WorkerGithub | null {
   if (!env.GITHUB_TOKEN) return null;
-  return { apiUrl: env.GITHUB_API_URL ?? 'https://api.github.com', token: env.GITHUB_TOKEN, pacing: env.ABP_GITHUB_PACING?.trim().toLowerCase() === 'off' ? 'off' : 'on' };
+  return {
+    apiUrl: env.GITHUB_API_URL ?? 'https://api.github.com',
+    token: env.GITHUB_TOKEN,
+    pacing: env.ABP_GITHUB_PACING?.trim().toLowerCase() === 'off' ? 'off' : 'on',
+  };
 }
 
 function describeEndpoint(endpoint: WorkerEndpoint['github'] | undefined): string {
@@ -180,10 +198,21 @@ async function startStack(config: StackConfig, options: UpOptions): Promise<Stac
       }
     }
     if (workerRunning) {
-      step(`worker already running (pid ${before.components[1]?.pid}) with ${describeEndpoint(recordedEndpoint(layout.workerEndpoint, before.components[1]?.pid ?? null))}`);
+      step(
+        `worker already running (pid ${before.components[1]?.pid}) with ${describeEndpoint(recordedEndpoint(layout.workerEndpoint, before.components[1]?.pid ?? null))}`,
+      );
     } else {
-      const endpointEnv = github === null ? {} : { GITHUB_API_URL: github.apiUrl, GITHUB_TOKEN: github.token, ABP_GITHUB_PACING: github.pacing };
-      const env: NodeJS.ProcessEnv = { ...process.env, ...endpointEnv, ABP_HOME: config.home, TEMPORAL_ADDRESS: config.temporal.address, TEMPORAL_NAMESPACE: config.temporal.namespace };
+      const endpointEnv =
+        github === null
+          ? {}
+          : { GITHUB_API_URL: github.apiUrl, GITHUB_TOKEN: github.token, ABP_GITHUB_PACING: github.pacing };
+      const env: NodeJS.ProcessEnv = {
+        ...process.env,
+        ...endpointEnv,
+        ABP_HOME: config.home,
+        TEMPORAL_ADDRESS: config.temporal.address,
+        TEMPORAL_NAMESPACE: config.temporal.namespace,
+      };
       // No endpoint wanted: none inherited either, so the worker does not reach a GitHub the caller did not choose.
       if (github === null) for (const name of ['GITHUB_API_URL', 'GITHUB_TOKEN', 'ABP_GITHUB_PACING']) delete env[name];
       const pid = await startDetached({
@@ -199,7 +228,9 @@ async function startStack(config: StackConfig, options: UpOptions): Promise<Stac
       step(`worker starting (pid ${pid}) with ${describeEndpoint(wanted)}, log ${layout.worker.logFile}`);
       await waitForWorker(config, layout, timeoutMs);
     }
-    const [schedule, poller] = await withTemporalClient(config, (client) => Promise.all([ensureRotationSchedule(client), ensurePullPoller(client)]));
+    const [schedule, poller] = await withTemporalClient(config, (client) =>
+      Promise.all([ensureRotationSchedule(client), ensurePullPoller(client)]),
+    );
     step(`registry rotation schedule ${schedule.outcome}; next run ${schedule.nextRuns[0]?.toISOString() ?? 'none'}`);
     step(`pull request poller ${poller} (every ${DEFAULT_POLL_SECONDS / 60} minutes)`);
     return stackStatus(config);
@@ -210,7 +241,11 @@ async function startStack(config: StackConfig, options: UpOptions): Promise<Stac
   }
 }
 
-async function startTemporal(config: StackConfig, layout: ReturnType<typeof layoutOf>, step: (line: string) => void): Promise<void> {
+async function startTemporal(
+  config: StackConfig,
+  layout: ReturnType<typeof layoutOf>,
+  step: (line: string) => void,
+): Promise<void> {
   const { port, uiPort } = config.temporal;
   for (const [what, p, variable] of [
     ['gRPC', port, 'ABP_TEMPORAL_PORT'],
@@ -229,13 +264,20 @@ async function startTemporal(config: StackConfig, layout: ReturnType<typeof layo
   const pid = await startDetached({
     command: binary,
     args: [
-      'server', 'start-dev',
-      '--db-filename', layout.temporalDb,
-      '--ip', '127.0.0.1',
-      '--port', String(port),
-      '--ui-port', String(uiPort),
-      '--namespace', config.temporal.namespace,
-      '--log-level', 'warn',
+      'server',
+      'start-dev',
+      '--db-filename',
+      layout.temporalDb,
+      '--ip',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--ui-port',
+      String(uiPort),
+      '--namespace',
+      config.temporal.namespace,
+      '--log-level',
+      'warn',
     ],
     pidFile: layout.temporal.pidFile,
     logFile: layout.temporal.logFile,
@@ -246,7 +288,11 @@ async function startTemporal(config: StackConfig, layout: ReturnType<typeof layo
   step(`temporal dev server starting (pid ${pid}), state ${layout.temporalDb}, log ${layout.temporal.logFile}`);
 }
 
-async function waitForTemporal(config: StackConfig, layout: ReturnType<typeof layoutOf>, timeoutMs: number): Promise<void> {
+async function waitForTemporal(
+  config: StackConfig,
+  layout: ReturnType<typeof layoutOf>,
+  timeoutMs: number,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   while (Date.now() < deadline) {
@@ -264,10 +310,16 @@ async function waitForTemporal(config: StackConfig, layout: ReturnType<typeof la
       await delay(200);
     }
   }
-  throw new StackError('unreachable', `Temporal at ${config.temporal.address} did not answer within ${timeoutMs} ms`, { cause: lastError });
+  throw new StackError('unreachable', `Temporal at ${config.temporal.address} did not answer within ${timeoutMs} ms`, {
+    cause: lastError,
+  });
 }
 
-async function waitForWorker(config: StackConfig, layout: ReturnType<typeof layoutOf>, timeoutMs: number): Promise<void> {
+async function waitForWorker(
+  config: StackConfig,
+  layout: ReturnType<typeof layoutOf>,
+  timeoutMs: number,
+): Promise<void> {
   const connection = await Connection.connect({ address: config.temporal.address });
   try {
     const deadline = Date.now() + timeoutMs;
@@ -295,10 +347,15 @@ function assertStillRunning(config: StackConfig, layout: ReturnType<typeof layou
   if (name === 'temporal' && config.temporal.mode === 'external') return;
   const pid = readPid(layout[name].pidFile);
   if (pid !== null && isOurProcess(pid, layout[name].marker)) return;
-  throw new StackError('start-failed', `${name} exited during start-up; last lines of ${layout[name].logFile}:\n${tailOf(layout[name].logFile)}`);
+  throw new StackError(
+    'start-failed',
+    `${name} exited during start-up; last lines of ${layout[name].logFile}:\n${tailOf(layout[name].logFile)}`,
+  );
 }
 
-export function stackDown(config: StackConfig): Promise<Array<{ name: ComponentName; result: 'stopped' | 'not-running' }>> {
+export function stackDown(
+  config: StackConfig,
+): Promise<Array<{ name: ComponentName; result: 'stopped' | 'not-running' }>> {
   const layout = layoutOf(config);
   return withLock(layout.lockFile, async () => {
     const results: Array<{ name: ComponentName; result: 'stopped' | 'not-running' }> = [];

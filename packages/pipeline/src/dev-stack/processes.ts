@@ -46,11 +46,18 @@ export async function startDetached(spec: DetachedProcess): Promise<number> {
   mkdirSync(dirname(spec.logFile), { recursive: true });
   const log = openSync(spec.logFile, 'a');
   try {
-    const child = spawn(spec.command, spec.args, { cwd: spec.cwd, env: spec.env, detached: true, stdio: ['ignore', log, log] });
+    const child = spawn(spec.command, spec.args, {
+      cwd: spec.cwd,
+      env: spec.env,
+      detached: true,
+      stdio: ['ignore', log, log],
+    });
     // A binary that cannot be executed is reported through 'error', after spawn() has returned.
     await new Promise<void>((started, failed) => {
       child.once('spawn', started);
-      child.once('error', (error) => failed(new StackError('start-failed', `could not start ${spec.command}: ${error.message}`, { cause: error })));
+      child.once('error', (error) =>
+        failed(new StackError('start-failed', `could not start ${spec.command}: ${error.message}`, { cause: error })),
+      );
     });
     const pid = child.pid as number;
     child.unref();
@@ -64,7 +71,11 @@ export async function startDetached(spec: DetachedProcess): Promise<number> {
 }
 
 /** SIGTERM to the whole process group, SIGKILL after the grace period; then the pid file goes. */
-export async function stopDetached(pidFile: string, marker: string, graceMs = 10_000): Promise<'stopped' | 'not-running'> {
+export async function stopDetached(
+  pidFile: string,
+  marker: string,
+  graceMs = 10_000,
+): Promise<'stopped' | 'not-running'> {
   const pid = readPid(pidFile);
   if (pid === null || !isOurProcess(pid, marker)) {
     rmSync(pidFile, { force: true });
@@ -74,7 +85,10 @@ export async function stopDetached(pidFile: string, marker: string, graceMs = 10
   if (!(await exited(pid, graceMs))) {
     signalGroup(pid, 'SIGKILL');
     if (!(await exited(pid, 5_000))) {
-      throw new StackError('stop-failed', `process ${pid} (${pidFile}) survived SIGKILL; it may be stuck in the kernel: check it with \`ps -o pid,stat,cmd -p ${pid}\``);
+      throw new StackError(
+        'stop-failed',
+        `process ${pid} (${pidFile}) survived SIGKILL; it may be stuck in the kernel: check it with \`ps -o pid,stat,cmd -p ${pid}\``,
+      );
     }
   }
   rmSync(pidFile, { force: true });
@@ -117,7 +131,10 @@ export async function withLock<T>(lockFile: string, action: () => Promise<T>): P
       const holder = readPid(lockFile);
       // A second EEXIST means another process took the stale lock over first: it holds it now.
       if ((holder !== null && isAlive(holder)) || attempt > 0) {
-        throw new StackError('locked', `another abp process (pid ${holder ?? '?'}) is starting or stopping this stack (${lockFile}); wait for it to finish`);
+        throw new StackError(
+          'locked',
+          `another abp process (pid ${holder ?? '?'}) is starting or stopping this stack (${lockFile}); wait for it to finish`,
+        );
       }
       rmSync(lockFile, { force: true });
     }

@@ -2,7 +2,17 @@
 // naming its URLs once it answers, and the webhook secret it checks deliveries with, generated once into the data
 // directory (mode 0600) so the simulator's deliveries and the receiver agree across restarts.
 import { randomBytes } from 'node:crypto';
-import { closeSync, existsSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { request } from 'node:http';
 import { dirname, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -11,7 +21,16 @@ import { WEBHOOK_PATH } from '../serve/webhooks.js';
 import { packageRoot } from '../package-root.js';
 import type { StackConfig } from '../worker/config.js';
 import { StackError } from '../worker/errors.js';
-import { freePort, isOurProcess, portIsFree, readPid, startDetached, stopDetached, tailOf, withLock } from './processes.js';
+import {
+  freePort,
+  isOurProcess,
+  portIsFree,
+  readPid,
+  startDetached,
+  stopDetached,
+  tailOf,
+  withLock,
+} from './processes.js';
 
 /** What a running `abp serve` answers at; the secret is kept apart, in its 0600 file. */
 export interface ServeState {
@@ -49,7 +68,10 @@ export function serveStatus(config: StackConfig): ServeStatus {
   const layout = serveLayout(config);
   const pid = readPid(layout.pidFile);
   const state = pid === null ? 'stopped' : isOurProcess(pid, marker) ? 'running' : 'stale-pid';
-  const recorded = state === 'running' && existsSync(layout.stateFile) ? (JSON.parse(readFileSync(layout.stateFile, 'utf8')) as ServeState) : null;
+  const recorded =
+    state === 'running' && existsSync(layout.stateFile)
+      ? (JSON.parse(readFileSync(layout.stateFile, 'utf8')) as ServeState)
+      : null;
   return { state, pid, serve: recorded?.pid === pid ? recorded : null, log: layout.logFile };
 }
 
@@ -58,7 +80,11 @@ export function webhookSecret(config: StackConfig): string {
   const { secretFile } = serveLayout(config);
   if (existsSync(secretFile)) {
     const secret = readFileSync(secretFile, 'utf8').trim();
-    if (secret === '') throw new StackError('invalid-setting', `${secretFile} is empty: remove it and a new webhook secret is made on the next start`);
+    if (secret === '')
+      throw new StackError(
+        'invalid-setting',
+        `${secretFile} is empty: remove it and a new webhook secret is made on the next start`,
+      );
     return secret;
   }
   writeAtomically(secretFile, `${randomBytes(32).toString('hex')}\n`, 0o600);
@@ -73,7 +99,11 @@ export async function servePort(config: StackConfig, env: NodeJS.ProcessEnv = pr
   const raw = env.ABP_SERVE_PORT;
   if (raw !== undefined && raw !== '') {
     const port = Number(raw);
-    if (!Number.isInteger(port) || port < 1 || port > 65_535) throw new StackError('invalid-setting', `ABP_SERVE_PORT=${raw} is not a TCP port: use a whole number from 1 to 65535, e.g. ABP_SERVE_PORT=8080`);
+    if (!Number.isInteger(port) || port < 1 || port > 65_535)
+      throw new StackError(
+        'invalid-setting',
+        `ABP_SERVE_PORT=${raw} is not a TCP port: use a whole number from 1 to 65535, e.g. ABP_SERVE_PORT=8080`,
+      );
     return port;
   }
   const running = serveStatus(config).serve;
@@ -120,7 +150,10 @@ export function serveUp(config: StackConfig, options: ServeUpOptions): Promise<S
     const wanted = serveUrls(options.port);
     if (before.state === 'running' && before.serve !== null) {
       if (before.serve.url !== wanted.url) {
-        throw new StackError('start-failed', `abp serve is already running at ${before.serve.url}, not ${wanted.url}: stop it (\`kill ${before.pid ?? ''}\`) or use its port`);
+        throw new StackError(
+          'start-failed',
+          `abp serve is already running at ${before.serve.url}, not ${wanted.url}: stop it (\`kill ${before.pid ?? ''}\`) or use its port`,
+        );
       }
       return before;
     }
@@ -128,7 +161,10 @@ export function serveUp(config: StackConfig, options: ServeUpOptions): Promise<S
     await stopDetached(layout.pidFile, marker);
     rmSync(layout.stateFile, { force: true });
     if (!(await portIsFree(options.port))) {
-      throw new StackError('port-in-use', `port ${options.port} (abp serve) is already in use on 127.0.0.1: stop whatever listens there, or pick another port with ABP_SERVE_PORT=<port>`);
+      throw new StackError(
+        'port-in-use',
+        `port ${options.port} (abp serve) is already in use on 127.0.0.1: stop whatever listens there, or pick another port with ABP_SERVE_PORT=<port>`,
+      );
     }
     const secret = webhookSecret(config);
     const pid = await startDetached({
@@ -138,14 +174,23 @@ export function serveUp(config: StackConfig, options: ServeUpOptions): Promise<S
       logFile: layout.logFile,
       cwd: packageRoot,
       // The receiver needs no GitHub credentials: it only signals tasks, which re-read GitHub themselves.
-      env: { ...withoutGithub(process.env), ABP_HOME: config.home, TEMPORAL_ADDRESS: config.temporal.address, TEMPORAL_NAMESPACE: config.temporal.namespace, ABP_WEBHOOK_SECRET: secret },
+      env: {
+        ...withoutGithub(process.env),
+        ABP_HOME: config.home,
+        TEMPORAL_ADDRESS: config.temporal.address,
+        TEMPORAL_NAMESPACE: config.temporal.namespace,
+        ABP_WEBHOOK_SECRET: secret,
+      },
     });
     const timeoutMs = options.readyTimeoutMs ?? 60_000;
     const deadline = Date.now() + timeoutMs;
     while (Date.now() < deadline) {
       if (!isOurProcess(pid, marker)) {
         await stopDetached(layout.pidFile, marker);
-        throw new StackError('start-failed', `abp serve exited during start-up; last lines of ${layout.logFile}:\n${tailOf(layout.logFile)}`);
+        throw new StackError(
+          'start-failed',
+          `abp serve exited during start-up; last lines of ${layout.logFile}:\n${tailOf(layout.logFile)}`,
+        );
       }
       if (await answers(`${wanted.apiUrl}/registry`)) {
         const state: ServeState = { pid, ...wanted, startedAt: new Date().toISOString() };
@@ -156,7 +201,10 @@ export function serveUp(config: StackConfig, options: ServeUpOptions): Promise<S
       await delay(100);
     }
     await stopDetached(layout.pidFile, marker);
-    throw new StackError('start-failed', `abp serve did not answer at ${wanted.url} within ${timeoutMs} ms; last lines of ${layout.logFile}:\n${tailOf(layout.logFile)}`);
+    throw new StackError(
+      'start-failed',
+      `abp serve did not answer at ${wanted.url} within ${timeoutMs} ms; last lines of ${layout.logFile}:\n${tailOf(layout.logFile)}`,
+    );
   });
 }
 

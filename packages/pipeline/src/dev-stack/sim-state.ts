@@ -10,7 +10,8 @@ import { isOurProcess, readPid } from './processes.js';
  * A scale world (many repositories, read-only) or the small live world (real git, actors), dated: its clock starts at
  * 00:00 UTC on `date` (YYYY-MM-DD), so the same seed and day give the same repositories and commits.
  */
-export type WorldSpec = { world: 'scale'; seed: number; repos: number; issues: number } | { world: 'small'; seed: number; date: string };
+export type WorldSpec =
+  { world: 'scale'; seed: number; repos: number; issues: number } | { world: 'small'; seed: number; date: string };
 
 /** What a running simulator publishes about itself; the token is kept apart, in a 0600 file. */
 export interface SimState {
@@ -49,8 +50,12 @@ export function simStatus(config: StackConfig, options: { withToken?: boolean } 
   const layout = simLayout(config);
   const pid = readPid(layout.pidFile);
   const state = pid === null ? 'stopped' : isOurProcess(pid, SIM_PROCESS_MARKER) ? 'running' : 'stale-pid';
-  const sim = state === 'running' && existsSync(layout.stateFile) ? (JSON.parse(readFileSync(layout.stateFile, 'utf8')) as SimState) : null;
-  const token = options.withToken && sim && existsSync(layout.tokenFile) ? readFileSync(layout.tokenFile, 'utf8').trim() : null;
+  const sim =
+    state === 'running' && existsSync(layout.stateFile)
+      ? (JSON.parse(readFileSync(layout.stateFile, 'utf8')) as SimState)
+      : null;
+  const token =
+    options.withToken && sim && existsSync(layout.tokenFile) ? readFileSync(layout.tokenFile, 'utf8').trim() : null;
   return { state, pid, sim, token, log: layout.logFile };
 }
 
@@ -64,4 +69,3 @@ export function publishSimState(config: StackConfig, state: SimState): void {
 export function withdrawSimState(config: StackConfig): void {
   rmSync(simLayout(config).stateFile, { force: true });
 }
-

@@ -2,7 +2,6 @@
 // and the fix. A verification failure keeps the signing module's error as its cause (and names its code).
 import { AbpError } from '@abp/protocol/errors';
 
-
 export type ExportErrorCode =
   /** The data directory has no bundle store. */
   | 'store-missing'

@@ -2,7 +2,16 @@
 // state, verified diff) triple with the digests that tie it to its signed bundle. Serialized with its keys in the
 // documented order, so the same record is always the same bytes.
 import { z } from 'zod';
-import { documentId, gitSha, modelCutoff, positiveInt, pullRequestUrl, repoFullName, sha256Digest, utcTimestamp } from '@abp/protocol/schemas/primitives';
+import {
+  documentId,
+  gitSha,
+  modelCutoff,
+  positiveInt,
+  pullRequestUrl,
+  repoFullName,
+  sha256Digest,
+  utcTimestamp,
+} from '@abp/protocol/schemas/primitives';
 
 export const TRAINING_SCHEMA_ID = 'abp-training/v1';
 
@@ -17,7 +26,10 @@ export const trainingRecordSchema = z
     repository: z
       .strictObject({ url: z.url({ protocol: /^https?$/ }), baseCommit: gitSha })
       .describe('The repository and the pre-fix commit the task is frozen at: the state the diff applies to.'),
-    diff: z.string().min(1).describe("The maintainer-merged fix's code part as a unified diff (the bundle's held-out golden.patch)."),
+    diff: z
+      .string()
+      .min(1)
+      .describe("The maintainer-merged fix's code part as a unified diff (the bundle's held-out golden.patch)."),
     bundleDigest: sha256Digest,
     heldOutDigest: sha256Digest,
     mergedPr: pullRequestUrl,

@@ -21,7 +21,11 @@ import { taskSchema } from '@abp/protocol/schemas/abp-task';
 import { compareCodeUnits } from '@abp/protocol/schemas/primitives';
 import { readStatementFile, statementPath } from '../signing/attestor.js';
 import { SigningError } from '@abp/protocol/signing/errors';
-import { AGING_TRANSITION_PREDICATE, TASK_BUNDLE_PREDICATE, taskBundleSubjectNames } from '@abp/protocol/signing/statement';
+import {
+  AGING_TRANSITION_PREDICATE,
+  TASK_BUNDLE_PREDICATE,
+  taskBundleSubjectNames,
+} from '@abp/protocol/signing/statement';
 import { verifyStatementBundle } from '@abp/grader/trust';
 import { writeFileDurably } from '@abp/protocol/files/durable-files';
 import { ExportError } from './errors.js';
@@ -66,7 +70,12 @@ const hexOf = (digest: string): string => digest.slice('sha256:'.length);
 /** The digests of every archive in the store, in order. */
 async function storedDigests(bundleDir: string): Promise<string[]> {
   const names = await readdir(join(bundleDir, 'sha256')).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') throw new ExportError('store-missing', `${bundleDir} holds no bundle store (no sha256/ folder): point ABP_HOME at the data directory the freeze wrote to`, { cause: error });
+    if (error.code === 'ENOENT')
+      throw new ExportError(
+        'store-missing',
+        `${bundleDir} holds no bundle store (no sha256/ folder): point ABP_HOME at the data directory the freeze wrote to`,
+        { cause: error },
+      );
     throw error;
   });
   return names
@@ -77,8 +86,10 @@ async function storedDigests(bundleDir: string): Promise<string[]> {
 }
 
 function unverified(label: string, error: unknown): unknown {
-  if (error instanceof SigningError) return new ExportError('bundle-unverified', `${label}: ${error.code}: ${error.message}`, { cause: error });
-  if (error instanceof BundleError) return new ExportError('bundle-unverified', `${label}: ${error.code}: ${error.message}`, { cause: error });
+  if (error instanceof SigningError)
+    return new ExportError('bundle-unverified', `${label}: ${error.code}: ${error.message}`, { cause: error });
+  if (error instanceof BundleError)
+    return new ExportError('bundle-unverified', `${label}: ${error.code}: ${error.message}`, { cause: error });
   return error;
 }
 
@@ -93,7 +104,11 @@ function jsonOf(text: string, label: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new ExportError('bundle-unverified', `${label} is not JSON (${(error as Error).message}); the signature was damaged: fetch it again from the registry`, { cause: error });
+    throw new ExportError(
+      'bundle-unverified',
+      `${label} is not JSON (${(error as Error).message}); the signature was damaged: fetch it again from the registry`,
+      { cause: error },
+    );
   }
 }
 
@@ -111,7 +126,10 @@ async function readVerifiedBundle(store: BundleStore, digest: string, trustRoot:
   }
   const signature = await store.getSignature(digest);
   if (signature === null) {
-    throw new ExportError('bundle-unsigned', `${label} has no signature (${store.signaturePath(digest)}): the freeze signs every bundle it stores; freeze the task again, or remove an archive that was never published`);
+    throw new ExportError(
+      'bundle-unsigned',
+      `${label} has no signature (${store.signaturePath(digest)}): the freeze signs every bundle it stores; freeze the task again, or remove an archive that was never published`,
+    );
   }
   let heldOutHex: string;
   try {
@@ -123,23 +141,41 @@ async function readVerifiedBundle(store: BundleStore, digest: string, trustRoot:
   let taskId: string;
   let signedAt: string;
   try {
-    const verified = await verifyStatementBundle(signed, trustRoot, { subjects: [{ sha256: hexOf(digest) }], predicateType: TASK_BUNDLE_PREDICATE });
+    const verified = await verifyStatementBundle(signed, trustRoot, {
+      subjects: [{ sha256: hexOf(digest) }],
+      predicateType: TASK_BUNDLE_PREDICATE,
+    });
     taskId = String((verified.statement.predicate as { taskId?: unknown }).taskId);
     signedAt = verified.signedAt;
     // Found by its digest, the statement names the task; it must name this archive and its held-out part under that
     // task's own subject names, or it vouches for other artifacts.
     const names = taskBundleSubjectNames(taskId);
-    await verifyStatementBundle(signed, trustRoot, { subjects: [{ name: names.bundle, sha256: hexOf(digest) }, { name: names.heldOut, sha256: heldOutHex }] });
+    await verifyStatementBundle(signed, trustRoot, {
+      subjects: [
+        { name: names.bundle, sha256: hexOf(digest) },
+        { name: names.heldOut, sha256: heldOutHex },
+      ],
+    });
   } catch (error) {
     throw unverified(label, error);
   }
 
-  const invalid = (problem: string, cause?: unknown) => new ExportError('bundle-invalid', `${label} (task ${taskId}): ${problem}`, cause === undefined ? undefined : { cause });
+  const invalid = (problem: string, cause?: unknown) =>
+    new ExportError(
+      'bundle-invalid',
+      `${label} (task ${taskId}): ${problem}`,
+      cause === undefined ? undefined : { cause },
+    );
   let entries: Map<string, Buffer>;
   let heldOut: Map<string, Buffer>;
   try {
     entries = new Map(readTar(archive, label).map((entry) => [entry.path, entry.content]));
-    heldOut = new Map(readTar(entries.get(HELD_OUT_ENTRY) ?? Buffer.alloc(0), `${label}: ${HELD_OUT_ENTRY}`).map((entry) => [entry.path, entry.content]));
+    heldOut = new Map(
+      readTar(entries.get(HELD_OUT_ENTRY) ?? Buffer.alloc(0), `${label}: ${HELD_OUT_ENTRY}`).map((entry) => [
+        entry.path,
+        entry.content,
+      ]),
+    );
   } catch (error) {
     throw invalid(`cannot be read (${(error as Error).message})`, error);
   }
@@ -150,12 +186,18 @@ async function readVerifiedBundle(store: BundleStore, digest: string, trustRoot:
     throw invalid(`${TASK_ENTRY} is not JSON`, error);
   }
   const parsed = taskSchema.safeParse(manifestJson);
-  if (!parsed.success) throw invalid(`${TASK_ENTRY} is not a valid abp-task/v1 manifest: ${parsed.error.issues[0]?.path.join('.') ?? ''}: ${parsed.error.issues[0]?.message ?? ''}`);
+  if (!parsed.success)
+    throw invalid(
+      `${TASK_ENTRY} is not a valid abp-task/v1 manifest: ${parsed.error.issues[0]?.path.join('.') ?? ''}: ${parsed.error.issues[0]?.message ?? ''}`,
+    );
   const manifest = parsed.data;
-  if (manifest.id !== taskId) throw invalid(`${TASK_ENTRY} is task ${manifest.id}, but the signed statement is about task ${taskId}`);
-  if (manifest.source.kind !== 'github-issue' || manifest.golden === undefined) throw invalid('is not a github-issue task with a merged fix; only those are training triples');
+  if (manifest.id !== taskId)
+    throw invalid(`${TASK_ENTRY} is task ${manifest.id}, but the signed statement is about task ${taskId}`);
+  if (manifest.source.kind !== 'github-issue' || manifest.golden === undefined)
+    throw invalid('is not a github-issue task with a merged fix; only those are training triples');
   const issue = parseIssueText((entries.get(ISSUE_ENTRY) ?? Buffer.alloc(0)).toString('utf8'));
-  if (issue === null) throw invalid(`${ISSUE_ENTRY} does not start with "# <title>" and a blank line, as the freeze writes it`);
+  if (issue === null)
+    throw invalid(`${ISSUE_ENTRY} does not start with "# <title>" and a blank line, as the freeze writes it`);
   const diff = heldOut.get(GOLDEN_PATCH_ENTRY);
   if (diff === undefined) throw invalid(`${HELD_OUT_ENTRY} lacks ${GOLDEN_PATCH_ENTRY}`);
   const { source, golden } = manifest;
@@ -180,7 +222,12 @@ async function readVerifiedBundle(store: BundleStore, digest: string, trustRoot:
 }
 
 /** The bundle the task's signed aging statement moved to practice, or null when none is kept. */
-async function agedBundle(statementsDir: string, taskId: string, bundles: readonly VerifiedBundle[], trustRoot: TrustRoot): Promise<VerifiedBundle | null> {
+async function agedBundle(
+  statementsDir: string,
+  taskId: string,
+  bundles: readonly VerifiedBundle[],
+  trustRoot: TrustRoot,
+): Promise<VerifiedBundle | null> {
   const subject = taskBundleSubjectNames(taskId).bundle;
   const text = await readStatementFile(statementsDir, 'aging-transition', subject);
   if (text === null) return null;
@@ -189,16 +236,24 @@ async function agedBundle(statementsDir: string, taskId: string, bundles: readon
   try {
     signed = JSON.parse(text);
   } catch (error) {
-    throw new ExportError('aging-unverified', `${label} is not JSON (${(error as Error).message}); the aging statement was damaged`, { cause: error });
+    throw new ExportError(
+      'aging-unverified',
+      `${label} is not JSON (${(error as Error).message}); the aging statement was damaged`,
+      { cause: error },
+    );
   }
   for (const bundle of bundles) {
     try {
-      await verifyStatementBundle(signed, trustRoot, { subjects: [{ name: subject, sha256: hexOf(bundle.digest) }], predicateType: AGING_TRANSITION_PREDICATE });
+      await verifyStatementBundle(signed, trustRoot, {
+        subjects: [{ name: subject, sha256: hexOf(bundle.digest) }],
+        predicateType: AGING_TRANSITION_PREDICATE,
+      });
       return bundle;
     } catch (error) {
       // Signed correctly but about another bundle of the task: try the next one.
       if (error instanceof SigningError && error.code === 'digest-mismatch') continue;
-      if (error instanceof SigningError) throw new ExportError('aging-unverified', `${label}: ${error.code}: ${error.message}`, { cause: error });
+      if (error instanceof SigningError)
+        throw new ExportError('aging-unverified', `${label}: ${error.code}: ${error.message}`, { cause: error });
       throw error;
     }
   }
@@ -213,7 +268,10 @@ function recordOf(bundle: VerifiedBundle, set: TrainingRecord['set']): TrainingR
   const checked = trainingRecordSchema.safeParse(record);
   if (!checked.success) {
     const issue = checked.error.issues[0];
-    throw new ExportError('bundle-invalid', `bundle ${bundle.digest} (task ${record.taskId}) makes no valid ${TRAINING_SCHEMA_ID} record: ${issue?.path.join('.') ?? ''}: ${issue?.message ?? ''}`);
+    throw new ExportError(
+      'bundle-invalid',
+      `bundle ${bundle.digest} (task ${record.taskId}) makes no valid ${TRAINING_SCHEMA_ID} record: ${issue?.path.join('.') ?? ''}: ${issue?.message ?? ''}`,
+    );
   }
   return record;
 }
@@ -230,7 +288,9 @@ export async function planTrainingExport(input: TrainingExportInput): Promise<Tr
   const plan: TrainingExportPlan = { records: [], excludedScored: [], superseded: [] };
   for (const taskId of [...byTask.keys()].sort(compareCodeUnits)) {
     // Latest signed first; the digest breaks a tie, so the choice depends on the store alone.
-    const bundles = (byTask.get(taskId) ?? []).sort((a, b) => compareCodeUnits(b.signedAt, a.signedAt) || compareCodeUnits(a.digest, b.digest));
+    const bundles = (byTask.get(taskId) ?? []).sort(
+      (a, b) => compareCodeUnits(b.signedAt, a.signedAt) || compareCodeUnits(a.digest, b.digest),
+    );
     const aged = await agedBundle(input.statementsDir, taskId, bundles, input.trustRoot);
     const chosen = aged ?? (bundles[0] as VerifiedBundle);
     if (aged !== null) plan.records.push(recordOf(aged, 'practice'));
@@ -247,7 +307,10 @@ export function trainingJsonl(records: readonly TrainingRecord[]): string {
 }
 
 /** Writes the records to `path` through a flushed temporary file renamed over it: a reader sees the old file or the new. */
-export async function writeTrainingExport(path: string, records: readonly TrainingRecord[]): Promise<{ path: string; sha256: string; bytes: number }> {
+export async function writeTrainingExport(
+  path: string,
+  records: readonly TrainingRecord[],
+): Promise<{ path: string; sha256: string; bytes: number }> {
   const text = Buffer.from(trainingJsonl(records), 'utf8');
   await mkdir(dirname(path), { recursive: true });
   await writeFileDurably(path, text, { mode: 0o644 });

@@ -36,11 +36,15 @@ const LISTED_IN_DETAIL = 10;
 
 export function classifyRuns(before: readonly RunResults[], after: readonly RunResults[]): Classification {
   if (before.length === 0 || after.length === 0) {
-    throw new FreezeError('invalid-options', `classifyRuns needs at least one run of each state; got ${before.length} before and ${after.length} after`);
+    throw new FreezeError(
+      'invalid-options',
+      `classifyRuns needs at least one run of each state; got ${before.length} before and ${after.length} after`,
+    );
   }
   const ids = new Set<string>();
   for (const run of [...before, ...after]) for (const id of run.keys()) ids.add(id);
-  const outcomesOf = (runs: readonly RunResults[], id: string): TestOutcome[] => runs.map((run) => run.get(id) ?? 'missing');
+  const outcomesOf = (runs: readonly RunResults[], id: string): TestOutcome[] =>
+    runs.map((run) => run.get(id) ?? 'missing');
 
   const result: Classification = { failToPass: [], passToPass: [], flaky: [], regressions: [], rejection: null };
   const failingBefore: string[] = [];
@@ -63,15 +67,28 @@ function passing(outcomes: readonly TestOutcome[]): 'always' | 'never' | 'mixed'
   return passes === outcomes.length ? 'always' : passes === 0 ? 'never' : 'mixed';
 }
 
-function rejection(result: Classification, failingBefore: readonly string[], beforeRuns: number): Classification['rejection'] {
+function rejection(
+  result: Classification,
+  failingBefore: readonly string[],
+  beforeRuns: number,
+): Classification['rejection'] {
   if (result.regressions.length > 0) {
-    return { reason: 'regression', detail: `${count(result.regressions, 'test')} pass in every run before the fix and fail after it: ${list(result.regressions)}` };
+    return {
+      reason: 'regression',
+      detail: `${count(result.regressions, 'test')} pass in every run before the fix and fail after it: ${list(result.regressions)}`,
+    };
   }
   if (result.failToPass.length > 0) return null;
   if (failingBefore.length === 0) {
-    return { reason: 'tests-already-pass', detail: `no test fails in all ${beforeRuns} runs before the fix, so the fix's tests cannot tell it from no change` };
+    return {
+      reason: 'tests-already-pass',
+      detail: `no test fails in all ${beforeRuns} runs before the fix, so the fix's tests cannot tell it from no change`,
+    };
   }
-  return { reason: 'no-fail-to-pass', detail: `${count(failingBefore, 'test')} fail in every run before the fix, but none passes in every run after it: ${list(failingBefore)}` };
+  return {
+    reason: 'no-fail-to-pass',
+    detail: `${count(failingBefore, 'test')} fail in every run before the fix, but none passes in every run after it: ${list(failingBefore)}`,
+  };
 }
 
 function count(ids: readonly string[], noun: string): string {

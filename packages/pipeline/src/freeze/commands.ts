@@ -17,7 +17,11 @@ interface NarrowInput {
   heldOutFiles: ReadonlyArray<{ path: string; content: Buffer }>;
 }
 
-export function verificationCommands(input: { test: string; failToPass: readonly string[]; heldOutFiles: ReadonlyArray<{ path: string; content: Buffer }> }): VerificationCommands {
+export function verificationCommands(input: {
+  test: string;
+  failToPass: readonly string[];
+  heldOutFiles: ReadonlyArray<{ path: string; content: Buffer }>;
+}): VerificationCommands {
   const { env, argv } = parseCommandLine(input.test);
   const narrow = { argv, failToPass: input.failToPass, heldOutFiles: input.heldOutFiles };
   let narrowed: string[] | null;
@@ -50,7 +54,11 @@ export function verificationCommands(input: { test: string; failToPass: readonly
   }
   // The program is quoted if it holds "=": unquoted, it would read as one more NAME=value word.
   const [program = '', ...args] = narrowed;
-  const words = [...Object.entries(env).map(([name, value]) => `${name}=${quoteWord(value)}`), quoteWord(program, program.includes('=')), ...args.map((arg) => quoteWord(arg))];
+  const words = [
+    ...Object.entries(env).map(([name, value]) => `${name}=${quoteWord(value)}`),
+    quoteWord(program, program.includes('=')),
+    ...args.map((arg) => quoteWord(arg)),
+  ];
   return { failToPass: [words.join(' ')], passToPass: [input.test] };
 }
 
@@ -62,12 +70,32 @@ function quoteWord(word: string, always = false): string {
 
 // ---- pytest: the held-out files holding the tests ----
 
-const PYTEST_OPTIONS_WITH_VALUE = new Set(['-p', '-k', '-m', '-o', '-c', '-W', '-n', '-r', '--rootdir', '--basetemp', '--junitxml', '--deselect', '--ignore', '--confcutdir', '--maxfail', '--tb', '--durations']);
+const PYTEST_OPTIONS_WITH_VALUE = new Set([
+  '-p',
+  '-k',
+  '-m',
+  '-o',
+  '-c',
+  '-W',
+  '-n',
+  '-r',
+  '--rootdir',
+  '--basetemp',
+  '--junitxml',
+  '--deselect',
+  '--ignore',
+  '--confcutdir',
+  '--maxfail',
+  '--tb',
+  '--durations',
+]);
 
 function narrowPytest({ argv, failToPass, heldOutFiles }: NarrowInput): string[] | null {
   const start = argv[1] === '-m' ? 3 : 1;
   if (hasPositional(argv.slice(start), PYTEST_OPTIONS_WITH_VALUE)) return null;
-  const modules = heldOutFiles.filter((file) => file.path.endsWith('.py')).map((file) => ({ path: file.path, module: file.path.slice(0, -3).replaceAll('/', '.') }));
+  const modules = heldOutFiles
+    .filter((file) => file.path.endsWith('.py'))
+    .map((file) => ({ path: file.path, module: file.path.slice(0, -3).replaceAll('/', '.') }));
   const files = new Set<string>();
   for (const id of failToPass) {
     // JUnit ids are "<dotted module>[.<class>]::<name>".
@@ -81,7 +109,21 @@ function narrowPytest({ argv, failToPass, heldOutFiles }: NarrowInput): string[]
 
 // ---- node --test: the held-out files that define the tests ----
 
-const NODE_OPTIONS_WITH_VALUE = new Set(['-r', '--require', '--import', '--loader', '--experimental-loader', '-C', '--conditions', '--test-name-pattern', '--test-skip-pattern', '--test-reporter', '--test-reporter-destination', '--test-concurrency', '--test-timeout']);
+const NODE_OPTIONS_WITH_VALUE = new Set([
+  '-r',
+  '--require',
+  '--import',
+  '--loader',
+  '--experimental-loader',
+  '-C',
+  '--conditions',
+  '--test-name-pattern',
+  '--test-skip-pattern',
+  '--test-reporter',
+  '--test-reporter-destination',
+  '--test-concurrency',
+  '--test-timeout',
+]);
 
 function narrowNodeTest({ argv, failToPass, heldOutFiles }: NarrowInput): string[] | null {
   if (hasPositional(argv.slice(1), NODE_OPTIONS_WITH_VALUE)) return null;
@@ -95,7 +137,9 @@ function narrowNodeTest({ argv, failToPass, heldOutFiles }: NarrowInput): string
     }
     const title = id.split(' › ').pop() ?? id;
     const literals = ["'", '"', '`'].map((quote) => `${quote}${title}${quote}`);
-    const holding = heldOutFiles.filter((file) => /\.[cm]?[jt]sx?$/.test(file.path) && literals.some((literal) => file.content.includes(literal)));
+    const holding = heldOutFiles.filter(
+      (file) => /\.[cm]?[jt]sx?$/.test(file.path) && literals.some((literal) => file.content.includes(literal)),
+    );
     if (holding.length === 0) return null;
     for (const file of holding) files.add(file.path);
   }
@@ -132,7 +176,9 @@ function narrowCargoTest({ argv, failToPass, heldOutFiles }: NarrowInput): strin
     const name = (id.split('::').pop() ?? id).replace(/ #\d+$/, '');
     const definition = new RegExp(`\\bfn\\s+${name.replace(/[^A-Za-z0-9_]/g, '')}\\s*\\(`);
     // Only tests/<name>.rs files are integration targets of their own; unit tests live in the library.
-    const holding = heldOutFiles.filter((file) => /^tests\/[^/]+\.rs$/.test(file.path) && definition.test(file.content.toString('utf8')));
+    const holding = heldOutFiles.filter(
+      (file) => /^tests\/[^/]+\.rs$/.test(file.path) && definition.test(file.content.toString('utf8')),
+    );
     if (holding.length === 0) return null;
     for (const file of holding) targets.add(file.path.slice('tests/'.length, -'.rs'.length));
   }

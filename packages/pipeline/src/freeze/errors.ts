@@ -2,7 +2,6 @@
 // attempted at all. A fix that was tried and found wanting is a rejected outcome, not an error.
 import { AbpError } from '@abp/protocol/errors';
 
-
 export type FreezeErrorCode =
   | 'invalid-input'
   | 'invalid-options'

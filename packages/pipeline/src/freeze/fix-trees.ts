@@ -24,9 +24,15 @@ export type StateTrees = { applied: true; before: string; after: string } | { ap
 
 /** Resolves the source repository and the fix's patch, and prepares the scratch repository in `scratchDir`. */
 export async function openFix(input: FreezeInput, scratchDir: string): Promise<FixSource> {
-  const probe = await git(['-C', resolve(input.gitDir), 'rev-parse', '--path-format=absolute', '--git-common-dir'], { cwd: '/', allowExit: [128] });
+  const probe = await git(['-C', resolve(input.gitDir), 'rev-parse', '--path-format=absolute', '--git-common-dir'], {
+    cwd: '/',
+    allowExit: [128],
+  });
   if (probe.exitCode !== 0) {
-    throw new FreezeError('not-a-repository', `gitDir ${input.gitDir} is not a git repository (${probe.stderr.trim()}); point it at a clone or mirror of ${input.repo}`);
+    throw new FreezeError(
+      'not-a-repository',
+      `gitDir ${input.gitDir} is not a git repository (${probe.stderr.trim()}); point it at a clone or mirror of ${input.repo}`,
+    );
   }
   const source = probe.stdout.toString('utf8').trim();
   await requireCommit(source, input.baseCommit, 'baseCommit');
@@ -34,21 +40,37 @@ export async function openFix(input: FreezeInput, scratchDir: string): Promise<F
   if (input.fix.kind === 'commit') {
     await requireCommit(source, input.fix.commit, 'fix.commit');
     // base..commit rather than commit^..commit: for a merge commit that is exactly what the pull request added.
-    patch = (await git(['--git-dir', source, ...PATCH_GIT_ARGS, input.baseCommit, input.fix.commit], { cwd: source })).stdout.toString('utf8');
+    patch = (
+      await git(['--git-dir', source, ...PATCH_GIT_ARGS, input.baseCommit, input.fix.commit], { cwd: source })
+    ).stdout.toString('utf8');
   } else {
     patch = input.fix.patch;
   }
   if (patch.trim() === '') {
-    throw new FreezeError('empty-fix', `the fix of ${input.taskId} changes nothing between baseCommit and the fix; give the commit or patch of the merged pull request`);
+    throw new FreezeError(
+      'empty-fix',
+      `the fix of ${input.taskId} changes nothing between baseCommit and the fix; give the commit or patch of the merged pull request`,
+    );
   }
-  await writeGitDir(scratchDir, { bare: true, branch: 'base', commit: input.baseCommit, alternates: join(source, 'objects') });
+  await writeGitDir(scratchDir, {
+    bare: true,
+    branch: 'base',
+    commit: input.baseCommit,
+    alternates: join(source, 'objects'),
+  });
   return { gitDir: scratchDir, objectDirs: [scratchDir, source], baseCommit: input.baseCommit, patch };
 }
 
 async function requireCommit(gitDir: string, commit: string, field: string): Promise<void> {
-  const found = await git(['--git-dir', gitDir, 'cat-file', '-e', `${commit}^{commit}`], { cwd: gitDir, allowExit: [1, 128] });
+  const found = await git(['--git-dir', gitDir, 'cat-file', '-e', `${commit}^{commit}`], {
+    cwd: gitDir,
+    allowExit: [1, 128],
+  });
   if (found.exitCode !== 0) {
-    throw new FreezeError('missing-commit', `${field} ${commit} is not a commit in ${gitDir}; fetch it into that repository (git fetch <remote> ${commit})`);
+    throw new FreezeError(
+      'missing-commit',
+      `${field} ${commit} is not a commit in ${gitDir}; fetch it into that repository (git fetch <remote> ${commit})`,
+    );
   }
 }
 
@@ -58,14 +80,27 @@ export async function buildStateTrees(source: FixSource, parts: { test: string; 
   const inScratch = ['--git-dir', source.gitDir];
   await git([...inScratch, 'read-tree', source.baseCommit], { cwd: source.gitDir, env: index });
   const trees: string[] = [];
-  for (const [name, part] of [['test', parts.test], ['code', parts.code]] as const) {
+  for (const [name, part] of [
+    ['test', parts.test],
+    ['code', parts.code],
+  ] as const) {
     if (part !== '') {
-      const applied = await git([...inScratch, 'apply', '--cached', '--whitespace=nowarn'], { cwd: source.gitDir, env: index, input: part, allowExit: [1, 128] });
+      const applied = await git([...inScratch, 'apply', '--cached', '--whitespace=nowarn'], {
+        cwd: source.gitDir,
+        env: index,
+        input: part,
+        allowExit: [1, 128],
+      });
       if (applied.exitCode !== 0) {
-        return { applied: false, detail: `the ${name} part of the fix does not apply on ${name === 'test' ? 'base' : 'base + test part'}: ${applied.stderr.trim().slice(0, 2000)}` };
+        return {
+          applied: false,
+          detail: `the ${name} part of the fix does not apply on ${name === 'test' ? 'base' : 'base + test part'}: ${applied.stderr.trim().slice(0, 2000)}`,
+        };
       }
     }
-    trees.push((await git([...inScratch, 'write-tree'], { cwd: source.gitDir, env: index })).stdout.toString('utf8').trim());
+    trees.push(
+      (await git([...inScratch, 'write-tree'], { cwd: source.gitDir, env: index })).stdout.toString('utf8').trim(),
+    );
   }
   const [before, after] = trees as [string, string];
   return { applied: true, before, after };
@@ -79,6 +114,11 @@ export function readBlob(source: FixSource, treeish: string, path: string): Prom
 /** Writes `tree` into the empty folder `dir`, with a .git whose HEAD is base, as a clone with the fix applied would look. */
 export async function checkOutTree(source: FixSource, tree: string, dir: string): Promise<void> {
   const gitDir = join(dir, '.git');
-  await writeGitDir(gitDir, { bare: false, branch: 'main', commit: source.baseCommit, alternates: join(source.gitDir, 'objects') });
+  await writeGitDir(gitDir, {
+    bare: false,
+    branch: 'main',
+    commit: source.baseCommit,
+    alternates: join(source.gitDir, 'objects'),
+  });
   await checkOut(gitDir, dir, tree);
 }

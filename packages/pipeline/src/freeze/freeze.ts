@@ -28,7 +28,8 @@ export interface FreezeOptions {
   sandbox?: boolean;
 }
 
-export type RejectionReason = 'fix-does-not-apply' | 'regression' | 'tests-already-pass' | 'no-fail-to-pass' | 'suite-did-not-run';
+export type RejectionReason =
+  'fix-does-not-apply' | 'regression' | 'tests-already-pass' | 'no-fail-to-pass' | 'suite-did-not-run';
 
 export interface FrozenFix {
   status: 'frozen';
@@ -68,7 +69,10 @@ export async function freezeFix(input: FreezeInput, options: FreezeOptions): Pro
     const split = splitFix(source.patch, fix.pathRules);
     const trees = await buildStateTrees(source, { test: split.testPatch, code: split.codePatch });
     if (!trees.applied) return rejected('fix-does-not-apply', trees.detail, [], []);
-    const [measure, heldOutFiles] = await Promise.all([measureFix(source, split, trees.after, fix.pathRules), readHeldOutFiles(source, split, trees.after)]);
+    const [measure, heldOutFiles] = await Promise.all([
+      measureFix(source, split, trees.after, fix.pathRules),
+      readHeldOutFiles(source, split, trees.after),
+    ]);
     const suites = await runSuites({
       source,
       trees: { before: trees.before, after: trees.after },
@@ -82,7 +86,8 @@ export async function freezeFix(input: FreezeInput, options: FreezeOptions): Pro
     });
     if (!suites.ran) return rejected('suite-did-not-run', suites.detail, [], suites.runs);
     const classified = classifyRuns(suites.results.before, suites.results.after);
-    if (classified.rejection !== null) return rejected(classified.rejection.reason, classified.rejection.detail, classified.regressions, suites.runs);
+    if (classified.rejection !== null)
+      return rejected(classified.rejection.reason, classified.rejection.detail, classified.regressions, suites.runs);
     return {
       status: 'frozen',
       failToPass: classified.failToPass,
@@ -111,8 +116,10 @@ function checkOptions(options: FreezeOptions): typeof DEFAULTS {
   };
   const problems = [
     options.workDir === '' && 'workDir is empty; give a folder the freeze may write in, e.g. os.tmpdir()',
-    !(Number.isSafeInteger(settings.runs) && settings.runs >= MIN_RUNS) && `runs must be an integer of at least ${MIN_RUNS} (a flaky test needs repeated runs to show); got ${settings.runs}`,
-    !(Number.isSafeInteger(settings.concurrency) && settings.concurrency >= 1) && `concurrency must be a positive integer; got ${settings.concurrency}`,
+    !(Number.isSafeInteger(settings.runs) && settings.runs >= MIN_RUNS) &&
+      `runs must be an integer of at least ${MIN_RUNS} (a flaky test needs repeated runs to show); got ${settings.runs}`,
+    !(Number.isSafeInteger(settings.concurrency) && settings.concurrency >= 1) &&
+      `concurrency must be a positive integer; got ${settings.concurrency}`,
     !(settings.runTimeoutSeconds > 0 && settings.runTimeoutSeconds * 1000 <= maxTimeoutMs) &&
       `runTimeoutSeconds must be above 0 and at most ${maxTimeoutMs / 1000}; got ${settings.runTimeoutSeconds}`,
   ].filter((problem) => problem !== false);

@@ -3,10 +3,33 @@
 
 export { FreezeError, type FreezeErrorCode } from './errors.js';
 export { parseFreezeInput, type FreezeInput } from './inputs.js';
-export { classifyRuns, type Classification, type ClassificationRejection, type FlakyTest, type RunResults, type TestOutcome } from './classify.js';
+export {
+  classifyRuns,
+  type Classification,
+  type ClassificationRejection,
+  type FlakyTest,
+  type RunResults,
+  type TestOutcome,
+} from './classify.js';
 export { verificationCommands, type VerificationCommands } from './commands.js';
 export { splitFix, type FixSplit, type RecordedFile } from './split.js';
 export type { RunRecord, RunState } from './suite-runs.js';
-export { freezeFix, type FreezeOptions, type FreezeOutcome, type FrozenFix, type RejectedFix, type RejectionReason } from './freeze.js';
-export { BUILDER, cutoffsBefore, freezeInputOf, freezeTask, type PublishedTask, type TaskFreezeDependencies, type TaskFreezeInput, type TaskFreezeOutcome } from './task.js';
+export {
+  freezeFix,
+  type FreezeOptions,
+  type FreezeOutcome,
+  type FrozenFix,
+  type RejectedFix,
+  type RejectionReason,
+} from './freeze.js';
+export {
+  BUILDER,
+  cutoffsBefore,
+  freezeInputOf,
+  freezeTask,
+  type PublishedTask,
+  type TaskFreezeDependencies,
+  type TaskFreezeInput,
+  type TaskFreezeOutcome,
+} from './task.js';
 export { recipeFor } from './recipe.js';

@@ -30,27 +30,41 @@ export interface FreezeInput {
 const globs = z.array(z.string().min(1, 'must be a non-empty glob such as "fixtures/**"'));
 
 const freezeInputSchema = z.strictObject({
-  taskId: z.string().regex(/^gh-.+-[1-9][0-9]*$/, { error: (issue) => `must be "gh-<owner>-<name>-<issue>", e.g. "gh-vercel-next.js-81234", got ${describeValue(issue.input)}` }),
+  taskId: z
+    .string()
+    .regex(/^gh-.+-[1-9][0-9]*$/, {
+      error: (issue) =>
+        `must be "gh-<owner>-<name>-<issue>", e.g. "gh-vercel-next.js-81234", got ${describeValue(issue.input)}`,
+    }),
   repo: repoFullName,
   gitDir: z.string().min(1, 'must name a local git repository, e.g. "/srv/mirrors/vercel/next.js.git"'),
   baseCommit: gitSha,
   fix: z.discriminatedUnion('kind', [
     z.strictObject({ kind: z.literal('commit'), commit: gitSha }),
-    z.strictObject({ kind: z.literal('patch'), patch: z.string().min(1, 'must be the fix as `git diff` output; it is empty') }),
+    z.strictObject({
+      kind: z.literal('patch'),
+      patch: z.string().min(1, 'must be the fix as `git diff` output; it is empty'),
+    }),
   ]),
   recipe: runnerRecipeSchema,
-  pathRules: z.strictObject({ test: globs.optional(), notTest: globs.optional(), generated: globs.optional() }).optional(),
+  pathRules: z
+    .strictObject({ test: globs.optional(), notTest: globs.optional(), generated: globs.optional() })
+    .optional(),
 });
 
 /** Validates a freeze input; throws FreezeError 'invalid-input' or 'unsupported-runner' naming the field. */
 export function parseFreezeInput(value: unknown): FreezeInput {
   const parsed = freezeInputSchema.safeParse(value);
-  if (!parsed.success) throw new FreezeError('invalid-input', `the freeze input is not valid:\n${formatIssues(parsed.error.issues)}`);
+  if (!parsed.success)
+    throw new FreezeError('invalid-input', `the freeze input is not valid:\n${formatIssues(parsed.error.issues)}`);
   const { pathRules, ...input } = parsed.data;
   const issue = Number(/-(\d+)$/.exec(input.taskId)?.[1]);
   const expectedId = githubTaskId(input.repo, issue);
   if (input.taskId !== expectedId) {
-    throw new FreezeError('invalid-input', `taskId ${describeValue(input.taskId)} does not name repo ${describeValue(input.repo)}; expected "${expectedId}"`);
+    throw new FreezeError(
+      'invalid-input',
+      `taskId ${describeValue(input.taskId)} does not name repo ${describeValue(input.repo)}; expected "${expectedId}"`,
+    );
   }
   checkRecipe(input.recipe);
   const rules: PathRules = {};

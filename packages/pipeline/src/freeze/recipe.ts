@@ -17,10 +17,21 @@ async function git(gitDir: string, args: string[]): Promise<string> {
 function fromEntry(runner: RegistryEntry['runner']): RunnerRecipe {
   const test = runner.test.join(' && ');
   const name = planRunner(parseCommandLine(test).argv, '/').runner;
-  return { runner: name === 'plain' ? 'custom' : name, ecosystem: runner.language, install: runner.install.join(' && '), test, report: runner.reportFormat };
+  return {
+    runner: name === 'plain' ? 'custom' : name,
+    ecosystem: runner.language,
+    install: runner.install.join(' && '),
+    test,
+    report: runner.reportFormat,
+  };
 }
 
-export async function recipeFor(where: { repo: string; gitDir: string; base: string; entry: RegistryEntry['runner'] | null }): Promise<RunnerRecipe> {
+export async function recipeFor(where: {
+  repo: string;
+  gitDir: string;
+  base: string;
+  entry: RegistryEntry['runner'] | null;
+}): Promise<RunnerRecipe> {
   if (where.entry !== null) return fromEntry(where.entry);
   const criteria = await loadCriteria();
   const override = criteria.overrides.find((candidate) => candidate.repo.toLowerCase() === where.repo.toLowerCase());
@@ -28,10 +39,14 @@ export async function recipeFor(where: { repo: string; gitDir: string; base: str
   const paths = (await git(where.gitDir, ['ls-tree', '-r', '--name-only', where.base])).split('\n').filter(Boolean);
   const present = new Set(paths);
   const texts: Record<string, string> = {};
-  for (const path of readFiles(criteria)) if (present.has(path)) texts[path] = await git(where.gitDir, ['show', `${where.base}:${path}`]);
+  for (const path of readFiles(criteria))
+    if (present.has(path)) texts[path] = await git(where.gitDir, ['show', `${where.base}:${path}`]);
   const { ecosystem, recipe } = detectRunner({ paths, texts }, criteria);
   if (recipe === null) {
-    throw new FreezeError('unsupported-runner', `${where.repo}: no runner recipe at ${where.base} (${ecosystem ?? 'unknown ecosystem'}); add an override to registry/criteria/overrides.json`);
+    throw new FreezeError(
+      'unsupported-runner',
+      `${where.repo}: no runner recipe at ${where.base} (${ecosystem ?? 'unknown ecosystem'}); add an override to registry/criteria/overrides.json`,
+    );
   }
   return recipe;
 }

@@ -2,7 +2,14 @@
 // the repository's overrides), the lockfiles and generated files it touches, its normalized size
 // (spec §4.5, the same function the grader ranks agents with) and the held-out test files.
 
-import { normalizedDiffSize, PatchError, splitPatch, type FileChange, type PathKind, type PathRules } from '@abp/grader/diff';
+import {
+  normalizedDiffSize,
+  PatchError,
+  splitPatch,
+  type FileChange,
+  type PathKind,
+  type PathRules,
+} from '@abp/grader/diff';
 import { FreezeError } from './errors.js';
 import { readBlob, type FixSource } from './fix-trees.js';
 
@@ -29,12 +36,21 @@ export function splitFix(patch: string, rules: PathRules | undefined): FixSplit 
     return { codePatch: split.code, testPatch: split.test, changes: split.changes };
   } catch (error) {
     if (!(error instanceof PatchError)) throw error;
-    throw new FreezeError('unreadable-patch', `the fix is not readable as \`git diff\` output (${error.code}): ${error.message}; give the output of git diff --binary <base> <fix>`, { cause: error });
+    throw new FreezeError(
+      'unreadable-patch',
+      `the fix is not readable as \`git diff\` output (${error.code}): ${error.message}; give the output of git diff --binary <base> <fix>`,
+      { cause: error },
+    );
   }
 }
 
 /** Sizes the fix between base and the after tree; test files are counted apart and do not enter the golden size. */
-export async function measureFix(source: FixSource, split: FixSplit, afterTree: string, rules: PathRules | undefined): Promise<FixMeasure> {
+export async function measureFix(
+  source: FixSource,
+  split: FixSplit,
+  afterTree: string,
+  rules: PathRules | undefined,
+): Promise<FixMeasure> {
   const size = await normalizedDiffSize({
     changes: split.changes,
     before: (path) => readBlob(source, source.baseCommit, path),
@@ -49,7 +65,11 @@ export async function measureFix(source: FixSource, split: FixSplit, afterTree: 
 }
 
 /** Every file the test part adds or changes, as it reads in the after tree, sorted by path. */
-export async function readHeldOutFiles(source: FixSource, split: FixSplit, afterTree: string): Promise<Array<{ path: string; content: Buffer }>> {
+export async function readHeldOutFiles(
+  source: FixSource,
+  split: FixSplit,
+  afterTree: string,
+): Promise<Array<{ path: string; content: Buffer }>> {
   const paths = split.changes
     .filter((change) => change.kind === 'test' && change.status !== 'deleted')
     .map((change) => change.path)

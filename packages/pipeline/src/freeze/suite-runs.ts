@@ -5,7 +5,13 @@
 
 import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
-import { reducedEnvironment, runBounded, sandboxStatus, type CommandResult, type SandboxSpec } from '@abp/grader/execution';
+import {
+  reducedEnvironment,
+  runBounded,
+  sandboxStatus,
+  type CommandResult,
+  type SandboxSpec,
+} from '@abp/grader/execution';
 import { parseReport, mergeReports, type ParsedReport, type TestStatus } from '@abp/grader/test-reports';
 import { parseCommandLine } from '@abp/grader/verification';
 import { planRunner, type RunnerPlan } from '@abp/grader/verification';
@@ -84,7 +90,12 @@ export async function runSuites(input: SuiteRunsInput): Promise<SuiteRuns> {
   const makeLane = async (plan: LanePlan, name: string): Promise<Lane | string> => {
     const dir = join(input.root, 'lanes', name);
     const checkout = join(dir, 'repo');
-    const [home, tmp, reports, target] = ['home', 'tmp', 'reports', 'target'].map((folder) => join(dir, folder)) as [string, string, string, string];
+    const [home, tmp, reports, target] = ['home', 'tmp', 'reports', 'target'].map((folder) => join(dir, folder)) as [
+      string,
+      string,
+      string,
+      string,
+    ];
     await Promise.all([checkout, home, tmp, reports, target].map((path) => mkdir(path, { recursive: true })));
     await checkOutTree(input.source, input.trees[plan.state], checkout);
     const env = runEnvironment({ home, tmp, goCache, cargoTarget: target });
@@ -102,7 +113,12 @@ export async function runSuites(input: SuiteRunsInput): Promise<SuiteRuns> {
   // its build output (cargo's target folder) for its later runs.
   const lanesPerState = Math.min(input.runs, Math.max(1, Math.floor(input.concurrency / 2)));
   const plans: LanePlan[] = (['before', 'after'] as const).flatMap((state) =>
-    Array.from({ length: lanesPerState }, (_, lane) => ({ state, indices: Array.from({ length: input.runs }, (_, index) => index).filter((index) => index % lanesPerState === lane) })),
+    Array.from({ length: lanesPerState }, (_, lane) => ({
+      state,
+      indices: Array.from({ length: input.runs }, (_, index) => index).filter(
+        (index) => index % lanesPerState === lane,
+      ),
+    })),
   );
   const records: RunRecord[] = [];
   const results: Record<RunState, RunResults[]> = { before: [], after: [] };
@@ -120,7 +136,8 @@ export async function runSuites(input: SuiteRunsInput): Promise<SuiteRuns> {
         if (failure !== null) return;
         const { record, tests } = await runOnce(lane, { state: plan.state, index }, test.env, input.runTimeoutMs);
         records.push(record);
-        if (tests === null) failure ??= `the ${plan.state} run ${index + 1} of ${JSON.stringify(input.recipe.test)}: ${record.problem ?? 'no report'}`;
+        if (tests === null)
+          failure ??= `the ${plan.state} run ${index + 1} of ${JSON.stringify(input.recipe.test)}: ${record.problem ?? 'no report'}`;
         else results[plan.state][index] = tests;
       }
     }
@@ -136,7 +153,11 @@ async function useSandbox(requested: boolean | undefined): Promise<boolean> {
   if (requested === false) return false;
   const status = await sandboxStatus();
   if (status.available) return true;
-  if (requested === true) throw new FreezeError('sandbox-unavailable', `options.sandbox is true but ${status.reason}; or pass sandbox: false to run the suite unconfined`);
+  if (requested === true)
+    throw new FreezeError(
+      'sandbox-unavailable',
+      `options.sandbox is true but ${status.reason}; or pass sandbox: false to run the suite unconfined`,
+    );
   return false;
 }
 
@@ -145,12 +166,19 @@ async function useSandbox(requested: boolean | undefined): Promise<boolean> {
  * offline; HOME, TMPDIR and the build caches are the freeze's own. Toolchains stay where the host
  * installed them (read-only under the sandbox).
  */
-function runEnvironment(paths: { home: string; tmp: string; goCache: string; cargoTarget: string }): Record<string, string> {
+function runEnvironment(paths: {
+  home: string;
+  tmp: string;
+  goCache: string;
+  cargoTarget: string;
+}): Record<string, string> {
   const host = process.env;
   const hostHome = host['HOME'] ?? '/root';
   return reducedEnvironment({
     hostEnv: host,
-    allow: ['GOMODCACHE', 'GOROOT', 'PYENV_ROOT', 'VIRTUAL_ENV', 'JAVA_HOME', 'MAVEN_OPTS', 'RUSTUP_TOOLCHAIN'].filter((name) => host[name] !== undefined),
+    allow: ['GOMODCACHE', 'GOROOT', 'PYENV_ROOT', 'VIRTUAL_ENV', 'JAVA_HOME', 'MAVEN_OPTS', 'RUSTUP_TOOLCHAIN'].filter(
+      (name) => host[name] !== undefined,
+    ),
     set: {
       CI: 'true',
       NO_COLOR: '1',
@@ -172,11 +200,28 @@ function runEnvironment(paths: { home: string; tmp: string; goCache: string; car
   }).env;
 }
 
-function run(lane: Lane, argv: readonly string[], env: Record<string, string>, timeoutMs: number): Promise<CommandResult> {
-  return runBounded({ argv, cwd: lane.checkout, env: { ...lane.env, ...env }, timeoutMs, maxOutputBytes: MAX_OUTPUT_BYTES, sandbox: lane.sandbox });
+function run(
+  lane: Lane,
+  argv: readonly string[],
+  env: Record<string, string>,
+  timeoutMs: number,
+): Promise<CommandResult> {
+  return runBounded({
+    argv,
+    cwd: lane.checkout,
+    env: { ...lane.env, ...env },
+    timeoutMs,
+    maxOutputBytes: MAX_OUTPUT_BYTES,
+    sandbox: lane.sandbox,
+  });
 }
 
-async function runOnce(lane: Lane, job: Job, env: Record<string, string>, timeoutMs: number): Promise<{ record: RunRecord; tests: RunResults | null }> {
+async function runOnce(
+  lane: Lane,
+  job: Job,
+  env: Record<string, string>,
+  timeoutMs: number,
+): Promise<{ record: RunRecord; tests: RunResults | null }> {
   await removeReports(lane);
   const result = await run(lane, lane.plan.argv, env, timeoutMs);
   const { report, problem } = await readReport(lane, result);
@@ -185,8 +230,17 @@ async function runOnce(lane: Lane, job: Job, env: Record<string, string>, timeou
     counts.total += 1;
     counts[test.status] += 1;
   }
-  const record: RunRecord = { state: job.state, index: job.index, exitCode: result.exitCode, timedOut: result.timedOut, durationMs: Math.round(result.durationMs), counts, problem };
-  const tests = report === null ? null : new Map<string, TestStatus>(report.tests.map((test) => [test.id, test.status]));
+  const record: RunRecord = {
+    state: job.state,
+    index: job.index,
+    exitCode: result.exitCode,
+    timedOut: result.timedOut,
+    durationMs: Math.round(result.durationMs),
+    counts,
+    problem,
+  };
+  const tests =
+    report === null ? null : new Map<string, TestStatus>(report.tests.map((test) => [test.id, test.status]));
   return { record, tests };
 }
 
@@ -194,10 +248,18 @@ async function runOnce(lane: Lane, job: Job, env: Record<string, string>, timeou
 async function removeReports(lane: Lane): Promise<void> {
   const source = lane.plan.report?.source;
   if (source?.kind === 'file') await rm(source.path, { force: true });
-  if (source?.kind === 'files') await Promise.all((await matchingFiles(lane.checkout, source.dir, source.pattern)).map((path) => rm(join(lane.checkout, path), { force: true })));
+  if (source?.kind === 'files')
+    await Promise.all(
+      (await matchingFiles(lane.checkout, source.dir, source.pattern)).map((path) =>
+        rm(join(lane.checkout, path), { force: true }),
+      ),
+    );
 }
 
-async function readReport(lane: Lane, result: CommandResult): Promise<{ report: ParsedReport | null; problem: string | null }> {
+async function readReport(
+  lane: Lane,
+  result: CommandResult,
+): Promise<{ report: ParsedReport | null; problem: string | null }> {
   const fail = (problem: string) => ({ report: null, problem });
   if (result.spawnError !== null) return fail(`could not start: ${result.spawnError.message}`);
   if (result.timedOut) return fail(`timed out (${outcomeOf(result)})`);
@@ -216,15 +278,23 @@ async function readReport(lane: Lane, result: CommandResult): Promise<{ report: 
         break;
       case 'files': {
         const paths = await matchingFiles(lane.checkout, expected.source.dir, expected.source.pattern);
-        report = mergeReports(expected.format, await Promise.all(paths.map((path) => readFile(join(lane.checkout, path), 'utf8'))), options);
+        report = mergeReports(
+          expected.format,
+          await Promise.all(paths.map((path) => readFile(join(lane.checkout, path), 'utf8'))),
+          options,
+        );
         break;
       }
     }
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'it wrote no report' : `its report is unreadable: ${(error as Error).message}`;
+    const reason =
+      (error as NodeJS.ErrnoException).code === 'ENOENT'
+        ? 'it wrote no report'
+        : `its report is unreadable: ${(error as Error).message}`;
     return fail(`${reason} (${outcomeOf(result)}): ${tail(result.stderr) || tail(result.stdout)}`);
   }
-  if (report.tests.length === 0) return fail(`its report lists no tests (${outcomeOf(result)}): ${tail(result.stderr) || tail(result.stdout)}`);
+  if (report.tests.length === 0)
+    return fail(`its report lists no tests (${outcomeOf(result)}): ${tail(result.stderr) || tail(result.stdout)}`);
   return { report, problem: null };
 }
 
@@ -243,6 +313,9 @@ function outcomeOf(result: CommandResult): string {
 }
 
 function tail(output: Buffer): string {
-  const text = output.length > TAIL_BYTES ? `…${output.subarray(output.length - TAIL_BYTES).toString('utf8')}` : output.toString('utf8');
+  const text =
+    output.length > TAIL_BYTES
+      ? `…${output.subarray(output.length - TAIL_BYTES).toString('utf8')}`
+      : output.toString('utf8');
   return text.trim();
 }

@@ -68,13 +68,20 @@ const IMAGES: Readonly<Record<string, string>> = {
   jvm: 'docker.io/library/maven:3-eclipse-temurin-21',
 };
 
-const cutoffsFile = z.strictObject({ schema: z.literal('abp-model-cutoffs/1'), note: z.string(), cutoffs: z.array(modelCutoff) });
+const cutoffsFile = z.strictObject({
+  schema: z.literal('abp-model-cutoffs/1'),
+  note: z.string(),
+  cutoffs: z.array(modelCutoff),
+});
 const CUTOFFS_PATH = join(packageRoot, 'data', 'model-cutoffs.json');
 
 /** The committed model cutoffs that end before `sourcedAt`: the models this task is contamination-free for. */
 export async function cutoffsBefore(sourcedAt: string): Promise<string[]> {
   const parsed = cutoffsFile.safeParse(JSON.parse(await readFile(CUTOFFS_PATH, 'utf8')));
-  if (!parsed.success) throw new Error(`${CUTOFFS_PATH}: ${parsed.error.issues[0]?.path.join('.') ?? ''}: ${parsed.error.issues[0]?.message ?? 'invalid'}; fix the committed list`);
+  if (!parsed.success)
+    throw new Error(
+      `${CUTOFFS_PATH}: ${parsed.error.issues[0]?.path.join('.') ?? ''}: ${parsed.error.issues[0]?.message ?? 'invalid'}; fix the committed list`,
+    );
   const at = Date.parse(sourcedAt);
   return parsed.data.cutoffs.filter((cutoff) => (cutoffEnd(cutoff)?.getTime() ?? Infinity) <= at).sort();
 }
@@ -94,7 +101,13 @@ function freezeKey(input: TaskFreezeInput, deps: TaskFreezeDependencies, cutoffs
   // Where the clone lives is not an input: a fresh clone of the same repository freezes to the same bundle.
   const inputs: Partial<TaskFreezeInput> = { ...input };
   delete inputs.gitDir;
-  return contentDigest({ builder: BUILDER, inputs, cutoffsVerified, runs: deps.runs ?? 3, timeoutSeconds: deps.timeoutSeconds ?? 900 });
+  return contentDigest({
+    builder: BUILDER,
+    inputs,
+    cutoffsVerified,
+    runs: deps.runs ?? 3,
+    timeoutSeconds: deps.timeoutSeconds ?? 900,
+  });
 }
 
 async function readFreezeRecord(path: string, store: BundleStore): Promise<PublishedTask | null> {
@@ -107,7 +120,11 @@ async function readFreezeRecord(path: string, store: BundleStore): Promise<Publi
 
 export async function freezeTask(input: TaskFreezeInput, deps: TaskFreezeDependencies): Promise<TaskFreezeOutcome> {
   const cutoffsVerified = await cutoffsBefore(input.sourcedAt);
-  const recordPath = join(deps.store.root, 'freezes', `${freezeKey(input, deps, cutoffsVerified).slice('sha256:'.length)}.json`);
+  const recordPath = join(
+    deps.store.root,
+    'freezes',
+    `${freezeKey(input, deps, cutoffsVerified).slice('sha256:'.length)}.json`,
+  );
   const recorded = await readFreezeRecord(recordPath, deps.store);
   if (recorded !== null) return recorded;
 
@@ -119,10 +136,24 @@ export async function freezeTask(input: TaskFreezeInput, deps: TaskFreezeDepende
   const manifest = taskSchema.parse({
     schema: 'abp-task/v1',
     id: input.taskId,
-    source: { kind: 'github-issue', repo: input.repo, issue: input.issue.number, baseCommit: input.baseCommit, sourcedAt: input.sourcedAt, registryVersion: input.registryVersion, drawSeed: input.drawSeed },
+    source: {
+      kind: 'github-issue',
+      repo: input.repo,
+      issue: input.issue.number,
+      baseCommit: input.baseCommit,
+      sourcedAt: input.sourcedAt,
+      registryVersion: input.registryVersion,
+      drawSeed: input.drawSeed,
+    },
     prompt: prompt(input),
     environment: { image: IMAGES[input.recipe.ecosystem] ?? IMAGES.node, setup: [input.recipe.install] },
-    verification: { kind: 'commands', failToPass: outcome.commands.failToPass, passToPass: outcome.commands.passToPass, timeoutSeconds: deps.timeoutSeconds ?? 900, heldOut: true },
+    verification: {
+      kind: 'commands',
+      failToPass: outcome.commands.failToPass,
+      passToPass: outcome.commands.passToPass,
+      timeoutSeconds: deps.timeoutSeconds ?? 900,
+      heldOut: true,
+    },
     golden: {
       diffBytesNormalized: Math.max(1, outcome.golden.diffBytesNormalized),
       filesTouched: Math.max(1, outcome.golden.filesTouched),
@@ -173,7 +204,11 @@ export async function freezeTask(input: TaskFreezeInput, deps: TaskFreezeDepende
     await deps.store.putSignature(digest, JSON.stringify(await deps.signer.sign(statement), null, 2));
   }
   // Appending is idempotent: a re-run finds the entry and checkpoints the same head again.
-  await deps.log?.logSignature('task-bundle', taskBundleSubjectNames(input.taskId).bundle, (await deps.store.getSignature(digest)) ?? '');
+  await deps.log?.logSignature(
+    'task-bundle',
+    taskBundleSubjectNames(input.taskId).bundle,
+    (await deps.store.getSignature(digest)) ?? '',
+  );
   const signMs = performance.now() - signStarted;
   const published: PublishedTask = {
     status: 'frozen',

@@ -12,11 +12,12 @@ import { AbpError } from '@abp/protocol/errors';
 export type GithubClient = Octokit & paginateGraphQLInterface;
 
 /** The class, named so that its declaration does not depend on the plugins' internal type files. */
-export const AbpOctokit: new (options: OctokitOptions & { throttle?: ThrottlingOptions; retry?: { enabled?: boolean; retryAfterBaseValue?: number } }) => GithubClient = Octokit.plugin(
-  throttling,
-  retry,
-  paginateGraphQL,
-);
+export const AbpOctokit: new (
+  options: OctokitOptions & {
+    throttle?: ThrottlingOptions;
+    retry?: { enabled?: boolean; retryAfterBaseValue?: number };
+  },
+) => GithubClient = Octokit.plugin(throttling, retry, paginateGraphQL);
 
 export class GithubConfigError extends AbpError<'missing-token'> {}
 
@@ -30,11 +31,20 @@ export interface GithubClientOptions {
   /** Base of the backoff between retries of a failed (5xx) request: waits of 1×, 4×, 9× this. Default 1 s. */
   retryAfterBaseMs?: number;
   /** Called when a limit is hit, for the caller's budget accounting and logs. */
-  onLimit?: (event: { kind: 'primary' | 'secondary'; retryAfterSeconds: number; method: string; url: string; retrying: boolean }) => void;
+  onLimit?: (event: {
+    kind: 'primary' | 'secondary';
+    retryAfterSeconds: number;
+    method: string;
+    url: string;
+    retrying: boolean;
+  }) => void;
   userAgent?: string;
 }
 
-export function createGithubClient(options: GithubClientOptions = {}, env: Readonly<Record<string, string | undefined>> = process.env): GithubClient {
+export function createGithubClient(
+  options: GithubClientOptions = {},
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): GithubClient {
   const token = options.token ?? env.GITHUB_TOKEN;
   if (!token) {
     throw new GithubConfigError(
@@ -43,12 +53,14 @@ export function createGithubClient(options: GithubClientOptions = {}, env: Reado
     );
   }
   const maxRetries = options.maxRateLimitRetries ?? 3;
-  const handler = (kind: 'primary' | 'secondary') => (retryAfter: number, request: { method: string; url: string }, _octokit: unknown, retryCount: number) => {
-    const retrying = retryCount < maxRetries;
-    options.onLimit?.({ kind, retryAfterSeconds: retryAfter, method: request.method, url: request.url, retrying });
-    // Returning true asks the plugin to wait retry-after seconds and send the request again.
-    return retrying;
-  };
+  const handler =
+    (kind: 'primary' | 'secondary') =>
+    (retryAfter: number, request: { method: string; url: string }, _octokit: unknown, retryCount: number) => {
+      const retrying = retryCount < maxRetries;
+      options.onLimit?.({ kind, retryAfterSeconds: retryAfter, method: request.method, url: request.url, retrying });
+      // Returning true asks the plugin to wait retry-after seconds and send the request again.
+      return retrying;
+    };
   // GitHub asks clients to space GraphQL calls and writes (a second apart): its secondary limits punish bursts.
   // ABP_GITHUB_PACING=off turns the throttle off (no spacing, and no waiting out a limit): for the local simulator only.
   const pacing = env.ABP_GITHUB_PACING?.trim().toLowerCase() !== 'off';
@@ -56,7 +68,9 @@ export function createGithubClient(options: GithubClientOptions = {}, env: Reado
     auth: token,
     baseUrl: (options.baseUrl ?? env.GITHUB_API_URL ?? 'https://api.github.com').replace(/\/$/, ''),
     userAgent: options.userAgent ?? 'abp',
-    throttle: pacing ? { onRateLimit: handler('primary'), onSecondaryRateLimit: handler('secondary') } : { enabled: false },
+    throttle: pacing
+      ? { onRateLimit: handler('primary'), onSecondaryRateLimit: handler('secondary') }
+      : { enabled: false },
     retry: { retryAfterBaseValue: options.retryAfterBaseMs ?? 1_000 },
   });
 }

@@ -38,15 +38,23 @@ export interface FixBodyInput {
 /** The fix pull request's body: `Fixes #<issue>` first (GitHub links and closes the issue), then the change, the rules followed, the disclosure. */
 export function fixPullRequestBody(input: FixBodyInput): string {
   if (!Number.isSafeInteger(input.issue) || input.issue < 1) {
-    throw new PullRequestError('invalid-input', `issue must be the number of the issue the fix closes (a positive integer), got ${input.issue}`);
+    throw new PullRequestError(
+      'invalid-input',
+      `issue must be the number of the issue the fix closes (a positive integer), got ${input.issue}`,
+    );
   }
   const parts = [`Fixes #${input.issue}`, input.summary.trim()];
   const rules = input.contributing?.trim() ?? '';
   if (/^https?:\/\/\S+$/.test(rules)) {
     parts.push(`This change follows the repository's contribution guidelines: ${rules}`);
   } else if (rules !== '') {
-    const quoted = rules.split('\n').slice(0, CONTRIBUTING_LINES).map((line) => `> ${line}`.trimEnd());
-    parts.push(["This change follows the repository's contribution guidelines, which begin:", '', ...quoted].join('\n'));
+    const quoted = rules
+      .split('\n')
+      .slice(0, CONTRIBUTING_LINES)
+      .map((line) => `> ${line}`.trimEnd());
+    parts.push(
+      ["This change follows the repository's contribution guidelines, which begin:", '', ...quoted].join('\n'),
+    );
   }
   parts.push('---', input.disclosure.trim());
   return parts.filter((part) => part !== '').join('\n\n');

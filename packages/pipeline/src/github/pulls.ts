@@ -92,7 +92,11 @@ const pullNode = z.object({
   headRefOid: z.string(),
   mergeCommit: z.object({ oid: z.string() }).nullable(),
   statusCheckRollup: z.object({ state: z.enum(['SUCCESS', 'FAILURE', 'PENDING', 'ERROR', 'EXPECTED']) }).nullable(),
-  repository: z.object({ nameWithOwner: z.string(), isArchived: z.boolean(), defaultBranchRef: z.object({ name: z.string() }).nullable() }),
+  repository: z.object({
+    nameWithOwner: z.string(),
+    isArchived: z.boolean(),
+    defaultBranchRef: z.object({ name: z.string() }).nullable(),
+  }),
   closingIssuesReferences: z.object({ nodes: z.array(z.object({ number: z.int() }).nullable()) }),
   updatedAt: z.string(),
 });
@@ -122,7 +126,10 @@ function readPull(data: unknown, what: string): PullStatus {
   const parsed = pullNode.safeParse(data);
   if (parsed.success) return toStatus(parsed.data);
   const issue = parsed.error.issues[0];
-  throw new PullRequestError('unexpected-answer', `GitHub's answer for ${what} does not have the shape asked for at ${issue?.path.join('.') ?? ''}: ${issue?.message ?? ''}`);
+  throw new PullRequestError(
+    'unexpected-answer',
+    `GitHub's answer for ${what} does not have the shape asked for at ${issue?.path.join('.') ?? ''}: ${issue?.message ?? ''}`,
+  );
 }
 
 function errorDetail(error: unknown): string {
@@ -134,7 +141,12 @@ function errorDetail(error: unknown): string {
  * Runs a query whose unresolvable parts GitHub answers NOT_FOUND (null, with an error each): the
  * rest of the answer stands. Any other error is a `query-failed`.
  */
-async function queryAllowingNotFound(github: GithubClient, query: string, variables: Record<string, unknown>, what: string): Promise<{ data: Record<string, unknown>; notFound: boolean }> {
+async function queryAllowingNotFound(
+  github: GithubClient,
+  query: string,
+  variables: Record<string, unknown>,
+  what: string,
+): Promise<{ data: Record<string, unknown>; notFound: boolean }> {
   try {
     return { data: await github.graphql<Record<string, unknown>>(query, variables), notFound: false };
   } catch (error) {
@@ -153,7 +165,10 @@ const rateLimitAnswer = z.object({ rateLimit: z.object({ cost: z.number().nonneg
  * the order of first mention; repeated ids are read once. Ids GitHub cannot resolve (deleted, not
  * visible, not pull requests) are `missing`, not errors.
  */
-export async function readPullStatuses(github: GithubClient, nodeIds: readonly string[]): Promise<{ statuses: PullStatus[]; missing: string[]; cost: QueryCost }> {
+export async function readPullStatuses(
+  github: GithubClient,
+  nodeIds: readonly string[],
+): Promise<{ statuses: PullStatus[]; missing: string[]; cost: QueryCost }> {
   const ids = [...new Set(nodeIds)];
   const statuses: PullStatus[] = [];
   const missing: string[] = [];
@@ -167,7 +182,8 @@ export async function readPullStatuses(github: GithubClient, nodeIds: readonly s
     const rateLimit = rateLimitAnswer.safeParse(data);
     cost.points += rateLimit.success ? rateLimit.data.rateLimit.cost : 0;
     const nodes = z.array(z.unknown()).length(batch.length).safeParse(data['nodes']);
-    if (!nodes.success) throw new PullRequestError('unexpected-answer', `GitHub's answer to ${what} does not hold one node per id`);
+    if (!nodes.success)
+      throw new PullRequestError('unexpected-answer', `GitHub's answer to ${what} does not hold one node per id`);
     batch.forEach((id, index) => {
       const node = nodes.data[index];
       // Null: not resolved. An object without fields: a node of another type than PullRequest.
@@ -189,10 +205,16 @@ export function parsePullUrl(url: string): { owner: string; name: string; number
   } catch {
     parsed = null;
   }
-  const match = parsed !== null && (parsed.protocol === 'https:' || parsed.protocol === 'http:') ? PULL_URL_PATH.exec(parsed.pathname) : null;
+  const match =
+    parsed !== null && (parsed.protocol === 'https:' || parsed.protocol === 'http:')
+      ? PULL_URL_PATH.exec(parsed.pathname)
+      : null;
   const number = Number(match?.[3]);
   if (!match || !Number.isSafeInteger(number)) {
-    throw new PullRequestError('malformed-pull-url', `${JSON.stringify(url)} is not a pull request URL: give its web address, e.g. https://github.com/octo/repo/pull/12`);
+    throw new PullRequestError(
+      'malformed-pull-url',
+      `${JSON.stringify(url)} is not a pull request URL: give its web address, e.g. https://github.com/octo/repo/pull/12`,
+    );
   }
   return { owner: match[1] ?? '', name: match[2] ?? '', number };
 }
@@ -201,22 +223,36 @@ export function parsePullUrl(url: string): { owner: string; name: string; number
 export async function readPullByUrl(github: GithubClient, url: string): Promise<PullStatus> {
   const { owner, name, number } = parsePullUrl(url);
   const what = `pull request ${owner}/${name}#${number}`;
-  const { data, notFound } = await queryAllowingNotFound(github, BY_NUMBER_QUERY, { owner, name, number }, `reading ${what}`);
+  const { data, notFound } = await queryAllowingNotFound(
+    github,
+    BY_NUMBER_QUERY,
+    { owner, name, number },
+    `reading ${what}`,
+  );
   const pull = z.object({ repository: z.object({ pullRequest: z.unknown() }).nullable() }).safeParse(data);
   if (notFound || !pull.success || pull.data.repository === null || pull.data.repository.pullRequest === null) {
-    throw new PullRequestError('pull-not-found', `${what} (${url}) does not exist or the token cannot see it: check the URL, and that GITHUB_TOKEN can read ${owner}/${name}`);
+    throw new PullRequestError(
+      'pull-not-found',
+      `${what} (${url}) does not exist or the token cannot see it: check the URL, and that GITHUB_TOKEN can read ${owner}/${name}`,
+    );
   }
   return readPull(pull.data.repository.pullRequest, what);
 }
 
 function splitRepo(repo: string): { owner: string; name: string } {
   const [owner, name, ...rest] = repo.split('/');
-  if (!owner || !name || rest.length > 0) throw new PullRequestError('invalid-input', `${JSON.stringify(repo)} is not a repository: write it as owner/name, e.g. octo/repo`);
+  if (!owner || !name || rest.length > 0)
+    throw new PullRequestError(
+      'invalid-input',
+      `${JSON.stringify(repo)} is not a repository: write it as owner/name, e.g. octo/repo`,
+    );
   return { owner, name };
 }
 
 function httpStatus(error: unknown): number | undefined {
-  return typeof error === 'object' && error !== null && 'status' in error && typeof error.status === 'number' ? error.status : undefined;
+  return typeof error === 'object' && error !== null && 'status' in error && typeof error.status === 'number'
+    ? error.status
+    : undefined;
 }
 
 /**
@@ -237,7 +273,11 @@ export async function hasWriteAccess(github: GithubClient, repo: string, login: 
 
 export type MergeVerdict =
   | { accepted: true }
-  | { accepted: false; reason: 'not-merged' | 'not-default-branch' | 'merger-without-write-access' | 'checks-not-green'; detail: string };
+  | {
+      accepted: false;
+      reason: 'not-merged' | 'not-default-branch' | 'merger-without-write-access' | 'checks-not-green';
+      detail: string;
+    };
 
 /**
  * Whether a pull request's merge makes its fix verified (spec §4.2): merged, into the default
@@ -245,15 +285,28 @@ export type MergeVerdict =
  */
 export function judgeMerge(status: PullStatus, mergerHasWriteAccess: boolean): MergeVerdict {
   const pull = `${status.repo}#${status.number}`;
-  if (!status.merged) return { accepted: false, reason: 'not-merged', detail: `${pull} is ${status.state.toLowerCase()}, not merged` };
+  if (!status.merged)
+    return { accepted: false, reason: 'not-merged', detail: `${pull} is ${status.state.toLowerCase()}, not merged` };
   if (status.baseRefName !== status.defaultBranch) {
-    return { accepted: false, reason: 'not-default-branch', detail: `${pull} was merged into ${status.baseRefName}, not the default branch ${status.defaultBranch ?? '(none)'}` };
+    return {
+      accepted: false,
+      reason: 'not-default-branch',
+      detail: `${pull} was merged into ${status.baseRefName}, not the default branch ${status.defaultBranch ?? '(none)'}`,
+    };
   }
   if (!mergerHasWriteAccess) {
-    return { accepted: false, reason: 'merger-without-write-access', detail: `${pull} was merged by ${status.mergedBy ?? 'a deleted account'}, who has no write access to ${status.repo}` };
+    return {
+      accepted: false,
+      reason: 'merger-without-write-access',
+      detail: `${pull} was merged by ${status.mergedBy ?? 'a deleted account'}, who has no write access to ${status.repo}`,
+    };
   }
   if (status.checks !== 'SUCCESS') {
-    return { accepted: false, reason: 'checks-not-green', detail: `${pull} was merged with its checks ${status.checks ?? 'never run'} at ${status.headOid}` };
+    return {
+      accepted: false,
+      reason: 'checks-not-green',
+      detail: `${pull} was merged with its checks ${status.checks ?? 'never run'} at ${status.headOid}`,
+    };
   }
   return { accepted: true };
 }
@@ -273,35 +326,67 @@ export interface FixPullRequest {
  * Opens the fix pull request upstream. Idempotent: when an open pull request from the same head
  * into the same base exists already (a retried activity), that one is returned.
  */
-export async function openFixPullRequest(github: GithubClient, input: FixPullRequest): Promise<{ url: string; number: number; nodeId: string }> {
+export async function openFixPullRequest(
+  github: GithubClient,
+  input: FixPullRequest,
+): Promise<{ url: string; number: number; nodeId: string }> {
   const { owner, name } = splitRepo(input.repo);
   if (!/^[^:\s]+:[^:\s]+$/.test(input.head)) {
-    throw new PullRequestError('invalid-input', `${JSON.stringify(input.head)} is not a fork's branch: write it as forkOwner:branch, e.g. abp-solver:fix-12`);
+    throw new PullRequestError(
+      'invalid-input',
+      `${JSON.stringify(input.head)} is not a fork's branch: write it as forkOwner:branch, e.g. abp-solver:fix-12`,
+    );
   }
   try {
-    const created = await github.rest.pulls.create({ owner, repo: name, head: input.head, base: input.base, title: input.title, body: input.body });
+    const created = await github.rest.pulls.create({
+      owner,
+      repo: name,
+      head: input.head,
+      base: input.base,
+      title: input.title,
+      body: input.body,
+    });
     return { url: created.data.html_url, number: created.data.number, nodeId: created.data.node_id };
   } catch (error) {
     if (httpStatus(error) !== 422) throw error;
     const messages = validationMessages(error);
     if (messages.some((message) => message.startsWith('A pull request already exists'))) {
-      const open = await github.rest.pulls.list({ owner, repo: name, head: input.head, base: input.base, state: 'open' });
+      const open = await github.rest.pulls.list({
+        owner,
+        repo: name,
+        head: input.head,
+        base: input.base,
+        state: 'open',
+      });
       const existing = open.data[0];
       if (existing) return { url: existing.html_url, number: existing.number, nodeId: existing.node_id };
     }
-    throw new PullRequestError('pull-refused', `GitHub refused to open a pull request from ${input.head} into ${input.repo}:${input.base}: ${messages.join('; ') || 'validation failed'}`, {
-      cause: error,
-    });
+    throw new PullRequestError(
+      'pull-refused',
+      `GitHub refused to open a pull request from ${input.head} into ${input.repo}:${input.base}: ${messages.join('; ') || 'validation failed'}`,
+      {
+        cause: error,
+      },
+    );
   }
 }
 
-const validationBody = z.object({ message: z.string().optional(), errors: z.array(z.object({ message: z.string().optional(), field: z.string().optional(), code: z.string().optional() })).optional() });
+const validationBody = z.object({
+  message: z.string().optional(),
+  errors: z
+    .array(z.object({ message: z.string().optional(), field: z.string().optional(), code: z.string().optional() }))
+    .optional(),
+});
 
 /** The reasons in GitHub's 422 body ("Validation Failed" and one entry per problem). */
 function validationMessages(error: unknown): string[] {
   const response = typeof error === 'object' && error !== null && 'response' in error ? error.response : undefined;
-  const body = validationBody.safeParse(typeof response === 'object' && response !== null && 'data' in response ? response.data : undefined);
+  const body = validationBody.safeParse(
+    typeof response === 'object' && response !== null && 'data' in response ? response.data : undefined,
+  );
   if (!body.success) return [];
-  const entries = (body.data.errors ?? []).map((entry) => entry.message ?? `${entry.field ?? '?'} is ${entry.code ?? 'invalid'}`);
+  const entries = (body.data.errors ?? []).map(
+    (entry) => entry.message ?? `${entry.field ?? '?'} is ${entry.code ?? 'invalid'}`,
+  );
   return entries.length > 0 ? entries : body.data.message === undefined ? [] : [body.data.message];
 }

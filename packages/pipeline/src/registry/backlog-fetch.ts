@@ -48,7 +48,9 @@ const CLOSING_REFERENCES = 100;
 const pageInfo = z.object({ hasNextPage: z.boolean(), endCursor: z.string().nullable() });
 const count = z.object({ totalCount: z.int().nonnegative() });
 const closingReferences = z.object({
-  nodes: z.array(z.object({ number: z.int().positive(), repository: z.object({ nameWithOwner: z.string() }) }).nullable()),
+  nodes: z.array(
+    z.object({ number: z.int().positive(), repository: z.object({ nameWithOwner: z.string() }) }).nullable(),
+  ),
 });
 const issueNode = z.object({
   number: z.int().positive(),
@@ -62,14 +64,37 @@ const issueNode = z.object({
   comments: count,
 });
 const recentListing = z.object({
-  nodes: z.array(z.object({ number: z.int().positive(), state: z.enum(['OPEN', 'CLOSED', 'MERGED']), updatedAt: backlogTimestamp }).nullable()),
+  nodes: z.array(
+    z
+      .object({ number: z.int().positive(), state: z.enum(['OPEN', 'CLOSED', 'MERGED']), updatedAt: backlogTimestamp })
+      .nullable(),
+  ),
   pageInfo,
 });
 const answers = {
-  counts: z.object({ nameWithOwner: z.string(), openIssues: count, openPulls: count, changed: count.optional(), recent: recentListing.optional() }),
+  counts: z.object({
+    nameWithOwner: z.string(),
+    openIssues: count,
+    openPulls: count,
+    changed: count.optional(),
+    recent: recentListing.optional(),
+  }),
   issues: z.object({ issues: z.object({ nodes: z.array(issueNode.nullable()), pageInfo }) }),
-  pulls: z.object({ pullRequests: z.object({ nodes: z.array(z.object({ number: z.int().positive(), closingIssuesReferences: closingReferences }).nullable()), pageInfo }) }),
-  pull: z.object({ pullRequest: z.object({ number: z.int().positive(), state: z.enum(['OPEN', 'CLOSED', 'MERGED']), closingIssuesReferences: closingReferences }).nullable() }),
+  pulls: z.object({
+    pullRequests: z.object({
+      nodes: z.array(z.object({ number: z.int().positive(), closingIssuesReferences: closingReferences }).nullable()),
+      pageInfo,
+    }),
+  }),
+  pull: z.object({
+    pullRequest: z
+      .object({
+        number: z.int().positive(),
+        state: z.enum(['OPEN', 'CLOSED', 'MERGED']),
+        closingIssuesReferences: closingReferences,
+      })
+      .nullable(),
+  }),
   recent: z.object({ pullRequests: recentListing }),
 };
 
@@ -141,7 +166,8 @@ class QueryText {
   private selection(job: Job): string {
     switch (job.kind) {
       case 'counts': {
-        const counts = 'nameWithOwner openIssues: issues(states: OPEN) { totalCount } openPulls: pullRequests(states: OPEN) { totalCount }';
+        const counts =
+          'nameWithOwner openIssues: issues(states: OPEN) { totalCount } openPulls: pullRequests(states: OPEN) { totalCount }';
         if (job.since === null) return counts;
         return (
           `${counts} changed: issues(states: [OPEN, CLOSED], filterBy: { since: ${this.bind('DateTime!', job.since)} }) { totalCount } ` +
@@ -149,7 +175,10 @@ class QueryText {
         );
       }
       case 'issues': {
-        const filter = job.since === null ? 'states: OPEN' : `states: [OPEN, CLOSED], filterBy: { since: ${this.bind('DateTime!', job.since)} }`;
+        const filter =
+          job.since === null
+            ? 'states: OPEN'
+            : `states: [OPEN, CLOSED], filterBy: { since: ${this.bind('DateTime!', job.since)} }`;
         return `issues(${filter}, first: ${this.bind('Int!', job.size)}, after: ${this.bind('String', job.after)}, orderBy: { field: CREATED_AT, direction: ASC }) { nodes { ${ISSUE_FIELDS} } pageInfo { hasNextPage endCursor } }`;
       }
       case 'pulls':
@@ -205,10 +234,20 @@ class Reader {
       data = await this.github.graphql<Record<string, unknown>>(query, text.variables);
     } catch (error) {
       // Something unknown (a repository, a pull request) is null with an error of its own; the rest of the answer stands.
-      const unresolved = error instanceof GraphqlResponseError && error.errors !== undefined && error.errors.every((entry) => entry.type === 'NOT_FOUND');
+      const unresolved =
+        error instanceof GraphqlResponseError &&
+        error.errors !== undefined &&
+        error.errors.every((entry) => entry.type === 'NOT_FOUND');
       if (!unresolved) {
-        const detail = error instanceof GraphqlResponseError ? error.errors?.map((entry) => entry.message).join('; ') : (error as Error).message;
-        throw new BacklogError('github-query-failed', `GitHub refused a backlog query over ${batch.map((job) => job.state.fullName).join(', ')}: ${detail}`, { cause: error });
+        const detail =
+          error instanceof GraphqlResponseError
+            ? error.errors?.map((entry) => entry.message).join('; ')
+            : (error as Error).message;
+        throw new BacklogError(
+          'github-query-failed',
+          `GitHub refused a backlog query over ${batch.map((job) => job.state.fullName).join(', ')}: ${detail}`,
+          { cause: error },
+        );
       }
       data = (error as GraphqlResponseError<Record<string, unknown> | undefined>).data ?? {};
     }
@@ -222,7 +261,10 @@ function parse<T>(schema: z.ZodType<T>, data: unknown, job: Job): T {
   const parsed = schema.safeParse(data);
   if (!parsed.success) {
     const problem = parsed.error.issues[0];
-    throw new BacklogError('github-query-failed', `GitHub's answer for ${job.state.fullName} (${job.kind}) does not have the expected shape at ${problem?.path.join('.') ?? ''}: ${problem?.message ?? ''}`);
+    throw new BacklogError(
+      'github-query-failed',
+      `GitHub's answer for ${job.state.fullName} (${job.kind}) does not have the expected shape at ${problem?.path.join('.') ?? ''}: ${problem?.message ?? ''}`,
+    );
   }
   return parsed.data;
 }
@@ -259,7 +301,15 @@ function dropClaims(state: RepoState, pull: number): void {
 
 function fullJobs(state: RepoState): Job[] {
   const jobs: Job[] = [];
-  if (state.openIssues > 0) jobs.push({ kind: 'issues', state, size: pageSize(state.openIssues), after: null, since: null, remaining: state.openIssues });
+  if (state.openIssues > 0)
+    jobs.push({
+      kind: 'issues',
+      state,
+      size: pageSize(state.openIssues),
+      after: null,
+      since: null,
+      remaining: state.openIssues,
+    });
   if (state.openPulls > 0) jobs.push(pullsJob(state));
   return jobs;
 }
@@ -280,7 +330,15 @@ function handle(job: Job, data: unknown): Job[] {
       if (job.since === null) return fullJobs(state);
       const jobs: Job[] = [];
       const changed = answer.changed?.totalCount ?? 0;
-      if (changed > 0) jobs.push({ kind: 'issues', state, size: pageSize(changed), after: null, since: job.since, remaining: changed });
+      if (changed > 0)
+        jobs.push({
+          kind: 'issues',
+          state,
+          size: pageSize(changed),
+          after: null,
+          since: job.since,
+          remaining: changed,
+        });
       if (answer.recent !== undefined) jobs.push(...recentPulls(state, answer.recent, job.since));
       return jobs;
     }
@@ -295,17 +353,22 @@ function handle(job: Job, data: unknown): Job[] {
           continue;
         }
         // Back in the open listing though opened before the previous snapshot: reopened, or moved here.
-        if (job.since !== null && !state.issues.has(node.number) && node.createdAt < job.since) state.rescanClaims = true;
+        if (job.since !== null && !state.issues.has(node.number) && node.createdAt < job.since)
+          state.rescanClaims = true;
         state.issues.set(node.number, toIssue(node));
       }
       const remaining = job.remaining - nodes.length;
-      return page.hasNextPage && page.endCursor !== null ? [{ ...job, size: pageSize(remaining), after: page.endCursor, remaining }] : [];
+      return page.hasNextPage && page.endCursor !== null
+        ? [{ ...job, size: pageSize(remaining), after: page.endCursor, remaining }]
+        : [];
     }
     case 'pulls': {
       const { nodes, pageInfo: page } = parse(answers.pulls, data, job).pullRequests;
       for (const node of nodes) if (node !== null) addClaims(state, node.number, node.closingIssuesReferences);
       const remaining = job.remaining - nodes.length;
-      return page.hasNextPage && page.endCursor !== null ? [{ ...job, size: pageSize(remaining), after: page.endCursor, remaining }] : [];
+      return page.hasNextPage && page.endCursor !== null
+        ? [{ ...job, size: pageSize(remaining), after: page.endCursor, remaining }]
+        : [];
     }
     case 'pull': {
       const pull = parse(answers.pull, data, job).pullRequest;
@@ -331,31 +394,60 @@ function recentPulls(state: RepoState, listing: z.infer<typeof recentListing>, s
     dropClaims(state, node.number);
     if (node.state === 'OPEN') jobs.push({ kind: 'pull', state, number: node.number });
   }
-  if (!reachedOlder && listing.pageInfo.hasNextPage && listing.pageInfo.endCursor !== null) jobs.push({ kind: 'recent', state, after: listing.pageInfo.endCursor, since });
+  if (!reachedOlder && listing.pageInfo.hasNextPage && listing.pageInfo.endCursor !== null)
+    jobs.push({ kind: 'recent', state, after: listing.pageInfo.endCursor, since });
   return jobs;
 }
 
 function checkOptions(options: BacklogFetchOptions): { names: string[]; takenAt: string } {
   const bad = (message: string): BacklogError => new BacklogError('invalid-fetch-options', message);
-  if (!registryVersion.safeParse(options.registryVersion).success) throw bad(`registryVersion ${JSON.stringify(options.registryVersion)} is not a registry version; pass e.g. "abp-registry/2026Q4"`);
+  if (!registryVersion.safeParse(options.registryVersion).success)
+    throw bad(
+      `registryVersion ${JSON.stringify(options.registryVersion)} is not a registry version; pass e.g. "abp-registry/2026Q4"`,
+    );
   const seen = new Set<string>();
   for (const name of options.repos) {
-    if (!repoFullName.safeParse(name).success) throw bad(`"${name}" is not a repository "owner/name"; list repositories as the registry does, e.g. "vercel/next.js"`);
+    if (!repoFullName.safeParse(name).success)
+      throw bad(
+        `"${name}" is not a repository "owner/name"; list repositories as the registry does, e.g. "vercel/next.js"`,
+      );
     if (seen.has(name.toLowerCase())) throw bad(`${name} is listed twice; list each repository once`);
     seen.add(name.toLowerCase());
   }
   // A time without a zone would be read in the machine's zone: require one.
-  const ms = /^\d{4}-\d{2}-\d{2}T[^Z+]*(?:Z|[+-]\d{2}:\d{2})$/.test(options.takenAt) ? Date.parse(options.takenAt) : Number.NaN;
-  if (!Number.isFinite(ms)) throw bad(`takenAt ${JSON.stringify(options.takenAt)} is not an RFC 3339 time with a zone; pass e.g. new Date().toISOString()`);
+  const ms = /^\d{4}-\d{2}-\d{2}T[^Z+]*(?:Z|[+-]\d{2}:\d{2})$/.test(options.takenAt)
+    ? Date.parse(options.takenAt)
+    : Number.NaN;
+  if (!Number.isFinite(ms))
+    throw bad(
+      `takenAt ${JSON.stringify(options.takenAt)} is not an RFC 3339 time with a zone; pass e.g. new Date().toISOString()`,
+    );
   return { names: [...options.repos].sort(), takenAt: `${new Date(ms).toISOString().slice(0, 19)}Z` };
 }
 
 function newState(fullName: string): RepoState {
   const [owner = '', name = ''] = fullName.split('/');
-  return { fullName, owner, name, nameWithOwner: fullName, issues: new Map(), claims: new Map(), openIssues: 0, openPulls: 0, missing: false, rescanClaims: false };
+  return {
+    fullName,
+    owner,
+    name,
+    nameWithOwner: fullName,
+    issues: new Map(),
+    claims: new Map(),
+    openIssues: 0,
+    openPulls: 0,
+    missing: false,
+    rescanClaims: false,
+  };
 }
 
-function finish(reader: Reader, options: BacklogFetchOptions, takenAt: string, states: readonly RepoState[], mode: BacklogFetch['mode']): BacklogFetch {
+function finish(
+  reader: Reader,
+  options: BacklogFetchOptions,
+  takenAt: string,
+  states: readonly RepoState[],
+  mode: BacklogFetch['mode'],
+): BacklogFetch {
   const repos: BacklogRepo[] = states
     .filter((state) => !state.missing)
     .map((state) => ({
@@ -365,7 +457,13 @@ function finish(reader: Reader, options: BacklogFetchOptions, takenAt: string, s
         .map((issue) => ({ ...issue, claimedBy: [...(state.claims.get(issue.number) ?? [])].sort((a, b) => a - b) })),
     }));
   return {
-    snapshot: { schema: BACKLOG_SCHEMA_ID, registryVersion: options.registryVersion, takenAt, signalRules: SIGNAL_RULES, repos },
+    snapshot: {
+      schema: BACKLOG_SCHEMA_ID,
+      registryVersion: options.registryVersion,
+      takenAt,
+      signalRules: SIGNAL_RULES,
+      repos,
+    },
     cost: { ...reader.cost },
     mode,
     missing: states.filter((state) => state.missing).map((state) => state.fullName),
@@ -396,7 +494,11 @@ export async function fetchSnapshot(github: GithubClient, options: BacklogFetchO
  * The result equals a full read at the same time. A previous snapshot with other signal rules is not refreshed: the
  * whole backlog is read again (`mode: 'full'`).
  */
-export async function refreshSnapshot(github: GithubClient, previous: BacklogSnapshot, options: BacklogFetchOptions): Promise<BacklogFetch> {
+export async function refreshSnapshot(
+  github: GithubClient,
+  previous: BacklogSnapshot,
+  options: BacklogFetchOptions,
+): Promise<BacklogFetch> {
   if (previous.signalRules !== SIGNAL_RULES) return fetchSnapshot(github, options);
   const { names, takenAt } = checkOptions(options);
   const reader = new Reader(github);

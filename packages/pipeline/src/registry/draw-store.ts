@@ -23,7 +23,12 @@ export function snapshotId(digest: string): string {
 }
 
 /** Stores the snapshot's issues with their eligibility verdicts; a snapshot stored already is left as it is. */
-export async function saveSnapshot(db: Database, snapshot: BacklogSnapshot, digest: string, eligibility: EligibilityResult): Promise<StoredSnapshot> {
+export async function saveSnapshot(
+  db: Database,
+  snapshot: BacklogSnapshot,
+  digest: string,
+  eligibility: EligibilityResult,
+): Promise<StoredSnapshot> {
   const id = snapshotId(digest);
   const rejected = new Map(eligibility.rejected.map((entry) => [`${entry.repo}#${entry.number}`, entry.reason]));
   const issueCount = snapshot.repos.reduce((sum, repo) => sum + repo.issues.length, 0);
@@ -58,7 +63,8 @@ export async function saveSnapshot(db: Database, snapshot: BacklogSnapshot, dige
         };
       }),
     );
-    for (let start = 0; start < rows.length; start += CHUNK) await tx.insert(backlogIssues).values(rows.slice(start, start + CHUNK));
+    for (let start = 0; start < rows.length; start += CHUNK)
+      await tx.insert(backlogIssues).values(rows.slice(start, start + CHUNK));
   });
   return { id, digest, registryVersion: snapshot.registryVersion, takenAt: snapshot.takenAt };
 }
@@ -71,7 +77,14 @@ export async function latestSnapshot(db: Database, registryVersion: string): Pro
     .where(eq(backlogSnapshots.registryVersion, registryVersion))
     .orderBy(desc(backlogSnapshots.takenAt), desc(backlogSnapshots.createdAt))
     .limit(1);
-  return row === undefined ? null : { id: row.id, digest: row.digest, registryVersion: row.registryVersion, takenAt: `${row.takenAt.toISOString().slice(0, 19)}Z` };
+  return row === undefined
+    ? null
+    : {
+        id: row.id,
+        digest: row.digest,
+        registryVersion: row.registryVersion,
+        takenAt: `${row.takenAt.toISOString().slice(0, 19)}Z`,
+      };
 }
 
 /** Stores the draw and its picks; false (nothing written) when a draw with this id is stored already. */
@@ -95,7 +108,17 @@ export async function saveDraw(db: Database, record: AbpDraw): Promise<boolean> 
       .returning({ id: draws.id });
     if (inserted.length === 0) return false;
     if (record.picks.length > 0) {
-      await tx.insert(drawPicks).values(record.picks.map((pick) => ({ drawId: record.id, position: pick.order - 1, backlogSnapshotId: snapshot, repo: pick.repo, issueNumber: pick.issue })));
+      await tx
+        .insert(drawPicks)
+        .values(
+          record.picks.map((pick) => ({
+            drawId: record.id,
+            position: pick.order - 1,
+            backlogSnapshotId: snapshot,
+            repo: pick.repo,
+            issueNumber: pick.issue,
+          })),
+        );
     }
     return true;
   });

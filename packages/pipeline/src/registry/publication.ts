@@ -49,28 +49,48 @@ export async function publishRegistry(root: string, document: AbpRegistry): Prom
 }
 
 /** Reads a published version and checks it: schema and digest. Null version: the latest published. */
-export async function readPublishedRegistry(root: string, version: string | null): Promise<{ document: AbpRegistry; path: string }> {
+export async function readPublishedRegistry(
+  root: string,
+  version: string | null,
+): Promise<{ document: AbpRegistry; path: string }> {
   const paths = publicationPaths(root);
   let path: string;
   if (version === null) {
-    const files = (await readdir(paths.registryDir).catch(() => [] as string[])).filter((name) => /^\d{4}Q[1-4]\.json$/.test(name)).sort(compareCodeUnits);
+    const files = (await readdir(paths.registryDir).catch(() => [] as string[]))
+      .filter((name) => /^\d{4}Q[1-4]\.json$/.test(name))
+      .sort(compareCodeUnits);
     const latest = files.at(-1);
-    if (latest === undefined) throw new PublicationError('not-published', `no registry version is published in ${paths.registryDir}: run \`abp registry rotate\` first`);
+    if (latest === undefined)
+      throw new PublicationError(
+        'not-published',
+        `no registry version is published in ${paths.registryDir}: run \`abp registry rotate\` first`,
+      );
     path = join(paths.registryDir, latest);
   } else {
     path = paths.registry(version);
   }
   const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') throw new PublicationError('not-published', `${version ?? 'the latest version'} is not published: ${path} does not exist; run \`abp registry rotate --version ${version ?? '<abp-registry/YYYYQn>'}\``);
+    if (error.code === 'ENOENT')
+      throw new PublicationError(
+        'not-published',
+        `${version ?? 'the latest version'} is not published: ${path} does not exist; run \`abp registry rotate --version ${version ?? '<abp-registry/YYYYQn>'}\``,
+      );
     throw error;
   });
   const parsed = registrySchema.safeParse(JSON.parse(text));
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new PublicationError('invalid-document', `${path}: ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}; the file is not an abp-registry/v1 document`);
+    throw new PublicationError(
+      'invalid-document',
+      `${path}: ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}; the file is not an abp-registry/v1 document`,
+    );
   }
   const digest = registryDigest(parsed.data);
-  if (digest !== parsed.data.digest) throw new PublicationError('digest-mismatch', `${path}: the document hashes to ${digest} but records ${parsed.data.digest}: it was changed after publication`);
+  if (digest !== parsed.data.digest)
+    throw new PublicationError(
+      'digest-mismatch',
+      `${path}: the document hashes to ${digest} but records ${parsed.data.digest}: it was changed after publication`,
+    );
   return { document: parsed.data, path };
 }
 
@@ -88,15 +108,24 @@ export function compareRegistries(from: AbpRegistry, to: AbpRegistry): RegistryC
   const key = (repo: string) => repo.toLowerCase();
   const before = new Map(from.entries.map((entry) => [key(entry.repo), entry.repo]));
   const after = new Map(to.entries.map((entry) => [key(entry.repo), entry.repo]));
-  const reasons = to.previous === from.version ? new Map(to.diff.removed.map((removal) => [key(removal.repo), removal.reason as string])) : new Map<string, string>();
+  const reasons =
+    to.previous === from.version
+      ? new Map(to.diff.removed.map((removal) => [key(removal.repo), removal.reason as string]))
+      : new Map<string, string>();
   return {
     from: from.version,
     to: to.version,
-    added: [...after].filter(([name]) => !before.has(name)).map(([, repo]) => repo).sort(compareCodeUnits),
+    added: [...after]
+      .filter(([name]) => !before.has(name))
+      .map(([, repo]) => repo)
+      .sort(compareCodeUnits),
     removed: [...before]
       .filter(([name]) => !after.has(name))
       .map(([name, repo]) => ({ repo, reason: reasons.get(name) ?? null }))
       .sort((a, b) => compareCodeUnits(a.repo, b.repo)),
-    kept: [...after].filter(([name]) => before.has(name)).map(([, repo]) => repo).sort(compareCodeUnits),
+    kept: [...after]
+      .filter(([name]) => before.has(name))
+      .map(([, repo]) => repo)
+      .sort(compareCodeUnits),
   };
 }

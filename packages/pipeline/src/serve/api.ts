@@ -61,8 +61,13 @@ const MAX_LIMIT = 1_000;
 
 const json = (body: unknown, status = 200): ServeReply => ({ status, body, headers: { 'cache-control': REVALIDATE } });
 const problem = (status: number, error: string): ServeReply => ({ status, body: { error } });
-const bytes = (content: Buffer, contentType: string): ServeReply => ({ status: 200, content: { $case: 'bytes', bytes: content, contentType }, headers: { 'cache-control': REVALIDATE } });
-const orNotFound = (content: Buffer | null, contentType: string, missing: string): ServeReply => (content === null ? problem(404, missing) : bytes(content, contentType));
+const bytes = (content: Buffer, contentType: string): ServeReply => ({
+  status: 200,
+  content: { $case: 'bytes', bytes: content, contentType },
+  headers: { 'cache-control': REVALIDATE },
+});
+const orNotFound = (content: Buffer | null, contentType: string, missing: string): ServeReply =>
+  content === null ? problem(404, missing) : bytes(content, contentType);
 
 const urls = {
   registry: (quarter: string) => `${API_PREFIX}/registry/${quarter}`,
@@ -77,14 +82,18 @@ const urls = {
 };
 
 function badDigest(digest: string): ServeReply {
-  return problem(400, `${JSON.stringify(digest)} is not a bundle digest: expected "sha256:" followed by 64 lowercase hex digits, e.g. ${API_PREFIX}/bundles/sha256:${'0'.repeat(64)}`);
+  return problem(
+    400,
+    `${JSON.stringify(digest)} is not a bundle digest: expected "sha256:" followed by 64 lowercase hex digits, e.g. ${API_PREFIX}/bundles/sha256:${'0'.repeat(64)}`,
+  );
 }
 
 /** A query parameter as a whole number: the value, undefined when absent, or the 400 naming the expected form. */
 function wholeParam(request: ServeRequest, name: string): number | undefined | ServeReply {
   const raw = request.url.searchParams.get(name);
   if (raw === null) return undefined;
-  if (!WHOLE.test(raw)) return problem(400, `?${name}=${raw.slice(0, 40)} is not a whole number: give ${name} as digits, e.g. ?${name}=0`);
+  if (!WHOLE.test(raw))
+    return problem(400, `?${name}=${raw.slice(0, 40)} is not a whole number: give ${name} as digits, e.g. ?${name}=0`);
   return Number(raw);
 }
 
@@ -94,7 +103,10 @@ function isDistributed(task: TaskEntry): task is TaskEntry & { state: Distribute
   return (DISTRIBUTED_STATES as readonly string[]).includes(task.state) && task.bundleDigest !== null;
 }
 
-async function viewOf(task: TaskEntry & { state: DistributedState; bundleDigest: string }, files: PublishedFiles): Promise<TaskView> {
+async function viewOf(
+  task: TaskEntry & { state: DistributedState; bundleDigest: string },
+  files: PublishedFiles,
+): Promise<TaskView> {
   const digest = task.bundleDigest;
   const subject = taskBundleSubjectNames(task.taskId).bundle;
   return {
@@ -125,7 +137,8 @@ async function readingTasks(read: () => Promise<ServeReply>): Promise<ServeReply
   try {
     return await read();
   } catch (error) {
-    if (error instanceof ServeError && error.code === 'unreachable') return { status: 503, body: { error: error.message }, headers: { 'retry-after': '5' } };
+    if (error instanceof ServeError && error.code === 'unreachable')
+      return { status: 503, body: { error: error.message }, headers: { 'retry-after': '5' } };
     throw error;
   }
 }
@@ -133,48 +146,98 @@ async function readingTasks(read: () => Promise<ServeReply>): Promise<ServeReply
 export function apiRoutes(options: ApiOptions): Route[] {
   const files = publishedFiles(options.home);
   const { tasks } = options;
-  const get = (path: string, handle: Route['handle']): Route => ({ method: 'GET', path: `${API_PREFIX}${path}`, maxBodyBytes: 0, handle });
+  const get = (path: string, handle: Route['handle']): Route => ({
+    method: 'GET',
+    path: `${API_PREFIX}${path}`,
+    maxBodyBytes: 0,
+    handle,
+  });
 
   const routes: Route[] = [
-    get('/registry', async () => json({ versions: (await files.registryQuarters()).map((quarter) => ({ version: `abp-registry/${quarter}`, url: urls.registry(quarter), statement: urls.statement('registry-version', `abp-registry/${quarter}`) })) })),
+    get('/registry', async () =>
+      json({
+        versions: (await files.registryQuarters()).map((quarter) => ({
+          version: `abp-registry/${quarter}`,
+          url: urls.registry(quarter),
+          statement: urls.statement('registry-version', `abp-registry/${quarter}`),
+        })),
+      }),
+    ),
     get('/registry/:quarter', async ({ params }) => {
       const quarter = params.quarter ?? '';
-      if (!QUARTER.test(quarter)) return problem(400, `${JSON.stringify(quarter)} is not a registry quarter: expected YYYYQn with n from 1 to 4, e.g. ${API_PREFIX}/registry/2026Q3`);
-      return orNotFound(await files.registry(quarter), JSON_TYPE, `registry version abp-registry/${quarter} is not published here; ${API_PREFIX}/registry lists those that are`);
+      if (!QUARTER.test(quarter))
+        return problem(
+          400,
+          `${JSON.stringify(quarter)} is not a registry quarter: expected YYYYQn with n from 1 to 4, e.g. ${API_PREFIX}/registry/2026Q3`,
+        );
+      return orNotFound(
+        await files.registry(quarter),
+        JSON_TYPE,
+        `registry version abp-registry/${quarter} is not published here; ${API_PREFIX}/registry lists those that are`,
+      );
     }),
 
-    get('/draws', async () => json({ draws: (await files.drawIds()).map((id) => ({ id, url: urls.draw(id), statement: urls.statement('draw-record', drawSubjectName(id)) })) })),
+    get('/draws', async () =>
+      json({
+        draws: (await files.drawIds()).map((id) => ({
+          id,
+          url: urls.draw(id),
+          statement: urls.statement('draw-record', drawSubjectName(id)),
+        })),
+      }),
+    ),
     get('/draws/:id', async ({ params }) => {
       const id = params.id ?? '';
-      if (!conforms(documentId, id)) return problem(400, `${JSON.stringify(id.slice(0, 200))} is not a draw id: letters, digits, ".", "_" and "-", starting with a letter or digit`);
-      return orNotFound(await files.draw(id), JSON_TYPE, `no draw ${id} is published here; ${API_PREFIX}/draws lists those that are`);
+      if (!conforms(documentId, id))
+        return problem(
+          400,
+          `${JSON.stringify(id.slice(0, 200))} is not a draw id: letters, digits, ".", "_" and "-", starting with a letter or digit`,
+        );
+      return orNotFound(
+        await files.draw(id),
+        JSON_TYPE,
+        `no draw ${id} is published here; ${API_PREFIX}/draws lists those that are`,
+      );
     }),
 
     get('/tasks', (request) =>
       readingTasks(async () => {
         const state = request.url.searchParams.get('state');
         if (state !== null && !(DISTRIBUTED_STATES as readonly string[]).includes(state)) {
-          return problem(400, `?state=${state.slice(0, 40)} is not a distributed state: use ?state=scored or ?state=practice, or leave it out for both`);
+          return problem(
+            400,
+            `?state=${state.slice(0, 40)} is not a distributed state: use ?state=scored or ?state=practice, or leave it out for both`,
+          );
         }
         const limit = wholeParam(request, 'limit');
         if (isReply(limit)) return limit;
-        if (limit !== undefined && (limit < 1 || limit > MAX_LIMIT)) return problem(400, `?limit=${limit} is out of range: give 1 to ${MAX_LIMIT}`);
+        if (limit !== undefined && (limit < 1 || limit > MAX_LIMIT))
+          return problem(400, `?limit=${limit} is out of range: give 1 to ${MAX_LIMIT}`);
         const wanted = limit ?? MAX_LIMIT;
         const states = state === null ? DISTRIBUTED_STATES : [state as DistributedState];
         const found = (await Promise.all(states.map((one) => tasks.list({ state: one, limit: wanted })))).flat();
         // Oldest first across both states, as the worker orders each.
-        found.sort((a, b) => (a.createdAt === b.createdAt ? (a.taskId < b.taskId ? -1 : 1) : a.createdAt < b.createdAt ? -1 : 1));
-        const views = await Promise.all(found.filter(isDistributed).slice(0, wanted).map((task) => viewOf(task, files)));
+        found.sort((a, b) =>
+          a.createdAt === b.createdAt ? (a.taskId < b.taskId ? -1 : 1) : a.createdAt < b.createdAt ? -1 : 1,
+        );
+        const views = await Promise.all(
+          found
+            .filter(isDistributed)
+            .slice(0, wanted)
+            .map((task) => viewOf(task, files)),
+        );
         return json({ tasks: views });
       }),
     ),
     get('/tasks/:id', ({ params }) =>
       readingTasks(async () => {
         const id = params.id ?? '';
-        if (!conforms(documentId, id)) return problem(400, `${JSON.stringify(id.slice(0, 200))} is not a task id: e.g. gh-<owner>-<name>-<issue>`);
+        if (!conforms(documentId, id))
+          return problem(400, `${JSON.stringify(id.slice(0, 200))} is not a task id: e.g. gh-<owner>-<name>-<issue>`);
         const task = await tasks.get(id);
         if (task === null) return problem(404, `no task ${id} here; ${API_PREFIX}/tasks lists the frozen ones`);
-        if (!isDistributed(task)) return problem(404, `task ${id} is ${task.state}: only frozen tasks (scored or practice) are distributed`);
+        if (!isDistributed(task))
+          return problem(404, `task ${id} is ${task.state}: only frozen tasks (scored or practice) are distributed`);
         return json(await viewOf(task, files));
       }),
     ),
@@ -185,63 +248,122 @@ export function apiRoutes(options: ApiOptions): Route[] {
       const opened = await openIfPresent(files.store.path(digest));
       if (opened === null) return problem(404, `no bundle ${digest} here`);
       // The digest names the bytes: it is their strong entity tag, and they never change.
-      return { status: 200, content: { $case: 'file', ...opened, contentType: TAR_TYPE, etag: `"${digest}"` }, headers: { 'cache-control': IMMUTABLE } };
+      return {
+        status: 200,
+        content: { $case: 'file', ...opened, contentType: TAR_TYPE, etag: `"${digest}"` },
+        headers: { 'cache-control': IMMUTABLE },
+      };
     }),
     get('/bundles/:digest/signature', async ({ params }) => {
       const digest = params.digest ?? '';
       if (!DIGEST.test(digest)) return badDigest(digest);
-      return orNotFound(await readIfPresent(files.store.signaturePath(digest)), JSON_TYPE, `bundle ${digest} has no signature here`);
+      return orNotFound(
+        await readIfPresent(files.store.signaturePath(digest)),
+        JSON_TYPE,
+        `bundle ${digest} has no signature here`,
+      );
     }),
 
     get('/statements/:kind/*subject', ({ params }) =>
       readingTasks(async () => {
         const kind = params.kind ?? '';
         const subject = params.subject ?? '';
-        if (!(LOG_ENTRY_KINDS as readonly string[]).includes(kind)) return problem(400, `${JSON.stringify(kind.slice(0, 40))} is not a statement kind: use one of ${LOG_ENTRY_KINDS.join(', ')}`);
+        if (!(LOG_ENTRY_KINDS as readonly string[]).includes(kind))
+          return problem(
+            400,
+            `${JSON.stringify(kind.slice(0, 40))} is not a statement kind: use one of ${LOG_ENTRY_KINDS.join(', ')}`,
+          );
         if (subject.length > 500 || !subject.split('/').every((segment) => SUBJECT_SEGMENT.test(segment))) {
-          return problem(400, `${JSON.stringify(subject.slice(0, 200))} is not a statement subject: segments of letters, digits, ".", "_" and "-", e.g. ${urls.statement('draw-record', 'draw/<draw id>')}`);
+          return problem(
+            400,
+            `${JSON.stringify(subject.slice(0, 200))} is not a statement subject: segments of letters, digits, ".", "_" and "-", e.g. ${urls.statement('draw-record', 'draw/<draw id>')}`,
+          );
         }
         const found = await statementOf(kind as LogEntryKind, subject, files, tasks);
         return orNotFound(found, JSON_TYPE, `no signed ${kind} statement for ${subject} here`);
       }),
     ),
 
-    get('/trust-root', async () => orNotFound(await files.currentTrustRoot(), JSON_TYPE, 'this registry has no trust root yet: its operator runs `abp init`')),
+    get('/trust-root', async () =>
+      orNotFound(
+        await files.currentTrustRoot(),
+        JSON_TYPE,
+        'this registry has no trust root yet: its operator runs `abp init`',
+      ),
+    ),
     get('/trust-roots', async () =>
-      json({ versions: (await files.trustRootVersions()).map((version) => ({ version, url: urls.trustRoot(version), statement: urls.trustRootStatement(version) })) }),
+      json({
+        versions: (await files.trustRootVersions()).map((version) => ({
+          version,
+          url: urls.trustRoot(version),
+          statement: urls.trustRootStatement(version),
+        })),
+      }),
     ),
     get('/trust-roots/:version', async ({ params }) => {
       const version = params.version ?? '';
-      if (!VERSION.test(version)) return problem(400, `${JSON.stringify(version.slice(0, 40))} is not a trust root version: a whole number from 1, e.g. ${urls.trustRoot(2)}`);
-      return orNotFound(await files.trustRootVersion(Number(version)), JSON_TYPE, `trust root version ${version} is not published here`);
+      if (!VERSION.test(version))
+        return problem(
+          400,
+          `${JSON.stringify(version.slice(0, 40))} is not a trust root version: a whole number from 1, e.g. ${urls.trustRoot(2)}`,
+        );
+      return orNotFound(
+        await files.trustRootVersion(Number(version)),
+        JSON_TYPE,
+        `trust root version ${version} is not published here`,
+      );
     }),
     get('/trust-roots/:version/statement', async ({ params }) => {
       const version = params.version ?? '';
-      if (!VERSION.test(version)) return problem(400, `${JSON.stringify(version.slice(0, 40))} is not a trust root version: a whole number from 1, e.g. ${urls.trustRootStatement(2)}`);
-      return orNotFound(await files.trustRootStatement(Number(version)), JSON_TYPE, `trust root version ${version} has no signed statement here`);
+      if (!VERSION.test(version))
+        return problem(
+          400,
+          `${JSON.stringify(version.slice(0, 40))} is not a trust root version: a whole number from 1, e.g. ${urls.trustRootStatement(2)}`,
+        );
+      return orNotFound(
+        await files.trustRootStatement(Number(version)),
+        JSON_TYPE,
+        `trust root version ${version} has no signed statement here`,
+      );
     }),
 
     get('/log/checkpoints', async () => {
       const sizes = await checkpointSizes(files.logDir);
       const latest = sizes.at(-1);
-      return json({ latest: latest === undefined ? null : urls.checkpoint(latest), checkpoints: sizes.map((size) => ({ size, url: urls.checkpoint(size) })) });
+      return json({
+        latest: latest === undefined ? null : urls.checkpoint(latest),
+        checkpoints: sizes.map((size) => ({ size, url: urls.checkpoint(size) })),
+      });
     }),
     get('/log/checkpoints/latest', async () => {
       const latest = (await checkpointSizes(files.logDir)).at(-1);
       if (latest === undefined) return problem(404, 'the log has no checkpoint yet: nothing has been signed');
-      return orNotFound(await readIfPresent(checkpointPath(files.logDir, latest)), JSON_TYPE, `checkpoint ${latest} disappeared; ask again`);
+      return orNotFound(
+        await readIfPresent(checkpointPath(files.logDir, latest)),
+        JSON_TYPE,
+        `checkpoint ${latest} disappeared; ask again`,
+      );
     }),
     get('/log/checkpoints/:size', async ({ params }) => {
       const size = params.size ?? '';
-      if (!/^[1-9]\d{0,15}$/.test(size)) return problem(400, `${JSON.stringify(size.slice(0, 40))} is not a checkpoint size: a whole number from 1, or "latest"`);
-      return orNotFound(await readIfPresent(checkpointPath(files.logDir, Number(size))), JSON_TYPE, `the log has no checkpoint of size ${size}; ${API_PREFIX}/log/checkpoints lists those it has`);
+      if (!/^[1-9]\d{0,15}$/.test(size))
+        return problem(
+          400,
+          `${JSON.stringify(size.slice(0, 40))} is not a checkpoint size: a whole number from 1, or "latest"`,
+        );
+      return orNotFound(
+        await readIfPresent(checkpointPath(files.logDir, Number(size))),
+        JSON_TYPE,
+        `the log has no checkpoint of size ${size}; ${API_PREFIX}/log/checkpoints lists those it has`,
+      );
     }),
     get('/log/entries', async (request) => {
       const start = wholeParam(request, 'start');
       if (isReply(start)) return start;
       const limit = wholeParam(request, 'limit');
       if (isReply(limit)) return limit;
-      if (limit !== undefined && (limit < 1 || limit > MAX_LIMIT)) return problem(400, `?limit=${limit} is out of range: give 1 to ${MAX_LIMIT}`);
+      if (limit !== undefined && (limit < 1 || limit > MAX_LIMIT))
+        return problem(400, `?limit=${limit} is out of range: give 1 to ${MAX_LIMIT}`);
       const { entries } = await readLogSnapshot(files.logDir);
       const from = start ?? 0;
       return json({ size: entries.length, start: from, entries: entries.slice(from, from + (limit ?? MAX_LIMIT)) });
@@ -249,49 +371,84 @@ export function apiRoutes(options: ApiOptions): Route[] {
     // A consumer holding a signed statement finds its entry by the statement's digest, without reading the whole log.
     get('/log/lookup', async (request) => {
       const digest = request.url.searchParams.get('digest');
-      if (digest === null) return problem(400, 'give the digest with ?digest=sha256:<64 hex>: the sha256 of a signed statement bundle as served');
-      if (!DIGEST.test(digest)) return problem(400, `?digest=${digest.slice(0, 80)} is not a digest: expected "sha256:" followed by 64 lowercase hex digits`);
+      if (digest === null)
+        return problem(
+          400,
+          'give the digest with ?digest=sha256:<64 hex>: the sha256 of a signed statement bundle as served',
+        );
+      if (!DIGEST.test(digest))
+        return problem(
+          400,
+          `?digest=${digest.slice(0, 80)} is not a digest: expected "sha256:" followed by 64 lowercase hex digits`,
+        );
       const { entries } = await readLogSnapshot(files.logDir);
       return json({ digest, entries: entries.filter((entry) => entry.digest === digest) });
     }),
     get('/log/entries/:index', async ({ params }) => {
       const index = params.index ?? '';
-      if (!WHOLE.test(index)) return problem(400, `${JSON.stringify(index.slice(0, 40))} is not an entry index: a whole number from 0`);
+      if (!WHOLE.test(index))
+        return problem(400, `${JSON.stringify(index.slice(0, 40))} is not an entry index: a whole number from 0`);
       const { entries } = await readLogSnapshot(files.logDir);
       const entry = entries[Number(index)];
-      return entry === undefined ? problem(404, `the log has ${entries.length} entries; there is no entry ${index}`) : json(entry);
+      return entry === undefined
+        ? problem(404, `the log has ${entries.length} entries; there is no entry ${index}`)
+        : json(entry);
     }),
     get('/log/proofs/inclusion', async (request) => {
       const index = wholeParam(request, 'index');
       if (isReply(index)) return index;
-      if (index === undefined) return problem(400, 'give the entry with ?index=<n>, and optionally the tree size with &size=<n> (default: the latest checkpoint)');
+      if (index === undefined)
+        return problem(
+          400,
+          'give the entry with ?index=<n>, and optionally the tree size with &size=<n> (default: the latest checkpoint)',
+        );
       const size = wholeParam(request, 'size');
       if (isReply(size)) return size;
       const [snapshot, sizes] = await Promise.all([readLogSnapshot(files.logDir), checkpointSizes(files.logDir)]);
       const treeSize = size ?? sizes.at(-1);
       if (treeSize === undefined) return problem(404, 'the log has no checkpoint yet to prove inclusion against');
-      if (treeSize < 1 || treeSize > snapshot.entries.length) return problem(400, `?size=${treeSize} is out of range: the log has ${snapshot.entries.length} entries`);
-      if (index >= treeSize) return problem(400, `?index=${index} is out of range: a tree of ${treeSize} entries holds indices 0 to ${treeSize - 1}`);
-      return json({ entry: snapshot.entries[index], proof: proveInclusion(snapshot, index, treeSize), checkpoint: sizes.includes(treeSize) ? urls.checkpoint(treeSize) : null });
+      if (treeSize < 1 || treeSize > snapshot.entries.length)
+        return problem(400, `?size=${treeSize} is out of range: the log has ${snapshot.entries.length} entries`);
+      if (index >= treeSize)
+        return problem(
+          400,
+          `?index=${index} is out of range: a tree of ${treeSize} entries holds indices 0 to ${treeSize - 1}`,
+        );
+      return json({
+        entry: snapshot.entries[index],
+        proof: proveInclusion(snapshot, index, treeSize),
+        checkpoint: sizes.includes(treeSize) ? urls.checkpoint(treeSize) : null,
+      });
     }),
     get('/log/proofs/consistency', async (request) => {
       const from = wholeParam(request, 'from');
       if (isReply(from)) return from;
-      if (from === undefined) return problem(400, 'give the older tree size with ?from=<n>, and optionally the newer with &to=<n> (default: the latest checkpoint)');
+      if (from === undefined)
+        return problem(
+          400,
+          'give the older tree size with ?from=<n>, and optionally the newer with &to=<n> (default: the latest checkpoint)',
+        );
       const to = wholeParam(request, 'to');
       if (isReply(to)) return to;
       const [snapshot, sizes] = await Promise.all([readLogSnapshot(files.logDir), checkpointSizes(files.logDir)]);
       const newSize = to ?? sizes.at(-1);
       if (newSize === undefined) return problem(404, 'the log has no checkpoint yet to prove consistency with');
-      if (newSize > snapshot.entries.length) return problem(400, `?to=${newSize} is out of range: the log has ${snapshot.entries.length} entries`);
+      if (newSize > snapshot.entries.length)
+        return problem(400, `?to=${newSize} is out of range: the log has ${snapshot.entries.length} entries`);
       if (from < 1 || from > newSize) return problem(400, `?from=${from} is out of range: give 1 to ${newSize}`);
       const checkpoint = (size: number) => (sizes.includes(size) ? urls.checkpoint(size) : null);
-      return json({ proof: proveConsistency(snapshot, from, newSize), checkpoints: { from: checkpoint(from), to: checkpoint(newSize) } });
+      return json({
+        proof: proveConsistency(snapshot, from, newSize),
+        checkpoints: { from: checkpoint(from), to: checkpoint(newSize) },
+      });
     }),
   ];
 
   const index = routes.map((route) => route.path);
-  return [get('', () => Promise.resolve(json({ api: 'abp/v1', documentation: 'docs/api.md', routes: index }))), ...routes];
+  return [
+    get('', () => Promise.resolve(json({ api: 'abp/v1', documentation: 'docs/api.md', routes: index }))),
+    ...routes,
+  ];
 }
 
 /**
@@ -299,7 +456,12 @@ export function apiRoutes(options: ApiOptions): Route[] {
  * lives beside the archive in the bundle store, found through the task's digest; a trust root version's lives beside
  * the version.
  */
-async function statementOf(kind: LogEntryKind, subject: string, files: PublishedFiles, tasks: TaskSource): Promise<Buffer | null> {
+async function statementOf(
+  kind: LogEntryKind,
+  subject: string,
+  files: PublishedFiles,
+  tasks: TaskSource,
+): Promise<Buffer | null> {
   const kept = await files.statement(kind, subject);
   if (kept !== null) return kept;
   switch (kind) {
@@ -311,7 +473,9 @@ async function statementOf(kind: LogEntryKind, subject: string, files: Published
     }
     case 'trust-root': {
       const version = /^abp-trust-root\/v([1-9]\d{0,8})$/.exec(subject)?.[1];
-      return version === undefined || subject !== trustRootSubjectName(Number(version)) ? null : files.trustRootStatement(Number(version));
+      return version === undefined || subject !== trustRootSubjectName(Number(version))
+        ? null
+        : files.trustRootStatement(Number(version));
     }
     case 'registry-version':
     case 'draw-record':

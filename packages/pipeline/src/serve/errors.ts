@@ -1,7 +1,6 @@
 // The one error type of serve/: the configuration of `abp serve`, its listening socket and its signals to Temporal.
 import { AbpError } from '@abp/protocol/errors';
 
-
 export type ServeErrorCode =
   /** A setting is missing or malformed (a usage error: exit 2). */
   | 'invalid-setting'

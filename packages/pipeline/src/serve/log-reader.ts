@@ -41,7 +41,10 @@ export async function checkpointSizes(dir: string): Promise<number[]> {
     if (error.code === 'ENOENT') return [] as string[];
     throw error;
   });
-  return names.flatMap((name) => /^([1-9]\d{0,15})\.json$/.exec(name)?.[1] ?? []).map(Number).sort((a, b) => a - b);
+  return names
+    .flatMap((name) => /^([1-9]\d{0,15})\.json$/.exec(name)?.[1] ?? [])
+    .map(Number)
+    .sort((a, b) => a - b);
 }
 
 export function checkpointPath(dir: string, size: number): string {

@@ -81,7 +81,8 @@ export interface PublishedFiles {
 export function publishedFiles(home: string): PublishedFiles {
   const signing = signingPaths(home);
   const publication = publicationPaths(join(home, 'published'));
-  const trustRootFile = (version: number, suffix: '.json' | '.sigstore.json') => join(signing.trustRoots, `v${version}${suffix}`);
+  const trustRootFile = (version: number, suffix: '.json' | '.sigstore.json') =>
+    join(signing.trustRoots, `v${version}${suffix}`);
   return {
     store: new BundleStore(signing.bundles),
     logDir: signing.log,
@@ -112,7 +113,10 @@ export function publishedFiles(home: string): PublishedFiles {
         .sort((a, b) => a - b);
     },
     async trustRootVersion(version) {
-      const [document, statement] = await Promise.all([readIfPresent(trustRootFile(version, '.json')), readIfPresent(trustRootFile(version, '.sigstore.json'))]);
+      const [document, statement] = await Promise.all([
+        readIfPresent(trustRootFile(version, '.json')),
+        readIfPresent(trustRootFile(version, '.sigstore.json')),
+      ]);
       return statement === null ? null : document;
     },
     trustRootStatement: (version) => readIfPresent(trustRootFile(version, '.sigstore.json')),
@@ -129,7 +133,9 @@ export function heldOutDigestOf(signature: Buffer | null): string | null {
     const bundle = JSON.parse(signature.toString('utf8')) as { dsseEnvelope?: { payload?: unknown } };
     const payload = bundle.dsseEnvelope?.payload;
     if (typeof payload !== 'string') return null;
-    const statement = JSON.parse(Buffer.from(payload, 'base64').toString('utf8')) as { predicate?: { heldOutDigest?: unknown } };
+    const statement = JSON.parse(Buffer.from(payload, 'base64').toString('utf8')) as {
+      predicate?: { heldOutDigest?: unknown };
+    };
     const digest = statement.predicate?.heldOutDigest;
     return typeof digest === 'string' && /^sha256:[0-9a-f]{64}$/.test(digest) ? digest : null;
   } catch {

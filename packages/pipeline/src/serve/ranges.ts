@@ -20,7 +20,10 @@ export function parseRange(header: string | undefined, size: number): RangeReque
   if (header === undefined) return { $case: 'whole' };
   const equals = header.indexOf('=');
   if (equals === -1 || header.slice(0, equals).trim().toLowerCase() !== 'bytes') return { $case: 'whole' };
-  const specs = header.slice(equals + 1).split(',').map((spec) => spec.trim());
+  const specs = header
+    .slice(equals + 1)
+    .split(',')
+    .map((spec) => spec.trim());
   if (specs.length !== 1) return { $case: 'whole' };
   const match = BYTE_RANGE.exec(specs[0] ?? '');
   if (match === null) return { $case: 'whole' };

@@ -33,7 +33,11 @@ export function sha256Etag(bytes: Buffer | string): string {
 }
 
 /** Sends `reply` as the answer to `request`; resolves with the status sent once the body is written (or abandoned). */
-export async function sendReply(request: IncomingMessage, response: ServerResponse, reply: ServeReply): Promise<number> {
+export async function sendReply(
+  request: IncomingMessage,
+  response: ServerResponse,
+  reply: ServeReply,
+): Promise<number> {
   const read = request.method === 'GET' || request.method === 'HEAD';
   const head = request.method === 'HEAD';
   if (!('content' in reply)) {
@@ -55,11 +59,20 @@ export async function sendReply(request: IncomingMessage, response: ServerRespon
     const size = content.$case === 'bytes' ? content.bytes.length : content.size;
     const etag = content.$case === 'bytes' ? sha256Etag(content.bytes) : content.etag;
     if (read && noneMatch(request.headers['if-none-match'], etag)) return notModified(response, etag, reply.headers);
-    const range: RangeRequest = rangeAllowed(header(request, 'if-range'), etag) ? parseRange(header(request, 'range'), size) : { $case: 'whole' };
+    const range: RangeRequest = rangeAllowed(header(request, 'if-range'), etag)
+      ? parseRange(header(request, 'range'), size)
+      : { $case: 'whole' };
     const common = { 'accept-ranges': 'bytes', etag, ...reply.headers };
     if (range.$case === 'unsatisfiable') {
-      const text = JSON.stringify({ error: `the Range ${header(request, 'range') ?? ''} lies outside the ${size} bytes of ${request.url ?? 'this resource'}; ask for bytes=0-${Math.max(0, size - 1)} at most` });
-      response.writeHead(416, { ...common, 'content-type': 'application/json; charset=utf-8', 'content-length': String(Buffer.byteLength(text)), 'content-range': `bytes */${size}` });
+      const text = JSON.stringify({
+        error: `the Range ${header(request, 'range') ?? ''} lies outside the ${size} bytes of ${request.url ?? 'this resource'}; ask for bytes=0-${Math.max(0, size - 1)} at most`,
+      });
+      response.writeHead(416, {
+        ...common,
+        'content-type': 'application/json; charset=utf-8',
+        'content-length': String(Buffer.byteLength(text)),
+        'content-range': `bytes */${size}`,
+      });
       response.end(head ? undefined : text);
       return 416;
     }
@@ -98,7 +111,11 @@ function header(request: IncomingMessage, name: 'range' | 'if-range'): string | 
   return typeof value === 'string' ? value : undefined;
 }
 
-function notModified(response: ServerResponse, etag: string | undefined, headers: Record<string, string> | undefined): number {
+function notModified(
+  response: ServerResponse,
+  etag: string | undefined,
+  headers: Record<string, string> | undefined,
+): number {
   response.writeHead(304, { ...(etag === undefined ? {} : { etag }), ...headers });
   response.end();
   return 304;

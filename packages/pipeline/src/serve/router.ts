@@ -30,7 +30,8 @@ export interface Route {
   handle(request: ServeRequest): Promise<ServeReply>;
 }
 
-type PatternSegment = { $case: 'literal'; text: string } | { $case: 'one'; name: string } | { $case: 'rest'; name: string };
+type PatternSegment =
+  { $case: 'literal'; text: string } | { $case: 'one'; name: string } | { $case: 'rest'; name: string };
 
 interface CompiledRoute {
   route: Route;
@@ -64,17 +65,32 @@ export function requestPath(target: string): RequestPath {
   // An absolute-form target (a proxy's) names scheme and authority before the path.
   const withoutAuthority = target.replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '');
   const rawPath = withoutAuthority.split(/[?#]/, 1)[0] ?? '';
-  if (!rawPath.startsWith('/')) return { $case: 'refused', problem: `the request target ${JSON.stringify(target.slice(0, 200))} is not a path starting with "/"` };
+  if (!rawPath.startsWith('/'))
+    return {
+      $case: 'refused',
+      problem: `the request target ${JSON.stringify(target.slice(0, 200))} is not a path starting with "/"`,
+    };
   const segments: string[] = [];
   for (const raw of rawPath.slice(1).split('/')) {
     let segment: string;
     try {
       segment = decodeURIComponent(raw);
     } catch {
-      return { $case: 'refused', problem: `the path segment ${JSON.stringify(raw.slice(0, 200))} is not valid percent-encoded UTF-8` };
+      return {
+        $case: 'refused',
+        problem: `the path segment ${JSON.stringify(raw.slice(0, 200))} is not valid percent-encoded UTF-8`,
+      };
     }
-    if (segment === '.' || segment === '..') return { $case: 'refused', problem: 'the path holds a "." or ".." segment: paths name resources directly and never climb out of them' };
-    if (/[/\\\0]/.test(segment)) return { $case: 'refused', problem: `the path segment ${JSON.stringify(raw.slice(0, 200))} encodes "/", "\\" or NUL: write "/" between segments as itself` };
+    if (segment === '.' || segment === '..')
+      return {
+        $case: 'refused',
+        problem: 'the path holds a "." or ".." segment: paths name resources directly and never climb out of them',
+      };
+    if (/[/\\\0]/.test(segment))
+      return {
+        $case: 'refused',
+        problem: `the path segment ${JSON.stringify(raw.slice(0, 200))} encodes "/", "\\" or NUL: write "/" between segments as itself`,
+      };
     segments.push(segment);
   }
   return { $case: 'path', segments };
@@ -104,7 +120,10 @@ function match(pattern: readonly PatternSegment[], segments: readonly string[]):
   return segments.length === pattern.length ? params : null;
 }
 
-export function createRouter(routes: readonly Route[], log: ServeLog): (request: IncomingMessage, response: ServerResponse) => void {
+export function createRouter(
+  routes: readonly Route[],
+  log: ServeLog,
+): (request: IncomingMessage, response: ServerResponse) => void {
   const compiled = routes.map(compile);
   return (request, response) => {
     const method = request.method ?? 'GET';
@@ -131,15 +150,26 @@ export function createRouter(routes: readonly Route[], log: ServeLog): (request:
     const found = atPath.find(({ route }) => route.method === wanted);
     if (atPath.length === 0) return refuse(404, `nothing is served at ${path}`);
     if (!found) {
-      const allowed = [...new Set(atPath.flatMap(({ route }) => (route.method === 'GET' ? ['GET', 'HEAD'] : [route.method])))];
-      return refuse(405, `${method} is not allowed on ${path}: use ${allowed.join(' or ')}`, { allow: allowed.join(', ') });
+      const allowed = [
+        ...new Set(atPath.flatMap(({ route }) => (route.method === 'GET' ? ['GET', 'HEAD'] : [route.method]))),
+      ];
+      return refuse(405, `${method} is not allowed on ${path}: use ${allowed.join(' or ')}`, {
+        allow: allowed.join(', '),
+      });
     }
     const { route, params } = found;
     void (async () => {
       try {
         const body = await readBody(request, route.maxBodyBytes);
         if (body === null) return refuse(413, `the body is larger than ${route.maxBodyBytes} bytes`);
-        const reply = await route.handle({ method: method as ServeRequest['method'], headers: request.headers, url, params, body, remoteAddress });
+        const reply = await route.handle({
+          method: method as ServeRequest['method'],
+          headers: request.headers,
+          url,
+          params,
+          body,
+          remoteAddress,
+        });
         const status = await sendReply(request, response, reply);
         // Reads are logged here; the webhook route logs each delivery itself, with what it did.
         if (route.method === 'GET') {
@@ -148,7 +178,8 @@ export function createRouter(routes: readonly Route[], log: ServeLog): (request:
         }
       } catch (error) {
         log({ kind: 'request-failed', method, path, error: error instanceof Error ? error.message : String(error) });
-        if (!response.headersSent) await sendReply(request, response, { status: 500, body: { error: 'internal error; see the abp serve log' } });
+        if (!response.headersSent)
+          await sendReply(request, response, { status: 500, body: { error: 'internal error; see the abp serve log' } });
         else response.destroy();
       }
     })();

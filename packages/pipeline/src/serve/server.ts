@@ -36,13 +36,24 @@ function routesOf(options: ServerOptions): Route[] {
   const routes: Route[] = [];
   if (options.webhookSecret !== undefined) {
     if (options.webhookSecret.trim() === '') {
-      throw new ServeError('invalid-setting', 'The webhook secret is empty: abp serve accepts only signed deliveries; set ABP_WEBHOOK_SECRET to the secret of the GitHub webhook, or unset it to serve the read-only API alone');
+      throw new ServeError(
+        'invalid-setting',
+        'The webhook secret is empty: abp serve accepts only signed deliveries; set ABP_WEBHOOK_SECRET to the secret of the GitHub webhook, or unset it to serve the read-only API alone',
+      );
     }
-    if (options.signaller === undefined) throw new ServeError('invalid-setting', 'A webhook secret was given without a signaller: the receiver needs Temporal to signal the task workflows');
+    if (options.signaller === undefined)
+      throw new ServeError(
+        'invalid-setting',
+        'A webhook secret was given without a signaller: the receiver needs Temporal to signal the task workflows',
+      );
     routes.push(webhookRoute({ secret: options.webhookSecret, signaller: options.signaller, log: options.log }));
   }
   if (options.api !== undefined) routes.push(...apiRoutes(options.api));
-  if (routes.length === 0) throw new ServeError('invalid-setting', 'Nothing to serve: give the server a webhook secret, the read-only API, or both');
+  if (routes.length === 0)
+    throw new ServeError(
+      'invalid-setting',
+      'Nothing to serve: give the server a webhook secret, the read-only API, or both',
+    );
   return routes;
 }
 
@@ -52,7 +63,11 @@ export async function startServer(options: ServerOptions): Promise<RunningServer
     server.once('error', (error: NodeJS.ErrnoException) => {
       failed(
         error.code === 'EADDRINUSE'
-          ? new ServeError('port-in-use', `Port ${options.port} on ${options.host} is in use: choose another with --port, or stop what listens there`, { cause: error })
+          ? new ServeError(
+              'port-in-use',
+              `Port ${options.port} on ${options.host} is in use: choose another with --port, or stop what listens there`,
+              { cause: error },
+            )
           : error,
       );
     });

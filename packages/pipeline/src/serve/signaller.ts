@@ -22,12 +22,18 @@ export function createTemporalSignaller(client: Client): TaskSignaller {
   return {
     async signal(taskId, name, payload) {
       try {
-        await client.withDeadline(Date.now() + signalDeadlineMs, () => client.workflow.getHandle(taskId).signal(name, payload));
+        await client.withDeadline(Date.now() + signalDeadlineMs, () =>
+          client.workflow.getHandle(taskId).signal(name, payload),
+        );
         return 'delivered';
       } catch (error) {
         // Temporal answers NotFound both for an id it never saw and for a workflow that already completed.
         if (error instanceof WorkflowNotFoundError) return 'unknown-task';
-        throw new ServeError('signal-failed', `Could not signal ${name} to task ${taskId}: ${(error as Error).message}; check that Temporal is reachable (abp dev status)`, { cause: error });
+        throw new ServeError(
+          'signal-failed',
+          `Could not signal ${name} to task ${taskId}: ${(error as Error).message}; check that Temporal is reachable (abp dev status)`,
+          { cause: error },
+        );
       }
     },
   };

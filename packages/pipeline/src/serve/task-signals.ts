@@ -6,7 +6,9 @@ import { githubTaskId } from '@abp/protocol/schemas/abp-task';
 import { TASK_SIGNAL_NAMES } from '../contracts/task-workflow.js';
 import type { TaskSignalName, TaskSignalPayloads } from './signaller.js';
 
-export type PlannedSignal = { [N in TaskSignalName]: { taskId: string; name: N; payload: TaskSignalPayloads[N] } }[TaskSignalName];
+export type PlannedSignal = {
+  [N in TaskSignalName]: { taskId: string; name: N; payload: TaskSignalPayloads[N] };
+}[TaskSignalName];
 
 export type DeliveryPlan =
   | { $case: 'signal'; action: string; signals: PlannedSignal[] }
@@ -36,7 +38,8 @@ const issuesPayload = z.object({
 
 // GitHub's closing keywords (close, closes, closed, fix, fixes, fixed, resolve, resolves, resolved), then `#N` or
 // `owner/name#N`. The keyword must stand as a word of its own, and the number must end there.
-const closingReference = /(?<![\w-])(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)(?::\s*|\s+)(?:([\w.-]+\/[\w.-]+))?#(\d+)(?![\w-])/gi;
+const closingReference =
+  /(?<![\w-])(?:close[sd]?|fix(?:e[sd])?|resolve[sd]?)(?::\s*|\s+)(?:([\w.-]+\/[\w.-]+))?#(\d+)(?![\w-])/gi;
 
 /** Issue numbers of `repository` (`owner/name`) that a pull request body closes, in order of first mention. */
 export function closingReferences(body: string, repository: string): number[] {
@@ -53,11 +56,15 @@ export function closingReferences(body: string, repository: string): number[] {
 export function planDelivery(event: string, deliveryId: string, payload: unknown): DeliveryPlan {
   if (event === 'pull_request') {
     const parsed = pullRequestPayload.safeParse(payload);
-    return parsed.success ? planPullRequest(parsed.data, deliveryId) : unparsed(event, trackedPullRequestActions, payload, parsed.error);
+    return parsed.success
+      ? planPullRequest(parsed.data, deliveryId)
+      : unparsed(event, trackedPullRequestActions, payload, parsed.error);
   }
   if (event === 'issues') {
     const parsed = issuesPayload.safeParse(payload);
-    return parsed.success ? planIssue(parsed.data, deliveryId) : unparsed(event, trackedIssueActions, payload, parsed.error);
+    return parsed.success
+      ? planIssue(parsed.data, deliveryId)
+      : unparsed(event, trackedIssueActions, payload, parsed.error);
   }
   return { $case: 'ignore', action: actionOf(payload), reason: 'event' };
 }
@@ -85,7 +92,11 @@ function planPullRequest(payload: z.infer<typeof pullRequestPayload>, deliveryId
   return {
     $case: 'signal',
     action: payload.action,
-    signals: [...issues].map((issue) => ({ taskId: githubTaskId(repo, issue), name: TASK_SIGNAL_NAMES.pullRequestChanged, payload: signal })),
+    signals: [...issues].map((issue) => ({
+      taskId: githubTaskId(repo, issue),
+      name: TASK_SIGNAL_NAMES.pullRequestChanged,
+      payload: signal,
+    })),
   };
 }
 

@@ -10,7 +10,19 @@ import { taskQueues } from '../workflows/shared.js';
 import { ServeError } from './errors.js';
 
 /** What the API says about a task; the database's record holds more (events, pull request), which is not published. */
-export type TaskEntry = Pick<TaskRecord, 'taskId' | 'registryVersion' | 'drawSeed' | 'repo' | 'issue' | 'state' | 'bundleDigest' | 'createdAt' | 'mergedAt' | 'scoredUntil'>;
+export type TaskEntry = Pick<
+  TaskRecord,
+  | 'taskId'
+  | 'registryVersion'
+  | 'drawSeed'
+  | 'repo'
+  | 'issue'
+  | 'state'
+  | 'bundleDigest'
+  | 'createdAt'
+  | 'mergedAt'
+  | 'scoredUntil'
+>;
 
 export interface TaskSource {
   /** Tasks in `state`, oldest first, at most `limit`. */
@@ -28,7 +40,8 @@ export interface TemporalTaskSourceOptions {
 }
 
 function entryOf(record: TaskRecord): TaskEntry {
-  const { taskId, registryVersion, drawSeed, repo, issue, state, bundleDigest, createdAt, mergedAt, scoredUntil } = record;
+  const { taskId, registryVersion, drawSeed, repo, issue, state, bundleDigest, createdAt, mergedAt, scoredUntil } =
+    record;
   return { taskId, registryVersion, drawSeed, repo, issue, state, bundleDigest, createdAt, mergedAt, scoredUntil };
 }
 
@@ -46,7 +59,11 @@ export function createTemporalTaskSource(options: TemporalTaskSourceOptions): Ta
       });
       return records.map(entryOf);
     } catch (error) {
-      throw new ServeError('unreachable', `the abp worker did not answer a task read within ${timeoutMs} ms on task queue ${taskQueue}: start it (\`abp dev up\` or \`abp worker\`)`, { cause: error });
+      throw new ServeError(
+        'unreachable',
+        `the abp worker did not answer a task read within ${timeoutMs} ms on task queue ${taskQueue}: start it (\`abp dev up\` or \`abp worker\`)`,
+        { cause: error },
+      );
     }
   };
   return {

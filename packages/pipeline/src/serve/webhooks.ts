@@ -40,22 +40,45 @@ export function webhookRoute(options: WebhookRouteOptions): Route {
     path: WEBHOOK_PATH,
     maxBodyBytes: maxWebhookBytes,
     async handle(request): Promise<ServeReply> {
-      const delivery: DeliveryIdentity = { event: header(request.headers, 'x-github-event'), deliveryId: header(request.headers, 'x-github-delivery'), remoteAddress: request.remoteAddress };
-      const reject = (status: number, reason: 'unsigned' | 'bad-signature' | 'not-json' | 'malformed', error: string): ServeReply => {
+      const delivery: DeliveryIdentity = {
+        event: header(request.headers, 'x-github-event'),
+        deliveryId: header(request.headers, 'x-github-delivery'),
+        remoteAddress: request.remoteAddress,
+      };
+      const reject = (
+        status: number,
+        reason: 'unsigned' | 'bad-signature' | 'not-json' | 'malformed',
+        error: string,
+      ): ServeReply => {
         log({ kind: 'delivery-rejected', reason, status, ...delivery });
         return { status, body: { error } };
       };
 
       const signature = header(request.headers, 'x-hub-signature-256');
-      if (signature === null) return reject(401, 'unsigned', 'X-Hub-Signature-256 is missing: give the GitHub webhook the secret abp serve has in ABP_WEBHOOK_SECRET');
+      if (signature === null)
+        return reject(
+          401,
+          'unsigned',
+          'X-Hub-Signature-256 is missing: give the GitHub webhook the secret abp serve has in ABP_WEBHOOK_SECRET',
+        );
       const text = request.body.toString('utf8');
       // GitHub never sends an empty body, and @octokit/webhooks refuses to verify one.
       if (text === '' || !(await webhooks.verify(text, signature))) {
-        return reject(401, 'bad-signature', 'X-Hub-Signature-256 does not match the body: the GitHub webhook secret differs from ABP_WEBHOOK_SECRET');
+        return reject(
+          401,
+          'bad-signature',
+          'X-Hub-Signature-256 does not match the body: the GitHub webhook secret differs from ABP_WEBHOOK_SECRET',
+        );
       }
-      if (!isJson(request.headers['content-type'])) return reject(415, 'not-json', 'the body is not application/json: set the GitHub webhook content type to application/json');
+      if (!isJson(request.headers['content-type']))
+        return reject(
+          415,
+          'not-json',
+          'the body is not application/json: set the GitHub webhook content type to application/json',
+        );
       const { event, deliveryId } = delivery;
-      if (event === null || deliveryId === null) return reject(400, 'malformed', 'X-GitHub-Event and X-GitHub-Delivery are required, as GitHub sends them');
+      if (event === null || deliveryId === null)
+        return reject(400, 'malformed', 'X-GitHub-Event and X-GitHub-Delivery are required, as GitHub sends them');
       if (handled.has(deliveryId)) {
         log({ kind: 'delivery-ignored', reason: 'duplicate', action: null, ...delivery });
         return { status: 202, body: { deliveryId, ignored: 'duplicate' } };
@@ -83,12 +106,29 @@ export function webhookRoute(options: WebhookRouteOptions): Route {
         case 'signal': {
           let signals: SignalOutcome[];
           try {
-            signals = await Promise.all(plan.signals.map(async ({ taskId, name, payload: sent }) => ({ taskId, signal: name, result: await signaller.signal(taskId, name, sent) })));
+            signals = await Promise.all(
+              plan.signals.map(async ({ taskId, name, payload: sent }) => ({
+                taskId,
+                signal: name,
+                result: await signaller.signal(taskId, name, sent),
+              })),
+            );
           } catch (error) {
             // Not remembered as handled: a redelivery tries again. Tasks signalled before the failure are signalled
             // twice then, which is harmless: a signal only tells the task to look at its pull request or issue again.
-            log({ kind: 'delivery-failed', action: plan.action, error: error instanceof Error ? error.message : String(error), ...delivery });
-            return { status: 503, body: { deliveryId, error: 'could not signal the task workflows; redeliver this delivery once Temporal is reachable' } };
+            log({
+              kind: 'delivery-failed',
+              action: plan.action,
+              error: error instanceof Error ? error.message : String(error),
+              ...delivery,
+            });
+            return {
+              status: 503,
+              body: {
+                deliveryId,
+                error: 'could not signal the task workflows; redeliver this delivery once Temporal is reachable',
+              },
+            };
           }
           handled.add(deliveryId);
           log({ kind: 'delivery-signalled', action: plan.action, signals, ...delivery });

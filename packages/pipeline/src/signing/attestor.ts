@@ -55,7 +55,11 @@ export function statementPath(statementsDir: string, kind: LogEntryKind, subject
 }
 
 /** The kept signed statement of (kind, subject) as text, or null when none is. */
-export async function readStatementFile(statementsDir: string, kind: LogEntryKind, subject: string): Promise<string | null> {
+export async function readStatementFile(
+  statementsDir: string,
+  kind: LogEntryKind,
+  subject: string,
+): Promise<string | null> {
   return readFile(statementPath(statementsDir, kind, subject), 'utf8').catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOENT') return null;
     throw error;

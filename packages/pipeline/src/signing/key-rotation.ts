@@ -33,8 +33,21 @@ import { loadOperatorAttestor } from './operator.js';
 import { keyedSigner } from './signer.js';
 import { signedAtOf, trustRootSubjectName } from '@abp/protocol/signing/statement';
 import { trustRootDigest } from '@abp/grader/trust';
-import { publishTrustRootVersion, readTrustRootDocument, verifyPublishedChain, type PublishedTrustRoot } from './trust-root-versions.js';
-import { createTrustRoot, findKey, keyStateAt, loadTrustRoot, rotateKey, saveTrustRoot, type PublicSigningKey } from '@abp/protocol/signing/trust-root';
+import {
+  publishTrustRootVersion,
+  readTrustRootDocument,
+  verifyPublishedChain,
+  type PublishedTrustRoot,
+} from './trust-root-versions.js';
+import {
+  createTrustRoot,
+  findKey,
+  keyStateAt,
+  loadTrustRoot,
+  rotateKey,
+  saveTrustRoot,
+  type PublicSigningKey,
+} from '@abp/protocol/signing/trust-root';
 
 export const ROTATION_STEPS = ['stage', 'retire', 'swap', 'publish', 'adopt', 'log', 'finish'] as const;
 export type RotationStep = (typeof ROTATION_STEPS)[number];
@@ -99,16 +112,24 @@ export async function readRotationRecord(home: string): Promise<RotationRecord |
     value = JSON.parse(await readFile(path, 'utf8'));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-    throw new SigningError('key-invalid', `${path} is not JSON (${(error as Error).message}): it records a rotation in progress; restore it, or if the rotation never swapped keys remove ${rotationPaths(home).staging} to start again`, { cause: error });
+    throw new SigningError(
+      'key-invalid',
+      `${path} is not JSON (${(error as Error).message}): it records a rotation in progress; restore it, or if the rotation never swapped keys remove ${rotationPaths(home).staging} to start again`,
+      { cause: error },
+    );
   }
   const parsed = rotationRecordSchema.safeParse(value, plainWordsParseOptions);
-  if (!parsed.success) throw new SigningError('key-invalid', `${path} is not a rotation record: ${describeIssues(parsed.error.issues)}`);
+  if (!parsed.success)
+    throw new SigningError('key-invalid', `${path} is not a rotation record: ${describeIssues(parsed.error.issues)}`);
   return parsed.data;
 }
 
 async function requireRecord(home: string, step: RotationStep): Promise<RotationRecord> {
   const record = await readRotationRecord(home);
-  if (record === null) throw new Error(`rotation step ${step} needs a rotation in progress (${rotationPaths(home).record}); run the steps in order`);
+  if (record === null)
+    throw new Error(
+      `rotation step ${step} needs a rotation in progress (${rotationPaths(home).record}); run the steps in order`,
+    );
   return record;
 }
 
@@ -161,7 +182,10 @@ async function logVersions(home: string, chain: PublishedTrustRoot[]): Promise<M
   const attestor = await loadOperatorAttestor(home);
   const indices = new Map<number, number | null>();
   for (const published of chain) {
-    indices.set(published.version, await attestor.logSignature('trust-root', trustRootSubjectName(published.version), published.signatureText));
+    indices.set(
+      published.version,
+      await attestor.logSignature('trust-root', trustRootSubjectName(published.version), published.signatureText),
+    );
   }
   return indices;
 }
@@ -192,7 +216,11 @@ export async function ensureTrustRootChain(home: string, options: RotationOption
         `${rotationPaths(home).activeKey} is key ${key.keyId}, which ${paths.trustRoot} (version ${current.version}) does not list, so it cannot sign that version: restore the key the trust root lists from your backup`,
       );
     }
-    const { published, created } = await publishTrustRootVersion(paths.trustRoots, current, { signer: keyedSigner(key), signedAt: now(), vouchedBy: 'self' });
+    const { published, created } = await publishTrustRootVersion(paths.trustRoots, current, {
+      signer: keyedSigner(key),
+      signedAt: now(),
+      vouchedBy: 'self',
+    });
     chain = [published];
     publishedFirst = created;
   }
@@ -207,7 +235,10 @@ export async function ensureTrustRootChain(home: string, options: RotationOption
  * `abp init`'s signing part: creates the signing key and the first trust root unless they exist, publishes and logs the
  * chain, and completes a rotation an earlier run left unfinished. Idempotent.
  */
-export async function initSigning(home: string, options: RotationOptions = {}): Promise<{ key: SigningKey; created: boolean; trustRoot: TrustRoot; completedRotation: RotationResult | null }> {
+export async function initSigning(
+  home: string,
+  options: RotationOptions = {},
+): Promise<{ key: SigningKey; created: boolean; trustRoot: TrustRoot; completedRotation: RotationResult | null }> {
   const now = options.now ?? (() => new Date());
   const paths = signingPaths(home);
   let key: SigningKey;
@@ -265,7 +296,10 @@ async function stage(home: string, now: () => Date): Promise<void> {
   const active = await loadSigningKey(signingPaths(home).keyDir);
   const trusted = findKey(latest.document, active.keyId);
   if (trusted === undefined) {
-    throw new SigningError('unknown-key', `${paths.activeKey} is key ${active.keyId}, which trust root version ${latest.version} does not list: restore the key it lists from your backup before rotating`);
+    throw new SigningError(
+      'unknown-key',
+      `${paths.activeKey} is key ${active.keyId}, which trust root version ${latest.version} does not list: restore the key it lists from your backup before rotating`,
+    );
   }
   const state = keyStateAt(trusted, now());
   if (state !== 'active') {
@@ -283,9 +317,17 @@ async function stage(home: string, now: () => Date): Promise<void> {
     });
   });
   if (findKey(latest.document, staged.keyId)) {
-    throw new SigningError('key-already-trusted', `${paths.stagedKey} is key ${staged.keyId}, which trust root version ${latest.version} lists already: remove ${paths.staging} and rotate again`);
+    throw new SigningError(
+      'key-already-trusted',
+      `${paths.stagedKey} is key ${staged.keyId}, which trust root version ${latest.version} lists already: remove ${paths.staging} and rotate again`,
+    );
   }
-  const record: RotationRecord = { from: active.keyId, to: staged.keyId, fromVersion: latest.version, validFrom: signedAtOf(now()) };
+  const record: RotationRecord = {
+    from: active.keyId,
+    to: staged.keyId,
+    fromVersion: latest.version,
+    validFrom: signedAtOf(now()),
+  };
   await writeFileOnce(paths.record, `${JSON.stringify(record, null, 2)}\n`, { mode: 0o600 });
 }
 
@@ -297,7 +339,10 @@ async function retire(home: string): Promise<void> {
   const active = await loadSigningKeyFile(paths.activeKey);
   // After the swap the old key lives only in retired/, so a swapped rotation without it has lost it.
   if (active.keyId !== record.from) {
-    throw new SigningError('key-missing', `${retired} is missing, and ${paths.activeKey} is no longer key ${record.from}: restore the retired key from your backup`);
+    throw new SigningError(
+      'key-missing',
+      `${retired} is missing, and ${paths.activeKey} is no longer key ${record.from}: restore the retired key from your backup`,
+    );
   }
   await mkdir(paths.retired, { recursive: true, mode: 0o700 });
   try {
@@ -305,7 +350,10 @@ async function retire(home: string): Promise<void> {
   } catch (error) {
     if (!exists(error)) throw error;
     if ((await findPrivateKey(record.from, [retired])) === null) {
-      throw new SigningError('key-invalid', `${retired} holds another key than ${record.from}: move it away and rotate again`);
+      throw new SigningError(
+        'key-invalid',
+        `${retired} holds another key than ${record.from}: move it away and rotate again`,
+      );
     }
   }
   await syncFolder(paths.retired);
@@ -317,20 +365,32 @@ async function swap(home: string): Promise<void> {
   const active = await loadSigningKeyFile(paths.activeKey);
   if (active.keyId === record.to) return;
   if (active.keyId !== record.from) {
-    throw new SigningError('key-invalid', `${paths.activeKey} is key ${active.keyId}, neither the key being retired (${record.from}) nor its successor (${record.to}): put one of them back`);
+    throw new SigningError(
+      'key-invalid',
+      `${paths.activeKey} is key ${active.keyId}, neither the key being retired (${record.from}) nor its successor (${record.to}): put one of them back`,
+    );
   }
   if ((await findPrivateKey(record.from, [retiredKeyPath(home, record.from)])) === null) {
-    throw new Error(`rotation step swap needs the old key kept in ${retiredKeyPath(home, record.from)}: run the retire step first`);
+    throw new Error(
+      `rotation step swap needs the old key kept in ${retiredKeyPath(home, record.from)}: run the retire step first`,
+    );
   }
   const staged = await findPrivateKey(record.to, [paths.stagedKey]);
   if (staged === null) {
-    throw new SigningError('key-missing', `${paths.stagedKey} no longer holds key ${record.to}: remove ${paths.staging} to give up this rotation, then rotate again`);
+    throw new SigningError(
+      'key-missing',
+      `${paths.stagedKey} no longer holds key ${record.to}: remove ${paths.staging} to give up this rotation, then rotate again`,
+    );
   }
   try {
     await rename(paths.stagedKey, paths.activeKey);
   } catch (error) {
     // A concurrent run swapped first.
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || (await findPrivateKey(record.to, [paths.activeKey])) === null) throw error;
+    if (
+      (error as NodeJS.ErrnoException).code !== 'ENOENT' ||
+      (await findPrivateKey(record.to, [paths.activeKey])) === null
+    )
+      throw error;
   }
   await syncFolder(signingPaths(home).keyDir);
   await syncFolder(paths.staging);
@@ -343,30 +403,51 @@ async function publish(home: string, now: () => Date): Promise<PublishedTrustRoo
   const chain = await verifyPublishedChain(dir);
   const base = chain.find((entry) => entry.version === record.fromVersion);
   const next = chain.find((entry) => entry.version === record.fromVersion + 1);
-  if (base === undefined) throw new SigningError('trust-root-invalid', `${dir} lacks trust root version ${record.fromVersion}, which the rotation in ${paths.record} starts from`);
+  if (base === undefined)
+    throw new SigningError(
+      'trust-root-invalid',
+      `${dir} lacks trust root version ${record.fromVersion}, which the rotation in ${paths.record} starts from`,
+    );
   if (next !== undefined) {
     if (!isRotationOf(next.document, base.document, record)) {
-      throw new SigningError('trust-root-invalid', `${dir}/v${next.version}.json is published and is not the rotation from key ${record.from} to ${record.to}: remove ${paths.staging} only if that rotation never swapped keys`);
+      throw new SigningError(
+        'trust-root-invalid',
+        `${dir}/v${next.version}.json is published and is not the rotation from key ${record.from} to ${record.to}: remove ${paths.staging} only if that rotation never swapped keys`,
+      );
     }
     return next;
   }
   // The old key is retired only once it can sign nothing more: after the swap.
   const newKey = await findPrivateKey(record.to, [paths.activeKey]);
-  if (newKey === null) throw new Error(`rotation step publish needs ${paths.activeKey} to be the new key ${record.to}: run the swap step first`);
+  if (newKey === null)
+    throw new Error(
+      `rotation step publish needs ${paths.activeKey} to be the new key ${record.to}: run the swap step first`,
+    );
   const oldKey = await findPrivateKey(record.from, [retiredKeyPath(home, record.from)]);
   if (oldKey === null) {
-    throw new SigningError('key-missing', `${retiredKeyPath(home, record.from)} is missing, and trust root version ${record.fromVersion + 1} is not signed yet: restore the retired key from your backup, then rotate again`);
+    throw new SigningError(
+      'key-missing',
+      `${retiredKeyPath(home, record.from)} is missing, and trust root version ${record.fromVersion + 1} is not signed yet: restore the retired key from your backup, then rotate again`,
+    );
   }
   // A document a crash left unsigned is signed as it is; otherwise retiredAt is now (not before the new key's validFrom).
   const pending = await readTrustRootDocument(dir, record.fromVersion + 1);
   const retiredAt = signedAtOf(new Date(Math.max(now().getTime(), Date.parse(record.validFrom))));
   const publicKey: PublicSigningKey = { keyId: newKey.keyId, publicKeyPem: newKey.publicKeyPem };
-  const document = pending ?? rotateKey(base.document, record.from, publicKey, { validFrom: record.validFrom, retiredAt });
+  const document =
+    pending ?? rotateKey(base.document, record.from, publicKey, { validFrom: record.validFrom, retiredAt });
   if (!isRotationOf(document, base.document, record)) {
-    throw new SigningError('trust-root-invalid', `${dir}/v${document.version}.json is not the rotation from key ${record.from} to ${record.to}; it is unsigned: move it away and rotate again`);
+    throw new SigningError(
+      'trust-root-invalid',
+      `${dir}/v${document.version}.json is not the rotation from key ${record.from} to ${record.to}; it is unsigned: move it away and rotate again`,
+    );
   }
   const signedAt = findKey(document, record.from)?.retiredAt ?? retiredAt;
-  const { published } = await publishTrustRootVersion(dir, document, { signer: keyedSigner(oldKey), signedAt: new Date(signedAt), vouchedBy: base.document });
+  const { published } = await publishTrustRootVersion(dir, document, {
+    signer: keyedSigner(oldKey),
+    signedAt: new Date(signedAt),
+    vouchedBy: base.document,
+  });
   return published;
 }
 
@@ -375,8 +456,13 @@ async function finish(home: string): Promise<void> {
   const paths = rotationPaths(home);
   if (record !== null) {
     const published = await verifyPublishedChain(signingPaths(home).trustRoots);
-    if (!published.some((entry) => entry.version === record.fromVersion + 1) || (await findPrivateKey(record.to, [paths.activeKey])) === null) {
-      throw new Error('rotation step finish needs the new key swapped in and its trust root version published: run the steps in order');
+    if (
+      !published.some((entry) => entry.version === record.fromVersion + 1) ||
+      (await findPrivateKey(record.to, [paths.activeKey])) === null
+    ) {
+      throw new Error(
+        'rotation step finish needs the new key swapped in and its trust root version published: run the steps in order',
+      );
     }
     // The plan goes first: once it is gone the rotation is over, whatever is left of the folder.
     await rm(paths.record, { force: true });
@@ -425,8 +511,18 @@ export async function rotateSigningKey(home: string, options: RotationOptions = 
   const chain = await verifyPublishedChain(signingPaths(home).trustRoots);
   const published = chain.find((entry) => entry.version === record.fromVersion + 1);
   const retiredAt = published === undefined ? undefined : findKey(published.document, record.from)?.retiredAt;
-  if (published === undefined || retiredAt === undefined) throw new Error('the publish step publishes the rotation\'s version');
+  if (published === undefined || retiredAt === undefined)
+    throw new Error("the publish step publishes the rotation's version");
   const logIndex = (await logVersions(home, chain)).get(published.version) ?? null;
   await runRotationStep(home, 'finish', options);
-  return { from: record.from, to: record.to, version: published.version, validFrom: record.validFrom, retiredAt, retiredKey: retiredKeyPath(home, record.from), logIndex, resumed };
+  return {
+    from: record.from,
+    to: record.to,
+    version: published.version,
+    validFrom: record.validFrom,
+    retiredAt,
+    retiredKey: retiredKeyPath(home, record.from),
+    logIndex,
+    resumed,
+  };
 }

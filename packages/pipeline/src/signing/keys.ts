@@ -31,7 +31,11 @@ const generateEcKeyPair = promisify(generateKeyPair);
 
 function toSigningKey(privateKey: KeyObject): SigningKey {
   const publicKey = createPublicKey(privateKey);
-  return { keyId: keyIdOf(publicKey), publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(), privateKey };
+  return {
+    keyId: keyIdOf(publicKey),
+    publicKeyPem: publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+    privateKey,
+  };
 }
 
 /**
@@ -45,7 +49,10 @@ export async function createSigningKey(dir: string): Promise<SigningKey> {
   // Written once, mode 0600 whatever the umask: a replaced key cannot be recovered, so one already there is never touched.
   const written = await writeFileOnce(path, privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
   if (!written.created) {
-    throw new SigningError('key-exists', `${path} already holds a signing key, and abp never overwrites one; keep using it, or move it away first to create a new key`);
+    throw new SigningError(
+      'key-exists',
+      `${path} already holds a signing key, and abp never overwrites one; keep using it, or move it away first to create a new key`,
+    );
   }
   return toSigningKey(privateKey);
 }
@@ -69,7 +76,9 @@ export function currentKeyFileIdentity(path: string): string {
 
 function missingOrThrow(error: unknown, path: string): unknown {
   if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-    return new SigningError('key-missing', `${path} does not exist: create the signing key with \`abp init\``, { cause: error });
+    return new SigningError('key-missing', `${path} does not exist: create the signing key with \`abp init\``, {
+      cause: error,
+    });
   }
   return error;
 }
@@ -77,7 +86,10 @@ function missingOrThrow(error: unknown, path: string): unknown {
 function checkPrivate(path: string, mode: number): void {
   if ((mode & 0o077) !== 0) {
     const octal = (mode & 0o777).toString(8).padStart(4, '0');
-    throw new SigningError('key-permissions', `${path} has mode ${octal}, so group or others may read the private key: run \`chmod 600 ${path}\``);
+    throw new SigningError(
+      'key-permissions',
+      `${path} has mode ${octal}, so group or others may read the private key: run \`chmod 600 ${path}\``,
+    );
   }
 }
 
@@ -87,10 +99,16 @@ function parsePrivateKey(path: string, pem: Buffer): SigningKey {
     privateKey = createPrivateKey(pem);
   } catch {
     // The parser's own message could quote the file; name the problem without it.
-    throw new SigningError('key-invalid', `${path} is not a PEM private key: restore it from your backup, or create a new key with \`abp init\` after moving it away`);
+    throw new SigningError(
+      'key-invalid',
+      `${path} is not a PEM private key: restore it from your backup, or create a new key with \`abp init\` after moving it away`,
+    );
   }
   if (privateKey.asymmetricKeyType !== 'ec' || privateKey.asymmetricKeyDetails?.namedCurve !== 'prime256v1') {
-    throw new SigningError('key-invalid', `${path} holds a ${privateKey.asymmetricKeyType ?? 'unknown'} key, but abp signs with ECDSA P-256 only: create one with \`abp init\``);
+    throw new SigningError(
+      'key-invalid',
+      `${path} holds a ${privateKey.asymmetricKeyType ?? 'unknown'} key, but abp signs with ECDSA P-256 only: create one with \`abp init\``,
+    );
   }
   return toSigningKey(privateKey);
 }

@@ -21,8 +21,19 @@ import { plainWordsParseOptions } from '@abp/protocol/schemas/issues';
 import { describeValue, nonBlankText, nonNegativeInt, positiveInt } from '@abp/protocol/schemas/primitives';
 import { describeIssues } from '@abp/protocol/schemas/issues';
 import { SigningError } from '@abp/protocol/signing/errors';
-import { currentKeyFileIdentity, readSigningKeyFile, SIGNING_KEY_FILE, type SigningKey, type SigningKeyFile } from './keys.js';
-import { STATEMENT_PAYLOAD_TYPE, statementPayload, statementSchema, type Statement } from '@abp/protocol/signing/statement';
+import {
+  currentKeyFileIdentity,
+  readSigningKeyFile,
+  SIGNING_KEY_FILE,
+  type SigningKey,
+  type SigningKeyFile,
+} from './keys.js';
+import {
+  STATEMENT_PAYLOAD_TYPE,
+  statementPayload,
+  statementSchema,
+  type Statement,
+} from '@abp/protocol/signing/statement';
 
 export type { SerializedBundle } from '@sigstore/bundle';
 
@@ -38,7 +49,10 @@ export interface Signer {
   sign(statement: Statement): Promise<SerializedBundle>;
 }
 
-const httpUrl = z.url({ protocol: /^https?$/, error: (issue) => `must be an http(s) URL, e.g. "https://fulcio.example.org", got ${describeValue(issue.input)}` });
+const httpUrl = z.url({
+  protocol: /^https?$/,
+  error: (issue) => `must be an http(s) URL, e.g. "https://fulcio.example.org", got ${describeValue(issue.input)}`,
+});
 
 const keyedConfigSchema = z.strictObject({
   kind: z.literal('keyed'),
@@ -46,10 +60,17 @@ const keyedConfigSchema = z.strictObject({
 });
 
 const identityTokenSchema = z.discriminatedUnion('from', [
-  z.strictObject({ from: z.literal('ci'), audience: z.string().min(1).default('sigstore') }).describe('GitHub Actions OIDC, else SIGSTORE_ID_TOKEN.'),
+  z
+    .strictObject({ from: z.literal('ci'), audience: z.string().min(1).default('sigstore') })
+    .describe('GitHub Actions OIDC, else SIGSTORE_ID_TOKEN.'),
   z.strictObject({
     from: z.literal('env'),
-    variable: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: (issue) => `must be an environment variable name, e.g. "SIGSTORE_ID_TOKEN", got ${describeValue(issue.input)}` }),
+    variable: z
+      .string()
+      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, {
+        error: (issue) =>
+          `must be an environment variable name, e.g. "SIGSTORE_ID_TOKEN", got ${describeValue(issue.input)}`,
+      }),
   }),
 ]);
 
@@ -65,13 +86,17 @@ const keylessConfigSchema = z.strictObject({
 
 const signerConfigSchema = z.preprocess(
   // Keyed is the default: a config that names no kind is a keyed one.
-  (value) => (typeof value === 'object' && value !== null && !Array.isArray(value) && !('kind' in value) ? { ...value, kind: 'keyed' } : value),
+  (value) =>
+    typeof value === 'object' && value !== null && !Array.isArray(value) && !('kind' in value)
+      ? { ...value, kind: 'keyed' }
+      : value,
   z.discriminatedUnion('kind', [keyedConfigSchema, keylessConfigSchema]),
 );
 
 export type SignerConfig = z.output<typeof signerConfigSchema>;
 /** A keyed config may leave out its kind. */
-export type SignerConfigInput = (Omit<z.input<typeof keyedConfigSchema>, 'kind'> & { kind?: 'keyed' }) | z.input<typeof keylessConfigSchema>;
+export type SignerConfigInput =
+  (Omit<z.input<typeof keyedConfigSchema>, 'kind'> & { kind?: 'keyed' }) | z.input<typeof keylessConfigSchema>;
 export type KeylessSignerConfig = z.output<typeof keylessConfigSchema>;
 
 /** Checks a signer configuration read from a file or the environment, filling in the defaults. */
@@ -102,7 +127,11 @@ function signerFor(config: SignerConfig): Signer {
 
 async function signStatement(builder: DSSEBundleBuilder, statement: Statement): Promise<SerializedBundle> {
   const checked = statementSchema.safeParse(statement, plainWordsParseOptions);
-  if (!checked.success) throw new SigningError('invalid-statement', `the statement to sign is invalid: ${describeIssues(checked.error.issues)}`);
+  if (!checked.success)
+    throw new SigningError(
+      'invalid-statement',
+      `the statement to sign is invalid: ${describeIssues(checked.error.issues)}`,
+    );
   const bundle = await builder.create({ data: statementPayload(checked.data), type: STATEMENT_PAYLOAD_TYPE });
   return bundleToJSON(bundle);
 }
@@ -118,7 +147,10 @@ function signerOverKey(currentKey: () => SigningKey): Signer {
   const keyHolder: SigstoreSigner = {
     sign: (data) => {
       const key = currentKey();
-      return Promise.resolve({ signature: signBytes('sha256', data, key.privateKey), key: { $case: 'publicKey', publicKey: key.publicKeyPem, hint: key.keyId } });
+      return Promise.resolve({
+        signature: signBytes('sha256', data, key.privateKey),
+        key: { $case: 'publicKey', publicKey: key.publicKeyPem, hint: key.keyId },
+      });
     },
   };
   const builder = new DSSEBundleBuilder({ signer: keyHolder, witnesses: [] });
@@ -161,9 +193,16 @@ function identityProvider(source: KeylessSignerConfig['identityToken']): Identit
 
 function keylessSigner(config: KeylessSignerConfig): Signer {
   const fetchOptions = { retry: config.retries, timeout: config.timeoutMs };
-  const witnesses: Witness[] = [new RekorWitness({ rekorBaseURL: config.rekorUrl, entryType: 'dsse', ...fetchOptions })];
-  if (config.timestampAuthorityUrl !== undefined) witnesses.push(new TSAWitness({ tsaBaseURL: config.timestampAuthorityUrl, ...fetchOptions }));
-  const fulcio = new FulcioSigner({ identityProvider: identityProvider(config.identityToken), fulcioBaseURL: config.fulcioUrl, ...fetchOptions });
+  const witnesses: Witness[] = [
+    new RekorWitness({ rekorBaseURL: config.rekorUrl, entryType: 'dsse', ...fetchOptions }),
+  ];
+  if (config.timestampAuthorityUrl !== undefined)
+    witnesses.push(new TSAWitness({ tsaBaseURL: config.timestampAuthorityUrl, ...fetchOptions }));
+  const fulcio = new FulcioSigner({
+    identityProvider: identityProvider(config.identityToken),
+    fulcioBaseURL: config.fulcioUrl,
+    ...fetchOptions,
+  });
   const builder = new DSSEBundleBuilder({ signer: fulcio, witnesses });
   return {
     kind: 'keyless',
@@ -180,18 +219,40 @@ function keylessError(error: InternalError, config: KeylessSignerConfig): Signin
   const reason = error.cause instanceof Error ? error.cause.message : String(error.cause ?? error.message);
   switch (error.code) {
     case 'IDENTITY_TOKEN_READ_ERROR': {
-      const fix = config.identityToken.from === 'env' ? `set ${config.identityToken.variable} to an OIDC token` : 'in GitHub Actions grant `permissions: id-token: write`; elsewhere set SIGSTORE_ID_TOKEN';
-      return new SigningError('identity-token-unavailable', `no OIDC identity token for keyless signing (${reason}): ${fix}`, { cause: error });
+      const fix =
+        config.identityToken.from === 'env'
+          ? `set ${config.identityToken.variable} to an OIDC token`
+          : 'in GitHub Actions grant `permissions: id-token: write`; elsewhere set SIGSTORE_ID_TOKEN';
+      return new SigningError(
+        'identity-token-unavailable',
+        `no OIDC identity token for keyless signing (${reason}): ${fix}`,
+        { cause: error },
+      );
     }
     case 'IDENTITY_TOKEN_PARSE_ERROR':
       // No cause: @sigstore/sign's message quotes the token, a credential.
-      return new SigningError('identity-token-unavailable', 'the OIDC identity token is not a JWT with a subject (sub, or a verified email): check what the token variable holds');
+      return new SigningError(
+        'identity-token-unavailable',
+        'the OIDC identity token is not a JWT with a subject (sub, or a verified email): check what the token variable holds',
+      );
     case 'CA_CREATE_SIGNING_CERTIFICATE_ERROR':
-      return new SigningError('certificate-authority-failed', `Fulcio at ${config.fulcioUrl} issued no signing certificate (${reason}); check fulcioUrl and that the token's issuer is one Fulcio trusts`, { cause: error });
+      return new SigningError(
+        'certificate-authority-failed',
+        `Fulcio at ${config.fulcioUrl} issued no signing certificate (${reason}); check fulcioUrl and that the token's issuer is one Fulcio trusts`,
+        { cause: error },
+      );
     case 'TLOG_CREATE_ENTRY_ERROR':
     case 'TLOG_FETCH_ENTRY_ERROR':
-      return new SigningError('transparency-log-failed', `Rekor at ${config.rekorUrl} did not record the signature (${reason}); check rekorUrl`, { cause: error });
+      return new SigningError(
+        'transparency-log-failed',
+        `Rekor at ${config.rekorUrl} did not record the signature (${reason}); check rekorUrl`,
+        { cause: error },
+      );
     case 'TSA_CREATE_TIMESTAMP_ERROR':
-      return new SigningError('timestamp-authority-failed', `the timestamp authority at ${config.timestampAuthorityUrl ?? '(none)'} gave no timestamp (${reason}); check timestampAuthorityUrl`, { cause: error });
+      return new SigningError(
+        'timestamp-authority-failed',
+        `the timestamp authority at ${config.timestampAuthorityUrl ?? '(none)'} gave no timestamp (${reason}); check timestampAuthorityUrl`,
+        { cause: error },
+      );
   }
 }

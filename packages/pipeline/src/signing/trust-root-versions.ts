@@ -9,7 +9,12 @@ import { writeFileOnce } from '@abp/protocol/files/durable-files';
 import { SigningError } from '@abp/protocol/signing/errors';
 import type { Signer } from './signer.js';
 import { TRUST_ROOT_PREDICATE, trustRootSubjectName } from '@abp/protocol/signing/statement';
-import { trustRootDigest, trustRootStatement, verifyNextTrustRoot, type FetchedTrustRootVersion } from '@abp/grader/trust';
+import {
+  trustRootDigest,
+  trustRootStatement,
+  verifyNextTrustRoot,
+  type FetchedTrustRootVersion,
+} from '@abp/grader/trust';
 import { parseTrustRoot, trustRootText } from '@abp/protocol/signing/trust-root';
 import { verifyStatementBundle } from '@abp/grader/trust';
 
@@ -45,7 +50,11 @@ function parseJson(text: string, path: string): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new SigningError('trust-root-invalid', `${path} is not JSON: ${(error as Error).message}; a published version is never edited, restore it from a copy`, { cause: error });
+    throw new SigningError(
+      'trust-root-invalid',
+      `${path} is not JSON: ${(error as Error).message}; a published version is never edited, restore it from a copy`,
+      { cause: error },
+    );
   }
 }
 
@@ -64,17 +73,28 @@ export async function readTrustRootDocument(dir: string, version: number): Promi
   const text = await readIfPresent(path);
   if (text === null) return null;
   const document = parseTrustRoot(parseJson(text, path), path);
-  if (document.version !== version) throw new SigningError('trust-root-invalid', `${path} holds trust root version ${document.version}; v<N>.json holds version N`);
+  if (document.version !== version)
+    throw new SigningError(
+      'trust-root-invalid',
+      `${path} holds trust root version ${document.version}; v<N>.json holds version N`,
+    );
   return document;
 }
 
 /** Version `version` with its signature; null unless both files are there (a half-published version is not published). */
 export async function readTrustRootVersion(dir: string, version: number): Promise<PublishedTrustRoot | null> {
   const paths = trustRootVersionPaths(dir, version);
-  const [documentText, signatureText] = await Promise.all([readIfPresent(paths.document), readIfPresent(paths.signature)]);
+  const [documentText, signatureText] = await Promise.all([
+    readIfPresent(paths.document),
+    readIfPresent(paths.signature),
+  ]);
   if (documentText === null || signatureText === null) return null;
   const document = parseTrustRoot(parseJson(documentText, paths.document), paths.document);
-  if (document.version !== version) throw new SigningError('trust-root-invalid', `${paths.document} holds trust root version ${document.version}; v<N>.json holds version N`);
+  if (document.version !== version)
+    throw new SigningError(
+      'trust-root-invalid',
+      `${paths.document} holds trust root version ${document.version}; v<N>.json holds version N`,
+    );
   return { version, document, documentText, signatureText };
 }
 
@@ -109,7 +129,10 @@ export function publishedVersionFetcher(dir: string): (version: number) => Promi
     const paths = trustRootVersionPaths(dir, version);
     const published = await readTrustRootVersion(dir, version);
     if (published === null) return null;
-    return { document: parseJson(published.documentText, paths.document), signature: parseJson(published.signatureText, paths.signature) };
+    return {
+      document: parseJson(published.documentText, paths.document),
+      signature: parseJson(published.signatureText, paths.signature),
+    };
   };
 }
 
@@ -122,7 +145,11 @@ export async function verifyFirstTrustRoot(first: TrustRoot, signature: unknown,
     });
   } catch (error) {
     if (!(error instanceof SigningError)) throw error;
-    throw new SigningError('trust-root-unverified', `${source} is not signed by a key trust root version ${first.version} lists (${error.code}: ${error.message})`, { cause: error });
+    throw new SigningError(
+      'trust-root-unverified',
+      `${source} is not signed by a key trust root version ${first.version} lists (${error.code}: ${error.message})`,
+      { cause: error },
+    );
   }
   return first;
 }
@@ -137,15 +164,29 @@ export async function verifyPublishedChain(dir: string): Promise<PublishedTrustR
   for (const [position, version] of versions.entries()) {
     const previous = chain[position - 1];
     if (previous !== undefined && version !== previous.version + 1) {
-      throw new SigningError('trust-root-invalid', `${dir} holds trust root versions ${previous.version} and ${version} but none between: restore the missing v<N>.json and v<N>.sigstore.json from a mirror`);
+      throw new SigningError(
+        'trust-root-invalid',
+        `${dir} holds trust root versions ${previous.version} and ${version} but none between: restore the missing v<N>.json and v<N>.sigstore.json from a mirror`,
+      );
     }
     const published = await readTrustRootVersion(dir, version);
-    if (published === null) throw new SigningError('trust-root-invalid', `${trustRootVersionPaths(dir, version).document} vanished while it was read`);
+    if (published === null)
+      throw new SigningError(
+        'trust-root-invalid',
+        `${trustRootVersionPaths(dir, version).document} vanished while it was read`,
+      );
     const paths = trustRootVersionPaths(dir, version);
     if (previous === undefined) {
-      await verifyFirstTrustRoot(published.document, parseJson(published.signatureText, paths.signature), paths.signature);
+      await verifyFirstTrustRoot(
+        published.document,
+        parseJson(published.signatureText, paths.signature),
+        paths.signature,
+      );
     } else {
-      await verifyNextTrustRoot(previous.document, { document: parseJson(published.documentText, paths.document), signature: parseJson(published.signatureText, paths.signature) });
+      await verifyNextTrustRoot(previous.document, {
+        document: parseJson(published.documentText, paths.document),
+        signature: parseJson(published.signatureText, paths.signature),
+      });
     }
     chain.push(published);
   }
@@ -167,7 +208,11 @@ export interface PublishOptions {
  * document a crash left unsigned is signed now. A different document already published under the version is refused
  * (trust-root-invalid): abp never replaces a published version. The stored signature is verified before returning.
  */
-export async function publishTrustRootVersion(dir: string, document: TrustRoot, options: PublishOptions): Promise<{ published: PublishedTrustRoot; created: boolean }> {
+export async function publishTrustRootVersion(
+  dir: string,
+  document: TrustRoot,
+  options: PublishOptions,
+): Promise<{ published: PublishedTrustRoot; created: boolean }> {
   const checked = parseTrustRoot(document, `trust root version ${document.version}`);
   const paths = trustRootVersionPaths(dir, checked.version);
   await mkdir(dir, { recursive: true });
@@ -197,6 +242,11 @@ export async function publishTrustRootVersion(dir: string, document: TrustRoot, 
     created ||= signature.created;
   }
   await vouch(parseJson(signatureText, paths.signature));
-  const published: PublishedTrustRoot = { version: kept.version, document: kept, documentText: stored.text, signatureText };
+  const published: PublishedTrustRoot = {
+    version: kept.version,
+    document: kept,
+    documentText: stored.text,
+    signatureText,
+  };
   return { published, created };
 }

@@ -55,7 +55,8 @@ const POLLER_FRESH_MS = 2 * 60_000;
 
 function millisOf(timestamp: proto.google.protobuf.ITimestamp | null | undefined): number | null {
   if (!timestamp) return null;
-  const seconds = typeof timestamp.seconds === 'number' ? timestamp.seconds : Number(timestamp.seconds?.toString() ?? 0);
+  const seconds =
+    typeof timestamp.seconds === 'number' ? timestamp.seconds : Number(timestamp.seconds?.toString() ?? 0);
   return seconds * 1000 + Math.floor((timestamp.nanos ?? 0) / 1e6);
 }
 
@@ -69,7 +70,9 @@ export async function pollingWorkers(sources: LiveSources): Promise<string[]> {
     }),
   );
   const freshAfter = sources.now().getTime() - POLLER_FRESH_MS;
-  return (pollers ?? []).filter((poller) => (millisOf(poller.lastAccessTime) ?? 0) >= freshAfter).map((poller) => poller.identity ?? 'unknown');
+  return (pollers ?? [])
+    .filter((poller) => (millisOf(poller.lastAccessTime) ?? 0) >= freshAfter)
+    .map((poller) => poller.identity ?? 'unknown');
 }
 
 function readTasks(sources: LiveSources, query: TaskQuery): Promise<TaskRecord[]> {
@@ -100,7 +103,9 @@ export async function taskFacts(sources: LiveSources): Promise<Part<TaskFacts>> 
     const all = await readTasks(sources, { limit });
     if (all.length < limit) return found({ total: all.length, byState: countStates(all), capped: [], limit });
     // Too many to count in one read: one read per state, each up to the limit.
-    const perState = await Promise.all(taskStates.map(async (state) => [state, (await readTasks(sources, { state, limit })).length] as const));
+    const perState = await Promise.all(
+      taskStates.map(async (state) => [state, (await readTasks(sources, { state, limit })).length] as const),
+    );
     const byState = Object.fromEntries(perState) as Record<TaskState, number>;
     return found({
       total: perState.reduce((sum, [, count]) => sum + count, 0),
@@ -109,13 +114,17 @@ export async function taskFacts(sources: LiveSources): Promise<Part<TaskFacts>> 
       limit,
     });
   } catch (error) {
-    return unavailable(`the worker (${workers.join(', ')}) did not answer a task read within ${sources.timeoutMs} ms: ${messageOf(error)}; see its log (\`abp dev status\` names it)`);
+    return unavailable(
+      `the worker (${workers.join(', ')}) did not answer a task read within ${sources.timeoutMs} ms: ${messageOf(error)}; see its log (\`abp dev status\` names it)`,
+    );
   }
 }
 
 export async function scheduleFacts(sources: LiveSources): Promise<Part<ScheduleFacts>> {
   try {
-    const description = await sources.client.connection.withDeadline(Date.now() + sources.timeoutMs, () => sources.client.schedule.getHandle(ROTATION_SCHEDULE_ID).describe());
+    const description = await sources.client.connection.withDeadline(Date.now() + sources.timeoutMs, () =>
+      sources.client.schedule.getHandle(ROTATION_SCHEDULE_ID).describe(),
+    );
     const lastRun = description.info.recentActions.at(-1);
     return found({
       scheduleId: ROTATION_SCHEDULE_ID,
@@ -127,7 +136,9 @@ export async function scheduleFacts(sources: LiveSources): Promise<Part<Schedule
     });
   } catch (error) {
     if (error instanceof ScheduleNotFoundError) {
-      return absent(`not scheduled: no Schedule ${ROTATION_SCHEDULE_ID}; \`abp registry schedule\` creates the quarterly rotation (\`abp dev up\` does too)`);
+      return absent(
+        `not scheduled: no Schedule ${ROTATION_SCHEDULE_ID}; \`abp registry schedule\` creates the quarterly rotation (\`abp dev up\` does too)`,
+      );
     }
     throw error;
   }

@@ -65,7 +65,8 @@ async function namesIn(dir: string): Promise<string[] | null> {
 export async function registryFacts(sources: PublishedSources): Promise<Part<RegistryFacts>> {
   const paths = publicationPaths(sources.publishedDir);
   const versions = ((await namesIn(paths.registryDir)) ?? []).filter((name) => QUARTER_FILE.test(name));
-  if (versions.length === 0) return absent('no registry version yet: run `abp registry rotate` (the quarterly Schedule does it on its own)');
+  if (versions.length === 0)
+    return absent('no registry version yet: run `abp registry rotate` (the quarterly Schedule does it on its own)');
   let read: Awaited<ReturnType<typeof readPublishedRegistry>>;
   try {
     read = await readPublishedRegistry(sources.publishedDir, null);
@@ -84,7 +85,13 @@ export async function registryFacts(sources: PublishedSources): Promise<Part<Reg
     path,
     publishedVersions: versions.length,
     signature: await signatureState(
-      { statementsDir: sources.statementsDir, kind: 'registry-version', subject: document.version, digest: document.digest, predicateType: REGISTRY_VERSION_PREDICATE },
+      {
+        statementsDir: sources.statementsDir,
+        kind: 'registry-version',
+        subject: document.version,
+        digest: document.digest,
+        predicateType: REGISTRY_VERSION_PREDICATE,
+      },
       sources.trustRoot,
     ),
   });
@@ -94,17 +101,23 @@ async function readDraw(path: string): Promise<AbpDraw> {
   const parsed = drawSchema.safeParse(JSON.parse(await readFile(path, 'utf8')), plainWordsParseOptions);
   if (!parsed.success) {
     const [first] = locateIssues(parsed.error.issues);
-    throw new Error(`not an abp-draw/v1 record: ${first === undefined ? 'invalid' : `${formatJsonPath(first.path)}: ${first.message}`}`);
+    throw new Error(
+      `not an abp-draw/v1 record: ${first === undefined ? 'invalid' : `${formatJsonPath(first.path)}: ${first.message}`}`,
+    );
   }
   const digest = drawRecordDigest(parsed.data);
-  if (digest !== parsed.data.digest) throw new Error(`hashes to ${digest} but records ${parsed.data.digest}: it was changed after publication`);
+  if (digest !== parsed.data.digest)
+    throw new Error(`hashes to ${digest} but records ${parsed.data.digest}: it was changed after publication`);
   return parsed.data;
 }
 
 export async function drawFacts(sources: PublishedSources): Promise<Part<DrawFacts>> {
   const dir = join(sources.publishedDir, 'draws');
   const names = ((await namesIn(dir)) ?? []).filter((name) => DRAW_FILE.test(name)).sort(compareCodeUnits);
-  if (names.length === 0) return absent('no draw yet: run `abp draw --seed <published seed> --count <n>` once a registry version is published');
+  if (names.length === 0)
+    return absent(
+      'no draw yet: run `abp draw --seed <published seed> --count <n>` once a registry version is published',
+    );
   const unreadable: DrawFacts['unreadable'] = [];
   const draws: Array<{ record: AbpDraw; path: string }> = [];
   for (const name of names) {
@@ -116,7 +129,9 @@ export async function drawFacts(sources: PublishedSources): Promise<Part<DrawFac
     }
   }
   // drawnAt is a UTC timestamp in one format, so its text orders as its time does.
-  draws.sort((a, b) => compareCodeUnits(a.record.drawnAt, b.record.drawnAt) || compareCodeUnits(a.record.id, b.record.id));
+  draws.sort(
+    (a, b) => compareCodeUnits(a.record.drawnAt, b.record.drawnAt) || compareCodeUnits(a.record.id, b.record.id),
+  );
   const last = draws.at(-1);
   const latest =
     last === undefined
@@ -131,7 +146,13 @@ export async function drawFacts(sources: PublishedSources): Promise<Part<DrawFac
           path: last.path,
           picks: last.record.picks.map(({ order, repo, issue }) => ({ order, repo, issue })),
           signature: await signatureState(
-            { statementsDir: sources.statementsDir, kind: 'draw-record', subject: drawSubjectName(last.record.id), digest: last.record.digest, predicateType: DRAW_RECORD_PREDICATE },
+            {
+              statementsDir: sources.statementsDir,
+              kind: 'draw-record',
+              subject: drawSubjectName(last.record.id),
+              digest: last.record.digest,
+              predicateType: DRAW_RECORD_PREDICATE,
+            },
             sources.trustRoot,
           ),
         };

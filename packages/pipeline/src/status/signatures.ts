@@ -9,7 +9,10 @@ import type { LogEntryKind } from '@abp/protocol/transparency/formats';
 import { messageOf } from './part.js';
 
 /** The data directory's trust root, or why there is none to verify with. */
-export type TrustRootState = { $case: 'loaded'; trustRoot: TrustRoot; path: string } | { $case: 'missing'; detail: string } | { $case: 'invalid'; detail: string };
+export type TrustRootState =
+  | { $case: 'loaded'; trustRoot: TrustRoot; path: string }
+  | { $case: 'missing'; detail: string }
+  | { $case: 'invalid'; detail: string };
 
 export type SignatureState =
   | { $case: 'verified'; signer: VerifiedSigner; signedAt: string; trustRootVersion: number; path: string }
@@ -24,7 +27,11 @@ export async function loadTrustRootState(path: string): Promise<TrustRootState> 
   try {
     return { $case: 'loaded', trustRoot: await loadTrustRoot(path), path };
   } catch (error) {
-    if (error instanceof SigningError && error.code === 'trust-root-missing') return { $case: 'missing', detail: `no trust root at ${path}: \`abp init\` creates the signing key and the trust root` };
+    if (error instanceof SigningError && error.code === 'trust-root-missing')
+      return {
+        $case: 'missing',
+        detail: `no trust root at ${path}: \`abp init\` creates the signing key and the trust root`,
+      };
     return { $case: 'invalid', detail: messageOf(error) };
   }
 }
@@ -42,7 +49,8 @@ export interface KeptStatement {
 export async function signatureState(record: KeptStatement, trustRoot: TrustRootState): Promise<SignatureState> {
   const path = statementPath(record.statementsDir, record.kind, record.subject);
   const text = await readStatementFile(record.statementsDir, record.kind, record.subject);
-  if (text === null) return { $case: 'unsigned', detail: `no signed ${record.kind} statement for ${record.subject} at ${path}` };
+  if (text === null)
+    return { $case: 'unsigned', detail: `no signed ${record.kind} statement for ${record.subject} at ${path}` };
   if (trustRoot.$case !== 'loaded') return { $case: 'unverified', path, detail: trustRoot.detail };
   let bundle: unknown;
   try {
@@ -55,7 +63,13 @@ export async function signatureState(record: KeptStatement, trustRoot: TrustRoot
       subjects: [{ name: record.subject, sha256: record.digest.replace(/^sha256:/, '') }],
       predicateType: record.predicateType,
     });
-    return { $case: 'verified', signer: verified.signer, signedAt: verified.signedAt, trustRootVersion: trustRoot.trustRoot.version, path };
+    return {
+      $case: 'verified',
+      signer: verified.signer,
+      signedAt: verified.signedAt,
+      trustRootVersion: trustRoot.trustRoot.version,
+      path,
+    };
   } catch (error) {
     if (!(error instanceof SigningError)) throw error;
     return { $case: 'invalid', path, code: error.code, detail: error.message };

@@ -84,16 +84,30 @@ const plural = (count: number, one: string, many = `${one}s`) => `${count} ${cou
 
 export function statusLines(status: OperatorStatus): string[] {
   const { stack } = status;
-  const lines = [...labelled('data directory', status.home), ...labelled('database', `${stack.database.kind} at ${stack.database.location}`)];
+  const lines = [
+    ...labelled('data directory', status.home),
+    ...labelled('database', `${stack.database.kind} at ${stack.database.location}`),
+  ];
   for (const component of stack.components) {
     const pid = component.pid === null ? '' : ` pid ${component.pid}`;
     const more: string[] = [];
     if (component.name === 'temporal' && stack.webUi !== null) more.push(`Web UI ${stack.webUi}`);
-    if (component.state === 'stale-pid') more.push(`its pid file names a process that is gone; ${staleFix[component.name]}`);
-    lines.push(...labelled(component.name, `${component.state}${pid}${component.serves === null ? '' : `  ${component.serves}`}`, more));
+    if (component.state === 'stale-pid')
+      more.push(`its pid file names a process that is gone; ${staleFix[component.name]}`);
+    lines.push(
+      ...labelled(
+        component.name,
+        `${component.state}${pid}${component.serves === null ? '' : `  ${component.serves}`}`,
+        more,
+      ),
+    );
   }
 
-  lines.push(...partLines('trust root', status.trustRoot, (root) => [`v${root.version}, ${plural(root.keys, 'key')} (${root.path})`]));
+  lines.push(
+    ...partLines('trust root', status.trustRoot, (root) => [
+      `v${root.version}, ${plural(root.keys, 'key')} (${root.path})`,
+    ]),
+  );
   lines.push(
     ...partLines('registry', status.registry, (registry) => [
       `${registry.version}: ${plural(registry.repositories, 'repository', 'repositories')}, digest ${registry.digest}`,
@@ -124,7 +138,11 @@ export function statusLines(status: OperatorStatus): string[] {
       return [`${tasks.total}${tasks.capped.length > 0 ? '+' : ''}: ${present.map(count).join(', ')}`];
     }),
   );
-  lines.push(...partLines('bundles', status.bundles, (bundles) => [`${bundles.count}, ${formatBytes(bundles.totalBytes)}, ${bundles.signed} signed (${bundles.root})`]));
+  lines.push(
+    ...partLines('bundles', status.bundles, (bundles) => [
+      `${bundles.count}, ${formatBytes(bundles.totalBytes)}, ${bundles.signed} signed (${bundles.root})`,
+    ]),
+  );
   lines.push(
     ...partLines('log', status.log, (log) => {
       const entries = `${plural(log.size, 'entry', 'entries')}${log.appendInProgress ? ' (one more being appended)' : ''}`;
@@ -139,7 +157,10 @@ export function statusLines(status: OperatorStatus): string[] {
   lines.push(
     ...partLines('schedule', status.schedule, (schedule) => {
       const last = schedule.lastRunAt === null ? '' : `; last ran ${schedule.lastRunAt}`;
-      if (schedule.paused) return [`PAUSED${schedule.note === null ? '' : ` (${schedule.note})`}: no rotation runs until it is unpaused${last}`];
+      if (schedule.paused)
+        return [
+          `PAUSED${schedule.note === null ? '' : ` (${schedule.note})`}: no rotation runs until it is unpaused${last}`,
+        ];
       return [`next rotation ${schedule.nextRuns[0] ?? 'none planned'} (Schedule ${schedule.scheduleId})${last}`];
     }),
   );

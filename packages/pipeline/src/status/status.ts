@@ -9,7 +9,14 @@ import { stackStatus } from '../dev-stack/dev-stack.js';
 import { serveStatus } from '../dev-stack/serve-stack.js';
 import { simStatus } from '../dev-stack/sim-state.js';
 import { taskQueues } from '../workflows/shared.js';
-import { scheduleFacts, TASK_READ_LIMIT, taskFacts, type LiveSources, type ScheduleFacts, type TaskFacts } from './live.js';
+import {
+  scheduleFacts,
+  TASK_READ_LIMIT,
+  taskFacts,
+  type LiveSources,
+  type ScheduleFacts,
+  type TaskFacts,
+} from './live.js';
 import { absent, found, messageOf, settle, unavailable, type Part } from './part.js';
 import { drawFacts, registryFacts, type DrawFacts, type RegistryFacts } from './published.js';
 import { loadTrustRootState, type TrustRootState } from './signatures.js';
@@ -75,7 +82,13 @@ function componentsOf(config: StackConfig): { stack: OperatorStatus['stack']; te
   const sim = simStatus(config);
   components.push({ name: 'simulator', state: sim.state, pid: sim.pid, serves: sim.sim?.apiUrl ?? null, log: sim.log });
   const serve = serveStatus(config);
-  components.push({ name: 'serve', state: serve.state, pid: serve.pid, serves: serve.serve === null ? null : `API ${serve.serve.apiUrl}, webhooks ${serve.serve.webhookUrl}`, log: serve.log });
+  components.push({
+    name: 'serve',
+    state: serve.state,
+    pid: serve.pid,
+    serves: serve.serve === null ? null : `API ${serve.serve.apiUrl}, webhooks ${serve.serve.webhookUrl}`,
+    log: serve.log,
+  });
   const temporal = stack.components.find((component) => component.name === 'temporal');
   const temporalRunning = temporal?.state === 'running' || temporal?.state === 'external';
   return {
@@ -106,16 +119,32 @@ function trustRootFacts(state: TrustRootState): Part<TrustRootFacts> {
  * The tasks and the Schedule, read with the caller's client or a fresh connection closed afterwards. Without a server to
  * ask, both parts say why.
  */
-async function liveParts(options: StatusOptions, temporalRunning: boolean): Promise<{ tasks: Part<TaskFacts>; schedule: Part<ScheduleFacts> }> {
+async function liveParts(
+  options: StatusOptions,
+  temporalRunning: boolean,
+): Promise<{ tasks: Part<TaskFacts>; schedule: Part<ScheduleFacts> }> {
   const { config } = options;
   const timeoutMs = options.timeoutMs ?? DEFAULT_STATUS_TIMEOUT_MS;
   const now = options.now ?? (() => new Date());
   const read = async (client: Client) => {
-    const sources: LiveSources = { client, namespace: config.temporal.namespace, taskQueue: taskQueues.main, timeoutMs, now, taskReadLimit: options.taskReadLimit ?? TASK_READ_LIMIT };
-    const [tasks, schedule] = await Promise.all([settle(() => taskFacts(sources)), settle(() => scheduleFacts(sources))]);
+    const sources: LiveSources = {
+      client,
+      namespace: config.temporal.namespace,
+      taskQueue: taskQueues.main,
+      timeoutMs,
+      now,
+      taskReadLimit: options.taskReadLimit ?? TASK_READ_LIMIT,
+    };
+    const [tasks, schedule] = await Promise.all([
+      settle(() => taskFacts(sources)),
+      settle(() => scheduleFacts(sources)),
+    ]);
     return { tasks, schedule };
   };
-  const neither = (detail: string) => ({ tasks: unavailable<TaskFacts>(detail), schedule: unavailable<ScheduleFacts>(detail) });
+  const neither = (detail: string) => ({
+    tasks: unavailable<TaskFacts>(detail),
+    schedule: unavailable<ScheduleFacts>(detail),
+  });
   if (options.client) return read(options.client);
   // The embedded server's pid file already says it is down: no connection attempt to wait for.
   if (!temporalRunning) return neither('the Temporal dev server is not running: `abp dev up` starts the stack');
@@ -123,7 +152,9 @@ async function liveParts(options: StatusOptions, temporalRunning: boolean): Prom
   try {
     connection = await Connection.connect({ address: config.temporal.address, connectTimeout: timeoutMs });
   } catch (error) {
-    return neither(`Temporal at ${config.temporal.address} does not answer (${messageOf(error)}): start the stack with \`abp dev up\`, or check TEMPORAL_ADDRESS`);
+    return neither(
+      `Temporal at ${config.temporal.address} does not answer (${messageOf(error)}): start the stack with \`abp dev up\`, or check TEMPORAL_ADDRESS`,
+    );
   }
   try {
     return await read(new Client({ connection, namespace: config.temporal.namespace }));

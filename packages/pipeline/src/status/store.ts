@@ -37,7 +37,8 @@ export interface LogFacts {
 }
 
 /** The newest checkpoint alone, checked as a consumer holding it would: its signature, and its root over the entries. */
-export type CheckpointCheck = { $case: 'verified' } | { $case: 'unverified'; detail: string } | { $case: 'invalid'; detail: string };
+export type CheckpointCheck =
+  { $case: 'verified' } | { $case: 'unverified'; detail: string } | { $case: 'invalid'; detail: string };
 
 const BUNDLE_FILE = /^([0-9a-f]{64})\.tar$/;
 const SIGNATURE_FILE = /^([0-9a-f]{64})\.sigstore\.json$/;
@@ -56,14 +57,26 @@ async function namesIn(dir: string): Promise<string[] | null> {
 export async function bundleFacts(root: string): Promise<Part<BundleFacts>> {
   const names = await namesIn(join(root, 'sha256'));
   const archives = (names ?? []).flatMap((name) => BUNDLE_FILE.exec(name)?.[1] ?? []);
-  if (archives.length === 0) return absent('no bundles yet: a task is frozen into a signed bundle when its fix is merged (`abp freeze` freezes one by hand)');
+  if (archives.length === 0)
+    return absent(
+      'no bundles yet: a task is frozen into a signed bundle when its fix is merged (`abp freeze` freezes one by hand)',
+    );
   const signatures = new Set((names ?? []).flatMap((name) => SIGNATURE_FILE.exec(name)?.[1] ?? []));
   let totalBytes = 0;
   for (let start = 0; start < archives.length; start += STAT_BATCH) {
-    const sizes = await Promise.all(archives.slice(start, start + STAT_BATCH).map(async (hex) => (await stat(join(root, 'sha256', `${hex}.tar`))).size));
+    const sizes = await Promise.all(
+      archives
+        .slice(start, start + STAT_BATCH)
+        .map(async (hex) => (await stat(join(root, 'sha256', `${hex}.tar`))).size),
+    );
     totalBytes += sizes.reduce((sum, size) => sum + size, 0);
   }
-  return found({ root, count: archives.length, totalBytes, signed: archives.filter((hex) => signatures.has(hex)).length });
+  return found({
+    root,
+    count: archives.length,
+    totalBytes,
+    signed: archives.filter((hex) => signatures.has(hex)).length,
+  });
 }
 
 /** The leaf hashes of the complete lines of entries.jsonl, and whether a last line is still being written. */
@@ -84,13 +97,29 @@ async function readLeaves(dir: string): Promise<{ leafHashes: Buffer[]; appendIn
   return { leafHashes, appendInProgress: start < content.length };
 }
 
-function checkCheckpoint(signed: ReturnType<typeof parseSignedCheckpoint>, path: string, leafHashes: readonly Buffer[], trustRoot: TrustRootState): CheckpointCheck {
+function checkCheckpoint(
+  signed: ReturnType<typeof parseSignedCheckpoint>,
+  path: string,
+  leafHashes: readonly Buffer[],
+  trustRoot: TrustRootState,
+): CheckpointCheck {
   const { size, rootHash } = signed.checkpoint;
-  if (size > leafHashes.length) return { $case: 'invalid', detail: `${path} covers ${size} entries, but ${ENTRIES_FILE} holds ${leafHashes.length}: entries were removed (run \`abp audit log\`)` };
+  if (size > leafHashes.length)
+    return {
+      $case: 'invalid',
+      detail: `${path} covers ${size} entries, but ${ENTRIES_FILE} holds ${leafHashes.length}: entries were removed (run \`abp audit log\`)`,
+    };
   if (rootOf(leafHashes.slice(0, size)).toString('base64') !== rootHash) {
-    return { $case: 'invalid', detail: `${path} no longer matches entries 0..${size - 1}: at least one was changed after it was signed (run \`abp audit log\`)` };
+    return {
+      $case: 'invalid',
+      detail: `${path} no longer matches entries 0..${size - 1}: at least one was changed after it was signed (run \`abp audit log\`)`,
+    };
   }
-  if (trustRoot.$case !== 'loaded') return { $case: 'unverified', detail: `its root matches the entries, but its signature is unchecked: ${trustRoot.detail}` };
+  if (trustRoot.$case !== 'loaded')
+    return {
+      $case: 'unverified',
+      detail: `its root matches the entries, but its signature is unchecked: ${trustRoot.detail}`,
+    };
   try {
     verifyCheckpointSignature(signed, checkpointKeys(trustRoot.trustRoot), path);
   } catch (error) {
@@ -108,7 +137,9 @@ function checkpointKeys(trustRoot: TrustRoot) {
 export async function logFacts(dir: string, trustRoot: TrustRootState): Promise<Part<LogFacts>> {
   const leaves = await readLeaves(dir);
   if (leaves === null || (leaves.leafHashes.length === 0 && !leaves.appendInProgress)) {
-    return absent('the transparency log is empty: every signed statement (registry version, draw, bundle) is appended to it');
+    return absent(
+      'the transparency log is empty: every signed statement (registry version, draw, bundle) is appended to it',
+    );
   }
   // Only the newest checkpoint is read: a log checkpoints after every append, so there may be thousands.
   const sizes = ((await namesIn(join(dir, CHECKPOINTS_DIR))) ?? []).flatMap((name) => {
@@ -125,9 +156,25 @@ export async function logFacts(dir: string, trustRoot: TrustRootState): Promise<
     } catch (error) {
       throw new Error(`${path} cannot be read as a signed checkpoint (${messageOf(error)}); run \`abp audit log\``);
     }
-    if (signed.checkpoint.size !== newest) throw new Error(`${path} holds the checkpoint of size ${signed.checkpoint.size}, not ${newest}; run \`abp audit log\``);
+    if (signed.checkpoint.size !== newest)
+      throw new Error(
+        `${path} holds the checkpoint of size ${signed.checkpoint.size}, not ${newest}; run \`abp audit log\``,
+      );
     const { size, timestamp, rootHash } = signed.checkpoint;
-    latestCheckpoint = { size, timestamp, rootHash, keyId: signed.keyId, path, check: checkCheckpoint(signed, path, leaves.leafHashes, trustRoot) };
+    latestCheckpoint = {
+      size,
+      timestamp,
+      rootHash,
+      keyId: signed.keyId,
+      path,
+      check: checkCheckpoint(signed, path, leaves.leafHashes, trustRoot),
+    };
   }
-  return found({ dir, size: leaves.leafHashes.length, appendInProgress: leaves.appendInProgress, checkpoints: sizes.length, latestCheckpoint });
+  return found({
+    dir,
+    size: leaves.leafHashes.length,
+    appendInProgress: leaves.appendInProgress,
+    checkpoints: sizes.length,
+    latestCheckpoint,
+  });
 }

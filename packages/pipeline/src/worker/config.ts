@@ -8,7 +8,6 @@ import { packageRoot } from '../package-root.js';
 /** Where scripts/install-temporal.sh puts the servers: .tools/ at the root of the repository this package is in. */
 const DEFAULT_TOOLS_DIR = join(packageRoot, '..', '..', '.tools');
 
-
 export interface StackConfig {
   /** Data directory: PGlite files, Temporal's SQLite store, pid and log files. */
   home: string;
@@ -30,7 +29,10 @@ function portFrom(env: Env, name: string, fallback: number): number {
   if (raw === undefined || raw === '') return fallback;
   const port = Number(raw);
   if (!Number.isInteger(port) || port < 1 || port > 65_535) {
-    throw new StackError('invalid-setting', `${name}=${raw} is not a TCP port: use a whole number from 1 to 65535, e.g. ${name}=${fallback}`);
+    throw new StackError(
+      'invalid-setting',
+      `${name}=${raw} is not a TCP port: use a whole number from 1 to 65535, e.g. ${name}=${fallback}`,
+    );
   }
   return port;
 }
@@ -67,13 +69,19 @@ export function findTemporalBinary(name: TemporalBinary, env: Env = process.env)
   const override = env[binaryOverride[name]];
   if (override) {
     if (!isExecutable(override)) {
-      throw new StackError('missing-binary', `${binaryOverride[name]}=${override} is not an executable file: point it at a ${name} binary, or unset it`);
+      throw new StackError(
+        'missing-binary',
+        `${binaryOverride[name]}=${override} is not an executable file: point it at a ${name} binary, or unset it`,
+      );
     }
     return override;
   }
   const candidates = [
     join(env.ABP_TOOLS || DEFAULT_TOOLS_DIR, 'bin', name),
-    ...(env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, name)),
+    ...(env.PATH ?? '')
+      .split(delimiter)
+      .filter(Boolean)
+      .map((dir) => join(dir, name)),
   ];
   const found = candidates.find(isExecutable);
   if (!found) {

@@ -1,7 +1,6 @@
 // The one error type of stack/: configuration, background processes and the embedded dev stack.
 import { AbpError } from '@abp/protocol/errors';
 
-
 export type StackErrorCode =
   /** A setting in the environment is malformed (a usage error: exit 2). */
   | 'invalid-setting'

@@ -11,9 +11,16 @@ import { taskQueues } from '../workflows/shared.js';
  */
 export const DEFAULT_POLL_SECONDS = 900;
 
-export async function ensurePullPoller(client: Client, intervalSeconds = DEFAULT_POLL_SECONDS): Promise<'started' | 'running'> {
+export async function ensurePullPoller(
+  client: Client,
+  intervalSeconds = DEFAULT_POLL_SECONDS,
+): Promise<'started' | 'running'> {
   try {
-    await client.workflow.start<typeof pollPullRequests>('pollPullRequests', { taskQueue: taskQueues.main, workflowId: PULL_POLLER_ID, args: [{ intervalSeconds }] });
+    await client.workflow.start<typeof pollPullRequests>('pollPullRequests', {
+      taskQueue: taskQueues.main,
+      workflowId: PULL_POLLER_ID,
+      args: [{ intervalSeconds }],
+    });
     return 'started';
   } catch (error) {
     if (error instanceof WorkflowExecutionAlreadyStartedError) return 'running';

@@ -6,7 +6,10 @@ import type { wiringCheck } from '../workflows/wiring.js';
 import { withTemporalClient } from './temporal-client.js';
 import type { StackConfig } from './config.js';
 
-export async function runWiringCheck(config: StackConfig, options: { sleepDays?: number; timeoutMs?: number } = {}): Promise<WiringCheckResult & { workflowId: string; roundTripMs: number }> {
+export async function runWiringCheck(
+  config: StackConfig,
+  options: { sleepDays?: number; timeoutMs?: number } = {},
+): Promise<WiringCheckResult & { workflowId: string; roundTripMs: number }> {
   const input = wiringCheckInput.parse({ probe: randomUUID(), sleepDays: options.sleepDays ?? 0 });
   return withTemporalClient(config, async (client) => {
     const workflowId = workflowIds.wiringCheck(input.probe);

@@ -49,7 +49,10 @@ export async function bundleWorkflowsApart(): Promise<WorkflowBundleWithSourceMa
   const dir = await mkdtemp(join(tmpdir(), 'abp-bundle-'));
   try {
     const out = join(dir, 'bundle.json');
-    await runProgram([process.execPath, join(packageRoot, 'dist', 'worker', 'bundle-entry.js'), out], { cwd: dir, env: ownEnvironment() });
+    await runProgram([process.execPath, join(packageRoot, 'dist', 'worker', 'bundle-entry.js'), out], {
+      cwd: dir,
+      env: ownEnvironment(),
+    });
     return JSON.parse(await readFile(out, 'utf8')) as WorkflowBundleWithSourceMap;
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -3,7 +3,10 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { createTaskActivities, TaskQuery, TaskRecord } from '../activities/tasks.js';
 
-const { describeTasks: readTasks } = proxyActivities<ReturnType<typeof createTaskActivities>>({ startToCloseTimeout: '1 minute', retry: { maximumAttempts: 3 } });
+const { describeTasks: readTasks } = proxyActivities<ReturnType<typeof createTaskActivities>>({
+  startToCloseTimeout: '1 minute',
+  retry: { maximumAttempts: 3 },
+});
 
 export async function describeTasks(query: TaskQuery): Promise<TaskRecord[]> {
   return readTasks(query);

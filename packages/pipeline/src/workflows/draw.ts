@@ -9,7 +9,11 @@ import { taskLifecycle } from './task.js';
 type DrawActivities = ReturnType<typeof createDrawActivities>;
 
 const retry = { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '2 minutes', maximumAttempts: 8 };
-const { snapshotBacklog } = proxyActivities<DrawActivities>({ startToCloseTimeout: '30 minutes', heartbeatTimeout: '30 seconds', retry });
+const { snapshotBacklog } = proxyActivities<DrawActivities>({
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '30 seconds',
+  retry,
+});
 const { recordDraw, findDraw } = proxyActivities<DrawActivities>({ startToCloseTimeout: '5 minutes', retry });
 
 /** The workflow's clock as a UTC timestamp at second precision, as snapshots and records spell instants. */
@@ -21,7 +25,12 @@ export async function drawTasks(input: DrawTasksInput): Promise<DrawTasksResult>
   let draw = await findDraw(input);
   if (draw === null) {
     snapshot = await snapshotBacklog({ registryVersion: input.registryVersion, takenAt: nowSeconds() });
-    draw = await recordDraw({ seed: input.seed, count: input.count, snapshotDigest: snapshot.digest, drawnAt: nowSeconds() });
+    draw = await recordDraw({
+      seed: input.seed,
+      count: input.count,
+      snapshotDigest: snapshot.digest,
+      drawnAt: nowSeconds(),
+    });
   }
   let tasksStarted = 0;
   let tasksExisting = 0;

@@ -11,6 +11,9 @@ const { withdrawRepositoryTasks } = proxyActivities<ReturnType<typeof createTask
 
 export async function recordOptOut(input: OptOutInput): Promise<OptOutResult & { tasksWithdrawn: number }> {
   const result = await saveOptOut(input);
-  const { signalled } = await withdrawRepositoryTasks({ repo: input.repo, withdrawal: { cause: 'repository-opted-out', detail: input.reason } });
+  const { signalled } = await withdrawRepositoryTasks({
+    repo: input.repo,
+    withdrawal: { cause: 'repository-opted-out', detail: input.reason },
+  });
   return { ...result, tasksWithdrawn: signalled };
 }

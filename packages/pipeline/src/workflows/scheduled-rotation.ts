@@ -17,5 +17,8 @@ export async function scheduledRotation(input: ScheduledRotationInput): Promise<
   const version = quarterVersion(scheduledAt);
   const sourcedAt = `${scheduledAt.toISOString().slice(0, 19)}Z`;
   // Keyed by the version like a manual rotation, so the Schedule and `abp registry rotate` never run one quarter twice at once.
-  return executeChild(rotateRegistry, { workflowId: workflowIds.registryRotation(version), args: [{ ...input, version, sourcedAt }] });
+  return executeChild(rotateRegistry, {
+    workflowId: workflowIds.registryRotation(version),
+    args: [{ ...input, version, sourcedAt }],
+  });
 }

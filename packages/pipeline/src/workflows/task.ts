@@ -12,22 +12,61 @@
 // Tasks live for months: a change here that makes a running task take another path than its history recorded breaks
 // it at deploy time. test/workflows/histories.test.ts replays the committed histories of every scenario; a deliberate
 // change branches on patched() so that histories recorded before it replay the old path.
-import { condition, continueAsNew, defineQuery, defineSignal, executeChild, log, proxyActivities, setHandler, sleep, workflowInfo } from '@temporalio/workflow';
+import {
+  condition,
+  continueAsNew,
+  defineQuery,
+  defineSignal,
+  executeChild,
+  log,
+  proxyActivities,
+  setHandler,
+  sleep,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { createAgingActivities } from '../activities/aging.js';
 import type { createTaskActivities } from '../activities/tasks.js';
 import type { createTrackingActivities } from '../activities/tracking.js';
 import { DEFAULT_TASK_POLICY, TASK_SIGNAL_NAMES } from '../contracts/task-names.js';
-import type { FixSubmission, IssueChanged, PullRequestChanged, TaskLifecycleInput, TaskPolicy, TaskStatus, Withdrawal } from '../contracts/task-workflow.js';
+import type {
+  FixSubmission,
+  IssueChanged,
+  PullRequestChanged,
+  TaskLifecycleInput,
+  TaskPolicy,
+  TaskStatus,
+  Withdrawal,
+} from '../contracts/task-workflow.js';
 import { freezeMergedTask } from './freeze.js';
-import { afterFreeze, agedOut, awaitsFix, decide, isTerminal, pullToRead, type TaskEvent, type TaskMemory, type TaskStep, type Transition } from './task-decisions.js';
+import {
+  afterFreeze,
+  agedOut,
+  awaitsFix,
+  decide,
+  isTerminal,
+  pullToRead,
+  type TaskEvent,
+  type TaskMemory,
+  type TaskStep,
+  type Transition,
+} from './task-decisions.js';
 
 // Short timeouts on short activities: an activity lost with a killed worker is retried when its timeout runs out.
 const retry = { initialInterval: '1 second', backoffCoefficient: 2, maximumInterval: '1 minute' };
-const { recordTaskDrawn, recordTaskTransition } = proxyActivities<ReturnType<typeof createTaskActivities>>({ startToCloseTimeout: '10 seconds', retry });
-const { inspectPull } = proxyActivities<ReturnType<typeof createTrackingActivities>>({ startToCloseTimeout: '30 seconds', retry });
+const { recordTaskDrawn, recordTaskTransition } = proxyActivities<ReturnType<typeof createTaskActivities>>({
+  startToCloseTimeout: '10 seconds',
+  retry,
+});
+const { inspectPull } = proxyActivities<ReturnType<typeof createTrackingActivities>>({
+  startToCloseTimeout: '30 seconds',
+  retry,
+});
 // Sign, fsync, append to the log and checkpoint: seconds at most. Retried without end: a worker without the signing key
 // does not register it, and the task waits for one that does.
-const { signAgingTransition } = proxyActivities<ReturnType<typeof createAgingActivities>>({ startToCloseTimeout: '1 minute', retry });
+const { signAgingTransition } = proxyActivities<ReturnType<typeof createAgingActivities>>({
+  startToCloseTimeout: '1 minute',
+  retry,
+});
 
 export const taskSignals = {
   /** A fix was opened upstream for the task's issue: by the bundled solver, another engine or a person. */
@@ -77,18 +116,36 @@ export async function taskLifecycle(input: TaskWorkflowInput): Promise<TaskStatu
 
   // A task that exists already (a workflow restarted by hand) continues from the state the database holds.
   if (input.carried === undefined) {
-    const stored = await recordTaskDrawn({ taskId: input.taskId, drawId: input.drawId, repo: input.repo, issue: input.issue });
+    const stored = await recordTaskDrawn({
+      taskId: input.taskId,
+      drawId: input.drawId,
+      repo: input.repo,
+      issue: input.issue,
+    });
     status.state = stored.state;
     // A scored task keeps its window: the timer runs to the stored scoredUntil, not from this restart.
     carried.scoredUntil = stored.scoredUntil;
   }
 
-  const memory = (): TaskMemory => ({ state: status.state, prUrl: status.prUrl, failedAttempts: status.failedAttempts, headOid: carried.headOid, waitingSince: carried.waitingSince });
+  const memory = (): TaskMemory => ({
+    state: status.state,
+    prUrl: status.prUrl,
+    failedAttempts: status.failedAttempts,
+    headOid: carried.headOid,
+    waitingSince: carried.waitingSince,
+  });
 
   const record = async (transition: Transition): Promise<void> => {
     const at = new Date().toISOString();
     const { to, cause, detail, set } = transition;
-    await recordTaskTransition({ taskId: input.taskId, from: status.state, to, cause, detail, ...(set === undefined ? {} : { set }) });
+    await recordTaskTransition({
+      taskId: input.taskId,
+      from: status.state,
+      to,
+      cause,
+      detail,
+      ...(set === undefined ? {} : { set }),
+    });
     status.recent = [...status.recent, { at, from: status.state, to, cause }].slice(-RECENT);
     status.state = to;
     if (set?.prUrl !== undefined) status.prUrl = set.prUrl;
@@ -102,7 +159,13 @@ export async function taskLifecycle(input: TaskWorkflowInput): Promise<TaskStatu
       const prUrl = pullToRead(memory(), step);
       const pull = prUrl === null ? null : await inspectPull({ prUrl });
       const decision = decide(memory(), step, pull, policy, new Date().toISOString());
-      if (decision.ignored !== undefined) log.info('signal without effect in this state', { taskId: input.taskId, state: status.state, signal: step.kind, why: decision.ignored });
+      if (decision.ignored !== undefined)
+        log.info('signal without effect in this state', {
+          taskId: input.taskId,
+          state: status.state,
+          signal: step.kind,
+          why: decision.ignored,
+        });
       const { headOid, failedAttempts, waitingSince } = decision.remember;
       if (headOid !== undefined) carried.headOid = headOid;
       if (failedAttempts !== undefined) status.failedAttempts = failedAttempts;
@@ -112,7 +175,10 @@ export async function taskLifecycle(input: TaskWorkflowInput): Promise<TaskStatu
       if (decision.then?.kind === 'follow') step = decision.then;
       else if (decision.then?.kind === 'freeze') {
         const { prUrl: merged, mergeCommit, mergedAt } = decision.then;
-        const frozen = await executeChild(freezeMergedTask, { workflowId: `${input.taskId}-freeze`, args: [{ taskId: input.taskId, prUrl: merged, mergeCommit }] });
+        const frozen = await executeChild(freezeMergedTask, {
+          workflowId: `${input.taskId}-freeze`,
+          args: [{ taskId: input.taskId, prUrl: merged, mergeCommit }],
+        });
         await record(afterFreeze(frozen, mergedAt, policy));
       }
     }
@@ -134,7 +200,9 @@ export async function taskLifecycle(input: TaskWorkflowInput): Promise<TaskStatu
     }
     const waiting = awaitsFix(status.state);
     const deadline = Date.parse(carried.waitingSince) + policy.abandonAfterDays * DAY_MS;
-    const arrived = waiting ? await condition(() => inbox.length > 0, Math.max(0, deadline - Date.now())) : (await condition(() => inbox.length > 0), true);
+    const arrived = waiting
+      ? await condition(() => inbox.length > 0, Math.max(0, deadline - Date.now()))
+      : (await condition(() => inbox.length > 0), true);
     if (!arrived) {
       await handle({ kind: 'noFixInTime' });
       break;

@@ -45,7 +45,13 @@ describe('abp dev', () => {
 
   beforeEach(async () => {
     home = await mkdtemp(join(tmpdir(), 'abp-dev-'));
-    env = { ABP_HOME: home, ABP_TEMPORAL_PORT: String(await freePort()), ABP_TEMPORAL_UI_PORT: String(await freePort()), TEMPORAL_ADDRESS: '', DATABASE_URL: '' };
+    env = {
+      ABP_HOME: home,
+      ABP_TEMPORAL_PORT: String(await freePort()),
+      ABP_TEMPORAL_UI_PORT: String(await freePort()),
+      TEMPORAL_ADDRESS: '',
+      DATABASE_URL: '',
+    };
   });
   afterEach(async () => {
     await runAbp(['dev', 'down'], env);
@@ -56,7 +62,9 @@ describe('abp dev', () => {
     const up = await runAbp(['dev', 'up', '--check', '--json'], env);
     expect(up.stderr).toBe('');
     expect(up.code).toBe(0);
-    const upJson = JSON.parse(up.stdout) as StatusJson & { check: { probe: string; after: { workerIdentity: string } } };
+    const upJson = JSON.parse(up.stdout) as StatusJson & {
+      check: { probe: string; after: { workerIdentity: string } };
+    };
     const running = Object.fromEntries(upJson.components.map((c) => [c.name, c]));
     expect(running.temporal?.state).toBe('running');
     expect(running.worker?.state).toBe('running');
@@ -84,7 +92,12 @@ describe('abp dev', () => {
 
     const down = await runAbp(['dev', 'down', '--json'], env);
     expect(down.code).toBe(0);
-    expect(JSON.parse(down.stdout)).toEqual({ components: [{ name: 'worker', result: 'stopped' }, { name: 'temporal', result: 'stopped' }] });
+    expect(JSON.parse(down.stdout)).toEqual({
+      components: [
+        { name: 'worker', result: 'stopped' },
+        { name: 'temporal', result: 'stopped' },
+      ],
+    });
     for (const component of upJson.components) expect(isAlive(component.pid ?? -1)).toBe(false);
     expect(existsSync(join(home, 'run', 'temporal.pid'))).toBe(false);
     expect(existsSync(join(home, 'run', 'worker.pid'))).toBe(false);
@@ -128,7 +141,10 @@ describe('abp dev', () => {
   });
 
   it('lets one of two concurrent `dev up` run and refuses the other', async () => {
-    const [first, second] = await Promise.all([runAbp(['dev', 'up', '--json'], env), runAbp(['dev', 'up', '--json'], env)]);
+    const [first, second] = await Promise.all([
+      runAbp(['dev', 'up', '--json'], env),
+      runAbp(['dev', 'up', '--json'], env),
+    ]);
     const codes = [first.code, second.code].sort();
     expect(codes).toEqual([0, 1]);
     const refused = first.code === 1 ? first : second;
@@ -149,7 +165,12 @@ describe('abp dev', () => {
     ]);
     const down = await runAbp(['dev', 'down', '--json'], env);
     expect(down.code).toBe(0);
-    expect(JSON.parse(down.stdout)).toEqual({ components: [{ name: 'worker', result: 'not-running' }, { name: 'temporal', result: 'not-running' }] });
+    expect(JSON.parse(down.stdout)).toEqual({
+      components: [
+        { name: 'worker', result: 'not-running' },
+        { name: 'temporal', result: 'not-running' },
+      ],
+    });
     expect(existsSync(join(home, 'run', 'worker.pid'))).toBe(false);
     expect(existsSync(join(home, 'run', 'temporal.pid'))).toBe(false);
     expect(existsSync(join(home, 'run', 'stack.lock'))).toBe(false);
@@ -158,7 +179,10 @@ describe('abp dev', () => {
   it('refuses a malformed setting as a usage error (exit 2) and a binary it cannot run (exit 1)', async () => {
     const badPort = await runAbp(['dev', 'up', '--json'], { ...env, ABP_TEMPORAL_PORT: '72330' });
     expect(badPort.code).toBe(2);
-    expect((JSON.parse(badPort.stdout) as ErrorJson).error).toMatchObject({ code: 'invalid-setting', message: expect.stringContaining('ABP_TEMPORAL_PORT=72330') as string });
+    expect((JSON.parse(badPort.stdout) as ErrorJson).error).toMatchObject({
+      code: 'invalid-setting',
+      message: expect.stringContaining('ABP_TEMPORAL_PORT=72330') as string,
+    });
 
     const notExecutable = join(home, 'temporal');
     await writeFile(notExecutable, 'not a program');

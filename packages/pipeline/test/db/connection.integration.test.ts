@@ -19,7 +19,9 @@ const schemaTables = Object.values(schema)
   .sort();
 
 async function journalLength(): Promise<number> {
-  const journal = JSON.parse(await readFile(join(migrationsFolder, 'meta', '_journal.json'), 'utf8')) as { entries: unknown[] };
+  const journal = JSON.parse(await readFile(join(migrationsFolder, 'meta', '_journal.json'), 'utf8')) as {
+    entries: unknown[];
+  };
   return journal.entries.length;
 }
 
@@ -129,7 +131,10 @@ describe('PostgreSQL through DATABASE_URL', () => {
   });
 
   it('connects to DATABASE_URL, and concurrent migrations of a fresh database apply each migration once', async () => {
-    const handles = await Promise.all([openDatabase({ env: { DATABASE_URL: server.url } }), openDatabase({ url: server.url })]);
+    const handles = await Promise.all([
+      openDatabase({ env: { DATABASE_URL: server.url } }),
+      openDatabase({ url: server.url }),
+    ]);
     try {
       expect(handles.map((handle) => handle.kind)).toEqual(['postgres', 'postgres']);
       await Promise.all(handles.map((handle) => migrate(handle)));

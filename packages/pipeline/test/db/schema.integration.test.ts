@@ -45,7 +45,10 @@ describe.each(backends)('schema on %s', (kind) => {
     it('round-trips a version, its predecessor and its entries', async () => {
       const { db } = database;
       const previous = registryVersionRow();
-      const current = registryVersionRow({ previousVersion: previous.id, document: { entries: [{ repo: 'a/b' }], n: 1 } });
+      const current = registryVersionRow({
+        previousVersion: previous.id,
+        document: { entries: [{ repo: 'a/b' }], n: 1 },
+      });
       await db.insert(registryVersions).values([previous, current]);
       const included = registryEntryRow({ registryVersion: current.id });
       const excluded = registryEntryRow({
@@ -78,12 +81,12 @@ describe.each(backends)('schema on %s', (kind) => {
 
     it('rejects an id that does not name its quarter, and a malformed digest', async () => {
       const { db } = database;
-      expect(await failureSqlState(db.insert(registryVersions).values(registryVersionRow({ id: 'abp-registry/1999Q1' })))).toBe(
-        SqlState.checkViolation,
-      );
-      expect(await failureSqlState(db.insert(registryVersions).values(registryVersionRow({ digest: 'sha256:abc' })))).toBe(
-        SqlState.checkViolation,
-      );
+      expect(
+        await failureSqlState(db.insert(registryVersions).values(registryVersionRow({ id: 'abp-registry/1999Q1' }))),
+      ).toBe(SqlState.checkViolation);
+      expect(
+        await failureSqlState(db.insert(registryVersions).values(registryVersionRow({ digest: 'sha256:abc' }))),
+      ).toBe(SqlState.checkViolation);
     });
 
     it('rejects an included entry without a runner recipe', async () => {
@@ -104,18 +107,33 @@ describe.each(backends)('schema on %s', (kind) => {
         SqlState.foreignKeyViolation,
       );
       await db.delete(registryVersions).where(eq(registryVersions.id, current.id));
-      expect(await db.select().from(registryEntries).where(eq(registryEntries.registryVersion, current.id))).toEqual([]);
+      expect(await db.select().from(registryEntries).where(eq(registryEntries.registryVersion, current.id))).toEqual(
+        [],
+      );
     });
 
     it('keeps one opt-out per repository, whatever the case', async () => {
       const { db } = database;
-      const optOut = single(await db.insert(optOuts).values(optOutRow({ repo: 'Acme/Widget' })).returning());
+      const optOut = single(
+        await db
+          .insert(optOuts)
+          .values(optOutRow({ repo: 'Acme/Widget' }))
+          .returning(),
+      );
       expect(optOut.repo).toBe('Acme/Widget');
       expect(typeof optOut.id).toBe('number');
       expect(optOut.createdAt).toBeInstanceOf(Date);
-      expect(await failureSqlState(db.insert(optOuts).values(optOutRow({ repo: 'Acme/Widget' })))).toBe(SqlState.uniqueViolation);
-      expect(await failureSqlState(db.insert(optOuts).values(optOutRow({ repo: 'acme/widget' })))).toBe(SqlState.uniqueViolation);
-      const again = await db.insert(optOuts).values(optOutRow({ repo: 'ACME/WIDGET' })).onConflictDoNothing().returning();
+      expect(await failureSqlState(db.insert(optOuts).values(optOutRow({ repo: 'Acme/Widget' })))).toBe(
+        SqlState.uniqueViolation,
+      );
+      expect(await failureSqlState(db.insert(optOuts).values(optOutRow({ repo: 'acme/widget' })))).toBe(
+        SqlState.uniqueViolation,
+      );
+      const again = await db
+        .insert(optOuts)
+        .values(optOutRow({ repo: 'ACME/WIDGET' }))
+        .onConflictDoNothing()
+        .returning();
       expect(again).toEqual([]);
     });
   });
@@ -125,9 +143,19 @@ describe.each(backends)('schema on %s', (kind) => {
       const { db } = database;
       const version = registryVersionRow();
       await db.insert(registryVersions).values(version);
-      const snapshot = backlogSnapshotRow({ registryVersion: version.id, repoCount: 1, issueCount: 2, eligibleIssueCount: 1 });
+      const snapshot = backlogSnapshotRow({
+        registryVersion: version.id,
+        repoCount: 1,
+        issueCount: 2,
+        eligibleIssueCount: 1,
+      });
       await db.insert(backlogSnapshots).values(snapshot);
-      const eligible = backlogIssueRow({ snapshotId: snapshot.id, repo: 'acme/widget', issueNumber: 7, labels: ['bug', 'p1'] });
+      const eligible = backlogIssueRow({
+        snapshotId: snapshot.id,
+        repo: 'acme/widget',
+        issueNumber: 7,
+        labels: ['bug', 'p1'],
+      });
       const question = backlogIssueRow({
         snapshotId: snapshot.id,
         repo: 'acme/widget',
@@ -138,12 +166,20 @@ describe.each(backends)('schema on %s', (kind) => {
       await db.insert(backlogIssues).values([eligible, question]);
       const draw = drawRow({ registryVersion: version.id, backlogSnapshotId: snapshot.id, requestedCount: 1 });
       await db.insert(draws).values(draw);
-      const pick = drawPickRow({ drawId: draw.id, backlogSnapshotId: snapshot.id, repo: 'acme/widget', issueNumber: 7 });
+      const pick = drawPickRow({
+        drawId: draw.id,
+        backlogSnapshotId: snapshot.id,
+        repo: 'acme/widget',
+        issueNumber: 7,
+      });
       await db.insert(drawPicks).values(pick);
 
       const found = await db.query.draws.findFirst({
         where: eq(draws.id, draw.id),
-        with: { snapshot: { with: { issues: { orderBy: asc(backlogIssues.issueNumber) } } }, picks: { with: { issue: true } } },
+        with: {
+          snapshot: { with: { issues: { orderBy: asc(backlogIssues.issueNumber) } } },
+          picks: { with: { issue: true } },
+        },
       });
       expect(found).toMatchObject({
         ...draw,
@@ -157,11 +193,18 @@ describe.each(backends)('schema on %s', (kind) => {
       const seeds = [2n ** 31n + 1n, 2n ** 53n + 1n, 2n ** 63n - 1n];
       const { draw } = await insertDrawnTask(db, { draw: { seed: seeds[0]! } });
       for (const seed of seeds) {
-        const [updated] = await db.update(draws).set({ seed }).where(eq(draws.id, draw.id)).returning({ seed: draws.seed });
+        const [updated] = await db
+          .update(draws)
+          .set({ seed })
+          .where(eq(draws.id, draw.id))
+          .returning({ seed: draws.seed });
         expect(updated?.seed).toBe(seed);
         const [read] = await db.select({ seed: draws.seed }).from(draws).where(eq(draws.id, draw.id));
         expect(read?.seed).toBe(seed);
-        const [text] = await selectRows<{ seed: string }>(db, sql`select seed::text as seed from draws where id = ${draw.id}`);
+        const [text] = await selectRows<{ seed: string }>(
+          db,
+          sql`select seed::text as seed from draws where id = ${draw.id}`,
+        );
         expect(text?.seed).toBe(seed.toString());
       }
     });
@@ -169,7 +212,13 @@ describe.each(backends)('schema on %s', (kind) => {
     it('rejects a pick of an issue that is not in the draw’s snapshot', async () => {
       const { db } = database;
       const { draw, snapshot } = await insertDrawnTask(db);
-      const orphan = drawPickRow({ drawId: draw.id, backlogSnapshotId: snapshot.id, position: 1, repo: 'nobody/nothing', issueNumber: 1 });
+      const orphan = drawPickRow({
+        drawId: draw.id,
+        backlogSnapshotId: snapshot.id,
+        position: 1,
+        repo: 'nobody/nothing',
+        issueNumber: 1,
+      });
       expect(await failureSqlState(db.insert(drawPicks).values(orphan))).toBe(SqlState.foreignKeyViolation);
     });
 
@@ -185,7 +234,9 @@ describe.each(backends)('schema on %s', (kind) => {
     it('rejects picking the same issue twice in one draw', async () => {
       const { db } = database;
       const { pick } = await insertDrawnTask(db);
-      expect(await failureSqlState(db.insert(drawPicks).values({ ...pick, position: 1 }))).toBe(SqlState.uniqueViolation);
+      expect(await failureSqlState(db.insert(drawPicks).values({ ...pick, position: 1 }))).toBe(
+        SqlState.uniqueViolation,
+      );
     });
 
     it('rejects a snapshot with more eligible issues than issues', async () => {
@@ -218,10 +269,19 @@ describe.each(backends)('schema on %s', (kind) => {
       const [updated] = await db.update(tasks).set(frozen).where(eq(tasks.id, task.id)).returning();
       expect(updated).toMatchObject(frozen);
       expect(updated!.updatedAt.getTime()).toBeGreaterThanOrEqual(task.updatedAt.getTime());
-      await db.insert(taskEvents).values([
-        taskEventRow({ taskId: task.id, seq: 1, toState: 'drawn', cause: 'drawn' }),
-        taskEventRow({ taskId: task.id, seq: 2, fromState: 'drawn', toState: 'scored', cause: 'frozen', detail: { failToPass: ['t1'] } }),
-      ]);
+      await db
+        .insert(taskEvents)
+        .values([
+          taskEventRow({ taskId: task.id, seq: 1, toState: 'drawn', cause: 'drawn' }),
+          taskEventRow({
+            taskId: task.id,
+            seq: 2,
+            fromState: 'drawn',
+            toState: 'scored',
+            cause: 'frozen',
+            detail: { failToPass: ['t1'] },
+          }),
+        ]);
 
       const found = await db.query.tasks.findFirst({
         where: eq(tasks.id, task.id),
@@ -279,9 +339,9 @@ describe.each(backends)('schema on %s', (kind) => {
       const { db } = database;
       const { task } = await insertDrawnTask(db);
       await db.insert(taskEvents).values(taskEventRow({ taskId: task.id, seq: 1 }));
-      expect(await failureSqlState(db.insert(taskEvents).values(taskEventRow({ taskId: task.id, seq: 1, cause: 'again' })))).toBe(
-        SqlState.uniqueViolation,
-      );
+      expect(
+        await failureSqlState(db.insert(taskEvents).values(taskEventRow({ taskId: task.id, seq: 1, cause: 'again' }))),
+      ).toBe(SqlState.uniqueViolation);
       expect(await failureSqlState(db.insert(taskEvents).values(taskEventRow({ taskId: 'gh-nobody-nothing-1' })))).toBe(
         SqlState.foreignKeyViolation,
       );
@@ -354,9 +414,9 @@ describe.each(backends)('schema on %s', (kind) => {
 
     it('rejects a signature of an unknown bundle and a bundle of an unknown task', async () => {
       const { db } = database;
-      expect(await failureSqlState(db.insert(signatures).values(signatureRow({ bundleDigest: digestOf('nothing') })))).toBe(
-        SqlState.foreignKeyViolation,
-      );
+      expect(
+        await failureSqlState(db.insert(signatures).values(signatureRow({ bundleDigest: digestOf('nothing') }))),
+      ).toBe(SqlState.foreignKeyViolation);
       expect(await failureSqlState(db.insert(bundles).values(bundleRow({ taskId: 'gh-nobody-nothing-2' })))).toBe(
         SqlState.foreignKeyViolation,
       );
@@ -369,7 +429,9 @@ describe.each(backends)('schema on %s', (kind) => {
       const { task } = await insertDrawnTask(db);
       await db.transaction(async (tx) => {
         await tx.update(tasks).set({ state: 'solving' }).where(eq(tasks.id, task.id));
-        await tx.insert(taskEvents).values(taskEventRow({ taskId: task.id, fromState: 'drawn', toState: 'solving', cause: 'claimed' }));
+        await tx
+          .insert(taskEvents)
+          .values(taskEventRow({ taskId: task.id, fromState: 'drawn', toState: 'solving', cause: 'claimed' }));
       });
       const [row] = await db.select({ state: tasks.state }).from(tasks).where(eq(tasks.id, task.id));
       expect(row?.state).toBe('solving');
@@ -383,7 +445,9 @@ describe.each(backends)('schema on %s', (kind) => {
       const failing = db.transaction(async (tx) => {
         await tx.insert(optOuts).values(optOut);
         await tx.update(tasks).set({ state: 'withdrawn' }).where(eq(tasks.id, task.id));
-        await tx.insert(taskEvents).values(taskEventRow({ taskId: task.id, fromState: 'drawn', toState: 'withdrawn', cause: 'opt-out' }));
+        await tx
+          .insert(taskEvents)
+          .values(taskEventRow({ taskId: task.id, fromState: 'drawn', toState: 'withdrawn', cause: 'opt-out' }));
         await tx.insert(taskEvents).values(taskEventRow({ taskId: task.id, seq: 1, cause: 'duplicate seq' }));
       });
       expect(await failureSqlState(failing)).toBe(SqlState.uniqueViolation);

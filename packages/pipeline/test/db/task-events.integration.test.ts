@@ -12,7 +12,13 @@ describe.each(backends)('task event log on %s', (kind) => {
 
   async function taskWithOneEvent() {
     const { task } = await insertDrawnTask(database.db);
-    const event = taskEventRow({ taskId: task.id, seq: 1, toState: 'drawn', cause: 'drawn', detail: { seed: '424242' } });
+    const event = taskEventRow({
+      taskId: task.id,
+      seq: 1,
+      toState: 'drawn',
+      cause: 'drawn',
+      detail: { seed: '424242' },
+    });
     await database.db.insert(taskEvents).values(event);
     return { task, event };
   }
@@ -48,19 +54,25 @@ describe.each(backends)('task event log on %s', (kind) => {
 
   it('rejects UPDATE and DELETE even when they match no row', async () => {
     const none = eq(taskEvents.taskId, 'gh-nobody-nothing-404');
-    expect(await failureSqlState(database.db.update(taskEvents).set({ cause: 'x' }).where(none))).toBe(SqlState.appendOnlyViolation);
+    expect(await failureSqlState(database.db.update(taskEvents).set({ cause: 'x' }).where(none))).toBe(
+      SqlState.appendOnlyViolation,
+    );
     expect(await failureSqlState(database.db.delete(taskEvents).where(none))).toBe(SqlState.appendOnlyViolation);
   });
 
   it('rejects TRUNCATE', async () => {
     const { task } = await taskWithOneEvent();
-    expect(await failureSqlState(database.db.execute(sql`truncate table task_events cascade`))).toBe(SqlState.appendOnlyViolation);
+    expect(await failureSqlState(database.db.execute(sql`truncate table task_events cascade`))).toBe(
+      SqlState.appendOnlyViolation,
+    );
     expect(await eventsOf(task.id)).toHaveLength(1);
   });
 
   it('refuses to delete a task that has history', async () => {
     const { task } = await taskWithOneEvent();
-    expect(await failureSqlState(database.db.delete(tasks).where(eq(tasks.id, task.id)))).toBe(SqlState.foreignKeyViolation);
+    expect(await failureSqlState(database.db.delete(tasks).where(eq(tasks.id, task.id)))).toBe(
+      SqlState.foreignKeyViolation,
+    );
     const [row] = await selectRows<{ count: number }>(
       database.db,
       sql`select count(*)::int as count from ${taskEvents} where ${taskEvents.taskId} = ${task.id}`,

@@ -22,7 +22,6 @@ import type { BuiltRepo, KnownFix } from '@abp/github-sim/world/live/build';
 import { runAbp, type CliResult } from '../support/cli.js';
 import { buildRepos, freezeInput, repoNamed } from '../freeze/live-repos.js';
 
-
 const DAY_MS = 86_400_000;
 let root: string;
 let home: string;
@@ -34,10 +33,23 @@ let scored: { fix: KnownFix; task: PublishedTask };
 const abp = (args: string[]): Promise<CliResult> => runAbp(args, { ABP_HOME: home }, 300_000);
 
 /** `abp export training … --json`, expecting it to succeed. */
-async function exportTraining(output: string, ...flags: string[]): Promise<{ result: CliResult; summary: { sha256: string; tasks: Array<{ taskId: string; set: string }>; excludedScored: Array<{ taskId: string }> } }> {
+async function exportTraining(
+  output: string,
+  ...flags: string[]
+): Promise<{
+  result: CliResult;
+  summary: { sha256: string; tasks: Array<{ taskId: string; set: string }>; excludedScored: Array<{ taskId: string }> };
+}> {
   const result = await abp(['export', 'training', '-o', output, ...flags, '--json']);
   expect(result.code, result.stderr).toBe(0);
-  return { result, summary: JSON.parse(result.stdout) as { sha256: string; tasks: Array<{ taskId: string; set: string }>; excludedScored: Array<{ taskId: string }> } };
+  return {
+    result,
+    summary: JSON.parse(result.stdout) as {
+      sha256: string;
+      tasks: Array<{ taskId: string; set: string }>;
+      excludedScored: Array<{ taskId: string }>;
+    },
+  };
 }
 
 /** `abp export training … --json`, expecting it to fail; returns the error it reports. */
@@ -47,7 +59,11 @@ async function failedExport(output: string, ...flags: string[]): Promise<{ code:
   return (JSON.parse(result.stdout) as { error: { code: string; message: string } }).error;
 }
 
-const lines = (text: string): TrainingRecord[] => text.trimEnd().split('\n').map((line) => trainingRecordSchema.parse(JSON.parse(line)));
+const lines = (text: string): TrainingRecord[] =>
+  text
+    .trimEnd()
+    .split('\n')
+    .map((line) => trainingRecordSchema.parse(JSON.parse(line)));
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'abp-export-'));
@@ -71,7 +87,8 @@ beforeAll(async () => {
       },
       { workDir: join(root, 'freeze-work'), store, signer: attestor.signer, log: attestor },
     );
-    if (outcome.status !== 'frozen') throw new Error(`${fix.repo}#${fix.issue} did not freeze: ${outcome.reason} ${outcome.detail}`);
+    if (outcome.status !== 'frozen')
+      throw new Error(`${fix.repo}#${fix.issue} did not freeze: ${outcome.reason} ${outcome.detail}`);
     frozen.push({ fix, task: outcome });
   }
   [practice, scored] = frozen as [typeof practice, typeof scored];
@@ -98,7 +115,9 @@ describe('abp export training', () => {
   it('exports the practice task as an (issue, repository state, verified diff) triple and leaves the scored one out', async () => {
     const output = join(root, 'out', 'training.jsonl');
     const { summary } = await exportTraining(output);
-    expect(summary.tasks).toEqual([{ taskId: practice.task.taskId, set: 'practice', bundleDigest: practice.task.digest }]);
+    expect(summary.tasks).toEqual([
+      { taskId: practice.task.taskId, set: 'practice', bundleDigest: practice.task.digest },
+    ]);
     expect(summary.excludedScored).toEqual([{ taskId: scored.task.taskId, bundleDigest: scored.task.digest }]);
 
     const [record, ...rest] = lines(await readFile(output, 'utf8'));
@@ -139,7 +158,10 @@ describe('abp export training', () => {
     const { result } = await exportTraining(output, '--include-scored');
     const records = lines(await readFile(output, 'utf8'));
     expect(records.map((record) => record.taskId)).toEqual([practice.task.taskId, scored.task.taskId].sort());
-    expect(records.find((record) => record.taskId === scored.task.taskId)).toMatchObject({ set: 'scored', bundleDigest: scored.task.digest });
+    expect(records.find((record) => record.taskId === scored.task.taskId)).toMatchObject({
+      set: 'scored',
+      bundleDigest: scored.task.digest,
+    });
     expect(result.stderr).toContain('contaminated');
     expect(result.stderr).toContain(scored.task.taskId);
   });
@@ -182,7 +204,10 @@ describe('abp export training', () => {
     const paths = signingPaths(home);
     const forgerKeys = join(root, 'forger-keys');
     await createSigningKey(forgerKeys);
-    const forger = createAttestor({ signer: await createSigner({ keyDir: forgerKeys }), statementsDir: join(root, 'forged') });
+    const forger = createAttestor({
+      signer: await createSigner({ keyDir: forgerKeys }),
+      statementsDir: join(root, 'forged'),
+    });
     const forged = await forger.attest(
       'aging-transition',
       createAgingTransitionStatement({
@@ -195,7 +220,11 @@ describe('abp export training', () => {
         signedAt: signedAtOf(new Date()),
       }),
     );
-    const planted = statementPath(paths.statements, 'aging-transition', taskBundleSubjectNames(scored.task.taskId).bundle);
+    const planted = statementPath(
+      paths.statements,
+      'aging-transition',
+      taskBundleSubjectNames(scored.task.taskId).bundle,
+    );
     await copyFile(forged.path, planted);
     try {
       const error = await failedExport(join(root, 'never.jsonl'));

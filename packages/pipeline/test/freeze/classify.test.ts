@@ -29,13 +29,20 @@ describe('classifyRuns', () => {
   });
 
   it('sorts every list by id in code-unit order, whatever order the runs listed them in', () => {
-    const result = classifyRuns(three('z:pass', 'B:fail', 'a:pass', 'b:fail'), three('b:pass', 'B:pass', 'a:pass', 'z:pass'));
+    const result = classifyRuns(
+      three('z:pass', 'B:fail', 'a:pass', 'b:fail'),
+      three('b:pass', 'B:pass', 'a:pass', 'z:pass'),
+    );
     expect(result.failToPass).toEqual(['B', 'b']);
     expect(result.passToPass).toEqual(['a', 'z']);
   });
 
   it('quarantines a test whose outcome differs between runs of one state, with what each run saw', () => {
-    const before = [run('t:fail', 'f:pass', 'g:fail'), run('t:fail', 'f:fail', 'g:fail'), run('t:fail', 'f:pass', 'g:fail')];
+    const before = [
+      run('t:fail', 'f:pass', 'g:fail'),
+      run('t:fail', 'f:fail', 'g:fail'),
+      run('t:fail', 'f:pass', 'g:fail'),
+    ];
     const after = [run('t:pass', 'f:pass', 'g:pass'), run('t:pass', 'f:pass'), run('t:pass', 'f:pass', 'g:pass')];
     const result = classifyRuns(before, after);
     expect(result.flaky).toEqual([
@@ -47,7 +54,11 @@ describe('classifyRuns', () => {
   });
 
   it('counts a skip as not passing, so a test skipped in one run of a state is flaky', () => {
-    const result = classifyRuns(three('a:pass', 'n:fail'), [run('a:pass', 'n:pass'), run('a:skip', 'n:pass'), run('a:pass', 'n:pass')]);
+    const result = classifyRuns(three('a:pass', 'n:fail'), [
+      run('a:pass', 'n:pass'),
+      run('a:skip', 'n:pass'),
+      run('a:pass', 'n:pass'),
+    ]);
     expect(result.flaky.map((test) => test.id)).toEqual(['a']);
     expect(result.passToPass).toEqual([]);
   });
@@ -69,7 +80,11 @@ describe('classifyRuns', () => {
 
   it('rejects as no-fail-to-pass when tests fail before but none passes reliably after', () => {
     const before = three('a:pass', 'n:fail', 'm:fail');
-    const after = [run('a:pass', 'n:fail', 'm:pass'), run('a:pass', 'n:fail', 'm:fail'), run('a:pass', 'n:fail', 'm:pass')];
+    const after = [
+      run('a:pass', 'n:fail', 'm:pass'),
+      run('a:pass', 'n:fail', 'm:fail'),
+      run('a:pass', 'n:fail', 'm:pass'),
+    ];
     const result = classifyRuns(before, after);
     expect(result.flaky.map((test) => test.id)).toEqual(['m']);
     expect(result.rejection?.reason).toBe('no-fail-to-pass');
@@ -83,6 +98,8 @@ describe('classifyRuns', () => {
 
   it('needs at least one run of each state', () => {
     expect(() => classifyRuns([], three('a:pass'))).toThrow(FreezeError);
-    expect(() => classifyRuns(three('a:pass'), [])).toThrow(expect.objectContaining({ code: 'invalid-options' }) as Error);
+    expect(() => classifyRuns(three('a:pass'), [])).toThrow(
+      expect.objectContaining({ code: 'invalid-options' }) as Error,
+    );
   });
 });

@@ -10,7 +10,11 @@ describe('verificationCommands', () => {
   it('narrows pytest to the held-out files that hold the FAIL_TO_PASS tests, classes included', () => {
     const commands = verificationCommands({
       test: 'python3 -m pytest -q -p no:cacheprovider',
-      failToPass: ['tests.test_parse::test_negative', 'tests.unit.test_merge.TestMerge::test_touching', 'tests.test_parse::test_spaces'],
+      failToPass: [
+        'tests.test_parse::test_negative',
+        'tests.unit.test_merge.TestMerge::test_touching',
+        'tests.test_parse::test_spaces',
+      ],
       heldOutFiles: [file('tests/test_parse.py'), file('tests/unit/test_merge.py'), file('tests/conftest.py')],
     });
     expect(commands).toEqual({
@@ -20,49 +24,118 @@ describe('verificationCommands', () => {
   });
 
   it('keeps the full command when pytest already names what to run, or a test is in no held-out file', () => {
-    expect(verificationCommands({ test: 'pytest tests/unit', failToPass: ['tests.unit.test_a::test_x'], heldOutFiles: [file('tests/unit/test_a.py')] })).toEqual({ failToPass: ['pytest tests/unit'], passToPass: [] });
-    expect(verificationCommands({ test: 'pytest', failToPass: ['tests.test_old::test_x'], heldOutFiles: [file('tests/test_new.py')] })).toEqual({ failToPass: ['pytest'], passToPass: [] });
+    expect(
+      verificationCommands({
+        test: 'pytest tests/unit',
+        failToPass: ['tests.unit.test_a::test_x'],
+        heldOutFiles: [file('tests/unit/test_a.py')],
+      }),
+    ).toEqual({ failToPass: ['pytest tests/unit'], passToPass: [] });
+    expect(
+      verificationCommands({
+        test: 'pytest',
+        failToPass: ['tests.test_old::test_x'],
+        heldOutFiles: [file('tests/test_new.py')],
+      }),
+    ).toEqual({ failToPass: ['pytest'], passToPass: [] });
   });
 
   it('narrows node --test to the files a report names, or else to the files defining the test title', () => {
-    const heldOutFiles = [file('test/slugify.test.js', "  test('transliterates accented letters', () => {"), file('test/other.test.js', 'test(`unrelated`)')];
-    expect(verificationCommands({ test: 'node --test', failToPass: ['slugify › transliterates accented letters'], heldOutFiles }).failToPass).toEqual(['node --test test/slugify.test.js']);
-    expect(verificationCommands({ test: 'node --test', failToPass: ['test/other.test.js::suite › anything'], heldOutFiles }).failToPass).toEqual(['node --test test/other.test.js']);
-    expect(verificationCommands({ test: 'node --test', failToPass: ['slugify › a title nobody wrote'], heldOutFiles })).toEqual({ failToPass: ['node --test'], passToPass: [] });
+    const heldOutFiles = [
+      file('test/slugify.test.js', "  test('transliterates accented letters', () => {"),
+      file('test/other.test.js', 'test(`unrelated`)'),
+    ];
+    expect(
+      verificationCommands({
+        test: 'node --test',
+        failToPass: ['slugify › transliterates accented letters'],
+        heldOutFiles,
+      }).failToPass,
+    ).toEqual(['node --test test/slugify.test.js']);
+    expect(
+      verificationCommands({ test: 'node --test', failToPass: ['test/other.test.js::suite › anything'], heldOutFiles })
+        .failToPass,
+    ).toEqual(['node --test test/other.test.js']);
+    expect(
+      verificationCommands({ test: 'node --test', failToPass: ['slugify › a title nobody wrote'], heldOutFiles }),
+    ).toEqual({ failToPass: ['node --test'], passToPass: [] });
     // A file list in the recipe is already a selection; adding to it would widen it.
-    expect(verificationCommands({ test: 'node --test test/unit/', failToPass: ['slugify › transliterates accented letters'], heldOutFiles }).passToPass).toEqual([]);
+    expect(
+      verificationCommands({
+        test: 'node --test test/unit/',
+        failToPass: ['slugify › transliterates accented letters'],
+        heldOutFiles,
+      }).passToPass,
+    ).toEqual([]);
   });
 
   it('narrows go test with -run over the top-level test functions, keeping variables before the command', () => {
     const commands = verificationCommands({
       test: 'GOFLAGS=-mod=mod go test -json ./...',
-      failToPass: ['example.com/m/pkg/TestParse/negative', 'example.com/m/TestFormat', 'example.com/m/pkg/TestParse/zero', 'example.com/m/ExampleFormat'],
+      failToPass: [
+        'example.com/m/pkg/TestParse/negative',
+        'example.com/m/TestFormat',
+        'example.com/m/pkg/TestParse/zero',
+        'example.com/m/ExampleFormat',
+      ],
       heldOutFiles: [],
     });
-    expect(commands.failToPass).toEqual(["GOFLAGS=-mod=mod go test -run '^(ExampleFormat|TestFormat|TestParse)$' -json ./..."]);
-    expect(parseCommandLine(commands.failToPass[0] ?? '')).toEqual({ env: { GOFLAGS: '-mod=mod' }, argv: ['go', 'test', '-run', '^(ExampleFormat|TestFormat|TestParse)$', '-json', './...'] });
-    expect(verificationCommands({ test: 'go test -run TestX ./...', failToPass: ['m/TestY'], heldOutFiles: [] }).passToPass).toEqual([]);
-    expect(verificationCommands({ test: 'go test ./...', failToPass: ['m [build failed]'], heldOutFiles: [] }).passToPass).toEqual([]);
+    expect(commands.failToPass).toEqual([
+      "GOFLAGS=-mod=mod go test -run '^(ExampleFormat|TestFormat|TestParse)$' -json ./...",
+    ]);
+    expect(parseCommandLine(commands.failToPass[0] ?? '')).toEqual({
+      env: { GOFLAGS: '-mod=mod' },
+      argv: ['go', 'test', '-run', '^(ExampleFormat|TestFormat|TestParse)$', '-json', './...'],
+    });
+    expect(
+      verificationCommands({ test: 'go test -run TestX ./...', failToPass: ['m/TestY'], heldOutFiles: [] }).passToPass,
+    ).toEqual([]);
+    expect(
+      verificationCommands({ test: 'go test ./...', failToPass: ['m [build failed]'], heldOutFiles: [] }).passToPass,
+    ).toEqual([]);
   });
 
   it('narrows cargo test to the integration targets that define the tests, before any libtest arguments', () => {
-    const heldOutFiles = [file('tests/version.rs', '#[test]\nfn sorts_prereleases() {}\n'), file('tests/common/mod.rs', 'fn helper_only() {}\n')];
-    expect(verificationCommands({ test: 'cargo test --no-fail-fast -- --test-threads=1', failToPass: ['sorts_prereleases'], heldOutFiles }).failToPass).toEqual([
-      'cargo test --no-fail-fast --test version -- --test-threads=1',
-    ]);
+    const heldOutFiles = [
+      file('tests/version.rs', '#[test]\nfn sorts_prereleases() {}\n'),
+      file('tests/common/mod.rs', 'fn helper_only() {}\n'),
+    ];
+    expect(
+      verificationCommands({
+        test: 'cargo test --no-fail-fast -- --test-threads=1',
+        failToPass: ['sorts_prereleases'],
+        heldOutFiles,
+      }).failToPass,
+    ).toEqual(['cargo test --no-fail-fast --test version -- --test-threads=1']);
     // A unit test in the library, or a target already chosen by the recipe, keeps the full command.
-    expect(verificationCommands({ test: 'cargo test', failToPass: ['tests::in_lib'], heldOutFiles }).passToPass).toEqual([]);
-    expect(verificationCommands({ test: 'cargo test --lib', failToPass: ['sorts_prereleases'], heldOutFiles }).passToPass).toEqual([]);
+    expect(
+      verificationCommands({ test: 'cargo test', failToPass: ['tests::in_lib'], heldOutFiles }).passToPass,
+    ).toEqual([]);
+    expect(
+      verificationCommands({ test: 'cargo test --lib', failToPass: ['sorts_prereleases'], heldOutFiles }).passToPass,
+    ).toEqual([]);
   });
 
   it('runs the full suite for runners whose ids cannot be mapped back to a selection', () => {
-    expect(verificationCommands({ test: 'npx vitest run', failToPass: ['test/a.test.ts › adds'], heldOutFiles: [file('test/a.test.ts')] })).toEqual({ failToPass: ['npx vitest run'], passToPass: [] });
-    expect(verificationCommands({ test: 'mvn -B test', failToPass: ['com.example.AppTest::adds'], heldOutFiles: [] })).toEqual({ failToPass: ['mvn -B test'], passToPass: [] });
+    expect(
+      verificationCommands({
+        test: 'npx vitest run',
+        failToPass: ['test/a.test.ts › adds'],
+        heldOutFiles: [file('test/a.test.ts')],
+      }),
+    ).toEqual({ failToPass: ['npx vitest run'], passToPass: [] });
+    expect(
+      verificationCommands({ test: 'mvn -B test', failToPass: ['com.example.AppTest::adds'], heldOutFiles: [] }),
+    ).toEqual({ failToPass: ['mvn -B test'], passToPass: [] });
   });
 
   it('quotes what parseCommandLine would otherwise misread', () => {
     const path = "tests/it's here/test_x.py";
-    const commands = verificationCommands({ test: "A='1 2' pytest -q", failToPass: ["tests.it's here.test_x::test_y"], heldOutFiles: [file(path)] });
+    const commands = verificationCommands({
+      test: "A='1 2' pytest -q",
+      failToPass: ["tests.it's here.test_x::test_y"],
+      heldOutFiles: [file(path)],
+    });
     expect(parseCommandLine(commands.failToPass[0] ?? '')).toEqual({ env: { A: '1 2' }, argv: ['pytest', '-q', path] });
   });
 });

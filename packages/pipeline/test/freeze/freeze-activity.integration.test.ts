@@ -42,7 +42,15 @@ describe('the freeze activity', () => {
 
   it('records the bundle, its signature and the task in one transaction, once', async () => {
     await insertDrawnTask(database.db, { task: { id: input.taskId } });
-    const activities = createFreezeActivities({ db: database.db, bundleDir: join(root, 'bundles'), attestor: createAttestor({ signer: await createSigner({ keyDir: join(root, 'keys') }), statementsDir: join(root, 'statements') }), workDir: join(root, 'work') });
+    const activities = createFreezeActivities({
+      db: database.db,
+      bundleDir: join(root, 'bundles'),
+      attestor: createAttestor({
+        signer: await createSigner({ keyDir: join(root, 'keys') }),
+        statementsDir: join(root, 'statements'),
+      }),
+      workDir: join(root, 'work'),
+    });
     const env = new MockActivityEnvironment();
     const first: FreezeSummary = await env.run((arg: TaskFreezeInput) => activities.freezeMergedFix(arg), input);
     const again: FreezeSummary = await env.run((arg: TaskFreezeInput) => activities.freezeMergedFix(arg), input);
@@ -58,8 +66,18 @@ describe('the freeze activity', () => {
   });
 
   it('fails without retry for an input the freeze refuses', async () => {
-    const activities = createFreezeActivities({ db: database.db, bundleDir: join(root, 'bundles'), attestor: createAttestor({ signer: await createSigner({ keyDir: join(root, 'keys') }), statementsDir: join(root, 'statements') }), workDir: join(root, 'work') });
-    const failure = await new MockActivityEnvironment().run((arg: TaskFreezeInput) => activities.freezeMergedFix(arg), { ...input, taskId: 'gh-other-repo-3' }).catch((error: unknown) => error);
+    const activities = createFreezeActivities({
+      db: database.db,
+      bundleDir: join(root, 'bundles'),
+      attestor: createAttestor({
+        signer: await createSigner({ keyDir: join(root, 'keys') }),
+        statementsDir: join(root, 'statements'),
+      }),
+      workDir: join(root, 'work'),
+    });
+    const failure = await new MockActivityEnvironment()
+      .run((arg: TaskFreezeInput) => activities.freezeMergedFix(arg), { ...input, taskId: 'gh-other-repo-3' })
+      .catch((error: unknown) => error);
     expect(failure).toMatchObject({ nonRetryable: true, type: 'FreezeError:invalid-input' });
   });
 });

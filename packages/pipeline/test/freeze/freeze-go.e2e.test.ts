@@ -21,18 +21,29 @@ afterAll(async () => {
 });
 
 describe('freezing durafmt with go test', () => {
-  it('a known fix freezes to the spec FAIL_TO_PASS and the rest of the suite as PASS_TO_PASS', { timeout: 240_000 }, async () => {
-    const fix = knownFix(durafmt, 3);
-    const outcome = await freezeFix(freezeInput(durafmt, 3, fix.baseOid, { kind: 'patch', patch: fix.patch }), { workDir: join(root, 'work'), goBuildCache: sharedGoBuildCache });
-    if (outcome.status !== 'frozen') throw new Error(`expected a frozen fix, got ${outcome.reason}: ${outcome.detail}`);
-    const failToPass = reportIds('go-test', fix.failToPass);
-    expect(outcome.failToPass).toEqual(failToPass);
-    const suite = await suiteIdsAt(durafmt, fix.baseOid, fix.patch, join(root, 'oracle'));
-    expect(outcome.passToPass).toEqual(suite.filter((id) => !failToPass.includes(id)));
-    expect(outcome.flaky).toEqual([]);
-    expect(outcome.heldOutFiles.map((file) => file.path)).toEqual(['durafmt_test.go']);
-    // gofmt canonicalizes both sides before the bytes are counted.
-    expect(outcome.golden).toMatchObject({ filesTouched: 1, diffBytesNormalized: expect.any(Number) as number });
-    expect(outcome.commands).toEqual({ failToPass: ["go test -run '^(TestFormatNegative)$' -json -count=1 ./..."], passToPass: [RECIPES['go-test'].test] });
-  });
+  it(
+    'a known fix freezes to the spec FAIL_TO_PASS and the rest of the suite as PASS_TO_PASS',
+    { timeout: 240_000 },
+    async () => {
+      const fix = knownFix(durafmt, 3);
+      const outcome = await freezeFix(freezeInput(durafmt, 3, fix.baseOid, { kind: 'patch', patch: fix.patch }), {
+        workDir: join(root, 'work'),
+        goBuildCache: sharedGoBuildCache,
+      });
+      if (outcome.status !== 'frozen')
+        throw new Error(`expected a frozen fix, got ${outcome.reason}: ${outcome.detail}`);
+      const failToPass = reportIds('go-test', fix.failToPass);
+      expect(outcome.failToPass).toEqual(failToPass);
+      const suite = await suiteIdsAt(durafmt, fix.baseOid, fix.patch, join(root, 'oracle'));
+      expect(outcome.passToPass).toEqual(suite.filter((id) => !failToPass.includes(id)));
+      expect(outcome.flaky).toEqual([]);
+      expect(outcome.heldOutFiles.map((file) => file.path)).toEqual(['durafmt_test.go']);
+      // gofmt canonicalizes both sides before the bytes are counted.
+      expect(outcome.golden).toMatchObject({ filesTouched: 1, diffBytesNormalized: expect.any(Number) as number });
+      expect(outcome.commands).toEqual({
+        failToPass: ["go test -run '^(TestFormatNegative)$' -json -count=1 ./..."],
+        passToPass: [RECIPES['go-test'].test],
+      });
+    },
+  );
 });

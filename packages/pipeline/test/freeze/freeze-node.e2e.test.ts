@@ -9,7 +9,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freezeFix, FreezeError, type FreezeOutcome, type FrozenFix } from '../../src/freeze/index.js';
 import { parseCommandLine } from '@abp/grader/verification';
 import type { BuiltRepo } from '@abp/github-sim/world/live/build';
-import { buildRepos, cloneAt, commitAll, freezeInput, knownFix, RECIPES, repoNamed, reportIds, suiteIdsAt } from './live-repos.js';
+import {
+  buildRepos,
+  cloneAt,
+  commitAll,
+  freezeInput,
+  knownFix,
+  RECIPES,
+  repoNamed,
+  reportIds,
+  suiteIdsAt,
+} from './live-repos.js';
 
 let root: string;
 let textkit: BuiltRepo;
@@ -41,7 +51,11 @@ function frozen(outcome: FreezeOutcome): FrozenFix {
 describe('freezing textkit with node --test', () => {
   it('a known fix freezes to the spec FAIL_TO_PASS and the rest of the suite as PASS_TO_PASS', async () => {
     const fix = knownFix(textkit, 3);
-    const outcome = frozen(await freezeFix(freezeInput(textkit, 3, fix.baseOid, { kind: 'patch', patch: fix.patch }), { workDir: workDir() }));
+    const outcome = frozen(
+      await freezeFix(freezeInput(textkit, 3, fix.baseOid, { kind: 'patch', patch: fix.patch }), {
+        workDir: workDir(),
+      }),
+    );
 
     const failToPass = reportIds('node-test', fix.failToPass);
     expect(outcome.failToPass).toEqual(failToPass);
@@ -60,7 +74,10 @@ describe('freezing textkit with node --test', () => {
     expect(outcome.golden.diffBytesNormalized).toBeGreaterThan(0);
 
     // The FAIL_TO_PASS command runs only the file that holds the new test; PASS_TO_PASS runs everything.
-    expect(outcome.commands).toEqual({ failToPass: [`${RECIPES['node-test'].test} test/slugify.test.js`], passToPass: [RECIPES['node-test'].test] });
+    expect(outcome.commands).toEqual({
+      failToPass: [`${RECIPES['node-test'].test} test/slugify.test.js`],
+      passToPass: [RECIPES['node-test'].test],
+    });
     expect(parseCommandLine(outcome.commands.failToPass[0] ?? '').argv.at(-1)).toBe('test/slugify.test.js');
 
     expect(outcome.runs.map((run) => [run.state, run.index])).toEqual([
@@ -82,7 +99,11 @@ describe('freezing textkit with node --test', () => {
   it('a merged pull request freezes from its merge commit against the base it merged onto', async () => {
     const pull = textkit.pulls.find((candidate) => candidate.number === 2);
     if (pull?.mergeCommitOid == null) throw new Error('textkit has no merged pull request #2');
-    const outcome = frozen(await freezeFix(freezeInput(textkit, 1, pull.baseRefOid, { kind: 'commit', commit: pull.mergeCommitOid }), { workDir: workDir() }));
+    const outcome = frozen(
+      await freezeFix(freezeInput(textkit, 1, pull.baseRefOid, { kind: 'commit', commit: pull.mergeCommitOid }), {
+        workDir: workDir(),
+      }),
+    );
     expect(outcome.failToPass).toEqual(['slugify › trims separators at both ends']);
     expect(outcome.passToPass).toContain('slugify › joins lower-cased words with dashes');
     expect(outcome.golden.patch).toMatch(/^diff --git a\/src\/slugify\.js b\/src\/slugify\.js$/m);
@@ -120,11 +141,23 @@ describe('environment', () => {
 `;
     // A lockfile rides along: recorded with the fix, left out of its size.
     const lockfile = '{\n  "name": "textkit",\n  "lockfileVersion": 3,\n  "packages": {}\n}\n';
-    const commit = await commitAll(clone, { 'test/environment.test.js': probe, 'package-lock.json': lockfile }, 'truncate: count code points');
-    const outcome = frozen(await freezeFix(freezeInput(textkit, 5, fix.baseOid, { kind: 'commit', commit }, clone), { workDir: workDir(), sandbox: true }));
+    const commit = await commitAll(
+      clone,
+      { 'test/environment.test.js': probe, 'package-lock.json': lockfile },
+      'truncate: count code points',
+    );
+    const outcome = frozen(
+      await freezeFix(freezeInput(textkit, 5, fix.baseOid, { kind: 'commit', commit }, clone), {
+        workDir: workDir(),
+        sandbox: true,
+      }),
+    );
     expect(outcome.failToPass).toEqual(reportIds('node-test', fix.failToPass));
     expect(outcome.passToPass).toContain('environment › is pinned, offline and private');
-    expect(outcome.heldOutFiles.map((file) => file.path)).toEqual(['test/environment.test.js', 'test/truncate.test.js']);
+    expect(outcome.heldOutFiles.map((file) => file.path)).toEqual([
+      'test/environment.test.js',
+      'test/truncate.test.js',
+    ]);
     expect(outcome.split.recorded).toEqual([{ path: 'package-lock.json', kind: 'lockfile' }]);
     expect(outcome.split.codePatch).toContain('diff --git a/package-lock.json b/package-lock.json');
     expect(outcome.golden.filesTouched).toBe(1);
@@ -141,8 +174,18 @@ test('keeps digits', () => {
   assert.equal(slugify('Top 10 lists'), 'top-10-lists');
 });
 `;
-    const commit = await commitAll(clone, { 'test/digits.test.js': test, 'src/index.js': "export { slugify } from './slugify.js';\nexport { truncate } from './truncate.js';\n// Both helpers are pure functions.\n" }, 'Document purity');
-    const outcome = await freezeFix(freezeInput(textkit, 4, textkit.repo.headOid, { kind: 'commit', commit }, clone), { workDir: workDir() });
+    const commit = await commitAll(
+      clone,
+      {
+        'test/digits.test.js': test,
+        'src/index.js':
+          "export { slugify } from './slugify.js';\nexport { truncate } from './truncate.js';\n// Both helpers are pure functions.\n",
+      },
+      'Document purity',
+    );
+    const outcome = await freezeFix(freezeInput(textkit, 4, textkit.repo.headOid, { kind: 'commit', commit }, clone), {
+      workDir: workDir(),
+    });
     expect(outcome).toMatchObject({ status: 'rejected', reason: 'tests-already-pass', regressions: [] });
     expect(outcome.runs).toHaveLength(6);
   });
@@ -151,13 +194,18 @@ test('keeps digits', () => {
     const fix = knownFix(textkit, 3);
     const pull = textkit.pulls[0];
     if (pull === undefined) throw new Error('textkit has no pull request');
-    const outcome = await freezeFix(freezeInput(textkit, 3, pull.baseRefOid, { kind: 'patch', patch: fix.patch }), { workDir: workDir() });
+    const outcome = await freezeFix(freezeInput(textkit, 3, pull.baseRefOid, { kind: 'patch', patch: fix.patch }), {
+      workDir: workDir(),
+    });
     expect(outcome).toMatchObject({ status: 'rejected', reason: 'fix-does-not-apply', runs: [] });
   });
 
   it('rejects a freeze whose suite cannot be set up', async () => {
     const fix = knownFix(textkit, 3);
-    const input = { ...freezeInput(textkit, 3, fix.baseOid, { kind: 'patch', patch: fix.patch }), recipe: { ...RECIPES['node-test'], install: 'node -e "process.exit(3)"' } };
+    const input = {
+      ...freezeInput(textkit, 3, fix.baseOid, { kind: 'patch', patch: fix.patch }),
+      recipe: { ...RECIPES['node-test'], install: 'node -e "process.exit(3)"' },
+    };
     const outcome = await freezeFix(input, { workDir: workDir() });
     expect(outcome).toMatchObject({ status: 'rejected', reason: 'suite-did-not-run', runs: [] });
   });
@@ -166,9 +214,13 @@ test('keeps digits', () => {
     const clone = nextClone();
     const fix = knownFix(textkit, 3);
     await cloneAt(textkit, fix.baseOid, clone, fix.patch);
-    const slow = "import { test } from 'node:test';\n\ntest('takes its time', () => new Promise((resolve) => setTimeout(resolve, 60_000)));\n";
+    const slow =
+      "import { test } from 'node:test';\n\ntest('takes its time', () => new Promise((resolve) => setTimeout(resolve, 60_000)));\n";
     const commit = await commitAll(clone, { 'test/slow.test.js': slow }, 'slugify: transliterate accented letters');
-    const outcome = await freezeFix(freezeInput(textkit, 3, fix.baseOid, { kind: 'commit', commit }, clone), { workDir: workDir(), runTimeoutSeconds: 1 });
+    const outcome = await freezeFix(freezeInput(textkit, 3, fix.baseOid, { kind: 'commit', commit }, clone), {
+      workDir: workDir(),
+      runTimeoutSeconds: 1,
+    });
     expect(outcome).toMatchObject({ status: 'rejected', reason: 'suite-did-not-run' });
     expect(outcome.runs.length).toBeGreaterThan(0);
     for (const run of outcome.runs) expect([run.index, run.timedOut, run.exitCode]).toEqual([0, true, null]);
@@ -177,10 +229,30 @@ test('keeps digits', () => {
   it('stops with an error when the repository or a commit is not there', async () => {
     const fix = knownFix(textkit, 3);
     const patch = { kind: 'patch', patch: fix.patch } as const;
-    const errorOf = (promise: Promise<unknown>) => promise.then(() => null, (error: unknown) => (error instanceof FreezeError ? error.code : error));
-    await expect(errorOf(freezeFix(freezeInput(textkit, 3, fix.baseOid, patch, join(root, 'nowhere')), { workDir: workDir() }))).resolves.toBe('not-a-repository');
-    await expect(errorOf(freezeFix(freezeInput(textkit, 3, 'f'.repeat(40), patch), { workDir: workDir() }))).resolves.toBe('missing-commit');
-    await expect(errorOf(freezeFix(freezeInput(textkit, 3, fix.baseOid, { kind: 'commit', commit: 'e'.repeat(40) }), { workDir: workDir() }))).resolves.toBe('missing-commit');
-    await expect(errorOf(freezeFix(freezeInput(textkit, 3, fix.baseOid, { kind: 'commit', commit: fix.baseOid }), { workDir: workDir() }))).resolves.toBe('empty-fix');
+    const errorOf = (promise: Promise<unknown>) =>
+      promise.then(
+        () => null,
+        (error: unknown) => (error instanceof FreezeError ? error.code : error),
+      );
+    await expect(
+      errorOf(freezeFix(freezeInput(textkit, 3, fix.baseOid, patch, join(root, 'nowhere')), { workDir: workDir() })),
+    ).resolves.toBe('not-a-repository');
+    await expect(
+      errorOf(freezeFix(freezeInput(textkit, 3, 'f'.repeat(40), patch), { workDir: workDir() })),
+    ).resolves.toBe('missing-commit');
+    await expect(
+      errorOf(
+        freezeFix(freezeInput(textkit, 3, fix.baseOid, { kind: 'commit', commit: 'e'.repeat(40) }), {
+          workDir: workDir(),
+        }),
+      ),
+    ).resolves.toBe('missing-commit');
+    await expect(
+      errorOf(
+        freezeFix(freezeInput(textkit, 3, fix.baseOid, { kind: 'commit', commit: fix.baseOid }), {
+          workDir: workDir(),
+        }),
+      ),
+    ).resolves.toBe('empty-fix');
   });
 });

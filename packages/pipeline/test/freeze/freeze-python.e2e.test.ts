@@ -6,7 +6,18 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freezeFix, type FreezeOutcome, type FrozenFix } from '../../src/freeze/index.js';
 import type { BuiltRepo } from '@abp/github-sim/world/live/build';
-import { buildRepos, cloneAt, commitAll, freezeInput, knownFix, RECIPES, repoNamed, reportId, reportIds, suiteIdsAt } from './live-repos.js';
+import {
+  buildRepos,
+  cloneAt,
+  commitAll,
+  freezeInput,
+  knownFix,
+  RECIPES,
+  repoNamed,
+  reportId,
+  reportIds,
+  suiteIdsAt,
+} from './live-repos.js';
 
 let root: string;
 let rangeset: BuiltRepo;
@@ -27,20 +38,33 @@ function frozen(outcome: FreezeOutcome): FrozenFix {
 describe('freezing rangeset with pytest', () => {
   it('a known fix freezes to the spec FAIL_TO_PASS and the rest of the suite as PASS_TO_PASS', async () => {
     const fix = knownFix(rangeset, 4);
-    const outcome = frozen(await freezeFix(freezeInput(rangeset, 4, fix.baseOid, { kind: 'patch', patch: fix.patch }), { workDir: join(root, 'work') }));
+    const outcome = frozen(
+      await freezeFix(freezeInput(rangeset, 4, fix.baseOid, { kind: 'patch', patch: fix.patch }), {
+        workDir: join(root, 'work'),
+      }),
+    );
     const failToPass = reportIds('pytest', fix.failToPass);
     expect(outcome.failToPass).toEqual(failToPass);
     const suite = await suiteIdsAt(rangeset, fix.baseOid, fix.patch, join(root, 'oracle-4'));
     expect(outcome.passToPass).toEqual(suite.filter((id) => !failToPass.includes(id)));
     expect(outcome.flaky).toEqual([]);
     expect(outcome.heldOutFiles.map((file) => file.path)).toEqual(['tests/test_parse.py']);
-    expect(outcome.commands).toEqual({ failToPass: [`${RECIPES.pytest.test} tests/test_parse.py`], passToPass: [RECIPES.pytest.test] });
+    expect(outcome.commands).toEqual({
+      failToPass: [`${RECIPES.pytest.test} tests/test_parse.py`],
+      passToPass: [RECIPES.pytest.test],
+    });
   });
 
   it('rejects the fix that breaks an existing test as a regression', async () => {
     const fix = knownFix(rangeset, 3);
-    const outcome = await freezeFix(freezeInput(rangeset, 3, fix.baseOid, { kind: 'patch', patch: fix.patch }), { workDir: join(root, 'work') });
-    expect(outcome).toMatchObject({ status: 'rejected', reason: 'regression', regressions: reportIds('pytest', fix.breaks) });
+    const outcome = await freezeFix(freezeInput(rangeset, 3, fix.baseOid, { kind: 'patch', patch: fix.patch }), {
+      workDir: join(root, 'work'),
+    });
+    expect(outcome).toMatchObject({
+      status: 'rejected',
+      reason: 'regression',
+      regressions: reportIds('pytest', fix.breaks),
+    });
     expect(outcome.runs).toHaveLength(6);
   });
 
@@ -61,10 +85,16 @@ os.environ[${JSON.stringify(flaky.env)}] = ${JSON.stringify(flaky.failingValue)}
     const clone = join(root, 'clone-flaky');
     await cloneAt(rangeset, fix.baseOid, clone, fix.patch);
     const commit = await commitAll(clone, { 'tests/conftest.py': conftest }, 'parse_ranges: accept negative bounds');
-    const outcome = frozen(await freezeFix(freezeInput(rangeset, 4, fix.baseOid, { kind: 'commit', commit }, clone), { workDir: join(root, 'work') }));
+    const outcome = frozen(
+      await freezeFix(freezeInput(rangeset, 4, fix.baseOid, { kind: 'commit', commit }, clone), {
+        workDir: join(root, 'work'),
+      }),
+    );
 
     const flakyId = reportId('pytest', flaky.test);
-    expect(outcome.flaky).toEqual([{ id: flakyId, outcomes: { before: ['fail', 'pass', 'fail'], after: ['fail', 'pass', 'fail'] } }]);
+    expect(outcome.flaky).toEqual([
+      { id: flakyId, outcomes: { before: ['fail', 'pass', 'fail'], after: ['fail', 'pass', 'fail'] } },
+    ]);
     expect(outcome.failToPass).toEqual(reportIds('pytest', fix.failToPass));
     const suite = await suiteIdsAt(rangeset, fix.baseOid, fix.patch, join(root, 'oracle-flaky'));
     expect(outcome.passToPass).toEqual(suite.filter((id) => id !== flakyId && !outcome.failToPass.includes(id)));
@@ -87,7 +117,9 @@ def test_dies_on_its_second_run():
     const clone = join(root, 'clone-dies');
     await cloneAt(rangeset, fix.baseOid, clone, fix.patch);
     const commit = await commitAll(clone, { 'tests/test_dies.py': dies }, 'parse_ranges: accept negative bounds');
-    const outcome = await freezeFix(freezeInput(rangeset, 4, fix.baseOid, { kind: 'commit', commit }, clone), { workDir: join(root, 'work') });
+    const outcome = await freezeFix(freezeInput(rangeset, 4, fix.baseOid, { kind: 'commit', commit }, clone), {
+      workDir: join(root, 'work'),
+    });
     expect(outcome).toMatchObject({ status: 'rejected', reason: 'suite-did-not-run' });
     const killed = outcome.runs.filter((run) => run.problem !== null);
     expect(killed.length).toBeGreaterThan(0);

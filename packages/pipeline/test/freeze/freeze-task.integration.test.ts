@@ -43,10 +43,28 @@ const abp = (args: string[]): Promise<CliResult> => runAbp(args, { ABP_HOME: hom
 async function freeze(gitDir: string, abpHome = home): Promise<PublishedTask> {
   const result = await runAbp(
     [
-      'freeze', '--repo', `${textkit.repo.owner}/${textkit.repo.name}`, '--base', fix.baseOid, '--fix', join(root, 'fix.patch'),
-      '--issue', join(root, 'issue.json'), '--pr', `https://github.com/${textkit.repo.owner}/${textkit.repo.name}/pull/40`,
-      '--git-dir', gitDir, '--recipe', join(root, 'recipe.json'), '--registry-version', 'abp-registry/2026Q2', '--draw-seed', '424242',
-      '--sourced-at', '2026-06-01T00:00:00Z', '--json',
+      'freeze',
+      '--repo',
+      `${textkit.repo.owner}/${textkit.repo.name}`,
+      '--base',
+      fix.baseOid,
+      '--fix',
+      join(root, 'fix.patch'),
+      '--issue',
+      join(root, 'issue.json'),
+      '--pr',
+      `https://github.com/${textkit.repo.owner}/${textkit.repo.name}/pull/40`,
+      '--git-dir',
+      gitDir,
+      '--recipe',
+      join(root, 'recipe.json'),
+      '--registry-version',
+      'abp-registry/2026Q2',
+      '--draw-seed',
+      '424242',
+      '--sourced-at',
+      '2026-06-01T00:00:00Z',
+      '--json',
     ],
     { ABP_HOME: abpHome },
     300_000,
@@ -57,7 +75,14 @@ async function freeze(gitDir: string, abpHome = home): Promise<PublishedTask> {
 
 /** `abp verify` of a (possibly tampered) copy, returning the error code it reports. */
 async function verifyCode(archive: string, signature: string, trustRoot?: string): Promise<string> {
-  const result = await abp(['verify', archive, '--signature', signature, ...(trustRoot ? ['--trust-root', trustRoot] : []), '--json']);
+  const result = await abp([
+    'verify',
+    archive,
+    '--signature',
+    signature,
+    ...(trustRoot ? ['--trust-root', trustRoot] : []),
+    '--json',
+  ]);
   if (result.code === 0) return 'verified';
   return (JSON.parse(result.stdout) as { error: { code: string } }).error.code;
 }
@@ -70,7 +95,12 @@ describe('abp freeze and abp verify', () => {
     expect(first.manifest.cutoffsVerified.length).toBeGreaterThan(0);
     const verified = await abp(['verify', first.archivePath, '--json']);
     expect(verified.code, verified.stderr).toBe(0);
-    expect(JSON.parse(verified.stdout)).toMatchObject({ verified: true, taskId: first.taskId, digest: first.digest, heldOutDigest: first.heldOutDigest });
+    expect(JSON.parse(verified.stdout)).toMatchObject({
+      verified: true,
+      taskId: first.taskId,
+      digest: first.digest,
+      heldOutDigest: first.heldOutDigest,
+    });
   });
 
   it('rejects a tampered archive, a tampered statement, an unknown key and an expired key, each with its own code', async () => {
@@ -82,7 +112,9 @@ describe('abp freeze and abp verify', () => {
     expect(await verifyCode(archive, signature)).toBe('digest-mismatch');
 
     const envelope = JSON.parse(await readFile(signature, 'utf8')) as { dsseEnvelope: { payload: string } };
-    const statement = JSON.parse(Buffer.from(envelope.dsseEnvelope.payload, 'base64').toString('utf8')) as { predicate: { freeze: { failToPass: number } } };
+    const statement = JSON.parse(Buffer.from(envelope.dsseEnvelope.payload, 'base64').toString('utf8')) as {
+      predicate: { freeze: { failToPass: number } };
+    };
     statement.predicate.freeze.failToPass += 1;
     envelope.dsseEnvelope.payload = Buffer.from(JSON.stringify(statement)).toString('base64');
     await writeFile(join(root, 'tampered.sigstore.json'), JSON.stringify(envelope));
@@ -93,7 +125,10 @@ describe('abp freeze and abp verify', () => {
     expect(await verifyCode(first.archivePath, signature, join(root, 'stranger-root.json'))).toBe('unknown-key');
 
     const ours = await loadTrustRoot(join(home, 'trust-root.json'));
-    const expired = { ...ours, keys: ours.keys.map((key) => ({ ...key, validFrom: '2020-01-01T00:00:00Z', validUntil: '2021-01-01T00:00:00Z' })) };
+    const expired = {
+      ...ours,
+      keys: ours.keys.map((key) => ({ ...key, validFrom: '2020-01-01T00:00:00Z', validUntil: '2021-01-01T00:00:00Z' })),
+    };
     await writeFile(join(root, 'expired-root.json'), JSON.stringify(expired));
     expect(await verifyCode(first.archivePath, signature, join(root, 'expired-root.json'))).toBe('key-expired');
   });
@@ -128,7 +163,11 @@ describe('abp freeze and abp verify', () => {
   it('unpacks into a task folder the grader loads, with the held-out part apart', async () => {
     const copy = join(root, 'copy.tar');
     await copyFile(first.archivePath, copy);
-    const unpacked = await unpackBundle(copy, { taskDir: join(root, 'task'), heldOutDir: join(root, 'held-out'), expectedDigest: first.digest });
+    const unpacked = await unpackBundle(copy, {
+      taskDir: join(root, 'task'),
+      heldOutDir: join(root, 'held-out'),
+      expectedDigest: first.digest,
+    });
     expect(unpacked.manifest.id).toBe(first.taskId);
     const task = await loadTaskDirectory(join(root, 'task'));
     expect(task.source).toMatchObject({ kind: 'repo', baseCommit: fix.baseOid });

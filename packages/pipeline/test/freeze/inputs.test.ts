@@ -8,7 +8,13 @@ const valid: FreezeInput = {
   gitDir: '/srv/mirrors/mira-quill/textkit.git',
   baseCommit: '05320e2e25f314fdc6112dcc45d967df114842eb',
   fix: { kind: 'commit', commit: '8d6e30958b13abc6eb878aacf4ba5f43690345a3' },
-  recipe: { runner: 'node-test', ecosystem: 'node', install: 'node --version', test: 'node --test', report: 'junit-xml' },
+  recipe: {
+    runner: 'node-test',
+    ecosystem: 'node',
+    install: 'node --version',
+    test: 'node --test',
+    report: 'junit-xml',
+  },
 };
 
 function codeOf(action: () => unknown): string | null {
@@ -37,7 +43,10 @@ describe('parseFreezeInput', () => {
     ['an unknown fix kind', { fix: { kind: 'branch', branch: 'main' } }],
     ['a recipe with shell syntax', { recipe: { ...valid.recipe, test: 'node --test 2>&1' } }],
     ['a recipe install with shell syntax', { recipe: { ...valid.recipe, install: 'npm ci && npm run build' } }],
-    ['a recipe missing its report', { recipe: { runner: 'node-test', ecosystem: 'node', install: 'true', test: 'node --test' } }],
+    [
+      'a recipe missing its report',
+      { recipe: { runner: 'node-test', ecosystem: 'node', install: 'true', test: 'node --test' } },
+    ],
     ['a field the input does not have', { branch: 'main' }],
     ['path rules with an empty glob', { pathRules: { test: [''] } }],
   ])('rejects %s as invalid-input', (_, change) => {
@@ -45,7 +54,9 @@ describe('parseFreezeInput', () => {
   });
 
   it('rejects a test command whose runner leaves no per-test report', () => {
-    expect(codeOf(() => parseFreezeInput({ ...valid, recipe: { ...valid.recipe, test: 'npm test' } }))).toBe('unsupported-runner');
+    expect(codeOf(() => parseFreezeInput({ ...valid, recipe: { ...valid.recipe, test: 'npm test' } }))).toBe(
+      'unsupported-runner',
+    );
   });
 });
 

@@ -32,15 +32,52 @@ export function knownFix(repo: BuiltRepo, issue: number): KnownFix {
 
 /** The planted flaky test pinned to its passing value (a registry recipe may set variables before the command). */
 export const RECIPES: Readonly<Record<LiveRunnerId, RunnerRecipe>> = {
-  'node-test': { runner: 'node-test', ecosystem: 'node', install: 'node --version', test: 'node --test --test-reporter=junit --test-reporter-destination=test-report.xml', report: 'junit-xml' },
-  pytest: { runner: 'pytest', ecosystem: 'python', install: 'python3 -m pytest --version', test: 'RANGESET_TEST_SEED=1 python3 -m pytest -q -p no:cacheprovider --junitxml=test-report.xml', report: 'junit-xml' },
-  'go-test': { runner: 'go-test', ecosystem: 'go', install: 'go mod download', test: 'go test -json -count=1 ./...', report: 'go-test-json' },
-  'cargo-test': { runner: 'cargo-test', ecosystem: 'rust', install: 'cargo fetch', test: 'cargo test --offline --no-fail-fast', report: 'cargo-test-text' },
+  'node-test': {
+    runner: 'node-test',
+    ecosystem: 'node',
+    install: 'node --version',
+    test: 'node --test --test-reporter=junit --test-reporter-destination=test-report.xml',
+    report: 'junit-xml',
+  },
+  pytest: {
+    runner: 'pytest',
+    ecosystem: 'python',
+    install: 'python3 -m pytest --version',
+    test: 'RANGESET_TEST_SEED=1 python3 -m pytest -q -p no:cacheprovider --junitxml=test-report.xml',
+    report: 'junit-xml',
+  },
+  'go-test': {
+    runner: 'go-test',
+    ecosystem: 'go',
+    install: 'go mod download',
+    test: 'go test -json -count=1 ./...',
+    report: 'go-test-json',
+  },
+  'cargo-test': {
+    runner: 'cargo-test',
+    ecosystem: 'rust',
+    install: 'cargo fetch',
+    test: 'cargo test --offline --no-fail-fast',
+    report: 'cargo-test-text',
+  },
 };
 
-export function freezeInput(repo: BuiltRepo, issue: number, baseCommit: string, fix: FreezeInput['fix'], gitDir = repo.upstreamPath): FreezeInput {
+export function freezeInput(
+  repo: BuiltRepo,
+  issue: number,
+  baseCommit: string,
+  fix: FreezeInput['fix'],
+  gitDir = repo.upstreamPath,
+): FreezeInput {
   const fullName = `${repo.repo.owner}/${repo.repo.name}`;
-  return { taskId: githubTaskId(fullName, issue), repo: fullName, gitDir, baseCommit, fix, recipe: RECIPES[repo.runner] };
+  return {
+    taskId: githubTaskId(fullName, issue),
+    repo: fullName,
+    gitDir,
+    baseCommit,
+    fix,
+    recipe: RECIPES[repo.runner],
+  };
 }
 
 /** A simulator test id as grader/reports names the same test. */
@@ -67,7 +104,14 @@ export function reportIds(runner: LiveRunnerId, ids: readonly string[]): string[
 export async function git(args: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<string> {
   const { stdout } = await execFileAsync('git', args, {
     cwd,
-    env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: cwd, GIT_CONFIG_NOSYSTEM: '1', GIT_CONFIG_GLOBAL: '/dev/null', TZ: 'UTC', ...env },
+    env: {
+      PATH: process.env['PATH'] ?? '/usr/bin:/bin',
+      HOME: cwd,
+      GIT_CONFIG_NOSYSTEM: '1',
+      GIT_CONFIG_GLOBAL: '/dev/null',
+      TZ: 'UTC',
+      ...env,
+    },
     maxBuffer: 64 * 1024 * 1024,
   });
   return stdout;
@@ -82,19 +126,32 @@ export async function cloneAt(repo: BuiltRepo, commit: string, dir: string, patc
 
 async function applyPatch(dir: string, patch: string): Promise<void> {
   const child = execFile('git', ['apply', '--whitespace=nowarn', '-'], { cwd: dir });
-  const done = new Promise<void>((resolve, reject) => child.once('close', (code) => (code === 0 ? resolve() : reject(new Error(`git apply exited ${String(code)} in ${dir}`)))));
+  const done = new Promise<void>((resolve, reject) =>
+    child.once('close', (code) =>
+      code === 0 ? resolve() : reject(new Error(`git apply exited ${String(code)} in ${dir}`)),
+    ),
+  );
   child.stdin?.end(patch);
   await done;
 }
 
 /** Commits everything in the clone as the fix; returns the commit id. */
-export async function commitAll(dir: string, files: Readonly<Record<string, string>>, message: string): Promise<string> {
+export async function commitAll(
+  dir: string,
+  files: Readonly<Record<string, string>>,
+  message: string,
+): Promise<string> {
   for (const [path, content] of Object.entries(files)) {
     await mkdir(dirname(join(dir, path)), { recursive: true });
     await writeFile(join(dir, path), content);
   }
   await git(['add', '--all'], dir);
-  const identity = { GIT_AUTHOR_NAME: 'ABP Test', GIT_AUTHOR_EMAIL: 'test@abp.invalid', GIT_COMMITTER_NAME: 'ABP Test', GIT_COMMITTER_EMAIL: 'test@abp.invalid' };
+  const identity = {
+    GIT_AUTHOR_NAME: 'ABP Test',
+    GIT_AUTHOR_EMAIL: 'test@abp.invalid',
+    GIT_COMMITTER_NAME: 'ABP Test',
+    GIT_COMMITTER_EMAIL: 'test@abp.invalid',
+  };
   await git(['commit', '--quiet', '-m', message], dir, identity);
   return (await git(['rev-parse', 'HEAD'], dir)).trim();
 }
@@ -103,7 +160,8 @@ export async function commitAll(dir: string, files: Readonly<Record<string, stri
 export async function suiteIdsAt(repo: BuiltRepo, commit: string, patch: string, dir: string): Promise<string[]> {
   await cloneAt(repo, commit, dir, patch);
   const suite = await runTests(repo.runner, dir, { env: { RANGESET_TEST_SEED: '1' } });
-  if (suite.results.length === 0) throw new Error(`the oracle run of ${repo.repo.name} found no tests:\n${suite.output}`);
+  if (suite.results.length === 0)
+    throw new Error(`the oracle run of ${repo.repo.name} found no tests:\n${suite.output}`);
   return reportIds(
     repo.runner,
     suite.results.map((result) => result.id),

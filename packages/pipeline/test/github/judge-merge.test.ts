@@ -38,18 +38,43 @@ describe('judgeMerge', () => {
   });
 
   it('rejects an open or closed-unmerged pull request as not merged', () => {
-    expect(judgeMerge({ ...merged, state: 'OPEN', merged: false, mergedAt: null, mergedBy: null, mergeCommitOid: null }, true)).toMatchObject({ accepted: false, reason: 'not-merged', detail: expect.stringContaining('open') as string });
-    expect(judgeMerge({ ...merged, state: 'CLOSED', merged: false, mergedAt: null, mergedBy: null, mergeCommitOid: null }, true)).toMatchObject({ accepted: false, reason: 'not-merged' });
+    expect(
+      judgeMerge(
+        { ...merged, state: 'OPEN', merged: false, mergedAt: null, mergedBy: null, mergeCommitOid: null },
+        true,
+      ),
+    ).toMatchObject({ accepted: false, reason: 'not-merged', detail: expect.stringContaining('open') as string });
+    expect(
+      judgeMerge(
+        { ...merged, state: 'CLOSED', merged: false, mergedAt: null, mergedBy: null, mergeCommitOid: null },
+        true,
+      ),
+    ).toMatchObject({ accepted: false, reason: 'not-merged' });
   });
 
   it('rejects a merge into another branch than the default one', () => {
-    expect(judgeMerge({ ...merged, baseRefName: 'release-1.x' }, true)).toMatchObject({ accepted: false, reason: 'not-default-branch', detail: expect.stringContaining('release-1.x') as string });
-    expect(judgeMerge({ ...merged, defaultBranch: null }, true)).toMatchObject({ accepted: false, reason: 'not-default-branch' });
+    expect(judgeMerge({ ...merged, baseRefName: 'release-1.x' }, true)).toMatchObject({
+      accepted: false,
+      reason: 'not-default-branch',
+      detail: expect.stringContaining('release-1.x') as string,
+    });
+    expect(judgeMerge({ ...merged, defaultBranch: null }, true)).toMatchObject({
+      accepted: false,
+      reason: 'not-default-branch',
+    });
   });
 
   it('rejects a merger without write access, a deleted account included', () => {
-    expect(judgeMerge(merged, false)).toMatchObject({ accepted: false, reason: 'merger-without-write-access', detail: expect.stringContaining('octo') as string });
-    expect(judgeMerge({ ...merged, mergedBy: null }, false)).toMatchObject({ accepted: false, reason: 'merger-without-write-access', detail: expect.stringContaining('deleted account') as string });
+    expect(judgeMerge(merged, false)).toMatchObject({
+      accepted: false,
+      reason: 'merger-without-write-access',
+      detail: expect.stringContaining('octo') as string,
+    });
+    expect(judgeMerge({ ...merged, mergedBy: null }, false)).toMatchObject({
+      accepted: false,
+      reason: 'merger-without-write-access',
+      detail: expect.stringContaining('deleted account') as string,
+    });
   });
 
   it('rejects checks that were not green: failing, pending, errored, expected or never run', () => {
@@ -61,14 +86,24 @@ describe('judgeMerge', () => {
   it('names the first condition that fails, in the order of spec §4.2', () => {
     const everythingWrong: PullStatus = { ...merged, baseRefName: 'dev', checks: 'FAILURE' };
     expect(judgeMerge(everythingWrong, false)).toMatchObject({ reason: 'not-default-branch' });
-    expect(judgeMerge({ ...everythingWrong, baseRefName: 'main' }, false)).toMatchObject({ reason: 'merger-without-write-access' });
+    expect(judgeMerge({ ...everythingWrong, baseRefName: 'main' }, false)).toMatchObject({
+      reason: 'merger-without-write-access',
+    });
   });
 });
 
 describe('parsePullUrl', () => {
   it('reads owner, name and number from a web URL, on github.com or another host', () => {
-    expect(parsePullUrl('https://github.com/octo/my.repo/pull/12')).toEqual({ owner: 'octo', name: 'my.repo', number: 12 });
-    expect(parsePullUrl('http://127.0.0.1:4567/mira-quill/textkit/pull/6/')).toEqual({ owner: 'mira-quill', name: 'textkit', number: 6 });
+    expect(parsePullUrl('https://github.com/octo/my.repo/pull/12')).toEqual({
+      owner: 'octo',
+      name: 'my.repo',
+      number: 12,
+    });
+    expect(parsePullUrl('http://127.0.0.1:4567/mira-quill/textkit/pull/6/')).toEqual({
+      owner: 'mira-quill',
+      name: 'textkit',
+      number: 6,
+    });
   });
 
   it('refuses what is not a pull request URL', () => {
@@ -80,7 +115,10 @@ describe('parsePullUrl', () => {
       'ftp://github.com/octo/repo/pull/12',
       'https://github.com/octo/repo/pull/99999999999999999999',
     ]) {
-      expect(codeOf(() => parsePullUrl(url)), url).toBe('malformed-pull-url');
+      expect(
+        codeOf(() => parsePullUrl(url)),
+        url,
+      ).toBe('malformed-pull-url');
     }
   });
 });

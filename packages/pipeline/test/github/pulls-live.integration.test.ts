@@ -10,7 +10,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGithubClient } from '../../src/github/client.js';
 import type { GithubClient } from '../../src/github/client.js';
 import { disclosureText, fixPullRequestBody } from '../../src/github/disclosure.js';
-import { hasWriteAccess, judgeMerge, openFixPullRequest, PullRequestError, readPullByUrl, readPullStatuses } from '../../src/github/pulls.js';
+import {
+  hasWriteAccess,
+  judgeMerge,
+  openFixPullRequest,
+  PullRequestError,
+  readPullByUrl,
+  readPullStatuses,
+} from '../../src/github/pulls.js';
 import type { PullStatus } from '../../src/github/pulls.js';
 import { Actors } from '@abp/github-sim/actors';
 import { startSimulator } from '@abp/github-sim/server';
@@ -56,11 +63,26 @@ function only(statuses: readonly PullStatus[]): PullStatus {
 }
 
 /** Pushes a known fix to the solver's fork and opens it upstream with the body abp sends. */
-async function openFix(repo: SimRepo, fix: KnownFix, issue: number): Promise<{ url: string; number: number; nodeId: string; head: string }> {
+async function openFix(
+  repo: SimRepo,
+  fix: KnownFix,
+  issue: number,
+): Promise<{ url: string; number: number; nodeId: string; head: string }> {
   const { head } = await pushFix(world, fix, `${sim.gitUrl}/${SOLVER_LOGIN}/${repo.name}.git`, workDir);
-  const disclosure = disclosureText({ taskId: `task-${repo.name}-${issue}`, engine: 'reference-solver@1', registryVersion: '2026Q4', drawSeed: 7 });
+  const disclosure = disclosureText({
+    taskId: `task-${repo.name}-${issue}`,
+    engine: 'reference-solver@1',
+    registryVersion: '2026Q4',
+    drawSeed: 7,
+  });
   const body = fixPullRequestBody({ issue, summary: fix.title, disclosure, contributing: null });
-  const opened = await openFixPullRequest(github, { repo: `${repo.owner}/${repo.name}`, head: `${SOLVER_LOGIN}:${fix.branch}`, base: repo.defaultBranch, title: fix.title, body });
+  const opened = await openFixPullRequest(github, {
+    repo: `${repo.owner}/${repo.name}`,
+    head: `${SOLVER_LOGIN}:${fix.branch}`,
+    base: repo.defaultBranch,
+    title: fix.title,
+    body,
+  });
   return { ...opened, head };
 }
 
@@ -84,18 +106,38 @@ describe('a fix merged by the maintainer after green CI', () => {
     expect(upstream?.body).toContain('**Disclosure.**');
 
     // A retried activity opens nothing new: the open pull request from the same head is returned.
-    const again = await openFixPullRequest(github, { repo: `${repo.owner}/textkit`, head: `${SOLVER_LOGIN}:${fix.branch}`, base: 'main', title: fix.title, body: 'retry' });
+    const again = await openFixPullRequest(github, {
+      repo: `${repo.owner}/textkit`,
+      head: `${SOLVER_LOGIN}:${fix.branch}`,
+      base: 'main',
+      title: fix.title,
+      body: 'retry',
+    });
     expect(again).toEqual({ url: opened.url, number: opened.number, nodeId: opened.nodeId });
     expect(world.pulls(repo, { states: ['OPEN'] }, 0, 100).total).toBe(1);
 
     const before = await readPullStatuses(github, [opened.nodeId]);
     expect(before.missing).toEqual([]);
     expect(before.statuses).toEqual([
-      expect.objectContaining({ nodeId: opened.nodeId, repo: `${repo.owner}/textkit`, state: 'OPEN', merged: false, mergedBy: null, mergeCommitOid: null, checks: null, headOid: opened.head, closesIssues: [3] }),
+      expect.objectContaining({
+        nodeId: opened.nodeId,
+        repo: `${repo.owner}/textkit`,
+        state: 'OPEN',
+        merged: false,
+        mergedBy: null,
+        mergeCommitOid: null,
+        checks: null,
+        headOid: opened.head,
+        closesIssues: [3],
+      }),
     ]);
     expect(judgeMerge(only(before.statuses), false)).toMatchObject({ accepted: false, reason: 'not-merged' });
 
-    const actors = new Actors({ world, ci: createLiveCi(world, { workDir }), plan: { seed: 7, reviewDelayMs: 0, closeUnmergedRate: 0 } });
+    const actors = new Actors({
+      world,
+      ci: createLiveCi(world, { workDir }),
+      plan: { seed: 7, reviewDelayMs: 0, closeUnmergedRate: 0 },
+    });
     actors.start();
     try {
       await actors.idle();
@@ -141,10 +183,21 @@ describe('merges that do not count', () => {
     world.mergePull(repo, opened.number, 'kenji-dev');
 
     const status = await readPullByUrl(github, opened.url);
-    expect(status).toMatchObject({ state: 'MERGED', merged: true, mergedBy: 'kenji-dev', checks: 'SUCCESS', baseRefName: 'main', defaultBranch: 'main' });
+    expect(status).toMatchObject({
+      state: 'MERGED',
+      merged: true,
+      mergedBy: 'kenji-dev',
+      checks: 'SUCCESS',
+      baseRefName: 'main',
+      defaultBranch: 'main',
+    });
     const writer = await hasWriteAccess(github, status.repo, 'kenji-dev');
     expect(writer).toBe(false);
-    expect(judgeMerge(status, writer)).toMatchObject({ accepted: false, reason: 'merger-without-write-access', detail: expect.stringContaining('kenji-dev') as string });
+    expect(judgeMerge(status, writer)).toMatchObject({
+      accepted: false,
+      reason: 'merger-without-write-access',
+      detail: expect.stringContaining('kenji-dev') as string,
+    });
     // The repository's second maintainer writes; a login GitHub does not know does not.
     expect(await hasWriteAccess(github, status.repo, 'ines-ranges')).toBe(true);
     expect(await hasWriteAccess(github, status.repo, 'no-such-user')).toBe(false);
@@ -158,10 +211,19 @@ describe('merges that do not count', () => {
     world.mergePull(repo, opened.number, repo.owner);
 
     const status = only((await readPullStatuses(github, [opened.nodeId])).statuses);
-    expect(status).toMatchObject({ state: 'MERGED', mergedBy: repo.owner, checks: 'FAILURE', mergeCommitOid: world.repoByName(repo.owner, 'rangeset')?.headOid });
+    expect(status).toMatchObject({
+      state: 'MERGED',
+      mergedBy: repo.owner,
+      checks: 'FAILURE',
+      mergeCommitOid: world.repoByName(repo.owner, 'rangeset')?.headOid,
+    });
     const writer = await hasWriteAccess(github, `${repo.owner}/rangeset`, repo.owner);
     expect(writer).toBe(true);
-    expect(judgeMerge(status, writer)).toMatchObject({ accepted: false, reason: 'checks-not-green', detail: expect.stringContaining('FAILURE') as string });
+    expect(judgeMerge(status, writer)).toMatchObject({
+      accepted: false,
+      reason: 'checks-not-green',
+      detail: expect.stringContaining('FAILURE') as string,
+    });
   });
 });
 
@@ -175,7 +237,9 @@ describe('reading many pull requests', () => {
     }
     expect(known.length).toBeGreaterThanOrEqual(7);
     const textkit = fixFor(world, 'textkit', 3).repo;
-    const unknown = Array.from({ length: 120 }, (_, index) => encodeNodeId({ type: 'PullRequest', repoId: textkit.id, number: 5_000 + index }));
+    const unknown = Array.from({ length: 120 }, (_, index) =>
+      encodeNodeId({ type: 'PullRequest', repoId: textkit.id, number: 5_000 + index }),
+    );
     const issueId = encodeNodeId({ type: 'Issue', repoId: textkit.id, number: 3 });
     const ids = [...known, ...unknown, ...known, issueId, 'not-a-node-id'];
 
@@ -189,7 +253,13 @@ describe('reading many pull requests', () => {
       const [owner = '', name = ''] = status.repo.split('/');
       const repo = world.repoByName(owner, name);
       const pull = repo && world.pull(repo, status.number);
-      expect(status).toMatchObject({ state: pull?.state, mergedBy: pull?.mergedByLogin, headOid: pull?.headRefOid, mergeCommitOid: pull?.mergeCommitOid, checks: pull?.checks });
+      expect(status).toMatchObject({
+        state: pull?.state,
+        mergedBy: pull?.mergedByLogin,
+        headOid: pull?.headRefOid,
+        mergeCommitOid: pull?.mergeCommitOid,
+        checks: pull?.checks,
+      });
     }
     expect(await readPullStatuses(github, [])).toEqual({ statuses: [], missing: [], cost: { requests: 0, points: 0 } });
   });
@@ -203,8 +273,38 @@ describe('reading many pull requests', () => {
 
   it('refuses to open a pull request without commits, or from a head that is no fork branch', async () => {
     const { repo } = fixFor(world, 'durafmt', 3);
-    expect(await codeOf(openFixPullRequest(github, { repo: `${repo.owner}/durafmt`, head: `${SOLVER_LOGIN}:main`, base: 'main', title: 'Nothing', body: 'Fixes #3' }))).toBe('pull-refused');
-    expect(await codeOf(openFixPullRequest(github, { repo: `${repo.owner}/durafmt`, head: 'main', base: 'main', title: 'Nothing', body: '' }))).toBe('invalid-input');
-    expect(await codeOf(openFixPullRequest(github, { repo: 'durafmt', head: `${SOLVER_LOGIN}:main`, base: 'main', title: 'Nothing', body: '' }))).toBe('invalid-input');
+    expect(
+      await codeOf(
+        openFixPullRequest(github, {
+          repo: `${repo.owner}/durafmt`,
+          head: `${SOLVER_LOGIN}:main`,
+          base: 'main',
+          title: 'Nothing',
+          body: 'Fixes #3',
+        }),
+      ),
+    ).toBe('pull-refused');
+    expect(
+      await codeOf(
+        openFixPullRequest(github, {
+          repo: `${repo.owner}/durafmt`,
+          head: 'main',
+          base: 'main',
+          title: 'Nothing',
+          body: '',
+        }),
+      ),
+    ).toBe('invalid-input');
+    expect(
+      await codeOf(
+        openFixPullRequest(github, {
+          repo: 'durafmt',
+          head: `${SOLVER_LOGIN}:main`,
+          base: 'main',
+          title: 'Nothing',
+          body: '',
+        }),
+      ),
+    ).toBe('invalid-input');
   });
 });

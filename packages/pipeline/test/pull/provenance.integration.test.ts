@@ -11,7 +11,15 @@ import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unpackBundle } from '@abp/grader/bundle';
 import { renderReport } from '@abp/grader/html-report';
-import { ProvenanceError, parseServeUrl, provenanceOf, readTasksProvenance, writeTaskProvenance, PROVENANCE_FILE, type TaskProvenance } from '@abp/grader/pull';
+import {
+  ProvenanceError,
+  parseServeUrl,
+  provenanceOf,
+  readTasksProvenance,
+  writeTaskProvenance,
+  PROVENANCE_FILE,
+  type TaskProvenance,
+} from '@abp/grader/pull';
 import { readRunResults, type RunResults } from '@abp/grader/results';
 import { loadTaskDirectory } from '@abp/grader/config';
 import { startServer, type RunningServer } from '../../src/serve/server.js';
@@ -43,10 +51,22 @@ async function fetchBytes(url: string): Promise<Buffer> {
 /** What `abp pull <task> --from <url>` does with a task: fetch, verify against the pinned trust root, unpack, record. */
 async function pull(taskId: string, digest: string, from: string, taskDir: string): Promise<TaskProvenance> {
   const archive = await fetchBytes(`${from}/v1/bundles/${digest}`);
-  const signature = JSON.parse((await fetchBytes(`${from}/v1/bundles/${digest}/signature`)).toString('utf8')) as unknown;
-  const verified = await verifyStatementBundle(signature, data.trustRoot, { subjects: [{ name: taskBundleSubjectNames(taskId).bundle, sha256: hexOf(archive) }], predicateType: TASK_BUNDLE_PREDICATE });
+  const signature = JSON.parse(
+    (await fetchBytes(`${from}/v1/bundles/${digest}/signature`)).toString('utf8'),
+  ) as unknown;
+  const verified = await verifyStatementBundle(signature, data.trustRoot, {
+    subjects: [{ name: taskBundleSubjectNames(taskId).bundle, sha256: hexOf(archive) }],
+    predicateType: TASK_BUNDLE_PREDICATE,
+  });
   const unpacked = await unpackBundle(archive, { taskDir, expectedDigest: digest });
-  const recorded = provenanceOf({ taskId, bundleDigest: unpacked.digest, heldOutDigest: unpacked.heldOutDigest, verified, trustRootVersion: data.trustRoot.version, serveUrl: from });
+  const recorded = provenanceOf({
+    taskId,
+    bundleDigest: unpacked.digest,
+    heldOutDigest: unpacked.heldOutDigest,
+    verified,
+    trustRootVersion: data.trustRoot.version,
+    serveUrl: from,
+  });
   await writeTaskProvenance(taskDir, recorded);
   return recorded;
 }
@@ -103,16 +123,22 @@ describe('report.html and task provenance', () => {
     expect(row).toContain(`<a href="${bundleUrl}"><code>${digest}</code></a>`);
     expect(row).toContain(`held-out part <code>${heldOutDigest}</code>`);
     expect(row).toContain(`<a href="${statementUrl}">task-bundle statement</a>`);
-    expect(row).toContain(`signed by key ${data.key.keyId.slice(0, 16)}… at ${SIGNED_AT.bundle}, verified against trust root v1`);
+    expect(row).toContain(
+      `signed by key ${data.key.keyId.slice(0, 16)}… at ${SIGNED_AT.bundle}, verified against trust root v1`,
+    );
     expect(row).toContain(`<code>${results.tasks.find((task) => task.id === taskId)?.digest}</code>`);
     expect(html).toContain('1 of 2 tasks came from a signed bundle');
 
     // The links are the real API's: the archive hashes to its digest, the statement verifies and names it.
     expect(`sha256:${hexOf(await fetchBytes(bundleUrl))}`).toBe(digest);
-    const verified = await verifyStatementBundle(JSON.parse((await fetchBytes(statementUrl)).toString('utf8')), data.trustRoot, {
-      subjects: [{ name: taskBundleSubjectNames(taskId).bundle, sha256: digest.slice('sha256:'.length) }],
-      predicateType: TASK_BUNDLE_PREDICATE,
-    });
+    const verified = await verifyStatementBundle(
+      JSON.parse((await fetchBytes(statementUrl)).toString('utf8')),
+      data.trustRoot,
+      {
+        subjects: [{ name: taskBundleSubjectNames(taskId).bundle, sha256: digest.slice('sha256:'.length) }],
+        predicateType: TASK_BUNDLE_PREDICATE,
+      },
+    );
     expect(verified.statement.predicate).toMatchObject({ taskId, bundleDigest: digest, heldOutDigest });
 
     expect(rowOf(html, LOCAL_TASK)).toContain('not from a signed bundle: the task folder has no provenance.json');
@@ -125,7 +151,9 @@ describe('report.html and task provenance', () => {
     const html = renderReport(results, { provenance, serveUrl: 'https://abp.example.org/registry/' });
     const row = rowOf(html, data.bundle.taskId);
     expect(row).toContain(`<a href="https://abp.example.org/registry/v1/bundles/${data.bundle.digest}"><code>`);
-    expect(row).toContain(`<a href="https://abp.example.org/registry/v1/bundles/${data.bundle.digest}/signature">task-bundle statement</a>`);
+    expect(row).toContain(
+      `<a href="https://abp.example.org/registry/v1/bundles/${data.bundle.digest}/signature">task-bundle statement</a>`,
+    );
     expect(html).not.toContain(server.url);
   });
 
@@ -140,23 +168,37 @@ describe('report.html and task provenance', () => {
     expect(renderReport(results, { provenance })).toBe(renderReport(results, { provenance }));
     const again = join(root, `again-${(folders += 1)}`);
     await pull(data.bundle.taskId, data.bundle.digest, server.url, again);
-    expect(await readFile(join(again, PROVENANCE_FILE), 'utf8')).toBe(await readFile(join(pulledDir, PROVENANCE_FILE), 'utf8'));
+    expect(await readFile(join(again, PROVENANCE_FILE), 'utf8')).toBe(
+      await readFile(join(pulledDir, PROVENANCE_FILE), 'utf8'),
+    );
   });
 
   it('escapes what a keyless signer identity says', () => {
     const pulled = provenance.get(data.bundle.taskId) as TaskProvenance;
-    const forged: TaskProvenance = { ...pulled, signer: { kind: 'keyless', identity: '"><script>alert(1)</script>', issuer: 'https://token.example.org' } };
+    const forged: TaskProvenance = {
+      ...pulled,
+      signer: { kind: 'keyless', identity: '"><script>alert(1)</script>', issuer: 'https://token.example.org' },
+    };
     const html = renderReport(results, { provenance: new Map([[pulled.taskId, forged]]) });
     expect(html).not.toMatch(/<script/i);
-    expect(rowOf(html, pulled.taskId)).toContain('signed by &quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt; (issuer https://token.example.org)');
+    expect(rowOf(html, pulled.taskId)).toContain(
+      'signed by &quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt; (issuer https://token.example.org)',
+    );
   });
 
   it("records where the bundle's signature is in the transparency log; provenance written without it still reads", async () => {
     // Found as `abp pull` finds it: the log entry of the signature's bytes as served, and the newest checkpoint.
     const signature = await fetchBytes(`${server.url}/v1/bundles/${data.bundle.digest}/signature`);
-    const lookup = (await (await fetch(`${server.url}/v1/log/lookup?digest=sha256:${hexOf(signature)}`)).json()) as { entries: LogEntry[] };
+    const lookup = (await (await fetch(`${server.url}/v1/log/lookup?digest=sha256:${hexOf(signature)}`)).json()) as {
+      entries: LogEntry[];
+    };
     const latest = (await (await fetch(`${server.url}/v1/log/checkpoints/latest`)).json()) as SignedCheckpoint;
-    const log = { origin: latest.checkpoint.origin, index: lookup.entries[0]?.index ?? -1, checkpointSize: latest.checkpoint.size, rootHash: latest.checkpoint.rootHash };
+    const log = {
+      origin: latest.checkpoint.origin,
+      index: lookup.entries[0]?.index ?? -1,
+      checkpointSize: latest.checkpoint.size,
+      rootHash: latest.checkpoint.rootHash,
+    };
     expect(log).toMatchObject({ index: 2, checkpointSize: 3 });
 
     const pulled = provenance.get(data.bundle.taskId) as TaskProvenance;
@@ -179,13 +221,17 @@ describe('report.html and task provenance', () => {
     expect(written).toEqual(log);
     expect(`${JSON.stringify(rest, null, 2)}\n`).toBe(await readFile(join(pulledDir, PROVENANCE_FILE), 'utf8'));
     expect((await readTasksProvenance([{ id: pulled.taskId, dir }])).get(pulled.taskId)?.log).toEqual(log);
-    expect(renderReport(results, { provenance: new Map([[pulled.taskId, withLog]]) })).toContain(`<tr id="task-${pulled.taskId}">`);
+    expect(renderReport(results, { provenance: new Map([[pulled.taskId, withLog]]) })).toContain(
+      `<tr id="task-${pulled.taskId}">`,
+    );
 
     // A log position that is not one is refused like any other damage.
     const damaged = join(root, `with-log-${(folders += 1)}`);
     await mkdir(damaged);
     await writeFile(join(damaged, PROVENANCE_FILE), text.replace(`"index": ${log.index}`, '"index": -1'));
-    await expect(readTasksProvenance([{ id: pulled.taskId, dir: damaged }])).rejects.toMatchObject({ code: 'invalid-provenance' });
+    await expect(readTasksProvenance([{ id: pulled.taskId, dir: damaged }])).rejects.toMatchObject({
+      code: 'invalid-provenance',
+    });
   });
 
   it('refuses provenance that is damaged, belongs to another task or links anywhere but http(s), and an unsafe serve URL', async () => {
@@ -194,7 +240,8 @@ describe('report.html and task provenance', () => {
         .then(work)
         .then(
           () => 'no error',
-          (error: unknown) => (error instanceof ProvenanceError ? error.code : `not a ProvenanceError: ${String(error)}`),
+          (error: unknown) =>
+            error instanceof ProvenanceError ? error.code : `not a ProvenanceError: ${String(error)}`,
         );
     const pulled = await readFile(join(pulledDir, PROVENANCE_FILE), 'utf8');
     const folderWith = async (text: string) => {
@@ -203,17 +250,25 @@ describe('report.html and task provenance', () => {
       await writeFile(join(dir, PROVENANCE_FILE), text);
       return dir;
     };
-    const scripted = await folderWith(pulled.replace(`"bundleUrl": "${server.url}`, '"bundleUrl": "javascript:alert(1)//'));
-    expect(await codeOf(() => readTasksProvenance([{ id: data.bundle.taskId, dir: scripted }]))).toBe('invalid-provenance');
+    const scripted = await folderWith(
+      pulled.replace(`"bundleUrl": "${server.url}`, '"bundleUrl": "javascript:alert(1)//'),
+    );
+    expect(await codeOf(() => readTasksProvenance([{ id: data.bundle.taskId, dir: scripted }]))).toBe(
+      'invalid-provenance',
+    );
     const cut = await folderWith(pulled.slice(0, 40));
     expect(await codeOf(() => readTasksProvenance([{ id: data.bundle.taskId, dir: cut }]))).toBe('invalid-provenance');
     const foreign = await folderWith(pulled);
     expect(await codeOf(() => readTasksProvenance([{ id: LOCAL_TASK, dir: foreign }]))).toBe('provenance-mismatch');
     const pulledProvenance = provenance.get(data.bundle.taskId) as TaskProvenance;
-    expect(await codeOf(() => renderReport(results, { provenance: new Map([[LOCAL_TASK, pulledProvenance]]) }))).toBe('provenance-mismatch');
+    expect(await codeOf(() => renderReport(results, { provenance: new Map([[LOCAL_TASK, pulledProvenance]]) }))).toBe(
+      'provenance-mismatch',
+    );
 
     expect(await codeOf(() => parseServeUrl('javascript:alert(1)'))).toBe('invalid-serve-url');
     expect(await codeOf(() => renderReport(results, { provenance, serveUrl: 'not a url' }))).toBe('invalid-serve-url');
-    expect(await codeOf(() => renderReport(results, { provenance, serveUrl: 'https://abp.example.org/?next=x' }))).toBe('invalid-serve-url');
+    expect(await codeOf(() => renderReport(results, { provenance, serveUrl: 'https://abp.example.org/?next=x' }))).toBe(
+      'invalid-serve-url',
+    );
   });
 });

@@ -16,7 +16,15 @@ import { Worker } from '@temporalio/worker';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTaskActivities } from '../../src/activities/tasks.js';
-import { backlogIssues, backlogSnapshots, bundles, drawPicks, draws, registryVersions, tasks } from '../../src/db/schema/index.js';
+import {
+  backlogIssues,
+  backlogSnapshots,
+  bundles,
+  drawPicks,
+  draws,
+  registryVersions,
+  tasks,
+} from '../../src/db/schema/index.js';
 import { keptCheckpointsFile } from '@abp/grader/pull';
 import type { PulledTask } from '@abp/grader/pull';
 import { BundleStore } from '../../src/freeze/bundle/store.js';
@@ -40,7 +48,17 @@ import { addKey, createTrustRoot, parseTrustRoot, saveTrustRoot } from '@abp/pro
 import { signCheckpoint, type SignedCheckpoint } from '@abp/protocol/transparency/formats';
 import { openLog } from '@abp/protocol/transparency/log';
 import { taskQueues } from '../../src/workflows/shared.js';
-import { backlogIssueRow, backlogSnapshotRow, bundleRow, commitOf, drawPickRow, drawRow, registryVersionRow, taskRow, useTestDatabase } from '../support/database.js';
+import {
+  backlogIssueRow,
+  backlogSnapshotRow,
+  bundleRow,
+  commitOf,
+  drawPickRow,
+  drawRow,
+  registryVersionRow,
+  taskRow,
+  useTestDatabase,
+} from '../support/database.js';
 import { runAbp, type CliResult } from '../support/cli.js';
 import { startDevServer } from '../support/temporal.js';
 import { buildRepos, freezeInput, knownFix, repoNamed } from '../freeze/live-repos.js';
@@ -107,7 +125,13 @@ describe('abp pull against abp serve', () => {
       drawSeed: 424242,
     };
     const attestor = await loadOperatorAttestor(home);
-    const outcome = await freezeTask(input, { store, signer: attestor.signer, log: attestor, workDir: join(root, 'freeze-work'), now: () => FROZEN_AT });
+    const outcome = await freezeTask(input, {
+      store,
+      signer: attestor.signer,
+      log: attestor,
+      workDir: join(root, 'freeze-work'),
+      now: () => FROZEN_AT,
+    });
     if (outcome.status !== 'frozen') throw new Error(`the freeze rejected textkit#3: ${JSON.stringify(outcome)}`);
     published = outcome;
     // The log signs checkpoints with the machine's clock, the scenario runs on fixed times: the checkpoint covering the
@@ -116,7 +140,12 @@ describe('abp pull against abp serve', () => {
 
     // The task's record, scored with that bundle, and one still being tracked, in the worker's database.
     const db = database.db;
-    const registry = (await db.insert(registryVersions).values(registryVersionRow({ quarter: '2026Q2', id: 'abp-registry/2026Q2' })).returning())[0];
+    const registry = (
+      await db
+        .insert(registryVersions)
+        .values(registryVersionRow({ quarter: '2026Q2', id: 'abp-registry/2026Q2' }))
+        .returning()
+    )[0];
     if (registry === undefined) throw new Error('no registry row');
     const snapshot = backlogSnapshotRow({ registryVersion: registry.id });
     await db.insert(backlogSnapshots).values(snapshot);
@@ -124,17 +153,47 @@ describe('abp pull against abp serve', () => {
     await db.insert(draws).values(draw);
     const repo = input.repo;
     for (const issue of [3, 5]) {
-      await db.insert(backlogIssues).values(backlogIssueRow({ snapshotId: snapshot.id ?? '', repo, issueNumber: issue }));
-      await db.insert(drawPicks).values(drawPickRow({ drawId: draw.id ?? '', backlogSnapshotId: snapshot.id ?? '', repo, issueNumber: issue, position: issue }));
+      await db
+        .insert(backlogIssues)
+        .values(backlogIssueRow({ snapshotId: snapshot.id ?? '', repo, issueNumber: issue }));
+      await db
+        .insert(drawPicks)
+        .values(
+          drawPickRow({
+            drawId: draw.id ?? '',
+            backlogSnapshotId: snapshot.id ?? '',
+            repo,
+            issueNumber: issue,
+            position: issue,
+          }),
+        );
     }
     await db.insert(tasks).values(taskRow({ drawId: draw.id ?? '', repo, issueNumber: 3, state: 'drawn' }));
     await db.insert(bundles).values(bundleRow({ taskId: published.taskId, digest: published.digest }));
     await db
       .update(tasks)
-      .set({ state: 'scored', prUrl: input.mergedPr, baseCommit: fix.baseOid, mergeCommit: commitOf('textkit-3-merge'), mergedAt: new Date('2026-06-01T12:00:00Z'), scoredUntil: new Date('2026-11-28T12:00:00Z'), bundleDigest: published.digest })
+      .set({
+        state: 'scored',
+        prUrl: input.mergedPr,
+        baseCommit: fix.baseOid,
+        mergeCommit: commitOf('textkit-3-merge'),
+        mergedAt: new Date('2026-06-01T12:00:00Z'),
+        scoredUntil: new Date('2026-11-28T12:00:00Z'),
+        bundleDigest: published.digest,
+      })
       .where(eq(tasks.id, published.taskId));
     trackingTaskId = `${published.taskId.replace(/-3$/, '')}-5`;
-    await db.insert(tasks).values(taskRow({ drawId: draw.id ?? '', repo, issueNumber: 5, state: 'tracking', prUrl: `https://github.com/${repo}/pull/50` }));
+    await db
+      .insert(tasks)
+      .values(
+        taskRow({
+          drawId: draw.id ?? '',
+          repo,
+          issueNumber: 5,
+          state: 'tracking',
+          prUrl: `https://github.com/${repo}/pull/50`,
+        }),
+      );
 
     // The worker that owns the database answers describeTasks; the server asks it through Temporal.
     worker = await Worker.create({
@@ -145,7 +204,12 @@ describe('abp pull against abp serve', () => {
       activities: createTaskActivities({ db }),
     });
     running = worker.run();
-    server = await startServer({ port: 0, host: '127.0.0.1', api: { home, tasks: createTemporalTaskSource({ client: env.client }) }, log: (record) => log.push(record) });
+    server = await startServer({
+      port: 0,
+      host: '127.0.0.1',
+      api: { home, tasks: createTemporalTaskSource({ client: env.client }) },
+      log: (record) => log.push(record),
+    });
   });
   afterAll(async () => {
     await server?.close();
@@ -159,7 +223,10 @@ describe('abp pull against abp serve', () => {
     const dir = signingPaths(home).trustRoots;
     await saveTrustRoot(join(dir, `v${document.version}.json`), document);
     const signer = await createSigner({ keyDir });
-    await writeFile(join(dir, `v${document.version}.sigstore.json`), `${JSON.stringify(await signer.sign(trustRootStatement(document, signedAt)), null, 2)}\n`);
+    await writeFile(
+      join(dir, `v${document.version}.sigstore.json`),
+      `${JSON.stringify(await signer.sign(trustRootStatement(document, signedAt)), null, 2)}\n`,
+    );
   }
 
   /** Writes the operator's checkpoint of the first `size` entries, signed by `key` with the time `timestamp`. */
@@ -190,8 +257,20 @@ describe('abp pull against abp serve', () => {
     await rm(join(dir, `v${version}.sigstore.json`), { force: true });
   }
 
-  async function pull(outputDir: string, options: { taskId?: string; trustRoot?: string; from?: string; json?: false; checkpoints?: string } = {}): Promise<CliResult> {
-    const args = ['pull', options.taskId ?? published.taskId, '--from', options.from ?? server.url, '--trust-root', options.trustRoot ?? pinnedV1, '-o', outputDir];
+  async function pull(
+    outputDir: string,
+    options: { taskId?: string; trustRoot?: string; from?: string; json?: false; checkpoints?: string } = {},
+  ): Promise<CliResult> {
+    const args = [
+      'pull',
+      options.taskId ?? published.taskId,
+      '--from',
+      options.from ?? server.url,
+      '--trust-root',
+      options.trustRoot ?? pinnedV1,
+      '-o',
+      outputDir,
+    ];
     if (options.checkpoints !== undefined) args.push('--checkpoints', options.checkpoints);
     return runAbp(options.json === false ? args : [...args, '--json'], { ABP_HOME: consumerHome });
   }
@@ -216,8 +295,11 @@ describe('abp pull against abp serve', () => {
 
   /** The statement the freeze signed, as stored beside the bundle. */
   async function frozenStatement(): Promise<TaskBundlePredicate> {
-    const signature = JSON.parse((await store.getSignature(published.digest)) ?? '') as { dsseEnvelope: { payload: string } };
-    return statementSchema.parse(JSON.parse(Buffer.from(signature.dsseEnvelope.payload, 'base64').toString('utf8'))).predicate as TaskBundlePredicate;
+    const signature = JSON.parse((await store.getSignature(published.digest)) ?? '') as {
+      dsseEnvelope: { payload: string };
+    };
+    return statementSchema.parse(JSON.parse(Buffer.from(signature.dsseEnvelope.payload, 'base64').toString('utf8')))
+      .predicate as TaskBundlePredicate;
   }
 
   /** Replaces the bundle's stored signature for the duration of `during`. */
@@ -260,12 +342,27 @@ describe('abp pull against abp serve', () => {
       },
     });
     // The entry is the freeze's: the signature's bytes as stored, under the task's bundle subject.
-    const entry = (await (await fetch(`${server.url}/v1/log/entries/0`)).json()) as { kind: string; subject: string; digest: string };
-    expect(entry).toMatchObject({ kind: 'task-bundle', subject: `task/${published.taskId}/bundle`, digest: signatureDigest((await store.getSignature(published.digest)) ?? '') });
+    const entry = (await (await fetch(`${server.url}/v1/log/entries/0`)).json()) as {
+      kind: string;
+      subject: string;
+      digest: string;
+    };
+    expect(entry).toMatchObject({
+      kind: 'task-bundle',
+      subject: `task/${published.taskId}/bundle`,
+      digest: signatureDigest((await store.getSignature(published.digest)) ?? ''),
+    });
     // The provenance records where the signature is in the log; the consumer keeps the checkpoint it proved against.
-    expect((await readTaskProvenance(pulled.taskDir, published.taskId))?.log).toEqual({ origin: LOG_ORIGIN, index: 0, checkpointSize: 1, rootHash: pulled.log.rootHash });
+    expect((await readTaskProvenance(pulled.taskDir, published.taskId))?.log).toEqual({
+      origin: LOG_ORIGIN,
+      index: 0,
+      checkpointSize: 1,
+      rootHash: pulled.log.rootHash,
+    });
     const kept = await keptIn(join(consumerHome, 'kept-checkpoints'));
-    expect(kept?.map((signed) => signed.checkpoint)).toEqual([{ origin: LOG_ORIGIN, size: 1, rootHash: pulled.log.rootHash, timestamp: '2026-06-02T00:00:00.000Z' }]);
+    expect(kept?.map((signed) => signed.checkpoint)).toEqual([
+      { origin: LOG_ORIGIN, size: 1, rootHash: pulled.log.rootHash, timestamp: '2026-06-02T00:00:00.000Z' },
+    ]);
     // Nothing but the two parts: no archive, no staging folder.
     expect(await readdir(outputDir)).toEqual([published.taskId]);
     expect((await readdir(taskFolder)).sort()).toEqual(['held-out', 'task']);
@@ -274,7 +371,11 @@ describe('abp pull against abp serve', () => {
     // The grader loads the pulled folder as it is: the agent's part from task/, the held-out part from beside it.
     const task = await loadTaskDirectory(taskFolder);
     expect(task.visibleDir).toBe(pulled.taskDir);
-    expect(task.source).toMatchObject({ kind: 'repo', gitDir: join(pulled.taskDir, 'repo'), baseCommit: published.manifest.source.kind === 'github-issue' ? published.manifest.source.baseCommit : '' });
+    expect(task.source).toMatchObject({
+      kind: 'repo',
+      gitDir: join(pulled.taskDir, 'repo'),
+      baseCommit: published.manifest.source.kind === 'github-issue' ? published.manifest.source.baseCommit : '',
+    });
     expect(task.heldOutFilesDir).toBe(join(pulled.heldOutDir, 'files'));
     expect(task.heldOutPaths.length).toBeGreaterThan(0);
     expect(task.goldenPatch).toBe(await readFile(join(pulled.heldOutDir, 'golden.patch'), 'utf8'));
@@ -282,7 +383,14 @@ describe('abp pull against abp serve', () => {
     // The server logged the reads the pull made, and nothing it refused.
     const reads = log.filter((record) => record.kind === 'request-served').map((record) => record.path);
     expect(reads).toEqual(
-      expect.arrayContaining([`/v1/tasks/${published.taskId}`, `/v1/bundles/${published.digest}`, `/v1/bundles/${published.digest}/signature`, '/v1/log/checkpoints/latest', '/v1/log/lookup', '/v1/log/proofs/inclusion']),
+      expect.arrayContaining([
+        `/v1/tasks/${published.taskId}`,
+        `/v1/bundles/${published.digest}`,
+        `/v1/bundles/${published.digest}/signature`,
+        '/v1/log/checkpoints/latest',
+        '/v1/log/lookup',
+        '/v1/log/proofs/inclusion',
+      ]),
     );
 
     // Pulling again into the same folder is refused and changes nothing there.
@@ -296,7 +404,13 @@ describe('abp pull against abp serve', () => {
     // Version 2 retires k1 and trusts k2; k1, which version 1 trusts, vouches for it.
     k2 = await createSigningKey(join(root, 'k2'));
     const extended = addKey(v1, k2, ROTATED_AT);
-    const v2 = parseTrustRoot({ ...extended, keys: extended.keys.map((key) => (key.keyId === k1.keyId ? { ...key, retiredAt: ROTATED_AT } : key)) }, 'trust root version 2');
+    const v2 = parseTrustRoot(
+      {
+        ...extended,
+        keys: extended.keys.map((key) => (key.keyId === k1.keyId ? { ...key, retiredAt: ROTATED_AT } : key)),
+      },
+      'trust root version 2',
+    );
     await publishVersion(v2, signingPaths(home).keyDir, new Date(ROTATED_AT));
     await saveTrustRoot(signingPaths(home).trustRoot, v2);
 
@@ -309,7 +423,12 @@ describe('abp pull against abp serve', () => {
       digest: published.digest,
       keyId: k1.keyId,
       trustRoot: { pinnedVersion: 1, version: 2 },
-      log: { index: 0, checkpointSize: 1, keptSize: 1, loggedBeforeRetirement: { size: 1, timestamp: '2026-06-02T00:00:00.000Z' } },
+      log: {
+        index: 0,
+        checkpointSize: 1,
+        keptSize: 1,
+        loggedBeforeRetirement: { size: 1, timestamp: '2026-06-02T00:00:00.000Z' },
+      },
     });
     // For a person: both folders, the digest, the signer and the trust root version used.
     const person = await pull(join(root, 'pulled-for-a-person'), { json: false });
@@ -326,7 +445,9 @@ describe('abp pull against abp serve', () => {
       '',
     ]);
     // The server's versions as served: 1 and 2.
-    expect(await (await fetch(`${server.url}/v1/trust-roots`)).json()).toMatchObject({ versions: [{ version: 1 }, { version: 2 }] });
+    expect(await (await fetch(`${server.url}/v1/trust-roots`)).json()).toMatchObject({
+      versions: [{ version: 1 }, { version: 2 }],
+    });
   });
 
   it('refuses a statement signed by the key after its retirement: key-retired', async () => {
@@ -344,7 +465,11 @@ describe('abp pull against abp serve', () => {
   it('refuses a signature by a key the trust root does not list: unknown-signer', async () => {
     await createSigningKey(join(root, 'stranger'));
     const stranger = await createSigner({ keyDir: join(root, 'stranger') });
-    const strangerSignature = JSON.stringify(await stranger.sign(createTaskBundleStatement(await frozenStatement())), null, 2);
+    const strangerSignature = JSON.stringify(
+      await stranger.sign(createTaskBundleStatement(await frozenStatement())),
+      null,
+      2,
+    );
     await withSignature(strangerSignature, async () => {
       expect(await refusedWith('unknown-signer')).toContain('unknown-key');
     });
@@ -359,7 +484,9 @@ describe('abp pull against abp serve', () => {
     await database.db.insert(bundles).values(bundleRow({ taskId: published.taskId, digest: tamperedDigest }));
     await database.db.update(tasks).set({ bundleDigest: tamperedDigest }).where(eq(tasks.id, published.taskId));
     try {
-      expect(await (await fetch(`${server.url}/v1/tasks/${published.taskId}`)).json()).toMatchObject({ bundleDigest: tamperedDigest });
+      expect(await (await fetch(`${server.url}/v1/tasks/${published.taskId}`)).json()).toMatchObject({
+        bundleDigest: tamperedDigest,
+      });
       expect(await refusedWith('tampered-bundle')).toContain('digest-mismatch');
     } finally {
       await database.db.update(tasks).set({ bundleDigest: published.digest }).where(eq(tasks.id, published.taskId));
@@ -367,8 +494,12 @@ describe('abp pull against abp serve', () => {
   });
 
   it('refuses a signed statement changed after signing: tampered-bundle', async () => {
-    const envelope = JSON.parse((await store.getSignature(published.digest)) ?? '') as { dsseEnvelope: { payload: string } };
-    const statement = JSON.parse(Buffer.from(envelope.dsseEnvelope.payload, 'base64').toString('utf8')) as { predicate: { freeze: { failToPass: number } } };
+    const envelope = JSON.parse((await store.getSignature(published.digest)) ?? '') as {
+      dsseEnvelope: { payload: string };
+    };
+    const statement = JSON.parse(Buffer.from(envelope.dsseEnvelope.payload, 'base64').toString('utf8')) as {
+      predicate: { freeze: { failToPass: number } };
+    };
     statement.predicate.freeze.failToPass += 1;
     envelope.dsseEnvelope.payload = Buffer.from(JSON.stringify(statement)).toString('base64');
     await withSignature(JSON.stringify(envelope), async () => {
@@ -384,7 +515,9 @@ describe('abp pull against abp serve', () => {
     await chmod(path, 0o644);
     await writeFile(path, changed);
     try {
-      expect(await refusedWith('digest-mismatch')).toContain(`advertises task ${published.taskId} as ${published.digest}`);
+      expect(await refusedWith('digest-mismatch')).toContain(
+        `advertises task ${published.taskId} as ${published.digest}`,
+      );
     } finally {
       await writeFile(path, original);
       await chmod(path, 0o444);
@@ -393,11 +526,16 @@ describe('abp pull against abp serve', () => {
 
   it('refuses a newer trust root version its predecessor did not sign: trust-root-unverified', async () => {
     const rogue = await createSigningKey(join(root, 'rogue'));
-    const current = parseTrustRoot(JSON.parse(await readFile(join(signingPaths(home).trustRoots, 'v2.json'), 'utf8')), 'v2');
+    const current = parseTrustRoot(
+      JSON.parse(await readFile(join(signingPaths(home).trustRoots, 'v2.json'), 'utf8')),
+      'v2',
+    );
     const v3 = addKey(current, rogue, '2026-11-01T00:00:00Z');
     await publishVersion(v3, join(root, 'rogue'), new Date('2026-11-01T00:00:00Z'));
     try {
-      expect(await refusedWith('trust-root-unverified')).toContain('trust root version 3 is not vouched for by version 2');
+      expect(await refusedWith('trust-root-unverified')).toContain(
+        'trust root version 3 is not vouched for by version 2',
+      );
     } finally {
       await unpublishVersion(3);
     }
@@ -410,7 +548,9 @@ describe('abp pull against abp serve', () => {
     expect(unlogged).not.toBe(original);
     await withSignature(unlogged, async () => {
       const message = await refusedWith('not-logged');
-      expect(message).toContain(`no task-bundle entry task/${published.taskId}/bundle with digest ${signatureDigest(unlogged)}`);
+      expect(message).toContain(
+        `no task-bundle entry task/${published.taskId}/bundle with digest ${signatureDigest(unlogged)}`,
+      );
     });
   });
 
@@ -421,17 +561,26 @@ describe('abp pull against abp serve', () => {
     const signer = await createSigner({ keyDir: signingPaths(home).keyDir });
     const backdated = JSON.stringify(await signer.sign(createTaskBundleStatement(predicate)), null, 2);
     const log = await openLog(signingPaths(home).log, LOG_ORIGIN);
-    const appended = await log.append({ kind: 'task-bundle', subject: `task/${published.taskId}/bundle`, digest: signatureDigest(backdated), appendedAt: AFTER_RETIREMENT });
+    const appended = await log.append({
+      kind: 'task-bundle',
+      subject: `task/${published.taskId}/bundle`,
+      digest: signatureDigest(backdated),
+      appendedAt: AFTER_RETIREMENT,
+    });
     await signCheckpointAt(appended.index + 1, k2, AFTER_RETIREMENT);
     await withSignature(backdated, async () => {
       const message = await refusedWith('key-retired');
-      expect(message).toContain(`log entry ${appended.index}) is first covered by the checkpoint of size ${appended.index + 1} signed at ${AFTER_RETIREMENT}`);
+      expect(message).toContain(
+        `log entry ${appended.index}) is first covered by the checkpoint of size ${appended.index + 1} signed at ${AFTER_RETIREMENT}`,
+      );
     });
     // The log grew by that entry; the frozen signature still pulls, proved in the new checkpoint, and still counts as
     // logged before the retirement (its first covering checkpoint is the old one, which the new one extends).
     const result = await pull(join(root, 'pulled-after-late-entry'));
     expect(result.code, result.stderr).toBe(0);
-    expect(JSON.parse(result.stdout)).toMatchObject({ log: { index: 0, checkpointSize: appended.index + 1, keptSize: 1, loggedBeforeRetirement: { size: 1 } } });
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      log: { index: 0, checkpointSize: appended.index + 1, keptSize: 1, loggedBeforeRetirement: { size: 1 } },
+    });
   });
 
   it('refuses a log rewritten after the consumer kept a checkpoint of it: log-inconsistent', async () => {
@@ -447,11 +596,25 @@ describe('abp pull against abp serve', () => {
     const rebuilt = join(root, `rebuilt-log-${randomUUID()}`);
     const original = await openLog(signingPaths(home).log, LOG_ORIGIN);
     const forged = await openLog(rebuilt, LOG_ORIGIN);
-    await forged.append({ kind: 'draw-record', subject: 'draw/slipped-in', digest: `sha256:${'0'.repeat(64)}`, appendedAt: FROZEN_AT.toISOString() });
-    for (const entry of original.entries()) await forged.append({ kind: entry.kind, subject: entry.subject, digest: entry.digest, appendedAt: entry.appendedAt });
+    await forged.append({
+      kind: 'draw-record',
+      subject: 'draw/slipped-in',
+      digest: `sha256:${'0'.repeat(64)}`,
+      appendedAt: FROZEN_AT.toISOString(),
+    });
+    for (const entry of original.entries())
+      await forged.append({
+        kind: entry.kind,
+        subject: entry.subject,
+        digest: entry.digest,
+        appendedAt: entry.appendedAt,
+      });
     await mkdir(join(rebuilt, 'checkpoints'), { recursive: true });
     for (let size = 1; size <= forged.size(); size += 1) {
-      const signed = signCheckpoint({ origin: LOG_ORIGIN, size, rootHash: forged.rootHash(size), timestamp: FROZEN_AT.toISOString() }, k1);
+      const signed = signCheckpoint(
+        { origin: LOG_ORIGIN, size, rootHash: forged.rootHash(size), timestamp: FROZEN_AT.toISOString() },
+        k1,
+      );
       await writeFile(join(rebuilt, 'checkpoints', `${size}.json`), `${canonicalJson(signed)}\n`);
     }
 
@@ -464,7 +627,9 @@ describe('abp pull against abp serve', () => {
       // catches the rewrite.
       const fresh = await pull(join(root, `out-${randomUUID()}`), { checkpoints: join(root, `kept-${randomUUID()}`) });
       expect(fresh.code, fresh.stderr).toBe(0);
-      expect(JSON.parse(fresh.stdout)).toMatchObject({ log: { index: 1, checkpointSize: keptSize + 1, keptSize: null } });
+      expect(JSON.parse(fresh.stdout)).toMatchObject({
+        log: { index: 1, checkpointSize: keptSize + 1, keptSize: null },
+      });
     });
   });
 
@@ -479,10 +644,16 @@ describe('abp pull against abp serve', () => {
       await writeFile(path, `${canonicalJson(signCheckpoint(latest.checkpoint, stranger))}\n`);
       expect(await refusedWith('log-proof-invalid', fresh())).toContain('checkpoint-forged');
       // A head changed after it was signed.
-      await writeFile(path, `${canonicalJson({ ...latest, checkpoint: { ...latest.checkpoint, rootHash: Buffer.alloc(32, 7).toString('base64') } })}\n`);
+      await writeFile(
+        path,
+        `${canonicalJson({ ...latest, checkpoint: { ...latest.checkpoint, rootHash: Buffer.alloc(32, 7).toString('base64') } })}\n`,
+      );
       expect(await refusedWith('log-proof-invalid', fresh())).toContain('checkpoint-forged');
       // Signed by a trusted key, over a head that is not the log's: the inclusion proof does not reach it.
-      await writeFile(path, `${canonicalJson(signCheckpoint({ ...latest.checkpoint, rootHash: Buffer.alloc(32, 7).toString('base64') }, k2))}\n`);
+      await writeFile(
+        path,
+        `${canonicalJson(signCheckpoint({ ...latest.checkpoint, rootHash: Buffer.alloc(32, 7).toString('base64') }, k2))}\n`,
+      );
       expect(await refusedWith('log-proof-invalid', fresh())).toContain('inclusion-failed');
     } finally {
       await writeFile(path, original);
@@ -495,12 +666,19 @@ describe('abp pull against abp serve', () => {
   it('refuses tasks it cannot have, servers that are not there and malformed requests, writing nothing', async () => {
     expect(await refusedWith('not-found', { taskId: 'gh-nobody-nothing-1' })).toContain('no task gh-nobody-nothing-1');
     expect(await refusedWith('not-found', { taskId: trackingTaskId })).toContain('is tracking');
-    const closed = await startServer({ port: 0, host: '127.0.0.1', api: { home, tasks: createTemporalTaskSource({ client: env.client }) }, log: () => undefined });
+    const closed = await startServer({
+      port: 0,
+      host: '127.0.0.1',
+      api: { home, tasks: createTemporalTaskSource({ client: env.client }) },
+      log: () => undefined,
+    });
     await closed.close();
     expect(await refusedWith('unreachable', { from: closed.url })).toContain('did not answer');
     expect(await refusedWith('invalid-setting', { from: 'ftp://registry.example.org' })).toContain('http or https');
     expect(await refusedWith('invalid-setting', { taskId: '../etc' })).toContain('not a task id');
-    expect(await refusedWith('trust-root-missing', { trustRoot: join(root, 'no-such-root.json') })).toContain('--trust-root');
+    expect(await refusedWith('trust-root-missing', { trustRoot: join(root, 'no-such-root.json') })).toContain(
+      '--trust-root',
+    );
 
     // An output folder that did not exist is not left behind by a refused pull.
     const absent = join(root, 'never-made', 'nested');

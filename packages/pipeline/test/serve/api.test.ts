@@ -23,7 +23,12 @@ import { LOG_ORIGIN } from '@abp/protocol/transparency/formats';
 import { signingPaths } from '../../src/signing/home.js';
 import { createSigningKey, type SigningKey } from '../../src/signing/keys.js';
 import { createSigner } from '../../src/signing/signer.js';
-import { createDrawRecordStatement, createRegistryVersionStatement, createTaskBundleStatement, drawSubjectName } from '@abp/protocol/signing/statement';
+import {
+  createDrawRecordStatement,
+  createRegistryVersionStatement,
+  createTaskBundleStatement,
+  drawSubjectName,
+} from '@abp/protocol/signing/statement';
 import { trustRootStatement } from '@abp/grader/trust';
 import { createTrustRoot, saveTrustRoot } from '@abp/protocol/signing/trust-root';
 import { verifyConsistencyOf, verifyInclusionOf } from '@abp/grader/audit';
@@ -70,7 +75,11 @@ const fixedTasks = (): TaskEntry[] => [
 const taskSource: TaskSource = {
   list({ state, limit }) {
     if (tasksDown) return Promise.reject(new ServeError('unreachable', 'the abp worker did not answer'));
-    return Promise.resolve(fixedTasks().filter((task) => task.state === state).slice(0, limit));
+    return Promise.resolve(
+      fixedTasks()
+        .filter((task) => task.state === state)
+        .slice(0, limit),
+    );
   },
   get(taskId) {
     if (tasksDown) return Promise.reject(new ServeError('unreachable', 'the abp worker did not answer'));
@@ -84,17 +93,60 @@ beforeAll(async () => {
   const paths = signingPaths(home);
   key = await createSigningKey(paths.keyDir);
   const signer = await createSigner({ keyDir: paths.keyDir });
-  const attestor = createAttestor({ signer, statementsDir: paths.statements, log: { dir: paths.log, origin: LOG_ORIGIN, key: () => Promise.resolve({ privateKey: key.privateKey, keyId: key.keyId }) } });
+  const attestor = createAttestor({
+    signer,
+    statementsDir: paths.statements,
+    log: {
+      dir: paths.log,
+      origin: LOG_ORIGIN,
+      key: () => Promise.resolve({ privateKey: key.privateKey, keyId: key.keyId }),
+    },
+  });
 
   // Published documents and their signed statements, each logged (entries 0 and 1, checkpoints 1 and 2).
-  registry = registrySchema.parse(JSON.parse(await readFile(new URL('../../../protocol/test/fixtures/documents/valid/registry-2026Q3.json', import.meta.url), 'utf8')));
-  draw = drawSchema.parse(JSON.parse(await readFile(new URL('../../../protocol/test/fixtures/documents/valid/draw-2026Q3-424242.json', import.meta.url), 'utf8')));
+  registry = registrySchema.parse(
+    JSON.parse(
+      await readFile(
+        new URL('../../../protocol/test/fixtures/documents/valid/registry-2026Q3.json', import.meta.url),
+        'utf8',
+      ),
+    ),
+  );
+  draw = drawSchema.parse(
+    JSON.parse(
+      await readFile(
+        new URL('../../../protocol/test/fixtures/documents/valid/draw-2026Q3-424242.json', import.meta.url),
+        'utf8',
+      ),
+    ),
+  );
   const published = join(home, 'published');
   await publishRegistry(published, registry);
   await mkdir(join(published, 'draws'), { recursive: true });
   await writeFile(publicationPaths(published).draw(draw.id), documentText(draw));
-  await attestor.attest('registry-version', createRegistryVersionStatement({ version: registry.version, digest: registry.digest, previous: registry.previous, criteriaVersion: registry.criteriaVersion, repositories: registry.entries.length, signedAt: '2026-06-28T09:00:00Z' }));
-  await attestor.attest('draw-record', createDrawRecordStatement({ drawId: draw.id, digest: draw.digest, registryVersion: draw.registryVersion, seed: draw.seed, picks: draw.picks.length, backlogSnapshot: draw.backlogSnapshot.digest, signedAt: '2026-07-02T14:11:09Z' }));
+  await attestor.attest(
+    'registry-version',
+    createRegistryVersionStatement({
+      version: registry.version,
+      digest: registry.digest,
+      previous: registry.previous,
+      criteriaVersion: registry.criteriaVersion,
+      repositories: registry.entries.length,
+      signedAt: '2026-06-28T09:00:00Z',
+    }),
+  );
+  await attestor.attest(
+    'draw-record',
+    createDrawRecordStatement({
+      drawId: draw.id,
+      digest: draw.digest,
+      registryVersion: draw.registryVersion,
+      seed: draw.seed,
+      picks: draw.picks.length,
+      backlogSnapshot: draw.backlogSnapshot.digest,
+      signedAt: '2026-07-02T14:11:09Z',
+    }),
+  );
 
   // Two archives in the real store; the scored task's is signed (entry 2, checkpoint 3), the practice one's is not.
   archive = Buffer.alloc(5 * 1024 * 1024);
@@ -108,7 +160,15 @@ beforeAll(async () => {
     bundleDigest: digest,
     heldOutDigest,
     signedAt: '2026-07-10T01:00:00Z',
-    freeze: { repo: 'acme/widgets', baseCommit: 'a'.repeat(40), mergedPr: 'https://github.com/acme/widgets/pull/8', failToPass: 1, passToPass: 3, flaky: 0, builder: 'abp/0.1.0' },
+    freeze: {
+      repo: 'acme/widgets',
+      baseCommit: 'a'.repeat(40),
+      mergedPr: 'https://github.com/acme/widgets/pull/8',
+      failToPass: 1,
+      passToPass: 3,
+      flaky: 0,
+      builder: 'abp/0.1.0',
+    },
   });
   const signature = JSON.stringify(await signer.sign(statement), null, 2);
   await store.putSignature(digest, signature);
@@ -118,10 +178,18 @@ beforeAll(async () => {
   const trustRoot = createTrustRoot(key, '2026-01-01T00:00:00Z');
   await saveTrustRoot(paths.trustRoot, trustRoot);
   await saveTrustRoot(join(paths.trustRoots, 'v1.json'), trustRoot);
-  await writeFile(join(paths.trustRoots, 'v1.sigstore.json'), JSON.stringify(await signer.sign(trustRootStatement(trustRoot, new Date('2026-01-01T00:00:00Z')))));
+  await writeFile(
+    join(paths.trustRoots, 'v1.sigstore.json'),
+    JSON.stringify(await signer.sign(trustRootStatement(trustRoot, new Date('2026-01-01T00:00:00Z')))),
+  );
   await saveTrustRoot(join(paths.trustRoots, 'v2.json'), { ...trustRoot, version: 2 });
 
-  server = await startServer({ port: 0, host: '127.0.0.1', api: { home, tasks: taskSource }, log: (record) => log.push(record) });
+  server = await startServer({
+    port: 0,
+    host: '127.0.0.1',
+    api: { home, tasks: taskSource },
+    log: (record) => log.push(record),
+  });
 });
 afterAll(async () => {
   await server?.close();
@@ -154,15 +222,42 @@ describe('the read-only API: documents', () => {
   it('lists its routes at /v1', async () => {
     const index = await getJson<{ api: string; routes: string[] }>('');
     expect(index.api).toBe('abp/v1');
-    expect(index.routes).toEqual(expect.arrayContaining(['/v1/bundles/:digest', '/v1/tasks/:id', '/v1/statements/:kind/*subject', '/v1/log/proofs/inclusion']));
+    expect(index.routes).toEqual(
+      expect.arrayContaining([
+        '/v1/bundles/:digest',
+        '/v1/tasks/:id',
+        '/v1/statements/:kind/*subject',
+        '/v1/log/proofs/inclusion',
+      ]),
+    );
   });
 
   it('serves registry versions and draws as published, byte for byte', async () => {
-    expect(await getJson('/registry')).toEqual({ versions: [{ version: 'abp-registry/2026Q3', url: '/v1/registry/2026Q3', statement: '/v1/statements/registry-version/abp-registry/2026Q3' }] });
+    expect(await getJson('/registry')).toEqual({
+      versions: [
+        {
+          version: 'abp-registry/2026Q3',
+          url: '/v1/registry/2026Q3',
+          statement: '/v1/statements/registry-version/abp-registry/2026Q3',
+        },
+      ],
+    });
     const document = await api('/registry/2026Q3');
     expect(document.headers.get('content-type')).toMatch(/^application\/json/);
-    expect(Buffer.from(await document.arrayBuffer()).equals(await readFile(publicationPaths(join(home, 'published')).registry(registry.version)))).toBe(true);
-    expect(await getJson('/draws')).toEqual({ draws: [{ id: draw.id, url: `/v1/draws/${draw.id}`, statement: `/v1/statements/draw-record/${drawSubjectName(draw.id)}` }] });
+    expect(
+      Buffer.from(await document.arrayBuffer()).equals(
+        await readFile(publicationPaths(join(home, 'published')).registry(registry.version)),
+      ),
+    ).toBe(true);
+    expect(await getJson('/draws')).toEqual({
+      draws: [
+        {
+          id: draw.id,
+          url: `/v1/draws/${draw.id}`,
+          statement: `/v1/statements/draw-record/${drawSubjectName(draw.id)}`,
+        },
+      ],
+    });
     expect(await getJson<AbpDraw>(`/draws/${draw.id}`)).toEqual(draw);
 
     expect((await getJson<{ error: string }>('/registry/2026Q5', 400)).error).toContain('YYYYQn');
@@ -197,10 +292,18 @@ describe('the read-only API: tasks', () => {
       ['gh-acme-gadgets-3', 'practice'],
       ['gh-acme-widgets-7', 'scored'],
     ]);
-    expect((await getJson<{ tasks: TaskView[] }>('/tasks?state=scored')).tasks.map((task) => task.taskId)).toEqual(['gh-acme-widgets-7']);
-    expect((await getJson<{ tasks: TaskView[] }>('/tasks?state=practice&limit=1')).tasks.map((task) => task.taskId)).toEqual(['gh-acme-gadgets-3']);
-    expect((await getJson<{ tasks: TaskView[] }>('/tasks?limit=1')).tasks.map((task) => task.taskId)).toEqual(['gh-acme-gadgets-3']);
-    expect((await getJson<{ error: string }>('/tasks?state=tracking', 400)).error).toContain('?state=scored or ?state=practice');
+    expect((await getJson<{ tasks: TaskView[] }>('/tasks?state=scored')).tasks.map((task) => task.taskId)).toEqual([
+      'gh-acme-widgets-7',
+    ]);
+    expect(
+      (await getJson<{ tasks: TaskView[] }>('/tasks?state=practice&limit=1')).tasks.map((task) => task.taskId),
+    ).toEqual(['gh-acme-gadgets-3']);
+    expect((await getJson<{ tasks: TaskView[] }>('/tasks?limit=1')).tasks.map((task) => task.taskId)).toEqual([
+      'gh-acme-gadgets-3',
+    ]);
+    expect((await getJson<{ error: string }>('/tasks?state=tracking', 400)).error).toContain(
+      '?state=scored or ?state=practice',
+    );
     expect((await getJson<{ error: string }>('/tasks?limit=0', 400)).error).toContain('1 to 1000');
     expect((await getJson<{ error: string }>('/tasks?limit=ten', 400)).error).toContain('not a whole number');
   });
@@ -221,12 +324,21 @@ describe('the read-only API: tasks', () => {
         self: '/v1/tasks/gh-acme-widgets-7',
         bundle: `/v1/bundles/${digest}`,
         signature: `/v1/bundles/${digest}/signature`,
-        statements: { 'task-bundle': '/v1/statements/task-bundle/task/gh-acme-widgets-7/bundle', 'aging-transition': null },
+        statements: {
+          'task-bundle': '/v1/statements/task-bundle/task/gh-acme-widgets-7/bundle',
+          'aging-transition': null,
+        },
       },
     });
     // A practice task links its aging transition; an unsigned bundle has no known held-out digest.
-    expect(await getJson<TaskView>('/tasks/gh-acme-gadgets-3')).toMatchObject({ state: 'practice', heldOutDigest: null, links: { statements: { 'aging-transition': '/v1/statements/aging-transition/task/gh-acme-gadgets-3/bundle' } } });
-    expect((await getJson<{ error: string }>('/tasks/gh-acme-gizmos-9', 404)).error).toContain('is tracking: only frozen tasks');
+    expect(await getJson<TaskView>('/tasks/gh-acme-gadgets-3')).toMatchObject({
+      state: 'practice',
+      heldOutDigest: null,
+      links: { statements: { 'aging-transition': '/v1/statements/aging-transition/task/gh-acme-gadgets-3/bundle' } },
+    });
+    expect((await getJson<{ error: string }>('/tasks/gh-acme-gizmos-9', 404)).error).toContain(
+      'is tracking: only frozen tasks',
+    );
     expect((await getJson<{ error: string }>('/tasks/gh-nobody-1', 404)).error).toContain('no task gh-nobody-1');
   });
 
@@ -249,7 +361,14 @@ describe('the read-only API: bundles', () => {
   it('streams a bundle whole, tagged by its digest, cacheable for good', async () => {
     const response = await api(bundlePath());
     expect(response.status).toBe(200);
-    expect(Object.fromEntries(['etag', 'cache-control', 'accept-ranges', 'content-length', 'content-type'].map((name) => [name, response.headers.get(name)]))).toEqual({
+    expect(
+      Object.fromEntries(
+        ['etag', 'cache-control', 'accept-ranges', 'content-length', 'content-type'].map((name) => [
+          name,
+          response.headers.get(name),
+        ]),
+      ),
+    ).toEqual({
       etag: `"${digest}"`,
       'cache-control': 'public, max-age=31536000, immutable',
       'accept-ranges': 'bytes',
@@ -309,8 +428,12 @@ describe('the read-only API: bundles', () => {
     expect(response.headers.get('etag')).toBe(`"${digest}"`);
     const part = await api(bundlePath(), { method: 'HEAD', headers: { range: 'bytes=-5' } });
     expect(part.status).toBe(206);
-    expect(part.headers.get('content-range')).toBe(`bytes ${archive.length - 5}-${archive.length - 1}/${archive.length}`);
-    expect((await api('/tasks/gh-acme-widgets-7', { method: 'HEAD' })).headers.get('content-type')).toMatch(/^application\/json/);
+    expect(part.headers.get('content-range')).toBe(
+      `bytes ${archive.length - 5}-${archive.length - 1}/${archive.length}`,
+    );
+    expect((await api('/tasks/gh-acme-widgets-7', { method: 'HEAD' })).headers.get('content-type')).toMatch(
+      /^application\/json/,
+    );
   });
 
   it('serves the signature beside the bundle, and 404s a digest it does not hold', async () => {
@@ -318,11 +441,18 @@ describe('the read-only API: bundles', () => {
     expect(signature.status).toBe(200);
     expect(await signature.text()).toBe(await new BundleStore(signingPaths(home).bundles).getSignature(digest));
     expect((await getJson<{ error: string }>(`/bundles/sha256:${'0'.repeat(64)}`, 404)).error).toContain('no bundle');
-    expect((await getJson<{ error: string }>(`/bundles/${practiceDigest}/signature`, 404)).error).toContain('has no signature');
+    expect((await getJson<{ error: string }>(`/bundles/${practiceDigest}/signature`, 404)).error).toContain(
+      'has no signature',
+    );
   });
 
   it('refuses a malformed digest with 400 naming the expected form', async () => {
-    for (const bad of [digest.slice(0, -1), digest.toUpperCase().replace('SHA256', 'sha256'), digest.slice('sha256:'.length), `sha512:${'0'.repeat(64)}`]) {
+    for (const bad of [
+      digest.slice(0, -1),
+      digest.toUpperCase().replace('SHA256', 'sha256'),
+      digest.slice('sha256:'.length),
+      `sha512:${'0'.repeat(64)}`,
+    ]) {
       const { error } = await getJson<{ error: string }>(`/bundles/${bad}`, 400);
       expect(error).toContain('expected "sha256:" followed by 64 lowercase hex digits');
     }
@@ -344,18 +474,32 @@ describe('the read-only API: requests that climb out, and wrong methods', () => 
     ]) {
       const answer = await raw(target);
       expect(answer.status, target).toBe(400);
-      expect((JSON.parse(answer.body) as { error: string }).error, target).toMatch(/"\.\." segment|encodes "\/"|percent-encoded/);
+      expect((JSON.parse(answer.body) as { error: string }).error, target).toMatch(
+        /"\.\." segment|encodes "\/"|percent-encoded/,
+      );
     }
-    const refused = log.filter((record) => record.kind === 'request-refused' && record.status === 400 && record.path.includes('etc/passwd'));
+    const refused = log.filter(
+      (record) => record.kind === 'request-refused' && record.status === 400 && record.path.includes('etc/passwd'),
+    );
     expect(refused.length).toBeGreaterThan(0);
   });
 
   it('answers 404 off the API, 405 with Allow for other methods, and has no webhook route without a secret', async () => {
-    expect((await getJson<{ error: string }>('/nothing-here', 404)).error).toContain('nothing is served at /v1/nothing-here');
+    expect((await getJson<{ error: string }>('/nothing-here', 404)).error).toContain(
+      'nothing is served at /v1/nothing-here',
+    );
     const post = await api('/tasks', { method: 'POST', body: '{}' });
     expect(post.status).toBe(405);
     expect(post.headers.get('allow')).toBe('GET, HEAD');
-    expect((await fetch(`${server.url}${WEBHOOK_PATH}`, { method: 'POST', body: '{}', headers: { 'content-type': 'application/json' } })).status).toBe(404);
+    expect(
+      (
+        await fetch(`${server.url}${WEBHOOK_PATH}`, {
+          method: 'POST',
+          body: '{}',
+          headers: { 'content-type': 'application/json' },
+        })
+      ).status,
+    ).toBe(404);
     expect((await raw('/v1/trust-root', 'PUT')).status).toBe(405);
     expect((await raw('/v1/trust-root', 'PROPFIND')).status).toBe(501);
   });
@@ -375,27 +519,45 @@ describe('the read-only API: statements and trust roots', () => {
   it('serves each kind of signed statement by kind and subject', async () => {
     const paths = signingPaths(home);
     const text = async (path: string) => (await api(path)).text();
-    expect(await text('/statements/registry-version/abp-registry/2026Q3')).toBe(await readFile(statementPath(paths.statements, 'registry-version', 'abp-registry/2026Q3'), 'utf8'));
-    expect(await text(`/statements/draw-record/draw/${draw.id}`)).toBe(await readFile(statementPath(paths.statements, 'draw-record', `draw/${draw.id}`), 'utf8'));
+    expect(await text('/statements/registry-version/abp-registry/2026Q3')).toBe(
+      await readFile(statementPath(paths.statements, 'registry-version', 'abp-registry/2026Q3'), 'utf8'),
+    );
+    expect(await text(`/statements/draw-record/draw/${draw.id}`)).toBe(
+      await readFile(statementPath(paths.statements, 'draw-record', `draw/${draw.id}`), 'utf8'),
+    );
     // A task bundle's statement is its signature in the store, found through the task.
     const bundleSignature = await readFile(new BundleStore(paths.bundles).signaturePath(digest), 'utf8');
     expect(await text('/statements/task-bundle/task/gh-acme-widgets-7/bundle')).toBe(bundleSignature);
     expect(await text('/statements/task-bundle/task/gh-acme-widgets-7/held-out')).toBe(bundleSignature);
-    expect(await text('/statements/trust-root/abp-trust-root/v1')).toBe(await readFile(join(paths.trustRoots, 'v1.sigstore.json'), 'utf8'));
+    expect(await text('/statements/trust-root/abp-trust-root/v1')).toBe(
+      await readFile(join(paths.trustRoots, 'v1.sigstore.json'), 'utf8'),
+    );
 
-    expect((await getJson<{ error: string }>('/statements/task-bundle/task/gh-acme-gizmos-9/bundle', 404)).error).toContain('no signed task-bundle statement');
-    expect((await getJson<{ error: string }>('/statements/aging-transition/task/gh-acme-gadgets-3/bundle', 404)).error).toContain('no signed aging-transition statement');
-    expect((await getJson<{ error: string }>('/statements/secrets/key', 400)).error).toContain('use one of task-bundle, registry-version');
-    expect((await getJson<{ error: string }>('/statements/draw-record/draw/-x', 400)).error).toContain('not a statement subject');
+    expect(
+      (await getJson<{ error: string }>('/statements/task-bundle/task/gh-acme-gizmos-9/bundle', 404)).error,
+    ).toContain('no signed task-bundle statement');
+    expect(
+      (await getJson<{ error: string }>('/statements/aging-transition/task/gh-acme-gadgets-3/bundle', 404)).error,
+    ).toContain('no signed aging-transition statement');
+    expect((await getJson<{ error: string }>('/statements/secrets/key', 400)).error).toContain(
+      'use one of task-bundle, registry-version',
+    );
+    expect((await getJson<{ error: string }>('/statements/draw-record/draw/-x', 400)).error).toContain(
+      'not a statement subject',
+    );
   });
 
   it('serves the current trust root and each fully published version with its statement', async () => {
     const paths = signingPaths(home);
     expect(await (await api('/trust-root')).text()).toBe(await readFile(paths.trustRoot, 'utf8'));
     // Version 2 has no statement yet: it is not published, so it is neither listed nor served.
-    expect(await getJson('/trust-roots')).toEqual({ versions: [{ version: 1, url: '/v1/trust-roots/1', statement: '/v1/trust-roots/1/statement' }] });
+    expect(await getJson('/trust-roots')).toEqual({
+      versions: [{ version: 1, url: '/v1/trust-roots/1', statement: '/v1/trust-roots/1/statement' }],
+    });
     expect(await (await api('/trust-roots/1')).text()).toBe(await readFile(join(paths.trustRoots, 'v1.json'), 'utf8'));
-    expect(await (await api('/trust-roots/1/statement')).text()).toBe(await readFile(join(paths.trustRoots, 'v1.sigstore.json'), 'utf8'));
+    expect(await (await api('/trust-roots/1/statement')).text()).toBe(
+      await readFile(join(paths.trustRoots, 'v1.sigstore.json'), 'utf8'),
+    );
     expect((await getJson<{ error: string }>('/trust-roots/2', 404)).error).toContain('not published');
     expect((await getJson<{ error: string }>('/trust-roots/0', 400)).error).toContain('whole number from 1');
     expect((await getJson<{ error: string }>('/trust-roots/v1', 400)).error).toContain('not a trust root version');
@@ -431,14 +593,26 @@ describe('the read-only API: the transparency log', () => {
 
   it('hands out inclusion and consistency proofs that verify against the signed checkpoints', async () => {
     const checkpoint = (size: number) => getJson<SignedCheckpoint>(`/log/checkpoints/${size}`);
-    for (const [index, size] of [[0, 3], [2, 3], [1, 2], [0, 1]] as const) {
-      const answer = await getJson<{ entry: LogEntry; proof: InclusionProof; checkpoint: string }>(`/log/proofs/inclusion?index=${index}&size=${size}`);
+    for (const [index, size] of [
+      [0, 3],
+      [2, 3],
+      [1, 2],
+      [0, 1],
+    ] as const) {
+      const answer = await getJson<{ entry: LogEntry; proof: InclusionProof; checkpoint: string }>(
+        `/log/proofs/inclusion?index=${index}&size=${size}`,
+      );
       expect(answer.checkpoint).toBe(`/v1/log/checkpoints/${size}`);
       verifyInclusionOf(answer.entry, answer.proof, await checkpoint(size), key.publicKeyPem);
     }
     // Without a size: against the latest checkpoint.
     expect((await getJson<{ proof: InclusionProof }>('/log/proofs/inclusion?index=1')).proof.size).toBe(3);
-    for (const [from, to] of [[1, 3], [2, 3], [1, 2], [3, 3]] as const) {
+    for (const [from, to] of [
+      [1, 3],
+      [2, 3],
+      [1, 2],
+      [3, 3],
+    ] as const) {
       const answer = await getJson<{ proof: ConsistencyProof }>(`/log/proofs/consistency?from=${from}&to=${to}`);
       verifyConsistencyOf(answer.proof, await checkpoint(from), await checkpoint(to), key.publicKeyPem);
     }
@@ -446,16 +620,27 @@ describe('the read-only API: the transparency log', () => {
     const proven = await getJson<{ entry: LogEntry; proof: InclusionProof }>('/log/proofs/inclusion?index=0&size=3');
     let refused: unknown;
     try {
-      verifyInclusionOf({ ...proven.entry, subject: 'abp-registry/2026Q4' }, proven.proof, await checkpoint(3), key.publicKeyPem);
+      verifyInclusionOf(
+        { ...proven.entry, subject: 'abp-registry/2026Q4' },
+        proven.proof,
+        await checkpoint(3),
+        key.publicKeyPem,
+      );
     } catch (error) {
       refused = error;
     }
     expect(refused).toMatchObject({ code: 'inclusion-failed' });
 
     expect((await getJson<{ error: string }>('/log/proofs/inclusion', 400)).error).toContain('?index=<n>');
-    expect((await getJson<{ error: string }>('/log/proofs/inclusion?index=3&size=3', 400)).error).toContain('indices 0 to 2');
-    expect((await getJson<{ error: string }>('/log/proofs/inclusion?index=0&size=4', 400)).error).toContain('the log has 3 entries');
-    expect((await getJson<{ error: string }>('/log/proofs/consistency?from=0&to=3', 400)).error).toContain('give 1 to 3');
+    expect((await getJson<{ error: string }>('/log/proofs/inclusion?index=3&size=3', 400)).error).toContain(
+      'indices 0 to 2',
+    );
+    expect((await getJson<{ error: string }>('/log/proofs/inclusion?index=0&size=4', 400)).error).toContain(
+      'the log has 3 entries',
+    );
+    expect((await getJson<{ error: string }>('/log/proofs/consistency?from=0&to=3', 400)).error).toContain(
+      'give 1 to 3',
+    );
     expect((await getJson<{ error: string }>('/log/proofs/consistency', 400)).error).toContain('?from=<n>');
   });
 });

@@ -4,14 +4,21 @@ import { condition, defineQuery, defineSignal, setHandler } from '@temporalio/wo
 import { TASK_SIGNAL_NAMES } from '../../src/contracts/task-workflow.js';
 import type { IssueChanged, PullRequestChanged } from '../../src/contracts/task-workflow.js';
 
-export type RecordedSignal = { name: 'pullRequestChanged'; payload: PullRequestChanged } | { name: 'issueChanged'; payload: IssueChanged };
+export type RecordedSignal =
+  { name: 'pullRequestChanged'; payload: PullRequestChanged } | { name: 'issueChanged'; payload: IssueChanged };
 
 export const recordedSignals = defineQuery<RecordedSignal[]>('recordedSignals');
 
 export async function signalRecorder(): Promise<void> {
   const received: RecordedSignal[] = [];
-  setHandler(defineSignal<[PullRequestChanged]>(TASK_SIGNAL_NAMES.pullRequestChanged), (payload) => void received.push({ name: 'pullRequestChanged', payload }));
-  setHandler(defineSignal<[IssueChanged]>(TASK_SIGNAL_NAMES.issueChanged), (payload) => void received.push({ name: 'issueChanged', payload }));
+  setHandler(
+    defineSignal<[PullRequestChanged]>(TASK_SIGNAL_NAMES.pullRequestChanged),
+    (payload) => void received.push({ name: 'pullRequestChanged', payload }),
+  );
+  setHandler(
+    defineSignal<[IssueChanged]>(TASK_SIGNAL_NAMES.issueChanged),
+    (payload) => void received.push({ name: 'issueChanged', payload }),
+  );
   setHandler(recordedSignals, () => received);
   await condition(() => false);
 }

@@ -20,7 +20,13 @@ let deliveries = 0;
 
 beforeAll(async () => {
   client = new Client({ connection: Connection.lazy({ address: '127.0.0.1:1' }) });
-  server = await startServer({ port: 0, host: '127.0.0.1', webhookSecret: secret, signaller: createTemporalSignaller(client), log: (record) => log.push(record) });
+  server = await startServer({
+    port: 0,
+    host: '127.0.0.1',
+    webhookSecret: secret,
+    signaller: createTemporalSignaller(client),
+    log: (record) => log.push(record),
+  });
 });
 afterAll(async () => {
   await server?.close();
@@ -35,7 +41,11 @@ interface Sent {
 
 async function post(body: string, headers: Record<string, string>, path = WEBHOOK_PATH): Promise<Sent> {
   const response = await fetch(`${server.url}${path}`, { method: 'POST', headers, body });
-  return { status: response.status, body: (await response.json()) as Record<string, unknown>, headers: response.headers };
+  return {
+    status: response.status,
+    body: (await response.json()) as Record<string, unknown>,
+    headers: response.headers,
+  };
 }
 
 /** Headers GitHub would send with `body`, signed with `secret` unless told otherwise. */
@@ -58,9 +68,16 @@ const ping = JSON.stringify({ zen: 'Keep it logically awesome.', hook_id: 1 });
 describe('abp serve over HTTP', () => {
   it('answers a signed ping, and its redelivery as a duplicate', async () => {
     const headers = github('ping', ping);
-    expect(await post(ping, headers)).toMatchObject({ status: 200, body: { deliveryId: headers['x-github-delivery'], pong: true } });
+    expect(await post(ping, headers)).toMatchObject({
+      status: 200,
+      body: { deliveryId: headers['x-github-delivery'], pong: true },
+    });
     expect(await post(ping, headers)).toMatchObject({ status: 202, body: { ignored: 'duplicate' } });
-    expect(log.filter((record) => 'deliveryId' in record && record.deliveryId === headers['x-github-delivery']).map((record) => record.kind)).toEqual(['delivery-ping', 'delivery-ignored']);
+    expect(
+      log
+        .filter((record) => 'deliveryId' in record && record.deliveryId === headers['x-github-delivery'])
+        .map((record) => record.kind),
+    ).toEqual(['delivery-ping', 'delivery-ignored']);
   });
 
   it('serves only POST on the webhook path', async () => {
@@ -68,7 +85,11 @@ describe('abp serve over HTTP', () => {
     expect(get.status).toBe(405);
     expect(get.headers.get('allow')).toBe('POST');
     expect((await post(ping, github('ping', ping), '/webhooks/gitlab')).status).toBe(404);
-    expect(log.filter((record) => record.kind === 'request-refused').map((record) => [record.method, record.path, record.status])).toEqual(
+    expect(
+      log
+        .filter((record) => record.kind === 'request-refused')
+        .map((record) => [record.method, record.path, record.status]),
+    ).toEqual(
       expect.arrayContaining([
         ['GET', WEBHOOK_PATH, 405],
         ['POST', '/webhooks/gitlab', 404],
@@ -77,7 +98,10 @@ describe('abp serve over HTTP', () => {
   });
 
   it('refuses a signature that is missing, malformed, made with another secret or over another body', async () => {
-    expect(await post(ping, without(github('ping', ping), 'x-hub-signature-256'))).toMatchObject({ status: 401, body: { error: expect.stringContaining('X-Hub-Signature-256 is missing') as string } });
+    expect(await post(ping, without(github('ping', ping), 'x-hub-signature-256'))).toMatchObject({
+      status: 401,
+      body: { error: expect.stringContaining('X-Hub-Signature-256 is missing') as string },
+    });
     const refused = [
       github('ping', ping, { 'x-hub-signature-256': 'sha256=not-hex' }),
       github('ping', ping, { 'x-hub-signature-256': signWebhookBody('another secret', ping).sha256 }),
@@ -88,31 +112,73 @@ describe('abp serve over HTTP', () => {
     for (const headers of refused) expect((await post(ping, headers)).status).toBe(401);
     expect((await post('', github('ping', ''))).status).toBe(401);
     const rejected = log.filter((record) => record.kind === 'delivery-rejected');
-    expect(rejected.map((record) => record.reason)).toEqual(['unsigned', 'bad-signature', 'bad-signature', 'bad-signature', 'bad-signature', 'bad-signature']);
-    expect(rejected[1]).toEqual({ kind: 'delivery-rejected', reason: 'bad-signature', status: 401, event: 'ping', deliveryId: refused[0]?.['x-github-delivery'], remoteAddress: '127.0.0.1' });
+    expect(rejected.map((record) => record.reason)).toEqual([
+      'unsigned',
+      'bad-signature',
+      'bad-signature',
+      'bad-signature',
+      'bad-signature',
+      'bad-signature',
+    ]);
+    expect(rejected[1]).toEqual({
+      kind: 'delivery-rejected',
+      reason: 'bad-signature',
+      status: 401,
+      event: 'ping',
+      deliveryId: refused[0]?.['x-github-delivery'],
+      remoteAddress: '127.0.0.1',
+    });
     expect(JSON.stringify(log)).not.toContain(secret);
     expect(JSON.stringify(log)).not.toContain('logically awesome');
   });
 
   it('wants JSON, GitHub’s headers and a parseable body once the signature holds', async () => {
     const form = `payload=${encodeURIComponent(ping)}`;
-    expect(await post(form, github('ping', form, { 'content-type': 'application/x-www-form-urlencoded' }))).toMatchObject({ status: 415, body: { error: expect.stringContaining('application/json') as string } });
-    expect((await post(ping, github('ping', ping, { 'content-type': 'application/json; charset=utf-8' }))).status).toBe(200);
+    expect(
+      await post(form, github('ping', form, { 'content-type': 'application/x-www-form-urlencoded' })),
+    ).toMatchObject({ status: 415, body: { error: expect.stringContaining('application/json') as string } });
+    expect((await post(ping, github('ping', ping, { 'content-type': 'application/json; charset=utf-8' }))).status).toBe(
+      200,
+    );
     expect((await post(ping, without(github('ping', ping), 'x-github-delivery'))).status).toBe(400);
     const broken = '{"action": "closed"';
-    expect(await post(broken, github('issues', broken))).toMatchObject({ status: 400, body: { error: 'the body is not valid JSON' } });
+    expect(await post(broken, github('issues', broken))).toMatchObject({
+      status: 400,
+      body: { error: 'the body is not valid JSON' },
+    });
     const hollow = JSON.stringify({ action: 'closed', repository: { full_name: 'acme/widgets' } });
-    expect(await post(hollow, github('issues', hollow))).toMatchObject({ status: 400, body: { error: expect.stringContaining('issue') as string } });
+    expect(await post(hollow, github('issues', hollow))).toMatchObject({
+      status: 400,
+      body: { error: expect.stringContaining('issue') as string },
+    });
   });
 
   it('ignores events and actions the task lifecycle does not follow, with 202', async () => {
     const push = JSON.stringify({ ref: 'refs/heads/main' });
     expect(await post(push, github('push', push))).toMatchObject({ status: 202, body: { ignored: 'event' } });
-    const labeled = JSON.stringify({ action: 'labeled', pull_request: { html_url: 'x', body: 'Fixes #1' }, repository: { full_name: 'acme/widgets' } });
-    expect(await post(labeled, github('pull_request', labeled))).toMatchObject({ status: 202, body: { ignored: 'action' } });
-    const mention = JSON.stringify({ action: 'opened', pull_request: { html_url: 'x', body: 'See #1' }, repository: { full_name: 'acme/widgets' } });
-    expect(await post(mention, github('pull_request', mention))).toMatchObject({ status: 202, body: { ignored: 'no-task' } });
-    expect(log.filter((record) => record.kind === 'delivery-ignored' && record.reason !== 'duplicate').map((record) => record.kind === 'delivery-ignored' && [record.event, record.action, record.reason])).toEqual([
+    const labeled = JSON.stringify({
+      action: 'labeled',
+      pull_request: { html_url: 'x', body: 'Fixes #1' },
+      repository: { full_name: 'acme/widgets' },
+    });
+    expect(await post(labeled, github('pull_request', labeled))).toMatchObject({
+      status: 202,
+      body: { ignored: 'action' },
+    });
+    const mention = JSON.stringify({
+      action: 'opened',
+      pull_request: { html_url: 'x', body: 'See #1' },
+      repository: { full_name: 'acme/widgets' },
+    });
+    expect(await post(mention, github('pull_request', mention))).toMatchObject({
+      status: 202,
+      body: { ignored: 'no-task' },
+    });
+    expect(
+      log
+        .filter((record) => record.kind === 'delivery-ignored' && record.reason !== 'duplicate')
+        .map((record) => record.kind === 'delivery-ignored' && [record.event, record.action, record.reason]),
+    ).toEqual([
       ['push', null, 'event'],
       ['pull_request', 'labeled', 'action'],
       ['pull_request', 'opened', 'no-task'],
@@ -121,11 +187,15 @@ describe('abp serve over HTTP', () => {
 
   it('answers 413 to a body over 25 MB, declared or streamed, and stays usable', async () => {
     const declared = await new Promise<number>((resolve, reject) => {
-      const request = httpRequest(`${server.url}${WEBHOOK_PATH}`, { method: 'POST', headers: { 'content-length': String(maxWebhookBytes + 1), ...github('ping', ping) } }, (response) => {
-        response.resume();
-        resolve(response.statusCode ?? 0);
-        request.destroy();
-      });
+      const request = httpRequest(
+        `${server.url}${WEBHOOK_PATH}`,
+        { method: 'POST', headers: { 'content-length': String(maxWebhookBytes + 1), ...github('ping', ping) } },
+        (response) => {
+          response.resume();
+          resolve(response.statusCode ?? 0);
+          request.destroy();
+        },
+      );
       request.once('error', reject);
       request.write('{');
     });
@@ -151,8 +221,12 @@ describe('abp serve over HTTP', () => {
 
   it('refuses to start without a secret or on a port in use', async () => {
     const signaller = createTemporalSignaller(client);
-    await expect(startServer({ port: 0, host: '127.0.0.1', webhookSecret: ' ', signaller, log: () => undefined })).rejects.toMatchObject({ code: 'invalid-setting' } satisfies Partial<ServeError>);
+    await expect(
+      startServer({ port: 0, host: '127.0.0.1', webhookSecret: ' ', signaller, log: () => undefined }),
+    ).rejects.toMatchObject({ code: 'invalid-setting' } satisfies Partial<ServeError>);
     const port = Number(new URL(server.url).port);
-    await expect(startServer({ port, host: '127.0.0.1', webhookSecret: secret, signaller, log: () => undefined })).rejects.toMatchObject({ code: 'port-in-use' } satisfies Partial<ServeError>);
+    await expect(
+      startServer({ port, host: '127.0.0.1', webhookSecret: secret, signaller, log: () => undefined }),
+    ).rejects.toMatchObject({ code: 'port-in-use' } satisfies Partial<ServeError>);
   });
 });

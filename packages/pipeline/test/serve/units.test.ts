@@ -63,40 +63,99 @@ describe('planDelivery', () => {
   });
 
   it.each(['opened', 'closed', 'reopened', 'synchronize', 'edited'])('follows pull_request.%s', (action) => {
-    expect(planDelivery('pull_request', 'd', pullRequest(action, 'Fixes #3'))).toMatchObject({ $case: 'signal', action });
+    expect(planDelivery('pull_request', 'd', pullRequest(action, 'Fixes #3'))).toMatchObject({
+      $case: 'signal',
+      action,
+    });
   });
 
   it('on an edit, also signals the tasks the body named before it', () => {
-    const plan = planDelivery('pull_request', 'd', pullRequest('edited', 'Fixes #4', { changes: { body: { from: 'Fixes #3' } } }));
-    expect(plan.$case === 'signal' && plan.signals.map((signal) => signal.taskId)).toEqual(['gh-Acme-widgets-4', 'gh-Acme-widgets-3']);
+    const plan = planDelivery(
+      'pull_request',
+      'd',
+      pullRequest('edited', 'Fixes #4', { changes: { body: { from: 'Fixes #3' } } }),
+    );
+    expect(plan.$case === 'signal' && plan.signals.map((signal) => signal.taskId)).toEqual([
+      'gh-Acme-widgets-4',
+      'gh-Acme-widgets-3',
+    ]);
   });
 
   it('ignores pull requests that close no issue, and actions the lifecycle does not follow', () => {
-    expect(planDelivery('pull_request', 'd', pullRequest('opened', null))).toEqual({ $case: 'ignore', action: 'opened', reason: 'no-task' });
-    expect(planDelivery('pull_request', 'd', pullRequest('opened', 'See #3'))).toEqual({ $case: 'ignore', action: 'opened', reason: 'no-task' });
-    expect(planDelivery('pull_request', 'd', pullRequest('labeled', 'Fixes #3'))).toEqual({ $case: 'ignore', action: 'labeled', reason: 'action' });
-    expect(planDelivery('pull_request', 'd', { action: 'review_requested' })).toEqual({ $case: 'ignore', action: 'review_requested', reason: 'action' });
+    expect(planDelivery('pull_request', 'd', pullRequest('opened', null))).toEqual({
+      $case: 'ignore',
+      action: 'opened',
+      reason: 'no-task',
+    });
+    expect(planDelivery('pull_request', 'd', pullRequest('opened', 'See #3'))).toEqual({
+      $case: 'ignore',
+      action: 'opened',
+      reason: 'no-task',
+    });
+    expect(planDelivery('pull_request', 'd', pullRequest('labeled', 'Fixes #3'))).toEqual({
+      $case: 'ignore',
+      action: 'labeled',
+      reason: 'action',
+    });
+    expect(planDelivery('pull_request', 'd', { action: 'review_requested' })).toEqual({
+      $case: 'ignore',
+      action: 'review_requested',
+      reason: 'action',
+    });
   });
 
   it('signals the issue’s task when an issue closes or reopens, naming who did it', () => {
-    const issue = (action: string, sender: unknown) => ({ action, issue: { number: 9 }, repository: { full_name: 'acme/widgets' }, sender });
+    const issue = (action: string, sender: unknown) => ({
+      action,
+      issue: { number: 9 },
+      repository: { full_name: 'acme/widgets' },
+      sender,
+    });
     expect(planDelivery('issues', 'd-2', issue('closed', { login: 'maria' }))).toEqual({
       $case: 'signal',
       action: 'closed',
-      signals: [{ taskId: 'gh-acme-widgets-9', name: 'issueChanged', payload: { action: 'closed', by: 'maria', deliveryId: 'd-2' } }],
+      signals: [
+        {
+          taskId: 'gh-acme-widgets-9',
+          name: 'issueChanged',
+          payload: { action: 'closed', by: 'maria', deliveryId: 'd-2' },
+        },
+      ],
     });
-    expect(planDelivery('issues', 'd-3', issue('reopened', null))).toMatchObject({ signals: [{ payload: { action: 'reopened', by: null } }] });
-    expect(planDelivery('issues', 'd', issue('opened', { login: 'maria' }))).toEqual({ $case: 'ignore', action: 'opened', reason: 'action' });
+    expect(planDelivery('issues', 'd-3', issue('reopened', null))).toMatchObject({
+      signals: [{ payload: { action: 'reopened', by: null } }],
+    });
+    expect(planDelivery('issues', 'd', issue('opened', { login: 'maria' }))).toEqual({
+      $case: 'ignore',
+      action: 'opened',
+      reason: 'action',
+    });
   });
 
   it('ignores other events', () => {
-    expect(planDelivery('check_run', 'd', { action: 'completed' })).toEqual({ $case: 'ignore', action: 'completed', reason: 'event' });
-    expect(planDelivery('push', 'd', { ref: 'refs/heads/main' })).toEqual({ $case: 'ignore', action: null, reason: 'event' });
+    expect(planDelivery('check_run', 'd', { action: 'completed' })).toEqual({
+      $case: 'ignore',
+      action: 'completed',
+      reason: 'event',
+    });
+    expect(planDelivery('push', 'd', { ref: 'refs/heads/main' })).toEqual({
+      $case: 'ignore',
+      action: null,
+      reason: 'event',
+    });
   });
 
   it('calls a followed action invalid when its payload lacks what the plan needs', () => {
-    expect(planDelivery('pull_request', 'd', { action: 'closed', repository: { full_name: 'acme/widgets' } })).toMatchObject({ $case: 'invalid', problem: expect.stringContaining('pull_request') as string });
-    expect(planDelivery('issues', 'd', { action: 'closed', issue: { number: 0 }, repository: { full_name: 'acme/widgets' } })).toMatchObject({ $case: 'invalid', problem: expect.stringContaining('issue.number') as string });
+    expect(
+      planDelivery('pull_request', 'd', { action: 'closed', repository: { full_name: 'acme/widgets' } }),
+    ).toMatchObject({ $case: 'invalid', problem: expect.stringContaining('pull_request') as string });
+    expect(
+      planDelivery('issues', 'd', {
+        action: 'closed',
+        issue: { number: 0 },
+        repository: { full_name: 'acme/widgets' },
+      }),
+    ).toMatchObject({ $case: 'invalid', problem: expect.stringContaining('issue.number') as string });
     expect(planDelivery('issues', 'd', [])).toMatchObject({ $case: 'invalid' });
   });
 });
@@ -130,7 +189,16 @@ describe('parseRange', () => {
   });
 
   it('answers with the whole representation when it cannot or will not serve a part', () => {
-    for (const header of [undefined, 'bytes=0-1,3-4', 'lines=0-1', 'bytes=4-2', 'bytes=-', 'bytes=a-b', 'bytes 0-1', `bytes=${'9'.repeat(20)}-`]) {
+    for (const header of [
+      undefined,
+      'bytes=0-1,3-4',
+      'lines=0-1',
+      'bytes=4-2',
+      'bytes=-',
+      'bytes=a-b',
+      'bytes 0-1',
+      `bytes=${'9'.repeat(20)}-`,
+    ]) {
       expect(parseRange(header, 10), String(header)).toEqual({ $case: 'whole' });
     }
   });
@@ -156,9 +224,21 @@ describe('conditional request validators', () => {
 
 describe('requestPath', () => {
   it('decodes segments and refuses dot segments and encoded separators', () => {
-    expect(requestPath('/v1/bundles/sha256%3Aab?x=1')).toEqual({ $case: 'path', segments: ['v1', 'bundles', 'sha256:ab'] });
+    expect(requestPath('/v1/bundles/sha256%3Aab?x=1')).toEqual({
+      $case: 'path',
+      segments: ['v1', 'bundles', 'sha256:ab'],
+    });
     expect(requestPath('http://host:80/v1/tasks')).toEqual({ $case: 'path', segments: ['v1', 'tasks'] });
-    for (const target of ['/v1/../x', '/v1/%2E%2e/x', '/v1/./x', '/v1/a%2Fb', '/v1/a%5Cb', '/v1/a%00', '/v1/%E0%A4%A', '*']) {
+    for (const target of [
+      '/v1/../x',
+      '/v1/%2E%2e/x',
+      '/v1/./x',
+      '/v1/a%2Fb',
+      '/v1/a%5Cb',
+      '/v1/a%00',
+      '/v1/%E0%A4%A',
+      '*',
+    ]) {
       expect(requestPath(target).$case, target).toBe('refused');
     }
   });

@@ -42,7 +42,13 @@ beforeAll(async () => {
     workflowsPath: fileURLToPath(new URL('./recorder-workflow.ts', import.meta.url)),
   });
   workerRun = worker.run();
-  server = await startServer({ port: 0, host: '127.0.0.1', webhookSecret: secret, signaller: createTemporalSignaller(env.client), log: (record) => log.push(record) });
+  server = await startServer({
+    port: 0,
+    host: '127.0.0.1',
+    webhookSecret: secret,
+    signaller: createTemporalSignaller(env.client),
+    log: (record) => log.push(record),
+  });
 });
 afterAll(async () => {
   await server?.close();
@@ -79,8 +85,19 @@ let seed = 100;
  * A repository hook pointing at `url`, signing with `hookSecret` (null: unsigned, as a hook without a secret sends).
  * GitHub does not retry a failed delivery, and neither does this one.
  */
-function hook(world: LiveTestWorld, url = `${server.url}${WEBHOOK_PATH}`, hookSecret: string | null = secret): WebhookDispatcher {
-  const dispatcher = new WebhookDispatcher({ world, apiBaseUrl: 'http://127.0.0.1:40123', url, ...(hookSecret === null ? {} : { secret: hookSecret }), seed: seed++, retry: { attempts: 1 } });
+function hook(
+  world: LiveTestWorld,
+  url = `${server.url}${WEBHOOK_PATH}`,
+  hookSecret: string | null = secret,
+): WebhookDispatcher {
+  const dispatcher = new WebhookDispatcher({
+    world,
+    apiBaseUrl: 'http://127.0.0.1:40123',
+    url,
+    ...(hookSecret === null ? {} : { secret: hookSecret }),
+    seed: seed++,
+    retry: { attempts: 1 },
+  });
   dispatcher.attach(world);
   dispatchers.push(dispatcher);
   return dispatcher;
@@ -125,7 +142,9 @@ describe('webhook deliveries to task workflows', () => {
     await dispatcher.idle();
 
     world.merge(pull.number);
-    const merged = await until(async () => (await recorder.query(recordedSignals)).find((signal) => signal.payload.action === 'closed'));
+    const merged = await until(async () =>
+      (await recorder.query(recordedSignals)).find((signal) => signal.payload.action === 'closed'),
+    );
 
     const [opened, , , closed] = dispatcher.deliveries();
     expect(dispatcher.deliveries().map((delivery) => [delivery.event, delivery.action])).toEqual([
@@ -136,12 +155,24 @@ describe('webhook deliveries to task workflows', () => {
     ]);
     const prUrl = pullUrlOf(closed?.body ?? '{}');
     expect(prUrl).toMatch(/\/acme\/widgets\/pull\/2$/);
-    expect(merged).toEqual({ name: 'pullRequestChanged', payload: { prUrl, action: 'closed', deliveryId: closed?.deliveryId } });
-    expect(await recorder.query(recordedSignals)).toEqual([{ name: 'pullRequestChanged', payload: { prUrl, action: 'opened', deliveryId: opened?.deliveryId } }, merged]);
+    expect(merged).toEqual({
+      name: 'pullRequestChanged',
+      payload: { prUrl, action: 'closed', deliveryId: closed?.deliveryId },
+    });
+    expect(await recorder.query(recordedSignals)).toEqual([
+      { name: 'pullRequestChanged', payload: { prUrl, action: 'opened', deliveryId: opened?.deliveryId } },
+      merged,
+    ]);
     // Checks concern no task: accepted and ignored.
     expect(dispatcher.log.attempts().map((attempt) => attempt.statusCode)).toEqual([200, 202, 202, 200]);
-    expect(log.filter((record) => record.kind === 'delivery-ignored' && record.deliveryId === dispatcher.deliveries()[1]?.deliveryId)).toMatchObject([{ event: 'check_run', reason: 'event' }]);
-    expect(log.find((record) => record.kind === 'delivery-signalled' && record.deliveryId === closed?.deliveryId)).toMatchObject({
+    expect(
+      log.filter(
+        (record) => record.kind === 'delivery-ignored' && record.deliveryId === dispatcher.deliveries()[1]?.deliveryId,
+      ),
+    ).toMatchObject([{ event: 'check_run', reason: 'event' }]);
+    expect(
+      log.find((record) => record.kind === 'delivery-signalled' && record.deliveryId === closed?.deliveryId),
+    ).toMatchObject({
       event: 'pull_request',
       action: 'closed',
       remoteAddress: '127.0.0.1',
@@ -183,8 +214,12 @@ describe('webhook deliveries to task workflows', () => {
       [1, 202],
       [2, 202],
     ]);
-    expect(await settledSignals(recorder)).toEqual([{ name: 'pullRequestChanged', payload: expect.objectContaining({ deliveryId: delivery?.deliveryId }) as object }]);
-    expect(log.filter((record) => record.kind === 'delivery-ignored' && record.deliveryId === delivery?.deliveryId)).toHaveLength(2);
+    expect(await settledSignals(recorder)).toEqual([
+      { name: 'pullRequestChanged', payload: expect.objectContaining({ deliveryId: delivery?.deliveryId }) as object },
+    ]);
+    expect(
+      log.filter((record) => record.kind === 'delivery-ignored' && record.deliveryId === delivery?.deliveryId),
+    ).toHaveLength(2);
   });
 
   it('refuses unsigned and badly signed deliveries with 401, logs them and signals nothing', async () => {
@@ -203,10 +238,23 @@ describe('webhook deliveries to task workflows', () => {
       ]);
     }
     expect(await settledSignals(recorder)).toEqual([]);
-    const refused = (dispatcher: WebhookDispatcher) => dispatcher.deliveries().map((delivery) => ({ kind: 'delivery-rejected', event: 'pull_request', deliveryId: delivery.deliveryId, remoteAddress: '127.0.0.1', status: 401 }));
+    const refused = (dispatcher: WebhookDispatcher) =>
+      dispatcher
+        .deliveries()
+        .map((delivery) => ({
+          kind: 'delivery-rejected',
+          event: 'pull_request',
+          deliveryId: delivery.deliveryId,
+          remoteAddress: '127.0.0.1',
+          status: 401,
+        }));
     const rejected = log.filter((record) => record.kind === 'delivery-rejected');
-    expect(rejected).toEqual(expect.arrayContaining(refused(badlySigned).map((record) => ({ ...record, reason: 'bad-signature' }))));
-    expect(rejected).toEqual(expect.arrayContaining(refused(unsigned).map((record) => ({ ...record, reason: 'unsigned' }))));
+    expect(rejected).toEqual(
+      expect.arrayContaining(refused(badlySigned).map((record) => ({ ...record, reason: 'bad-signature' }))),
+    );
+    expect(rejected).toEqual(
+      expect.arrayContaining(refused(unsigned).map((record) => ({ ...record, reason: 'unsigned' }))),
+    );
     // Neither the secret nor anything of the bodies reaches the log.
     expect(JSON.stringify(log)).not.toContain(secret);
     expect(JSON.stringify(log)).not.toContain('Fixes #1');
@@ -219,7 +267,9 @@ describe('webhook deliveries to task workflows', () => {
     await dispatcher.idle();
     const [delivery] = dispatcher.deliveries();
     expect(dispatcher.log.attempts().map((attempt) => attempt.statusCode)).toEqual([200]);
-    expect(log.find((record) => record.kind === 'delivery-signalled' && record.deliveryId === delivery?.deliveryId)).toMatchObject({
+    expect(
+      log.find((record) => record.kind === 'delivery-signalled' && record.deliveryId === delivery?.deliveryId),
+    ).toMatchObject({
       signals: [{ taskId: 'gh-acme-widgets-1', signal: 'pullRequestChanged', result: 'unknown-task' }],
     });
   });
@@ -228,7 +278,13 @@ describe('webhook deliveries to task workflows', () => {
     const refusing: ServeLogRecord[] = [];
     // A namespace the server does not have: Temporal refuses every signal at once.
     const client = new Client({ connection: env.connection, namespace: `missing-${randomUUID()}` });
-    const failing = await startServer({ port: 0, host: '127.0.0.1', webhookSecret: secret, signaller: createTemporalSignaller(client), log: (record) => refusing.push(record) });
+    const failing = await startServer({
+      port: 0,
+      host: '127.0.0.1',
+      webhookSecret: secret,
+      signaller: createTemporalSignaller(client),
+      log: (record) => refusing.push(record),
+    });
     try {
       const world = new LiveTestWorld();
       const dispatcher = hook(world, `${failing.url}${WEBHOOK_PATH}`);
@@ -238,7 +294,11 @@ describe('webhook deliveries to task workflows', () => {
       await expect(dispatcher.redeliver(delivery?.deliveryId ?? '')).resolves.toBe('failed');
       expect(dispatcher.log.attempts().map((attempt) => attempt.statusCode)).toEqual([503, 503]);
       expect(refusing.map((record) => record.kind)).toEqual(['delivery-failed', 'delivery-failed']);
-      expect(refusing[0]).toMatchObject({ deliveryId: delivery?.deliveryId, action: 'opened', error: expect.stringContaining('gh-acme-widgets-1') as string });
+      expect(refusing[0]).toMatchObject({
+        deliveryId: delivery?.deliveryId,
+        action: 'opened',
+        error: expect.stringContaining('gh-acme-widgets-1') as string,
+      });
     } finally {
       await failing.close();
     }
@@ -252,11 +312,22 @@ describe('createTemporalSignaller', () => {
     const recorder = await startRecorder(taskId);
     const payload = { action: 'closed' as const, by: 'maria', deliveryId: null };
     await expect(signaller.signal(taskId, 'issueChanged', payload)).resolves.toBe('delivered');
-    expect(await until(async () => (await recorder.query(recordedSignals))[0])).toEqual({ name: 'issueChanged', payload });
+    expect(await until(async () => (await recorder.query(recordedSignals))[0])).toEqual({
+      name: 'issueChanged',
+      payload,
+    });
 
-    await expect(signaller.signal(`gh-nobody-nothing-${randomUUID()}`, 'issueChanged', payload)).resolves.toBe('unknown-task');
+    await expect(signaller.signal(`gh-nobody-nothing-${randomUUID()}`, 'issueChanged', payload)).resolves.toBe(
+      'unknown-task',
+    );
     await recorder.terminate('finished');
-    await expect(signaller.signal(taskId, 'pullRequestChanged', { prUrl: 'https://github.com/acme/widgets/pull/2', action: 'closed', deliveryId: null })).resolves.toBe('unknown-task');
+    await expect(
+      signaller.signal(taskId, 'pullRequestChanged', {
+        prUrl: 'https://github.com/acme/widgets/pull/2',
+        action: 'closed',
+        deliveryId: null,
+      }),
+    ).resolves.toBe('unknown-task');
   });
 });
 
@@ -266,11 +337,15 @@ describe('abp serve as a process', () => {
   const children: ChildProcess[] = [];
   afterEach(() => {
     // A failed test must not leave its server running.
-    for (const child of children.splice(0)) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    for (const child of children.splice(0))
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   });
 
   function serve(extraEnv: Record<string, string | undefined>) {
-    const child = spawn(process.execPath, [abpBin, 'serve', '--port', '0'], { env: { ...process.env, TEMPORAL_ADDRESS: env.address, ...extraEnv }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [abpBin, 'serve', '--port', '0'], {
+      env: { ...process.env, TEMPORAL_ADDRESS: env.address, ...extraEnv },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     children.push(child);
     const output = { stdout: '', stderr: '' };
     child.stdout.on('data', (chunk: Buffer) => (output.stdout += chunk.toString()));
@@ -289,10 +364,21 @@ describe('abp serve as a process', () => {
       }, 30_000);
       expect(output.stdout).toContain('no webhook route (ABP_WEBHOOK_SECRET is not set)');
       expect(await (await fetch(`${base}/v1/trust-roots`)).json()).toEqual({ versions: [] });
-      expect((await fetch(`${base}${WEBHOOK_PATH}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(404);
+      expect(
+        (
+          await fetch(`${base}${WEBHOOK_PATH}`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: '{}',
+          })
+        ).status,
+      ).toBe(404);
       child.kill('SIGTERM');
       expect(await exited).toBe(0);
-      const records = output.stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as ServeLogRecord);
+      const records = output.stdout
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as ServeLogRecord);
       expect(records.map((record) => [record.kind, 'path' in record ? record.path : null])).toEqual([
         ['request-served', '/v1/trust-roots'],
         ['request-refused', WEBHOOK_PATH],
@@ -319,11 +405,23 @@ describe('abp serve as a process', () => {
     const recorder = await startRecorder('gh-acme-widgets-1');
     world.openPull(world.openIssue('Widget explodes').number);
     await dispatcher.idle();
-    expect(await until(async () => (await recorder.query(recordedSignals))[0])).toMatchObject({ name: 'pullRequestChanged', payload: { action: 'opened' } });
+    expect(await until(async () => (await recorder.query(recordedSignals))[0])).toMatchObject({
+      name: 'pullRequestChanged',
+      payload: { action: 'opened' },
+    });
 
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
-    const records = output.stdout.split('\n').filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as ServeLogRecord & { at: string });
-    expect(records).toMatchObject([{ kind: 'delivery-signalled', event: 'pull_request', signals: [{ taskId: 'gh-acme-widgets-1', result: 'delivered' }] }]);
+    const records = output.stdout
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as ServeLogRecord & { at: string });
+    expect(records).toMatchObject([
+      {
+        kind: 'delivery-signalled',
+        event: 'pull_request',
+        signals: [{ taskId: 'gh-acme-widgets-1', result: 'delivered' }],
+      },
+    ]);
   });
 });

@@ -9,13 +9,45 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TrustRoot } from '@abp/protocol/schemas/abp-trust-root';
 import { signingPaths } from '../../src/signing/home.js';
-import { initSigning, readRotationRecord, retiredKeyPath, ROTATION_STEPS, rotationPaths, runRotationStep, type RotationResult } from '../../src/signing/key-rotation.js';
-import { createSigningKey, loadSigningKey, loadSigningKeyFile, SIGNING_KEY_FILE, type SigningKey } from '../../src/signing/keys.js';
+import {
+  initSigning,
+  readRotationRecord,
+  retiredKeyPath,
+  ROTATION_STEPS,
+  rotationPaths,
+  runRotationStep,
+  type RotationResult,
+} from '../../src/signing/key-rotation.js';
+import {
+  createSigningKey,
+  loadSigningKey,
+  loadSigningKeyFile,
+  SIGNING_KEY_FILE,
+  type SigningKey,
+} from '../../src/signing/keys.js';
 import { createSigner, keyedSigner, type SerializedBundle, type Signer } from '../../src/signing/signer.js';
-import { AGING_TRANSITION_PREDICATE, createAgingTransitionStatement, signedAtOf, trustRootSubjectName, type Statement } from '@abp/protocol/signing/statement';
+import {
+  AGING_TRANSITION_PREDICATE,
+  createAgingTransitionStatement,
+  signedAtOf,
+  trustRootSubjectName,
+  type Statement,
+} from '@abp/protocol/signing/statement';
 import { advanceTrustRoot, trustRootDigest, trustRootStatement, verifyNextTrustRoot } from '@abp/grader/trust';
-import { publishedVersionFetcher, readTrustRootDocument, readTrustRootVersion, trustRootVersionPaths } from '../../src/signing/trust-root-versions.js';
-import { createTrustRoot, findKey, loadTrustRoot, rotateKey, saveTrustRoot, trustRootText } from '@abp/protocol/signing/trust-root';
+import {
+  publishedVersionFetcher,
+  readTrustRootDocument,
+  readTrustRootVersion,
+  trustRootVersionPaths,
+} from '../../src/signing/trust-root-versions.js';
+import {
+  createTrustRoot,
+  findKey,
+  loadTrustRoot,
+  rotateKey,
+  saveTrustRoot,
+  trustRootText,
+} from '@abp/protocol/signing/trust-root';
 import { verifyStatementBundle } from '@abp/grader/trust';
 import { writeFileOnce } from '@abp/protocol/files/durable-files';
 import { auditLog } from '@abp/grader/audit';
@@ -58,17 +90,24 @@ function agingStatement(signedAt: string): Statement {
 }
 
 function verifyAging(bundle: SerializedBundle, trustRoot: TrustRoot) {
-  return verifyStatementBundle(bundle, trustRoot, { subjects: [{ sha256: createHash('sha256').update('bundle').digest('hex') }], predicateType: AGING_TRANSITION_PREDICATE });
+  return verifyStatementBundle(bundle, trustRoot, {
+    subjects: [{ sha256: createHash('sha256').update('bundle').digest('hex') }],
+    predicateType: AGING_TRANSITION_PREDICATE,
+  });
 }
 
-const plusSeconds = (timestamp: string, seconds: number) => signedAtOf(new Date(Date.parse(timestamp) + seconds * 1000));
+const plusSeconds = (timestamp: string, seconds: number) =>
+  signedAtOf(new Date(Date.parse(timestamp) + seconds * 1000));
 
 async function logEntries(home: string) {
   return parseEntries((await readEntryLines(signingPaths(home).log)).lines);
 }
 
 async function audit(home: string, trustRoot: TrustRoot) {
-  return auditLog(signingPaths(home).log, trustRoot.keys.map((key) => ({ publicKeyPem: key.publicKeyPem, keyId: key.keyId })));
+  return auditLog(
+    signingPaths(home).log,
+    trustRoot.keys.map((key) => ({ publicKeyPem: key.publicKeyPem, keyId: key.keyId })),
+  );
 }
 
 const modeOf = async (file: string) => (await stat(file)).mode & 0o777;
@@ -77,21 +116,36 @@ describe('abp init', () => {
   it('publishes trust root version 1, signed by its own key, and logs it; a second run changes no byte', async () => {
     const home = freshHome();
     const paths = signingPaths(home);
-    const init = parsed<{ keyId: string; created: boolean; trustRootVersion: number }>(await abp(home, ['init', '--json']));
+    const init = parsed<{ keyId: string; created: boolean; trustRootVersion: number }>(
+      await abp(home, ['init', '--json']),
+    );
     expect(init).toMatchObject({ created: true, trustRootVersion: 1 });
     expect((await readdir(paths.trustRoots)).sort()).toEqual(['v1.json', 'v1.sigstore.json']);
     const published = await readTrustRootVersion(paths.trustRoots, 1);
     expect(published?.document.keys.map((key) => key.keyId)).toEqual([init.keyId]);
     expect(await readFile(paths.trustRoot, 'utf8')).toBe(published?.documentText);
     const signature = JSON.parse(published?.signatureText ?? '') as unknown;
-    await expect(verifyStatementBundle(signature, await loadTrustRoot(paths.trustRoot), { subjects: [{ name: 'abp-trust-root/v1', sha256: trustRootDigest(published!.document).slice(7) }] })).resolves.toMatchObject({ keyId: init.keyId });
+    await expect(
+      verifyStatementBundle(signature, await loadTrustRoot(paths.trustRoot), {
+        subjects: [{ name: 'abp-trust-root/v1', sha256: trustRootDigest(published!.document).slice(7) }],
+      }),
+    ).resolves.toMatchObject({ keyId: init.keyId });
     const entries = await logEntries(home);
     expect(entries.map((entry) => [entry.kind, entry.subject])).toEqual([['trust-root', 'abp-trust-root/v1']]);
     expect(entries[0]?.digest).toBe(`sha256:${createHash('sha256').update(published!.signatureText).digest('hex')}`);
 
-    const files = async () => Promise.all(['trust-root.json', 'trust-roots/v1.json', 'trust-roots/v1.sigstore.json', 'log/entries.jsonl'].map((name) => readFile(path.join(home, name), 'utf8')));
+    const files = async () =>
+      Promise.all(
+        ['trust-root.json', 'trust-roots/v1.json', 'trust-roots/v1.sigstore.json', 'log/entries.jsonl'].map((name) =>
+          readFile(path.join(home, name), 'utf8'),
+        ),
+      );
     const before = await files();
-    expect(parsed(await abp(home, ['init', '--json']))).toMatchObject({ keyId: init.keyId, created: false, trustRootVersion: 1 });
+    expect(parsed(await abp(home, ['init', '--json']))).toMatchObject({
+      keyId: init.keyId,
+      created: false,
+      trustRootVersion: 1,
+    });
     expect(await files()).toEqual(before);
   });
 
@@ -141,7 +195,12 @@ describe('abp keys rotate', () => {
   });
 
   it('swaps in a new key, keeps the old one under keys/retired/ (0600), and publishes version 2 with both windows', async () => {
-    expect(rotated).toMatchObject({ from: firstKey.keyId, version: 2, resumed: false, retiredKey: retiredKeyPath(home, firstKey.keyId) });
+    expect(rotated).toMatchObject({
+      from: firstKey.keyId,
+      version: 2,
+      resumed: false,
+      retiredKey: retiredKeyPath(home, firstKey.keyId),
+    });
     const active = await loadSigningKey(paths.keyDir);
     expect(active.keyId).toBe(rotated.to);
     expect(rotated.to).not.toBe(firstKey.keyId);
@@ -153,10 +212,14 @@ describe('abp keys rotate', () => {
 
     expect(v2.version).toBe(2);
     expect(findKey(v2, firstKey.keyId)).toMatchObject({ retiredAt: rotated.retiredAt });
-    expect(findKey(v2, rotated.to)).toEqual(expect.objectContaining({ validFrom: rotated.validFrom, validUntil: null }));
+    expect(findKey(v2, rotated.to)).toEqual(
+      expect.objectContaining({ validFrom: rotated.validFrom, validUntil: null }),
+    );
     expect(findKey(v2, rotated.to)?.retiredAt).toBeUndefined();
     expect(Date.parse(rotated.validFrom)).toBeLessThanOrEqual(Date.parse(rotated.retiredAt));
-    expect(await readFile(paths.trustRoot, 'utf8')).toBe(await readFile(trustRootVersionPaths(paths.trustRoots, 2).document, 'utf8'));
+    expect(await readFile(paths.trustRoot, 'utf8')).toBe(
+      await readFile(trustRootVersionPaths(paths.trustRoots, 2).document, 'utf8'),
+    );
     expect(await readRotationRecord(home)).toBeNull();
   });
 
@@ -208,43 +271,78 @@ describe('abp keys rotate', () => {
     const genuine = await readTrustRootVersion(paths.trustRoots, 2);
     if (v1 === null || genuine === null) throw new Error('versions 1 and 2 are published');
     const stranger = await createSigningKey(path.join(root, 'stranger'));
-    const forged = rotateKey(v1, firstKey.keyId, stranger, { validFrom: rotated.validFrom, retiredAt: rotated.retiredAt });
+    const forged = rotateKey(v1, firstKey.keyId, stranger, {
+      validFrom: rotated.validFrom,
+      retiredAt: rotated.retiredAt,
+    });
     const byStranger = await keyedSigner(stranger).sign(trustRootStatement(forged, new Date(rotated.retiredAt)));
-    expect(await codeOf(verifyNextTrustRoot(v1, { document: forged, signature: byStranger }))).toBe('trust-root-unverified');
-    const serveForged = (version: number) => Promise.resolve(version === 2 ? { document: forged, signature: byStranger } : null);
+    expect(await codeOf(verifyNextTrustRoot(v1, { document: forged, signature: byStranger }))).toBe(
+      'trust-root-unverified',
+    );
+    const serveForged = (version: number) =>
+      Promise.resolve(version === 2 ? { document: forged, signature: byStranger } : null);
     expect(await codeOf(advanceTrustRoot(v1, serveForged))).toBe('trust-root-unverified');
 
     const newKey = await loadSigningKeyFile(path.join(paths.keyDir, 'retired', `${rotated.to}.pem`));
     const bySelf = await keyedSigner(newKey).sign(trustRootStatement(genuine.document, new Date(rotated.retiredAt)));
-    expect(await codeOf(verifyNextTrustRoot(v1, { document: genuine.document, signature: bySelf }))).toBe('trust-root-unverified');
+    expect(await codeOf(verifyNextTrustRoot(v1, { document: genuine.document, signature: bySelf }))).toBe(
+      'trust-root-unverified',
+    );
 
     const signature = JSON.parse(genuine.signatureText) as unknown;
-    const edited = { ...genuine.document, keys: genuine.document.keys.map((key) => (key.keyId === firstKey.keyId ? { ...key, retiredAt: plusSeconds(rotated.retiredAt, 3600) } : key)) };
+    const edited = {
+      ...genuine.document,
+      keys: genuine.document.keys.map((key) =>
+        key.keyId === firstKey.keyId ? { ...key, retiredAt: plusSeconds(rotated.retiredAt, 3600) } : key,
+      ),
+    };
     expect(await codeOf(verifyNextTrustRoot(v1, { document: edited, signature }))).toBe('trust-root-unverified');
-    await expect(verifyNextTrustRoot(v1, { document: JSON.parse(genuine.documentText) as unknown, signature })).resolves.toEqual(genuine.document);
+    await expect(
+      verifyNextTrustRoot(v1, { document: JSON.parse(genuine.documentText) as unknown, signature }),
+    ).resolves.toEqual(genuine.document);
   });
 
   it('keeps `abp audit log` passing, with every version in the log and checkpoints by each key in turn', async () => {
     const audited = parsed<{ size: number; checkpointSizes: number[] }>(await abp(home, ['audit', 'log', '--json']));
     const entries = await logEntries(home);
-    expect(entries.filter((entry) => entry.kind === 'trust-root').map((entry) => entry.subject)).toEqual([1, 2, 3].map(trustRootSubjectName));
+    expect(entries.filter((entry) => entry.kind === 'trust-root').map((entry) => entry.subject)).toEqual(
+      [1, 2, 3].map(trustRootSubjectName),
+    );
     expect(audited.size).toBe(entries.length);
     const checkpoints = await readdir(path.join(paths.log, 'checkpoints'));
-    const signers = new Set(await Promise.all(checkpoints.map(async (name) => (JSON.parse(await readFile(path.join(paths.log, 'checkpoints', name), 'utf8')) as { keyId: string }).keyId)));
+    const signers = new Set(
+      await Promise.all(
+        checkpoints.map(
+          async (name) =>
+            (JSON.parse(await readFile(path.join(paths.log, 'checkpoints', name), 'utf8')) as { keyId: string }).keyId,
+        ),
+      ),
+    );
     expect(signers.size).toBeGreaterThanOrEqual(2);
   });
 
   it('lists every key with its window and state', async () => {
-    const listed = parsed<{ version: number; keys: Array<{ keyId: string; state: string; signing: boolean; privateKey: string | null; retiredAt: string | null }> }>(
-      await abp(home, ['keys', 'list', '--json']),
-    );
+    const listed = parsed<{
+      version: number;
+      keys: Array<{
+        keyId: string;
+        state: string;
+        signing: boolean;
+        privateKey: string | null;
+        retiredAt: string | null;
+      }>;
+    }>(await abp(home, ['keys', 'list', '--json']));
     expect(listed.version).toBe(3);
     expect(listed.keys.map((key) => [key.state, key.signing])).toEqual([
       ['retired', false],
       ['retired', false],
       ['active', true],
     ]);
-    expect(listed.keys[0]).toMatchObject({ keyId: firstKey.keyId, retiredAt: rotated.retiredAt, privateKey: rotated.retiredKey });
+    expect(listed.keys[0]).toMatchObject({
+      keyId: firstKey.keyId,
+      retiredAt: rotated.retiredAt,
+      privateKey: rotated.retiredKey,
+    });
     const text = await abp(home, ['keys', 'list']);
     expect(text.stdout).toContain(`${firstKey.keyId}  retired`);
     expect(text.stdout).toContain('destroy it or move it offline');
@@ -262,7 +360,9 @@ describe('a keyed signer over a key folder', () => {
     expect(signer.keyId).toBe(replacement.keyId);
     const bundle = await signer.sign(agingStatement('2026-07-01T00:00:00Z'));
     expect(bundle.verificationMaterial.publicKey?.hint).toBe(replacement.keyId);
-    await expect(verifyAging(bundle, createTrustRoot(replacement, '2026-01-01T00:00:00Z'))).resolves.toMatchObject({ keyId: replacement.keyId });
+    await expect(verifyAging(bundle, createTrustRoot(replacement, '2026-01-01T00:00:00Z'))).resolves.toMatchObject({
+      keyId: replacement.keyId,
+    });
   });
 
   it('checks a replaced key file as it checked the first: one others may read signs nothing', async () => {
@@ -292,8 +392,16 @@ describe('a rotation cut short', () => {
   /** The state every completed rotation from version 1 leaves, whichever run completed it. */
   async function expectCompleted(home: string, firstKey: SigningKey, newKeyId: string | null) {
     const paths = signingPaths(home);
-    expect((await readdir(paths.trustRoots)).sort()).toEqual(['v1.json', 'v1.sigstore.json', 'v2.json', 'v2.sigstore.json']);
-    const v2 = await advanceTrustRoot((await readTrustRootDocument(paths.trustRoots, 1))!, publishedVersionFetcher(paths.trustRoots));
+    expect((await readdir(paths.trustRoots)).sort()).toEqual([
+      'v1.json',
+      'v1.sigstore.json',
+      'v2.json',
+      'v2.sigstore.json',
+    ]);
+    const v2 = await advanceTrustRoot(
+      (await readTrustRootDocument(paths.trustRoots, 1))!,
+      publishedVersionFetcher(paths.trustRoots),
+    );
     expect(v2.version).toBe(2);
     expect(await loadTrustRoot(paths.trustRoot)).toEqual(v2);
     const active = await loadSigningKey(paths.keyDir);
@@ -302,19 +410,30 @@ describe('a rotation cut short', () => {
     expect(findKey(v2, active.keyId)).toMatchObject({ validUntil: null });
     expect((await loadSigningKeyFile(retiredKeyPath(home, firstKey.keyId))).keyId).toBe(firstKey.keyId);
     expect((await readdir(paths.keyDir)).sort()).toEqual(['retired', SIGNING_KEY_FILE]);
-    expect((await logEntries(home)).filter((entry) => entry.kind === 'trust-root').map((entry) => entry.subject)).toEqual(['abp-trust-root/v1', 'abp-trust-root/v2']);
+    expect(
+      (await logEntries(home)).filter((entry) => entry.kind === 'trust-root').map((entry) => entry.subject),
+    ).toEqual(['abp-trust-root/v1', 'abp-trust-root/v2']);
     await audit(home, v2);
     return v2;
   }
 
-  it.each(ROTATION_STEPS.slice(0, -1).map((step, index) => [step, index + 1] as const))('after %s is completed by `abp keys rotate`, which starts no second rotation', async (_step, steps) => {
-    const { home, firstKey, signedBefore, record } = await cutShort(steps);
-    expect(record).not.toBeNull();
-    const completed = parsed<RotationResult>(await abp(home, ['keys', 'rotate', '--json']));
-    expect(completed).toMatchObject({ from: firstKey.keyId, to: record?.to, version: 2, resumed: true, validFrom: record?.validFrom });
-    const v2 = await expectCompleted(home, firstKey, record?.to ?? null);
-    await expect(verifyAging(signedBefore, v2)).resolves.toMatchObject({ keyId: firstKey.keyId });
-  });
+  it.each(ROTATION_STEPS.slice(0, -1).map((step, index) => [step, index + 1] as const))(
+    'after %s is completed by `abp keys rotate`, which starts no second rotation',
+    async (_step, steps) => {
+      const { home, firstKey, signedBefore, record } = await cutShort(steps);
+      expect(record).not.toBeNull();
+      const completed = parsed<RotationResult>(await abp(home, ['keys', 'rotate', '--json']));
+      expect(completed).toMatchObject({
+        from: firstKey.keyId,
+        to: record?.to,
+        version: 2,
+        resumed: true,
+        validFrom: record?.validFrom,
+      });
+      const v2 = await expectCompleted(home, firstKey, record?.to ?? null);
+      await expect(verifyAging(signedBefore, v2)).resolves.toMatchObject({ keyId: firstKey.keyId });
+    },
+  );
 
   it.each([
     ['stage', 1],
@@ -322,7 +441,9 @@ describe('a rotation cut short', () => {
     ['publish', 4],
   ] as const)('after %s is completed by `abp init`', async (_step, steps) => {
     const { home, firstKey, record } = await cutShort(steps);
-    const init = parsed<{ trustRootVersion: number; completedRotation: RotationResult | null }>(await abp(home, ['init', '--json']));
+    const init = parsed<{ trustRootVersion: number; completedRotation: RotationResult | null }>(
+      await abp(home, ['init', '--json']),
+    );
     expect(init).toMatchObject({ trustRootVersion: 2, completedRotation: { to: record?.to, resumed: true } });
     await expectCompleted(home, firstKey, record?.to ?? null);
   });
@@ -332,7 +453,10 @@ describe('a rotation cut short', () => {
     if (record === null) throw new Error('a rotation is in progress');
     const v1 = (await readTrustRootDocument(paths.trustRoots, 1))!;
     const newKey = await loadSigningKey(paths.keyDir);
-    const document = rotateKey(v1, firstKey.keyId, newKey, { validFrom: record.validFrom, retiredAt: record.validFrom });
+    const document = rotateKey(v1, firstKey.keyId, newKey, {
+      validFrom: record.validFrom,
+      retiredAt: record.validFrom,
+    });
     await writeFileOnce(trustRootVersionPaths(paths.trustRoots, 2).document, trustRootText(document));
     parsed(await abp(home, ['keys', 'rotate', '--json']));
     const v2 = await expectCompleted(home, firstKey, record.to);
@@ -353,7 +477,9 @@ describe('a rotation cut short', () => {
     // The worker keeps signing while the rotation is stopped: with the new key, which no published version lists yet.
     const signedMeanwhile = await signer.sign(agingStatement(signedAtOf(new Date())));
     expect(signedMeanwhile.verificationMaterial.publicKey?.hint).toBe(record?.to);
-    expect(await codeOf(verifyAging(signedMeanwhile, await loadTrustRoot(signingPaths(home).trustRoot)))).toBe('unknown-key');
+    expect(await codeOf(verifyAging(signedMeanwhile, await loadTrustRoot(signingPaths(home).trustRoot)))).toBe(
+      'unknown-key',
+    );
     parsed(await abp(home, ['keys', 'rotate', '--json']));
     const v2 = await expectCompleted(home, firstKey, record?.to ?? null);
     await expect(verifyAging(signedMeanwhile, v2)).resolves.toMatchObject({ keyId: record?.to });

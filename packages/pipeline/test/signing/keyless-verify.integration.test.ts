@@ -12,7 +12,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TRUST_ROOT_SCHEMA_ID, type TrustRoot } from '@abp/protocol/schemas/abp-trust-root';
 import { createSigningKey } from '../../src/signing/keys.js';
 import { createSigner, parseSignerConfig, type SerializedBundle } from '../../src/signing/signer.js';
-import { createTaskBundleStatement, DRAW_RECORD_PREDICATE, TASK_BUNDLE_PREDICATE, taskBundleSubjectNames, type Statement } from '@abp/protocol/signing/statement';
+import {
+  createTaskBundleStatement,
+  DRAW_RECORD_PREDICATE,
+  TASK_BUNDLE_PREDICATE,
+  taskBundleSubjectNames,
+  type Statement,
+} from '@abp/protocol/signing/statement';
 import { createTrustRoot, parseTrustRoot } from '@abp/protocol/signing/trust-root';
 import { verifyStatementBundle, type ExpectedStatement } from '@abp/grader/trust';
 import { createCertificateAuthority } from './keyless-x509.js';
@@ -64,7 +70,9 @@ function rootWith(...keyless: TrustRoot['keyless']): TrustRoot {
 }
 
 function trusted(overrides: Partial<Parameters<typeof keylessEntry>[0]> = {}): TrustRoot {
-  return rootWith(keylessEntry({ identity: IDENTITY, issuer: ISSUER, fulcio: sigstore.fulcio, rekor: sigstore.rekor, ...overrides }));
+  return rootWith(
+    keylessEntry({ identity: IDENTITY, issuer: ISSUER, fulcio: sigstore.fulcio, rekor: sigstore.rekor, ...overrides }),
+  );
 }
 
 /** Signs `statement` with the production keyless signer as the token's subject, through the given services. */
@@ -117,7 +125,15 @@ beforeAll(async () => {
     bundleDigest: `sha256:${archiveSha256}`,
     heldOutDigest: `sha256:${heldOutSha256}`,
     signedAt: CLAIMED_SIGNED_AT,
-    freeze: { repo: 'acme/widgets', baseCommit: 'c'.repeat(40), mergedPr: 'https://github.com/acme/widgets/pull/43', failToPass: 1, passToPass: 3, flaky: 0, builder: 'abp/0.1.0' },
+    freeze: {
+      repo: 'acme/widgets',
+      baseCommit: 'c'.repeat(40),
+      mergedPr: 'https://github.com/acme/widgets/pull/43',
+      failToPass: 1,
+      passToPass: 3,
+      flaky: 0,
+      builder: 'abp/0.1.0',
+    },
   });
   bundle = await signKeyless();
   trustRoot = trusted();
@@ -155,19 +171,40 @@ describe('a bundle made with the local test CA', () => {
     const later = await signKeyless();
     expect(sigstore.rekor.size()).toBeGreaterThan(1);
     expect(Number(firstEntry(later).inclusionProof?.treeSize)).toBe(Number(firstEntry(later).logIndex) + 1);
-    await expect(verifyStatementBundle(JSON.parse(JSON.stringify(later)), trustRoot, expected)).resolves.toMatchObject({ signer: { kind: 'keyless' } });
+    await expect(verifyStatementBundle(JSON.parse(JSON.stringify(later)), trustRoot, expected)).resolves.toMatchObject({
+      signer: { kind: 'keyless' },
+    });
     // The first bundle's proof is against the smaller tree of its own checkpoint, and still verifies.
-    await expect(verifyStatementBundle(bundle, trustRoot, expected)).resolves.toMatchObject({ signedAt: '2026-07-02T14:20:00Z' });
+    await expect(verifyStatementBundle(bundle, trustRoot, expected)).resolves.toMatchObject({
+      signedAt: '2026-07-02T14:20:00Z',
+    });
   });
 
   it('is a real X.509 chain: openssl verifies the leaf against the local root at the log time', async () => {
-    const files = { leaf: path.join(dir, 'leaf.pem'), chain: path.join(dir, 'intermediate.pem'), root: path.join(dir, 'root.pem') };
+    const files = {
+      leaf: path.join(dir, 'leaf.pem'),
+      chain: path.join(dir, 'intermediate.pem'),
+      root: path.join(dir, 'root.pem'),
+    };
     const der = Buffer.from(bundle.verificationMaterial.certificate?.rawBytes ?? '', 'base64');
-    await writeFile(files.leaf, `-----BEGIN CERTIFICATE-----\n${der.toString('base64').replace(/(.{64})/g, '$1\n')}\n-----END CERTIFICATE-----\n`);
+    await writeFile(
+      files.leaf,
+      `-----BEGIN CERTIFICATE-----\n${der.toString('base64').replace(/(.{64})/g, '$1\n')}\n-----END CERTIFICATE-----\n`,
+    );
     await writeFile(files.chain, sigstore.fulcio.ca.chainPem[0]);
     await writeFile(files.root, sigstore.fulcio.ca.chainPem[1]);
     const at = String(LOG_TIME.getTime() / 1000);
-    const { stdout } = await run('openssl', ['verify', '-x509_strict', '-attime', at, '-CAfile', files.root, '-untrusted', files.chain, files.leaf]);
+    const { stdout } = await run('openssl', [
+      'verify',
+      '-x509_strict',
+      '-attime',
+      at,
+      '-CAfile',
+      files.root,
+      '-untrusted',
+      files.chain,
+      files.leaf,
+    ]);
     expect(stdout.trim()).toBe(`${files.leaf}: OK`);
     const text = (await run('openssl', ['x509', '-in', files.leaf, '-noout', '-text'])).stdout;
     expect(text).toContain(`URI:${IDENTITY}`);
@@ -175,37 +212,62 @@ describe('a bundle made with the local test CA', () => {
   });
 
   it('verifies the same in a v0.2 bundle, which carries the certificate as a chain', async () => {
-    const v02 = structuredClone(bundle) as unknown as { mediaType: string; verificationMaterial: Record<string, unknown> };
+    const v02 = structuredClone(bundle) as unknown as {
+      mediaType: string;
+      verificationMaterial: Record<string, unknown>;
+    };
     v02.mediaType = 'application/vnd.dev.sigstore.bundle+json;version=0.2';
     v02.verificationMaterial.x509CertificateChain = { certificates: [bundle.verificationMaterial.certificate] };
     delete v02.verificationMaterial.certificate;
-    await expect(verifyStatementBundle(v02, trustRoot, expected)).resolves.toMatchObject({ signer: { kind: 'keyless', identity: IDENTITY } });
+    await expect(verifyStatementBundle(v02, trustRoot, expected)).resolves.toMatchObject({
+      signer: { kind: 'keyless', identity: IDENTITY },
+    });
   });
 
   it('verifies an email identity, and an issuer given only in the legacy extension', async () => {
     const email = 'release-bot@acme.example';
     const emailBundle = await signKeyless({ iss: 'https://accounts.google.com', email });
-    const emailRoot = rootWith(keylessEntry({ identity: email, issuer: 'https://accounts.google.com', fulcio: sigstore.fulcio, rekor: sigstore.rekor }));
-    await expect(verifyStatementBundle(emailBundle, emailRoot, expected)).resolves.toMatchObject({ signer: { identity: email, issuer: 'https://accounts.google.com' } });
+    const emailRoot = rootWith(
+      keylessEntry({
+        identity: email,
+        issuer: 'https://accounts.google.com',
+        fulcio: sigstore.fulcio,
+        rekor: sigstore.rekor,
+      }),
+    );
+    await expect(verifyStatementBundle(emailBundle, emailRoot, expected)).resolves.toMatchObject({
+      signer: { identity: email, issuer: 'https://accounts.google.com' },
+    });
 
     sigstore.fulcio.issuerExtension = 'legacy';
     try {
       const legacy = await signKeyless();
-      await expect(verifyStatementBundle(legacy, trustRoot, expected)).resolves.toMatchObject({ signer: { identity: IDENTITY, issuer: ISSUER } });
+      await expect(verifyStatementBundle(legacy, trustRoot, expected)).resolves.toMatchObject({
+        signer: { identity: IDENTITY, issuer: ISSUER },
+      });
     } finally {
       sigstore.fulcio.issuerExtension = 'current';
     }
   });
 
   it('still answers for the subjects and predicate type: digest-mismatch, predicate-type-mismatch', async () => {
-    expect(await codeOf(verifyStatementBundle(bundle, trustRoot, { subjects: [{ name: names.bundle, sha256: heldOutSha256 }] }))).toBe('digest-mismatch');
-    expect(await codeOf(verifyStatementBundle(bundle, trustRoot, { ...expected, predicateType: DRAW_RECORD_PREDICATE }))).toBe('predicate-type-mismatch');
+    expect(
+      await codeOf(
+        verifyStatementBundle(bundle, trustRoot, { subjects: [{ name: names.bundle, sha256: heldOutSha256 }] }),
+      ),
+    ).toBe('digest-mismatch');
+    expect(
+      await codeOf(verifyStatementBundle(bundle, trustRoot, { ...expected, predicateType: DRAW_RECORD_PREDICATE })),
+    ).toBe('predicate-type-mismatch');
   });
 });
 
 describe('identity policy', () => {
   it('a certificate for another identity is identity-mismatch', async () => {
-    const other = await signKeyless({ iss: ISSUER, sub: 'https://github.com/mallory/fork/.github/workflows/freeze.yml@refs/heads/main' });
+    const other = await signKeyless({
+      iss: ISSUER,
+      sub: 'https://github.com/mallory/fork/.github/workflows/freeze.yml@refs/heads/main',
+    });
     expect(await codeOf(verifyStatementBundle(other, trustRoot, expected))).toBe('identity-mismatch');
   });
 
@@ -239,7 +301,10 @@ describe('certificate chain and time', () => {
   let otherFulcio: LocalFulcio;
 
   beforeAll(async () => {
-    const otherCa = createCertificateAuthority('mallory', { notBefore: new Date('2020-01-01T00:00:00Z'), notAfter: new Date('2040-01-01T00:00:00Z') });
+    const otherCa = createCertificateAuthority('mallory', {
+      notBefore: new Date('2020-01-01T00:00:00Z'),
+      notAfter: new Date('2040-01-01T00:00:00Z'),
+    });
     otherFulcio = await startLocalFulcio(otherCa, { clock: () => LOG_TIME });
   });
 
@@ -253,7 +318,9 @@ describe('certificate chain and time', () => {
   });
 
   it('an entry that lists no certificate authority is certificate-untrusted', async () => {
-    expect(await codeOf(verifyStatementBundle(bundle, trusted({ fulcio: null }), expected))).toBe('certificate-untrusted');
+    expect(await codeOf(verifyStatementBundle(bundle, trusted({ fulcio: null }), expected))).toBe(
+      'certificate-untrusted',
+    );
   });
 
   it("a log time outside the CA's trust-root window is certificate-untrusted, at either end", async () => {
@@ -263,7 +330,9 @@ describe('certificate chain and time', () => {
     expect(await codeOf(verifyStatementBundle(bundle, notYet, expected))).toBe('certificate-untrusted');
     // Both ends are inclusive: a window ending at the log time still trusts it.
     const exact = trusted({ caWindow: { validFrom: '2020-01-01T00:00:00Z', validUntil: '2026-07-02T14:20:00Z' } });
-    await expect(verifyStatementBundle(bundle, exact, expected)).resolves.toMatchObject({ signer: { kind: 'keyless' } });
+    await expect(verifyStatementBundle(bundle, exact, expected)).resolves.toMatchObject({
+      signer: { kind: 'keyless' },
+    });
   });
 
   it("a log time after the certificate's ten minutes is key-expired", async () => {
@@ -278,7 +347,9 @@ describe('certificate chain and time', () => {
   it('an expired certificate from a CA the trust root does not list is certificate-untrusted: the chain is judged first', async () => {
     otherFulcio.clock = () => new Date(LOG_TIME.getTime() - CERTIFICATE_LIFETIME_MS - 1000);
     try {
-      expect(await codeOf(verifyStatementBundle(await signKeyless(undefined, { fulcio: otherFulcio }), trustRoot, expected))).toBe('certificate-untrusted');
+      expect(
+        await codeOf(verifyStatementBundle(await signKeyless(undefined, { fulcio: otherFulcio }), trustRoot, expected)),
+      ).toBe('certificate-untrusted');
     } finally {
       otherFulcio.clock = () => LOG_TIME;
     }
@@ -321,7 +392,8 @@ describe('the log entry', () => {
 
   it('an entry whose signed entry timestamp was altered is witness-untrusted', async () => {
     const forged = withEntry(bundle, (entry) => {
-      if (entry.inclusionPromise) entry.inclusionPromise.signedEntryTimestamp = flipLastByte(entry.inclusionPromise.signedEntryTimestamp);
+      if (entry.inclusionPromise)
+        entry.inclusionPromise.signedEntryTimestamp = flipLastByte(entry.inclusionPromise.signedEntryTimestamp);
     });
     expect(await codeOf(verifyStatementBundle(forged, trustRoot, expected))).toBe('witness-untrusted');
   });
@@ -353,7 +425,9 @@ describe('the log entry', () => {
   it('an inclusion proof that does not lead to the signed checkpoint is witness-untrusted', async () => {
     const later = await signKeyless();
     expect(firstEntry(later).inclusionProof?.hashes.length).toBeGreaterThan(0);
-    await expect(verifyStatementBundle(later, trustRoot, expected)).resolves.toMatchObject({ signer: { kind: 'keyless' } });
+    await expect(verifyStatementBundle(later, trustRoot, expected)).resolves.toMatchObject({
+      signer: { kind: 'keyless' },
+    });
     const forged = withEntry(later, (entry) => {
       if (!entry.inclusionProof) throw new Error('no proof');
       entry.inclusionProof.hashes[0] = Buffer.alloc(32, 9).toString('base64');
@@ -372,11 +446,15 @@ describe('the log entry', () => {
     const elsewhere = await signKeyless(undefined, { rekor: otherRekor });
     expect(await codeOf(verifyStatementBundle(elsewhere, trustRoot, expected))).toBe('witness-untrusted');
     // The same bundle verifies once the trust root lists that log.
-    await expect(verifyStatementBundle(elsewhere, trusted({ rekor: otherRekor }), expected)).resolves.toMatchObject({ signer: { kind: 'keyless' } });
+    await expect(verifyStatementBundle(elsewhere, trusted({ rekor: otherRekor }), expected)).resolves.toMatchObject({
+      signer: { kind: 'keyless' },
+    });
   });
 
   it("an entry integrated outside the log key's window, or an entry with no log listed, is witness-untrusted", async () => {
-    const retiredLog = trusted({ logWindow: { validFrom: '2020-01-01T00:00:00Z', validUntil: '2026-07-01T00:00:00Z' } });
+    const retiredLog = trusted({
+      logWindow: { validFrom: '2020-01-01T00:00:00Z', validUntil: '2026-07-01T00:00:00Z' },
+    });
     expect(await codeOf(verifyStatementBundle(bundle, retiredLog, expected))).toBe('witness-untrusted');
     expect(await codeOf(verifyStatementBundle(bundle, trusted({ rekor: null }), expected))).toBe('witness-untrusted');
   });
@@ -393,7 +471,9 @@ describe('tampering', () => {
     const edited = structuredClone(bundle);
     const envelope = edited.dsseEnvelope;
     if (!envelope) throw new Error('not a DSSE bundle');
-    envelope.payload = Buffer.from(Buffer.from(envelope.payload, 'base64').toString('utf8').replace('"failToPass":1', '"failToPass":2')).toString('base64');
+    envelope.payload = Buffer.from(
+      Buffer.from(envelope.payload, 'base64').toString('utf8').replace('"failToPass":1', '"failToPass":2'),
+    ).toString('base64');
     expect(envelope.payload).not.toBe(bundle.dsseEnvelope?.payload);
     expect(await codeOf(verifyStatementBundle(edited, trustRoot, expected))).toBe('signature-invalid');
   });
@@ -431,12 +511,17 @@ describe('an RFC 3161 timestamp', () => {
     expect(stamped.verificationMaterial.timestampVerificationData?.rfc3161Timestamps).toHaveLength(1);
     const verified = await verifyStatementBundle(stamped, trusted({ timestampAuthorities: [tsa] }), expected);
     expect(verified.signer).toEqual({ kind: 'keyless', identity: IDENTITY, issuer: ISSUER });
-    expect(Math.abs(Date.parse(verified.signedAt) - Number(firstEntry(stamped).integratedTime) * 1000)).toBeLessThan(60_000);
+    expect(Math.abs(Date.parse(verified.signedAt) - Number(firstEntry(stamped).integratedTime) * 1000)).toBeLessThan(
+      60_000,
+    );
   });
 
   it('from an authority the trust root does not list is witness-untrusted', async () => {
     expect(await codeOf(verifyStatementBundle(stamped, trustRoot, expected))).toBe('witness-untrusted');
-    const otherAuthority = createCertificateAuthority('other TSA', { notBefore: new Date('2020-01-01T00:00:00Z'), notAfter: new Date('2040-01-01T00:00:00Z') });
+    const otherAuthority = createCertificateAuthority('other TSA', {
+      notBefore: new Date('2020-01-01T00:00:00Z'),
+      notAfter: new Date('2040-01-01T00:00:00Z'),
+    });
     const wrongChain = trusted({ timestampAuthorities: [{ chainPem: otherAuthority.chainPem }] });
     expect(await codeOf(verifyStatementBundle(stamped, wrongChain, expected))).toBe('witness-untrusted');
   });
@@ -447,14 +532,26 @@ describe('keyed bundles beside keyless ones', () => {
     const key = await createSigningKey(path.join(dir, 'keys'));
     const keyed = await (await createSigner({ keyDir: path.join(dir, 'keys') })).sign(statement);
     const both = { ...createTrustRoot(key, '2026-01-01T00:00:00Z'), keyless: trustRoot.keyless };
-    await expect(verifyStatementBundle(keyed, both, expected)).resolves.toMatchObject({ signer: { kind: 'keyed', keyId: key.keyId }, keyId: key.keyId, signedAt: CLAIMED_SIGNED_AT });
+    await expect(verifyStatementBundle(keyed, both, expected)).resolves.toMatchObject({
+      signer: { kind: 'keyed', keyId: key.keyId },
+      keyId: key.keyId,
+      signedAt: CLAIMED_SIGNED_AT,
+    });
     expect(await codeOf(verifyStatementBundle(keyed, trustRoot, expected))).toBe('unknown-key');
   });
 });
 
 describe('the keyless entry of the trust root', () => {
   it('takes timestamp authorities, and a document without them stays valid', () => {
-    const withTsa = rootWith(keylessEntry({ identity: IDENTITY, issuer: ISSUER, fulcio: sigstore.fulcio, rekor: sigstore.rekor, timestampAuthorities: [tsa] }));
+    const withTsa = rootWith(
+      keylessEntry({
+        identity: IDENTITY,
+        issuer: ISSUER,
+        fulcio: sigstore.fulcio,
+        rekor: sigstore.rekor,
+        timestampAuthorities: [tsa],
+      }),
+    );
     expect(withTsa.keyless[0]?.timestampAuthorities?.[0]?.certificateChainPem).toEqual(tsa.chainPem);
     expect(rootWith({ issuer: ISSUER, identity: IDENTITY }).keyless).toEqual([{ issuer: ISSUER, identity: IDENTITY }]);
   });
@@ -495,6 +592,8 @@ describe('the keyless signer against the local services', () => {
   });
 
   it('fills the CI token source with the sigstore audience', () => {
-    expect(parseSignerConfig({ kind: 'keyless', identityToken: { from: 'ci' } })).toMatchObject({ identityToken: { from: 'ci', audience: 'sigstore' } });
+    expect(parseSignerConfig({ kind: 'keyless', identityToken: { from: 'ci' } })).toMatchObject({
+      identityToken: { from: 'ci', audience: 'sigstore' },
+    });
   });
 });

@@ -21,7 +21,8 @@ export const der = {
   /** A non-negative INTEGER from big-endian bytes: leading zeros dropped, one added when the top bit is set. */
   integer(value: Uint8Array | number): Buffer {
     const hex = typeof value === 'number' ? value.toString(16) : '';
-    let bytes = typeof value === 'number' ? Buffer.from(hex.length % 2 === 0 ? hex : `0${hex}`, 'hex') : Buffer.from(value);
+    let bytes =
+      typeof value === 'number' ? Buffer.from(hex.length % 2 === 0 ? hex : `0${hex}`, 'hex') : Buffer.from(value);
     while (bytes.length > 1 && bytes[0] === 0 && ((bytes[1] ?? 0) & 0x80) === 0) bytes = bytes.subarray(1);
     if (((bytes[0] ?? 0) & 0x80) !== 0) bytes = Buffer.concat([Buffer.from([0]), bytes]);
     return tlv(0x02, bytes);
@@ -31,7 +32,8 @@ export const der = {
     const bytes: number[] = [first * 40 + second];
     for (const arc of rest) {
       const chunk: number[] = [arc & 0x7f];
-      for (let value = Math.floor(arc / 128); value > 0; value = Math.floor(value / 128)) chunk.unshift(0x80 | (value & 0x7f));
+      for (let value = Math.floor(arc / 128); value > 0; value = Math.floor(value / 128))
+        chunk.unshift(0x80 | (value & 0x7f));
       bytes.push(...chunk);
     }
     return tlv(0x06, Buffer.from(bytes));
@@ -42,8 +44,13 @@ export const der = {
   bitString: (bytes: Uint8Array) => tlv(0x03, Buffer.concat([Buffer.from([0]), bytes])),
   /** Time as RFC 5280 wants it: UTCTime through 2049, GeneralizedTime after; whole seconds. */
   time(date: Date): Buffer {
-    const text = date.toISOString().replace(/[-:T]/g, '').replace(/\.\d{3}Z$/, 'Z');
-    return date.getUTCFullYear() < 2050 ? tlv(0x17, Buffer.from(text.slice(2), 'ascii')) : tlv(0x18, Buffer.from(text, 'ascii'));
+    const text = date
+      .toISOString()
+      .replace(/[-:T]/g, '')
+      .replace(/\.\d{3}Z$/, 'Z');
+    return date.getUTCFullYear() < 2050
+      ? tlv(0x17, Buffer.from(text.slice(2), 'ascii'))
+      : tlv(0x18, Buffer.from(text, 'ascii'));
   },
   /** [n] EXPLICIT: a constructed context tag around one encoded value. */
   explicit: (n: number, inner: Uint8Array) => tlv(0xa0 | n, inner),
@@ -105,13 +112,17 @@ export interface CertificateRequest {
 
 function name(subject: CertificateRequest['subject']): Buffer {
   const parts: Buffer[] = [];
-  if (subject.organization !== undefined) parts.push(der.set(der.sequence(der.oid(OID.organization), der.utf8String(subject.organization))));
-  if (subject.commonName !== undefined) parts.push(der.set(der.sequence(der.oid(OID.commonName), der.utf8String(subject.commonName))));
+  if (subject.organization !== undefined)
+    parts.push(der.set(der.sequence(der.oid(OID.organization), der.utf8String(subject.organization))));
+  if (subject.commonName !== undefined)
+    parts.push(der.set(der.sequence(der.oid(OID.commonName), der.utf8String(subject.commonName))));
   return der.sequence(...parts);
 }
 
 function extension(oid: string, critical: boolean, value: Uint8Array): Buffer {
-  return critical ? der.sequence(der.oid(oid), der.boolean(true), der.octetString(value)) : der.sequence(der.oid(oid), der.octetString(value));
+  return critical
+    ? der.sequence(der.oid(oid), der.boolean(true), der.octetString(value))
+    : der.sequence(der.oid(oid), der.octetString(value));
 }
 
 /** KeyUsage bits, most significant first (digitalSignature = 0, keyCertSign = 5, cRLSign = 6), as a minimal BIT STRING. */
@@ -137,7 +148,10 @@ export function issueCertificate(request: CertificateRequest): IssuedCertificate
 
   const extensions: Buffer[] = [];
   if (request.ca) {
-    const constraints = request.ca.pathLength === undefined ? [der.boolean(true)] : [der.boolean(true), der.integer(request.ca.pathLength)];
+    const constraints =
+      request.ca.pathLength === undefined
+        ? [der.boolean(true)]
+        : [der.boolean(true), der.integer(request.ca.pathLength)];
     extensions.push(extension(OID.basicConstraints, true, der.sequence(...constraints)));
     extensions.push(extension(OID.keyUsage, true, keyUsage([5, 6])));
   } else {
@@ -145,12 +159,24 @@ export function issueCertificate(request: CertificateRequest): IssuedCertificate
   }
   if (request.usage !== undefined) {
     // RFC 3161 wants the timestamping usage critical and alone; openssl ts refuses a signer without it.
-    extensions.push(extension(OID.extKeyUsage, request.usage === 'timeStamping', der.sequence(der.oid(OID[request.usage]))));
+    extensions.push(
+      extension(OID.extKeyUsage, request.usage === 'timeStamping', der.sequence(der.oid(OID[request.usage]))),
+    );
   }
   extensions.push(extension(OID.subjectKeyIdentifier, false, der.octetString(subjectKeyId)));
-  if (request.issuer) extensions.push(extension(OID.authorityKeyIdentifier, false, der.sequence(der.implicit(0, request.issuer.certificate.subjectKeyId))));
+  if (request.issuer)
+    extensions.push(
+      extension(
+        OID.authorityKeyIdentifier,
+        false,
+        der.sequence(der.implicit(0, request.issuer.certificate.subjectKeyId)),
+      ),
+    );
   if (request.san) {
-    const general = 'uri' in request.san ? der.implicit(6, Buffer.from(request.san.uri, 'ascii')) : der.implicit(1, Buffer.from(request.san.email, 'ascii'));
+    const general =
+      'uri' in request.san
+        ? der.implicit(6, Buffer.from(request.san.uri, 'ascii'))
+        : der.implicit(1, Buffer.from(request.san.email, 'ascii'));
     // An empty subject makes the SAN the certificate's only name, which RFC 5280 then requires to be critical.
     extensions.push(extension(OID.subjectAltName, subject.length === 2, der.sequence(general)));
   }
@@ -191,12 +217,30 @@ export interface CertificateAuthority {
 }
 
 /** A root CA and an intermediate under it, both valid over `validity`, with fresh P-256 keys. */
-export function createCertificateAuthority(label: string, validity: { notBefore: Date; notAfter: Date }): CertificateAuthority {
+export function createCertificateAuthority(
+  label: string,
+  validity: { notBefore: Date; notAfter: Date },
+): CertificateAuthority {
   const rootKeys = newKeyPair();
-  const root = { certificate: issueCertificate({ subject: { organization: label, commonName: `${label} root` }, publicKey: rootKeys.publicKey, selfSigningKey: rootKeys.privateKey, ca: {}, ...validity }), privateKey: rootKeys.privateKey };
+  const root = {
+    certificate: issueCertificate({
+      subject: { organization: label, commonName: `${label} root` },
+      publicKey: rootKeys.publicKey,
+      selfSigningKey: rootKeys.privateKey,
+      ca: {},
+      ...validity,
+    }),
+    privateKey: rootKeys.privateKey,
+  };
   const intermediateKeys = newKeyPair();
   const intermediate = {
-    certificate: issueCertificate({ subject: { organization: label, commonName: `${label} intermediate` }, publicKey: intermediateKeys.publicKey, issuer: root, ca: { pathLength: 0 }, ...validity }),
+    certificate: issueCertificate({
+      subject: { organization: label, commonName: `${label} intermediate` },
+      publicKey: intermediateKeys.publicKey,
+      issuer: root,
+      ca: { pathLength: 0 },
+      ...validity,
+    }),
     privateKey: intermediateKeys.privateKey,
   };
   return { root, intermediate, chainPem: [intermediate.certificate.pem, root.certificate.pem] };

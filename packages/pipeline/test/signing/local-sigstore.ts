@@ -14,7 +14,13 @@ import { promisify } from 'node:util';
 import type { TrustRoot } from '@abp/protocol/schemas/abp-trust-root';
 import { canonicalJson } from '@abp/protocol/schemas/canonical-json';
 import { inclusionProof, leafHash, rootOf } from '@abp/protocol/transparency/merkle';
-import { createCertificateAuthority, issueCertificate, newKeyPair, type CertificateAuthority, type IssuerExtension } from './keyless-x509.js';
+import {
+  createCertificateAuthority,
+  issueCertificate,
+  newKeyPair,
+  type CertificateAuthority,
+  type IssuerExtension,
+} from './keyless-x509.js';
 
 const run = promisify(execFile);
 
@@ -56,7 +62,10 @@ function readJson(body: Buffer): Record<string, unknown> {
 }
 
 /** One POST route on its own server; the handler answers with a status and a JSON value or raw bytes. */
-async function serve(route: string, handle: (body: Buffer) => Promise<{ status: number; json?: unknown; bytes?: Buffer }>): Promise<Service> {
+async function serve(
+  route: string,
+  handle: (body: Buffer) => Promise<{ status: number; json?: unknown; bytes?: Buffer }>,
+): Promise<Service> {
   const server: Server = createServer((request: IncomingMessage, response: ServerResponse) => {
     const reply = (status: number, body: Buffer, type: string) => {
       response.writeHead(status, { 'content-type': type, 'content-length': body.length });
@@ -64,14 +73,22 @@ async function serve(route: string, handle: (body: Buffer) => Promise<{ status: 
     };
     readBody(request)
       .then(async (body) => {
-        if (request.method !== 'POST' || request.url !== route) throw new HttpError(404, `no route ${request.method ?? ''} ${request.url ?? ''}; this stand-in serves POST ${route}`);
+        if (request.method !== 'POST' || request.url !== route)
+          throw new HttpError(
+            404,
+            `no route ${request.method ?? ''} ${request.url ?? ''}; this stand-in serves POST ${route}`,
+          );
         const answer = await handle(body);
         if (answer.bytes) reply(answer.status, answer.bytes, 'application/timestamp-reply');
         else reply(answer.status, Buffer.from(JSON.stringify(answer.json)), 'application/json');
       })
       .catch((error: unknown) => {
         const status = error instanceof HttpError ? error.status : 500;
-        reply(status, Buffer.from(JSON.stringify({ code: status, message: (error as Error).message })), 'application/json');
+        reply(
+          status,
+          Buffer.from(JSON.stringify({ code: status, message: (error as Error).message })),
+          'application/json',
+        );
       });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -108,10 +125,16 @@ function tokenClaims(token: string): Record<string, unknown> {
 }
 
 /** A Fulcio (API v2 `signingCert`) issuing ten-minute certificates under `ca` for keys that prove possession. */
-export async function startLocalFulcio(ca: CertificateAuthority, options: { clock?: () => Date } = {}): Promise<LocalFulcio> {
+export async function startLocalFulcio(
+  ca: CertificateAuthority,
+  options: { clock?: () => Date } = {},
+): Promise<LocalFulcio> {
   const fulcio = { ca, clock: options.clock ?? (() => new Date()), issuerExtension: 'current' as IssuerExtension };
   const service = await serve('/api/v2/signingCert', (body) => {
-    const request = readJson(body) as { credentials?: { oidcIdentityToken?: string }; publicKeyRequest?: { publicKey?: { content?: string }; proofOfPossession?: string } };
+    const request = readJson(body) as {
+      credentials?: { oidcIdentityToken?: string };
+      publicKeyRequest?: { publicKey?: { content?: string }; proofOfPossession?: string };
+    };
     const claims = tokenClaims(request.credentials?.oidcIdentityToken ?? '');
     const issuer = claims.iss;
     if (typeof issuer !== 'string') throw new HttpError(401, 'the identity token has no issuer (iss)');
@@ -125,10 +148,18 @@ export async function startLocalFulcio(ca: CertificateAuthority, options: { cloc
     } catch {
       throw new HttpError(400, 'publicKeyRequest.publicKey.content is not a PEM public key');
     }
-    if (!verify('sha256', Buffer.from(subject), publicKey, Buffer.from(request.publicKeyRequest?.proofOfPossession ?? '', 'base64'))) {
+    if (
+      !verify(
+        'sha256',
+        Buffer.from(subject),
+        publicKey,
+        Buffer.from(request.publicKeyRequest?.proofOfPossession ?? '', 'base64'),
+      )
+    ) {
       throw new HttpError(400, 'the proof of possession is not a signature of the subject by the key');
     }
-    if (email === undefined && !URL.canParse(subject)) throw new HttpError(400, `the subject ${subject} is neither a verified email nor a URI`);
+    if (email === undefined && !URL.canParse(subject))
+      throw new HttpError(400, `the subject ${subject} is neither a verified email nor a URI`);
     const notBefore = fulcio.clock();
     const leaf = issueCertificate({
       subject: {},
@@ -140,7 +171,10 @@ export async function startLocalFulcio(ca: CertificateAuthority, options: { cloc
       san: email === undefined ? { uri: subject } : { email },
       oidcIssuer: { issuer, extension: fulcio.issuerExtension },
     });
-    return Promise.resolve({ status: 201, json: { signedCertificateEmbeddedSct: { chain: { certificates: [leaf.pem, ...ca.chainPem] } } } });
+    return Promise.resolve({
+      status: 201,
+      json: { signedCertificateEmbeddedSct: { chain: { certificates: [leaf.pem, ...ca.chainPem] } } },
+    });
   });
   return Object.assign(fulcio, service);
 }
@@ -163,18 +197,29 @@ interface ProposedDsse {
 }
 
 function preAuthEncoding(payloadType: string, payload: Buffer): Buffer {
-  return Buffer.concat([Buffer.from(`DSSEv1 ${Buffer.byteLength(payloadType)} ${payloadType} ${payload.length} `), payload]);
+  return Buffer.concat([
+    Buffer.from(`DSSEv1 ${Buffer.byteLength(payloadType)} ${payloadType} ${payload.length} `),
+    payload,
+  ]);
 }
 
 /** The canonical "dsse" 0.0.1 body Rekor stores for a proposed entry, after checking its signature as Rekor does. */
 function dsseBody(proposed: ProposedDsse): string {
   if (proposed.kind !== 'dsse' || proposed.apiVersion !== '0.0.1') {
-    throw new HttpError(400, `this stand-in logs "dsse" 0.0.1 entries, got ${String(proposed.kind)} ${String(proposed.apiVersion)}`);
+    throw new HttpError(
+      400,
+      `this stand-in logs "dsse" 0.0.1 entries, got ${String(proposed.kind)} ${String(proposed.apiVersion)}`,
+    );
   }
   const content = proposed.spec?.proposedContent;
   const verifier = content?.verifiers?.[0];
-  if (content?.envelope === undefined || verifier === undefined) throw new HttpError(400, 'spec.proposedContent needs an envelope and a verifier');
-  const envelope = JSON.parse(content.envelope) as { payloadType: string; payload: string; signatures: Array<{ sig: string }> };
+  if (content?.envelope === undefined || verifier === undefined)
+    throw new HttpError(400, 'spec.proposedContent needs an envelope and a verifier');
+  const envelope = JSON.parse(content.envelope) as {
+    payloadType: string;
+    payload: string;
+    signatures: Array<{ sig: string }>;
+  };
   const payload = Buffer.from(envelope.payload, 'base64');
   const key = createPublicKey(Buffer.from(verifier, 'base64').toString('utf8'));
   const signatures = envelope.signatures.map((signature) => {
@@ -198,9 +243,15 @@ function dsseBody(proposed: ProposedDsse): string {
 /** A Rekor (API v1 `log/entries`): each entry gets an integrated time, a signed entry timestamp and an inclusion proof. */
 export async function startLocalRekor(options: { clock?: () => Date } = {}): Promise<LocalRekor> {
   const keys = newKeyPair();
-  const logId = createHash('sha256').update(keys.publicKey.export({ type: 'spki', format: 'der' })).digest();
+  const logId = createHash('sha256')
+    .update(keys.publicKey.export({ type: 'spki', format: 'der' }))
+    .digest();
   const leaves: Buffer[] = [];
-  const rekor = { publicKeyPem: publicKeyPem(keys.publicKey), clock: options.clock ?? (() => new Date()), size: () => leaves.length };
+  const rekor = {
+    publicKeyPem: publicKeyPem(keys.publicKey),
+    clock: options.clock ?? (() => new Date()),
+    size: () => leaves.length,
+  };
   let name = '';
   const service = await serve('/api/v1/log/entries', (body) => {
     const canonicalBody = Buffer.from(dsseBody(readJson(body) as ProposedDsse), 'utf8');
@@ -209,7 +260,11 @@ export async function startLocalRekor(options: { clock?: () => Date } = {}): Pro
     const integratedTime = Math.floor(rekor.clock().getTime() / 1000);
     const bodyBase64 = canonicalBody.toString('base64');
     // The SET: the log's signature over the entry's canonical JSON summary, what @sigstore/verify recomputes.
-    const signedEntryTimestamp = sign('sha256', Buffer.from(canonicalJson({ body: bodyBase64, integratedTime, logID: logId.toString('hex'), logIndex })), keys.privateKey);
+    const signedEntryTimestamp = sign(
+      'sha256',
+      Buffer.from(canonicalJson({ body: bodyBase64, integratedTime, logID: logId.toString('hex'), logIndex })),
+      keys.privateKey,
+    );
     const treeSize = leaves.length;
     const rootHash = rootOf(leaves);
     // A checkpoint in the signed-note format: origin, size, root; then "— <name> base64(key hint ‖ signature)".
@@ -227,7 +282,13 @@ export async function startLocalRekor(options: { clock?: () => Date } = {}): Pro
           logIndex,
           verification: {
             signedEntryTimestamp: signedEntryTimestamp.toString('base64'),
-            inclusionProof: { checkpoint, hashes: inclusionProof(leaves, logIndex).map((hash) => hash.toString('hex')), logIndex, rootHash: rootHash.toString('hex'), treeSize },
+            inclusionProof: {
+              checkpoint,
+              hashes: inclusionProof(leaves, logIndex).map((hash) => hash.toString('hex')),
+              logIndex,
+              rootHash: rootHash.toString('hex'),
+              treeSize,
+            },
           },
         },
       },
@@ -253,10 +314,31 @@ export async function startLocalTimestampAuthority(): Promise<LocalTimestampAuth
   const dir = await mkdtemp(path.join(os.tmpdir(), 'abp-local-tsa-'));
   const validity = { notBefore: new Date('2020-01-01T00:00:00Z'), notAfter: new Date('2040-01-01T00:00:00Z') };
   const rootKeys = newKeyPair();
-  const root = { certificate: issueCertificate({ subject: { organization: 'abp local TSA', commonName: 'abp local TSA root' }, publicKey: rootKeys.publicKey, selfSigningKey: rootKeys.privateKey, ca: {}, ...validity }), privateKey: rootKeys.privateKey };
+  const root = {
+    certificate: issueCertificate({
+      subject: { organization: 'abp local TSA', commonName: 'abp local TSA root' },
+      publicKey: rootKeys.publicKey,
+      selfSigningKey: rootKeys.privateKey,
+      ca: {},
+      ...validity,
+    }),
+    privateKey: rootKeys.privateKey,
+  };
   const signerKeys = newKeyPair();
-  const signer = issueCertificate({ subject: { organization: 'abp local TSA', commonName: 'abp local TSA signer' }, publicKey: signerKeys.publicKey, issuer: root, usage: 'timeStamping', ...validity });
-  const files = { cert: path.join(dir, 'tsa.pem'), key: path.join(dir, 'tsa-key.pem'), chain: path.join(dir, 'chain.pem'), serial: path.join(dir, 'serial'), config: path.join(dir, 'tsa.cnf') };
+  const signer = issueCertificate({
+    subject: { organization: 'abp local TSA', commonName: 'abp local TSA signer' },
+    publicKey: signerKeys.publicKey,
+    issuer: root,
+    usage: 'timeStamping',
+    ...validity,
+  });
+  const files = {
+    cert: path.join(dir, 'tsa.pem'),
+    key: path.join(dir, 'tsa-key.pem'),
+    chain: path.join(dir, 'chain.pem'),
+    serial: path.join(dir, 'serial'),
+    config: path.join(dir, 'tsa.cnf'),
+  };
   await writeFile(files.cert, signer.pem);
   await writeFile(files.key, signerKeys.privateKey.export({ type: 'pkcs8', format: 'pem' }), { mode: 0o600 });
   await writeFile(files.chain, `${signer.pem}${root.certificate.pem}`);
@@ -285,7 +367,8 @@ export async function startLocalTimestampAuthority(): Promise<LocalTimestampAuth
   let sequence = 0;
   const service = await serve('/api/v1/timestamp', async (body) => {
     const request = readJson(body) as { artifactHash?: string; hashAlgorithm?: string };
-    if (request.hashAlgorithm !== 'sha256' || request.artifactHash === undefined) throw new HttpError(400, 'send { artifactHash: base64 sha256, hashAlgorithm: "sha256" }');
+    if (request.hashAlgorithm !== 'sha256' || request.artifactHash === undefined)
+      throw new HttpError(400, 'send { artifactHash: base64 sha256, hashAlgorithm: "sha256" }');
     sequence += 1;
     const query = path.join(dir, `${sequence}.tsq`);
     const reply = path.join(dir, `${sequence}.tsr`);
@@ -315,7 +398,10 @@ export interface LocalSigstore {
 }
 
 export async function startLocalSigstore(options: { label?: string; clock?: () => Date } = {}): Promise<LocalSigstore> {
-  const ca = createCertificateAuthority(options.label ?? 'abp local Fulcio', { notBefore: new Date('2020-01-01T00:00:00Z'), notAfter: new Date('2040-01-01T00:00:00Z') });
+  const ca = createCertificateAuthority(options.label ?? 'abp local Fulcio', {
+    notBefore: new Date('2020-01-01T00:00:00Z'),
+    notAfter: new Date('2040-01-01T00:00:00Z'),
+  });
   const fulcio = await startLocalFulcio(ca, options.clock ? { clock: options.clock } : {});
   const rekor = await startLocalRekor(options.clock ? { clock: options.clock } : {});
   return {
@@ -347,9 +433,19 @@ export function keylessEntry(options: {
   timestampAuthorities?: Array<Pick<LocalTimestampAuthority, 'chainPem'>>;
 }): KeylessEntry {
   const entry: KeylessEntry = { issuer: options.issuer, identity: options.identity };
-  if (options.fulcio) entry.certificateAuthorities = [{ certificateChainPem: [...options.fulcio.ca.chainPem], ...(options.caWindow ?? OPEN_WINDOW) }];
-  if (options.rekor) entry.transparencyLogs = [{ baseUrl: options.rekor.url, publicKeyPem: options.rekor.publicKeyPem, ...(options.logWindow ?? OPEN_WINDOW) }];
-  if (options.timestampAuthorities) entry.timestampAuthorities = options.timestampAuthorities.map((authority) => ({ certificateChainPem: [...authority.chainPem], ...OPEN_WINDOW }));
+  if (options.fulcio)
+    entry.certificateAuthorities = [
+      { certificateChainPem: [...options.fulcio.ca.chainPem], ...(options.caWindow ?? OPEN_WINDOW) },
+    ];
+  if (options.rekor)
+    entry.transparencyLogs = [
+      { baseUrl: options.rekor.url, publicKeyPem: options.rekor.publicKeyPem, ...(options.logWindow ?? OPEN_WINDOW) },
+    ];
+  if (options.timestampAuthorities)
+    entry.timestampAuthorities = options.timestampAuthorities.map((authority) => ({
+      certificateChainPem: [...authority.chainPem],
+      ...OPEN_WINDOW,
+    }));
   return entry;
 }
 

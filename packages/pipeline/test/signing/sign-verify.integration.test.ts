@@ -44,7 +44,9 @@ let statement: Statement;
 let bundle: SerializedBundle;
 
 async function sha256File(file: string): Promise<string> {
-  return createHash('sha256').update(await readFile(file)).digest('hex');
+  return createHash('sha256')
+    .update(await readFile(file))
+    .digest('hex');
 }
 
 async function expectedFor(bundleFile: string, heldOutFile: string): Promise<ExpectedStatement> {
@@ -58,7 +60,10 @@ async function expectedFor(bundleFile: string, heldOutFile: string): Promise<Exp
 }
 
 /** A deep copy of the bundle with the decoded DSSE payload or signature changed. */
-function withEnvelope(source: SerializedBundle, change: { payload?: (bytes: Buffer) => Buffer; sig?: (bytes: Buffer) => Buffer }): unknown {
+function withEnvelope(
+  source: SerializedBundle,
+  change: { payload?: (bytes: Buffer) => Buffer; sig?: (bytes: Buffer) => Buffer },
+): unknown {
   const copy = structuredClone(source);
   const envelope = copy.dsseEnvelope;
   const signature = envelope?.signatures[0];
@@ -69,7 +74,10 @@ function withEnvelope(source: SerializedBundle, change: { payload?: (bytes: Buff
 }
 
 function preAuthEncoding(payloadType: string, payload: Buffer): Buffer {
-  return Buffer.concat([Buffer.from(`DSSEv1 ${Buffer.byteLength(payloadType)} ${payloadType} ${payload.length} `), payload]);
+  return Buffer.concat([
+    Buffer.from(`DSSEv1 ${Buffer.byteLength(payloadType)} ${payloadType} ${payload.length} `),
+    payload,
+  ]);
 }
 
 function withKeyWindow(window: { validFrom?: string; validUntil?: string | null; retiredAt?: string }): TrustRoot {
@@ -87,11 +95,36 @@ beforeAll(async () => {
   await mkdir(path.join(tree, 'src'), { recursive: true });
   await mkdir(path.join(tree, 'tests'), { recursive: true });
   await writeFile(path.join(tree, 'src', 'widget.py'), 'def widget():\n    return 42\n');
-  await writeFile(path.join(tree, 'tests', 'test_widget.py'), 'from src.widget import widget\n\ndef test_widget():\n    assert widget() == 42\n');
+  await writeFile(
+    path.join(tree, 'tests', 'test_widget.py'),
+    'from src.widget import widget\n\ndef test_widget():\n    assert widget() == 42\n',
+  );
   archive = path.join(dir, 'bundle.tar');
   heldOut = path.join(dir, 'held-out.tar');
-  await run('tar', ['--sort=name', '--mtime=@0', '--owner=0', '--group=0', '--numeric-owner', '-cf', archive, '-C', tree, 'src']);
-  await run('tar', ['--sort=name', '--mtime=@0', '--owner=0', '--group=0', '--numeric-owner', '-cf', heldOut, '-C', tree, 'tests']);
+  await run('tar', [
+    '--sort=name',
+    '--mtime=@0',
+    '--owner=0',
+    '--group=0',
+    '--numeric-owner',
+    '-cf',
+    archive,
+    '-C',
+    tree,
+    'src',
+  ]);
+  await run('tar', [
+    '--sort=name',
+    '--mtime=@0',
+    '--owner=0',
+    '--group=0',
+    '--numeric-owner',
+    '-cf',
+    heldOut,
+    '-C',
+    tree,
+    'tests',
+  ]);
 
   predicate = {
     taskId: TASK_ID,
@@ -135,7 +168,15 @@ describe('a keyed signature', () => {
     await writeFile(files.pae, preAuthEncoding(STATEMENT_PAYLOAD_TYPE, payload));
     await writeFile(files.sig, Buffer.from(bundle.dsseEnvelope?.signatures[0]?.sig ?? '', 'base64'));
     await writeFile(files.pub, trustRoot.keys[0]?.publicKeyPem ?? '');
-    const { stdout } = await run('openssl', ['dgst', '-sha256', '-verify', files.pub, '-signature', files.sig, files.pae]);
+    const { stdout } = await run('openssl', [
+      'dgst',
+      '-sha256',
+      '-verify',
+      files.pub,
+      '-signature',
+      files.sig,
+      files.pae,
+    ]);
     expect(stdout.trim()).toBe('Verified OK');
   });
 
@@ -165,7 +206,9 @@ describe('determinism', () => {
     const second = await signer.sign(createTaskBundleStatement(predicate));
     expect(second.dsseEnvelope?.payload).toBe(bundle.dsseEnvelope?.payload);
     expect(second.dsseEnvelope?.signatures[0]?.sig).not.toBe(bundle.dsseEnvelope?.signatures[0]?.sig);
-    await expect(verifyStatementBundle(second, trustRoot, await expectedFor(archive, heldOut))).resolves.toMatchObject({ signedAt: SIGNED_AT });
+    await expect(verifyStatementBundle(second, trustRoot, await expectedFor(archive, heldOut))).resolves.toMatchObject({
+      signedAt: SIGNED_AT,
+    });
   });
 });
 
@@ -176,24 +219,42 @@ describe('tampering', () => {
     const bytes = await readFile(tampered);
     bytes[600] = (bytes[600] ?? 0) ^ 0x01;
     await writeFile(tampered, bytes);
-    expect(await codeOf(verifyStatementBundle(bundle, trustRoot, await expectedFor(tampered, heldOut)))).toBe('digest-mismatch');
+    expect(await codeOf(verifyStatementBundle(bundle, trustRoot, await expectedFor(tampered, heldOut)))).toBe(
+      'digest-mismatch',
+    );
   });
 
   it('a held-out part that is not the signed one is digest-mismatch, by name or by digest alone', async () => {
-    expect(await codeOf(verifyStatementBundle(bundle, trustRoot, await expectedFor(archive, archive)))).toBe('digest-mismatch');
-    expect(await codeOf(verifyStatementBundle(bundle, trustRoot, { subjects: [{ sha256: 'a'.repeat(64) }] }))).toBe('digest-mismatch');
-    expect(await codeOf(verifyStatementBundle(bundle, trustRoot, { subjects: [{ name: 'task/other/bundle', sha256: await sha256File(archive) }] }))).toBe('digest-mismatch');
+    expect(await codeOf(verifyStatementBundle(bundle, trustRoot, await expectedFor(archive, archive)))).toBe(
+      'digest-mismatch',
+    );
+    expect(await codeOf(verifyStatementBundle(bundle, trustRoot, { subjects: [{ sha256: 'a'.repeat(64) }] }))).toBe(
+      'digest-mismatch',
+    );
+    expect(
+      await codeOf(
+        verifyStatementBundle(bundle, trustRoot, {
+          subjects: [{ name: 'task/other/bundle', sha256: await sha256File(archive) }],
+        }),
+      ),
+    ).toBe('digest-mismatch');
   });
 
   it('an edited statement is signature-invalid', async () => {
-    const edited = withEnvelope(bundle, { payload: (bytes) => Buffer.from(bytes.toString('utf8').replace('"failToPass":1', '"failToPass":2')) });
+    const edited = withEnvelope(bundle, {
+      payload: (bytes) => Buffer.from(bytes.toString('utf8').replace('"failToPass":1', '"failToPass":2')),
+    });
     expect(JSON.stringify(edited)).not.toBe(JSON.stringify(bundle));
-    expect(await codeOf(verifyStatementBundle(edited, trustRoot, await expectedFor(archive, heldOut)))).toBe('signature-invalid');
+    expect(await codeOf(verifyStatementBundle(edited, trustRoot, await expectedFor(archive, heldOut)))).toBe(
+      'signature-invalid',
+    );
   });
 
   it('a statement re-pointed at another archive is signature-invalid, not digest-mismatch', async () => {
     const other = 'b'.repeat(64);
-    const edited = withEnvelope(bundle, { payload: (bytes) => Buffer.from(bytes.toString('utf8').replace(predicate.bundleDigest.slice(7), other)) });
+    const edited = withEnvelope(bundle, {
+      payload: (bytes) => Buffer.from(bytes.toString('utf8').replace(predicate.bundleDigest.slice(7), other)),
+    });
     const expected = { subjects: [{ name: names.bundle, sha256: other }] };
     expect(await codeOf(verifyStatementBundle(edited, trustRoot, expected))).toBe('signature-invalid');
   });
@@ -206,19 +267,25 @@ describe('tampering', () => {
         return copy;
       },
     });
-    expect(await codeOf(verifyStatementBundle(edited, trustRoot, await expectedFor(archive, heldOut)))).toBe('signature-invalid');
+    expect(await codeOf(verifyStatementBundle(edited, trustRoot, await expectedFor(archive, heldOut)))).toBe(
+      'signature-invalid',
+    );
   });
 
   it('a trust root without the key is unknown-key', async () => {
     const stranger = await createSigningKey(path.join(dir, 'stranger'));
     const otherRoot = createTrustRoot(stranger, '2026-01-01T00:00:00Z');
-    expect(await codeOf(verifyStatementBundle(bundle, otherRoot, await expectedFor(archive, heldOut)))).toBe('unknown-key');
+    expect(await codeOf(verifyStatementBundle(bundle, otherRoot, await expectedFor(archive, heldOut)))).toBe(
+      'unknown-key',
+    );
   });
 
   it('a bundle naming another key id is unknown-key', async () => {
     const renamed = structuredClone(bundle);
     renamed.verificationMaterial.publicKey = { hint: 'c'.repeat(64) };
-    expect(await codeOf(verifyStatementBundle(renamed, trustRoot, await expectedFor(archive, heldOut)))).toBe('unknown-key');
+    expect(await codeOf(verifyStatementBundle(renamed, trustRoot, await expectedFor(archive, heldOut)))).toBe(
+      'unknown-key',
+    );
   });
 
   it('a log entry the trust root has no log for is witness-untrusted', async () => {
@@ -230,31 +297,47 @@ describe('tampering', () => {
         kindVersion: { kind: 'dsse', version: '0.0.1' },
         integratedTime: '0',
         inclusionPromise: undefined,
-        inclusionProof: { logIndex: '7', rootHash: Buffer.alloc(32, 2).toString('base64'), treeSize: '8', hashes: [], checkpoint: { envelope: 'log\n8\nroot\n' } },
+        inclusionProof: {
+          logIndex: '7',
+          rootHash: Buffer.alloc(32, 2).toString('base64'),
+          treeSize: '8',
+          hashes: [],
+          checkpoint: { envelope: 'log\n8\nroot\n' },
+        },
         canonicalizedBody: Buffer.from('{}').toString('base64'),
       },
     ];
-    expect(await codeOf(verifyStatementBundle(witnessed, trustRoot, await expectedFor(archive, heldOut)))).toBe('witness-untrusted');
+    expect(await codeOf(verifyStatementBundle(witnessed, trustRoot, await expectedFor(archive, heldOut)))).toBe(
+      'witness-untrusted',
+    );
   });
 });
 
 describe('key validity', () => {
   it('a key whose validUntil is before signedAt is key-expired', async () => {
     const expired = withKeyWindow({ validUntil: '2026-06-30T23:59:59Z' });
-    expect(await codeOf(verifyStatementBundle(bundle, expired, await expectedFor(archive, heldOut)))).toBe('key-expired');
+    expect(await codeOf(verifyStatementBundle(bundle, expired, await expectedFor(archive, heldOut)))).toBe(
+      'key-expired',
+    );
   });
 
   it('a key whose window starts after signedAt is key-expired', async () => {
     const notYet = withKeyWindow({ validFrom: '2026-08-01T00:00:00Z' });
-    expect(await codeOf(verifyStatementBundle(bundle, notYet, await expectedFor(archive, heldOut)))).toBe('key-expired');
+    expect(await codeOf(verifyStatementBundle(bundle, notYet, await expectedFor(archive, heldOut)))).toBe(
+      'key-expired',
+    );
   });
 
   it('a key retired after it signed still verifies what it signed; one retired before it signed is key-retired', async () => {
     const successor = await createSigningKey(path.join(dir, 'successor'));
     const rotated = addKey(withKeyWindow({ retiredAt: '2026-09-01T00:00:00Z' }), successor, '2026-09-01T00:00:00Z');
-    await expect(verifyStatementBundle(bundle, rotated, await expectedFor(archive, heldOut))).resolves.toMatchObject({ keyId: key.keyId });
+    await expect(verifyStatementBundle(bundle, rotated, await expectedFor(archive, heldOut))).resolves.toMatchObject({
+      keyId: key.keyId,
+    });
     const retiredEarlier = withKeyWindow({ retiredAt: '2026-07-01T00:00:00Z' });
-    expect(await codeOf(verifyStatementBundle(bundle, retiredEarlier, await expectedFor(archive, heldOut)))).toBe('key-retired');
+    expect(await codeOf(verifyStatementBundle(bundle, retiredEarlier, await expectedFor(archive, heldOut)))).toBe(
+      'key-retired',
+    );
   });
 });
 
@@ -268,17 +351,27 @@ describe('malformed input and wrong expectations', () => {
       () => ({
         mediaType: bundle.mediaType,
         verificationMaterial: bundle.verificationMaterial,
-        messageSignature: { messageDigest: { algorithm: 'SHA2_256', digest: Buffer.alloc(32, 3).toString('base64') }, signature: bundle.dsseEnvelope?.signatures[0]?.sig },
+        messageSignature: {
+          messageDigest: { algorithm: 'SHA2_256', digest: Buffer.alloc(32, 3).toString('base64') },
+          signature: bundle.dsseEnvelope?.signatures[0]?.sig,
+        },
       }),
     ],
   ])('%s is malformed-bundle', async (_label, value) => {
-    expect(await codeOf(verifyStatementBundle(value(), trustRoot, await expectedFor(archive, heldOut)))).toBe('malformed-bundle');
+    expect(await codeOf(verifyStatementBundle(value(), trustRoot, await expectedFor(archive, heldOut)))).toBe(
+      'malformed-bundle',
+    );
   });
 
   it('a validly signed payload that is not an in-toto statement is malformed-statement', async () => {
     const payload = Buffer.from(JSON.stringify({ hello: 'world' }));
-    const forged = withEnvelope(bundle, { payload: () => payload, sig: () => signBytes('sha256', preAuthEncoding(STATEMENT_PAYLOAD_TYPE, payload), key.privateKey) });
-    expect(await codeOf(verifyStatementBundle(forged, trustRoot, await expectedFor(archive, heldOut)))).toBe('malformed-statement');
+    const forged = withEnvelope(bundle, {
+      payload: () => payload,
+      sig: () => signBytes('sha256', preAuthEncoding(STATEMENT_PAYLOAD_TYPE, payload), key.privateKey),
+    });
+    expect(await codeOf(verifyStatementBundle(forged, trustRoot, await expectedFor(archive, heldOut)))).toBe(
+      'malformed-statement',
+    );
   });
 
   it('a statement of another predicate type is predicate-type-mismatch', async () => {
@@ -288,7 +381,9 @@ describe('malformed input and wrong expectations', () => {
 
   it('an expectation without subjects, or with a prefixed digest, is invalid-expectation', async () => {
     expect(await codeOf(verifyStatementBundle(bundle, trustRoot, { subjects: [] }))).toBe('invalid-expectation');
-    expect(await codeOf(verifyStatementBundle(bundle, trustRoot, { subjects: [{ sha256: predicate.bundleDigest }] }))).toBe('invalid-expectation');
+    expect(
+      await codeOf(verifyStatementBundle(bundle, trustRoot, { subjects: [{ sha256: predicate.bundleDigest }] })),
+    ).toBe('invalid-expectation');
   });
 
   it('a statement without signedAt or with a bad predicate is refused before signing', async () => {

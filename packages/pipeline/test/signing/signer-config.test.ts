@@ -22,7 +22,15 @@ beforeAll(async () => {
     bundleDigest: `sha256:${'a'.repeat(64)}`,
     heldOutDigest: `sha256:${'b'.repeat(64)}`,
     signedAt: '2026-07-02T14:11:09Z',
-    freeze: { repo: 'acme/widgets', baseCommit: 'c'.repeat(40), mergedPr: 'https://github.com/acme/widgets/pull/43', failToPass: 1, passToPass: 3, flaky: 0, builder: 'abp/0.1.0' },
+    freeze: {
+      repo: 'acme/widgets',
+      baseCommit: 'c'.repeat(40),
+      mergedPr: 'https://github.com/acme/widgets/pull/43',
+      failToPass: 1,
+      passToPass: 3,
+      flaky: 0,
+      builder: 'abp/0.1.0',
+    },
   });
 });
 
@@ -103,7 +111,10 @@ describe('parseSignerConfig', () => {
     ['a Fulcio URL that is not http(s)', { kind: 'keyless', fulcioUrl: 'ftp://fulcio.example' }],
     ['a Rekor URL that is not a URL', { kind: 'keyless', rekorUrl: 'rekor' }],
     ['a token source without its variable', { kind: 'keyless', identityToken: { from: 'env' } }],
-    ['a token variable that cannot be one', { kind: 'keyless', identityToken: { from: 'env', variable: 'NOT-A-NAME' } }],
+    [
+      'a token variable that cannot be one',
+      { kind: 'keyless', identityToken: { from: 'env', variable: 'NOT-A-NAME' } },
+    ],
     ['an unknown token source', { kind: 'keyless', identityToken: { from: 'file' } }],
     ['negative retries', { kind: 'keyless', retries: -1 }],
     ['an unknown field', { kind: 'keyless', fulcio: 'https://fulcio.example' }],
@@ -115,7 +126,10 @@ describe('parseSignerConfig', () => {
 
 describe('createSigner', () => {
   it('builds a keyless signer from configuration, without reaching any service', async () => {
-    const signer = await createSigner({ kind: 'keyless', timestampAuthorityUrl: 'https://tsa.example/api/v1/timestamp' });
+    const signer = await createSigner({
+      kind: 'keyless',
+      timestampAuthorityUrl: 'https://tsa.example/api/v1/timestamp',
+    });
     expect(signer).toMatchObject({ kind: 'keyless', keyId: null });
   });
 
@@ -125,20 +139,31 @@ describe('createSigner', () => {
 
   it('gives a keyed signer the id of its key', async () => {
     const key = await createSigningKey(path.join(dir, 'keys'));
-    await expect(createSigner({ kind: 'keyed', keyDir: path.join(dir, 'keys') })).resolves.toMatchObject({ kind: 'keyed', keyId: key.keyId });
+    await expect(createSigner({ kind: 'keyed', keyDir: path.join(dir, 'keys') })).resolves.toMatchObject({
+      kind: 'keyed',
+      keyId: key.keyId,
+    });
   });
 });
 
 describe('keyless signing offline', () => {
   it('without a token is identity-token-unavailable', async () => {
-    const signer = await createSigner({ kind: 'keyless', identityToken: { from: 'env', variable: TOKEN_VARIABLE }, retries: 0 });
+    const signer = await createSigner({
+      kind: 'keyless',
+      identityToken: { from: 'env', variable: TOKEN_VARIABLE },
+      retries: 0,
+    });
     expect((await signCode(signer.sign(statement))).code).toBe('identity-token-unavailable');
   });
 
   it('with a token that is not a JWT is identity-token-unavailable, and the error never carries the token', async () => {
     const secret = 'opaque-credential-value-1234567890';
     process.env[TOKEN_VARIABLE] = secret;
-    const signer = await createSigner({ kind: 'keyless', identityToken: { from: 'env', variable: TOKEN_VARIABLE }, retries: 0 });
+    const signer = await createSigner({
+      kind: 'keyless',
+      identityToken: { from: 'env', variable: TOKEN_VARIABLE },
+      retries: 0,
+    });
     const error = await signCode(signer.sign(statement));
     expect(error.code).toBe('identity-token-unavailable');
     expect(error.cause).toBeUndefined();
@@ -146,7 +171,10 @@ describe('keyless signing offline', () => {
   });
 
   it('with a token and an unreachable Fulcio is certificate-authority-failed', async () => {
-    process.env[TOKEN_VARIABLE] = unsignedJwt({ sub: 'https://github.com/acme/registry/.github/workflows/freeze.yml@refs/heads/main', iss: 'https://token.actions.githubusercontent.com' });
+    process.env[TOKEN_VARIABLE] = unsignedJwt({
+      sub: 'https://github.com/acme/registry/.github/workflows/freeze.yml@refs/heads/main',
+      iss: 'https://token.actions.githubusercontent.com',
+    });
     const port = await closedPort();
     const signer = await createSigner({
       kind: 'keyless',

@@ -8,7 +8,14 @@ import { TRUST_ROOT_SCHEMA_ID, type TrustRoot } from '@abp/protocol/schemas/abp-
 import { validateDocumentText } from '@abp/protocol/schemas/documents';
 import { SigningError } from '@abp/protocol/signing/errors';
 import { createSigningKey, type SigningKey } from '../../src/signing/keys.js';
-import { addKey, createTrustRoot, keyValidAt, loadTrustRoot, parseTrustRoot, saveTrustRoot } from '@abp/protocol/signing/trust-root';
+import {
+  addKey,
+  createTrustRoot,
+  keyValidAt,
+  loadTrustRoot,
+  parseTrustRoot,
+  saveTrustRoot,
+} from '@abp/protocol/signing/trust-root';
 
 let root: string;
 let first: SigningKey;
@@ -40,7 +47,15 @@ describe('createTrustRoot and addKey', () => {
     expect(one).toEqual({
       schema: TRUST_ROOT_SCHEMA_ID,
       version: 1,
-      keys: [{ keyId: first.keyId, publicKeyPem: first.publicKeyPem, algorithm: 'ecdsa-p256-sha256', validFrom: '2026-01-01T00:00:00Z', validUntil: null }],
+      keys: [
+        {
+          keyId: first.keyId,
+          publicKeyPem: first.publicKeyPem,
+          algorithm: 'ecdsa-p256-sha256',
+          validFrom: '2026-01-01T00:00:00Z',
+          validUntil: null,
+        },
+      ],
       keyless: [],
     });
     const two = addKey(one, second, '2026-04-01T00:00:00Z');
@@ -68,7 +83,11 @@ describe('saveTrustRoot and loadTrustRoot', () => {
     const text = await readFile(file, 'utf8');
     expect(text).toBe(`${JSON.stringify(trustRoot, null, 2)}\n`);
     expect(await readdir(path.dirname(file))).toEqual(['trust-root.json']);
-    expect(validateDocumentText(text, 'trust-root.json')).toEqual({ schema: TRUST_ROOT_SCHEMA_ID, valid: true, errors: [] });
+    expect(validateDocumentText(text, 'trust-root.json')).toEqual({
+      schema: TRUST_ROOT_SCHEMA_ID,
+      valid: true,
+      errors: [],
+    });
   });
 
   it('report a missing file and a file that is not JSON', async () => {
@@ -89,7 +108,14 @@ describe('parseTrustRoot', () => {
         {
           issuer: 'https://token.actions.githubusercontent.com',
           identity: 'https://github.com/acme/abp-registry/.github/workflows/freeze.yml@refs/heads/main',
-          transparencyLogs: [{ baseUrl: 'https://rekor.sigstore.dev', publicKeyPem: second.publicKeyPem, validFrom: '2026-01-01T00:00:00Z', validUntil: null }],
+          transparencyLogs: [
+            {
+              baseUrl: 'https://rekor.sigstore.dev',
+              publicKeyPem: second.publicKeyPem,
+              validFrom: '2026-01-01T00:00:00Z',
+              validUntil: null,
+            },
+          ],
         },
       ],
     };
@@ -97,15 +123,33 @@ describe('parseTrustRoot', () => {
   });
 
   it.each([
-    ['a key id that is not the hash of its key', (root: TrustRoot) => ({ ...root, keys: [{ ...root.keys[0], keyId: second.keyId }] })],
-    ['a window that ends before it starts', (root: TrustRoot) => ({ ...root, keys: [{ ...root.keys[0], validUntil: '2025-12-31T00:00:00Z' }] })],
-    ['a retirement before the window starts', (root: TrustRoot) => ({ ...root, keys: [{ ...root.keys[0], retiredAt: '2025-12-31T00:00:00Z' }] })],
+    [
+      'a key id that is not the hash of its key',
+      (root: TrustRoot) => ({ ...root, keys: [{ ...root.keys[0], keyId: second.keyId }] }),
+    ],
+    [
+      'a window that ends before it starts',
+      (root: TrustRoot) => ({ ...root, keys: [{ ...root.keys[0], validUntil: '2025-12-31T00:00:00Z' }] }),
+    ],
+    [
+      'a retirement before the window starts',
+      (root: TrustRoot) => ({ ...root, keys: [{ ...root.keys[0], retiredAt: '2025-12-31T00:00:00Z' }] }),
+    ],
     ['the same key twice', (root: TrustRoot) => ({ ...root, keys: [root.keys[0], root.keys[0]] })],
     ['another algorithm', (root: TrustRoot) => ({ ...root, keys: [{ ...root.keys[0], algorithm: 'ed25519' }] })],
-    ['a public key that is not PEM', (root: TrustRoot) => ({ ...root, keys: [{ ...root.keys[0], publicKeyPem: 'MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE' }] })],
+    [
+      'a public key that is not PEM',
+      (root: TrustRoot) => ({
+        ...root,
+        keys: [{ ...root.keys[0], publicKeyPem: 'MFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAE' }],
+      }),
+    ],
     ['a version 0', (root: TrustRoot) => ({ ...root, version: 0 })],
     ['an unknown field', (root: TrustRoot) => ({ ...root, owner: 'acme' })],
-    ['a keyless issuer that is not a URL', (root: TrustRoot) => ({ ...root, keyless: [{ issuer: 'github', identity: 'x' }] })],
+    [
+      'a keyless issuer that is not a URL',
+      (root: TrustRoot) => ({ ...root, keyless: [{ issuer: 'github', identity: 'x' }] }),
+    ],
   ])('refuses %s', (_label, change) => {
     expect(codeOf(() => parseTrustRoot(change(valid()), 'trust-root.json'))).toBe('trust-root-invalid');
   });

@@ -14,7 +14,12 @@ import { LOG_ORIGIN } from '@abp/protocol/transparency/formats';
 import { signingPaths } from '../../src/signing/home.js';
 import { createSigningKey, type SigningKey } from '../../src/signing/keys.js';
 import { createSigner } from '../../src/signing/signer.js';
-import { createDrawRecordStatement, createRegistryVersionStatement, createTaskBundleStatement, taskBundleSubjectNames } from '@abp/protocol/signing/statement';
+import {
+  createDrawRecordStatement,
+  createRegistryVersionStatement,
+  createTaskBundleStatement,
+  taskBundleSubjectNames,
+} from '@abp/protocol/signing/statement';
 import { createTrustRoot, saveTrustRoot } from '@abp/protocol/signing/trust-root';
 import { bundleInput, createHistoryRepo } from '../freeze/bundle/support.js';
 
@@ -40,7 +45,11 @@ export interface DataDir {
 const fixture = (name: string) => new URL(`../../../protocol/test/fixtures/documents/valid/${name}`, import.meta.url);
 
 /** The same times every build, so two builds differ only in their randomized ECDSA signatures. */
-export const SIGNED_AT = { registry: '2026-06-28T09:00:00Z', draw: '2026-07-02T14:11:09Z', bundle: '2026-07-10T01:00:00Z' } as const;
+export const SIGNED_AT = {
+  registry: '2026-06-28T09:00:00Z',
+  draw: '2026-07-02T14:11:09Z',
+  bundle: '2026-07-10T01:00:00Z',
+} as const;
 
 /** Builds `<root>/home` with a registry version, a draw and one task bundle, each signed and logged (log entries 0..2). */
 export async function buildDataDir(root: string): Promise<DataDir> {
@@ -50,7 +59,15 @@ export async function buildDataDir(root: string): Promise<DataDir> {
   const trustRoot = createTrustRoot(key, '2026-01-01T00:00:00Z');
   await saveTrustRoot(paths.trustRoot, trustRoot);
   const signer = await createSigner({ keyDir: paths.keyDir });
-  const attestor = createAttestor({ signer, statementsDir: paths.statements, log: { dir: paths.log, origin: LOG_ORIGIN, key: () => Promise.resolve({ privateKey: key.privateKey, keyId: key.keyId }) } });
+  const attestor = createAttestor({
+    signer,
+    statementsDir: paths.statements,
+    log: {
+      dir: paths.log,
+      origin: LOG_ORIGIN,
+      key: () => Promise.resolve({ privateKey: key.privateKey, keyId: key.keyId }),
+    },
+  });
 
   const registry = registrySchema.parse(JSON.parse(await readFile(fixture('registry-2026Q3.json'), 'utf8')));
   const draw = drawSchema.parse(JSON.parse(await readFile(fixture('draw-2026Q3-424242.json'), 'utf8')));
@@ -60,11 +77,26 @@ export async function buildDataDir(root: string): Promise<DataDir> {
   await writeFile(publicationPaths(published).draw(draw.id), documentText(draw));
   await attestor.attest(
     'registry-version',
-    createRegistryVersionStatement({ version: registry.version, digest: registry.digest, previous: registry.previous, criteriaVersion: registry.criteriaVersion, repositories: registry.entries.length, signedAt: SIGNED_AT.registry }),
+    createRegistryVersionStatement({
+      version: registry.version,
+      digest: registry.digest,
+      previous: registry.previous,
+      criteriaVersion: registry.criteriaVersion,
+      repositories: registry.entries.length,
+      signedAt: SIGNED_AT.registry,
+    }),
   );
   await attestor.attest(
     'draw-record',
-    createDrawRecordStatement({ drawId: draw.id, digest: draw.digest, registryVersion: draw.registryVersion, seed: draw.seed, picks: draw.picks.length, backlogSnapshot: draw.backlogSnapshot.digest, signedAt: SIGNED_AT.draw }),
+    createDrawRecordStatement({
+      drawId: draw.id,
+      digest: draw.digest,
+      registryVersion: draw.registryVersion,
+      seed: draw.seed,
+      picks: draw.picks.length,
+      backlogSnapshot: draw.backlogSnapshot.digest,
+      signedAt: SIGNED_AT.draw,
+    }),
   );
 
   const repo = await createHistoryRepo(join(root, 'upstream'));
@@ -78,11 +110,33 @@ export async function buildDataDir(root: string): Promise<DataDir> {
     bundleDigest: digest,
     heldOutDigest: built.heldOutDigest,
     signedAt: SIGNED_AT.bundle,
-    freeze: { repo: 'abp/bundle-demo', baseCommit: repo.baseCommit, mergedPr: 'https://github.com/abp/bundle-demo/pull/8', failToPass: 2, passToPass: 1, flaky: 1, builder: 'abp/0.1.0' },
+    freeze: {
+      repo: 'abp/bundle-demo',
+      baseCommit: repo.baseCommit,
+      mergedPr: 'https://github.com/abp/bundle-demo/pull/8',
+      failToPass: 2,
+      passToPass: 1,
+      flaky: 1,
+      builder: 'abp/0.1.0',
+    },
   });
   const signature = JSON.stringify(await signer.sign(statement), null, 2);
   await store.putSignature(digest, signature);
   await attestor.logSignature('task-bundle', taskBundleSubjectNames(taskId).bundle, signature);
 
-  return { home, key, trustRoot, registry, draw, bundle: { taskId, archive: built.archive, digest, heldOutDigest: built.heldOutDigest, signature, signedAt: SIGNED_AT.bundle } };
+  return {
+    home,
+    key,
+    trustRoot,
+    registry,
+    draw,
+    bundle: {
+      taskId,
+      archive: built.archive,
+      digest,
+      heldOutDigest: built.heldOutDigest,
+      signature,
+      signedAt: SIGNED_AT.bundle,
+    },
+  };
 }

@@ -28,7 +28,13 @@ beforeAll(async () => {
   home = join(root, 'home');
   await cp(data.home, home, { recursive: true });
   ports = { temporal: await freePort(), ui: await freePort() };
-  env = { ABP_HOME: home, ABP_TEMPORAL_PORT: String(ports.temporal), ABP_TEMPORAL_UI_PORT: String(ports.ui), TEMPORAL_ADDRESS: '', DATABASE_URL: '' };
+  env = {
+    ABP_HOME: home,
+    ABP_TEMPORAL_PORT: String(ports.temporal),
+    ABP_TEMPORAL_UI_PORT: String(ports.ui),
+    TEMPORAL_ADDRESS: '',
+    DATABASE_URL: '',
+  };
   const up = await runAbp(['dev', 'up'], env);
   expect(up.code, up.stderr).toBe(0);
 }, 180_000);
@@ -53,12 +59,21 @@ describe('abp status on a running embedded stack', () => {
         line('data directory', home),
         expect.stringMatching(new RegExp(`^temporal {8}running pid \\d+  ${address.replace(/\./g, '\\.')}$`)) as string,
         line('', `Web UI http://127.0.0.1:${ports.ui}`),
-        expect.stringMatching(new RegExp(`^worker {10}running pid \\d+  task queue abp-main on ${address.replace(/\./g, '\\.')}$`)) as string,
+        expect.stringMatching(
+          new RegExp(`^worker {10}running pid \\d+  task queue abp-main on ${address.replace(/\./g, '\\.')}$`),
+        ) as string,
         line('simulator', 'stopped'),
         line('serve', 'stopped'),
-        line('registry', `abp-registry/2026Q3: ${data.registry.entries.length} repositories, digest ${data.registry.digest}`),
+        line(
+          'registry',
+          `abp-registry/2026Q3: ${data.registry.entries.length} repositories, digest ${data.registry.digest}`,
+        ),
         line('tasks', 'none yet: `abp draw` starts one task per pick'),
-        expect.stringMatching(new RegExp(`^schedule {8}next rotation \\d{4}-(01|04|07|10)-01T00:00:00\\.000Z \\(Schedule ${ROTATION_SCHEDULE_ID}\\)$`)) as string,
+        expect.stringMatching(
+          new RegExp(
+            `^schedule {8}next rotation \\d{4}-(01|04|07|10)-01T00:00:00\\.000Z \\(Schedule ${ROTATION_SCHEDULE_ID}\\)$`,
+          ),
+        ) as string,
       ]),
     );
   });
@@ -69,10 +84,26 @@ describe('abp status on a running embedded stack', () => {
     const status = JSON.parse(result.stdout) as OperatorStatus;
     expect(status.home).toBe(home);
     expect(status.stack.webUi).toBe(`http://127.0.0.1:${ports.ui}`);
-    expect(status.stack.components.filter((component) => component.state === 'running').map((component) => component.name)).toEqual(['temporal', 'worker']);
-    expect(status.tasks).toEqual({ $case: 'found', value: { total: 0, byState: { drawn: 0, solving: 0, tracking: 0, freezing: 0, scored: 0, practice: 0, withdrawn: 0, rejected: 0 }, capped: [], limit: 1_000 } });
-    expect(status.schedule).toMatchObject({ $case: 'found', value: { scheduleId: ROTATION_SCHEDULE_ID, paused: false } });
-    expect(status.registry).toMatchObject({ $case: 'found', value: { version: 'abp-registry/2026Q3', signature: { $case: 'verified' } } });
+    expect(
+      status.stack.components.filter((component) => component.state === 'running').map((component) => component.name),
+    ).toEqual(['temporal', 'worker']);
+    expect(status.tasks).toEqual({
+      $case: 'found',
+      value: {
+        total: 0,
+        byState: { drawn: 0, solving: 0, tracking: 0, freezing: 0, scored: 0, practice: 0, withdrawn: 0, rejected: 0 },
+        capped: [],
+        limit: 1_000,
+      },
+    });
+    expect(status.schedule).toMatchObject({
+      $case: 'found',
+      value: { scheduleId: ROTATION_SCHEDULE_ID, paused: false },
+    });
+    expect(status.registry).toMatchObject({
+      $case: 'found',
+      value: { version: 'abp-registry/2026Q3', signature: { $case: 'verified' } },
+    });
     expect(status.bundles).toMatchObject({ $case: 'found', value: { count: 1, signed: 1 } });
   });
 });

@@ -43,10 +43,12 @@ function configOf(home: string, env: Record<string, string> = {}): StackConfig {
 /** Every path under `dir` with its size, mode and modification time: what a read-only command must leave as it was. */
 async function treeOf(dir: string): Promise<string[]> {
   const entries = await readdir(dir, { recursive: true });
-  const rows = await Promise.all(entries.map(async (entry) => {
-    const stats = await lstat(join(dir, entry));
-    return `${entry} ${stats.size} ${stats.mode.toString(8)} ${stats.mtimeMs}`;
-  }));
+  const rows = await Promise.all(
+    entries.map(async (entry) => {
+      const stats = await lstat(join(dir, entry));
+      return `${entry} ${stats.size} ${stats.mode.toString(8)} ${stats.mtimeMs}`;
+    }),
+  );
   return rows.sort();
 }
 
@@ -64,19 +66,40 @@ describe('abp status from the data directory alone (no stack running)', () => {
     const status = await gatherStatus({ config: configOf(home) });
 
     expect(status.trustRoot).toEqual({ $case: 'absent', detail: expect.stringContaining('`abp init`') as string });
-    expect(status.registry).toEqual({ $case: 'absent', detail: expect.stringContaining('no registry version yet: run `abp registry rotate`') as string });
+    expect(status.registry).toEqual({
+      $case: 'absent',
+      detail: expect.stringContaining('no registry version yet: run `abp registry rotate`') as string,
+    });
     expect(status.draws).toEqual({ $case: 'absent', detail: expect.stringContaining('`abp draw --seed') as string });
     expect(status.bundles.$case).toBe('absent');
     expect(status.log.$case).toBe('absent');
-    for (const part of [status.tasks, status.schedule]) expect(part).toEqual({ $case: 'unavailable', detail: 'the Temporal dev server is not running: `abp dev up` starts the stack' });
-    expect(status.stack.components.map((component) => [component.name, component.state])).toEqual([['temporal', 'stopped'], ['worker', 'stopped'], ['simulator', 'stopped'], ['serve', 'stopped']]);
+    for (const part of [status.tasks, status.schedule])
+      expect(part).toEqual({
+        $case: 'unavailable',
+        detail: 'the Temporal dev server is not running: `abp dev up` starts the stack',
+      });
+    expect(status.stack.components.map((component) => [component.name, component.state])).toEqual([
+      ['temporal', 'stopped'],
+      ['worker', 'stopped'],
+      ['simulator', 'stopped'],
+      ['serve', 'stopped'],
+    ]);
     expect(status.stack.webUi).toBeNull();
     expect(existsSync(home)).toBe(false);
 
     const lines = statusLines(status);
-    expect(lines).toContain(line('registry', 'no registry version yet: run `abp registry rotate` (the quarterly Schedule does it on its own)'));
-    expect(lines).toContain(line('tasks', 'unavailable: the Temporal dev server is not running: `abp dev up` starts the stack'));
-    expect(lines).toContain(line('schedule', 'unavailable: the Temporal dev server is not running: `abp dev up` starts the stack'));
+    expect(lines).toContain(
+      line(
+        'registry',
+        'no registry version yet: run `abp registry rotate` (the quarterly Schedule does it on its own)',
+      ),
+    );
+    expect(lines).toContain(
+      line('tasks', 'unavailable: the Temporal dev server is not running: `abp dev up` starts the stack'),
+    );
+    expect(lines).toContain(
+      line('schedule', 'unavailable: the Temporal dev server is not running: `abp dev up` starts the stack'),
+    );
   });
 
   it('reports the registry version, the draws, the bundles and the log, each verified against the trust root, and changes no file', async () => {
@@ -103,8 +126,16 @@ describe('abp status from the data directory alone (no stack running)', () => {
       picks: data.draw.picks.map(({ order, repo, issue }) => ({ order, repo, issue })),
       signature: { $case: 'verified', signer: keyed, signedAt: SIGNED_AT.draw },
     });
-    expect(found(status.bundles)).toEqual({ root: signingPaths(data.home).bundles, count: 1, totalBytes: data.bundle.archive.length, signed: 1 });
-    const audited = await auditLog(signingPaths(data.home).log, { publicKeyPem: data.key.publicKeyPem, keyId: data.key.keyId });
+    expect(found(status.bundles)).toEqual({
+      root: signingPaths(data.home).bundles,
+      count: 1,
+      totalBytes: data.bundle.archive.length,
+      signed: 1,
+    });
+    const audited = await auditLog(signingPaths(data.home).log, {
+      publicKeyPem: data.key.publicKeyPem,
+      keyId: data.key.keyId,
+    });
     expect(found(status.log)).toMatchObject({
       size: 3,
       appendInProgress: false,
@@ -118,12 +149,24 @@ describe('abp status from the data directory alone (no stack running)', () => {
     const picks = data.draw.picks.map((pick) => `${pick.order}. ${pick.repo}#${pick.issue}`).join('  ');
     expect(lines).toEqual(
       expect.arrayContaining([
-        line('registry', `abp-registry/2026Q3: ${data.registry.entries.length} repositories, digest ${data.registry.digest}`),
-        line('', `signed by key ${data.key.keyId.slice(0, 16)}… at ${SIGNED_AT.registry}, verified against trust root v1`),
-        line('draws', `1 published; latest ${data.draw.id}: seed 424242, ${data.draw.picks.length} of ${data.draw.requested} picks from abp-registry/2026Q3, drawn ${data.draw.drawnAt}`),
+        line(
+          'registry',
+          `abp-registry/2026Q3: ${data.registry.entries.length} repositories, digest ${data.registry.digest}`,
+        ),
+        line(
+          '',
+          `signed by key ${data.key.keyId.slice(0, 16)}… at ${SIGNED_AT.registry}, verified against trust root v1`,
+        ),
+        line(
+          'draws',
+          `1 published; latest ${data.draw.id}: seed 424242, ${data.draw.picks.length} of ${data.draw.requested} picks from abp-registry/2026Q3, drawn ${data.draw.drawnAt}`,
+        ),
         line('', `picks: ${picks}`),
         line('bundles', `1, ${formatBytes(data.bundle.archive.length)}, 1 signed (${signingPaths(data.home).bundles})`),
-        line('log', `3 entries; newest checkpoint covers 3, signed ${found(status.log).latestCheckpoint?.timestamp}, root ${audited.rootHash}`),
+        line(
+          'log',
+          `3 entries; newest checkpoint covers 3, signed ${found(status.log).latestCheckpoint?.timestamp}, root ${audited.rootHash}`,
+        ),
         line('', 'signature and root verified; `abp audit log` checks them all'),
         line('trust root', `v1, 1 key (${signingPaths(data.home).trustRoot})`),
       ]),
@@ -136,8 +179,18 @@ describe('abp status from the data directory alone (no stack running)', () => {
     const paths = signingPaths(home);
     // The registry's kept statement replaced by a valid signature over another digest, as if another document was signed.
     const signer = await createSigner({ keyDir: paths.keyDir });
-    const wrong = createRegistryVersionStatement({ version: data.registry.version, digest: data.draw.digest, previous: null, criteriaVersion: data.registry.criteriaVersion, repositories: 1, signedAt: SIGNED_AT.registry });
-    await writeFile(statementPath(paths.statements, 'registry-version', data.registry.version), JSON.stringify(await signer.sign(wrong)));
+    const wrong = createRegistryVersionStatement({
+      version: data.registry.version,
+      digest: data.draw.digest,
+      previous: null,
+      criteriaVersion: data.registry.criteriaVersion,
+      repositories: 1,
+      signedAt: SIGNED_AT.registry,
+    });
+    await writeFile(
+      statementPath(paths.statements, 'registry-version', data.registry.version),
+      JSON.stringify(await signer.sign(wrong)),
+    );
     // Entry 0 rewritten after the checkpoints were signed.
     const entries = join(paths.log, 'entries.jsonl');
     const text = await readFile(entries, 'utf8');
@@ -147,32 +200,63 @@ describe('abp status from the data directory alone (no stack running)', () => {
 
     const status = await gatherStatus({ config: configOf(home) });
     expect(found(status.registry).signature).toMatchObject({ $case: 'invalid', code: 'digest-mismatch' });
-    expect(found(status.log).latestCheckpoint?.check).toEqual({ $case: 'invalid', detail: expect.stringContaining('no longer matches entries 0..2') as string });
+    expect(found(status.log).latestCheckpoint?.check).toEqual({
+      $case: 'invalid',
+      detail: expect.stringContaining('no longer matches entries 0..2') as string,
+    });
     const draws = found(status.draws);
     expect(draws.count).toBe(2);
     expect(draws.latest?.id).toBe(data.draw.id);
-    expect(draws.unreadable).toEqual([{ path: join(home, 'published', 'draws', 'draw-broken.json'), problem: expect.stringContaining('not an abp-draw/v1 record') as string }]);
+    expect(draws.unreadable).toEqual([
+      {
+        path: join(home, 'published', 'draws', 'draw-broken.json'),
+        problem: expect.stringContaining('not an abp-draw/v1 record') as string,
+      },
+    ]);
     expect(found(status.bundles)).toMatchObject({ count: 1, signed: 0 });
 
     const lines = statusLines(status);
-    expect(lines.some((text) => text.startsWith(`${''.padEnd(LABEL)}SIGNATURE INVALID (digest-mismatch): `))).toBe(true);
-    expect(lines.some((text) => text.startsWith(`${''.padEnd(LABEL)}INVALID: `) && text.includes('no longer matches'))).toBe(true);
-    expect(lines.some((text) => text.startsWith(`${''.padEnd(LABEL)}UNREADABLE ${join(home, 'published', 'draws', 'draw-broken.json')}: `))).toBe(true);
+    expect(lines.some((text) => text.startsWith(`${''.padEnd(LABEL)}SIGNATURE INVALID (digest-mismatch): `))).toBe(
+      true,
+    );
+    expect(
+      lines.some((text) => text.startsWith(`${''.padEnd(LABEL)}INVALID: `) && text.includes('no longer matches')),
+    ).toBe(true);
+    expect(
+      lines.some((text) =>
+        text.startsWith(`${''.padEnd(LABEL)}UNREADABLE ${join(home, 'published', 'draws', 'draw-broken.json')}: `),
+      ),
+    ).toBe(true);
 
     // Without a trust root the kept statements are reported, not vouched for.
     await rm(paths.trustRoot);
     const unpinned = await gatherStatus({ config: configOf(home) });
     expect(unpinned.trustRoot.$case).toBe('absent');
-    expect(found(unpinned.draws).latest?.signature).toMatchObject({ $case: 'unverified', detail: expect.stringContaining('`abp init`') as string });
+    expect(found(unpinned.draws).latest?.signature).toMatchObject({
+      $case: 'unverified',
+      detail: expect.stringContaining('`abp init`') as string,
+    });
   });
 
   it('when the configured Temporal does not answer, says so when the deadline passes and still reports the files', async () => {
     // A Temporal that never answered would hold this past the test's timeout; the deadline ends it with a reason.
-    const status = await gatherStatus({ config: configOf(data.home, { TEMPORAL_ADDRESS: `127.0.0.1:${closedPort}` }), timeoutMs: 1_500 });
+    const status = await gatherStatus({
+      config: configOf(data.home, { TEMPORAL_ADDRESS: `127.0.0.1:${closedPort}` }),
+      timeoutMs: 1_500,
+    });
     for (const part of [status.tasks, status.schedule]) {
-      expect(part).toEqual({ $case: 'unavailable', detail: expect.stringMatching(new RegExp(`^Temporal at 127\\.0\\.0\\.1:${closedPort} does not answer`)) as string });
+      expect(part).toEqual({
+        $case: 'unavailable',
+        detail: expect.stringMatching(
+          new RegExp(`^Temporal at 127\\.0\\.0\\.1:${closedPort} does not answer`),
+        ) as string,
+      });
     }
-    expect(status.stack.components[0]).toMatchObject({ name: 'temporal', state: 'external', serves: `127.0.0.1:${closedPort}` });
+    expect(status.stack.components[0]).toMatchObject({
+      name: 'temporal',
+      state: 'external',
+      serves: `127.0.0.1:${closedPort}`,
+    });
     expect(status.registry.$case).toBe('found');
     expect(status.bundles.$case).toBe('found');
   });
@@ -212,13 +296,25 @@ describe('abp status with a running stack', () => {
     await env?.teardown();
   });
 
-  const statusNow = (options: { taskReadLimit?: number } = {}): Promise<OperatorStatus> => gatherStatus({ config: configOf(data.home), client: env.client, ...options });
+  const statusNow = (options: { taskReadLimit?: number } = {}): Promise<OperatorStatus> =>
+    gatherStatus({ config: configOf(data.home), client: env.client, ...options });
 
   it('before a worker polls: tasks say no worker is there; the Schedule is not there yet', async () => {
     const status = await statusNow();
-    expect(status.tasks).toEqual({ $case: 'unavailable', detail: expect.stringContaining('no worker polls task queue abp-main') as string });
-    expect(status.schedule).toEqual({ $case: 'absent', detail: expect.stringContaining(`not scheduled: no Schedule ${ROTATION_SCHEDULE_ID}`) as string });
-    expect(statusLines(status)).toContain(line('schedule', `not scheduled: no Schedule ${ROTATION_SCHEDULE_ID}; \`abp registry schedule\` creates the quarterly rotation (\`abp dev up\` does too)`));
+    expect(status.tasks).toEqual({
+      $case: 'unavailable',
+      detail: expect.stringContaining('no worker polls task queue abp-main') as string,
+    });
+    expect(status.schedule).toEqual({
+      $case: 'absent',
+      detail: expect.stringContaining(`not scheduled: no Schedule ${ROTATION_SCHEDULE_ID}`) as string,
+    });
+    expect(statusLines(status)).toContain(
+      line(
+        'schedule',
+        `not scheduled: no Schedule ${ROTATION_SCHEDULE_ID}; \`abp registry schedule\` creates the quarterly rotation (\`abp dev up\` does too)`,
+      ),
+    );
   });
 
   it('counts the tasks by state through the worker, names the next rotation, and answers in under a second', async () => {
@@ -238,17 +334,31 @@ describe('abp status with a running stack', () => {
       limit: 1_000,
     });
     const nextRun = scheduled.nextRuns[0]?.toISOString();
-    expect(found(status.schedule)).toEqual({ scheduleId: ROTATION_SCHEDULE_ID, paused: false, note: null, nextRuns: scheduled.nextRuns.map((time) => time.toISOString()), lastRunAt: null });
+    expect(found(status.schedule)).toEqual({
+      scheduleId: ROTATION_SCHEDULE_ID,
+      paused: false,
+      note: null,
+      nextRuns: scheduled.nextRuns.map((time) => time.toISOString()),
+      lastRunAt: null,
+    });
 
     const warm = await statusNow();
     expect(statusLines(warm)).toEqual(
-      expect.arrayContaining([line('tasks', '5: 2 drawn, 1 solving, 1 tracking, 1 withdrawn'), line('schedule', `next rotation ${nextRun} (Schedule ${ROTATION_SCHEDULE_ID})`)]),
+      expect.arrayContaining([
+        line('tasks', '5: 2 drawn, 1 solving, 1 tracking, 1 withdrawn'),
+        line('schedule', `next rotation ${nextRun} (Schedule ${ROTATION_SCHEDULE_ID})`),
+      ]),
     );
   });
 
   it('reads per state when one read is not enough, and marks a state at the limit as a floor', async () => {
     const status = await statusNow({ taskReadLimit: 2 });
-    expect(found(status.tasks)).toMatchObject({ total: 5, byState: { drawn: 2, solving: 1, tracking: 1, withdrawn: 1 }, capped: ['drawn'], limit: 2 });
+    expect(found(status.tasks)).toMatchObject({
+      total: 5,
+      byState: { drawn: 2, solving: 1, tracking: 1, withdrawn: 1 },
+      capped: ['drawn'],
+      limit: 2,
+    });
     expect(statusLines(status)).toContain(line('tasks', '5+: 2+ drawn, 1 solving, 1 tracking, 1 withdrawn'));
   });
 
@@ -256,6 +366,8 @@ describe('abp status with a running stack', () => {
     await env.client.schedule.getHandle(ROTATION_SCHEDULE_ID).pause('registry frozen for the audit');
     const status = await statusNow();
     expect(found(status.schedule)).toMatchObject({ paused: true, note: 'registry frozen for the audit' });
-    expect(statusLines(status)).toContain(line('schedule', 'PAUSED (registry frozen for the audit): no rotation runs until it is unpaused'));
+    expect(statusLines(status)).toContain(
+      line('schedule', 'PAUSED (registry frozen for the audit): no rotation runs until it is unpaused'),
+    );
   });
 });

@@ -8,7 +8,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { sql } from 'drizzle-orm';
-import { migrate, openDatabase, selectRows, type Database, type DatabaseHandle, type DatabaseKind } from '../../src/db/connection.js';
+import {
+  migrate,
+  openDatabase,
+  selectRows,
+  type Database,
+  type DatabaseHandle,
+  type DatabaseKind,
+} from '../../src/db/connection.js';
 import { sqlStateOf } from '../../src/db/errors.js';
 import {
   backlogIssues,
@@ -57,7 +64,11 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<TestDataba
   }
 }
 
-async function prepared(kind: DatabaseKind, handle: DatabaseHandle, removeData: () => Promise<void>): Promise<TestDatabase> {
+async function prepared(
+  kind: DatabaseKind,
+  handle: DatabaseHandle,
+  removeData: () => Promise<void>,
+): Promise<TestDatabase> {
   const dispose = async () => {
     await handle.close();
     await removeData();
@@ -85,7 +96,8 @@ export function useTestDatabase(kind: DatabaseKind): { readonly db: Database; re
     current = undefined;
   });
   const ready = (): TestDatabase => {
-    if (current === undefined) throw new Error(`The ${kind} test database is not open yet: use it inside a test or hook.`);
+    if (current === undefined)
+      throw new Error(`The ${kind} test database is not open yet: use it inside a test or hook.`);
     return current;
   };
   return {
@@ -185,7 +197,9 @@ export function optOutRow(overrides: Overrides<OptOutInsert> = {}): OptOutInsert
   return { repo: `owner${n}/repo${n}`, reason: 'maintainers declined', requestedBy: `maintainer${n}`, ...overrides };
 }
 
-export function backlogSnapshotRow(overrides: Overrides<BacklogSnapshotInsert, 'registryVersion'>): BacklogSnapshotInsert {
+export function backlogSnapshotRow(
+  overrides: Overrides<BacklogSnapshotInsert, 'registryVersion'>,
+): BacklogSnapshotInsert {
   const n = next();
   return {
     id: `backlog-${n}`,
@@ -278,9 +292,17 @@ export async function insertDrawnTask(
 ): Promise<DrawnTask> {
   const registryVersion = single(await db.insert(registryVersions).values(registryVersionRow()).returning());
   const snapshot = single(
-    await db.insert(backlogSnapshots).values(backlogSnapshotRow({ registryVersion: registryVersion.id })).returning(),
+    await db
+      .insert(backlogSnapshots)
+      .values(backlogSnapshotRow({ registryVersion: registryVersion.id }))
+      .returning(),
   );
-  const issue = single(await db.insert(backlogIssues).values(backlogIssueRow({ snapshotId: snapshot.id })).returning());
+  const issue = single(
+    await db
+      .insert(backlogIssues)
+      .values(backlogIssueRow({ snapshotId: snapshot.id }))
+      .returning(),
+  );
   const draw = single(
     await db
       .insert(draws)
@@ -305,6 +327,9 @@ export async function insertDrawnTask(
 
 /** How many migrations drizzle has recorded as applied. */
 export async function appliedMigrations(db: Database): Promise<number> {
-  const [row] = await selectRows<{ count: number }>(db, sql`select count(*)::int as count from drizzle.__drizzle_migrations`);
+  const [row] = await selectRows<{ count: number }>(
+    db,
+    sql`select count(*)::int as count from drizzle.__drizzle_migrations`,
+  );
   return row?.count ?? 0;
 }

@@ -29,7 +29,7 @@ interface ServerAccount {
 }
 
 const SETUP_HINT =
-  'Run `bash scripts/setup.sh` (it installs Debian\'s postgresql package), or set ' +
+  "Run `bash scripts/setup.sh` (it installs Debian's postgresql package), or set " +
   'ABP_TEST_DATABASE_URL=postgres://user:password@127.0.0.1:5432/postgres to use an existing server.';
 
 export async function startPostgresServer(): Promise<PostgresServer> {
@@ -48,8 +48,16 @@ async function findBinaries(): Promise<Binaries> {
   const pgConfig = spawnSync('pg_config', ['--bindir'], { encoding: 'utf8' });
   if (pgConfig.status === 0) candidates.push(pgConfig.stdout.trim());
   for (const bin of candidates) {
-    const binaries: Binaries = { initdb: join(bin, 'initdb'), pgCtl: join(bin, 'pg_ctl'), postgres: join(bin, 'postgres') };
-    const executable = (path: string) => access(path, constants.X_OK).then(() => true, () => false);
+    const binaries: Binaries = {
+      initdb: join(bin, 'initdb'),
+      pgCtl: join(bin, 'pg_ctl'),
+      postgres: join(bin, 'postgres'),
+    };
+    const executable = (path: string) =>
+      access(path, constants.X_OK).then(
+        () => true,
+        () => false,
+      );
     const usable = await Promise.all([binaries.initdb, binaries.pgCtl, binaries.postgres].map(executable));
     if (usable.every(Boolean)) return binaries;
   }
@@ -66,11 +74,17 @@ async function startLocalServer(binaries: Binaries): Promise<PostgresServer> {
   let running = false;
   const stopNow = () => {
     // Last resort when the test process exits without stop(): don't leave a server behind.
-    if (running) spawnSync(binaries.pgCtl, ['stop', '-D', dataDir, '-m', 'immediate'], { ...spawnAs(account), stdio: 'ignore' });
+    if (running)
+      spawnSync(binaries.pgCtl, ['stop', '-D', dataDir, '-m', 'immediate'], { ...spawnAs(account), stdio: 'ignore' });
   };
   try {
     if (account !== undefined) await chown(root, account.uid, account.gid);
-    await run(binaries.initdb, ['-D', dataDir, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-locale', '--no-sync'], account, root);
+    await run(
+      binaries.initdb,
+      ['-D', dataDir, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-locale', '--no-sync'],
+      account,
+      root,
+    );
     const port = await startOnFreePort(binaries, dataDir, root, logFile, account);
     running = true;
     process.once('exit', stopNow);
@@ -118,7 +132,12 @@ async function startOnFreePort(
       '-c full_page_writes=off',
     ].join(' ');
     try {
-      await run(binaries.pgCtl, ['start', '-D', dataDir, '-l', logFile, '-w', '-t', '60', '-o', serverOptions], account, socketDir);
+      await run(
+        binaries.pgCtl,
+        ['start', '-D', dataDir, '-l', logFile, '-w', '-t', '60', '-o', serverOptions],
+        account,
+        socketDir,
+      );
       return port;
     } catch (error) {
       if (attempt >= 3) throw error;
@@ -144,12 +163,14 @@ function spawnAs(account: ServerAccount | undefined) {
 function run(command: string, args: string[], account: ServerAccount | undefined, cwd: string): Promise<void> {
   return new Promise((resolve, reject) => {
     execFile(command, args, { ...spawnAs(account), cwd, timeout: 120_000 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`${command} ${args.join(' ')} failed: ${stderr || stdout || error.message}`, { cause: error }));
+      if (error)
+        reject(
+          new Error(`${command} ${args.join(' ')} failed: ${stderr || stdout || error.message}`, { cause: error }),
+        );
       else resolve();
     });
   });
 }
-
 
 async function withClient<T>(url: string, use: (sql: postgres.Sql) => Promise<T>): Promise<T> {
   const sql = postgres(url, { max: 1, onnotice: () => undefined });
@@ -171,6 +192,9 @@ async function createScratchDatabase(serverUrl: string): Promise<PostgresServer>
   url.pathname = `/${database}`;
   return {
     url: url.toString(),
-    stop: () => withClient(serverUrl, (sql) => sql.unsafe(`drop database if exists ${database} with (force)`)).then(() => undefined),
+    stop: () =>
+      withClient(serverUrl, (sql) => sql.unsafe(`drop database if exists ${database} with (force)`)).then(
+        () => undefined,
+      ),
   };
 }

@@ -10,7 +10,14 @@ import type { Worker, WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createAgingActivities } from '../../src/activities/aging.js';
 import { createActivities } from '../../src/activities/index.js';
 import type { Database } from '../../src/db/connection.js';
-import { backlogIssues, backlogSnapshots, drawPicks, draws, registryEntries, registryVersions } from '../../src/db/schema/index.js';
+import {
+  backlogIssues,
+  backlogSnapshots,
+  drawPicks,
+  draws,
+  registryEntries,
+  registryVersions,
+} from '../../src/db/schema/index.js';
 import { AbpOctokit, createGithubClient, type GithubClient } from '../../src/github/client.js';
 import { disclosureText, fixPullRequestBody } from '../../src/github/disclosure.js';
 import { openFixPullRequest } from '../../src/github/pulls.js';
@@ -58,7 +65,11 @@ export interface Bench {
   /** Records the draw of (repo, issue) and starts its task workflow; returns the task id. */
   startTask(repoName: string, issue: number, options?: { historyLimit?: number }): Promise<string>;
   /** Pushes the fix to the solver's fork (on `branch`, default the fix's) and opens the pull request upstream. */
-  openFix(repoName: string, issue: number, branch?: string): Promise<{ url: string; number: number; repo: SimRepo; fix: KnownFix }>;
+  openFix(
+    repoName: string,
+    issue: number,
+    branch?: string,
+  ): Promise<{ url: string; number: number; repo: SimRepo; fix: KnownFix }>;
   submit(taskId: string, prUrl: string): Promise<void>;
   status(taskId: string): Promise<TaskStatus>;
   until(taskId: string, states: readonly TaskState[], timeoutMs?: number): Promise<TaskStatus>;
@@ -82,12 +93,34 @@ export async function startBench(options: BenchOptions): Promise<Bench> {
   const { env, bundle, db } = options;
   const root = await mkdtemp(join(tmpdir(), 'abp-task-bench-'));
   const world = await createLiveWorld({ seed: 5, dir: join(root, 'world') });
-  const sim = await startSimulator({ world, tokens: new Set([BENCH_TOKEN]), gitRoot: world.gitRoot, canPush: world.canPush });
+  const sim = await startSimulator({
+    world,
+    tokens: new Set([BENCH_TOKEN]),
+    gitRoot: world.gitRoot,
+    canPush: world.canPush,
+  });
   const github = options.unthrottled
-    ? new AbpOctokit({ auth: BENCH_TOKEN, baseUrl: sim.apiUrl, throttle: { enabled: false }, retry: { retryAfterBaseValue: 10 } })
+    ? new AbpOctokit({
+        auth: BENCH_TOKEN,
+        baseUrl: sim.apiUrl,
+        throttle: { enabled: false },
+        retry: { retryAfterBaseValue: 10 },
+      })
     : createGithubClient({ baseUrl: sim.apiUrl, token: BENCH_TOKEN });
-  const serve = await startServer({ port: 0, host: '127.0.0.1', webhookSecret: SECRET, signaller: createTemporalSignaller(env.client), log: () => undefined });
-  const dispatcher = new WebhookDispatcher({ world, apiBaseUrl: sim.apiUrl, url: `${serve.url}${WEBHOOK_PATH}`, secret: SECRET, retry: { attempts: 1 } });
+  const serve = await startServer({
+    port: 0,
+    host: '127.0.0.1',
+    webhookSecret: SECRET,
+    signaller: createTemporalSignaller(env.client),
+    log: () => undefined,
+  });
+  const dispatcher = new WebhookDispatcher({
+    world,
+    apiBaseUrl: sim.apiUrl,
+    url: `${serve.url}${WEBHOOK_PATH}`,
+    secret: SECRET,
+    retry: { attempts: 1 },
+  });
   let detach: (() => void) | null = dispatcher.attach(world);
 
   // The data directory an `abp worker` process is given: its signing key is where `abp init` puts it.
@@ -118,12 +151,25 @@ export async function startBench(options: BenchOptions): Promise<Bench> {
     running = worker.run();
   }
   const startPoller = async (): Promise<void> => {
-    await env.client.workflow.start(pollPullRequests, { taskQueue: taskQueues.main, workflowId: PULL_POLLER_ID, args: [{ intervalSeconds: options.pollSeconds }] });
+    await env.client.workflow.start(pollPullRequests, {
+      taskQueue: taskQueues.main,
+      workflowId: PULL_POLLER_ID,
+      args: [{ intervalSeconds: options.pollSeconds }],
+    });
   };
   await startPoller();
 
   // One registry version with the live repositories and their runner recipes, one snapshot, one draw per task.
-  await db.insert(registryVersions).values({ id: REGISTRY_VERSION, quarter: '2026Q2', criteriaVersion: 'abp-criteria/1', sourcedAt: new Date('2026-04-01T00:00:00Z'), digest: `sha256:${'1'.repeat(64)}`, document: {} });
+  await db
+    .insert(registryVersions)
+    .values({
+      id: REGISTRY_VERSION,
+      quarter: '2026Q2',
+      criteriaVersion: 'abp-criteria/1',
+      sourcedAt: new Date('2026-04-01T00:00:00Z'),
+      digest: `sha256:${'1'.repeat(64)}`,
+      document: {},
+    });
   const upstream = (name: string): SimRepo => {
     for (let index = 0; index < world.repoCount(); index++) {
       const repo = world.repoAt(index);
@@ -131,7 +177,12 @@ export async function startBench(options: BenchOptions): Promise<Bench> {
     }
     throw new Error(`the live world has no repository ${name}`);
   };
-  for (const [name, runner] of [['textkit', 'node-test'], ['rangeset', 'pytest'], ['durafmt', 'go-test'], ['semver-lite', 'cargo-test']] as const) {
+  for (const [name, runner] of [
+    ['textkit', 'node-test'],
+    ['rangeset', 'pytest'],
+    ['durafmt', 'go-test'],
+    ['semver-lite', 'cargo-test'],
+  ] as const) {
     const recipe = RECIPES[runner];
     await db.insert(registryEntries).values({
       registryVersion: REGISTRY_VERSION,
@@ -139,12 +190,27 @@ export async function startBench(options: BenchOptions): Promise<Bench> {
       stars: 100,
       licenseSpdx: 'MIT',
       defaultBranch: 'main',
-      runnerRecipe: { language: recipe.ecosystem, install: [recipe.install], test: [recipe.test], reportFormat: recipe.report },
+      runnerRecipe: {
+        language: recipe.ecosystem,
+        install: [recipe.install],
+        test: [recipe.test],
+        reportFormat: recipe.report,
+      },
       verdict: 'included',
       reasons: [],
     });
   }
-  await db.insert(backlogSnapshots).values({ id: 'backlog-bench', registryVersion: REGISTRY_VERSION, digest: `sha256:${'2'.repeat(64)}`, takenAt: new Date('2026-05-01T00:00:00Z'), repoCount: 4, issueCount: 0, eligibleIssueCount: 0 });
+  await db
+    .insert(backlogSnapshots)
+    .values({
+      id: 'backlog-bench',
+      registryVersion: REGISTRY_VERSION,
+      digest: `sha256:${'2'.repeat(64)}`,
+      takenAt: new Date('2026-05-01T00:00:00Z'),
+      repoCount: 4,
+      issueCount: 0,
+      eligibleIssueCount: 0,
+    });
   let draws_ = 0;
 
   const bench: Bench = {
@@ -172,11 +238,41 @@ export async function startBench(options: BenchOptions): Promise<Bench> {
       const fullName = `${repo.owner}/${repo.name}`;
       const n = ++draws_;
       const drawId = `draw-bench-${n}`;
-      await db.insert(backlogIssues).values({ snapshotId: 'backlog-bench', repo: fullName, issueNumber: issue, title: `issue ${issue}`, url: `https://github.com/${fullName}/issues/${issue}`, labels: ['bug'], issueCreatedAt: new Date('2026-04-15T00:00:00Z'), eligibility: 'eligible' }).onConflictDoNothing();
-      await db.insert(draws).values({ id: drawId, registryVersion: REGISTRY_VERSION, seed: 424242n, algorithm: 'abp-draw/v1', backlogSnapshotId: 'backlog-bench', inputDigests: {}, requestedCount: 1, drawnAt: new Date('2026-05-01T00:00:00Z'), documentDigest: `sha256:${n.toString(16).padStart(64, '0')}` });
-      await db.insert(drawPicks).values({ drawId, position: 0, backlogSnapshotId: 'backlog-bench', repo: fullName, issueNumber: issue });
+      await db
+        .insert(backlogIssues)
+        .values({
+          snapshotId: 'backlog-bench',
+          repo: fullName,
+          issueNumber: issue,
+          title: `issue ${issue}`,
+          url: `https://github.com/${fullName}/issues/${issue}`,
+          labels: ['bug'],
+          issueCreatedAt: new Date('2026-04-15T00:00:00Z'),
+          eligibility: 'eligible',
+        })
+        .onConflictDoNothing();
+      await db
+        .insert(draws)
+        .values({
+          id: drawId,
+          registryVersion: REGISTRY_VERSION,
+          seed: 424242n,
+          algorithm: 'abp-draw/v1',
+          backlogSnapshotId: 'backlog-bench',
+          inputDigests: {},
+          requestedCount: 1,
+          drawnAt: new Date('2026-05-01T00:00:00Z'),
+          documentDigest: `sha256:${n.toString(16).padStart(64, '0')}`,
+        });
+      await db
+        .insert(drawPicks)
+        .values({ drawId, position: 0, backlogSnapshotId: 'backlog-bench', repo: fullName, issueNumber: issue });
       const taskId = githubTaskId(fullName, issue);
-      await env.client.workflow.start(taskLifecycle, { taskQueue: taskQueues.main, workflowId: taskId, args: [{ taskId, drawId, repo: fullName, issue, ...options }] });
+      await env.client.workflow.start(taskLifecycle, {
+        taskQueue: taskQueues.main,
+        workflowId: taskId,
+        args: [{ taskId, drawId, repo: fullName, issue, ...options }],
+      });
       await bench.until(taskId, ['drawn']);
       return taskId;
     },
@@ -184,8 +280,24 @@ export async function startBench(options: BenchOptions): Promise<Bench> {
       const { repo, fix } = fixFor(world, repoName, issue);
       const pushed = { ...fix, branch: branch ?? fix.branch };
       await pushFix(world, pushed, `${sim.gitUrl}/${SOLVER_LOGIN}/${repoName}.git`, root);
-      const body = fixPullRequestBody({ issue, summary: fix.body, disclosure: disclosureText({ taskId: githubTaskId(`${repo.owner}/${repo.name}`, issue), engine: 'abp-reference@0.1.0', registryVersion: '2026Q2', drawSeed: 424242 }), contributing: null });
-      const opened = await openFixPullRequest(github, { repo: `${repo.owner}/${repo.name}`, head: `${SOLVER_LOGIN}:${pushed.branch}`, base: 'main', title: fix.title, body });
+      const body = fixPullRequestBody({
+        issue,
+        summary: fix.body,
+        disclosure: disclosureText({
+          taskId: githubTaskId(`${repo.owner}/${repo.name}`, issue),
+          engine: 'abp-reference@0.1.0',
+          registryVersion: '2026Q2',
+          drawSeed: 424242,
+        }),
+        contributing: null,
+      });
+      const opened = await openFixPullRequest(github, {
+        repo: `${repo.owner}/${repo.name}`,
+        head: `${SOLVER_LOGIN}:${pushed.branch}`,
+        base: 'main',
+        title: fix.title,
+        body,
+      });
       return { url: opened.url, number: opened.number, repo, fix };
     },
     async submit(taskId, prUrl) {
@@ -197,7 +309,10 @@ export async function startBench(options: BenchOptions): Promise<Bench> {
       for (;;) {
         const status = await bench.status(taskId).catch(() => null);
         if (status !== null && states.includes(status.state)) return status;
-        if (Date.now() > deadline) throw new Error(`task ${taskId} did not reach ${states.join('|')} in ${timeoutMs} ms (it is ${status?.state ?? 'not answering'})`);
+        if (Date.now() > deadline)
+          throw new Error(
+            `task ${taskId} did not reach ${states.join('|')} in ${timeoutMs} ms (it is ${status?.state ?? 'not answering'})`,
+          );
         await new Promise((resolve) => setTimeout(resolve, 25));
       }
     },

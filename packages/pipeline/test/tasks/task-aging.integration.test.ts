@@ -69,18 +69,30 @@ describe('aging under the time-skipping server', () => {
   };
 
   /** `abp export training --json` of the bench's data directory, against a trust root listing the operator's key. */
-  async function exportTraining(): Promise<{ tasks: Array<{ taskId: string; set: string }>; excludedScored: Array<{ taskId: string }> }> {
+  async function exportTraining(): Promise<{
+    tasks: Array<{ taskId: string; set: string }>;
+    excludedScored: Array<{ taskId: string }>;
+  }> {
     const paths = signingPaths(bench.home);
     const trustRoot = join(bench.root, 'pinned-trust-root.json');
     await saveTrustRoot(trustRoot, createTrustRoot(await loadSigningKey(paths.keyDir), '2026-01-01T00:00:00Z'));
-    const result = await runAbp(['export', 'training', '-o', join(bench.root, 'training.jsonl'), '--trust-root', trustRoot, '--json'], { ABP_HOME: bench.home });
+    const result = await runAbp(
+      ['export', 'training', '-o', join(bench.root, 'training.jsonl'), '--trust-root', trustRoot, '--json'],
+      { ABP_HOME: bench.home },
+    );
     expect(result.code, result.stderr).toBe(0);
-    return JSON.parse(result.stdout) as { tasks: Array<{ taskId: string; set: string }>; excludedScored: Array<{ taskId: string }> };
+    return JSON.parse(result.stdout) as {
+      tasks: Array<{ taskId: string; set: string }>;
+      excludedScored: Array<{ taskId: string }>;
+    };
   }
 
   /** `abp tasks --scored --as-of <at> --json` through the worker, as an operator runs it. */
   async function scoredAsOf(at: string): Promise<string[]> {
-    const result = await runAbp(['tasks', '--scored', '--as-of', at, '--json'], { TEMPORAL_ADDRESS: env.address, ABP_HOME: bench.home });
+    const result = await runAbp(['tasks', '--scored', '--as-of', at, '--json'], {
+      TEMPORAL_ADDRESS: env.address,
+      ABP_HOME: bench.home,
+    });
     expect(result.code, result.stderr).toBe(0);
     const listed = JSON.parse(result.stdout) as { asOf: string; tasks: TaskRecord[] };
     expect(listed.asOf).toBe(new Date(at).toISOString());
@@ -116,8 +128,15 @@ describe('aging under the time-skipping server', () => {
     expect(await scoredAsOf(new Date(scoredAt).toISOString())).toEqual([taskId]);
     expect(await scoredAsOf(new Date(scoredUntil - 1).toISOString())).toEqual([taskId]);
     expect(await scoredAsOf(new Date(scoredUntil).toISOString())).toEqual([]);
-    const [listed] = await createTaskActivities({ db: database.db }).describeTasks({ scoredAsOf: new Date(scoredAt + 1_000).toISOString() });
-    expect(listed).toMatchObject({ taskId, sourcedAt: scored.sourcedAt, cutoffsVerified: scored.cutoffsVerified, bundleDigest: scored.bundleDigest });
+    const [listed] = await createTaskActivities({ db: database.db }).describeTasks({
+      scoredAsOf: new Date(scoredAt + 1_000).toISOString(),
+    });
+    expect(listed).toMatchObject({
+      taskId,
+      sourcedAt: scored.sourcedAt,
+      cutoffsVerified: scored.cutoffsVerified,
+      bundleDigest: scored.bundleDigest,
+    });
     // Still scored, so not training data.
     expect(await exportTraining()).toMatchObject({ tasks: [], excludedScored: [{ taskId }] });
   });
@@ -130,7 +149,11 @@ describe('aging under the time-skipping server', () => {
     expect(done.state).toBe('practice');
     expect(await env.currentTimeMs()).toBeGreaterThanOrEqual(Date.parse(scored.scoredUntil ?? ''));
     // The whole life, from draw to practice, replays under this workflow code: the timer loop and the signing are deterministic.
-    await Worker.runReplayHistory({ workflowBundle: bundle }, await env.client.workflow.getHandle(taskId).fetchHistory(), taskId);
+    await Worker.runReplayHistory(
+      { workflowBundle: bundle },
+      await env.client.workflow.getHandle(taskId).fetchHistory(),
+      taskId,
+    );
     await keepHistory(env.client, 'task-aged-out', taskId);
 
     const aged = await describeTask(taskId);
@@ -157,7 +180,14 @@ describe('aging under the time-skipping server', () => {
       predicateType: AGING_TRANSITION_PREDICATE,
     });
     expect(verified.keyId).toBe(key.keyId);
-    expect(verified.statement.predicate).toMatchObject({ taskId, bundleDigest: scored.bundleDigest, from: 'scored', to: 'practice', mergedAt: scored.mergedAt, scoredUntil: scored.scoredUntil });
+    expect(verified.statement.predicate).toMatchObject({
+      taskId,
+      bundleDigest: scored.bundleDigest,
+      from: 'scored',
+      to: 'practice',
+      mergedAt: scored.mergedAt,
+      scoredUntil: scored.scoredUntil,
+    });
 
     // The log: it audits, and the entry the event names is the aging statement, included under the latest checkpoint.
     const pinned = [{ publicKeyPem: key.publicKeyPem, keyId: key.keyId }];
@@ -169,12 +199,16 @@ describe('aging under the time-skipping server', () => {
     const checkpoint = (await log.checkpoints()).at(-1);
     if (entry === undefined || checkpoint === undefined) throw new Error('the log has no aging entry or no checkpoint');
     expect(checkpoint.checkpoint.size).toBe(audit.size);
-    expect(() => verifyInclusionOf(entry, log.proveInclusion(index, checkpoint.checkpoint.size), checkpoint, pinned)).not.toThrow();
+    expect(() =>
+      verifyInclusionOf(entry, log.proveInclusion(index, checkpoint.checkpoint.size), checkpoint, pinned),
+    ).not.toThrow();
     expect(log.entries().filter((candidate) => candidate.kind === 'aging-transition')).toHaveLength(1);
 
     // Signing again (a retried activity) returns the kept signature and its entry, and logs nothing new.
     if (bench.attestor === null) throw new Error('the bench runs an in-process worker with an attestor');
-    const again = await createAgingActivities({ db: database.db, attestor: bench.attestor }).signAgingTransition({ taskId });
+    const again = await createAgingActivities({ db: database.db, attestor: bench.attestor }).signAgingTransition({
+      taskId,
+    });
     expect(again).toMatchObject({ digest: detail.statement, logIndex: index, created: false });
     expect((await openLog(paths.log, LOG_ORIGIN)).size()).toBe(audit.size);
   });
@@ -182,6 +216,9 @@ describe('aging under the time-skipping server', () => {
   it('leaves the scored set as of its scoredUntil, stays in it as of any time before, and is exported as practice', async () => {
     expect(await scoredAsOf(scored.scoredUntil ?? '')).toEqual([]);
     expect(await scoredAsOf(new Date(Date.parse(scored.scoredUntil ?? '') - DAY_MS).toISOString())).toEqual([taskId]);
-    expect(await exportTraining()).toMatchObject({ tasks: [{ taskId, set: 'practice', bundleDigest: scored.bundleDigest }], excludedScored: [] });
+    expect(await exportTraining()).toMatchObject({
+      tasks: [{ taskId, set: 'practice', bundleDigest: scored.bundleDigest }],
+      excludedScored: [],
+    });
   });
 });

@@ -26,7 +26,12 @@ let env: TestWorkflowEnvironment;
 
 /** The real `abp` command against this test's Temporal server and simulator, as an operator runs it. */
 async function abp(args: string[]): Promise<CliResult> {
-  const result = await runAbp(args, { TEMPORAL_ADDRESS: env.address, GITHUB_API_URL: bench.sim.apiUrl, GITHUB_TOKEN: BENCH_TOKEN, ABP_HOME: bench.home });
+  const result = await runAbp(args, {
+    TEMPORAL_ADDRESS: env.address,
+    GITHUB_API_URL: bench.sim.apiUrl,
+    GITHUB_TOKEN: BENCH_TOKEN,
+    ABP_HOME: bench.home,
+  });
   if (result.code !== 0) throw new Error(`abp ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
   return result;
 }
@@ -51,7 +56,10 @@ describe('the task lifecycle against the simulator', () => {
   });
 
   async function causes(taskId: string): Promise<string[]> {
-    const rows = await selectRows<{ cause: string; to_state: string }>(database.db, sql`select cause, to_state from task_events where task_id = ${taskId} order by seq`);
+    const rows = await selectRows<{ cause: string; to_state: string }>(
+      database.db,
+      sql`select cause, to_state from task_events where task_id = ${taskId} order by seq`,
+    );
     return rows.map((row) => `${row.cause}→${row.to_state}`);
   }
 
@@ -71,23 +79,49 @@ describe('the task lifecycle against the simulator', () => {
     }
     const done = await bench.until(taskId, ['scored', 'rejected'], 120_000);
     expect(done.state).toBe('scored');
-    expect(await causes(taskId)).toEqual(['drawn→drawn', 'fix-submitted→tracking', 'pr-merged→freezing', 'frozen→scored']);
+    expect(await causes(taskId)).toEqual([
+      'drawn→drawn',
+      'fix-submitted→tracking',
+      'pr-merged→freezing',
+      'frozen→scored',
+    ]);
     await keepHistory(env.client, 'task-webhook-merge', taskId);
     const [row] = await selectRows<{ bundle_digest: string | null; scored_days: number }>(
       database.db,
       sql`select bundle_digest, extract(epoch from scored_until - merged_at)::int / 86400 as scored_days from tasks where id = ${taskId}`,
     );
-    expect(row).toMatchObject({ bundle_digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) as unknown, scored_days: 180 });
+    expect(row).toMatchObject({
+      bundle_digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) as unknown,
+      scored_days: 180,
+    });
   });
 
   it('detects a merge by polling when the webhooks are dropped (the pull request opened by `abp task open-pr`)', async () => {
     const taskId = await bench.startTask('textkit', 5);
     const { repo, fix } = fixFor(bench.world, 'textkit', 5);
     await pushFix(bench.world, fix, `${bench.sim.gitUrl}/${SOLVER_LOGIN}/textkit.git`, bench.root);
-    const opened = await abp(['task', 'open-pr', taskId, '--branch', `${SOLVER_LOGIN}:${fix.branch}`, '--summary', 'Truncate by code point.', '--title', fix.title, '--json']);
-    const { pull: created, status } = JSON.parse(opened.stdout) as { pull: { url: string; number: number }; status: { state: string } };
+    const opened = await abp([
+      'task',
+      'open-pr',
+      taskId,
+      '--branch',
+      `${SOLVER_LOGIN}:${fix.branch}`,
+      '--summary',
+      'Truncate by code point.',
+      '--title',
+      fix.title,
+      '--json',
+    ]);
+    const { pull: created, status } = JSON.parse(opened.stdout) as {
+      pull: { url: string; number: number };
+      status: { state: string };
+    };
     expect(status.state).toBe('tracking');
-    const { data: body } = await bench.github.rest.pulls.get({ owner: repo.owner, repo: repo.name, pull_number: created.number });
+    const { data: body } = await bench.github.rest.pulls.get({
+      owner: repo.owner,
+      repo: repo.name,
+      pull_number: created.number,
+    });
     expect(body.body).toMatch(/^Fixes #5/);
     expect(body.body).toContain('Agent Benchmark Protocol');
     const pull = { ...created, repo };
@@ -116,7 +150,14 @@ describe('the task lifecycle against the simulator', () => {
     bench.world.setChecks(second.repo, second.number, 'SUCCESS');
     bench.world.mergePull(second.repo, second.number, second.repo.owner);
     expect((await bench.until(taskId, ['scored', 'rejected'], 120_000)).state).toBe('scored');
-    expect(await causes(taskId)).toEqual(['drawn→drawn', 'fix-submitted→tracking', 'pr-closed-unmerged→solving', 'fix-submitted→tracking', 'pr-merged→freezing', 'frozen→scored']);
+    expect(await causes(taskId)).toEqual([
+      'drawn→drawn',
+      'fix-submitted→tracking',
+      'pr-closed-unmerged→solving',
+      'fix-submitted→tracking',
+      'pr-merged→freezing',
+      'frozen→scored',
+    ]);
     await keepHistory(env.client, 'task-closed-then-resubmitted', taskId);
   });
 
@@ -127,11 +168,28 @@ describe('the task lifecycle against the simulator', () => {
     expect(submitted.stdout).toContain(`${taskId} is tracking, following ${pull.url}`);
     // The solver amends its commit and force-pushes: the pull request's head moves (a `synchronize` webhook).
     const clone = `${bench.root}/force-push`;
-    await git(['clone', '--quiet', '--branch', pull.fix.branch, `${bench.sim.gitUrl}/${SOLVER_LOGIN}/semver-lite.git`, clone], { cwd: bench.root, transport: 'network' });
-    await git(['-c', 'user.name=abp-solver', '-c', 'user.email=solver@example.org', 'commit', '--quiet', '--amend', '-m', `${pull.fix.commitMessage} (amended)`], { cwd: clone });
+    await git(
+      ['clone', '--quiet', '--branch', pull.fix.branch, `${bench.sim.gitUrl}/${SOLVER_LOGIN}/semver-lite.git`, clone],
+      { cwd: bench.root, transport: 'network' },
+    );
+    await git(
+      [
+        '-c',
+        'user.name=abp-solver',
+        '-c',
+        'user.email=solver@example.org',
+        'commit',
+        '--quiet',
+        '--amend',
+        '-m',
+        `${pull.fix.commitMessage} (amended)`,
+      ],
+      { cwd: clone },
+    );
     await git(['push', '--quiet', '--force', 'origin', pull.fix.branch], { cwd: clone, transport: 'network' });
     const deadline = Date.now() + 10_000;
-    while (!(await causes(taskId)).includes('pr-head-moved→tracking') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    while (!(await causes(taskId)).includes('pr-head-moved→tracking') && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     expect(await causes(taskId)).toContain('pr-head-moved→tracking');
     bench.world.setChecks(pull.repo, pull.number, 'SUCCESS');
     bench.world.mergePull(pull.repo, pull.number, pull.repo.owner);
@@ -166,7 +224,9 @@ describe('the task lifecycle against the simulator', () => {
 
   it('does not accept a merge by a user without write access', async () => {
     const issues = await bench.github.rest.issues.listForRepo({ owner: 'mira-quill', repo: 'textkit', state: 'open' });
-    const issue = issues.data.find((candidate) => candidate.pull_request === undefined && ![3, 5].includes(candidate.number));
+    const issue = issues.data.find(
+      (candidate) => candidate.pull_request === undefined && ![3, 5].includes(candidate.number),
+    );
     expect(issue).toBeDefined();
     const number = issue?.number ?? 0;
     const taskId = await bench.startTask('textkit', number);
@@ -176,7 +236,10 @@ describe('the task lifecycle against the simulator', () => {
     bench.world.setChecks(other.repo, other.number, 'SUCCESS');
     bench.world.mergePull(other.repo, other.number, 'kenji-dev');
     await bench.until(taskId, ['withdrawn']);
-    const [event] = await selectRows<{ cause: string; detail: { reason: string } }>(database.db, sql`select cause, detail from task_events where task_id = ${taskId} order by seq desc limit 1`);
+    const [event] = await selectRows<{ cause: string; detail: { reason: string } }>(
+      database.db,
+      sql`select cause, detail from task_events where task_id = ${taskId} order by seq desc limit 1`,
+    );
     expect(event).toMatchObject({ cause: 'merge-not-accepted', detail: { reason: 'merger-without-write-access' } });
     await keepHistory(env.client, 'task-merge-not-accepted', taskId);
   });
@@ -190,7 +253,10 @@ describe('the task lifecycle against the simulator', () => {
     bench.world.setChecks(pull.repo, pull.number, 'FAILURE');
     bench.world.mergePull(pull.repo, pull.number, pull.repo.owner);
     await bench.until(taskId, ['withdrawn']);
-    const [event] = await selectRows<{ cause: string; detail: { reason: string } }>(database.db, sql`select cause, detail from task_events where task_id = ${taskId} order by seq desc limit 1`);
+    const [event] = await selectRows<{ cause: string; detail: { reason: string } }>(
+      database.db,
+      sql`select cause, detail from task_events where task_id = ${taskId} order by seq desc limit 1`,
+    );
     expect(event).toMatchObject({ cause: 'merge-not-accepted', detail: { reason: 'checks-not-green' } });
   });
 
@@ -207,7 +273,8 @@ describe('the task lifecycle against the simulator', () => {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const deadline = Date.now() + 20_000;
-    while ((await handle.describe()).runId === firstRun && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 100));
+    while ((await handle.describe()).runId === firstRun && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 100));
     expect((await handle.describe()).runId).not.toBe(firstRun);
     await keepHistory(env.client, 'task-before-continue-as-new', taskId, firstRun);
     expect(await bench.status(taskId)).toMatchObject({ state: 'tracking', prUrl: pull.url });
@@ -218,9 +285,14 @@ describe('the task lifecycle against the simulator', () => {
 
   it('keeps polling across continueAsNew, carrying its totals', async () => {
     const workflowId = 'abp-pull-request-poller-short-runs';
-    const handle = await env.client.workflow.start(pollPullRequests, { taskQueue: taskQueues.main, workflowId, args: [{ intervalSeconds: 1, roundsPerRun: 2 }] });
+    const handle = await env.client.workflow.start(pollPullRequests, {
+      taskQueue: taskQueues.main,
+      workflowId,
+      args: [{ intervalSeconds: 1, roundsPerRun: 2 }],
+    });
     const deadline = Date.now() + 60_000;
-    while ((await handle.describe()).runId === handle.firstExecutionRunId && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 200));
+    while ((await handle.describe()).runId === handle.firstExecutionRunId && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 200));
     const first = env.client.workflow.getHandle(workflowId, handle.firstExecutionRunId);
     expect((await first.describe()).status.name).toBe('CONTINUED_AS_NEW');
     await keepHistory(env.client, 'pull-poller-continued-as-new', workflowId, handle.firstExecutionRunId);
@@ -228,9 +300,22 @@ describe('the task lifecycle against the simulator', () => {
   });
 
   it('lists the tasks by state and shows one with its event log', async () => {
-    const listed = JSON.parse((await abp(['task', 'list', '--json'])).stdout) as Array<{ taskId: string; state: string }>;
+    const listed = JSON.parse((await abp(['task', 'list', '--json'])).stdout) as Array<{
+      taskId: string;
+      state: string;
+    }>;
     const states = listed.map((task) => task.state).sort();
-    expect(states).toEqual(['scored', 'scored', 'scored', 'scored', 'solving', 'withdrawn', 'withdrawn', 'withdrawn', 'withdrawn']);
+    expect(states).toEqual([
+      'scored',
+      'scored',
+      'scored',
+      'scored',
+      'solving',
+      'withdrawn',
+      'withdrawn',
+      'withdrawn',
+      'withdrawn',
+    ]);
     const scored = listed.find((task) => task.state === 'scored')?.taskId ?? '';
     const shown = await abp(['task', 'show', scored]);
     expect(shown.stdout).toContain('fix-submitted');
@@ -242,13 +327,26 @@ describe('the task lifecycle against the simulator', () => {
 async function openUnrelatedFix(bench: Bench, name: string, issue: number) {
   const repo = fixFor(bench.world, name, name === 'textkit' ? 3 : 4).repo;
   const clone = `${bench.root}/tidy-${name}-${issue}`;
-  await git(['clone', '--quiet', `${bench.sim.gitUrl}/${SOLVER_LOGIN}/${name}.git`, clone], { cwd: bench.root, transport: 'network' });
+  await git(['clone', '--quiet', `${bench.sim.gitUrl}/${SOLVER_LOGIN}/${name}.git`, clone], {
+    cwd: bench.root,
+    transport: 'network',
+  });
   await git(['checkout', '--quiet', '-b', `tidy-${issue}`], { cwd: clone });
   const { appendFile } = await import('node:fs/promises');
   await appendFile(`${clone}/README.md`, '\nA note.\n');
   await git(['add', 'README.md'], { cwd: clone });
-  await git(['-c', 'user.name=abp-solver', '-c', 'user.email=solver@example.org', 'commit', '--quiet', '-m', 'Tidy the README'], { cwd: clone });
+  await git(
+    ['-c', 'user.name=abp-solver', '-c', 'user.email=solver@example.org', 'commit', '--quiet', '-m', 'Tidy the README'],
+    { cwd: clone },
+  );
   await git(['push', '--quiet', 'origin', `tidy-${issue}`], { cwd: clone, transport: 'network' });
-  const { data } = await bench.github.rest.pulls.create({ owner: repo.owner, repo: name, title: 'Tidy the README', body: `Fixes #${issue}`, head: `${SOLVER_LOGIN}:tidy-${issue}`, base: 'main' });
+  const { data } = await bench.github.rest.pulls.create({
+    owner: repo.owner,
+    repo: name,
+    title: 'Tidy the README',
+    body: `Fixes #${issue}`,
+    head: `${SOLVER_LOGIN}:tidy-${issue}`,
+    base: 'main',
+  });
   return { url: data.html_url, number: data.number, repo };
 }

@@ -35,7 +35,14 @@ afterAll(async () => {
 
 function startWorker(): ChildProcess {
   const worker = spawn(process.execPath, [`${packageRoot}/bin/abp.js`, 'worker'], {
-    env: { ...process.env, ABP_HOME: bench.home, TEMPORAL_ADDRESS: env.address, DATABASE_URL: postgres.url, GITHUB_API_URL: bench.sim.apiUrl, GITHUB_TOKEN: BENCH_TOKEN },
+    env: {
+      ...process.env,
+      ABP_HOME: bench.home,
+      TEMPORAL_ADDRESS: env.address,
+      DATABASE_URL: postgres.url,
+      GITHUB_API_URL: bench.sim.apiUrl,
+      GITHUB_TOKEN: BENCH_TOKEN,
+    },
     stdio: 'ignore',
   });
   workers.push(worker);
@@ -64,7 +71,11 @@ describe('tasks whose worker is SIGKILLed', () => {
     const tasks = await Promise.all(started);
     console.info(`${at()}: drawn after a kill: ${tasks.join(', ')}`);
 
-    const pulls = [await bench.openFix('textkit', 3), await bench.openFix('rangeset', 4), await bench.openFix('textkit', 5)];
+    const pulls = [
+      await bench.openFix('textkit', 3),
+      await bench.openFix('rangeset', 4),
+      await bench.openFix('textkit', 5),
+    ];
     await Promise.all(tasks.map((taskId, index) => bench.submit(taskId, pulls[index]?.url ?? '')));
     // Killed with the submissions in flight: signals wait in Temporal for the next worker.
     await kill(worker);
@@ -82,10 +93,18 @@ describe('tasks whose worker is SIGKILLed', () => {
     worker = startWorker();
     console.info(`${at()}: killed mid-freeze`);
 
-    for (const taskId of tasks) expect((await bench.until(taskId, ['scored', 'rejected', 'withdrawn'], 180_000)).state).toBe('scored');
+    for (const taskId of tasks)
+      expect((await bench.until(taskId, ['scored', 'rejected', 'withdrawn'], 180_000)).state).toBe('scored');
     for (const taskId of tasks) {
-      const events = await rows<{ seq: number; cause: string; to_state: string }>(sql`select seq, cause, to_state from task_events where task_id = ${taskId} order by seq`);
-      expect(events.map((event) => `${event.seq}:${event.cause}→${event.to_state}`)).toEqual(['1:drawn→drawn', '2:fix-submitted→tracking', '3:pr-merged→freezing', '4:frozen→scored']);
+      const events = await rows<{ seq: number; cause: string; to_state: string }>(
+        sql`select seq, cause, to_state from task_events where task_id = ${taskId} order by seq`,
+      );
+      expect(events.map((event) => `${event.seq}:${event.cause}→${event.to_state}`)).toEqual([
+        '1:drawn→drawn',
+        '2:fix-submitted→tracking',
+        '3:pr-merged→freezing',
+        '4:frozen→scored',
+      ]);
     }
     console.info(`${at()}: all scored`);
     const [counts] = await rows<{ tasks: number; bundles: number; signatures: number; scored: number }>(

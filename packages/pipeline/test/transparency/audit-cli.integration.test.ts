@@ -21,7 +21,12 @@ import { runAbp } from '../support/cli.js';
 let home: string;
 let key: SigningKey;
 
-const entry = (n: number) => ({ kind: 'draw-record' as const, subject: `draw/d-${n}`, digest: `sha256:${n.toString(16).padStart(64, '0')}`, appendedAt: '2026-11-02T10:00:00Z' });
+const entry = (n: number) => ({
+  kind: 'draw-record' as const,
+  subject: `draw/d-${n}`,
+  digest: `sha256:${n.toString(16).padStart(64, '0')}`,
+  appendedAt: '2026-11-02T10:00:00Z',
+});
 
 async function writeLog(dir: string, count: number, checkpointAt: readonly number[], rewrite?: number): Promise<void> {
   const log = await openLog(dir, LOG_ORIGIN);
@@ -49,7 +54,12 @@ describe('abp audit log', () => {
   it('proves an entry included in the newest checkpoint and two checkpoints consistent', async () => {
     const result = await audit('--entry', '2', '--consistency', '3:7', '--json');
     expect(result.code, result.stderr).toBe(0);
-    const report = JSON.parse(result.stdout) as { size: number; checkpointSizes: number[]; inclusion: { entry: { subject: string }; proof: { size: number; path: string[] } }; consistency: { proof: { oldSize: number; newSize: number; path: string[] } } };
+    const report = JSON.parse(result.stdout) as {
+      size: number;
+      checkpointSizes: number[];
+      inclusion: { entry: { subject: string }; proof: { size: number; path: string[] } };
+      consistency: { proof: { oldSize: number; newSize: number; path: string[] } };
+    };
     expect(report).toMatchObject({ size: 7, checkpointSizes: [3, 7] });
     expect(report.inclusion.entry.subject).toBe('draw/d-2');
     expect(report.inclusion.proof).toMatchObject({ size: 7 });
@@ -79,7 +89,9 @@ describe('abp audit log', () => {
     // ...but not with the checkpoint of size 3 the auditor kept from before.
     const caught = await audit('--log', forged, '--known', kept);
     expect(caught.code).toBe(1);
-    expect(caught.stderr).toContain('two signed checkpoints of size 3 have different roots: the log showed two histories');
+    expect(caught.stderr).toContain(
+      'two signed checkpoints of size 3 have different roots: the log showed two histories',
+    );
   });
 });
 
@@ -105,7 +117,8 @@ describe('abp audit log --from: the log a registry serves', () => {
 
   // The download folders in the auditor's temporary folder (tsx keeps its cache there too).
   const downloads = async () => (await readdir(auditorTmp)).filter((name) => name.startsWith('abp-audit-log-'));
-  const auditFrom = (...args: string[]) => runAbp(['audit', 'log', '--from', server.url, ...args], { ABP_HOME: home, TMPDIR: auditorTmp });
+  const auditFrom = (...args: string[]) =>
+    runAbp(['audit', 'log', '--from', server.url, ...args], { ABP_HOME: home, TMPDIR: auditorTmp });
 
   /** Runs `during` with the served log replaced by `replacement`, then puts the original back. */
   async function withServedLog(replacement: string, during: () => Promise<void>): Promise<void> {
@@ -124,9 +137,22 @@ describe('abp audit log --from: the log a registry serves', () => {
   it('audits a clean served log like a folder, and leaves no download behind', async () => {
     const result = await auditFrom('--entry', '2', '--consistency', '3:7', '--json');
     expect(result.code, result.stderr).toBe(0);
-    const report = JSON.parse(result.stdout) as { origin: string; size: number; checkpointSizes: number[]; rootHash: string; trustRootVersion: number; inclusion: { entry: { subject: string } } };
+    const report = JSON.parse(result.stdout) as {
+      origin: string;
+      size: number;
+      checkpointSizes: number[];
+      rootHash: string;
+      trustRootVersion: number;
+      inclusion: { entry: { subject: string } };
+    };
     const local = await openLog(signingPaths(served).log, LOG_ORIGIN);
-    expect(report).toMatchObject({ origin: LOG_ORIGIN, size: 7, checkpointSizes: [3, 7], rootHash: local.rootHash(), trustRootVersion: 1 });
+    expect(report).toMatchObject({
+      origin: LOG_ORIGIN,
+      size: 7,
+      checkpointSizes: [3, 7],
+      rootHash: local.rootHash(),
+      trustRootVersion: 1,
+    });
     expect(report.inclusion.entry.subject).toBe('draw/d-2');
     expect(await downloads()).toEqual([]);
 
@@ -173,7 +199,9 @@ describe('abp audit log --from: the log a registry serves', () => {
       const caught = await auditFrom('--save', keptDir, '--json');
       expect(caught.code).toBe(1);
       expect((JSON.parse(caught.stdout) as { error: { code: string } }).error.code).toBe('inconsistent-checkpoints');
-      expect(caught.stderr).toContain('two signed checkpoints of size 3 have different roots: the log showed two histories');
+      expect(caught.stderr).toContain(
+        'two signed checkpoints of size 3 have different roots: the log showed two histories',
+      );
       const known = await auditFrom('--known', keptFile);
       expect(known.code).toBe(1);
       expect(known.stderr).toContain('two signed checkpoints of size 3 have different roots');
@@ -187,9 +215,17 @@ describe('abp audit log --from: the log a registry serves', () => {
     const local = await audit('--save', join(home, 'nowhere'));
     expect(local.code).toBe(1);
     expect(local.stderr).toContain('--save keeps the checkpoints of a log audited with --from');
-    const closed = await startServer({ port: 0, host: '127.0.0.1', api: { home: served, tasks: createTemporalTaskSource({ client: new Client({ connection: Connection.lazy() }) }) }, log: () => undefined });
+    const closed = await startServer({
+      port: 0,
+      host: '127.0.0.1',
+      api: { home: served, tasks: createTemporalTaskSource({ client: new Client({ connection: Connection.lazy() }) }) },
+      log: () => undefined,
+    });
     await closed.close();
-    const unreachable = await runAbp(['audit', 'log', '--from', closed.url, '--json'], { ABP_HOME: home, TMPDIR: auditorTmp });
+    const unreachable = await runAbp(['audit', 'log', '--from', closed.url, '--json'], {
+      ABP_HOME: home,
+      TMPDIR: auditorTmp,
+    });
     expect(unreachable.code).toBe(1);
     expect((JSON.parse(unreachable.stdout) as { error: { code: string } }).error.code).toBe('unreachable');
     expect(await downloads()).toEqual([]);

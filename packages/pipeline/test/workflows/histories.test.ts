@@ -6,15 +6,32 @@
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { bundleWorkflowCode, DefaultLogger, makeTelemetryFilterString, Runtime, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import {
+  bundleWorkflowCode,
+  DefaultLogger,
+  makeTelemetryFilterString,
+  Runtime,
+  Worker,
+  type WorkflowBundleWithSourceMap,
+} from '@temporalio/worker';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { savedHistories } from '../support/histories.js';
 
 const workflowsPath = fileURLToPath(new URL('../../src/workflows/index.ts', import.meta.url));
-const quiet = { log: () => undefined, trace: () => undefined, debug: () => undefined, info: () => undefined, warn: () => undefined, error: (message: string) => console.error(message) };
+const quiet = {
+  log: () => undefined,
+  trace: () => undefined,
+  debug: () => undefined,
+  info: () => undefined,
+  warn: () => undefined,
+  error: (message: string) => console.error(message),
+};
 const histories = savedHistories();
 // Replays start and stop a worker each, and the refused ones fail a workflow task on purpose: neither is news.
-Runtime.install({ logger: new DefaultLogger('ERROR'), telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR', other: 'ERROR' }) } } });
+Runtime.install({
+  logger: new DefaultLogger('ERROR'),
+  telemetryOptions: { logging: { filter: makeTelemetryFilterString({ core: 'ERROR', other: 'ERROR' }) } },
+});
 const byName = (name: string) => {
   const saved = histories.find((history) => history.name === name);
   if (saved === undefined) throw new Error(`no committed history ${name}.json in test/fixtures/histories`);
@@ -48,15 +65,22 @@ describe('the committed workflow histories', () => {
   });
 
   it.each(histories.map((history) => [history.name, history] as const))('replay: %s', async (_, saved) => {
-    await expect(Worker.runReplayHistory({ workflowBundle: bundle }, saved.history, saved.workflowId)).resolves.toBeUndefined();
+    await expect(
+      Worker.runReplayHistory({ workflowBundle: bundle }, saved.history, saved.workflowId),
+    ).resolves.toBeUndefined();
   });
 });
 
 /** The workflows bundled with task-decisions.ts replaced by `replacement` (a module under test/fixtures/workflow-changes). */
 async function bundleWithDecisions(replacement: string): Promise<WorkflowBundleWithSourceMap> {
   // The bundler's own webpack, so the plugin is one its compiler knows.
-  type ReplacementPlugin = new (pattern: RegExp, replace: (resource: { request: string; context: string }) => void) => object;
-  const webpack = createRequire(createRequire(import.meta.url).resolve('@temporalio/worker'))('webpack') as { NormalModuleReplacementPlugin: ReplacementPlugin };
+  type ReplacementPlugin = new (
+    pattern: RegExp,
+    replace: (resource: { request: string; context: string }) => void,
+  ) => object;
+  const webpack = createRequire(createRequire(import.meta.url).resolve('@temporalio/worker'))('webpack') as {
+    NormalModuleReplacementPlugin: ReplacementPlugin;
+  };
   const fixtures = fileURLToPath(new URL('../fixtures/workflow-changes/', import.meta.url));
   const target = `${fixtures}${replacement}`;
   return bundleWorkflowCode({
@@ -67,7 +91,10 @@ async function bundleWithDecisions(replacement: string): Promise<WorkflowBundleW
         // The replacement imports the real module itself; only the workflows' imports of it are redirected.
         if (!resource.context.startsWith(dirname(target))) resource.request = target;
       };
-      config.plugins = [...(config.plugins ?? []), new webpack.NormalModuleReplacementPlugin(/task-decisions\.js$/, replace) as never];
+      config.plugins = [
+        ...(config.plugins ?? []),
+        new webpack.NormalModuleReplacementPlugin(/task-decisions\.js$/, replace) as never,
+      ];
       return config;
     },
   });
@@ -79,12 +106,16 @@ describe('a change to a branch of the task lifecycle', () => {
   it('fails the replay of a task that took the old branch when it is made without patched()', async () => {
     const bundle = await bundleWithDecisions('closed-fix-withdraws.ts');
     const saved = resubmitted();
-    await expect(Worker.runReplayHistory({ workflowBundle: bundle }, saved.history, saved.workflowId)).rejects.toMatchObject({ name: 'DeterminismViolationError' });
+    await expect(
+      Worker.runReplayHistory({ workflowBundle: bundle }, saved.history, saved.workflowId),
+    ).rejects.toMatchObject({ name: 'DeterminismViolationError' });
   });
 
   it('replays that task on its old path when it is made behind patched()', async () => {
     const bundle = await bundleWithDecisions('closed-fix-withdraws-patched.ts');
     const saved = resubmitted();
-    await expect(Worker.runReplayHistory({ workflowBundle: bundle }, saved.history, saved.workflowId)).resolves.toBeUndefined();
+    await expect(
+      Worker.runReplayHistory({ workflowBundle: bundle }, saved.history, saved.workflowId),
+    ).resolves.toBeUndefined();
   });
 });

@@ -28,7 +28,11 @@ describe('wiring check on the dev server', () => {
     });
     const workflowId = `wiring-${randomUUID()}`;
     const result = await worker.runUntil(
-      env.client.workflow.execute(wiringCheck, { taskQueue, workflowId, args: [{ probe: 'dev-server', sleepDays: 0 }] }),
+      env.client.workflow.execute(wiringCheck, {
+        taskQueue,
+        workflowId,
+        args: [{ probe: 'dev-server', sleepDays: 0 }],
+      }),
     );
     expect(result.probe).toBe('dev-server');
     expect(result.before.workerIdentity).toMatch(new RegExp(`^${process.pid}@`));

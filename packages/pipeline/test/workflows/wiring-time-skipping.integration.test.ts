@@ -29,7 +29,13 @@ describe('wiring check under the time-skipping server', () => {
       activities: createActivities({ now: () => new Date() }),
     });
     const workflowId = `wiring-180d-${randomUUID()}`;
-    const result = await worker.runUntil(env.client.workflow.execute(wiringCheck, { taskQueue, workflowId, args: [{ probe: 'aging-180d', sleepDays: 180 }] }));
+    const result = await worker.runUntil(
+      env.client.workflow.execute(wiringCheck, {
+        taskQueue,
+        workflowId,
+        args: [{ probe: 'aging-180d', sleepDays: 180 }],
+      }),
+    );
     await keepHistory(env.client, 'wiring-check', workflowId);
 
     expect(result.probe).toBe('aging-180d');

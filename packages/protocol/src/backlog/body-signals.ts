@@ -27,7 +27,10 @@ export interface SignalPattern {
  * line), or the phrase followed by a colon, as templates and hand-written reports label their sections.
  */
 function heading(phrases: string): RegExp {
-  return new RegExp(`^[ \\t]{0,3}(?:(?:#{1,6}[ \\t]*|\\*\\*|__)[ \\t]*(?:${phrases})\\b[^\\n]{0,40}|(?:${phrases})[ \\t]*(?:\\*\\*|__)?[ \\t]*:[^\\n]*)$`, 'im');
+  return new RegExp(
+    `^[ \\t]{0,3}(?:(?:#{1,6}[ \\t]*|\\*\\*|__)[ \\t]*(?:${phrases})\\b[^\\n]{0,40}|(?:${phrases})[ \\t]*(?:\\*\\*|__)?[ \\t]*:[^\\n]*)$`,
+    'im',
+  );
 }
 
 // Quantifiers are bounded and anchored so a 65,536-character body (GitHub's limit) is scanned in linear time.
@@ -37,14 +40,21 @@ export const SIGNAL_PATTERNS: readonly SignalPattern[] = [
     name: 'reproduction-heading',
     signal: 'reproduction',
     scope: 'text',
-    all: [heading('steps?[ \\t]+to[ \\t]+reproduce|(?:how[ \\t]+)?to[ \\t]+reproduce|reproduction(?:[ \\t]+steps)?|repro(?:[ \\t]+steps)?|reproducible[ \\t]+example|minimal[ \\t]+(?:reproducible[ \\t]+)?example|mcve|reprex')],
+    all: [
+      heading(
+        'steps?[ \\t]+to[ \\t]+reproduce|(?:how[ \\t]+)?to[ \\t]+reproduce|reproduction(?:[ \\t]+steps)?|repro(?:[ \\t]+steps)?|reproducible[ \\t]+example|minimal[ \\t]+(?:reproducible[ \\t]+)?example|mcve|reprex',
+      ),
+    ],
   },
   // Both an "expected" and an "actual" section: the defect report's contrast of what should and what does happen.
   {
     name: 'expected-and-actual',
     signal: 'reproduction',
     scope: 'text',
-    all: [heading('expected(?:[ \\t]+(?:behaviou?r|result|output|outcome))?'), heading('(?:actual|current|observed)(?:[ \\t]+(?:behaviou?r|result|output|outcome))?')],
+    all: [
+      heading('expected(?:[ \\t]+(?:behaviou?r|result|output|outcome))?'),
+      heading('(?:actual|current|observed)(?:[ \\t]+(?:behaviou?r|result|output|outcome))?'),
+    ],
   },
   // An error message or exception in a code block (pasted output): "TypeError", "NullPointerException", "error[E0308]:", "panic:".
   {
@@ -59,14 +69,18 @@ export const SIGNAL_PATTERNS: readonly SignalPattern[] = [
     name: 'stack-trace',
     signal: 'reproduction',
     scope: 'body',
-    all: [/Traceback \(most recent call last\)|^[ \t]+at [^\n]{1,300}:\d{1,7}(?::\d{1,7})?\)?[ \t]*$|\bthread '[^'\n]{0,100}' panicked at\b|^goroutine \d{1,9} \[|\bsegmentation fault\b|\bcore dumped\b/im],
+    all: [
+      /Traceback \(most recent call last\)|^[ \t]+at [^\n]{1,300}:\d{1,7}(?::\d{1,7})?\)?[ \t]*$|\bthread '[^'\n]{0,100}' panicked at\b|^goroutine \d{1,9} \[|\bsegmentation fault\b|\bcore dumped\b/im,
+    ],
   },
   // A link to a runnable reproduction on an online playground.
   {
     name: 'playground-link',
     signal: 'reproduction',
     scope: 'body',
-    all: [/\bhttps?:\/\/(?:www\.)?(?:codesandbox\.io|stackblitz\.com|jsfiddle\.net|codepen\.io|replit\.com|repl\.it|play\.rust-lang\.org|go\.dev\/play|play\.golang\.org|(?:www\.)?typescriptlang\.org\/play|godbolt\.org)\b/i],
+    all: [
+      /\bhttps?:\/\/(?:www\.)?(?:codesandbox\.io|stackblitz\.com|jsfiddle\.net|codepen\.io|replit\.com|repl\.it|play\.rust-lang\.org|go\.dev\/play|play\.golang\.org|(?:www\.)?typescriptlang\.org\/play|godbolt\.org)\b/i,
+    ],
   },
 
   // A title that is a question: an interrogative first word and a final "?" ("How do I …?", "Why does …?").
@@ -109,7 +123,9 @@ export const SIGNAL_PATTERNS: readonly SignalPattern[] = [
     name: 'asks-for-guidance',
     signal: 'question',
     scope: 'text',
-    all: [/\bany (?:pointers|advice|tips)\b|\b(?:can|could) (?:someone|anyone|somebody) (?:help|explain|tell|point)\b|\bwhat(?:'s| is) the (?:best|recommended|right|correct|proper|preferred) way\b/i],
+    all: [
+      /\bany (?:pointers|advice|tips)\b|\b(?:can|could) (?:someone|anyone|somebody) (?:help|explain|tell|point)\b|\bwhat(?:'s| is) the (?:best|recommended|right|correct|proper|preferred) way\b/i,
+    ],
   },
 
   // A title tagged as a proposal: "Feature request: …", "[RFC] …", "feat(cli): …", "Proposal: …", "Discussion: …".
@@ -117,14 +133,18 @@ export const SIGNAL_PATTERNS: readonly SignalPattern[] = [
     name: 'proposal-title-tag',
     signal: 'proposal',
     scope: 'title',
-    all: [/^\W{0,3}(?:feature(?:[ -]request)?|feat|proposal|rfc|enhancement|idea|suggestion|discussion|discuss)(?:\([^)\n]{0,40}\))?\W{0,3}[:\]]/i],
+    all: [
+      /^\W{0,3}(?:feature(?:[ -]request)?|feat|proposal|rfc|enhancement|idea|suggestion|discussion|discuss)(?:\([^)\n]{0,40}\))?\W{0,3}[:\]]/i,
+    ],
   },
   // Asking for new behaviour: "feature request", "it would be nice/useful", "I propose", "proposed API".
   {
     name: 'asks-for-feature',
     signal: 'proposal',
     scope: 'text',
-    all: [/\bfeature request\b|\bit would be (?:nice|great|useful|helpful|good|awesome|cool|handy)\b|\b(?:i|we) (?:would like to )?(?:propose|suggest)\b|\bproposed (?:api|design|solution|change|syntax|interface|behaviou?r)\b/i],
+    all: [
+      /\bfeature request\b|\bit would be (?:nice|great|useful|helpful|good|awesome|cool|handy)\b|\b(?:i|we) (?:would like to )?(?:propose|suggest)\b|\bproposed (?:api|design|solution|change|syntax|interface|behaviou?r)\b/i,
+    ],
   },
   // Opening a debate rather than reporting a defect: "RFC", "request for comments", "collect opinions/feedback".
   {
@@ -138,7 +158,10 @@ export const SIGNAL_PATTERNS: readonly SignalPattern[] = [
     name: 'pros-and-cons',
     signal: 'proposal',
     scope: 'text',
-    all: [/^[ \t]{0,3}(?:[-*][ \t]+)?(?:\*\*)?pros(?:\*\*)?[ \t]*:/im, /^[ \t]{0,3}(?:[-*][ \t]+)?(?:\*\*)?cons(?:\*\*)?[ \t]*:/im],
+    all: [
+      /^[ \t]{0,3}(?:[-*][ \t]+)?(?:\*\*)?pros(?:\*\*)?[ \t]*:/im,
+      /^[ \t]{0,3}(?:[-*][ \t]+)?(?:\*\*)?cons(?:\*\*)?[ \t]*:/im,
+    ],
   },
 ];
 

@@ -10,10 +10,14 @@ export const ELIGIBILITY_RULES = 'abp-eligibility/1';
 /** Why an issue is not in the pool. The rules are checked in this order; the first that applies is the reason. */
 export const ELIGIBILITY_REASONS = {
   'opted-out': 'The repository is on the opt-out list (spec §4.5): none of its issues is drawn.',
-  'out-of-scope': "A label says no code change will come of it: documentation only, duplicate, invalid, won't fix, not a bug.",
-  'feature-debate': 'A debate about what to build: a discussion or RFC label, or a title that opens one ("RFC: …", "Discussion: …", "Should we …").',
-  question: 'A request for help: a question or support label, or question signals with neither a reproduction nor a bug label.',
-  'feature-request': 'A request for new behaviour: a feature or enhancement label, or proposal signals with neither a reproduction nor a bug label.',
+  'out-of-scope':
+    "A label says no code change will come of it: documentation only, duplicate, invalid, won't fix, not a bug.",
+  'feature-debate':
+    'A debate about what to build: a discussion or RFC label, or a title that opens one ("RFC: …", "Discussion: …", "Should we …").',
+  question:
+    'A request for help: a question or support label, or question signals with neither a reproduction nor a bug label.',
+  'feature-request':
+    'A request for new behaviour: a feature or enhancement label, or proposal signals with neither a reproduction nor a bug label.',
   'not-reproducible': 'Neither a reproduction in the body nor a bug label: no defect to turn into a failing test.',
   claimed: 'An open pull request already claims the issue with a closing reference; a draw would race it.',
 } as const;
@@ -104,7 +108,8 @@ function verdict(issue: BacklogIssue, classify: (label: string) => LabelClass | 
   const { reproduction, question, proposal } = issue.signals;
   const bug = classes.has('bug');
   if (classes.has('out-of-scope')) return 'out-of-scope';
-  if (classes.has('debate') || DEBATE_TITLE_PATTERNS.some((pattern) => pattern.test(issue.title))) return 'feature-debate';
+  if (classes.has('debate') || DEBATE_TITLE_PATTERNS.some((pattern) => pattern.test(issue.title)))
+    return 'feature-debate';
   // A maintainer's bug label or a reproduction outweighs a question's or a proposal's wording.
   if (classes.has('question') || (question && !reproduction && !bug)) return 'question';
   if (classes.has('feature') || (proposal && !reproduction && !bug)) return 'feature-request';

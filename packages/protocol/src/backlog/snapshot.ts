@@ -14,8 +14,12 @@ import { BACKLOG_SCHEMA_ID } from './types.js';
 
 /** GitHub's timestamp form: UTC, second precision. One spelling per instant keeps the digest a function of the data. */
 const TIMESTAMP = /^\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\dZ$/;
-export const backlogTimestamp = z.string().regex(TIMESTAMP, { error: 'must be a UTC timestamp with second precision, e.g. "2026-11-01T00:00:00Z"' });
-const rulesVersion = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._/-]*$/, { error: 'must name a rules version, e.g. "abp-body-signals/1"' });
+export const backlogTimestamp = z
+  .string()
+  .regex(TIMESTAMP, { error: 'must be a UTC timestamp with second precision, e.g. "2026-11-01T00:00:00Z"' });
+const rulesVersion = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._/-]*$/, { error: 'must name a rules version, e.g. "abp-body-signals/1"' });
 
 const headerSchema = z.strictObject({
   schema: z.literal(BACKLOG_SCHEMA_ID),
@@ -62,7 +66,12 @@ function isSortedStrings(values: readonly unknown[]): boolean {
 function isSortedNumbers(values: readonly unknown[]): boolean {
   for (let i = 0; i < values.length; i++) {
     const value = values[i];
-    if (!Number.isSafeInteger(value) || (value as number) < 1 || (i > 0 && !((values[i - 1] as number) < (value as number)))) return false;
+    if (
+      !Number.isSafeInteger(value) ||
+      (value as number) < 1 ||
+      (i > 0 && !((values[i - 1] as number) < (value as number)))
+    )
+      return false;
   }
   return true;
 }
@@ -73,16 +82,26 @@ function isSortedNumbers(values: readonly unknown[]): boolean {
  */
 function issueProblem(issue: BacklogIssue, previous: number): [field: string, rule: string] | null {
   if (!Number.isSafeInteger(issue.number) || issue.number < 1) return ['number', 'must be a positive integer'];
-  if (issue.number <= previous) return ['number', `must be greater than the previous issue's ${previous}: issues are sorted by number, each once`];
+  if (issue.number <= previous)
+    return ['number', `must be greater than the previous issue's ${previous}: issues are sorted by number, each once`];
   if (typeof issue.title !== 'string') return ['title', 'must be a string'];
   if (typeof issue.author !== 'string' || issue.author === '') return ['author', 'must be a non-empty login'];
-  if (typeof issue.createdAt !== 'string' || !TIMESTAMP.test(issue.createdAt)) return ['createdAt', 'must be a UTC timestamp with second precision'];
-  if (typeof issue.updatedAt !== 'string' || !TIMESTAMP.test(issue.updatedAt)) return ['updatedAt', 'must be a UTC timestamp with second precision'];
-  if (!Number.isSafeInteger(issue.comments) || issue.comments < 0) return ['comments', 'must be a non-negative integer'];
-  if (!Array.isArray(issue.labels) || !isSortedStrings(issue.labels)) return ['labels', 'must be strings sorted in code-unit order, each once'];
-  if (!Array.isArray(issue.claimedBy) || !isSortedNumbers(issue.claimedBy)) return ['claimedBy', 'must be positive integers sorted ascending, each once'];
+  if (typeof issue.createdAt !== 'string' || !TIMESTAMP.test(issue.createdAt))
+    return ['createdAt', 'must be a UTC timestamp with second precision'];
+  if (typeof issue.updatedAt !== 'string' || !TIMESTAMP.test(issue.updatedAt))
+    return ['updatedAt', 'must be a UTC timestamp with second precision'];
+  if (!Number.isSafeInteger(issue.comments) || issue.comments < 0)
+    return ['comments', 'must be a non-negative integer'];
+  if (!Array.isArray(issue.labels) || !isSortedStrings(issue.labels))
+    return ['labels', 'must be strings sorted in code-unit order, each once'];
+  if (!Array.isArray(issue.claimedBy) || !isSortedNumbers(issue.claimedBy))
+    return ['claimedBy', 'must be positive integers sorted ascending, each once'];
   const { signals } = issue;
-  if (typeof signals?.reproduction !== 'boolean' || typeof signals.question !== 'boolean' || typeof signals.proposal !== 'boolean') {
+  if (
+    typeof signals?.reproduction !== 'boolean' ||
+    typeof signals.question !== 'boolean' ||
+    typeof signals.proposal !== 'boolean'
+  ) {
     return ['signals', 'must hold the booleans reproduction, question and proposal'];
   }
   return null;
@@ -117,14 +136,18 @@ function* serialize(snapshot: BacklogSnapshot): Generator<Buffer> {
   let previousRepo: string | undefined;
   for (const entry of snapshot.repos) {
     if (previousRepo !== undefined && !(previousRepo < entry.repo)) {
-      throw invalid(`snapshot repos must be sorted by "owner/name" in code-unit order, each once: ${entry.repo} follows ${previousRepo}`, 'repos');
+      throw invalid(
+        `snapshot repos must be sorted by "owner/name" in code-unit order, each once: ${entry.repo} follows ${previousRepo}`,
+        'repos',
+      );
     }
     previousRepo = entry.repo;
     const repoJson = JSON.stringify(entry.repo);
     let previous = 0;
     for (const issue of entry.issues) {
       const problem = issueProblem(issue, previous);
-      if (problem !== null) throw invalid(`snapshot issue ${entry.repo}#${String(issue.number)}: ${problem[0]} ${problem[1]}`, problem[0]);
+      if (problem !== null)
+        throw invalid(`snapshot issue ${entry.repo}#${String(issue.number)}: ${problem[0]} ${problem[1]}`, problem[0]);
       previous = issue.number;
       batch += `${issueLine(repoJson, issue)}\n`;
       if (batch.length < BATCH_UNITS) continue;
@@ -165,7 +188,11 @@ export async function writeSnapshot(path: string, snapshot: BacklogSnapshot): Pr
     await writeFileDurably(path, hashed());
   } catch (error) {
     if (error instanceof BacklogError) throw error;
-    throw new BacklogError('snapshot-io', `could not write the backlog snapshot ${path}: ${(error as Error).message}; check the folder exists and is writable`, { file: path, cause: error });
+    throw new BacklogError(
+      'snapshot-io',
+      `could not write the backlog snapshot ${path}: ${(error as Error).message}; check the folder exists and is writable`,
+      { file: path, cause: error },
+    );
   }
   return `sha256:${hash.digest('hex')}`;
 }
@@ -182,7 +209,11 @@ class SnapshotParser {
   constructor(private readonly path: string) {}
 
   fail(field: string, message: string, line = this.line): never {
-    throw new BacklogError('invalid-snapshot', `${this.path}:${line}: ${field === '' ? '' : `${field}: `}${message}`, { file: this.path, line, field });
+    throw new BacklogError('invalid-snapshot', `${this.path}:${line}: ${field === '' ? '' : `${field}: `}${message}`, {
+      file: this.path,
+      line,
+      field,
+    });
   }
 
   add(text: string): void {
@@ -206,11 +237,18 @@ class SnapshotParser {
     const { schema, registryVersion: version, takenAt, signalRules, repos } = parsed.data;
     repos.forEach((entry, index) => {
       const before = repos[index - 1];
-      if (before !== undefined && !(before.repo < entry.repo)) this.fail(`repos.${index}.repo`, 'repositories must be sorted by "owner/name" in code-unit order, each once');
+      if (before !== undefined && !(before.repo < entry.repo))
+        this.fail(`repos.${index}.repo`, 'repositories must be sorted by "owner/name" in code-unit order, each once');
     });
     if (canonicalJson(value) !== text) this.fail('', 'not in canonical form (RFC 8785: sorted keys, no whitespace)');
     this.expected = repos;
-    this.snapshot = { schema, registryVersion: version, takenAt, signalRules, repos: repos.map((entry) => ({ repo: entry.repo, issues: [] })) };
+    this.snapshot = {
+      schema,
+      registryVersion: version,
+      takenAt,
+      signalRules,
+      repos: repos.map((entry) => ({ repo: entry.repo, issues: [] })),
+    };
   }
 
   private issue(value: unknown, text: string): void {
@@ -218,7 +256,8 @@ class SnapshotParser {
     const line = value as BacklogIssue & { repo: unknown };
     const { repo } = line;
     if (typeof repo !== 'string') this.fail('repo', 'must be a repository "owner/name"');
-    if (this.current !== undefined && repo < this.current.repo) this.fail('repo', `${repo} comes after ${this.current.repo}: lines are sorted by repository as in the header`);
+    if (this.current !== undefined && repo < this.current.repo)
+      this.fail('repo', `${repo} comes after ${this.current.repo}: lines are sorted by repository as in the header`);
     // A fresh object of the documented fields, in one shape for all (cheaper than a rest spread, and no `repo`).
     const issue: BacklogIssue = {
       number: line.number,
@@ -235,7 +274,11 @@ class SnapshotParser {
     const problem = issueProblem(issue, this.current.issues.at(-1)?.number ?? 0);
     if (problem !== null) this.fail(problem[0], problem[1]);
     // Equal bytes also rule out missing, extra or mistyped keys: the line is exactly the documented fields.
-    if (issueLine(this.currentJson, issue) !== text) this.fail('', 'not in canonical form (RFC 8785: sorted keys, no whitespace), or fields other than the documented ones');
+    if (issueLine(this.currentJson, issue) !== text)
+      this.fail(
+        '',
+        'not in canonical form (RFC 8785: sorted keys, no whitespace), or fields other than the documented ones',
+      );
     this.current.issues.push(issue);
   }
 
@@ -244,18 +287,21 @@ class SnapshotParser {
     this.checkCount();
     this.repoIndex++;
     this.current = this.snapshot?.repos[this.repoIndex];
-    if (this.current === undefined) this.fail('repo', `${repo} is not listed in the header, or its lines are out of order`);
+    if (this.current === undefined)
+      this.fail('repo', `${repo} is not listed in the header, or its lines are out of order`);
     this.currentJson = JSON.stringify(this.current.repo);
   }
 
   private checkCount(index = this.repoIndex): void {
     const entry = this.expected[index];
     const got = this.snapshot?.repos[index]?.issues.length ?? 0;
-    if (entry !== undefined && got !== entry.issues) this.fail(`repos.${index}.issues`, `${entry.repo} has ${got} issue lines, the header says ${entry.issues}`);
+    if (entry !== undefined && got !== entry.issues)
+      this.fail(`repos.${index}.issues`, `${entry.repo} has ${got} issue lines, the header says ${entry.issues}`);
   }
 
   finish(): BacklogSnapshot {
-    if (this.snapshot === undefined) return this.fail('', 'the file is empty; a snapshot starts with its header line', 1);
+    if (this.snapshot === undefined)
+      return this.fail('', 'the file is empty; a snapshot starts with its header line', 1);
     for (let index = Math.max(this.repoIndex, 0); index < this.expected.length; index++) this.checkCount(index);
     return this.snapshot;
   }
@@ -281,15 +327,20 @@ export async function readSnapshotWithDigest(path: string): Promise<{ snapshot: 
         rest = Buffer.concat([rest, bytes]);
         continue;
       }
-      const whole = rest.length === 0 ? bytes.subarray(0, last + 1) : Buffer.concat([rest, bytes.subarray(0, last + 1)]);
+      const whole =
+        rest.length === 0 ? bytes.subarray(0, last + 1) : Buffer.concat([rest, bytes.subarray(0, last + 1)]);
       rest = Buffer.from(bytes.subarray(last + 1));
       if (!isUtf8(whole)) parser.fail('', 'not valid UTF-8', parser.line + 1);
       const text = whole.toString('utf8');
-      for (let start = 0, end = text.indexOf('\n'); end >= 0; start = end + 1, end = text.indexOf('\n', start)) parser.add(text.slice(start, end));
+      for (let start = 0, end = text.indexOf('\n'); end >= 0; start = end + 1, end = text.indexOf('\n', start))
+        parser.add(text.slice(start, end));
     }
   } catch (error) {
     if (error instanceof BacklogError) throw error;
-    throw new BacklogError('snapshot-io', `could not read the backlog snapshot ${path}: ${(error as Error).message}`, { file: path, cause: error });
+    throw new BacklogError('snapshot-io', `could not read the backlog snapshot ${path}: ${(error as Error).message}`, {
+      file: path,
+      cause: error,
+    });
   }
   if (rest.length > 0) parser.fail('', 'the last line has no final newline (a truncated file?)', parser.line + 1);
   return { snapshot: parser.finish(), digest: `sha256:${hash.digest('hex')}` };

@@ -2,7 +2,6 @@
 // the content-addressed store. Callers branch on `code`; the message names the input, the problem and the fix.
 import { AbpError } from '../errors.js';
 
-
 export type BundleErrorCode =
   | 'unsafe-path'
   | 'duplicate-entry'

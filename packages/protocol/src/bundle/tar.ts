@@ -22,7 +22,10 @@ const PAX_FALLBACK_NAME = 'pax-path';
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 function unsafe(path: string, label: string, problem: string): BundleError {
-  return new BundleError('unsafe-path', `${label}: entry ${JSON.stringify(path)} ${problem}; archive paths are relative, with no ".", ".." or empty segment`);
+  return new BundleError(
+    'unsafe-path',
+    `${label}: entry ${JSON.stringify(path)} ${problem}; archive paths are relative, with no ".", ".." or empty segment`,
+  );
 }
 
 function checkEntryPath(path: string, label: string): void {
@@ -30,7 +33,8 @@ function checkEntryPath(path: string, label: string): void {
   if (path.startsWith('/') || /^[A-Za-z]:/.test(path)) throw unsafe(path, label, 'is absolute');
   if (/[\\\0]/.test(path)) throw unsafe(path, label, 'holds a backslash or a NUL');
   for (const segment of path.split('/')) {
-    if (segment === '' || segment === '.' || segment === '..') throw unsafe(path, label, `has the segment ${JSON.stringify(segment)}`);
+    if (segment === '' || segment === '.' || segment === '..')
+      throw unsafe(path, label, `has the segment ${JSON.stringify(segment)}`);
   }
 }
 
@@ -38,13 +42,21 @@ function checkEntryPath(path: string, label: string): void {
 function checkEntrySet(paths: readonly string[], label: string): void {
   const seen = new Set<string>();
   for (const path of paths) {
-    if (seen.has(path)) throw new BundleError('duplicate-entry', `${label}: entry ${JSON.stringify(path)} appears twice; each path is stored once`);
+    if (seen.has(path))
+      throw new BundleError(
+        'duplicate-entry',
+        `${label}: entry ${JSON.stringify(path)} appears twice; each path is stored once`,
+      );
     seen.add(path);
   }
   for (const path of paths) {
     for (let slash = path.indexOf('/'); slash !== -1; slash = path.indexOf('/', slash + 1)) {
       const folder = path.slice(0, slash);
-      if (seen.has(folder)) throw new BundleError('path-conflict', `${label}: ${JSON.stringify(folder)} is a file, but ${JSON.stringify(path)} needs it as a folder; rename one of them`);
+      if (seen.has(folder))
+        throw new BundleError(
+          'path-conflict',
+          `${label}: ${JSON.stringify(folder)} is a file, but ${JSON.stringify(path)} needs it as a folder; rename one of them`,
+        );
     }
   }
 }
@@ -116,14 +128,21 @@ export function writeTar(entries: readonly TarEntry[], label: string): Buffer {
       chunks.push(header(PAX_HEADER_NAME, '', FILE_MODE, record.length, 'x'), record, padding(record.length));
       fields = { name: PAX_FALLBACK_NAME, prefix: '' };
     }
-    chunks.push(header(fields.name, fields.prefix, mode, entry.content.length, '0'), entry.content, padding(entry.content.length));
+    chunks.push(
+      header(fields.name, fields.prefix, mode, entry.content.length, '0'),
+      entry.content,
+      padding(entry.content.length),
+    );
   }
   chunks.push(Buffer.alloc(2 * BLOCK));
   return Buffer.concat(chunks);
 }
 
 function corrupt(label: string, offset: number, problem: string): BundleError {
-  return new BundleError('corrupt-archive', `${label}: ${problem} at byte ${offset}; the archive is damaged or not an abp bundle, fetch it again`);
+  return new BundleError(
+    'corrupt-archive',
+    `${label}: ${problem} at byte ${offset}; the archive is damaged or not an abp bundle, fetch it again`,
+  );
 }
 
 function readString(block: Buffer, offset: number, width: number): Buffer {
@@ -134,7 +153,8 @@ function readString(block: Buffer, offset: number, width: number): Buffer {
 
 function readOctal(block: Buffer, offset: number, width: number, label: string, at: number): number {
   const text = readString(block, offset, width).toString('latin1').trim();
-  if (!/^[0-7]+$/.test(text)) throw corrupt(label, at + offset, `the header field holds ${JSON.stringify(text)}, not an octal number`);
+  if (!/^[0-7]+$/.test(text))
+    throw corrupt(label, at + offset, `the header field holds ${JSON.stringify(text)}, not an octal number`);
   return parseInt(text, 8);
 }
 
@@ -148,18 +168,28 @@ function decodePath(bytes: Buffer, label: string, at: number): string {
 
 function readPaxPath(records: Buffer, label: string, at: number): string {
   let path: string | null = null;
-  for (let offset = 0; offset < records.length; ) {
+  for (let offset = 0; offset < records.length;) {
     const space = records.indexOf(0x20, offset);
     const digits = records.subarray(offset, space).toString('latin1');
     const length = Number(digits);
-    if (space === -1 || !/^[0-9]+$/.test(digits) || length <= space - offset || offset + length > records.length || records[offset + length - 1] !== 0x0a) {
+    if (
+      space === -1 ||
+      !/^[0-9]+$/.test(digits) ||
+      length <= space - offset ||
+      offset + length > records.length ||
+      records[offset + length - 1] !== 0x0a
+    ) {
       throw corrupt(label, at, 'a pax header record is malformed');
     }
     const record = decodePath(records.subarray(space + 1, offset + length - 1), label, at);
     const equals = record.indexOf('=');
     if (equals <= 0) throw corrupt(label, at, 'a pax header record has no key');
     const key = record.slice(0, equals);
-    if (key !== 'path') throw new BundleError('unsupported-entry', `${label}: a pax header sets ${JSON.stringify(key)}; abp archives set only "path"`);
+    if (key !== 'path')
+      throw new BundleError(
+        'unsupported-entry',
+        `${label}: a pax header sets ${JSON.stringify(key)}; abp archives set only "path"`,
+      );
     path = record.slice(equals + 1);
     offset += length;
   }
@@ -186,15 +216,19 @@ export function readTar(archive: Buffer, label: string): Array<Required<TarEntry
   let paxPath: string | null = null;
   let offset = 0;
   for (;;) {
-    if (offset + 2 * BLOCK > archive.length) throw corrupt(label, offset, 'the archive ends without its two zero blocks');
+    if (offset + 2 * BLOCK > archive.length)
+      throw corrupt(label, offset, 'the archive ends without its two zero blocks');
     const block = archive.subarray(offset, offset + BLOCK);
     if (block.every((byte) => byte === 0)) {
       if (paxPath !== null) throw corrupt(label, offset, 'a pax header describes no file');
-      if (!archive.subarray(offset).every((byte) => byte === 0)) throw corrupt(label, offset, 'bytes follow the end of the archive');
+      if (!archive.subarray(offset).every((byte) => byte === 0))
+        throw corrupt(label, offset, 'bytes follow the end of the archive');
       break;
     }
-    if (readOctal(block, 148, 8, label, offset) !== checksum(block)) throw corrupt(label, offset, 'a header checksum does not match');
-    if (block.toString('latin1', 257, 265) !== 'ustar\u000000') throw corrupt(label, offset, 'a header is not POSIX ustar');
+    if (readOctal(block, 148, 8, label, offset) !== checksum(block))
+      throw corrupt(label, offset, 'a header checksum does not match');
+    if (block.toString('latin1', 257, 265) !== 'ustar\u000000')
+      throw corrupt(label, offset, 'a header is not POSIX ustar');
     const size = readOctal(block, 124, 12, label, offset);
     const dataStart = offset + BLOCK;
     if (dataStart + size > archive.length) throw corrupt(label, offset, 'an entry runs past the end of the archive');
@@ -209,11 +243,15 @@ export function readTar(archive: Buffer, label: string): Array<Required<TarEntry
     }
     const prefix = readString(block, 345, PREFIX_BYTES);
     const name = readString(block, 0, NAME_BYTES);
-    const path = paxPath ?? decodePath(prefix.length === 0 ? name : Buffer.concat([prefix, Buffer.from('/'), name]), label, at);
+    const path =
+      paxPath ?? decodePath(prefix.length === 0 ? name : Buffer.concat([prefix, Buffer.from('/'), name]), label, at);
     paxPath = null;
     if (type !== '0' && type !== '\0') {
       const kind = refusedTypes[type] ?? `an entry of type ${JSON.stringify(type)}`;
-      throw new BundleError('unsupported-entry', `${label}: ${JSON.stringify(path)} is ${kind}; abp archives hold regular files only`);
+      throw new BundleError(
+        'unsupported-entry',
+        `${label}: ${JSON.stringify(path)} is ${kind}; abp archives hold regular files only`,
+      );
     }
     checkEntryPath(path, label);
     entries.push({ path, content, executable: (readOctal(block, 100, 8, label, at) & 0o111) !== 0 });

@@ -10,7 +10,10 @@ import type { BacklogSnapshot, EligiblePool } from '../backlog/types.js';
 import { buildDrawRecord, optOutsDigest } from './record.js';
 
 /** Turns a snapshot into the pool a draw selects from; eligiblePool unless a test supplies a pool directly. */
-export type DerivePool = (snapshot: BacklogSnapshot, options: { optOuts: ReadonlySet<string> }) => { pool: EligiblePool; rules: string };
+export type DerivePool = (
+  snapshot: BacklogSnapshot,
+  options: { optOuts: ReadonlySet<string> },
+) => { pool: EligiblePool; rules: string };
 
 export interface DrawAuditInput {
   /** The record as published; checked against the abp-draw/v1 schema first. */
@@ -41,8 +44,10 @@ function pickDifference(claimed: AbpDraw, derived: AbpDraw): string | null {
     if (actual.repo !== expected.repo || actual.issue !== expected.issue) {
       return `${place}: the record has ${describePick(actual)}, re-deriving with seed ${claimed.seed} gives ${describePick(expected)}`;
     }
-    if (actual.title !== expected.title) return `${place} title: the record has ${describeValue(actual.title)}, the snapshot has ${describeValue(expected.title)}`;
-    if (actual.issueUrl !== expected.issueUrl) return `${place} issue URL: the record has ${actual.issueUrl}, it must be ${expected.issueUrl}`;
+    if (actual.title !== expected.title)
+      return `${place} title: the record has ${describeValue(actual.title)}, the snapshot has ${describeValue(expected.title)}`;
+    if (actual.issueUrl !== expected.issueUrl)
+      return `${place} issue URL: the record has ${actual.issueUrl}, it must be ${expected.issueUrl}`;
   }
   if (claimed.picks.length !== derived.picks.length) {
     return `number of picks: the record has ${claimed.picks.length}, re-deriving ${claimed.requested} requested from a pool of ${derived.backlogSnapshot.issues} gives ${derived.picks.length}`;
@@ -53,33 +58,50 @@ function pickDifference(claimed: AbpDraw, derived: AbpDraw): string | null {
 /** Re-derives a draw offline and compares it with its record, field by field in the documented order. */
 export function auditDraw(input: DrawAuditInput): DrawAudit {
   // Named before the schema check, whose literal rule would only say "expected abp-draw/v1".
-  const algorithm = typeof input.record === 'object' && input.record !== null ? (input.record as { algorithm?: unknown }).algorithm : undefined;
+  const algorithm =
+    typeof input.record === 'object' && input.record !== null
+      ? (input.record as { algorithm?: unknown }).algorithm
+      : undefined;
   if (algorithm !== DRAW_ALGORITHM) {
-    return differ(`algorithm: the record names ${describeValue(algorithm)}; this auditor re-derives ${DRAW_ALGORITHM} only (docs/draw-algorithm.md)`);
+    return differ(
+      `algorithm: the record names ${describeValue(algorithm)}; this auditor re-derives ${DRAW_ALGORITHM} only (docs/draw-algorithm.md)`,
+    );
   }
   const parsed = drawSchema.safeParse(input.record);
   if (!parsed.success) {
     const [problem] = parsed.error.issues;
-    return differ(`the record is not a valid abp-draw/v1 document: ${problem ? `${formatJsonPath(problem.path)} ${problem.message}` : 'it does not parse'}`);
+    return differ(
+      `the record is not a valid abp-draw/v1 document: ${problem ? `${formatJsonPath(problem.path)} ${problem.message}` : 'it does not parse'}`,
+    );
   }
   const claimed = parsed.data;
   if (claimed.registryVersion !== input.snapshot.registryVersion) {
-    return differ(`registry version: the record says ${claimed.registryVersion}, the snapshot is of ${input.snapshot.registryVersion}`);
+    return differ(
+      `registry version: the record says ${claimed.registryVersion}, the snapshot is of ${input.snapshot.registryVersion}`,
+    );
   }
   const snapshot = snapshotDigest(input.snapshot);
   if (claimed.backlogSnapshot.digest !== snapshot) {
-    return differ(`backlog snapshot digest: the record says ${claimed.backlogSnapshot.digest}, the snapshot given hashes to ${snapshot}; it is not the snapshot the draw was made from`);
+    return differ(
+      `backlog snapshot digest: the record says ${claimed.backlogSnapshot.digest}, the snapshot given hashes to ${snapshot}; it is not the snapshot the draw was made from`,
+    );
   }
   const { pool, rules } = (input.derivePool ?? eligiblePool)(input.snapshot, { optOuts: input.optOuts });
   if (claimed.eligibilityRules !== rules) {
-    return differ(`eligibility rules: the record was drawn with ${claimed.eligibilityRules}, this auditor derives the pool with ${rules}`);
+    return differ(
+      `eligibility rules: the record was drawn with ${claimed.eligibilityRules}, this auditor derives the pool with ${rules}`,
+    );
   }
   const optOuts = optOutsDigest(input.optOuts);
   if (claimed.inputDigests.optOuts !== optOuts) {
-    return differ(`opt-out list digest: the record says ${claimed.inputDigests.optOuts}, the opt-out list given hashes to ${optOuts}`);
+    return differ(
+      `opt-out list digest: the record says ${claimed.inputDigests.optOuts}, the opt-out list given hashes to ${optOuts}`,
+    );
   }
   if (input.registryDigest !== undefined && claimed.inputDigests.registry !== input.registryDigest) {
-    return differ(`registry digest: the record says ${claimed.inputDigests.registry}, the registry document given has ${input.registryDigest}`);
+    return differ(
+      `registry digest: the record says ${claimed.inputDigests.registry}, the registry document given has ${input.registryDigest}`,
+    );
   }
   const derived = buildDrawRecord({
     seed: claimed.seed,
@@ -94,14 +116,19 @@ export function auditDraw(input: DrawAuditInput): DrawAudit {
   });
   for (const field of ['repos', 'issues'] as const) {
     if (claimed.backlogSnapshot[field] !== derived.backlogSnapshot[field]) {
-      return differ(`eligible ${field === 'repos' ? 'repositories' : 'issues'}: the record counts ${claimed.backlogSnapshot[field]}, re-deriving the pool gives ${derived.backlogSnapshot[field]}`);
+      return differ(
+        `eligible ${field === 'repos' ? 'repositories' : 'issues'}: the record counts ${claimed.backlogSnapshot[field]}, re-deriving the pool gives ${derived.backlogSnapshot[field]}`,
+      );
     }
   }
   const picks = pickDifference(claimed, derived);
   if (picks !== null) return differ(picks);
-  if (claimed.id !== derived.id) return differ(`id: the record says ${claimed.id}, re-deriving from its inputs gives ${derived.id}`);
+  if (claimed.id !== derived.id)
+    return differ(`id: the record says ${claimed.id}, re-deriving from its inputs gives ${derived.id}`);
   if (claimed.digest !== derived.digest) {
-    return differ(`digest: the record says ${claimed.digest}, its content hashes to ${derived.digest}; the record was changed after it was made`);
+    return differ(
+      `digest: the record says ${claimed.digest}, its content hashes to ${derived.digest}; the record was changed after it was made`,
+    );
   }
   return { match: true };
 }

@@ -2,7 +2,6 @@
 // An audit that finds a difference does not throw; it reports the difference (see audit.ts).
 import { AbpError } from '../errors.js';
 
-
 export type DrawErrorCode = 'invalid-seed' | 'invalid-count' | 'unsorted-pool' | 'invalid-record';
 
 export class DrawError extends AbpError<DrawErrorCode> {}

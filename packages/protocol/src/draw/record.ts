@@ -99,7 +99,11 @@ export function buildDrawRecord(inputs: DrawInputs): AbpDraw {
   const parsed = drawSchema.safeParse(complete);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${formatJsonPath(issue.path)} ${issue.message}`).join('; ');
-    throw new DrawError('invalid-record', `the draw inputs do not make a valid abp-draw/v1 record: ${problems}; fix the named input`, { cause: parsed.error });
+    throw new DrawError(
+      'invalid-record',
+      `the draw inputs do not make a valid abp-draw/v1 record: ${problems}; fix the named input`,
+      { cause: parsed.error },
+    );
   }
   return complete;
 }

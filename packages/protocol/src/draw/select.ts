@@ -19,7 +19,10 @@ const TWO_TO_THE_32 = 4_294_967_296;
  */
 export function seedText(seed: number): string {
   if (!Number.isSafeInteger(seed) || seed < 0) {
-    throw new DrawError('invalid-seed', `seed ${seed} is not a non-negative integer up to ${Number.MAX_SAFE_INTEGER}; publish a whole number such as 424242`);
+    throw new DrawError(
+      'invalid-seed',
+      `seed ${seed} is not a non-negative integer up to ${Number.MAX_SAFE_INTEGER}; publish a whole number such as 424242`,
+    );
   }
   return `${DRAW_ALGORITHM}:${seed}`;
 }
@@ -36,7 +39,8 @@ export function drawStream(seed: number): () => number {
  * that fits in 2^32, then take it modulo n. Integer arithmetic only, so every language gets the same answer.
  */
 export function uniformIndex(next: () => number, n: number): number {
-  if (!Number.isInteger(n) || n < 1 || n > TWO_TO_THE_32) throw new RangeError(`cannot draw an index among ${n} choices`);
+  if (!Number.isInteger(n) || n < 1 || n > TWO_TO_THE_32)
+    throw new RangeError(`cannot draw an index among ${n} choices`);
   const limit = TWO_TO_THE_32 - (TWO_TO_THE_32 % n);
   for (;;) {
     const value = next();
@@ -94,13 +98,19 @@ function checkOrder(pool: EligiblePool): void {
   let previousRepo: string | undefined;
   for (const { repo, issues } of pool.repos) {
     if (previousRepo !== undefined && !(previousRepo < repo)) {
-      throw new DrawError('unsorted-pool', `pool repository "${repo}" follows "${previousRepo}": list repositories once each, sorted by "owner/name" in code-unit order`);
+      throw new DrawError(
+        'unsorted-pool',
+        `pool repository "${repo}" follows "${previousRepo}": list repositories once each, sorted by "owner/name" in code-unit order`,
+      );
     }
     previousRepo = repo;
     let previousNumber = 0;
     for (const { number } of issues) {
       if (!Number.isSafeInteger(number) || number <= previousNumber) {
-        throw new DrawError('unsorted-pool', `pool issue ${repo}#${number} follows #${previousNumber}: list each repository's issues once each, by positive number ascending`);
+        throw new DrawError(
+          'unsorted-pool',
+          `pool issue ${repo}#${number} follows #${previousNumber}: list each repository's issues once each, by positive number ascending`,
+        );
       }
       previousNumber = number;
     }
@@ -110,7 +120,10 @@ function checkOrder(pool: EligiblePool): void {
 /** Draws up to `count` distinct issues from `pool` with the abp-draw/v1 algorithm; fewer only when the pool runs out. */
 export function selectIssues(pool: EligiblePool, input: { seed: number; count: number }): Pick[] {
   if (!Number.isSafeInteger(input.count) || input.count < 1) {
-    throw new DrawError('invalid-count', `count ${input.count} is not a positive whole number; ask for at least one pick`);
+    throw new DrawError(
+      'invalid-count',
+      `count ${input.count} is not a positive whole number; ask for at least one pick`,
+    );
   }
   checkOrder(pool);
   const next = drawStream(input.seed);

@@ -43,7 +43,12 @@ async function writeContent(handle: FileHandle, content: FileContent): Promise<v
 }
 
 /** Creates `temporary` (which must not exist) holding `content`, flushed to disk when `durable`. */
-async function writeTemporary(temporary: string, content: FileContent, mode: number | undefined, durable: boolean): Promise<void> {
+async function writeTemporary(
+  temporary: string,
+  content: FileContent,
+  mode: number | undefined,
+  durable: boolean,
+): Promise<void> {
   const handle = await open(temporary, 'wx', mode);
   try {
     if (mode !== undefined) await handle.chmod(mode);
@@ -54,7 +59,12 @@ async function writeTemporary(temporary: string, content: FileContent, mode: num
   }
 }
 
-async function replaceFile(path: string, content: FileContent, options: FileWriteOptions, durable: boolean): Promise<void> {
+async function replaceFile(
+  path: string,
+  content: FileContent,
+  options: FileWriteOptions,
+  durable: boolean,
+): Promise<void> {
   const temporary = temporaryPathOf(path);
   try {
     await writeTemporary(temporary, content, options.mode, durable);
@@ -71,7 +81,11 @@ async function replaceFile(path: string, content: FileContent, options: FileWrit
  * Replaces `path` (in an existing folder) with `content` so a crash leaves either the old file or the new one, both
  * durable: the temporary file is fsynced before the rename, and the folder after it. On failure nothing is left behind.
  */
-export async function writeFileDurably(path: string, content: FileContent, options: FileWriteOptions = {}): Promise<void> {
+export async function writeFileDurably(
+  path: string,
+  content: FileContent,
+  options: FileWriteOptions = {},
+): Promise<void> {
   await replaceFile(path, content, options, true);
 }
 
@@ -79,7 +93,11 @@ export async function writeFileDurably(path: string, content: FileContent, optio
  * Replaces `path` (in an existing folder) with `content` whole or not at all, without fsync: a killed process never
  * leaves half a file, but a power loss may lose the write. For files rewritten often and cheap to make again.
  */
-export async function writeFileAtomically(path: string, content: FileContent, options: FileWriteOptions = {}): Promise<void> {
+export async function writeFileAtomically(
+  path: string,
+  content: FileContent,
+  options: FileWriteOptions = {},
+): Promise<void> {
   await replaceFile(path, content, options, false);
 }
 
@@ -88,7 +106,11 @@ export async function writeFileAtomically(path: string, content: FileContent, op
  * and returns its bytes. Linked into place from a flushed temporary file, so a reader never sees half a file, and of
  * two writers racing for the path the first wins and the second is told.
  */
-export async function writeFileOnce(path: string, content: string | Uint8Array, options: FileWriteOptions = {}): Promise<WriteOnceResult> {
+export async function writeFileOnce(
+  path: string,
+  content: string | Uint8Array,
+  options: FileWriteOptions = {},
+): Promise<WriteOnceResult> {
   const temporary = temporaryPathOf(path);
   try {
     await writeTemporary(temporary, content, options.mode, true);

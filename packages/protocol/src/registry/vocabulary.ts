@@ -1,7 +1,13 @@
 // The registry's published curation vocabulary (spec §4.1): the criteria every candidate is judged on, in order, and
 // the reason code a failed criterion records. Codes are checked in the order listed per criterion; the first applies.
 
-export const REGISTRY_CRITERIA = ['osiLicense', 'notArchivedForkMirror', 'mergedPullWithin30Days', 'runnableTestSuite', 'issueHygiene'] as const;
+export const REGISTRY_CRITERIA = [
+  'osiLicense',
+  'notArchivedForkMirror',
+  'mergedPullWithin30Days',
+  'runnableTestSuite',
+  'issueHygiene',
+] as const;
 export type RegistryCriterion = (typeof REGISTRY_CRITERIA)[number];
 
 export const FAILURE_REASONS = {
@@ -15,5 +21,4 @@ export type FailureReason<C extends RegistryCriterion = RegistryCriterion> = (ty
 
 /** A criterion's outcome for one candidate; `detail` says what was seen, in words. */
 export type CriterionVerdict<C extends RegistryCriterion = RegistryCriterion> =
-  | { criterion: C; pass: true }
-  | { criterion: C; pass: false; reason: FailureReason<C>; detail: string };
+  { criterion: C; pass: true } | { criterion: C; pass: false; reason: FailureReason<C>; detail: string };

@@ -14,9 +14,15 @@ export const executionPolicies = {
 } as const;
 export type ExecutionPolicy = keyof typeof executionPolicies;
 
-const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, { error: (issue) => `must be an environment variable name, got ${describeValue(issue.input)}` });
+const envName = z
+  .string()
+  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, {
+    error: (issue) => `must be an environment variable name, got ${describeValue(issue.input)}`,
+  });
 const seconds = (max: number) => positiveInt.max(max, `must be at most ${max} seconds`);
-const argv = z.array(z.string().min(1, 'arguments must not be empty')).min(1, 'must name the program to run, e.g. ["my-engine", "--prompt-file", "{promptFile}"]');
+const argv = z
+  .array(z.string().min(1, 'arguments must not be empty'))
+  .min(1, 'must name the program to run, e.g. ["my-engine", "--prompt-file", "{promptFile}"]');
 
 const traceSource = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('native') }).describe('The engine writes abp-trace/v1 JSONL to {traceFile}.'),
@@ -24,7 +30,9 @@ const traceSource = z.discriminatedUnion('kind', [
     .strictObject({
       kind: z.literal('sidecar'),
       translator: z.string().min(1).describe('A translator id known to the grader, e.g. "claude-code-stream-json".'),
-      from: z.union([z.literal('stdout'), z.literal('traceFile')]).describe("Where the engine's native log is: its stdout, or the file at {traceFile}."),
+      from: z
+        .union([z.literal('stdout'), z.literal('traceFile')])
+        .describe("Where the engine's native log is: its stdout, or the file at {traceFile}."),
     })
     .describe("A sidecar translator turns the engine's native log into ABP events (spec §6)."),
   z.strictObject({ kind: z.literal('none') }).describe('No trace: the run can claim ABP-core, not ABP-traces.'),
@@ -32,15 +40,25 @@ const traceSource = z.discriminatedUnion('kind', [
 
 const adapter = z.strictObject({
   engine: documentId.describe("The engine's name in the run configuration."),
-  command: argv.describe('Argument array, never a shell. Placeholders: {repo} {workspace} {state} {promptFile} {inputFile} {prompt} {trialId} {traceFile}.'),
+  command: argv.describe(
+    'Argument array, never a shell. Placeholders: {repo} {workspace} {state} {promptFile} {inputFile} {prompt} {trialId} {traceFile}.',
+  ),
   env: z
     .strictObject({
-      allow: z.array(envName).default([]).describe('Host variables passed through by name (credentials belong here, never in `set`).'),
+      allow: z
+        .array(envName)
+        .default([])
+        .describe('Host variables passed through by name (credentials belong here, never in `set`).'),
       set: z.record(envName, z.string()).default({}).describe('Literal, non-secret values; reports preserve them.'),
     })
     .default({ allow: [], set: {} }),
-  timeoutSeconds: seconds(MAX_PROCESS_SECONDS).optional().describe("Per-trial limit; defaults to the run's timeoutSeconds."),
-  maxOutputBytes: positiveInt.max(64 * 1024 * 1024).default(1024 * 1024).describe('Capture cap per stream (stdout, stderr).'),
+  timeoutSeconds: seconds(MAX_PROCESS_SECONDS)
+    .optional()
+    .describe("Per-trial limit; defaults to the run's timeoutSeconds."),
+  maxOutputBytes: positiveInt
+    .max(64 * 1024 * 1024)
+    .default(1024 * 1024)
+    .describe('Capture cap per stream (stdout, stderr).'),
   metadata: z.strictObject({
     model: modelId.optional(),
     provider: z.string().min(1).optional(),
@@ -48,13 +66,23 @@ const adapter = z.strictObject({
     toolPolicy: z.string().min(1).optional(),
     deployment: z.enum(['cloud', 'local']).optional(),
   }),
-  capabilities: z.array(z.string().regex(/^[a-z][a-z0-9.-]*$/, { error: (issue) => `must be a capability name such as "edit-files", got ${describeValue(issue.input)}` })).default([]),
+  capabilities: z
+    .array(
+      z
+        .string()
+        .regex(/^[a-z][a-z0-9.-]*$/, {
+          error: (issue) => `must be a capability name such as "edit-files", got ${describeValue(issue.input)}`,
+        }),
+    )
+    .default([]),
   preflight: z
     .strictObject({
       prompt: z.string().min(1),
       sentinel: z.string().regex(/\S/, 'must be non-blank: the trimmed output is compared with it exactly'),
       timeoutSeconds: seconds(300).default(120),
-      command: argv.optional().describe('Another argument array for the health check, e.g. plain-text output instead of a JSON stream.'),
+      command: argv
+        .optional()
+        .describe('Another argument array for the health check, e.g. plain-text output instead of a JSON stream.'),
     })
     .describe('A bounded health check that must print exactly the sentinel (trimmed) before the first scored trial.'),
   trace: traceSource.default({ kind: 'native' }),
@@ -64,16 +92,23 @@ export const adaptersSchema = z
   .strictObject({
     schema: z.literal(ADAPTERS_SCHEMA_ID),
     executionPolicy: z.enum(Object.keys(executionPolicies) as [ExecutionPolicy, ...ExecutionPolicy[]], {
-      error: () => 'must be set explicitly to "trusted-local" (an acknowledgement that adapters run as you, unsandboxed) or "sandboxed" (bubblewrap)',
+      error: () =>
+        'must be set explicitly to "trusted-local" (an acknowledgement that adapters run as you, unsandboxed) or "sandboxed" (bubblewrap)',
     }),
     adapters: z.array(adapter).min(1, 'must define at least one adapter'),
   })
   .superRefine((file, ctx) => {
     for (const { index, first } of duplicateIndices(file.adapters, (entry) => entry.engine)) {
-      ctx.addIssue({ code: 'custom', path: ['adapters', index, 'engine'], message: `engine ${describeValue(file.adapters[index]?.engine)} already has an adapter at adapters[${first}]` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['adapters', index, 'engine'],
+        message: `engine ${describeValue(file.adapters[index]?.engine)} already has an adapter at adapters[${first}]`,
+      });
     }
   })
-  .describe('How the grader invokes each engine: bounded argument-array commands, declared metadata and capabilities, an explicit execution policy.');
+  .describe(
+    'How the grader invokes each engine: bounded argument-array commands, declared metadata and capabilities, an explicit execution policy.',
+  );
 
 export type AbpAdapters = z.infer<typeof adaptersSchema>;
 export type Adapter = AbpAdapters['adapters'][number];

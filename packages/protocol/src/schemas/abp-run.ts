@@ -1,6 +1,15 @@
 // The abp-run/v1 configuration (spec §7): what a harness pins and writes down before the first trial.
 import { z } from 'zod';
-import { command, describeValue, documentId, duplicateIndices, engineVersion, modelId, positiveInt, seed } from './primitives.js';
+import {
+  command,
+  describeValue,
+  documentId,
+  duplicateIndices,
+  engineVersion,
+  modelId,
+  positiveInt,
+  seed,
+} from './primitives.js';
 
 export const RUN_SCHEMA_ID = 'abp-run/v1';
 
@@ -11,16 +20,28 @@ const engine = z.strictObject({
   // Verdicts name engines by this alone; compare two versions of one engine under two names (e.g. "oxagen-next").
   name: documentId,
   version: engineVersion,
-  model: modelId.optional().describe("Only when this engine runs a model other than the run's; then matchedModels is false."),
+  model: modelId
+    .optional()
+    .describe("Only when this engine runs a model other than the run's; then matchedModels is false."),
 });
 
 // The fields a harness fills in itself: a config may omit them (`abp run` computes and stamps them) but the written manifest has them.
 const harnessStamped = {
   id: documentId.optional().describe('The run id that verdicts refer to.'),
-  matchedModels: z.boolean().describe('False when engines ran different models: such runs cannot back engine-vs-engine claims (spec §3.1).'),
+  matchedModels: z
+    .boolean()
+    .describe('False when engines ran different models: such runs cannot back engine-vs-engine claims (spec §3.1).'),
   host: z.strictObject({
-    os: z.string().regex(/^[a-z0-9_]+$/, { error: (issue) => `must be a platform name such as "linux" or "darwin", got ${describeValue(issue.input)}` }),
-    arch: z.string().regex(/^[a-z0-9_]+$/, { error: (issue) => `must be an architecture such as "arm64" or "x64", got ${describeValue(issue.input)}` }),
+    os: z
+      .string()
+      .regex(/^[a-z0-9_]+$/, {
+        error: (issue) => `must be a platform name such as "linux" or "darwin", got ${describeValue(issue.input)}`,
+      }),
+    arch: z
+      .string()
+      .regex(/^[a-z0-9_]+$/, {
+        error: (issue) => `must be an architecture such as "arm64" or "x64", got ${describeValue(issue.input)}`,
+      }),
     containerized: z.boolean(),
   }),
   reproduce: command.describe('The one-line command that reruns this configuration (spec §3.5).'),
@@ -38,12 +59,23 @@ const pinned = {
   tasks: z.array(documentId).min(1, 'must list at least one task id'),
 };
 
-function checkRun(run: { engines: Array<z.infer<typeof engine>>; tasks: string[]; model: string; matchedModels?: boolean | undefined }, ctx: z.core.$RefinementCtx) {
+function checkRun(
+  run: { engines: Array<z.infer<typeof engine>>; tasks: string[]; model: string; matchedModels?: boolean | undefined },
+  ctx: z.core.$RefinementCtx,
+) {
   for (const { index, first } of duplicateIndices(run.engines, (entry) => entry.name)) {
-    ctx.addIssue({ code: 'custom', path: ['engines', index, 'name'], message: `engine name ${describeValue(run.engines[index]?.name)} is already used by engines[${first}]; verdicts name engines by name alone` });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['engines', index, 'name'],
+      message: `engine name ${describeValue(run.engines[index]?.name)} is already used by engines[${first}]; verdicts name engines by name alone`,
+    });
   }
   for (const { index, first } of duplicateIndices(run.tasks)) {
-    ctx.addIssue({ code: 'custom', path: ['tasks', index], message: `repeats tasks[${first}]; list each task once and use trials for repetition` });
+    ctx.addIssue({
+      code: 'custom',
+      path: ['tasks', index],
+      message: `repeats tasks[${first}]; list each task once and use trials for repetition`,
+    });
   }
   // A mismatched run stamped as matched would back claims it cannot (spec §3.1). The converse is allowed: a harness that
   // cannot confirm which model an engine used stamps false conservatively.
@@ -75,7 +107,9 @@ const runFields = z.strictObject({
   reproduce: harnessStamped.reproduce,
 });
 
-export const runSchema = runFields.superRefine(checkRun).describe('An ABP run configuration: engines, pinned model, budget, timeout, trials and tasks (spec §7).');
+export const runSchema = runFields
+  .superRefine(checkRun)
+  .describe('An ABP run configuration: engines, pinned model, budget, timeout, trials and tasks (spec §7).');
 
 /**
  * What `abp run --config` reads: the same document, where the fields the harness stamps (id, matchedModels, host,
@@ -84,7 +118,9 @@ export const runSchema = runFields.superRefine(checkRun).describe('An ABP run co
 export const runConfigSchema = runFields
   .partial({ matchedModels: true, host: true, reproduce: true })
   .superRefine(checkRun)
-  .describe('An abp-run/v1 configuration as written by a person: the harness fills in id, matchedModels, host and reproduce.');
+  .describe(
+    'An abp-run/v1 configuration as written by a person: the harness fills in id, matchedModels, host and reproduce.',
+  );
 
 export type AbpRunConfig = z.infer<typeof runConfigSchema>;
 export type AbpRun = z.infer<typeof runSchema>;

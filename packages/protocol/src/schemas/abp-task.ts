@@ -53,7 +53,11 @@ const fixtureSource = z
 function noRepeats(label: string) {
   return (values: string[], ctx: z.core.$RefinementCtx<string[]>) => {
     for (const { index, first } of duplicateIndices(values)) {
-      ctx.addIssue({ code: 'custom', path: [index], message: `repeats ${label} [${first}] ${describeValue(values[index])}; list each once` });
+      ctx.addIssue({
+        code: 'custom',
+        path: [index],
+        message: `repeats ${label} [${first}] ${describeValue(values[index])}; list each once`,
+      });
     }
   };
 }
@@ -66,17 +70,27 @@ const verification = z
       .min(1, 'must list at least one command: a task without FAIL_TO_PASS tests cannot tell a fix from no change')
       .superRefine(noRepeats('failToPass'))
       .describe('Commands that fail before the verified fix and pass after it.'),
-    passToPass: z.array(command).superRefine(noRepeats('passToPass')).describe('Commands that pass before and after the verified fix.'),
+    passToPass: z
+      .array(command)
+      .superRefine(noRepeats('passToPass'))
+      .describe('Commands that pass before and after the verified fix.'),
     timeoutSeconds: positiveInt,
     heldOut: z
-      .literal(true, { error: 'must be true: verification material stays out of the workspace until the engine exits (spec §3.2)' })
+      .literal(true, {
+        error: 'must be true: verification material stays out of the workspace until the engine exits (spec §3.2)',
+      })
       .describe('Always true: the agent never grades itself.'),
   })
   .superRefine((value, ctx) => {
     // A command cannot both fail and pass before the fix; listing it twice means the freeze step misclassified it.
     const failing = new Set(value.failToPass);
     value.passToPass.forEach((entry, index) => {
-      if (failing.has(entry)) ctx.addIssue({ code: 'custom', path: ['passToPass', index], message: `${describeValue(entry)} is also in failToPass; a command belongs to one set` });
+      if (failing.has(entry))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['passToPass', index],
+          message: `${describeValue(entry)} is also in failToPass; a command belongs to one set`,
+        });
     });
   });
 
@@ -85,7 +99,9 @@ const golden = z
     diffBytesNormalized: positiveInt.describe('Size of the verified fix after normalization (spec §4.5).'),
     filesTouched: positiveInt,
     trace: relativePath
-      .regex(/\.jsonl$/, { error: (issue) => `must name a JSONL trace file ending in ".jsonl", got ${describeValue(issue.input)}` })
+      .regex(/\.jsonl$/, {
+        error: (issue) => `must name a JSONL trace file ending in ".jsonl", got ${describeValue(issue.input)}`,
+      })
       .describe('The golden abp-trace/v1 file, published as evidence, never as the rubric.'),
     mergedPr: pullRequestUrl.describe('The maintainer-merged pull request: the ground truth of the task.'),
   })
@@ -101,10 +117,18 @@ export const taskSchema = z
     verification,
     golden: golden.optional(),
     requires: z
-      .array(z.string().regex(/^[a-z][a-z0-9.-]*$/, { error: (issue) => `must be a capability name such as "run-commands", got ${describeValue(issue.input)}` }))
+      .array(
+        z
+          .string()
+          .regex(/^[a-z][a-z0-9.-]*$/, {
+            error: (issue) => `must be a capability name such as "run-commands", got ${describeValue(issue.input)}`,
+          }),
+      )
       .superRefine(noRepeats('requires'))
       .optional()
-      .describe('An abp extension: capabilities an engine must declare to attempt the task; trials of engines that lack one are reported as unsupported.'),
+      .describe(
+        'An abp extension: capabilities an engine must declare to attempt the task; trials of engines that lack one are reported as unsupported.',
+      ),
     cutoffsVerified: z
       .array(modelCutoff)
       .superRefine(noRepeats('cutoffsVerified'))
@@ -113,23 +137,46 @@ export const taskSchema = z
   .superRefine((task, ctx) => {
     const { source } = task;
     if (source.kind === 'fixture') {
-      if (task.golden) ctx.addIssue({ code: 'custom', path: ['golden'], message: 'fixture tasks have no golden block (spec §5); remove it' });
+      if (task.golden)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['golden'],
+          message: 'fixture tasks have no golden block (spec §5); remove it',
+        });
       return;
     }
     if (!task.golden) {
-      ctx.addIssue({ code: 'custom', path: ['golden'], message: 'is required for github-issue tasks: the maintainer-merged fix is the ground truth (spec §4.2)' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['golden'],
+        message: 'is required for github-issue tasks: the maintainer-merged fix is the ground truth (spec §4.2)',
+      });
     } else {
       const pr = parseGithubItemUrl(task.golden.mergedPr);
       if (pr && conforms(repoFullName, source.repo) && pr.repo.toLowerCase() !== source.repo.toLowerCase()) {
-        ctx.addIssue({ code: 'custom', path: ['golden', 'mergedPr'], message: `points at ${pr.repo}, but the task's repo is ${source.repo}; the fix must be merged where the issue lives` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['golden', 'mergedPr'],
+          message: `points at ${pr.repo}, but the task's repo is ${source.repo}; the fix must be merged where the issue lives`,
+        });
       }
     }
     if (conforms(repoFullName, source.repo) && conforms(positiveInt, source.issue) && conforms(documentId, task.id)) {
       const expected = githubTaskId(source.repo, source.issue);
-      if (task.id !== expected) ctx.addIssue({ code: 'custom', path: ['id'], message: `github-issue tasks are named gh-<owner>-<name>-<issue>: expected "${expected}", got ${describeValue(task.id)}` });
+      if (task.id !== expected)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['id'],
+          message: `github-issue tasks are named gh-<owner>-<name>-<issue>: expected "${expected}", got ${describeValue(task.id)}`,
+        });
     }
     if (task.cutoffsVerified.length === 0) {
-      ctx.addIssue({ code: 'custom', path: ['cutoffsVerified'], message: 'must list the model cutoffs the task was verified against (spec §4.4), e.g. ["claude-sonnet-5:2026-01"]' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['cutoffsVerified'],
+        message:
+          'must list the model cutoffs the task was verified against (spec §4.4), e.g. ["claude-sonnet-5:2026-01"]',
+      });
     }
     // Contamination control (spec §4.4): the issue is drawn after every candidate model's training cutoff.
     if (!conforms(utcTimestamp, source.sourcedAt)) return;
@@ -137,7 +184,11 @@ export const taskSchema = z
     task.cutoffsVerified.forEach((cutoff, index) => {
       const end = cutoffEnd(cutoff);
       if (end && end.getTime() > sourcedAt) {
-        ctx.addIssue({ code: 'custom', path: ['cutoffsVerified', index], message: `cutoff ${describeValue(cutoff)} is not before sourcedAt ${source.sourcedAt}; a task must be sourced after every model cutoff it is verified against` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['cutoffsVerified', index],
+          message: `cutoff ${describeValue(cutoff)} is not before sourcedAt ${source.sourcedAt}; a task must be sourced after every model cutoff it is verified against`,
+        });
       }
     });
   })

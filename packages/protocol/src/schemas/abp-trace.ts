@@ -10,7 +10,8 @@ export const runOutcomeMeanings = {
   unresolved: 'the engine finished but the held-out verification failed',
   timeout: 'the run hit its timeoutSeconds; scored as not resolved',
   'budget-exceeded': 'the run hit its budgetUsd; scored as not resolved',
-  disqualified: 'the run deleted or weakened tests or touched verification material (spec §4.5); scored as not resolved',
+  disqualified:
+    'the run deleted or weakened tests or touched verification material (spec §4.5); scored as not resolved',
   'engine-error': 'the engine could not be invoked; excluded from comparison, not counted as a loss (spec §3.4)',
   'harness-error': 'the harness failed around the engine; the trial is void and rerun (spec §3.4)',
 } as const;
@@ -33,7 +34,9 @@ const engineRef = z.string().regex(/^\S*[^\s/]\/[^\s/]+$/, {
 
 const subagentId = documentId;
 // Absent means the root agent; a value names an open subagent, which is how fan-out bills are split per branch.
-const attribution = subagentId.optional().describe('The open subagent this event belongs to; absent for the root agent.');
+const attribution = subagentId
+  .optional()
+  .describe('The open subagent this event belongs to; absent for the root agent.');
 
 const base = {
   t: utcTimestamp,
@@ -64,7 +67,10 @@ const toolCall = z.strictObject({
   ...base,
   kind: z.literal('tool.call'),
   tool: z.string().min(1),
-  args: z.record(z.string(), z.unknown()).optional().describe('A redacted summary of the arguments, never raw secrets (spec §6).'),
+  args: z
+    .record(z.string(), z.unknown())
+    .optional()
+    .describe('A redacted summary of the arguments, never raw secrets (spec §6).'),
   subagent: attribution,
   durationMs: nonNegativeInt.optional(),
   diffBytes: nonNegativeInt.optional(),
@@ -89,7 +95,11 @@ const subagentEnd = z.strictObject({
 const runEnd = z.strictObject({
   ...base,
   kind: z.literal('run.end'),
-  outcome: z.enum(runOutcomes).describe(Object.entries(runOutcomeMeanings).map(([outcome, meaning]) => `${outcome}: ${meaning}`).join('; ')),
+  outcome: z.enum(runOutcomes).describe(
+    Object.entries(runOutcomeMeanings)
+      .map(([outcome, meaning]) => `${outcome}: ${meaning}`)
+      .join('; '),
+  ),
   wallClockMs: nonNegativeInt,
   tokens: tokenCounts.describe('Totals of the run; never less than the sum over its model.call events.'),
   diffBytesNormalized: nonNegativeInt.optional(),
@@ -100,7 +110,9 @@ const runEnd = z.strictObject({
 
 export const traceEventSchema = z
   .discriminatedUnion('kind', [runStart, modelCall, toolCall, subagentStart, subagentEnd, runEnd])
-  .describe('One line of an ABP trace (spec §6). Across lines: seq strictly increases, run.start comes first, at most one run.end comes last, subagent ids open before use and close once.');
+  .describe(
+    'One line of an ABP trace (spec §6). Across lines: seq strictly increases, run.start comes first, at most one run.end comes last, subagent ids open before use and close once.',
+  );
 
 export type TraceEvent = z.infer<typeof traceEventSchema>;
 export type TraceEventKind = TraceEvent['kind'];
@@ -148,10 +160,12 @@ function loose(event: unknown): LooseEvent {
 export function traceRuleViolations(events: readonly unknown[]): TraceRuleViolation[] {
   const violations: TraceRuleViolation[] = [];
   const views = events.map(loose);
-  const add = (index: number, path: Array<string | number>, message: string) => violations.push({ index, path, message });
+  const add = (index: number, path: Array<string | number>, message: string) =>
+    violations.push({ index, path, message });
 
   const firstKind = views[0]?.kind;
-  if (firstKind !== undefined && firstKind !== 'run.start') add(0, ['kind'], `the first event must be run.start, got ${describeValue(firstKind)}`);
+  if (firstKind !== undefined && firstKind !== 'run.start')
+    add(0, ['kind'], `the first event must be run.start, got ${describeValue(firstKind)}`);
 
   const started = new Map<string, number | undefined>(); // subagent id -> seq of its subagent.start
   const ended = new Map<string, number | undefined>();
@@ -166,13 +180,21 @@ export function traceRuleViolations(events: readonly unknown[]): TraceRuleViolat
   views.forEach((event, index) => {
     if (event.seq !== undefined) {
       if (previousSeq !== undefined && event.seq <= previousSeq) {
-        add(index, ['seq'], `must be greater than the previous event's seq ${previousSeq} (seq strictly increases), got ${event.seq}`);
+        add(
+          index,
+          ['seq'],
+          `must be greater than the previous event's seq ${previousSeq} (seq strictly increases), got ${event.seq}`,
+        );
       }
       previousSeq = event.seq;
     }
     // The reason an id is not open, or null when an unreadable event may have opened it.
     const notOpen = (id: string) =>
-      ended.has(id) ? `subagent ${describeValue(id)} already ended at ${at(ended.get(id))}` : unreadableSeen ? null : `no subagent.start with id ${describeValue(id)} precedes this event`;
+      ended.has(id)
+        ? `subagent ${describeValue(id)} already ended at ${at(ended.get(id))}`
+        : unreadableSeen
+          ? null
+          : `no subagent.start with id ${describeValue(id)} precedes this event`;
     const reportNotOpen = (path: string, prefix: string, id: string) => {
       const reason = notOpen(id);
       if (reason !== null) add(index, [path], `${prefix}: ${reason}`);
@@ -183,11 +205,20 @@ export function traceRuleViolations(events: readonly unknown[]): TraceRuleViolat
         break;
       case 'run.end': {
         const following = views.length - index - 1;
-        if (following > 0) add(index, ['kind'], `run.end must be the last event, but ${following} event${following === 1 ? '' : 's'} follow${following === 1 ? 's' : ''} it`);
+        if (following > 0)
+          add(
+            index,
+            ['kind'],
+            `run.end must be the last event, but ${following} event${following === 1 ? '' : 's'} follow${following === 1 ? 's' : ''} it`,
+          );
         if (event.tokens) {
           for (const field of tokenFields) {
             if (event.tokens[field] < summed[field]) {
-              add(index, ['tokens', field], `run.end reports ${event.tokens[field]} ${field} tokens, fewer than the ${summed[field]} summed over the model.call events before it`);
+              add(
+                index,
+                ['tokens', field],
+                `run.end reports ${event.tokens[field]} ${field} tokens, fewer than the ${summed[field]} summed over the model.call events before it`,
+              );
             }
           }
         }
@@ -195,13 +226,19 @@ export function traceRuleViolations(events: readonly unknown[]): TraceRuleViolat
       }
       case 'subagent.start':
         if (event.id !== undefined) {
-          if (started.has(event.id)) add(index, ['id'], `subagent id ${describeValue(event.id)} was already started at ${at(started.get(event.id))}; ids are unique within a trace`);
+          if (started.has(event.id))
+            add(
+              index,
+              ['id'],
+              `subagent id ${describeValue(event.id)} was already started at ${at(started.get(event.id))}; ids are unique within a trace`,
+            );
           else {
             started.set(event.id, event.seq);
             open.add(event.id);
           }
         }
-        if (event.parent !== undefined && !open.has(event.parent)) reportNotOpen('parent', 'must name an open subagent', event.parent);
+        if (event.parent !== undefined && !open.has(event.parent))
+          reportNotOpen('parent', 'must name an open subagent', event.parent);
         break;
       case 'subagent.end':
         if (event.id !== undefined) {
@@ -213,8 +250,10 @@ export function traceRuleViolations(events: readonly unknown[]): TraceRuleViolat
         break;
       case 'model.call':
       case 'tool.call':
-        if (event.subagent !== undefined && !open.has(event.subagent)) reportNotOpen('subagent', 'must name an open subagent', event.subagent);
-        if (event.kind === 'model.call' && event.tokens) for (const field of tokenFields) summed[field] += event.tokens[field];
+        if (event.subagent !== undefined && !open.has(event.subagent))
+          reportNotOpen('subagent', 'must name an open subagent', event.subagent);
+        if (event.kind === 'model.call' && event.tokens)
+          for (const field of tokenFields) summed[field] += event.tokens[field];
         break;
       case undefined:
       default:
@@ -230,5 +269,6 @@ export const traceSchema = z
   .array(traceEventSchema)
   .min(1, 'a trace has at least its run.start event')
   .superRefine((events, ctx) => {
-    for (const violation of traceRuleViolations(events)) ctx.addIssue({ code: 'custom', path: [violation.index, ...violation.path], message: violation.message });
+    for (const violation of traceRuleViolations(events))
+      ctx.addIssue({ code: 'custom', path: [violation.index, ...violation.path], message: violation.message });
   });

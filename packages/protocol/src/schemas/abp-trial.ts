@@ -10,7 +10,8 @@ export const trialOutcomeMeanings = {
   resolved: 'the held-out verification passed',
   unresolved: 'verification failed, or the engine timed out or exceeded its budget',
   disqualified: 'the engine deleted or weakened tests (spec §4.5); scored as not resolved',
-  'engine-error': 'the engine could not be invoked, crashed before acting, failed preflight or reported no model calls; excluded',
+  'engine-error':
+    'the engine could not be invoked, crashed before acting, failed preflight or reported no model calls; excluded',
   'harness-error': 'the grader failed around the engine; excluded and reported',
   unsupported: 'the task needs a capability the adapter does not declare; not run, reported apart',
 } as const;
@@ -18,7 +19,13 @@ export type TrialOutcome = keyof typeof trialOutcomeMeanings;
 export const trialOutcomes = Object.keys(trialOutcomeMeanings) as [TrialOutcome, ...TrialOutcome[]];
 export const scoredOutcomes: ReadonlySet<TrialOutcome> = new Set(['resolved', 'unresolved', 'disqualified']);
 
-const testCounts = z.strictObject({ total: nonNegativeInt, pass: nonNegativeInt, fail: nonNegativeInt, error: nonNegativeInt, skip: nonNegativeInt });
+const testCounts = z.strictObject({
+  total: nonNegativeInt,
+  pass: nonNegativeInt,
+  fail: nonNegativeInt,
+  error: nonNegativeInt,
+  skip: nonNegativeInt,
+});
 
 const verificationCommand = z.strictObject({
   role: z.enum(['failToPass', 'passToPass']),
@@ -45,7 +52,12 @@ export const trialSchema = z
     trial: nonNegativeInt.describe('Repetition index of this (task, engine) pair, from 0.'),
     order: nonNegativeInt.describe('Position in the run schedule (abba, shuffled or sequential).'),
     outcome: z.enum(trialOutcomes),
-    reason: z.string().nullable().describe('A short code: timeout, budget-exceeded, could-not-invoke, failed-preflight, zero-model-calls, deleted-test-file…'),
+    reason: z
+      .string()
+      .nullable()
+      .describe(
+        'A short code: timeout, budget-exceeded, could-not-invoke, failed-preflight, zero-model-calls, deleted-test-file…',
+      ),
     detail: z.string().nullable(),
     engineProcess: z
       .strictObject({
@@ -66,7 +78,9 @@ export const trialSchema = z
         excludedBytes: nonNegativeInt,
         filesTouched: nonNegativeInt,
         testWeakening: z.array(z.strictObject({ path: z.string(), reason: z.string() })),
-        heldOutPathsTouched: z.array(z.string()).describe('Paths the engine wrote that the held-out material overwrites at verification.'),
+        heldOutPathsTouched: z
+          .array(z.string())
+          .describe('Paths the engine wrote that the held-out material overwrites at verification.'),
       })
       .nullable(),
     verification: z
@@ -84,7 +98,9 @@ export const trialSchema = z
     }),
     trace: z
       .strictObject({
-        source: z.string().describe('"native", "sidecar:<translator>" or "missing": which path produced the trace (spec §6).'),
+        source: z
+          .string()
+          .describe('"native", "sidecar:<translator>" or "missing": which path produced the trace (spec §6).'),
         flags: z.array(z.string()),
         problems: nonNegativeInt,
         modelCalls: nonNegativeInt,
@@ -103,6 +119,8 @@ export const trialSchema = z
     }),
     timing: z.strictObject({ startedAt: utcTimestamp, finishedAt: utcTimestamp, harnessOverheadMs: nonNegativeInt }),
   })
-  .describe('One trial of a run: outcome, reason, the engine process, diff, verification, metrics, trace summary and receipt paths.');
+  .describe(
+    'One trial of a run: outcome, reason, the engine process, diff, verification, metrics, trace summary and receipt paths.',
+  );
 
 export type AbpTrial = z.infer<typeof trialSchema>;

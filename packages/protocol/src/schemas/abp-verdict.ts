@@ -1,6 +1,14 @@
 // The abp-verdict/v1 report (spec §8): per-engine rates with their intervals, pairwise tests, and the receipts behind them.
 import { z } from 'zod';
-import { describeValue, documentId, duplicateIndices, nonNegativeInt, probability, relativePath, seed } from './primitives.js';
+import {
+  describeValue,
+  documentId,
+  duplicateIndices,
+  nonNegativeInt,
+  probability,
+  relativePath,
+  seed,
+} from './primitives.js';
 
 export const VERDICT_SCHEMA_ID = 'abp-verdict/v1';
 
@@ -14,9 +22,18 @@ const resolveRate = z
   })
   .superRefine((rate, ctx) => {
     const [lo, hi] = rate.wilson95;
-    if (lo > hi) ctx.addIssue({ code: 'custom', path: ['wilson95'], message: `must be ordered [lo, hi] with lo <= hi, got ${show(rate.wilson95)}` });
+    if (lo > hi)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['wilson95'],
+        message: `must be ordered [lo, hi] with lo <= hi, got ${show(rate.wilson95)}`,
+      });
     else if (rate.point < lo || rate.point > hi) {
-      ctx.addIssue({ code: 'custom', path: ['wilson95'], message: `must contain the point estimate ${rate.point}, got ${show(rate.wilson95)} (need 0 <= lo <= point <= hi <= 1)` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['wilson95'],
+        message: `must contain the point estimate ${rate.point}, got ${show(rate.wilson95)} (need 0 <= lo <= point <= hi <= 1)`,
+      });
     }
   });
 
@@ -27,23 +44,45 @@ const engineResult = z
   .strictObject({
     engine: documentId,
     scoredTrials: nonNegativeInt,
-    excludedEngineErrors: nonNegativeInt.describe('Trials the engine could not be invoked for: excluded, not losses (spec §3.4).'),
-    resolveRate: resolveRate.nullable().describe('Null exactly when scoredTrials is 0: a rate of nothing has no interval.'),
+    excludedEngineErrors: nonNegativeInt.describe(
+      'Trials the engine could not be invoked for: excluded, not losses (spec §3.4).',
+    ),
+    resolveRate: resolveRate
+      .nullable()
+      .describe('Null exactly when scoredTrials is 0: a rate of nothing has no interval.'),
     medianDiffBytesNormalized: median,
     medianTokensTotal: median,
     medianWallClockMs: median,
     medianComputedUsd: median,
     // Extensions beyond the spec's example, optional so other harnesses' verdicts stay valid.
     resolvedTrials: nonNegativeInt.optional(),
-    disqualifiedTrials: nonNegativeInt.optional().describe('Deleted or weakened tests: scored as not resolved (spec §4.5).'),
-    excludedHarnessErrors: nonNegativeInt.optional().describe('Trials the grader failed around the engine: excluded and reported (spec §3.4).'),
-    unsupportedTrials: nonNegativeInt.optional().describe('Trials needing a capability the adapter does not declare; reported apart from success.'),
-    verifiedRateExecuted: resolveRate.nullable().optional().describe('resolved / scored trials: unsupported trials left out.'),
-    verifiedRateAllTrials: resolveRate.nullable().optional().describe('resolved / (scored + unsupported) trials: unsupported trials count as not verified.'),
+    disqualifiedTrials: nonNegativeInt
+      .optional()
+      .describe('Deleted or weakened tests: scored as not resolved (spec §4.5).'),
+    excludedHarnessErrors: nonNegativeInt
+      .optional()
+      .describe('Trials the grader failed around the engine: excluded and reported (spec §3.4).'),
+    unsupportedTrials: nonNegativeInt
+      .optional()
+      .describe('Trials needing a capability the adapter does not declare; reported apart from success.'),
+    verifiedRateExecuted: resolveRate
+      .nullable()
+      .optional()
+      .describe('resolved / scored trials: unsupported trials left out.'),
+    verifiedRateAllTrials: resolveRate
+      .nullable()
+      .optional()
+      .describe('resolved / (scored + unsupported) trials: unsupported trials count as not verified.'),
   })
   .superRefine((result, ctx) => {
-    if (result.scoredTrials === 0 && result.resolveRate !== null) ctx.addIssue({ code: 'custom', path: ['resolveRate'], message: 'must be null when scoredTrials is 0' });
-    if (result.scoredTrials > 0 && result.resolveRate === null) ctx.addIssue({ code: 'custom', path: ['resolveRate'], message: `is required: the engine has ${result.scoredTrials} scored trials` });
+    if (result.scoredTrials === 0 && result.resolveRate !== null)
+      ctx.addIssue({ code: 'custom', path: ['resolveRate'], message: 'must be null when scoredTrials is 0' });
+    if (result.scoredTrials > 0 && result.resolveRate === null)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['resolveRate'],
+        message: `is required: the engine has ${result.scoredTrials} scored trials`,
+      });
   });
 
 // A relative change of a non-negative quantity cannot fall below -1 (that would be a negative diff size).
@@ -57,19 +96,28 @@ const metricDelta = z
   })
   .superRefine((delta, ctx) => {
     const [lo, hi] = delta.bootstrap95;
-    if (lo > hi) ctx.addIssue({ code: 'custom', path: ['bootstrap95'], message: `must be ordered [lo, hi] with lo <= hi, got ${show(delta.bootstrap95)}` });
+    if (lo > hi)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['bootstrap95'],
+        message: `must be ordered [lo, hi] with lo <= hi, got ${show(delta.bootstrap95)}`,
+      });
   });
 
 const pairwise = z.strictObject({
   a: documentId,
   b: documentId,
   mcnemar: z.strictObject({
-    discordant: z.tuple([nonNegativeInt, nonNegativeInt]).describe('[a resolved and b not, b resolved and a not] over paired trials.'),
+    discordant: z
+      .tuple([nonNegativeInt, nonNegativeInt])
+      .describe('[a resolved and b not, b resolved and a not] over paired trials.'),
     pExact: probability.describe('Exact two-sided McNemar p-value (spec §3.3).'),
   }),
   diffDelta: metricDelta
     .nullable()
-    .describe('Relative change of the median normalized diff, a against b, with a seeded bootstrap interval; null when no task was resolved by both.'),
+    .describe(
+      'Relative change of the median normalized diff, a against b, with a seeded bootstrap interval; null when no task was resolved by both.',
+    ),
   pairedTrials: nonNegativeInt.optional().describe('Trials scored for both engines: the pairs McNemar counts over.'),
   tokensDelta: metricDelta.nullable().optional(),
   wallClockDelta: metricDelta.nullable().optional(),
@@ -82,29 +130,61 @@ export const verdictSchema = z
     run: documentId,
     perEngine: z.array(engineResult).min(1, 'must report at least one engine'),
     pairwise: z.array(pairwise),
-    matchedModels: z.boolean().optional().describe('Copied from the run: false means no engine-vs-engine conclusion may be drawn (spec §7).'),
-    warnings: z.array(z.string()).optional().describe('What a reader must see first: mismatched models, small samples, flagged traces.'),
+    matchedModels: z
+      .boolean()
+      .optional()
+      .describe('Copied from the run: false means no engine-vs-engine conclusion may be drawn (spec §7).'),
+    warnings: z
+      .array(z.string())
+      .optional()
+      .describe('What a reader must see first: mismatched models, small samples, flagged traces.'),
     receipts: z
-      .strictObject({ trials: relativePath, transcripts: relativePath, diffs: relativePath, traces: relativePath.optional() })
-      .describe('Where the evidence lives, relative to the verdict (spec §3.5); traces are required only for ABP-traces conformance.'),
+      .strictObject({
+        trials: relativePath,
+        transcripts: relativePath,
+        diffs: relativePath,
+        traces: relativePath.optional(),
+      })
+      .describe(
+        'Where the evidence lives, relative to the verdict (spec §3.5); traces are required only for ABP-traces conformance.',
+      ),
   })
   .superRefine((verdict, ctx) => {
     for (const { index, first } of duplicateIndices(verdict.perEngine, (result) => result.engine)) {
-      ctx.addIssue({ code: 'custom', path: ['perEngine', index, 'engine'], message: `engine ${describeValue(verdict.perEngine[index]?.engine)} is already reported at perEngine[${first}]` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['perEngine', index, 'engine'],
+        message: `engine ${describeValue(verdict.perEngine[index]?.engine)} is already reported at perEngine[${first}]`,
+      });
     }
     const engines = new Set(verdict.perEngine.map((result) => result.engine));
     verdict.pairwise.forEach((pair, index) => {
       for (const side of ['a', 'b'] as const) {
         if (!engines.has(pair[side])) {
-          ctx.addIssue({ code: 'custom', path: ['pairwise', index, side], message: `names engine ${describeValue(pair[side])}, which perEngine does not report; known: ${[...engines].join(', ')}` });
+          ctx.addIssue({
+            code: 'custom',
+            path: ['pairwise', index, side],
+            message: `names engine ${describeValue(pair[side])}, which perEngine does not report; known: ${[...engines].join(', ')}`,
+          });
         }
       }
-      if (pair.a === pair.b) ctx.addIssue({ code: 'custom', path: ['pairwise', index, 'b'], message: 'must differ from a: an engine is not compared with itself' });
+      if (pair.a === pair.b)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['pairwise', index, 'b'],
+          message: 'must differ from a: an engine is not compared with itself',
+        });
     });
     for (const { index, first } of duplicateIndices(verdict.pairwise, (pair) => [pair.a, pair.b].sort().join('\n'))) {
-      ctx.addIssue({ code: 'custom', path: ['pairwise', index], message: `compares the same two engines as pairwise[${first}]` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['pairwise', index],
+        message: `compares the same two engines as pairwise[${first}]`,
+      });
     }
   })
-  .describe('An ABP verdict: per-engine results with their uncertainty and pairwise comparisons, never a blended score (spec §8).');
+  .describe(
+    'An ABP verdict: per-engine results with their uncertainty and pairwise comparisons, never a blended score (spec §8).',
+  );
 
 export type AbpVerdict = z.infer<typeof verdictSchema>;

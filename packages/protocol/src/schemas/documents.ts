@@ -99,9 +99,13 @@ function duplicateKeyErrors(scan: JsonScan, lineOffset = 0): DocumentError[] {
 
 function schemaFieldError(value: Record<string, unknown>): DocumentError {
   const known = `expected one of ${documentSchemaIdList()} (traces are JSONL files, one event per line)`;
-  if (!('schema' in value)) return { path: 'schema', message: `is missing: every ABP document names its kind in "schema"; ${known}` };
+  if (!('schema' in value))
+    return { path: 'schema', message: `is missing: every ABP document names its kind in "schema"; ${known}` };
   if (value.schema === TRACE_SCHEMA_ID) {
-    return { path: 'schema', message: `${TRACE_SCHEMA_ID} is a JSONL format without a schema field: write one event object per line in a .jsonl file` };
+    return {
+      path: 'schema',
+      message: `${TRACE_SCHEMA_ID} is a JSONL format without a schema field: write one event object per line in a .jsonl file`,
+    };
   }
   return { path: 'schema', message: `names an unknown document kind ${describeValue(value.schema)}; ${known}` };
 }
@@ -118,7 +122,12 @@ function documentSchemaIdList(): string {
  */
 export function validateDocument(value: unknown, scan: JsonScan | null = null): DocumentValidation {
   if (!isPlainObject(value)) {
-    return result(null, [withLine({ path: '$', message: `must be a JSON object with a "schema" field, got ${describeValue(value)}` }, lineOf(scan, []))]);
+    return result(null, [
+      withLine(
+        { path: '$', message: `must be a JSON object with a "schema" field, got ${describeValue(value)}` },
+        lineOf(scan, []),
+      ),
+    ]);
   }
   const schemaId = value.schema;
   if (!isDocumentSchemaId(schemaId)) return result(null, [withLine(schemaFieldError(value), lineOf(scan, ['schema']))]);
@@ -127,14 +136,24 @@ export function validateDocument(value: unknown, scan: JsonScan | null = null): 
   const parsed = schema.safeParse(value, plainWordsParseOptions);
   const errors: DocumentError[] = parsed.success
     ? []
-    : locateIssues(parsed.error.issues).map((issue) => withLine({ path: formatJsonPath(issue.path), message: issue.message }, lineOf(scan, issue.path)));
+    : locateIssues(parsed.error.issues).map((issue) =>
+        withLine({ path: formatJsonPath(issue.path), message: issue.message }, lineOf(scan, issue.path)),
+      );
   if (scan) errors.push(...duplicateKeyErrors(scan));
 
   // The digest needs node:crypto, so it is checked here rather than in the schema that workflow code imports.
   if (schemaId === REGISTRY_SCHEMA_ID && typeof value.digest === 'string' && conforms(sha256Digest, value.digest)) {
     const expected = registryDigest(value);
     if (expected !== value.digest) {
-      errors.push(withLine({ path: 'digest', message: `does not match the document: the sha256 of its RFC 8785 canonical JSON without the digest field is ${expected}` }, lineOf(scan, ['digest'])));
+      errors.push(
+        withLine(
+          {
+            path: 'digest',
+            message: `does not match the document: the sha256 of its RFC 8785 canonical JSON without the digest field is ${expected}`,
+          },
+          lineOf(scan, ['digest']),
+        ),
+      );
     }
   }
   return result(schemaId, errors);
@@ -149,8 +168,20 @@ export function validateTraceText(text: string): DocumentValidation {
 
   // A pretty-printed event or array is one JSON value over many lines; say so once instead of once per line.
   const [firstLine] = nonBlankLines(text);
-  if (firstLine !== undefined && nonBlankLines(text).length > 1 && !parseJsonText(firstLine).ok && parseJsonText(text).ok) {
-    return result(TRACE_SCHEMA_ID, [{ path: '$', line: 1, message: 'is one JSON value spread over several lines, but a trace is JSONL: write each event as one JSON object on its own line' }]);
+  if (
+    firstLine !== undefined &&
+    nonBlankLines(text).length > 1 &&
+    !parseJsonText(firstLine).ok &&
+    parseJsonText(text).ok
+  ) {
+    return result(TRACE_SCHEMA_ID, [
+      {
+        path: '$',
+        line: 1,
+        message:
+          'is one JSON value spread over several lines, but a trace is JSONL: write each event as one JSON object on its own line',
+      },
+    ]);
   }
 
   lines.forEach((raw, index) => {
@@ -161,24 +192,38 @@ export function validateTraceText(text: string): DocumentValidation {
     const parsed = parseJsonText(lineText);
     if (!parsed.ok) {
       events.push(undefined);
-      errors.push({ path: '$', line, message: `is not valid JSON: ${parsed.error.message} (column ${parsed.error.column})` });
+      errors.push({
+        path: '$',
+        line,
+        message: `is not valid JSON: ${parsed.error.message} (column ${parsed.error.column})`,
+      });
       return;
     }
     events.push(parsed.value);
     if (!isPlainObject(parsed.value)) {
-      errors.push({ path: '$', line, message: `must be one JSON object (an ${TRACE_SCHEMA_ID} event), got ${describeValue(parsed.value)}` });
+      errors.push({
+        path: '$',
+        line,
+        message: `must be one JSON object (an ${TRACE_SCHEMA_ID} event), got ${describeValue(parsed.value)}`,
+      });
       return;
     }
     const event = traceEventSchema.safeParse(parsed.value, plainWordsParseOptions);
     if (!event.success) {
-      for (const issue of locateIssues(event.error.issues)) errors.push({ path: formatJsonPath(issue.path), line, message: issue.message });
+      for (const issue of locateIssues(event.error.issues))
+        errors.push({ path: formatJsonPath(issue.path), line, message: issue.message });
     }
     errors.push(...duplicateKeyErrors(scanJson(lineText), index));
   });
 
-  if (events.length === 0) return result(TRACE_SCHEMA_ID, [{ path: '$', message: 'is empty: a trace holds at least its run.start event, one JSON object per line' }]);
+  if (events.length === 0)
+    return result(TRACE_SCHEMA_ID, [
+      { path: '$', message: 'is empty: a trace holds at least its run.start event, one JSON object per line' },
+    ]);
   for (const violation of traceRuleViolations(events)) {
-    errors.push(withLine({ path: formatJsonPath(violation.path), message: violation.message }, lineNumbers[violation.index]));
+    errors.push(
+      withLine({ path: formatJsonPath(violation.path), message: violation.message }, lineNumbers[violation.index]),
+    );
   }
   return result(TRACE_SCHEMA_ID, errors);
 }
@@ -191,7 +236,8 @@ export function validateTraceText(text: string): DocumentValidation {
 export function validateDocumentText(text: string, fileName: string): DocumentValidation {
   const body = text.startsWith('\uFEFF') ? text.slice(1) : text; // editors on Windows prepend a byte order mark
   if (/\.jsonl$/i.test(fileName)) return validateTraceText(body);
-  if (body.trim() === '') return result(null, [{ path: '$', line: 1, message: 'is empty: expected a JSON document with a "schema" field' }]);
+  if (body.trim() === '')
+    return result(null, [{ path: '$', line: 1, message: 'is empty: expected a JSON document with a "schema" field' }]);
 
   const parsed = parseJsonText(body);
   if (!parsed.ok) {
@@ -199,7 +245,9 @@ export function validateDocumentText(text: string, fileName: string): DocumentVa
     const first = firstLine === undefined ? null : parseJsonText(firstLine);
     if (first?.ok && looksLikeTraceEvent(first.value)) return validateTraceText(body);
     const { message, line, column } = parsed.error;
-    return result(null, [{ path: '$', line, message: `is not valid JSON: ${message} (line ${line}, column ${column})` }]);
+    return result(null, [
+      { path: '$', line, message: `is not valid JSON: ${message} (line ${line}, column ${column})` },
+    ]);
   }
   if (looksLikeTraceEvent(parsed.value)) return validateTraceText(body);
   return validateDocument(parsed.value, scanJson(body));

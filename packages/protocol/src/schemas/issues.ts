@@ -28,12 +28,20 @@ function nearest(key: string, allowed: readonly string[]): string | undefined {
     let row = Array.from({ length: b.length + 1 }, (_, index) => index);
     for (let i = 1; i <= a.length; i += 1) {
       const next = [i];
-      for (let j = 1; j <= b.length; j += 1) next[j] = Math.min((row[j] ?? 0) + 1, (next[j - 1] ?? 0) + 1, (row[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1));
+      for (let j = 1; j <= b.length; j += 1)
+        next[j] = Math.min(
+          (row[j] ?? 0) + 1,
+          (next[j - 1] ?? 0) + 1,
+          (row[j - 1] ?? 0) + (a[i - 1] === b[j - 1] ? 0 : 1),
+        );
       row = next;
     }
     return row[b.length] ?? Infinity;
   };
-  const scored = allowed.map((name) => ({ name, score: name.toLowerCase() === key.toLowerCase() ? 0 : distance(key, name) }));
+  const scored = allowed.map((name) => ({
+    name,
+    score: name.toLowerCase() === key.toLowerCase() ? 0 : distance(key, name),
+  }));
   const best = scored.sort((a, b) => a.score - b.score)[0];
   return best && best.score <= 2 ? best.name : undefined;
 }
@@ -64,8 +72,10 @@ export const plainWordsErrorMap: z.core.$ZodErrorMap = (issue) => {
     }
     case 'too_small': {
       const minimum = Number(issue.minimum);
-      if (issue.origin === 'array' || issue.origin === 'set') return minimum === 1 ? 'must not be empty' : `must have at least ${minimum} items`;
-      if (issue.origin === 'string') return minimum === 1 ? 'must not be empty' : `must be at least ${minimum} characters long`;
+      if (issue.origin === 'array' || issue.origin === 'set')
+        return minimum === 1 ? 'must not be empty' : `must have at least ${minimum} items`;
+      if (issue.origin === 'string')
+        return minimum === 1 ? 'must not be empty' : `must be at least ${minimum} characters long`;
       return `must be ${issue.inclusive === false ? 'greater than' : 'at least'} ${minimum}, got ${describeValue(issue.input)}`;
     }
     case 'too_big': {
@@ -108,7 +118,8 @@ export const plainWordsParseOptions = { error: plainWordsErrorMap, reportInput: 
 export function locateIssues(issues: readonly z.core.$ZodIssue[]): LocatedIssue[] {
   return issues.map((issue) => {
     const path = issue.path.map((segment) => (typeof segment === 'number' ? segment : String(segment)));
-    if (issue.code === 'unrecognized_keys' && issue.keys.length === 1 && issue.keys[0] !== undefined) path.push(issue.keys[0]);
+    if (issue.code === 'unrecognized_keys' && issue.keys.length === 1 && issue.keys[0] !== undefined)
+      path.push(issue.keys[0]);
     return { path, message: issue.message };
   });
 }

@@ -31,12 +31,19 @@ export const jsonSchemaKinds: readonly JsonSchemaKind[] = [
     schema: taskSchema,
     // github-issue tasks carry their golden block; fixtures carry none (spec §5).
     extra: {
-      if: { properties: { source: { properties: { kind: { const: 'fixture' } }, required: ['kind'] } }, required: ['source'] },
+      if: {
+        properties: { source: { properties: { kind: { const: 'fixture' } }, required: ['kind'] } },
+        required: ['source'],
+      },
       then: { not: { required: ['golden'] } },
       else: { required: ['golden'] },
     },
   },
-  { id: TRACE_SCHEMA_ID, title: 'ABP trace event (abp-trace/v1), one per line of a JSONL trace', schema: traceEventSchema },
+  {
+    id: TRACE_SCHEMA_ID,
+    title: 'ABP trace event (abp-trace/v1), one per line of a JSONL trace',
+    schema: traceEventSchema,
+  },
   { id: RUN_SCHEMA_ID, title: 'ABP run configuration (abp-run/v1)', schema: runSchema },
   { id: VERDICT_SCHEMA_ID, title: 'ABP verdict (abp-verdict/v1)', schema: verdictSchema },
   { id: REGISTRY_SCHEMA_ID, title: 'ABP registry version (abp-registry/v1)', schema: registrySchema },
@@ -54,7 +61,11 @@ export function jsonSchemaFileName(kindId: string): string {
 
 export function buildJsonSchema(kind: JsonSchemaKind): Record<string, unknown> {
   // Input side: a document on disk is what gets validated. Throwing on unrepresentable types keeps gaps from passing silently.
-  const generated = z.toJSONSchema(kind.schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'throw' }) as Record<string, unknown>;
+  const generated = z.toJSONSchema(kind.schema, {
+    target: 'draft-2020-12',
+    io: 'input',
+    unrepresentable: 'throw',
+  }) as Record<string, unknown>;
   const { $schema, description, ...rest } = generated;
   return {
     $schema,
@@ -68,5 +79,8 @@ export function buildJsonSchema(kind: JsonSchemaKind): Record<string, unknown> {
 
 /** Every JSON Schema file with its exact text: 2-space indent and a trailing newline, so regeneration is byte-stable. */
 export function renderJsonSchemaFiles(): Array<{ fileName: string; text: string }> {
-  return jsonSchemaKinds.map((kind) => ({ fileName: jsonSchemaFileName(kind.id), text: `${JSON.stringify(buildJsonSchema(kind), null, 2)}\n` }));
+  return jsonSchemaKinds.map((kind) => ({
+    fileName: jsonSchemaFileName(kind.id),
+    text: `${JSON.stringify(buildJsonSchema(kind), null, 2)}\n`,
+  }));
 }

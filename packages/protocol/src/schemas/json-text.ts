@@ -88,7 +88,8 @@ export function scanJson(text: string): JsonScan {
           pos += 6;
         } else if (escape !== undefined && '"\\/bfnrt'.includes(escape)) pos += 2;
         else fail(`invalid escape \\${escape ?? ''} in a string`);
-      } else if (char.charCodeAt(0) < 0x20) fail('control character inside a string: write a newline as \\n and a tab as \\t');
+      } else if (char.charCodeAt(0) < 0x20)
+        fail('control character inside a string: write a newline as \\n and a tab as \\t');
       else pos += 1;
     }
     pos += 1;
@@ -106,8 +107,7 @@ export function scanJson(text: string): JsonScan {
       if (char === '{') readObject(path);
       else readArray(path);
       depth -= 1;
-    }
-    else if (char === '"') readString();
+    } else if (char === '"') readString();
     else if (char === '-' || (char !== undefined && char >= '0' && char <= '9')) {
       NUMBER.lastIndex = pos;
       if (!NUMBER.exec(text)) fail('invalid number');
@@ -143,7 +143,8 @@ export function scanJson(text: string): JsonScan {
       if (firstLine === undefined) keyLines.set(key, keyLine);
       else duplicateKeys.push({ path: [...path, key], line: keyLine, firstLine });
       skipWhitespace();
-      if (text[pos] !== ':') fail(`expected ":" after the property name ${JSON.stringify(key)}, got ${describeChar(text[pos])}`);
+      if (text[pos] !== ':')
+        fail(`expected ":" after the property name ${JSON.stringify(key)}, got ${describeChar(text[pos])}`);
       pos += 1;
       readValue([...path, key]);
       skipWhitespace();
@@ -191,7 +192,11 @@ export function scanJson(text: string): JsonScan {
     const before = text.slice(0, error.offset);
     const failLine = before.split('\n').length;
     const column = error.offset - (before.lastIndexOf('\n') + 1) + 1;
-    return { error: { offset: error.offset, line: failLine, column, message: error.message }, valueLines, duplicateKeys };
+    return {
+      error: { offset: error.offset, line: failLine, column, message: error.message },
+      valueLines,
+      duplicateKeys,
+    };
   }
 }
 

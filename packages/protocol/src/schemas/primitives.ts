@@ -35,7 +35,11 @@ export const sha256Digest = patterned(
 
 // A full sha: an abbreviated one can become ambiguous as the repository grows, and the task must pin one commit forever.
 export const gitSha = patterned(/^[0-9a-f]{40}$/, 'a full 40-character hex git commit sha', (input) =>
-  /^[0-9a-fA-F]{4,39}$/.test(input) ? `expand the abbreviation with \`git rev-parse ${input}\`` : /^[0-9A-F]{40}$/i.test(input) ? 'use lowercase hex' : undefined,
+  /^[0-9a-fA-F]{4,39}$/.test(input)
+    ? `expand the abbreviation with \`git rev-parse ${input}\``
+    : /^[0-9A-F]{40}$/i.test(input)
+      ? 'use lowercase hex'
+      : undefined,
 );
 
 // GitHub's own limits: owner 1-39 of [A-Za-z0-9-], name 1-100 of [A-Za-z0-9._-] and never "." or "..".
@@ -45,7 +49,10 @@ export const repoFullName = patterned(
 );
 
 const REGISTRY_VERSION = /^abp-registry\/(\d{4})Q([1-4])$/;
-export const registryVersion = patterned(REGISTRY_VERSION, 'a registry version "abp-registry/YYYYQn" with n from 1 to 4, e.g. "abp-registry/2026Q3"');
+export const registryVersion = patterned(
+  REGISTRY_VERSION,
+  'a registry version "abp-registry/YYYYQn" with n from 1 to 4, e.g. "abp-registry/2026Q3"',
+);
 
 /** Orders registry versions: year * 4 + quarter - 1, or null when the text is not a version. */
 export function registryVersionIndex(version: string): number | null {
@@ -83,7 +90,10 @@ export const relativePath = patterned(
   'a relative POSIX path that stays inside its folder (no leading "/", no "..", no "\\")',
 );
 
-export const containerImage = patterned(/^[a-z0-9][^\s]{0,254}$/, 'a container image reference, e.g. "ghcr.io/macanderson/abp-node:22"');
+export const containerImage = patterned(
+  /^[a-z0-9][^\s]{0,254}$/,
+  'a container image reference, e.g. "ghcr.io/macanderson/abp-node:22"',
+);
 
 // Host-agnostic so the local GitHub simulator and GitHub Enterprise produce valid documents too; the path is GitHub's.
 export const pullRequestUrl = patterned(
@@ -104,7 +114,10 @@ export function parseGithubItemUrl(url: string): { repo: string; number: number 
 // z.int() already stops at Number.MAX_SAFE_INTEGER, so every count survives a round trip through JSON and JavaScript.
 export const positiveInt = z.int().positive();
 export const nonNegativeInt = z.int().nonnegative();
-export const seed = z.int().nonnegative().describe('Published so the selection or resampling can be re-derived (spec §3.3, §4.1).');
+export const seed = z
+  .int()
+  .nonnegative()
+  .describe('Published so the selection or resampling can be re-derived (spec §3.3, §4.1).');
 export const usd = z.number().nonnegative();
 export const probability = z.number().min(0).max(1);
 
@@ -114,7 +127,10 @@ export function conforms(schema: z.ZodType, value: unknown): boolean {
 }
 
 /** Indices of the entries of `values` that repeat an earlier one (after `key`), with the index of that earlier one. */
-export function duplicateIndices<T>(values: readonly T[], key: (value: T) => string = String): Array<{ index: number; first: number }> {
+export function duplicateIndices<T>(
+  values: readonly T[],
+  key: (value: T) => string = String,
+): Array<{ index: number; first: number }> {
   const seen = new Map<string, number>();
   const duplicates: Array<{ index: number; first: number }> = [];
   values.forEach((value, index) => {

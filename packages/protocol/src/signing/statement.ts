@@ -3,7 +3,20 @@
 import { z } from 'zod';
 import { canonicalJson } from '../schemas/canonical-json.js';
 import { plainWordsParseOptions } from '../schemas/issues.js';
-import { describeValue, documentId, duplicateIndices, gitSha, nonNegativeInt, positiveInt, pullRequestUrl, registryVersion, repoFullName, seed, sha256Digest, utcTimestamp } from '../schemas/primitives.js';
+import {
+  describeValue,
+  documentId,
+  duplicateIndices,
+  gitSha,
+  nonNegativeInt,
+  positiveInt,
+  pullRequestUrl,
+  registryVersion,
+  repoFullName,
+  seed,
+  sha256Digest,
+  utcTimestamp,
+} from '../schemas/primitives.js';
 import { describeIssues } from '../schemas/issues.js';
 import { SigningError } from './errors.js';
 
@@ -23,7 +36,9 @@ export const AGING_TRANSITION_PREDICATE = 'https://abp.dev/predicates/aging-tran
 export const TRUST_ROOT_PREDICATE = 'https://abp.dev/predicates/trust-root/v1';
 
 // in-toto writes digests as bare lowercase hex keyed by algorithm; ABP documents write "sha256:<hex>".
-const sha256Hex = z.string().regex(/^[0-9a-f]{64}$/, { error: (issue) => `must be 64 lowercase hex digits, got ${describeValue(issue.input)}` });
+const sha256Hex = z
+  .string()
+  .regex(/^[0-9a-f]{64}$/, { error: (issue) => `must be 64 lowercase hex digits, got ${describeValue(issue.input)}` });
 
 const subjectSchema = z.object({
   name: z.string().min(1),
@@ -43,7 +58,11 @@ export const statementSchema = z
   })
   .superRefine((statement, ctx) => {
     for (const { index, first } of duplicateIndices(statement.subject, (subject) => subject.name)) {
-      ctx.addIssue({ code: 'custom', path: ['subject', index, 'name'], message: `repeats subject[${first}]'s name; each subject is looked up by its name` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['subject', index, 'name'],
+        message: `repeats subject[${first}]'s name; each subject is looked up by its name`,
+      });
     }
   });
 
@@ -63,7 +82,12 @@ export const taskBundlePredicateSchema = z.strictObject({
       failToPass: positiveInt,
       passToPass: nonNegativeInt,
       flaky: nonNegativeInt.describe('Tests quarantined because their outcome changed between runs of one state.'),
-      builder: z.string().regex(/^\S+\/\S+$/, { error: (issue) => `must name the tool and version that built the bundle, e.g. "abp/0.1.0", got ${describeValue(issue.input)}` }),
+      builder: z
+        .string()
+        .regex(/^\S+\/\S+$/, {
+          error: (issue) =>
+            `must name the tool and version that built the bundle, e.g. "abp/0.1.0", got ${describeValue(issue.input)}`,
+        }),
     })
     .describe('What an auditor needs to rebuild the bundle and compare digests, and the counts to compare first.'),
 });
@@ -127,7 +151,11 @@ const hexOf = (digest: string) => digest.slice('sha256:'.length);
 
 function checked<T>(schema: z.ZodType<T>, predicate: T, kind: string): T {
   const parsed = schema.safeParse(predicate, plainWordsParseOptions);
-  if (!parsed.success) throw new SigningError('invalid-statement', `the ${kind} predicate is invalid: ${describeIssues(parsed.error.issues)}`);
+  if (!parsed.success)
+    throw new SigningError(
+      'invalid-statement',
+      `the ${kind} predicate is invalid: ${describeIssues(parsed.error.issues)}`,
+    );
   return parsed.data;
 }
 
@@ -151,7 +179,11 @@ export function createTaskBundleStatement(predicate: TaskBundlePredicate): State
 
 export function createRegistryVersionStatement(predicate: RegistryVersionPredicate): Statement {
   const data = checked(registryVersionPredicateSchema, predicate, 'registry-version');
-  return statementOf(REGISTRY_VERSION_PREDICATE, [{ name: data.version, digest: { sha256: hexOf(data.digest) } }], data);
+  return statementOf(
+    REGISTRY_VERSION_PREDICATE,
+    [{ name: data.version, digest: { sha256: hexOf(data.digest) } }],
+    data,
+  );
 }
 
 export function drawSubjectName(drawId: string): string {
@@ -160,12 +192,20 @@ export function drawSubjectName(drawId: string): string {
 
 export function createDrawRecordStatement(predicate: DrawRecordPredicate): Statement {
   const data = checked(drawRecordPredicateSchema, predicate, 'draw-record');
-  return statementOf(DRAW_RECORD_PREDICATE, [{ name: drawSubjectName(data.drawId), digest: { sha256: hexOf(data.digest) } }], data);
+  return statementOf(
+    DRAW_RECORD_PREDICATE,
+    [{ name: drawSubjectName(data.drawId), digest: { sha256: hexOf(data.digest) } }],
+    data,
+  );
 }
 
 export function createAgingTransitionStatement(predicate: AgingTransitionPredicate): Statement {
   const data = checked(agingTransitionPredicateSchema, predicate, 'aging-transition');
-  return statementOf(AGING_TRANSITION_PREDICATE, [{ name: taskBundleSubjectNames(data.taskId).bundle, digest: { sha256: hexOf(data.bundleDigest) } }], data);
+  return statementOf(
+    AGING_TRANSITION_PREDICATE,
+    [{ name: taskBundleSubjectNames(data.taskId).bundle, digest: { sha256: hexOf(data.bundleDigest) } }],
+    data,
+  );
 }
 
 export function trustRootSubjectName(version: number): string {
@@ -174,7 +214,11 @@ export function trustRootSubjectName(version: number): string {
 
 export function createTrustRootStatement(predicate: TrustRootPredicate): Statement {
   const data = checked(trustRootPredicateSchema, predicate, 'trust-root');
-  return statementOf(TRUST_ROOT_PREDICATE, [{ name: trustRootSubjectName(data.version), digest: { sha256: hexOf(data.digest) } }], data);
+  return statementOf(
+    TRUST_ROOT_PREDICATE,
+    [{ name: trustRootSubjectName(data.version), digest: { sha256: hexOf(data.digest) } }],
+    data,
+  );
 }
 
 /** A signedAt value: UTC to the second, the form every abp predicate writes. */

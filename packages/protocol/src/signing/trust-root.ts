@@ -4,7 +4,13 @@
 import { createPublicKey } from 'node:crypto';
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { KEY_ALGORITHM, TRUST_ROOT_SCHEMA_ID, trustRootSchema, type TrustedKey, type TrustRoot } from '../schemas/abp-trust-root.js';
+import {
+  KEY_ALGORITHM,
+  TRUST_ROOT_SCHEMA_ID,
+  trustRootSchema,
+  type TrustedKey,
+  type TrustRoot,
+} from '../schemas/abp-trust-root.js';
 import { writeFileDurably } from '../files/durable-files.js';
 import { describeIssues, plainWordsParseOptions } from '../schemas/issues.js';
 import { SigningError } from './errors.js';
@@ -19,7 +25,11 @@ export interface PublicSigningKey {
 /** Validates a parsed trust root; `source` names where it came from (a file path) in the error. */
 export function parseTrustRoot(value: unknown, source: string): TrustRoot {
   const parsed = trustRootSchema.safeParse(value, plainWordsParseOptions);
-  if (!parsed.success) throw new SigningError('trust-root-invalid', `${source} is not a valid ${TRUST_ROOT_SCHEMA_ID} document: ${describeIssues(parsed.error.issues)}`);
+  if (!parsed.success)
+    throw new SigningError(
+      'trust-root-invalid',
+      `${source} is not a valid ${TRUST_ROOT_SCHEMA_ID} document: ${describeIssues(parsed.error.issues)}`,
+    );
   parsed.data.keys.forEach((key, index) => {
     let actual: string;
     let curve: string | undefined;
@@ -28,13 +38,23 @@ export function parseTrustRoot(value: unknown, source: string): TrustRoot {
       actual = keyIdOf(publicKey);
       curve = publicKey.asymmetricKeyDetails?.namedCurve;
     } catch (error) {
-      throw new SigningError('trust-root-invalid', `${source}: keys[${index}].publicKeyPem is not a readable public key; copy it again from the key's owner`, { cause: error });
+      throw new SigningError(
+        'trust-root-invalid',
+        `${source}: keys[${index}].publicKeyPem is not a readable public key; copy it again from the key's owner`,
+        { cause: error },
+      );
     }
     if (curve !== 'prime256v1') {
-      throw new SigningError('trust-root-invalid', `${source}: keys[${index}].publicKeyPem is not an ECDSA P-256 key, but its algorithm is ${KEY_ALGORITHM}`);
+      throw new SigningError(
+        'trust-root-invalid',
+        `${source}: keys[${index}].publicKeyPem is not an ECDSA P-256 key, but its algorithm is ${KEY_ALGORITHM}`,
+      );
     }
     if (actual !== key.keyId) {
-      throw new SigningError('trust-root-invalid', `${source}: keys[${index}].keyId is ${key.keyId}, but the sha256 of its public key is ${actual}; a key id must name its own key`);
+      throw new SigningError(
+        'trust-root-invalid',
+        `${source}: keys[${index}].keyId is ${key.keyId}, but the sha256 of its public key is ${actual}; a key id must name its own key`,
+      );
     }
   });
   return parsed.data;
@@ -46,7 +66,11 @@ export async function loadTrustRoot(path: string): Promise<TrustRoot> {
     text = await readFile(path, 'utf8');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
-      throw new SigningError('trust-root-missing', `${path} does not exist: \`abp init\` writes the trust root beside the signing key, and a consumer pins the registry's published one`, { cause: error });
+      throw new SigningError(
+        'trust-root-missing',
+        `${path} does not exist: \`abp init\` writes the trust root beside the signing key, and a consumer pins the registry's published one`,
+        { cause: error },
+      );
     }
     throw error;
   }
@@ -77,25 +101,47 @@ function trustedKey(key: PublicSigningKey, validFrom: string): TrustedKey {
 
 /** The first trust root: version 1, trusting `key` from `validFrom` on with an open end. */
 export function createTrustRoot(key: PublicSigningKey, validFrom: string): TrustRoot {
-  return parseTrustRoot({ schema: TRUST_ROOT_SCHEMA_ID, version: 1, keys: [trustedKey(key, validFrom)], keyless: [] }, 'the new trust root');
+  return parseTrustRoot(
+    { schema: TRUST_ROOT_SCHEMA_ID, version: 1, keys: [trustedKey(key, validFrom)], keyless: [] },
+    'the new trust root',
+  );
 }
 
 /** The next version of `trustRoot`, also trusting `key` from `validFrom` on. */
 export function addKey(trustRoot: TrustRoot, key: PublicSigningKey, validFrom: string): TrustRoot {
   if (findKey(trustRoot, key.keyId)) {
-    throw new SigningError('key-already-trusted', `key ${key.keyId} is already in the trust root (version ${trustRoot.version}); a key is added once, with one window`);
+    throw new SigningError(
+      'key-already-trusted',
+      `key ${key.keyId} is already in the trust root (version ${trustRoot.version}); a key is added once, with one window`,
+    );
   }
-  return parseTrustRoot({ ...trustRoot, version: trustRoot.version + 1, keys: [...trustRoot.keys, trustedKey(key, validFrom)] }, 'the extended trust root');
+  return parseTrustRoot(
+    { ...trustRoot, version: trustRoot.version + 1, keys: [...trustRoot.keys, trustedKey(key, validFrom)] },
+    'the extended trust root',
+  );
 }
 
 /**
  * The next version of `trustRoot` after a key rotation: the key `retiring` gets `retiredAt` (what it signed until then
  * stays valid), and `next` is trusted from `validFrom` with an open end. The keyless identities carry over unchanged.
  */
-export function rotateKey(trustRoot: TrustRoot, retiring: string, next: PublicSigningKey, times: { validFrom: string; retiredAt: string }): TrustRoot {
+export function rotateKey(
+  trustRoot: TrustRoot,
+  retiring: string,
+  next: PublicSigningKey,
+  times: { validFrom: string; retiredAt: string },
+): TrustRoot {
   const old = findKey(trustRoot, retiring);
-  if (!old) throw new SigningError('unknown-key', `key ${retiring} is not in trust root version ${trustRoot.version}, so it cannot be retired; the signing key must be one the trust root lists`);
-  if (old.retiredAt !== undefined) throw new SigningError('key-retired', `key ${retiring} was retired at ${old.retiredAt} already (trust root version ${trustRoot.version})`);
+  if (!old)
+    throw new SigningError(
+      'unknown-key',
+      `key ${retiring} is not in trust root version ${trustRoot.version}, so it cannot be retired; the signing key must be one the trust root lists`,
+    );
+  if (old.retiredAt !== undefined)
+    throw new SigningError(
+      'key-retired',
+      `key ${retiring} was retired at ${old.retiredAt} already (trust root version ${trustRoot.version})`,
+    );
   const extended = addKey(trustRoot, next, times.validFrom);
   const keys = extended.keys.map((key) => (key.keyId === retiring ? { ...key, retiredAt: times.retiredAt } : key));
   return parseTrustRoot({ ...extended, keys }, `trust root version ${extended.version}`);

@@ -12,7 +12,13 @@ import { HASH_SIZE, leafHash } from './merkle.js';
 /** The origin line of a registry's transparency log: checkpoints name it, so two logs cannot be confused. */
 export const LOG_ORIGIN = 'abp-log/registry';
 
-export const LOG_ENTRY_KINDS = ['task-bundle', 'registry-version', 'draw-record', 'aging-transition', 'trust-root'] as const;
+export const LOG_ENTRY_KINDS = [
+  'task-bundle',
+  'registry-version',
+  'draw-record',
+  'aging-transition',
+  'trust-root',
+] as const;
 export type LogEntryKind = (typeof LOG_ENTRY_KINDS)[number];
 
 // `abp-log/<name>`: the name keeps to a portable alphabet because it ends up in URLs and file names.
@@ -94,19 +100,30 @@ export function parseEntryLine(line: string, position: number): LogEntry {
   try {
     value = JSON.parse(line);
   } catch (error) {
-    throw new TransparencyError('malformed-entry', `line ${position + 1} of entries.jsonl is not JSON: ${(error as Error).message}`, { cause: error });
+    throw new TransparencyError(
+      'malformed-entry',
+      `line ${position + 1} of entries.jsonl is not JSON: ${(error as Error).message}`,
+      { cause: error },
+    );
   }
   const parsed = logEntrySchema.safeParse(value);
-  if (!parsed.success) throw new TransparencyError('malformed-entry', `line ${position + 1} of entries.jsonl is not a log entry: ${describeIssues(parsed.error.issues)}`);
+  if (!parsed.success)
+    throw new TransparencyError(
+      'malformed-entry',
+      `line ${position + 1} of entries.jsonl is not a log entry: ${describeIssues(parsed.error.issues)}`,
+    );
   return parsed.data;
 }
 
 export function parseSignedCheckpoint(value: unknown, source: string): SignedCheckpoint {
   const parsed = signedCheckpointSchema.safeParse(value);
-  if (!parsed.success) throw new TransparencyError('malformed-checkpoint', `${source} is not a signed checkpoint: ${describeIssues(parsed.error.issues)}`);
+  if (!parsed.success)
+    throw new TransparencyError(
+      'malformed-checkpoint',
+      `${source} is not a signed checkpoint: ${describeIssues(parsed.error.issues)}`,
+    );
   return parsed.data;
 }
-
 
 function isP256(key: KeyObject): boolean {
   return key.asymmetricKeyType === 'ec' && key.asymmetricKeyDetails?.namedCurve === 'prime256v1';
@@ -115,10 +132,14 @@ function isP256(key: KeyObject): boolean {
 /** Checks a signing key: ECDSA P-256, and its key id names it. */
 export function checkSigningKey(key: CheckpointSigningKey): void {
   if (key.privateKey.type !== 'private' || !isP256(key.privateKey)) {
-    throw new TransparencyError('invalid-key', 'checkpoints are signed with an ECDSA P-256 private key; pass the signing key abp init created');
+    throw new TransparencyError(
+      'invalid-key',
+      'checkpoints are signed with an ECDSA P-256 private key; pass the signing key abp init created',
+    );
   }
   const actual = keyIdOf(createPublicKey(key.privateKey));
-  if (actual !== key.keyId) throw new TransparencyError('invalid-key', `the key id given is ${key.keyId}, but the signing key's is ${actual}`);
+  if (actual !== key.keyId)
+    throw new TransparencyError('invalid-key', `the key id given is ${key.keyId}, but the signing key's is ${actual}`);
 }
 
 /** Reads a trusted public key, refusing one whose key id does not name it. */
@@ -127,11 +148,18 @@ export function readVerifyingKey(key: CheckpointVerifyingKey): KeyObject {
   try {
     publicKey = createPublicKey(key.publicKeyPem);
   } catch (error) {
-    throw new TransparencyError('invalid-key', `the public key for ${key.keyId} is not a readable PEM public key`, { cause: error });
+    throw new TransparencyError('invalid-key', `the public key for ${key.keyId} is not a readable PEM public key`, {
+      cause: error,
+    });
   }
-  if (!isP256(publicKey)) throw new TransparencyError('invalid-key', `the public key for ${key.keyId} is not an ECDSA P-256 key`);
+  if (!isP256(publicKey))
+    throw new TransparencyError('invalid-key', `the public key for ${key.keyId} is not an ECDSA P-256 key`);
   const actual = keyIdOf(publicKey);
-  if (actual !== key.keyId) throw new TransparencyError('invalid-key', `the key id given is ${key.keyId}, but the sha256 of its public key is ${actual}`);
+  if (actual !== key.keyId)
+    throw new TransparencyError(
+      'invalid-key',
+      `the key id given is ${key.keyId}, but the sha256 of its public key is ${actual}`,
+    );
   return publicKey;
 }
 
@@ -144,11 +172,28 @@ export function signCheckpoint(checkpoint: Checkpoint, key: CheckpointSigningKey
  * Throws `checkpoint-forged` unless one of the trusted keys, named by the checkpoint's key id, signed exactly this
  * checkpoint. `source` names the checkpoint in the message.
  */
-export function verifyCheckpointSignature(signed: SignedCheckpoint, trusted: ReadonlyMap<string, KeyObject>, source: string): void {
+export function verifyCheckpointSignature(
+  signed: SignedCheckpoint,
+  trusted: ReadonlyMap<string, KeyObject>,
+  source: string,
+): void {
   const publicKey = trusted.get(signed.keyId);
-  if (publicKey === undefined) throw new TransparencyError('checkpoint-forged', `${source} is signed by key ${signed.keyId}, which is not a trusted log key`);
-  const valid = verify('sha256', Buffer.from(canonicalJson(signed.checkpoint), 'utf8'), publicKey, Buffer.from(signed.signature, 'base64'));
-  if (!valid) throw new TransparencyError('checkpoint-forged', `${source}: the signature does not match the checkpoint; it was altered or made without key ${signed.keyId}`);
+  if (publicKey === undefined)
+    throw new TransparencyError(
+      'checkpoint-forged',
+      `${source} is signed by key ${signed.keyId}, which is not a trusted log key`,
+    );
+  const valid = verify(
+    'sha256',
+    Buffer.from(canonicalJson(signed.checkpoint), 'utf8'),
+    publicKey,
+    Buffer.from(signed.signature, 'base64'),
+  );
+  if (!valid)
+    throw new TransparencyError(
+      'checkpoint-forged',
+      `${source}: the signature does not match the checkpoint; it was altered or made without key ${signed.keyId}`,
+    );
 }
 
 /** The one trusted key of a consumer who pins a public key, named by its own key id. */
@@ -157,7 +202,9 @@ export function trustedKeyFromPem(publicKeyPem: string): Map<string, KeyObject> 
   try {
     publicKey = createPublicKey(publicKeyPem);
   } catch (error) {
-    throw new TransparencyError('invalid-key', 'the pinned public key is not a readable PEM public key', { cause: error });
+    throw new TransparencyError('invalid-key', 'the pinned public key is not a readable PEM public key', {
+      cause: error,
+    });
   }
   return trustedKeys({ publicKeyPem, keyId: keyIdOf(publicKey) });
 }

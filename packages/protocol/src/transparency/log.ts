@@ -28,7 +28,9 @@ export const CHECKPOINTS_DIR = 'checkpoints';
 
 const NEWLINE = 0x0a;
 
-const appendInputSchema = logEntrySchema.omit({ index: true }).extend({ appendedAt: logEntrySchema.shape.appendedAt.optional() });
+const appendInputSchema = logEntrySchema
+  .omit({ index: true })
+  .extend({ appendedAt: logEntrySchema.shape.appendedAt.optional() });
 /** What a caller logs: the log assigns the index, and the time unless one is given. */
 export type AppendInput = z.input<typeof appendInputSchema>;
 
@@ -100,13 +102,23 @@ export function parseEntries(lines: readonly Buffer[]): LogEntry[] {
     const line = bytes.toString('utf8');
     const entry = parseEntryLine(line, position);
     if (entry.index > position) {
-      throw new TransparencyError('entry-dropped', `line ${position + 1} of ${ENTRIES_FILE} holds entry ${entry.index}: entries ${position}..${entry.index - 1} are missing`);
+      throw new TransparencyError(
+        'entry-dropped',
+        `line ${position + 1} of ${ENTRIES_FILE} holds entry ${entry.index}: entries ${position}..${entry.index - 1} are missing`,
+      );
     }
     if (entry.index < position) {
-      throw new TransparencyError('malformed-entry', `line ${position + 1} of ${ENTRIES_FILE} holds entry ${entry.index} again or out of order`);
+      throw new TransparencyError(
+        'malformed-entry',
+        `line ${position + 1} of ${ENTRIES_FILE} holds entry ${entry.index} again or out of order`,
+      );
     }
     // The leaf is the line's bytes, and a consumer recomputes them from the entry: both must agree.
-    if (line !== entryLine(entry)) throw new TransparencyError('malformed-entry', `line ${position + 1} of ${ENTRIES_FILE} is not in canonical JSON form`);
+    if (line !== entryLine(entry))
+      throw new TransparencyError(
+        'malformed-entry',
+        `line ${position + 1} of ${ENTRIES_FILE} is not in canonical JSON form`,
+      );
     return entry;
   });
 }
@@ -125,10 +137,14 @@ export async function readCheckpoints(dir: string): Promise<SignedCheckpoint[]> 
   for (const name of names) {
     if (name.startsWith('.')) continue;
     const path = join(folder, name);
-    if (!/^[1-9][0-9]*\.json$/.test(name)) throw new TransparencyError('malformed-checkpoint', `${path} is not named <size>.json`);
+    if (!/^[1-9][0-9]*\.json$/.test(name))
+      throw new TransparencyError('malformed-checkpoint', `${path} is not named <size>.json`);
     const signed = await readCheckpointFile(path);
     if (`${signed.checkpoint.size}.json` !== name) {
-      throw new TransparencyError('malformed-checkpoint', `${path} holds the checkpoint of size ${signed.checkpoint.size}`);
+      throw new TransparencyError(
+        'malformed-checkpoint',
+        `${path} holds the checkpoint of size ${signed.checkpoint.size}`,
+      );
     }
     checkpoints.push(signed);
   }
@@ -141,7 +157,9 @@ async function readCheckpointFile(path: string): Promise<SignedCheckpoint> {
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new TransparencyError('malformed-checkpoint', `${path} is not JSON: ${(error as Error).message}`, { cause: error });
+    throw new TransparencyError('malformed-checkpoint', `${path} is not JSON: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   return parseSignedCheckpoint(value, path);
 }
@@ -152,7 +170,10 @@ function identityOf(entry: Pick<LogEntry, 'kind' | 'subject' | 'digest'>): strin
 
 function checkRange(name: string, value: number, min: number, max: number): void {
   if (!Number.isSafeInteger(value) || value < min || value > max) {
-    throw new TransparencyError('out-of-range', `${name} must be from ${min} to ${max} for a log of ${max} entries, got ${value}`);
+    throw new TransparencyError(
+      'out-of-range',
+      `${name} must be from ${min} to ${max} for a log of ${max} entries, got ${value}`,
+    );
   }
 }
 
@@ -224,7 +245,8 @@ class FolderLog implements TransparencyLog {
 
   private async appendNow(input: AppendInput): Promise<Appended> {
     const parsed = appendInputSchema.safeParse(input);
-    if (!parsed.success) throw new TransparencyError('invalid-entry', `not a log entry: ${describeIssues(parsed.error.issues)}`);
+    if (!parsed.success)
+      throw new TransparencyError('invalid-entry', `not a log entry: ${describeIssues(parsed.error.issues)}`);
     const known = this.byIdentity.get(identityOf(parsed.data));
     if (known !== undefined) return this.appended(known);
 
@@ -242,12 +264,18 @@ class FolderLog implements TransparencyLog {
     try {
       const { size } = await handle.stat();
       if (size !== this.byteLength) {
-        throw new TransparencyError('concurrent-append', `${path} changed since this log was opened (${this.byteLength} bytes then, ${size} now): abp allows one writer per log; reopen it`);
+        throw new TransparencyError(
+          'concurrent-append',
+          `${path} changed since this log was opened (${this.byteLength} bytes then, ${size} now): abp allows one writer per log; reopen it`,
+        );
       }
       // One write call: a reader never sees half a line unless the disk fills or the machine dies mid-write.
       const { bytesWritten } = await handle.write(record);
       if (bytesWritten !== record.length) {
-        throw new TransparencyError('torn-entry', `${path}: only ${bytesWritten} of ${record.length} bytes of entry ${entry.index} were written`);
+        throw new TransparencyError(
+          'torn-entry',
+          `${path}: only ${bytesWritten} of ${record.length} bytes of entry ${entry.index} were written`,
+        );
       }
       await handle.sync();
     } finally {
@@ -270,13 +298,20 @@ class FolderLog implements TransparencyLog {
 
   private async checkpointNow(signingKey: CheckpointSigningKey): Promise<SignedCheckpoint> {
     const size = this.logged.length;
-    if (size === 0) throw new TransparencyError('empty-log', `${this.dir} has no entries yet, and a checkpoint of nothing proves nothing`);
+    if (size === 0)
+      throw new TransparencyError(
+        'empty-log',
+        `${this.dir} has no entries yet, and a checkpoint of nothing proves nothing`,
+      );
     const rootHash = this.rootHash(size);
     const folder = join(this.dir, CHECKPOINTS_DIR);
     const path = join(folder, `${size}.json`);
     await mkdir(folder, { recursive: true });
 
-    const signed = signCheckpoint({ origin: this.origin, size, rootHash, timestamp: new Date().toISOString() }, signingKey);
+    const signed = signCheckpoint(
+      { origin: this.origin, size, rootHash, timestamp: new Date().toISOString() },
+      signingKey,
+    );
     // Written once: a checkpoint once published is never replaced, so a second one for this size finds the first.
     const written = await writeFileOnce(path, `${canonicalJson(signed)}\n`);
     if (!written.created) return this.storedCheckpoint(path, rootHash);
@@ -302,7 +337,10 @@ class FolderLog implements TransparencyLog {
  */
 export async function openLog(dir: string, origin: string): Promise<TransparencyLog> {
   if (!isOrigin(origin)) {
-    throw new TransparencyError('invalid-origin', `the log origin must be "abp-log/<name>" with a name of lowercase letters, digits, ".", "_" and "-", e.g. "abp-log/main"; got ${JSON.stringify(origin)}`);
+    throw new TransparencyError(
+      'invalid-origin',
+      `the log origin must be "abp-log/<name>" with a name of lowercase letters, digits, ".", "_" and "-", e.g. "abp-log/main"; got ${JSON.stringify(origin)}`,
+    );
   }
   await mkdir(dir, { recursive: true });
   const lines = await readEntryLines(dir);

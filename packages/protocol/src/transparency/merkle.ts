@@ -110,7 +110,13 @@ function sameHash(a: Uint8Array, b: Uint8Array): boolean {
 }
 
 /** Whether `proof` shows the leaf with hash `leafHash` at `index` in the tree of `size` leaves with head `root`. */
-export function verifyInclusion(leafHash: Uint8Array, index: number, size: number, proof: readonly Uint8Array[], root: Uint8Array): boolean {
+export function verifyInclusion(
+  leafHash: Uint8Array,
+  index: number,
+  size: number,
+  proof: readonly Uint8Array[],
+  root: Uint8Array,
+): boolean {
   if (!Number.isSafeInteger(index) || !Number.isSafeInteger(size) || index < 0 || index >= size) return false;
   if (!isHash(leafHash) || !isHash(root) || !proof.every(isHash)) return false;
   // fn walks the leaf's position up the tree, sn the last leaf's; where they meet the node has no right sibling.
@@ -141,8 +147,15 @@ export function verifyInclusion(leafHash: Uint8Array, index: number, size: numbe
  * Whether `proof` shows the tree of `oldSize` leaves with head `oldRoot` to be a prefix of the tree of `newSize`
  * leaves with head `newRoot`. Equal sizes need an empty proof and equal heads.
  */
-export function verifyConsistency(oldSize: number, newSize: number, oldRoot: Uint8Array, newRoot: Uint8Array, proof: readonly Uint8Array[]): boolean {
-  if (!Number.isSafeInteger(oldSize) || !Number.isSafeInteger(newSize) || oldSize < 1 || oldSize > newSize) return false;
+export function verifyConsistency(
+  oldSize: number,
+  newSize: number,
+  oldRoot: Uint8Array,
+  newRoot: Uint8Array,
+  proof: readonly Uint8Array[],
+): boolean {
+  if (!Number.isSafeInteger(oldSize) || !Number.isSafeInteger(newSize) || oldSize < 1 || oldSize > newSize)
+    return false;
   if (!isHash(oldRoot) || !isHash(newRoot) || !proof.every(isHash)) return false;
   if (oldSize === newSize) return proof.length === 0 && sameHash(oldRoot, newRoot);
   if (proof.length === 0) return false;

@@ -10,10 +10,16 @@ const QUIET: BodySignals = { reproduction: false, question: false, proposal: fal
 
 /** For each pattern of the table: an issue it must fire on, written so that no other pattern of its signal does. */
 const examples: Record<string, { title: string; body: string }> = {
-  'reproduction-heading': { title: 'Parser fails', body: 'Describe the bug: it fails.\n\n**Steps to reproduce**\n1. parse("x")' },
+  'reproduction-heading': {
+    title: 'Parser fails',
+    body: 'Describe the bug: it fails.\n\n**Steps to reproduce**\n1. parse("x")',
+  },
   'expected-and-actual': { title: 'Wrong total', body: 'Expected: 3\nActual: 4' },
-  'error-in-code-block': { title: 'Build fails', body: 'After upgrading:\n\n```\nnpm ERR! TypeError: Cannot read properties of undefined\n```' },
-  'stack-trace': { title: 'Crash on start', body: 'Log:\n\nthread \'main\' panicked at src/main.rs:10:5' },
+  'error-in-code-block': {
+    title: 'Build fails',
+    body: 'After upgrading:\n\n```\nnpm ERR! TypeError: Cannot read properties of undefined\n```',
+  },
+  'stack-trace': { title: 'Crash on start', body: "Log:\n\nthread 'main' panicked at src/main.rs:10:5" },
   'playground-link': { title: 'Parser fails', body: 'See https://stackblitz.com/edit/parser-bug' },
   'interrogative-title': { title: 'Why is the bundle so large?', body: 'It is 4 MB.' },
   'question-title-tag': { title: '[Question] caching strategy', body: 'We cache per request.' },
@@ -53,19 +59,41 @@ describe('the pattern table', () => {
 
 describe('issues as projects write them', () => {
   it('reads a bug report from an issue template', () => {
-    const body = '### Describe the bug\nThe parser hangs.\n\n### Steps to reproduce\n1. Install 1.2.3\n2. Parse a file\n\n### Expected behavior\nIt parses.';
-    expect(bodySignals('parser hangs with nested arrays', body)).toEqual({ reproduction: true, question: false, proposal: false });
+    const body =
+      '### Describe the bug\nThe parser hangs.\n\n### Steps to reproduce\n1. Install 1.2.3\n2. Parse a file\n\n### Expected behavior\nIt parses.';
+    expect(bodySignals('parser hangs with nested arrays', body)).toEqual({
+      reproduction: true,
+      question: false,
+      proposal: false,
+    });
   });
 
   it('reads a question, a feature request and a debate', () => {
-    expect(bodySignals('How do I cache nested arrays?', "I'm new to this. How can I cache nested arrays? Any pointers appreciated!")).toEqual({ reproduction: false, question: true, proposal: false });
-    expect(bodySignals('Support IPv6 addresses in the router', 'It would be useful if the router could parse IPv6 addresses.\n\nProposed API: an option `parseMode`.')).toEqual({ reproduction: false, question: false, proposal: true });
-    expect(bodySignals('RFC: should the cache retry by default?', 'Opening this to collect opinions before anyone writes code.\n\nPros: simpler.\nCons: breaking.\n\nThoughts?')).toEqual({ reproduction: false, question: false, proposal: true });
+    expect(
+      bodySignals(
+        'How do I cache nested arrays?',
+        "I'm new to this. How can I cache nested arrays? Any pointers appreciated!",
+      ),
+    ).toEqual({ reproduction: false, question: true, proposal: false });
+    expect(
+      bodySignals(
+        'Support IPv6 addresses in the router',
+        'It would be useful if the router could parse IPv6 addresses.\n\nProposed API: an option `parseMode`.',
+      ),
+    ).toEqual({ reproduction: false, question: false, proposal: true });
+    expect(
+      bodySignals(
+        'RFC: should the cache retry by default?',
+        'Opening this to collect opinions before anyone writes code.\n\nPros: simpler.\nCons: breaking.\n\nThoughts?',
+      ),
+    ).toEqual({ reproduction: false, question: false, proposal: true });
   });
 
   it('reads stack traces of several languages, fenced or pasted', () => {
     expect(bodySignals('Crash', 'Traceback (most recent call last):\n  File "x.py", line 1').reproduction).toBe(true);
-    expect(bodySignals('Crash', '```\nError: boom\n    at parse (/app/src/parser.js:10:15)\n```').reproduction).toBe(true);
+    expect(bodySignals('Crash', '```\nError: boom\n    at parse (/app/src/parser.js:10:15)\n```').reproduction).toBe(
+      true,
+    );
     expect(bodySignals('Crash', '\tat com.acme.Parser.parse(Parser.java:42)').reproduction).toBe(true);
     expect(bodySignals('Crash', 'goroutine 1 [running]:\nmain.main()').reproduction).toBe(true);
     expect(bodySignals('Crash', 'The process died: Segmentation fault (core dumped)').reproduction).toBe(true);
@@ -74,7 +102,8 @@ describe('issues as projects write them', () => {
 
 describe('text preparation', () => {
   it("ignores an issue template's instructions hidden in HTML comments", () => {
-    const template = '<!-- Please include:\n### Steps to reproduce\n### Expected behavior\n### Actual behavior\n-->\nThe parser is slow.';
+    const template =
+      '<!-- Please include:\n### Steps to reproduce\n### Expected behavior\n### Actual behavior\n-->\nThe parser is slow.';
     expect(bodySignals('Parser is slow', template)).toEqual(QUIET);
     expect(bodySignals('Parser is slow', '<!-- unclosed comment\n### Steps to reproduce')).toEqual(QUIET);
   });
@@ -96,7 +125,12 @@ describe('text preparation', () => {
 
 describe('texts that only look alike', () => {
   it('does not take a mention for a section', () => {
-    expect(bodySignals('x', 'I tried to reproduce this on my laptop but the steps to reproduce it there are unclear to me, sorry.').reproduction).toBe(false);
+    expect(
+      bodySignals(
+        'x',
+        'I tried to reproduce this on my laptop but the steps to reproduce it there are unclear to me, sorry.',
+      ).reproduction,
+    ).toBe(false);
     expect(bodySignals('x', '### Expected behavior\nIt parses.').reproduction).toBe(false);
     expect(bodySignals('x', 'Current version: 1.2.3\nExpected: it parses').reproduction).toBe(false);
   });
@@ -128,6 +162,7 @@ describe('cost', () => {
       `${'how do '.repeat(size / 7)}`,
       `${'\n'.repeat(size)}`,
     ];
-    for (const body of bodies) expect(bodySignals(`${'?'.repeat(250)}`, body)).toMatchObject({ question: expect.any(Boolean) as boolean });
+    for (const body of bodies)
+      expect(bodySignals(`${'?'.repeat(250)}`, body)).toMatchObject({ question: expect.any(Boolean) as boolean });
   });
 });

@@ -35,7 +35,13 @@ function issue(number: number, overrides: Partial<BacklogIssue> = {}): BacklogIs
 }
 
 function snapshot(repos: BacklogSnapshot['repos']): BacklogSnapshot {
-  return { schema: 'abp-backlog/v1', registryVersion: 'abp-registry/2026Q4', takenAt: '2026-11-01T00:01:00Z', signalRules: SIGNAL_RULES, repos };
+  return {
+    schema: 'abp-backlog/v1',
+    registryVersion: 'abp-registry/2026Q4',
+    takenAt: '2026-11-01T00:01:00Z',
+    signalRules: SIGNAL_RULES,
+    repos,
+  };
 }
 
 describe('issueVerdict', () => {
@@ -44,9 +50,13 @@ describe('issueVerdict', () => {
     ['a bug label without a reproduction', { labels: ['bug'], signals: NONE }, null],
     ['a claimed defect', { claimedBy: [40] }, 'claimed'],
     ['a documentation task', { labels: ['documentation'] }, 'out-of-scope'],
-    ["a declined report, even with a bug label", { labels: ['Type: Bug', 'wontfix'] }, 'out-of-scope'],
+    ['a declined report, even with a bug label', { labels: ['Type: Bug', 'wontfix'] }, 'out-of-scope'],
     ['a debate by label', { labels: ['type: discussion'] }, 'feature-debate'],
-    ['a debate by title, even labeled enhancement', { title: 'RFC: should we retry by default?', labels: ['enhancement'], signals: { ...NONE, proposal: true } }, 'feature-debate'],
+    [
+      'a debate by title, even labeled enhancement',
+      { title: 'RFC: should we retry by default?', labels: ['enhancement'], signals: { ...NONE, proposal: true } },
+      'feature-debate',
+    ],
     ['a question by label, even with a reproduction', { labels: ['kind/support'] }, 'question'],
     ['a question by wording', { title: 'How do I retry?', signals: { ...NONE, question: true } }, 'question'],
     ['a question worded with a reproduction: a defect', { signals: { ...REPRO, question: true } }, null],
@@ -68,7 +78,9 @@ describe('issueVerdict', () => {
   }
 
   it('covers every reason', () => {
-    expect(new Set(cases.map(([, , reason]) => reason).filter((reason) => reason !== null))).toEqual(new Set(Object.keys(ELIGIBILITY_REASONS).filter((reason) => reason !== 'opted-out')));
+    expect(new Set(cases.map(([, , reason]) => reason).filter((reason) => reason !== null))).toEqual(
+      new Set(Object.keys(ELIGIBILITY_REASONS).filter((reason) => reason !== 'opted-out')),
+    );
   });
 });
 
@@ -111,7 +123,13 @@ describe('eligiblePool', () => {
     expect(result.rules).toBe(ELIGIBILITY_RULES);
     expect(result.pool).toEqual({
       repos: [
-        { repo: 'Acme/Widget', issues: [{ number: 3, title: 'Issue 3' }, { number: 8, title: 'Eight' }] },
+        {
+          repo: 'Acme/Widget',
+          issues: [
+            { number: 3, title: 'Issue 3' },
+            { number: 8, title: 'Eight' },
+          ],
+        },
         { repo: 'zeta/tool', issues: [{ number: 4, title: 'Four' }] },
       ],
     });
@@ -126,7 +144,9 @@ describe('eligiblePool', () => {
   it('rejects every issue of an opted-out repository, matching the name without regard to case', () => {
     const result = eligiblePool(subject, { optOuts: new Set(['acme/widget', 'nobody/else']) });
     expect(result.pool.repos.map((entry) => entry.repo)).toEqual(['zeta/tool']);
-    expect(result.rejected.filter((entry) => entry.repo === 'Acme/Widget')).toEqual([3, 5, 8].map((number) => ({ repo: 'Acme/Widget', number, reason: 'opted-out' })));
+    expect(result.rejected.filter((entry) => entry.repo === 'Acme/Widget')).toEqual(
+      [3, 5, 8].map((number) => ({ repo: 'Acme/Widget', number, reason: 'opted-out' })),
+    );
   });
 
   it('refuses a snapshot whose signals follow other rules', () => {

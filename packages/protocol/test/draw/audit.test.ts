@@ -16,7 +16,17 @@ const optOuts: ReadonlySet<string> = new Set(['org002/project']);
 /** A genuine draw from `snapshot`, the way the draw command makes one. */
 function draw(snapshot: BacklogSnapshot, seed = 424242, count = 8): AbpDraw {
   const { pool, rules } = eligiblePool(snapshot, { optOuts });
-  return buildDrawRecord({ seed, count, drawnAt: '2026-10-03T09:15:00Z', registryVersion: snapshot.registryVersion, registryDigest, snapshotDigest: snapshotDigest(snapshot), eligibilityRules: rules, optOuts, pool });
+  return buildDrawRecord({
+    seed,
+    count,
+    drawnAt: '2026-10-03T09:15:00Z',
+    registryVersion: snapshot.registryVersion,
+    registryDigest,
+    snapshotDigest: snapshotDigest(snapshot),
+    eligibilityRules: rules,
+    optOuts,
+    pool,
+  });
 }
 
 /** A copy of `record` with `change` applied, its digest recomputed as a careful forger would. */
@@ -41,7 +51,13 @@ describe('auditDraw', () => {
     expect(record.picks.some((pick) => pick.repo === 'org002/project')).toBe(false);
     expect(auditDraw({ record, snapshot, optOuts })).toEqual({ match: true });
     expect(auditDraw({ record, snapshot, optOuts, registryDigest })).toEqual({ match: true });
-    expect(auditDraw({ record: JSON.parse(JSON.stringify(record)) as unknown, snapshot: structuredClone(snapshot), optOuts: new Set(['ORG002/Project']) })).toEqual({ match: true });
+    expect(
+      auditDraw({
+        record: JSON.parse(JSON.stringify(record)) as unknown,
+        snapshot: structuredClone(snapshot),
+        optOuts: new Set(['ORG002/Project']),
+      }),
+    ).toEqual({ match: true });
   });
 
   it('finds a snapshot with one issue changed', () => {
@@ -62,12 +78,18 @@ describe('auditDraw', () => {
   it('finds a changed seed, whether or not the digest was recomputed', () => {
     const snapshot = backlogSnapshot(sizes);
     const record = draw(snapshot);
-    expect(difference(auditDraw({ record: { ...record, seed: 424243 }, snapshot, optOuts }))).toMatch(/^pick \d+: the record has .+, re-deriving with seed 424243 gives /);
-    expect(difference(auditDraw({ record: forged(record, (copy) => (copy.seed = 1)), snapshot, optOuts }))).toMatch(/^pick \d+: /);
+    expect(difference(auditDraw({ record: { ...record, seed: 424243 }, snapshot, optOuts }))).toMatch(
+      /^pick \d+: the record has .+, re-deriving with seed 424243 gives /,
+    );
+    expect(difference(auditDraw({ record: forged(record, (copy) => (copy.seed = 1)), snapshot, optOuts }))).toMatch(
+      /^pick \d+: /,
+    );
     // Re-labelling a record with a seed that happens to give the same single pick still changes what the id names.
     const tiny = backlogSnapshot([1]);
     const single = draw(tiny, 5, 1);
-    expect(difference(auditDraw({ record: forged(single, (copy) => (copy.seed = 6)), snapshot: tiny, optOuts }))).toMatch(/^id: /);
+    expect(
+      difference(auditDraw({ record: forged(single, (copy) => (copy.seed = 6)), snapshot: tiny, optOuts })),
+    ).toMatch(/^id: /);
   });
 
   it('finds reordered picks, whether only their contents or whole entries were swapped', () => {
@@ -81,27 +103,60 @@ describe('auditDraw', () => {
     });
     expect(difference(auditDraw({ record: swapped, snapshot, optOuts }))).toMatch(/^pick 1: /);
     const entries = forged(record, (copy) => copy.picks.reverse());
-    expect(difference(auditDraw({ record: entries, snapshot, optOuts }))).toMatch(/^the record is not a valid abp-draw\/v1 document: picks\[0\]\.order /);
+    expect(difference(auditDraw({ record: entries, snapshot, optOuts }))).toMatch(
+      /^the record is not a valid abp-draw\/v1 document: picks\[0\]\.order /,
+    );
   });
 
   it('finds a changed title, a changed count and an edit made without recomputing the digest', () => {
     const snapshot = backlogSnapshot(sizes);
     const record = draw(snapshot);
-    expect(difference(auditDraw({ record: forged(record, (copy) => (copy.picks[2]!.title = 'Something else')), snapshot, optOuts }))).toMatch(/^pick 3 title: /);
-    expect(difference(auditDraw({ record: forged(record, (copy) => (copy.backlogSnapshot.issues += 1)), snapshot, optOuts }))).toMatch(/^eligible issues: /);
-    expect(difference(auditDraw({ record: forged(record, (copy) => copy.picks.pop()), snapshot, optOuts }))).toMatch(/^the record is not a valid abp-draw\/v1 document: picks /);
-    expect(difference(auditDraw({ record: forged(record, (copy) => (copy.requested = 7)), snapshot, optOuts }))).toMatch(/^the record is not a valid/);
-    expect(difference(auditDraw({ record: forged(record, (copy) => { copy.requested = 9; copy.picks.pop(); }), snapshot, optOuts }))).toMatch(/^the record is not a valid/);
-    expect(difference(auditDraw({ record: { ...record, drawnAt: '2026-10-03T09:15:01Z' }, snapshot, optOuts }))).toMatch(/^digest: /);
+    expect(
+      difference(
+        auditDraw({ record: forged(record, (copy) => (copy.picks[2]!.title = 'Something else')), snapshot, optOuts }),
+      ),
+    ).toMatch(/^pick 3 title: /);
+    expect(
+      difference(
+        auditDraw({ record: forged(record, (copy) => (copy.backlogSnapshot.issues += 1)), snapshot, optOuts }),
+      ),
+    ).toMatch(/^eligible issues: /);
+    expect(difference(auditDraw({ record: forged(record, (copy) => copy.picks.pop()), snapshot, optOuts }))).toMatch(
+      /^the record is not a valid abp-draw\/v1 document: picks /,
+    );
+    expect(
+      difference(auditDraw({ record: forged(record, (copy) => (copy.requested = 7)), snapshot, optOuts })),
+    ).toMatch(/^the record is not a valid/);
+    expect(
+      difference(
+        auditDraw({
+          record: forged(record, (copy) => {
+            copy.requested = 9;
+            copy.picks.pop();
+          }),
+          snapshot,
+          optOuts,
+        }),
+      ),
+    ).toMatch(/^the record is not a valid/);
+    expect(
+      difference(auditDraw({ record: { ...record, drawnAt: '2026-10-03T09:15:01Z' }, snapshot, optOuts })),
+    ).toMatch(/^digest: /);
   });
 
   it('finds inputs other than the ones the record names', () => {
     const snapshot = backlogSnapshot(sizes);
     const record = draw(snapshot);
     expect(difference(auditDraw({ record, snapshot, optOuts: new Set() }))).toMatch(/^opt-out list digest: /);
-    expect(difference(auditDraw({ record, snapshot, optOuts, registryDigest: `sha256:${'b'.repeat(64)}` }))).toMatch(/^registry digest: /);
-    expect(difference(auditDraw({ record, snapshot: { ...snapshot, registryVersion: 'abp-registry/2027Q1' }, optOuts }))).toMatch(/^registry version: /);
-    expect(difference(auditDraw({ record: { ...record, algorithm: 'abp-draw/v2' }, snapshot, optOuts }))).toMatch(/^algorithm: /);
+    expect(difference(auditDraw({ record, snapshot, optOuts, registryDigest: `sha256:${'b'.repeat(64)}` }))).toMatch(
+      /^registry digest: /,
+    );
+    expect(
+      difference(auditDraw({ record, snapshot: { ...snapshot, registryVersion: 'abp-registry/2027Q1' }, optOuts })),
+    ).toMatch(/^registry version: /);
+    expect(difference(auditDraw({ record: { ...record, algorithm: 'abp-draw/v2' }, snapshot, optOuts }))).toMatch(
+      /^algorithm: /,
+    );
     expect(difference(auditDraw({ record: 'not a record', snapshot, optOuts }))).toMatch(/^algorithm: /);
   });
 
@@ -110,8 +165,18 @@ describe('auditDraw', () => {
     const record = draw(snapshot);
     const genuine = eligiblePool(snapshot, { optOuts });
     expect(auditDraw({ record, snapshot, optOuts, derivePool: () => genuine })).toEqual({ match: true });
-    expect(difference(auditDraw({ record, snapshot, optOuts, derivePool: () => ({ ...genuine, rules: 'abp-eligibility/2' }) }))).toMatch(/^eligibility rules: /);
-    const smaller = { repos: genuine.pool.repos.map((entry, index) => (index === 0 ? { ...entry, issues: entry.issues.slice(1) } : entry)) };
-    expect(difference(auditDraw({ record, snapshot, optOuts, derivePool: () => ({ pool: smaller, rules: genuine.rules }) }))).toMatch(/^eligible issues: the record counts \d+, re-deriving the pool gives \d+$/);
+    expect(
+      difference(
+        auditDraw({ record, snapshot, optOuts, derivePool: () => ({ ...genuine, rules: 'abp-eligibility/2' }) }),
+      ),
+    ).toMatch(/^eligibility rules: /);
+    const smaller = {
+      repos: genuine.pool.repos.map((entry, index) =>
+        index === 0 ? { ...entry, issues: entry.issues.slice(1) } : entry,
+      ),
+    };
+    expect(
+      difference(auditDraw({ record, snapshot, optOuts, derivePool: () => ({ pool: smaller, rules: genuine.rules }) })),
+    ).toMatch(/^eligible issues: the record counts \d+, re-deriving the pool gives \d+$/);
   });
 });

@@ -47,7 +47,10 @@ export function sizedPool(sizes: readonly number[]): EligiblePool {
   return {
     repos: sizes.map((size, index) => ({
       repo: `owner${String(index).padStart(4, '0')}/repo`,
-      issues: Array.from({ length: size }, (_, issue) => ({ number: issue * 3 + 1, title: `Issue ${issue * 3 + 1} of repository ${index}` })),
+      issues: Array.from({ length: size }, (_, issue) => ({
+        number: issue * 3 + 1,
+        title: `Issue ${issue * 3 + 1} of repository ${index}`,
+      })),
     })),
   };
 }

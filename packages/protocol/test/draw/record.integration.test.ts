@@ -29,7 +29,9 @@ describe('buildDrawRecord', () => {
     expect(record.picks.map((pick) => pick.order)).toEqual([1, 2, 3, 4, 5, 6]);
     expect(record.backlogSnapshot).toEqual({ digest: exampleInputs().snapshotDigest, repos: 3, issues: 6 });
     expect(record.inputDigests.backlog).toBe(record.backlogSnapshot.digest);
-    expect(record.picks[0]?.issueUrl).toBe(`https://github.com/${record.picks[0]?.repo}/issues/${record.picks[0]?.issue}`);
+    expect(record.picks[0]?.issueUrl).toBe(
+      `https://github.com/${record.picks[0]?.repo}/issues/${record.picks[0]?.issue}`,
+    );
   });
 
   it('gives byte-identical text for the same inputs, and a different digest for any changed input', () => {
@@ -61,7 +63,12 @@ describe('buildDrawRecord', () => {
   });
 
   it('refuses inputs that cannot make a valid record', () => {
-    const attempts: Array<Partial<DrawInputs>> = [{ drawnAt: '2026-10-03 00:00' }, { registryVersion: 'abp-registry/2026Q5' }, { snapshotDigest: 'sha256:abc' }, { eligibilityRules: 'rules v1' }];
+    const attempts: Array<Partial<DrawInputs>> = [
+      { drawnAt: '2026-10-03 00:00' },
+      { registryVersion: 'abp-registry/2026Q5' },
+      { snapshotDigest: 'sha256:abc' },
+      { eligibilityRules: 'rules v1' },
+    ];
     for (const change of attempts) {
       let caught: unknown;
       try {
@@ -81,14 +88,23 @@ describe('drawId', () => {
     expect(id).toMatch(/^draw-2026Q4-424242-[0-9a-f]{12}$/);
     expect(idOf({ ...exampleInputs(), drawnAt: '2027-01-01T00:00:00Z' })).toBe(id);
     expect(buildDrawRecord({ ...exampleInputs(), drawnAt: '2027-01-01T00:00:00Z' }).id).toBe(id);
-    const others = [{ seed: 1 }, { count: 2 }, { registryDigest: `sha256:${'5'.repeat(64)}` }, { snapshotDigest: `sha256:${'6'.repeat(64)}` }, { eligibilityRules: 'abp-eligibility/9' }, { optOuts: new Set(['a/b']) }];
+    const others = [
+      { seed: 1 },
+      { count: 2 },
+      { registryDigest: `sha256:${'5'.repeat(64)}` },
+      { snapshotDigest: `sha256:${'6'.repeat(64)}` },
+      { eligibilityRules: 'abp-eligibility/9' },
+      { optOuts: new Set(['a/b']) },
+    ];
     for (const change of others) expect(idOf({ ...exampleInputs(), ...change })).not.toBe(id);
   });
 });
 
 describe('optOutsDigest', () => {
   it('does not depend on the order the opt-outs were added in', () => {
-    expect(optOutsDigest(new Set(['zeta/z', 'alpha/a', 'Mid/m']))).toBe(optOutsDigest(new Set(['Mid/m', 'zeta/z', 'alpha/a'])));
+    expect(optOutsDigest(new Set(['zeta/z', 'alpha/a', 'Mid/m']))).toBe(
+      optOutsDigest(new Set(['Mid/m', 'zeta/z', 'alpha/a'])),
+    );
     expect(optOutsDigest(new Set())).toBe('sha256:4f53cda18c2baa0c0354bb5f9a3ecbe5ed12ab4d8e11ba873c2f11161202b945');
   });
 });
@@ -119,7 +135,9 @@ describe('the same bytes in another process', () => {
       cwd: root,
       env: { ...process.env, TZ: 'Pacific/Chatham', LANG: 'tr_TR.UTF-8', LC_ALL: 'tr_TR.UTF-8' },
     });
-    const expected = drawRecordText(buildDrawRecord(exampleInputs())) + drawRecordText(buildDrawRecord({ ...exampleInputs(), seed: 7, count: 40, pool: sizedPool([5, 0, 30, 12]) }));
+    const expected =
+      drawRecordText(buildDrawRecord(exampleInputs())) +
+      drawRecordText(buildDrawRecord({ ...exampleInputs(), seed: 7, count: 40, pool: sizedPool([5, 0, 30, 12]) }));
     expect(stdout).toBe(expected);
   });
 });

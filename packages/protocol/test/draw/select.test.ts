@@ -64,7 +64,8 @@ describe('seedText and drawStream', () => {
     expect(seedText(424242)).toBe('abp-draw/v1:424242');
     expect(seedText(0)).toBe('abp-draw/v1:0');
     expect(seedText(Number.MAX_SAFE_INTEGER)).toBe('abp-draw/v1:9007199254740991');
-    for (const seed of [-1, 1.5, 2 ** 53, Number.NaN]) expect(drawError(() => seedText(seed)).code).toBe('invalid-seed');
+    for (const seed of [-1, 1.5, 2 ** 53, Number.NaN])
+      expect(drawError(() => seedText(seed)).code).toBe('invalid-seed');
   });
 
   it('gives the same 32-bit values for the same seed, unsigned', () => {
@@ -138,7 +139,9 @@ describe('selectIssues', () => {
     // The plain reading of the algorithm: lists from which picks and emptied repositories are spliced out.
     const reference = (pool: EligiblePool, seed: number, count: number): Pick[] => {
       const next = drawStream(seed);
-      const repos = pool.repos.filter((entry) => entry.issues.length > 0).map((entry) => ({ repo: entry.repo, issues: [...entry.issues] }));
+      const repos = pool.repos
+        .filter((entry) => entry.issues.length > 0)
+        .map((entry) => ({ repo: entry.repo, issues: [...entry.issues] }));
       const picks: Pick[] = [];
       while (picks.length < count && repos.length > 0) {
         const r = uniformIndex(next, repos.length);
@@ -152,7 +155,10 @@ describe('selectIssues', () => {
       return picks;
     };
     for (let seed = 0; seed < 200; seed++) {
-      const sizes = Array.from({ length: 1 + (seed % 13) }, (_, index) => ((seed * 7 + index * 5) % 11) + (index % 3 === 0 ? 0 : 1));
+      const sizes = Array.from(
+        { length: 1 + (seed % 13) },
+        (_, index) => ((seed * 7 + index * 5) % 11) + (index % 3 === 0 ? 0 : 1),
+      );
       const pool = sizedPool(sizes);
       const count = 1 + ((seed * 3) % 40);
       expect(selectIssues(pool, { seed, count })).toEqual(reference(pool, seed, count));
@@ -163,13 +169,34 @@ describe('selectIssues', () => {
     const swapped = examplePool();
     swapped.repos.reverse();
     expect(drawError(() => selectIssues(swapped, { seed: 1, count: 1 })).code).toBe('unsorted-pool');
-    const repeated: EligiblePool = { repos: [{ repo: 'a/b', issues: [{ number: 1, title: 'x' }] }, { repo: 'a/b', issues: [{ number: 2, title: 'y' }] }] };
+    const repeated: EligiblePool = {
+      repos: [
+        { repo: 'a/b', issues: [{ number: 1, title: 'x' }] },
+        { repo: 'a/b', issues: [{ number: 2, title: 'y' }] },
+      ],
+    };
     expect(drawError(() => selectIssues(repeated, { seed: 1, count: 1 })).code).toBe('unsorted-pool');
-    const issuesDown: EligiblePool = { repos: [{ repo: 'a/b', issues: [{ number: 5, title: 'x' }, { number: 2, title: 'y' }] }] };
+    const issuesDown: EligiblePool = {
+      repos: [
+        {
+          repo: 'a/b',
+          issues: [
+            { number: 5, title: 'x' },
+            { number: 2, title: 'y' },
+          ],
+        },
+      ],
+    };
     expect(drawError(() => selectIssues(issuesDown, { seed: 1, count: 1 })).code).toBe('unsorted-pool');
-    const caseOrder: EligiblePool = { repos: [{ repo: 'b/x', issues: [{ number: 1, title: 'x' }] }, { repo: 'B/y', issues: [{ number: 1, title: 'y' }] }] };
+    const caseOrder: EligiblePool = {
+      repos: [
+        { repo: 'b/x', issues: [{ number: 1, title: 'x' }] },
+        { repo: 'B/y', issues: [{ number: 1, title: 'y' }] },
+      ],
+    };
     expect(drawError(() => selectIssues(caseOrder, { seed: 1, count: 1 })).code).toBe('unsorted-pool');
-    for (const count of [0, -1, 2.5]) expect(drawError(() => selectIssues(examplePool(), { seed: 1, count })).code).toBe('invalid-count');
+    for (const count of [0, -1, 2.5])
+      expect(drawError(() => selectIssues(examplePool(), { seed: 1, count })).code).toBe('invalid-count');
     expect(drawError(() => selectIssues(examplePool(), { seed: -3, count: 1 })).code).toBe('invalid-seed');
   });
 });

@@ -34,7 +34,10 @@ export function backlogSnapshot(sizes: readonly number[]): BacklogSnapshot {
         const number = 10 + position * 2;
         switch (position % 12) {
           case 3:
-            return issue(number, { labels: ['question'], signals: { reproduction: false, question: true, proposal: false } });
+            return issue(number, {
+              labels: ['question'],
+              signals: { reproduction: false, question: true, proposal: false },
+            });
           case 7:
             return issue(number, { claimedBy: [5000 + number] });
           case 11:

@@ -10,7 +10,10 @@ import { buildDrawRecord, drawRecordText, optOutsDigest } from '../../src/draw/r
 import { drawStream, selectIssues, seedText, uniformIndex } from '../../src/draw/select.js';
 import { exampleInputs, examplePool } from './pools.js';
 
-const doc = readFileSync(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../docs/draw-algorithm.md'), 'utf8');
+const doc = readFileSync(
+  path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../docs/draw-algorithm.md'),
+  'utf8',
+);
 /** The prose with every run of white space as one space, so line wrapping does not matter. */
 const prose = doc.replace(/\s+/g, ' ');
 
@@ -18,7 +21,10 @@ const prose = doc.replace(/\s+/g, ' ');
 function row(label: string): string[] {
   const line = doc.split('\n').find((text) => text.startsWith(`| ${label} |`));
   if (line === undefined) throw new Error(`docs/draw-algorithm.md has no table row "${label}"`);
-  return line.split('|').slice(1, -1).map((cell) => cell.trim());
+  return line
+    .split('|')
+    .slice(1, -1)
+    .map((cell) => cell.trim());
 }
 
 /** The first fenced block after `marker`, with its lines joined as written or without the line breaks. */
@@ -56,7 +62,9 @@ describe('docs/draw-algorithm.md', () => {
 
   it('§2.6: i and j after the drop, as seedrandom keeps them', () => {
     const state = seedrandom(seedText(424242), { state: true }).state();
-    expect(row('last 4 dropped bytes (hex); `i`, `j` after the drop')[1]).toMatch(new RegExp(`; ${state.i}, ${state.j}$`));
+    expect(row('last 4 dropped bytes (hex); `i`, `j` after the drop')[1]).toMatch(
+      new RegExp(`; ${state.i}, ${state.j}$`),
+    );
   });
 
   it('§2.1: bare digits would merge seeds, as the document says', () => {
@@ -77,10 +85,15 @@ describe('docs/draw-algorithm.md', () => {
       const [issueN, issueU, issueLimit, issueIndex] = [cells[8], cells[9], cells[10], cells[11]].map(Number);
       expect(next()).toBe(repoU);
       expect(next()).toBe(issueU);
-      expect([repoLimit, issueLimit]).toEqual([2 ** 32 - (2 ** 32 % (repoN ?? 0)), 2 ** 32 - (2 ** 32 % (issueN ?? 0))]);
+      expect([repoLimit, issueLimit]).toEqual([
+        2 ** 32 - (2 ** 32 % (repoN ?? 0)),
+        2 ** 32 - (2 ** 32 % (issueN ?? 0)),
+      ]);
       expect([repoIndex, issueIndex]).toEqual([(repoU ?? 0) % (repoN ?? 0), (issueU ?? 0) % (issueN ?? 0)]);
     });
-    expect(prose).toContain(`the draw ends with 6 of the 10 picks asked for: ${picks.map((pick) => `${pick.repo}#${pick.number}`).join(', ')}.`);
+    expect(prose).toContain(
+      `the draw ends with 6 of the 10 picks asked for: ${picks.map((pick) => `${pick.repo}#${pick.number}`).join(', ')}.`,
+    );
   });
 
   it('§6: the opt-out digests, the id input, the id, the record bytes and the digest', () => {
@@ -89,14 +102,23 @@ describe('docs/draw-algorithm.md', () => {
     const inputs = exampleInputs();
     const record = buildDrawRecord(inputs);
     expect(blockAfter("The id's input, as canonical JSON:", false)).toBe(
-      canonicalJson({ algorithm: 'abp-draw/v1', count: inputs.count, eligibilityRules: inputs.eligibilityRules, optOuts: optOutsDigest(inputs.optOuts), registry: inputs.registryDigest, registryVersion: inputs.registryVersion, seed: inputs.seed, snapshot: inputs.snapshotDigest }),
+      canonicalJson({
+        algorithm: 'abp-draw/v1',
+        count: inputs.count,
+        eligibilityRules: inputs.eligibilityRules,
+        optOuts: optOutsDigest(inputs.optOuts),
+        registry: inputs.registryDigest,
+        registryVersion: inputs.registryVersion,
+        seed: inputs.seed,
+        snapshot: inputs.snapshotDigest,
+      }),
     );
     expect(prose).toContain(`gives the id \`${record.id}\``);
     expect(`${blockAfter("The record's bytes", true)}\n`).toBe(drawRecordText(record));
     expect(prose).toContain(`SHA-256 is the \`digest\` \`${record.digest}\``);
   });
 
-  it('appendix: seedrandom\'s double for seed 424242', () => {
+  it("appendix: seedrandom's double for seed 424242", () => {
     const rng = seedrandom(seedText(424242));
     expect(prose).toContain(`returns ${rng()}; the second, from the next byte on, returns ${rng()}`);
   });

@@ -125,7 +125,9 @@ describe('writeFileOnce', () => {
   it('lets exactly one of many racing writers create the file, and tells every other what it holds', async () => {
     const dir = await freshFolder();
     const path = join(dir, 'checkpoint.json');
-    const results = await Promise.all(Array.from({ length: 12 }, (_, index) => writeFileOnce(path, `writer ${index}\n`)));
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, index) => writeFileOnce(path, `writer ${index}\n`)),
+    );
     const kept = await readFile(path);
     expect(results.filter((result) => result.created)).toHaveLength(1);
     for (const result of results) if (!result.created) expect(result.existing).toEqual(kept);

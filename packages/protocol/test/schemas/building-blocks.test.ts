@@ -7,7 +7,14 @@ import { traceRuleViolations, traceSchema } from '../../src/schemas/abp-trace.js
 import { verdictSchema } from '../../src/schemas/abp-verdict.js';
 import { canonicalJson } from '../../src/schemas/canonical-json.js';
 import { formatJsonPath } from '../../src/schemas/json-text.js';
-import { cutoffEnd, gitSha, registryVersionIndex, relativePath, repoFullName, utcTimestamp } from '../../src/schemas/primitives.js';
+import {
+  cutoffEnd,
+  gitSha,
+  registryVersionIndex,
+  relativePath,
+  repoFullName,
+  utcTimestamp,
+} from '../../src/schemas/primitives.js';
 import { registryDigest } from '../../src/schemas/registry-digest.js';
 import { containing, readFixture, readJsonFixture, validDir } from './fixtures.js';
 
@@ -20,7 +27,8 @@ const traceEvents = () =>
     .trim()
     .split('\n')
     .map((line) => JSON.parse(line) as Record<string, unknown>);
-const paths = (result: { error?: { issues: Array<{ path: PropertyKey[] }> } }) => result.error?.issues.map((issue) => issue.path);
+const paths = (result: { error?: { issues: Array<{ path: PropertyKey[] }> } }) =>
+  result.error?.issues.map((issue) => issue.path);
 
 describe('primitives', () => {
   it.each([
@@ -94,7 +102,9 @@ describe('canonical JSON and digests', () => {
     const input = JSON.parse(
       '{"numbers":[333333333.33333329,1E30,4.50,2e-3,0.000000000000000000000000001],"string":"\\u20ac$\\u000F\\u000aA\'\\u0042\\u0022\\u005c\\\\\\"\\/","literals":[null,true,false]}',
     ) as unknown;
-    expect(canonicalJson(input)).toBe('{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}');
+    expect(canonicalJson(input)).toBe(
+      '{"literals":[null,true,false],"numbers":[333333333.3333333,1e+30,4.5,0.002,1e-27],"string":"€$\\u000f\\nA\'B\\"\\\\\\\\\\"/"}',
+    );
   });
 
   it('sorts keys at every depth and ignores key order in the input', () => {
@@ -128,7 +138,9 @@ describe('trace rules', () => {
   it('report an ended subagent as ended, not as unknown', () => {
     const events = traceEvents();
     events[14] = { ...events[14], subagent: 'sa-1' };
-    expect(traceRuleViolations(events)).toEqual([{ index: 14, path: ['subagent'], message: containing('already ended at seq 11') }]);
+    expect(traceRuleViolations(events)).toEqual([
+      { index: 14, path: ['subagent'], message: containing('already ended at seq 11') },
+    ]);
   });
 
   it('skip unreadable lines instead of cascading from them', () => {
@@ -169,7 +181,12 @@ describe('cross-field rules', () => {
     for (const entry of document.entries) entry.addedIn = document.version;
     expect(registrySchema.safeParse(document).success).toBe(true);
     document.diff.kept = ['vercel/next.js'];
-    expect(paths(registrySchema.safeParse(document))).toEqual(expect.arrayContaining([['diff', 'kept'], ['diff', 'added', 3]]));
+    expect(paths(registrySchema.safeParse(document))).toEqual(
+      expect.arrayContaining([
+        ['diff', 'kept'],
+        ['diff', 'added', 3],
+      ]),
+    );
   });
 
   it('registry: each entry is added or kept, and addedIn agrees', () => {

@@ -7,7 +7,9 @@ describe('valid documents', () => {
   const files = fixtureFiles(validDir);
 
   it('cover every document kind', () => {
-    expect(new Set(files.map(expectedKind))).toEqual(new Set(['abp-task/v1', 'abp-trace/v1', 'abp-run/v1', 'abp-verdict/v1', 'abp-registry/v1', 'abp-draw/v1']));
+    expect(new Set(files.map(expectedKind))).toEqual(
+      new Set(['abp-task/v1', 'abp-trace/v1', 'abp-run/v1', 'abp-verdict/v1', 'abp-registry/v1', 'abp-draw/v1']),
+    );
   });
 
   it.each(files)('%s validates', (file) => {

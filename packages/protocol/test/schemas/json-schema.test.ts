@@ -3,7 +3,11 @@ import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { applyJsonSchemaExport, DEFAULT_OUT_DIR, planJsonSchemaExport } from '../../../../scripts/export-json-schemas.js';
+import {
+  applyJsonSchemaExport,
+  DEFAULT_OUT_DIR,
+  planJsonSchemaExport,
+} from '../../../../scripts/export-json-schemas.js';
 import { jsonSchemaFileName, renderJsonSchemaFiles } from '../../src/schemas/json-schema.js';
 import { containing, expectedKind, fixtureFiles, invalidCases, invalidDir, readFixture, validDir } from './fixtures.js';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -15,7 +19,8 @@ async function committedSchema(kind: string): Promise<JsonObject> {
   return JSON.parse(await readFile(join(DEFAULT_OUT_DIR, jsonSchemaFileName(kind)), 'utf8')) as JsonObject;
 }
 
-const at = (value: unknown, ...keys: string[]): JsonObject => keys.reduce((node, key) => (node as JsonObject)[key], value) as JsonObject;
+const at = (value: unknown, ...keys: string[]): JsonObject =>
+  keys.reduce((node, key) => (node as JsonObject)[key], value) as JsonObject;
 
 /** The values a JSON Schema file is applied to: the document, or each event line of a trace. */
 function instances(file: string, text: string): unknown[] {
@@ -33,7 +38,11 @@ describe('committed JSON Schema files', () => {
       expect(await readFile(join(DEFAULT_OUT_DIR, file.fileName), 'utf8'), file.fileName).toBe(file.text);
     }
     const plan = await planJsonSchemaExport();
-    expect({ stale: plan.stale, missing: plan.missing, unexpected: plan.unexpected }).toEqual({ stale: [], missing: [], unexpected: [] });
+    expect({ stale: plan.stale, missing: plan.missing, unexpected: plan.unexpected }).toEqual({
+      stale: [],
+      missing: [],
+      unexpected: [],
+    });
   });
 
   it('are pretty-printed with two spaces and end in one newline', () => {
@@ -44,7 +53,11 @@ describe('committed JSON Schema files', () => {
   });
 
   it('name one file per kind, each with $id, title and the 2020-12 dialect', async () => {
-    expect(renderJsonSchemaFiles().map((file) => file.fileName).sort()).toEqual([
+    expect(
+      renderJsonSchemaFiles()
+        .map((file) => file.fileName)
+        .sort(),
+    ).toEqual([
       'abp-adapters-v1.schema.json',
       'abp-baseline-v1.schema.json',
       'abp-draw-v1.schema.json',
@@ -57,24 +70,34 @@ describe('committed JSON Schema files', () => {
       'abp-verdict-v1.schema.json',
     ]);
     const task = await committedSchema('abp-task/v1');
-    expect(task).toMatchObject({ $schema: 'https://json-schema.org/draft/2020-12/schema', $id: 'urn:abp:schema:abp-task:v1', title: containing('abp-task/v1') });
+    expect(task).toMatchObject({
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      $id: 'urn:abp:schema:abp-task:v1',
+      title: containing('abp-task/v1'),
+    });
   });
 });
 
 describe('the task JSON Schema', () => {
   it('requires the manifest fields and fixes heldOut to true', async () => {
     const task = await committedSchema('abp-task/v1');
-    expect(task.required).toEqual(expect.arrayContaining(['schema', 'id', 'source', 'prompt', 'environment', 'verification', 'cutoffsVerified']));
+    expect(task.required).toEqual(
+      expect.arrayContaining(['schema', 'id', 'source', 'prompt', 'environment', 'verification', 'cutoffsVerified']),
+    );
     expect(task.additionalProperties).toBe(false);
     const verification = at(task, 'properties', 'verification');
-    expect(verification.required).toEqual(expect.arrayContaining(['kind', 'failToPass', 'passToPass', 'timeoutSeconds', 'heldOut']));
+    expect(verification.required).toEqual(
+      expect.arrayContaining(['kind', 'failToPass', 'passToPass', 'timeoutSeconds', 'heldOut']),
+    );
     expect(at(verification, 'properties', 'heldOut')).toMatchObject({ const: true });
     expect(at(verification, 'properties', 'failToPass')).toMatchObject({ minItems: 1 });
   });
 
   it('rejects an abbreviated baseCommit by pattern', async () => {
     const task = await committedSchema('abp-task/v1');
-    const githubIssue = (at(task, 'properties', 'source').oneOf as JsonObject[]).find((option) => at(option, 'properties', 'kind').const === 'github-issue');
+    const githubIssue = (at(task, 'properties', 'source').oneOf as JsonObject[]).find(
+      (option) => at(option, 'properties', 'kind').const === 'github-issue',
+    );
     const pattern = new RegExp(at(githubIssue, 'properties', 'baseCommit').pattern as string, 'u');
     expect(pattern.test('9f2c41d')).toBe(false);
     expect(pattern.test('9f2c41d7e3b85a06c1d4f9e27b3a58c0d6e1f492')).toBe(true);
@@ -90,7 +113,14 @@ describe('the trace JSON Schema', () => {
   it('is one event, a union over the event kinds, with non-negative integer tokens', async () => {
     const trace = await committedSchema('abp-trace/v1');
     const options = trace.oneOf as JsonObject[];
-    expect(options.map((option) => at(option, 'properties', 'kind').const)).toEqual(['run.start', 'model.call', 'tool.call', 'subagent.start', 'subagent.end', 'run.end']);
+    expect(options.map((option) => at(option, 'properties', 'kind').const)).toEqual([
+      'run.start',
+      'model.call',
+      'tool.call',
+      'subagent.start',
+      'subagent.end',
+      'run.end',
+    ]);
     const modelCall = options[1];
     expect(at(modelCall, 'properties', 'tokens', 'properties', 'input')).toMatchObject({ type: 'integer', minimum: 0 });
     expect(at(modelCall, 'properties', 'seq')).toMatchObject({ type: 'integer', exclusiveMinimum: 0 });
@@ -102,20 +132,28 @@ const ajv = new Ajv2020({ allErrors: true, strict: false });
 addFormats.default(ajv);
 function evaluateJsonSchema(schema: JsonObject, instance: unknown): string[] {
   const validate = (typeof schema.$id === 'string' ? ajv.getSchema(schema.$id) : undefined) ?? ajv.compile(schema);
-  return validate(instance) ? [] : (validate.errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message ?? ''}`);
+  return validate(instance)
+    ? []
+    : (validate.errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message ?? ''}`);
 }
 
 describe('evaluating the JSON Schema files with Ajv', () => {
   it.each(fixtureFiles(validDir))('accepts valid %s', async (file) => {
     const schema = await committedSchema(expectedKind(file));
-    for (const instance of instances(file, readFixture(validDir, file))) expect(evaluateJsonSchema(schema, instance)).toEqual([]);
+    for (const instance of instances(file, readFixture(validDir, file)))
+      expect(evaluateJsonSchema(schema, instance)).toEqual([]);
   });
 
-  it.each(invalidCases().filter((entry) => entry.jsonSchemaRejects))('rejects invalid $file ($reason)', async (entry) => {
-    const schema = await committedSchema(entry.schema ?? '');
-    const failures = instances(entry.file, readFixture(invalidDir, entry.file)).flatMap((instance) => evaluateJsonSchema(schema, instance));
-    expect(failures.length).toBeGreaterThan(0);
-  });
+  it.each(invalidCases().filter((entry) => entry.jsonSchemaRejects))(
+    'rejects invalid $file ($reason)',
+    async (entry) => {
+      const schema = await committedSchema(entry.schema ?? '');
+      const failures = instances(entry.file, readFixture(invalidDir, entry.file)).flatMap((instance) =>
+        evaluateJsonSchema(schema, instance),
+      );
+      expect(failures.length).toBeGreaterThan(0);
+    },
+  );
 });
 
 describe('export-json-schemas', () => {
@@ -131,7 +169,11 @@ describe('export-json-schemas', () => {
     const before = await planJsonSchemaExport(dir);
     expect(before.missing).toHaveLength(renderJsonSchemaFiles().length);
     await applyJsonSchemaExport(before, dir);
-    expect((await readdir(dir)).sort()).toEqual(renderJsonSchemaFiles().map((file) => file.fileName).sort()); // no temp files left behind
+    expect((await readdir(dir)).sort()).toEqual(
+      renderJsonSchemaFiles()
+        .map((file) => file.fileName)
+        .sort(),
+    ); // no temp files left behind
     const after = await planJsonSchemaExport(dir);
     expect([...after.stale, ...after.missing, ...after.unexpected]).toEqual([]);
   });
@@ -142,7 +184,11 @@ describe('export-json-schemas', () => {
     await writeFile(join(dir, 'abp-run-v0.schema.json'), '{}\n');
     await writeFile(join(dir, 'README.md'), 'not a schema\n');
     const plan = await planJsonSchemaExport(dir);
-    expect(plan).toMatchObject({ stale: ['abp-run-v1.schema.json'], missing: [], unexpected: ['abp-run-v0.schema.json'] });
+    expect(plan).toMatchObject({
+      stale: ['abp-run-v1.schema.json'],
+      missing: [],
+      unexpected: ['abp-run-v0.schema.json'],
+    });
     expect(await applyJsonSchemaExport(plan, dir)).toEqual(['abp-run-v0.schema.json', 'abp-run-v1.schema.json']);
     expect((await readdir(dir)).includes('README.md')).toBe(true);
     expect((await planJsonSchemaExport(dir)).stale).toEqual([]);

@@ -8,7 +8,10 @@ const traceText = readFixture(validDir, 'trace-spec-example.abp-trace.jsonl');
 
 describe('trace detection', () => {
   it('reads a .jsonl file as a trace whatever it holds', () => {
-    expect(validateDocumentText(readFixture(validDir, 'run-spec-example.json'), 'run.jsonl')).toMatchObject({ schema: 'abp-trace/v1', valid: false });
+    expect(validateDocumentText(readFixture(validDir, 'run-spec-example.json'), 'run.jsonl')).toMatchObject({
+      schema: 'abp-trace/v1',
+      valid: false,
+    });
   });
 
   it('recognizes JSONL event lines under another name', () => {
@@ -18,7 +21,11 @@ describe('trace detection', () => {
 
   it('recognizes a lone event object as a one-line trace', () => {
     const [first] = traceText.split('\n');
-    expect(validateDocumentText(first ?? '', 'event.json')).toEqual({ schema: 'abp-trace/v1', valid: true, errors: [] });
+    expect(validateDocumentText(first ?? '', 'event.json')).toEqual({
+      schema: 'abp-trace/v1',
+      valid: true,
+      errors: [],
+    });
   });
 
   it('still reports a broken line when the first line looks like an event', () => {
@@ -30,7 +37,9 @@ describe('trace detection', () => {
 
   it('explains a pretty-printed trace once rather than once per line', () => {
     const pretty = JSON.stringify(JSON.parse(traceText.split('\n')[0] ?? ''), null, 2);
-    expect(validateDocumentText(pretty, 'trace.jsonl').errors).toEqual([{ path: '$', line: 1, message: containing('write each event as one JSON object on its own line') }]);
+    expect(validateDocumentText(pretty, 'trace.jsonl').errors).toEqual([
+      { path: '$', line: 1, message: containing('write each event as one JSON object on its own line') },
+    ]);
   });
 
   it('tolerates CRLF line ends, blank lines and a byte order mark', () => {
@@ -44,7 +53,11 @@ describe('trace detection', () => {
 
   it('redirects a document that claims to be abp-trace/v1 to the JSONL form', () => {
     const result = validateDocumentText('{"schema":"abp-trace/v1","events":[]}', 'trace.json');
-    expect(result).toMatchObject({ schema: null, valid: false, errors: [{ path: 'schema', message: containing('JSONL') }] });
+    expect(result).toMatchObject({
+      schema: null,
+      valid: false,
+      errors: [{ path: 'schema', message: containing('JSONL') }],
+    });
   });
 
   it('allows times to go backwards between lines (only seq orders a trace) and subagents left open at run.end', () => {
@@ -59,11 +72,14 @@ describe('JSON documents', () => {
   it('lists the known kinds when schema is unknown', () => {
     const result = validateDocumentText('{"schema":"abp-tsk/v1"}', 'x.json');
     expect(result.schema).toBeNull();
-    for (const id of knownSchemaIds.filter((id) => id !== 'abp-trace/v1')) expect(result.errors[0]?.message).toContain(`"${id}"`);
+    for (const id of knownSchemaIds.filter((id) => id !== 'abp-trace/v1'))
+      expect(result.errors[0]?.message).toContain(`"${id}"`);
   });
 
   it('refuses a root that is not an object', () => {
-    expect(validateDocumentText('[1, 2]', 'x.json').errors).toEqual([{ path: '$', line: 1, message: containing('must be a JSON object') }]);
+    expect(validateDocumentText('[1, 2]', 'x.json').errors).toEqual([
+      { path: '$', line: 1, message: containing('must be a JSON object') },
+    ]);
   });
 
   it.each([
@@ -99,7 +115,11 @@ describe('JSON documents', () => {
     expect(result.errors).toEqual([
       // A missing field points at its parent, the root object here.
       { path: 'prompt', line: 1, message: 'is required but missing' },
-      { path: 'source.baseCommit', line: lineOf('"baseCommit"'), message: containing('full 40-character hex git commit sha, got "9f2c41d"') },
+      {
+        path: 'source.baseCommit',
+        line: lineOf('"baseCommit"'),
+        message: containing('full 40-character hex git commit sha, got "9f2c41d"'),
+      },
       { path: 'environment.setup[0]', line: lineOf('"setup"') + 1, message: containing('non-empty one-line command') },
       { path: 'verification.failToPass', line: lineOf('"failToPass"'), message: containing('at least one command') },
       { path: 'verification.heldOut', line: lineOf('"heldOut"'), message: containing('must be true') },
@@ -108,14 +128,24 @@ describe('JSON documents', () => {
   });
 
   it('suggests the field a typo meant', () => {
-    const doc = edit(task, { 'verification.passtoPass': ['pnpm test -- test/router/'], 'verification.passToPass': undefined });
+    const doc = edit(task, {
+      'verification.passtoPass': ['pnpm test -- test/router/'],
+      'verification.passToPass': undefined,
+    });
     const result = validateDocument(doc);
-    expect(result.errors).toContainEqual({ path: 'verification.passtoPass', message: containing('did you mean "passToPass"?') });
+    expect(result.errors).toContainEqual({
+      path: 'verification.passtoPass',
+      message: containing('did you mean "passToPass"?'),
+    });
     expect(result.errors).toContainEqual({ path: 'verification.passToPass', message: 'is required but missing' });
   });
 
   it('names wrong types and enum values in plain words', () => {
-    const run = edit(readJsonFixture(validDir, 'run-spec-example.json'), { trials: 2.5, ordering: 'abab', matchedModels: 'yes' });
+    const run = edit(readJsonFixture(validDir, 'run-spec-example.json'), {
+      trials: 2.5,
+      ordering: 'abab',
+      matchedModels: 'yes',
+    });
     expect(validateDocument(run).errors).toEqual([
       { path: 'matchedModels', message: 'must be true or false, got "yes"' },
       { path: 'trials', message: 'must be an integer, got 2.5' },
@@ -125,6 +155,8 @@ describe('JSON documents', () => {
 
   it('quotes odd keys in paths', () => {
     const doc = edit(task, { 'odd key': true });
-    expect(validateDocument(doc).errors).toEqual([{ path: '$["odd key"]', message: containing('is not a known field') }]);
+    expect(validateDocument(doc).errors).toEqual([
+      { path: '$["odd key"]', message: containing('is not a known field') },
+    ]);
   });
 });

@@ -2,7 +2,15 @@
 // consistency proof of every tree from 1 to 70 leaves verifying, while altered proofs, indices, sizes and roots do not.
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { consistencyProof, inclusionProof, leafHash, nodeHash, rootOf, verifyConsistency, verifyInclusion } from '../../src/transparency/merkle.js';
+import {
+  consistencyProof,
+  inclusionProof,
+  leafHash,
+  nodeHash,
+  rootOf,
+  verifyConsistency,
+  verifyInclusion,
+} from '../../src/transparency/merkle.js';
 
 const MAX_SIZE = 70;
 
@@ -18,7 +26,9 @@ function flipped(hash: Uint8Array): Buffer {
 
 /** Each proof with one element altered, one dropped and one added. */
 function tampered(proof: readonly Buffer[]): Buffer[][] {
-  const variants: Buffer[][] = proof.map((_, position) => proof.map((hash, at) => (at === position ? flipped(hash) : hash)));
+  const variants: Buffer[][] = proof.map((_, position) =>
+    proof.map((hash, at) => (at === position ? flipped(hash) : hash)),
+  );
   if (proof.length > 0) variants.push(proof.slice(0, -1), proof.slice(1));
   variants.push([...proof, leafHash(Buffer.from('extra'))]);
   return variants;
@@ -26,7 +36,16 @@ function tampered(proof: readonly Buffer[]): Buffer[][] {
 
 describe('tree heads', () => {
   // The eight leaves and tree heads of the Certificate Transparency reference tests (RFC 6962 trees).
-  const leaves = ['', '00', '10', '2021', '3031', '40414243', '5051525354555657', '606162636465666768696a6b6c6d6e6f'].map((hex) => leafHash(Buffer.from(hex, 'hex')));
+  const leaves = [
+    '',
+    '00',
+    '10',
+    '2021',
+    '3031',
+    '40414243',
+    '5051525354555657',
+    '606162636465666768696a6b6c6d6e6f',
+  ].map((hex) => leafHash(Buffer.from(hex, 'hex')));
   const heads = [
     '6e340b9cffb37a989ca544e6bb780a2c78901d3fb33738768511a30617afa01d',
     'fac54203e7cc696cf0dfcb42c92a1d9dbaf70ad9e621f4bd8d98662f00e3c125',
@@ -70,7 +89,11 @@ describe('inclusion proofs', () => {
         expect(verifyInclusion(leaf, index, size, proof, flipped(root))).toBe(false);
         expect(verifyInclusion(flipped(leaf), index, size, proof, root)).toBe(false);
         for (const wrongIndex of new Set([index - 1, index + 1, size - 1 - index, size])) {
-          if (wrongIndex !== index) expect(verifyInclusion(leaf, wrongIndex, size, proof, root), `leaf ${index} of ${size} as ${wrongIndex}`).toBe(false);
+          if (wrongIndex !== index)
+            expect(
+              verifyInclusion(leaf, wrongIndex, size, proof, root),
+              `leaf ${index} of ${size} as ${wrongIndex}`,
+            ).toBe(false);
         }
         // No wrong-size case: a path can fit a neighbouring size of the same shape (leaf 0 of 3 and of 4 both climb
         // past one leaf and one subtree). The size is bound by the signed checkpoint, which verifyInclusionOf checks.
@@ -108,11 +131,19 @@ describe('consistency proofs', () => {
         expect(verifyConsistency(oldSize, newSize, oldRoot, flipped(newRoot), proof)).toBe(false);
         if (oldSize < newSize) {
           expect(verifyConsistency(newSize, oldSize, newRoot, oldRoot, proof)).toBe(false);
-          expect(verifyConsistency(oldSize + 1, newSize, oldRoot, newRoot, proof), `${oldSize} as ${oldSize + 1} -> ${newSize}`).toBe(false);
+          expect(
+            verifyConsistency(oldSize + 1, newSize, oldRoot, newRoot, proof),
+            `${oldSize} as ${oldSize + 1} -> ${newSize}`,
+          ).toBe(false);
           // No larger-new-size case, for the reason given for inclusion: the signed checkpoint binds the size.
         }
-        if (oldSize > 1) expect(verifyConsistency(oldSize - 1, newSize, oldRoot, newRoot, proof), `${oldSize} as ${oldSize - 1} -> ${newSize}`).toBe(false);
-        for (const variant of tampered(proof)) expect(verifyConsistency(oldSize, newSize, oldRoot, newRoot, variant)).toBe(false);
+        if (oldSize > 1)
+          expect(
+            verifyConsistency(oldSize - 1, newSize, oldRoot, newRoot, proof),
+            `${oldSize} as ${oldSize - 1} -> ${newSize}`,
+          ).toBe(false);
+        for (const variant of tampered(proof))
+          expect(verifyConsistency(oldSize, newSize, oldRoot, newRoot, variant)).toBe(false);
         checked += 1;
       }
     }

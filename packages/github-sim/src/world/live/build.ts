@@ -114,9 +114,17 @@ function worldUsers(): SimUser[] {
     for (const login of spec.maintainers) maintained.set(login, [...(maintained.get(login) ?? []), index + 1]);
   });
   // The solver owns the forks, whose ids follow the upstream repositories'.
-  maintained.set(SOLVER_LOGIN, LIVE_REPO_SPECS.map((_, index) => LIVE_REPO_SPECS.length + index + 1));
+  maintained.set(
+    SOLVER_LOGIN,
+    LIVE_REPO_SPECS.map((_, index) => LIVE_REPO_SPECS.length + index + 1),
+  );
   const logins = [...maintained.keys()].filter((login) => login !== SOLVER_LOGIN);
-  return [...logins, ...CONTRIBUTORS, SOLVER_LOGIN].map((login, index): SimUser => ({ id: USER_ID_BASE + index, login, type: 'User', maintainerOf: maintained.get(login) ?? [] }));
+  return [...logins, ...CONTRIBUTORS, SOLVER_LOGIN].map((login, index): SimUser => ({
+    id: USER_ID_BASE + index,
+    login,
+    type: 'User',
+    maintainerOf: maintained.get(login) ?? [],
+  }));
 }
 
 // ---- planning (pure) ------------------------------------------------------------------------
@@ -140,7 +148,12 @@ interface RepoPlan {
   comments: SimComment[];
 }
 
-function planRepo(spec: LiveRepoSpec, index: number, input: BuildInput, identities: (login: string) => GitIdentity): RepoPlan {
+function planRepo(
+  spec: LiveRepoSpec,
+  index: number,
+  input: BuildInput,
+  identities: (login: string) => GitIdentity,
+): RepoPlan {
   const { seed32, now } = input;
   const id = index + 1;
   const owner = spec.maintainers[0] ?? 'ghost';
@@ -169,7 +182,16 @@ function planRepo(spec: LiveRepoSpec, index: number, input: BuildInput, identiti
       const when = at(step.day);
       tree = applyEdits(tree, step.commit.edits);
       const author = identities(login(step.commit.author));
-      mainMark = stream.commit({ ref: 'refs/heads/main', from: mainMark, author, authorAt: when, committer: author, committerAt: when, message: `${step.commit.message}\n`, files: tree });
+      mainMark = stream.commit({
+        ref: 'refs/heads/main',
+        from: mainMark,
+        author,
+        authorAt: when,
+        committer: author,
+        committerAt: when,
+        message: `${step.commit.message}\n`,
+        files: tree,
+      });
       if (firstCommitAt === 0) firstCommitAt = when;
       lastCommitAt = when;
       continue;
@@ -184,7 +206,16 @@ function planRepo(spec: LiveRepoSpec, index: number, input: BuildInput, identiti
       branchTree = applyEdits(branchTree, commit.edits);
       const author = identities(login(commit.author));
       const when = openedAt - (step.commits.length - k) * 600;
-      headMark = stream.commit({ ref: `refs/heads/pull/${step.number}`, from: headMark, author, authorAt: when, committer: author, committerAt: when, message: `${commit.message}\n`, files: branchTree });
+      headMark = stream.commit({
+        ref: `refs/heads/pull/${step.number}`,
+        from: headMark,
+        author,
+        authorAt: when,
+        committer: author,
+        committerAt: when,
+        message: `${commit.message}\n`,
+        files: branchTree,
+      });
     });
     // The default branch did not move since the branch point, so the merge's tree is the branch's.
     tree = branchTree;
@@ -240,7 +271,19 @@ function planRepo(spec: LiveRepoSpec, index: number, input: BuildInput, identiti
   for (const issue of spec.issues) {
     if (!issue.fix) continue;
     const solver = identities(SOLVER_LOGIN);
-    fixMarks.set(issue.number, stream.commit({ ref: `refs/heads/${solverFixBranch(issue.number)}`, from: mainMark, author: solver, authorAt: now, committer: solver, committerAt: now, message: fixCommitMessage(issue.fix), files: applyEdits(tree, issue.fix.edits) }));
+    fixMarks.set(
+      issue.number,
+      stream.commit({
+        ref: `refs/heads/${solverFixBranch(issue.number)}`,
+        from: mainMark,
+        author: solver,
+        authorAt: now,
+        committer: solver,
+        committerAt: now,
+        message: fixCommitMessage(issue.fix),
+        files: applyEdits(tree, issue.fix.edits),
+      }),
+    );
   }
 
   const issues: SimIssue[] = [];
@@ -251,10 +294,21 @@ function planRepo(spec: LiveRepoSpec, index: number, input: BuildInput, identiti
     let last = openedAt;
     issue.comments.forEach((comment, k) => {
       last = Math.min(now - 60, last + HOUR + rng.int(20 * HOUR));
-      comments.push({ id: id * 10_000_000_000 + issue.number * 1_000 + k, repoId: id, issueNumber: issue.number, authorLogin: login(comment.author), body: comment.body, createdAt: isoSeconds(last), updatedAt: isoSeconds(last) });
+      comments.push({
+        id: id * 10_000_000_000 + issue.number * 1_000 + k,
+        repoId: id,
+        issueNumber: issue.number,
+        authorLogin: login(comment.author),
+        body: comment.body,
+        createdAt: isoSeconds(last),
+        updatedAt: isoSeconds(last),
+      });
     });
     const closed = issue.closedByPull !== undefined ? closedAt.get(issue.number) : undefined;
-    if (issue.closedByPull !== undefined && closed === undefined) throw new RangeError(`${spec.name}#${issue.number}: pull #${issue.closedByPull} does not say "Fixes #${issue.number}"`);
+    if (issue.closedByPull !== undefined && closed === undefined)
+      throw new RangeError(
+        `${spec.name}#${issue.number}: pull #${issue.closedByPull} does not say "Fixes #${issue.number}"`,
+      );
     issues.push({
       repoId: id,
       number: issue.number,
@@ -272,7 +326,23 @@ function planRepo(spec: LiveRepoSpec, index: number, input: BuildInput, identiti
     });
   }
   const stars = Math.round(spec.stars * (0.8 + 0.4 * new Rng(hash3(seed32, Stream.Stars, index)).float()));
-  return { spec, index, id, forkId: LIVE_REPO_SPECS.length + index + 1, owner, stars, stream: stream.stream(), mainMark, firstCommitAt, lastCommitAt, merged, fixMarks, finalTree: tree, issues, comments };
+  return {
+    spec,
+    index,
+    id,
+    forkId: LIVE_REPO_SPECS.length + index + 1,
+    owner,
+    stars,
+    stream: stream.stream(),
+    mainMark,
+    firstCommitAt,
+    lastCommitAt,
+    merged,
+    fixMarks,
+    finalTree: tree,
+    issues,
+    comments,
+  };
 }
 
 // ---- applying (git) -------------------------------------------------------------------------
@@ -294,8 +364,16 @@ async function applyRepo(plan: RepoPlan, input: BuildInput): Promise<BuiltRepo> 
 
     const pulls: SimPull[] = [];
     for (const merged of plan.merged) {
-      const size = numstat((await git(['diff', '--numstat', oid(merged.baseMark), oid(merged.headMark)], { cwd: scratch })).stdout);
-      pulls.push({ ...merged.record, ...size, baseRefOid: oid(merged.baseMark), headRefOid: oid(merged.headMark), mergeCommitOid: oid(merged.mergeMark) });
+      const size = numstat(
+        (await git(['diff', '--numstat', oid(merged.baseMark), oid(merged.headMark)], { cwd: scratch })).stdout,
+      );
+      pulls.push({
+        ...merged.record,
+        ...size,
+        baseRefOid: oid(merged.baseMark),
+        headRefOid: oid(merged.headMark),
+        mergeCommitOid: oid(merged.mergeMark),
+      });
     }
 
     const fullName = `${plan.owner}/${spec.name}`;
@@ -305,7 +383,9 @@ async function applyRepo(plan: RepoPlan, input: BuildInput): Promise<BuiltRepo> 
       const mark = plan.fixMarks.get(issue.number);
       if (!issue.fix || mark === undefined) continue;
       const patch = (await git(['diff', '--no-color', '--no-ext-diff', headOid, oid(mark)], { cwd: scratch })).stdout;
-      const paths = (await git(['diff', '--name-only', headOid, oid(mark)], { cwd: scratch })).stdout.split('\n').filter(Boolean);
+      const paths = (await git(['diff', '--name-only', headOid, oid(mark)], { cwd: scratch })).stdout
+        .split('\n')
+        .filter(Boolean);
       fixes.push({
         repo: fullName,
         issue: issue.number,
@@ -325,7 +405,16 @@ async function applyRepo(plan: RepoPlan, input: BuildInput): Promise<BuiltRepo> 
     for (const fix of fixes) {
       for (const other of fixes) {
         if (other.issue <= fix.issue) continue;
-        const merge = await git(['merge-tree', '--write-tree', '--no-messages', oid(plan.fixMarks.get(fix.issue) ?? 0), oid(plan.fixMarks.get(other.issue) ?? 0)], { cwd: scratch, allowExit: [1] });
+        const merge = await git(
+          [
+            'merge-tree',
+            '--write-tree',
+            '--no-messages',
+            oid(plan.fixMarks.get(fix.issue) ?? 0),
+            oid(plan.fixMarks.get(other.issue) ?? 0),
+          ],
+          { cwd: scratch, allowExit: [1] },
+        );
         if (merge.exitCode === 1) {
           fix.conflictsWith.push(other.issue);
           other.conflictsWith.push(fix.issue);
@@ -339,19 +428,29 @@ async function applyRepo(plan: RepoPlan, input: BuildInput): Promise<BuiltRepo> 
     await mkdir(join(input.dir, SOLVER_LOGIN), { recursive: true });
     await git(['init', '--quiet', '--bare', '--initial-branch=main', upstreamPath], { cwd: input.dir });
     const pullRefs = plan.merged.map((merged) => `refs/heads/pull/${merged.number}:refs/pull/${merged.number}/head`);
-    await git(['fetch', '--quiet', '--no-tags', scratch, 'refs/heads/main:refs/heads/main', ...pullRefs], { cwd: upstreamPath });
+    await git(['fetch', '--quiet', '--no-tags', scratch, 'refs/heads/main:refs/heads/main', ...pullRefs], {
+      cwd: upstreamPath,
+    });
     await git(['init', '--quiet', '--bare', '--initial-branch=main', forkPath], { cwd: input.dir });
     await git(['fetch', '--quiet', '--no-tags', upstreamPath, 'refs/heads/main:refs/heads/main'], { cwd: forkPath });
     if (input.solverFixBranches) {
       // As if the solver had pushed its fixes: one branch per known fix, made on the default branch's head.
-      const branches = [...plan.fixMarks.keys()].map((issue) => `refs/heads/${solverFixBranch(issue)}:refs/heads/${solverFixBranch(issue)}`);
+      const branches = [...plan.fixMarks.keys()].map(
+        (issue) => `refs/heads/${solverFixBranch(issue)}:refs/heads/${solverFixBranch(issue)}`,
+      );
       if (branches.length > 0) await git(['fetch', '--quiet', '--no-tags', scratch, ...branches], { cwd: forkPath });
     }
 
-    const files = [...plan.finalTree].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([path, content]) => ({ path, content }));
+    const files = [...plan.finalTree]
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+      .map(([path, content]) => ({ path, content }));
     const lastActivity = Math.max(plan.lastCommitAt, ...plan.issues.map((issue) => Date.parse(issue.updatedAt) / 1000));
     const openIssueCount = plan.issues.filter((issue) => issue.state === 'OPEN').length;
-    const lastMerged = pulls.map((pull) => pull.mergedAt ?? '').sort().pop() ?? '';
+    const lastMerged =
+      pulls
+        .map((pull) => pull.mergedAt ?? '')
+        .sort()
+        .pop() ?? '';
     const repo: SimRepo = {
       id: plan.id,
       owner: plan.owner,
@@ -405,7 +504,12 @@ async function applyRepo(plan: RepoPlan, input: BuildInput): Promise<BuiltRepo> 
       issues: plan.issues,
       pulls,
       comments: plan.comments,
-      heads: pulls.map((pull) => ({ repoId: plan.id, number: pull.number, sourceRepoId: null, branch: pull.headRefName })),
+      heads: pulls.map((pull) => ({
+        repoId: plan.id,
+        number: pull.number,
+        sourceRepoId: null,
+        branch: pull.headRefName,
+      })),
       fixes,
       flaky: spec.flaky.map((flaky) => ({ repo: fullName, ...flaky })),
     };

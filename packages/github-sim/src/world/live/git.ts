@@ -3,7 +3,13 @@
 // synchronous, so writes use the synchronous variant (short calls on small repositories, and never while the
 // in-process server waits on the same git process). Commits carry the identities and dates the world gives them.
 
-import { git as hardenedGit, gitIdentityEnvironment, gitSync as hardenedGitSync, type GitCall as HardenedGitCall, type GitIdentity } from '@abp/grader/execution';
+import {
+  git as hardenedGit,
+  gitIdentityEnvironment,
+  gitSync as hardenedGitSync,
+  type GitCall as HardenedGitCall,
+  type GitIdentity,
+} from '@abp/grader/execution';
 
 export type { GitIdentity };
 
@@ -56,7 +62,14 @@ export const GITHUB_COMMITTER: GitIdentity = { name: 'GitHub', email: 'noreply@g
 
 /** Branch names the writer accepts: git's rules, minus anything that could read as a refspec or option. */
 export function isSafeBranchName(name: string): boolean {
-  return /^[A-Za-z0-9][A-Za-z0-9._/-]*$/.test(name) && !name.includes('..') && !name.includes('//') && !name.endsWith('/') && !name.endsWith('.lock') && !name.endsWith('.');
+  return (
+    /^[A-Za-z0-9][A-Za-z0-9._/-]*$/.test(name) &&
+    !name.includes('..') &&
+    !name.includes('//') &&
+    !name.endsWith('/') &&
+    !name.endsWith('.lock') &&
+    !name.endsWith('.')
+  );
 }
 
 /** A `git fast-import` stream: one process writes a whole history, with exactly the dates given. */
@@ -65,13 +78,30 @@ export class FastImport {
   private nextMark = 1;
 
   /** Writes a commit whose tree is exactly `files`; returns its mark. */
-  commit(input: { ref: string; from: number | null; merge?: number; author: GitIdentity; authorAt: number; committer: GitIdentity; committerAt: number; message: string; files: ReadonlyMap<string, string> }): number {
+  commit(input: {
+    ref: string;
+    from: number | null;
+    merge?: number;
+    author: GitIdentity;
+    authorAt: number;
+    committer: GitIdentity;
+    committerAt: number;
+    message: string;
+    files: ReadonlyMap<string, string>;
+  }): number {
     const mark = this.nextMark++;
-    const lines = [`commit ${input.ref}`, `mark :${mark}`, `author ${input.author.name} <${input.author.email}> ${input.authorAt} +0000`, `committer ${input.committer.name} <${input.committer.email}> ${input.committerAt} +0000`, data(input.message)];
+    const lines = [
+      `commit ${input.ref}`,
+      `mark :${mark}`,
+      `author ${input.author.name} <${input.author.email}> ${input.authorAt} +0000`,
+      `committer ${input.committer.name} <${input.committer.email}> ${input.committerAt} +0000`,
+      data(input.message),
+    ];
     if (input.from !== null) lines.push(`from :${input.from}`);
     if (input.merge !== undefined) lines.push(`merge :${input.merge}`);
     lines.push('deleteall');
-    for (const path of [...input.files.keys()].sort()) lines.push(`M 100644 inline ${path}`, data(input.files.get(path) ?? ''));
+    for (const path of [...input.files.keys()].sort())
+      lines.push(`M 100644 inline ${path}`, data(input.files.get(path) ?? ''));
     this.parts.push(`${lines.join('\n')}\n`);
     return mark;
   }
@@ -119,7 +149,10 @@ export function readTreeSync(cwd: string, commit: string): { path: string; conte
     const match = /^\d+ blob ([0-9a-f]{40})\t(.+)$/s.exec(record);
     if (match) entries.push({ oid: match[1] ?? '', path: match[2] ?? '' });
   }
-  const output = hardenedGitSync(['cat-file', '--batch'], { cwd, input: entries.map((entry) => `${entry.oid}\n`).join('') }).stdout;
+  const output = hardenedGitSync(['cat-file', '--batch'], {
+    cwd,
+    input: entries.map((entry) => `${entry.oid}\n`).join(''),
+  }).stdout;
   const files: { path: string; content: string }[] = [];
   let offset = 0;
   for (const entry of entries) {

@@ -102,11 +102,26 @@ export interface SuiteRun {
 }
 
 /** Runs a checkout's whole test suite with its real runner and reads the per-test outcomes. */
-export async function runTests(runner: LiveRunnerId, cwd: string, options: { env?: Readonly<Record<string, string>>; timeoutMs?: number } = {}): Promise<SuiteRun> {
+export async function runTests(
+  runner: LiveRunnerId,
+  cwd: string,
+  options: { env?: Readonly<Record<string, string>>; timeoutMs?: number } = {},
+): Promise<SuiteRun> {
   const recipe = LIVE_RUNNERS[runner];
   if (recipe.reportFile !== null) await rm(join(cwd, recipe.reportFile), { force: true });
-  const [command, ...args] = runner === 'node-test' ? [process.execPath, ...recipe.command.split(' ').slice(1)] : runner === 'cargo-test' ? ['sh', '-c', `exec ${recipe.command}`] : recipe.command.split(' ');
-  const { exitCode, output } = await run(command ?? 'false', args, cwd, runnerEnv(options.env), options.timeoutMs ?? 120_000);
+  const [command, ...args] =
+    runner === 'node-test'
+      ? [process.execPath, ...recipe.command.split(' ').slice(1)]
+      : runner === 'cargo-test'
+        ? ['sh', '-c', `exec ${recipe.command}`]
+        : recipe.command.split(' ');
+  const { exitCode, output } = await run(
+    command ?? 'false',
+    args,
+    cwd,
+    runnerEnv(options.env),
+    options.timeoutMs ?? 120_000,
+  );
   let results: TestResult[];
   switch (recipe.report) {
     case 'junit-xml': {
@@ -125,11 +140,28 @@ export async function runTests(runner: LiveRunnerId, cwd: string, options: { env
 }
 
 /** A repository's suite is the repository's code: it runs as a bounded command, its whole process group ended after. */
-async function run(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, timeoutMs: number): Promise<{ exitCode: number; output: string }> {
-  const defined = Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined));
-  const result = await runBounded({ argv: [command, ...args], cwd, env: defined, timeoutMs, maxOutputBytes: 64 * 1024 * 1024 });
+async function run(
+  command: string,
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+): Promise<{ exitCode: number; output: string }> {
+  const defined = Object.fromEntries(
+    Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
+  const result = await runBounded({
+    argv: [command, ...args],
+    cwd,
+    env: defined,
+    timeoutMs,
+    maxOutputBytes: 64 * 1024 * 1024,
+  });
   if (result.spawnError) throw new Error(`${command} could not be started in ${cwd}: ${result.spawnError.message}`);
-  return { exitCode: result.exitCode ?? (result.signal ? 128 : 1), output: Buffer.concat([result.stdout, result.stderr]).toString('utf8') };
+  return {
+    exitCode: result.exitCode ?? (result.signal ? 128 : 1),
+    output: Buffer.concat([result.stdout, result.stderr]).toString('utf8'),
+  };
 }
 
 // ---- report readers -------------------------------------------------------------------------
@@ -148,14 +180,17 @@ function decodeXml(value: string): string {
       case 'apos':
         return "'";
       default:
-        return String.fromCodePoint(entity.startsWith('#x') ? Number.parseInt(entity.slice(2), 16) : Number.parseInt(entity.slice(1), 10));
+        return String.fromCodePoint(
+          entity.startsWith('#x') ? Number.parseInt(entity.slice(2), 16) : Number.parseInt(entity.slice(1), 10),
+        );
     }
   });
 }
 
 function attributes(source: string): Map<string, string> {
   const found = new Map<string, string>();
-  for (const match of source.matchAll(/([A-Za-z_][\w:.-]*)\s*=\s*"([^"]*)"/g)) found.set(match[1] ?? '', decodeXml(match[2] ?? ''));
+  for (const match of source.matchAll(/([A-Za-z_][\w:.-]*)\s*=\s*"([^"]*)"/g))
+    found.set(match[1] ?? '', decodeXml(match[2] ?? ''));
   return found;
 }
 
@@ -190,7 +225,10 @@ export function parseJunit(xml: string, idOf: JunitIdOf): TestResult[] {
       } else {
         const found = attributes(rest);
         const named = suites.filter((suite, index) => !(index === 0 && suite === 'pytest'));
-        const testcase = { id: idOf(named, found.get('classname') ?? '', found.get('name') ?? ''), status: 'pass' as TestStatus };
+        const testcase = {
+          id: idOf(named, found.get('classname') ?? '', found.get('name') ?? ''),
+          status: 'pass' as TestStatus,
+        };
         if (selfClosing) results.push(testcase);
         else open = testcase;
       }
@@ -213,7 +251,8 @@ export function parseGoTestJson(output: string): TestResult[] {
       continue;
     }
     if (event.Test === undefined || event.Package === undefined) continue;
-    const status: TestStatus | null = event.Action === 'pass' ? 'pass' : event.Action === 'fail' ? 'fail' : event.Action === 'skip' ? 'skip' : null;
+    const status: TestStatus | null =
+      event.Action === 'pass' ? 'pass' : event.Action === 'fail' ? 'fail' : event.Action === 'skip' ? 'skip' : null;
     if (status !== null) outcomes.set(`${event.Package}::${event.Test}`, status);
   }
   return [...outcomes].map(([id, status]) => ({ id, status }));
@@ -235,7 +274,11 @@ export function parseCargoTest(output: string): TestResult[] {
       continue;
     }
     const test = /^test (.+?) \.\.\. (ok|FAILED|ignored)\b/.exec(line);
-    if (test) results.push({ id: `${target}::${test[1] ?? ''}`, status: test[2] === 'ok' ? 'pass' : test[2] === 'FAILED' ? 'fail' : 'skip' });
+    if (test)
+      results.push({
+        id: `${target}::${test[1] ?? ''}`,
+        status: test[2] === 'ok' ? 'pass' : test[2] === 'FAILED' ? 'fail' : 'skip',
+      });
   }
   return results;
 }

@@ -113,9 +113,11 @@ export function applyEdits(tree: ReadonlyMap<string, string>, edits: readonly Fi
     const current = next.get(edit.path);
     if ('content' in edit) next.set(edit.path, edit.content);
     else if ('remove' in edit) {
-      if (!next.delete(edit.path)) throw new SpecError('edit-not-applicable', `cannot remove ${edit.path}: no such file`);
+      if (!next.delete(edit.path))
+        throw new SpecError('edit-not-applicable', `cannot remove ${edit.path}: no such file`);
     } else if ('append' in edit) {
-      if (current === undefined) throw new SpecError('edit-not-applicable', `cannot append to ${edit.path}: no such file`);
+      if (current === undefined)
+        throw new SpecError('edit-not-applicable', `cannot append to ${edit.path}: no such file`);
       next.set(edit.path, current + edit.append);
     } else {
       if (current === undefined) throw new SpecError('edit-not-applicable', `cannot edit ${edit.path}: no such file`);
@@ -123,7 +125,10 @@ export function applyEdits(tree: ReadonlyMap<string, string>, edits: readonly Fi
       for (const [from, to] of edit.replace) {
         const at = content.indexOf(from);
         if (at === -1 || content.indexOf(from, at + 1) !== -1) {
-          throw new SpecError('edit-not-applicable', `${edit.path}: expected exactly one occurrence of ${JSON.stringify(from.slice(0, 60))}`);
+          throw new SpecError(
+            'edit-not-applicable',
+            `${edit.path}: expected exactly one occurrence of ${JSON.stringify(from.slice(0, 60))}`,
+          );
         }
         content = content.slice(0, at) + to + content.slice(at + from.length);
       }

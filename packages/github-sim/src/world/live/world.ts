@@ -58,7 +58,10 @@ export function worldDateClock(date: string): string {
   const match = WORLD_DATE.exec(date);
   const at = `${date}T00:00:00Z`;
   if (!match || Number.isNaN(Date.parse(at)) || new Date(at).toISOString().slice(0, 10) !== date) {
-    throw new LiveWorldError('bad-option', `world date ${JSON.stringify(date)} is not a calendar day: write it as YYYY-MM-DD, e.g. 2026-11-01`);
+    throw new LiveWorldError(
+      'bad-option',
+      `world date ${JSON.stringify(date)} is not a calendar day: write it as YYYY-MM-DD, e.g. 2026-11-01`,
+    );
   }
   return at;
 }
@@ -106,7 +109,11 @@ function checkPage(offset: number, limit: number): void {
 
 function parseSeconds(value: string, what: string): number {
   const ms = Date.parse(value);
-  if (!Number.isFinite(ms)) throw new LiveWorldError('bad-option', `${what} is not a timestamp: ${JSON.stringify(value)} (expected e.g. '2026-11-01T00:00:00Z')`);
+  if (!Number.isFinite(ms))
+    throw new LiveWorldError(
+      'bad-option',
+      `${what} is not a timestamp: ${JSON.stringify(value)} (expected e.g. '2026-11-01T00:00:00Z')`,
+    );
   return Math.floor(ms / 1000);
 }
 
@@ -155,7 +162,10 @@ export class LiveWorld implements WorldReader, WorldWriter {
     }
     const built = input.built.repos;
     // Upstream repositories first, then forks: ids are dense and in that order.
-    for (const entry of [...built.map((b) => ({ repo: b.repo, path: b.upstreamPath, b })), ...built.map((b) => ({ repo: b.fork, path: b.forkPath, b }))]) {
+    for (const entry of [
+      ...built.map((b) => ({ repo: b.repo, path: b.upstreamPath, b })),
+      ...built.map((b) => ({ repo: b.fork, path: b.forkPath, b })),
+    ]) {
       this.repos.push(entry.repo);
       this.reposById.set(entry.repo.id, entry.repo);
       this.reposByName.set(`${entry.repo.owner}/${entry.repo.name}`.toLowerCase(), entry.repo);
@@ -205,7 +215,10 @@ export class LiveWorld implements WorldReader, WorldWriter {
   headOf(repo: SimRepo, number: number): { repo: SimRepo | null; branch: string } | undefined {
     const head = this.heads.get(keyOf(repo.id, number));
     if (head === undefined) return undefined;
-    return { repo: head.sourceRepoId === null ? null : (this.repoById(head.sourceRepoId) ?? null), branch: head.branch };
+    return {
+      repo: head.sourceRepoId === null ? null : (this.repoById(head.sourceRepoId) ?? null),
+      branch: head.branch,
+    };
   }
 
   knownFixes(): readonly KnownFix[] {
@@ -233,7 +246,11 @@ export class LiveWorld implements WorldReader, WorldWriter {
       issues: all(this.issuesOf),
       pulls: all(this.pullsOf),
       comments: [...this.commentsOf.values()].flat().sort((a, b) => a.id - b.id),
-      runners: Object.fromEntries(this.repos.filter((repo) => !repo.isFork).map((repo) => [`${repo.owner}/${repo.name}`, this.runners.get(repo.id) as LiveRunnerId])),
+      runners: Object.fromEntries(
+        this.repos
+          .filter((repo) => !repo.isFork)
+          .map((repo) => [`${repo.owner}/${repo.name}`, this.runners.get(repo.id) as LiveRunnerId]),
+      ),
       knownFixes: this.fixes,
       flakyTests: this.flaky,
     });
@@ -289,7 +306,8 @@ export class LiveWorld implements WorldReader, WorldWriter {
         (since === null || Date.parse(issue.updatedAt) >= since),
     );
     const field = query.orderBy?.field;
-    const key = (issue: SimIssue): number => (field === 'UPDATED_AT' ? Date.parse(issue.updatedAt) : field === 'COMMENTS' ? issue.commentCount : 0);
+    const key = (issue: SimIssue): number =>
+      field === 'UPDATED_AT' ? Date.parse(issue.updatedAt) : field === 'COMMENTS' ? issue.commentCount : 0;
     const sorted = ordered(matching, key, query.orderBy?.direction ?? 'ASC');
     return { total: sorted.length, items: sorted.slice(offset, offset + limit).map((issue) => ({ ...issue })) };
   }
@@ -302,7 +320,9 @@ export class LiveWorld implements WorldReader, WorldWriter {
   pulls(repo: SimRepo, query: PullQuery, offset: number, limit: number): Page<SimPull> {
     checkPage(offset, limit);
     const states = query.states ?? [];
-    const matching = (this.pullsOf.get(repo.id) ?? []).filter((pull) => states.length === 0 || states.includes(pull.state));
+    const matching = (this.pullsOf.get(repo.id) ?? []).filter(
+      (pull) => states.length === 0 || states.includes(pull.state),
+    );
     const key = (pull: SimPull): number => (query.orderBy?.field === 'UPDATED_AT' ? Date.parse(pull.updatedAt) : 0);
     const sorted = ordered(matching, key, query.orderBy?.direction ?? 'ASC');
     return { total: sorted.length, items: sorted.slice(offset, offset + limit).map((pull) => ({ ...pull })) };
@@ -329,23 +349,47 @@ export class LiveWorld implements WorldReader, WorldWriter {
 
   // ---- WorldWriter ----------------------------------------------------------------------------
 
-  openPull(repo: SimRepo, input: { title: string; body: string; head: string; base: string; authorLogin: string }): SimPull {
+  openPull(
+    repo: SimRepo,
+    input: { title: string; body: string; head: string; base: string; authorLogin: string },
+  ): SimPull {
     const upstream = this.own(repo);
     const upstreamPath = this.gitPathOf(upstream);
     const colon = input.head.indexOf(':');
-    const [headOwner, branch] = colon === -1 ? [upstream.owner, input.head] : [input.head.slice(0, colon), input.head.slice(colon + 1)];
-    if (!isSafeBranchName(branch) || !isSafeBranchName(input.base)) throw new LiveWorldError('head-not-found', `not a branch name: ${JSON.stringify(input.head)} / ${JSON.stringify(input.base)}`);
-    const source = headOwner.toLowerCase() === upstream.owner.toLowerCase() ? upstream : this.repos.find((r) => this.upstreamOf.get(r.id) === upstream.id && r.owner.toLowerCase() === headOwner.toLowerCase());
-    if (source === undefined) throw new LiveWorldError('head-not-found', `${headOwner} has no fork of ${upstream.owner}/${upstream.name}`);
+    const [headOwner, branch] =
+      colon === -1 ? [upstream.owner, input.head] : [input.head.slice(0, colon), input.head.slice(colon + 1)];
+    if (!isSafeBranchName(branch) || !isSafeBranchName(input.base))
+      throw new LiveWorldError(
+        'head-not-found',
+        `not a branch name: ${JSON.stringify(input.head)} / ${JSON.stringify(input.base)}`,
+      );
+    const source =
+      headOwner.toLowerCase() === upstream.owner.toLowerCase()
+        ? upstream
+        : this.repos.find(
+            (r) => this.upstreamOf.get(r.id) === upstream.id && r.owner.toLowerCase() === headOwner.toLowerCase(),
+          );
+    if (source === undefined)
+      throw new LiveWorldError('head-not-found', `${headOwner} has no fork of ${upstream.owner}/${upstream.name}`);
     const baseOid = this.branchOid(upstreamPath, input.base);
-    if (baseOid === null) throw new LiveWorldError('base-not-found', `${upstream.owner}/${upstream.name} has no branch ${input.base}`);
+    if (baseOid === null)
+      throw new LiveWorldError('base-not-found', `${upstream.owner}/${upstream.name} has no branch ${input.base}`);
     const headOid = this.branchOid(this.gitPathOf(source), branch);
-    if (headOid === null) throw new LiveWorldError('head-not-found', `${source.owner}/${source.name} has no branch ${branch}`);
+    if (headOid === null)
+      throw new LiveWorldError('head-not-found', `${source.owner}/${source.name} has no branch ${branch}`);
     const pulls = this.pullsOf.get(upstream.id) ?? [];
     for (const pull of pulls) {
       const head = this.heads.get(keyOf(upstream.id, pull.number));
-      if (pull.state === 'OPEN' && head?.sourceRepoId === source.id && head.branch === branch && pull.baseRefName === input.base) {
-        throw new LiveWorldError('pull-exists', `A pull request already exists for ${source.owner}:${branch} (#${pull.number})`);
+      if (
+        pull.state === 'OPEN' &&
+        head?.sourceRepoId === source.id &&
+        head.branch === branch &&
+        pull.baseRefName === input.base
+      ) {
+        throw new LiveWorldError(
+          'pull-exists',
+          `A pull request already exists for ${source.owner}:${branch} (#${pull.number})`,
+        );
       }
     }
 
@@ -353,13 +397,17 @@ export class LiveWorld implements WorldReader, WorldWriter {
     const ref = `refs/pull/${number}/head`;
     this.fetchHead(upstreamPath, source, branch, ref, headOid);
     // GitHub refuses a pull request whose head is already in the base: nothing to merge.
-    if (gitSync(['merge-base', '--is-ancestor', headOid, baseOid], { cwd: upstreamPath, allowExit: [1] }).exitCode === 0) {
+    if (
+      gitSync(['merge-base', '--is-ancestor', headOid, baseOid], { cwd: upstreamPath, allowExit: [1] }).exitCode === 0
+    ) {
       gitSync(['update-ref', '-d', ref], { cwd: upstreamPath });
       throw new LiveWorldError('no-commits', `No commits between ${input.base} and ${headOwner}:${branch}`);
     }
     const at = this.now();
     const issueNumbers = new Set((this.issuesOf.get(upstream.id) ?? []).map((issue) => issue.number));
-    const closesIssues = [...new Set([...input.body.matchAll(CLOSING_KEYWORDS)].map((match) => Number(match[1])))].filter((n) => issueNumbers.has(n));
+    const closesIssues = [
+      ...new Set([...input.body.matchAll(CLOSING_KEYWORDS)].map((match) => Number(match[1]))),
+    ].filter((n) => issueNumbers.has(n));
     const pull: SimPull = {
       repoId: upstream.id,
       number,
@@ -407,8 +455,18 @@ export class LiveWorld implements WorldReader, WorldWriter {
         if (headOid === null || headOid === pull.headRefOid) continue;
         const upstreamPath = this.gitPathOf(upstream);
         this.fetchHead(upstreamPath, pushed, head.branch, `refs/pull/${pull.number}/head`, headOid);
-        Object.assign(pull, this.diffSize(upstreamPath, pull.baseRefOid, headOid), { headRefOid: headOid, checks: null, updatedAt: this.now() });
-        this.emit({ type: 'pull_request', action: 'synchronize', repoId: upstream.id, number: pull.number, at: pull.updatedAt });
+        Object.assign(pull, this.diffSize(upstreamPath, pull.baseRefOid, headOid), {
+          headRefOid: headOid,
+          checks: null,
+          updatedAt: this.now(),
+        });
+        this.emit({
+          type: 'pull_request',
+          action: 'synchronize',
+          repoId: upstream.id,
+          number: pull.number,
+          at: pull.updatedAt,
+        });
       }
     }
   }
@@ -416,7 +474,15 @@ export class LiveWorld implements WorldReader, WorldWriter {
   setChecks(repo: SimRepo, number: number, conclusion: CheckConclusion): SimPull {
     const pull = this.ownPull(repo, number);
     pull.checks = conclusion;
-    this.emit({ type: 'check_run', action: 'completed', repoId: pull.repoId, number, headOid: pull.headRefOid, conclusion, at: this.now() });
+    this.emit({
+      type: 'check_run',
+      action: 'completed',
+      repoId: pull.repoId,
+      number,
+      headOid: pull.headRefOid,
+      conclusion,
+      at: this.now(),
+    });
     return { ...pull };
   }
 
@@ -426,17 +492,30 @@ export class LiveWorld implements WorldReader, WorldWriter {
     if (pull.state !== 'OPEN') throw new LiveWorldError('not-open', `#${number} is ${pull.state.toLowerCase()}`);
     const path = this.gitPathOf(upstream);
     const baseOid = this.branchOid(path, pull.baseRefName);
-    if (baseOid === null) throw new LiveWorldError('base-not-found', `${upstream.owner}/${upstream.name} has no branch ${pull.baseRefName}`);
-    const merge = gitSync(['merge-tree', '--write-tree', '--name-only', baseOid, pull.headRefOid], { cwd: path, allowExit: [1] });
+    if (baseOid === null)
+      throw new LiveWorldError(
+        'base-not-found',
+        `${upstream.owner}/${upstream.name} has no branch ${pull.baseRefName}`,
+      );
+    const merge = gitSync(['merge-tree', '--write-tree', '--name-only', baseOid, pull.headRefOid], {
+      cwd: path,
+      allowExit: [1],
+    });
     const [tree = '', ...rest] = merge.stdout.split('\n');
     if (merge.exitCode === 1) {
       const conflicted = rest.slice(0, rest.indexOf('')).filter(Boolean);
-      throw new LiveWorldError('merge-conflict', `#${number} conflicts with ${pull.baseRefName} in ${conflicted.join(', ') || 'some files'}`);
+      throw new LiveWorldError(
+        'merge-conflict',
+        `#${number} conflicts with ${pull.baseRefName} in ${conflicted.join(', ') || 'some files'}`,
+      );
     }
     const at = this.now();
     const seconds = Date.parse(at) / 1000;
     const head = this.heads.get(keyOf(upstream.id, number));
-    const headOwner = head?.sourceRepoId === null || head === undefined ? upstream.owner : (this.reposById.get(head.sourceRepoId)?.owner ?? upstream.owner);
+    const headOwner =
+      head?.sourceRepoId === null || head === undefined
+        ? upstream.owner
+        : (this.reposById.get(head.sourceRepoId)?.owner ?? upstream.owner);
     const mergedBy = userIdentity(mergedByLogin, this.userByLogin(mergedByLogin)?.id ?? 0);
     const message = `Merge pull request #${number} from ${headOwner}/${pull.headRefName}\n\n${pull.title}\n`;
     const commit = gitSync(['commit-tree', tree.trim(), '-p', baseOid, '-p', pull.headRefOid, '-F', '-'], {
@@ -448,7 +527,14 @@ export class LiveWorld implements WorldReader, WorldWriter {
     // Compare-and-swap: a concurrent change of the base branch fails here instead of being lost.
     gitSync(['update-ref', `refs/heads/${pull.baseRefName}`, commit, baseOid], { cwd: path });
 
-    Object.assign(pull, { state: 'MERGED', mergedAt: at, closedAt: at, updatedAt: at, mergedByLogin, mergeCommitOid: commit });
+    Object.assign(pull, {
+      state: 'MERGED',
+      mergedAt: at,
+      closedAt: at,
+      updatedAt: at,
+      mergedByLogin,
+      mergeCommitOid: commit,
+    });
     if (pull.baseRefName === upstream.defaultBranch) {
       upstream.headOid = commit;
       upstream.files = readTreeSync(path, commit);
@@ -514,33 +600,51 @@ export class LiveWorld implements WorldReader, WorldWriter {
 
   private ownPull(repo: Pick<SimRepo, 'id'>, number: number): SimPull {
     const pull = this.pullsOf.get(repo.id)?.find((candidate) => candidate.number === number);
-    if (pull === undefined) throw new LiveWorldError('not-found', `repository ${repo.id} has no pull request #${number}`);
+    if (pull === undefined)
+      throw new LiveWorldError('not-found', `repository ${repo.id} has no pull request #${number}`);
     return pull;
   }
 
   private ownIssue(repo: SimRepo, number: number): SimIssue {
     const issue = this.issuesOf.get(repo.id)?.find((candidate) => candidate.number === number);
-    if (issue === undefined) throw new LiveWorldError('not-found', `${repo.owner}/${repo.name} has no issue #${number}`);
+    if (issue === undefined)
+      throw new LiveWorldError('not-found', `${repo.owner}/${repo.name} has no issue #${number}`);
     return issue;
   }
 
-  private setIssueState(repo: SimRepo, issue: SimIssue, state: 'OPEN' | 'CLOSED', reason: SimIssue['stateReason'], at: string): void {
+  private setIssueState(
+    repo: SimRepo,
+    issue: SimIssue,
+    state: 'OPEN' | 'CLOSED',
+    reason: SimIssue['stateReason'],
+    at: string,
+  ): void {
     Object.assign(issue, { state, stateReason: reason, closedAt: state === 'CLOSED' ? at : null, updatedAt: at });
     const open = (this.issuesOf.get(repo.id) ?? []).filter((candidate) => candidate.state === 'OPEN').length;
     repo.openIssueCount = open;
     repo.closedIssueCount = (this.issuesOf.get(repo.id)?.length ?? 0) - open;
     repo.updatedAt = at;
-    this.emit({ type: 'issues', action: state === 'CLOSED' ? 'closed' : 'reopened', repoId: repo.id, number: issue.number, at });
+    this.emit({
+      type: 'issues',
+      action: state === 'CLOSED' ? 'closed' : 'reopened',
+      repoId: repo.id,
+      number: issue.number,
+      at,
+    });
   }
 
   private nextNumber(repoId: number): number {
     let highest = 0;
-    for (const item of [...(this.issuesOf.get(repoId) ?? []), ...(this.pullsOf.get(repoId) ?? [])]) highest = Math.max(highest, item.number);
+    for (const item of [...(this.issuesOf.get(repoId) ?? []), ...(this.pullsOf.get(repoId) ?? [])])
+      highest = Math.max(highest, item.number);
     return highest + 1;
   }
 
   private branchOid(path: string, branch: string): string | null {
-    const found = gitSync(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`], { cwd: path, allowExit: [1, 128] });
+    const found = gitSync(['rev-parse', '--verify', '--quiet', `refs/heads/${branch}^{commit}`], {
+      cwd: path,
+      allowExit: [1, 128],
+    });
     return found.exitCode === 0 ? found.stdout.trim() : null;
   }
 
@@ -552,7 +656,11 @@ export class LiveWorld implements WorldReader, WorldWriter {
   }
 
   /** The size GitHub shows: the diff from the merge base to the head (three dots). */
-  private diffSize(path: string, baseOid: string, headOid: string): { additions: number; deletions: number; changedFiles: number } {
+  private diffSize(
+    path: string,
+    baseOid: string,
+    headOid: string,
+  ): { additions: number; deletions: number; changedFiles: number } {
     return numstat(gitSync(['diff', '--numstat', `${baseOid}...${headOid}`], { cwd: path }).stdout);
   }
 }
@@ -568,7 +676,11 @@ export async function createLiveWorld(options: LiveWorldOptions): Promise<LiveWo
   if (!Number.isSafeInteger(seed)) throw new LiveWorldError('bad-option', `seed must be a safe integer, got ${seed}`);
   const now = parseSeconds(options.generatedAt ?? DEFAULT_GENERATED_AT, 'generatedAt');
   await mkdir(dir, { recursive: true });
-  if ((await readdir(dir)).length > 0) throw new LiveWorldError('dir-not-empty', `${dir} is not empty; a live world is written to a fresh folder (e.g. one from mkdtemp)`);
+  if ((await readdir(dir)).length > 0)
+    throw new LiveWorldError(
+      'dir-not-empty',
+      `${dir} is not empty; a live world is written to a fresh folder (e.g. one from mkdtemp)`,
+    );
   const seed32 = mix32((seed >>> 0) ^ mix32(Math.floor(seed / 0x1_0000_0000) >>> 0));
   const built = await buildLiveRepos({ seed32, now, dir, solverFixBranches: options.solverFixBranches ?? false });
   return new LiveWorld({ seed, generatedAt: isoSeconds(now), dir, now: options.now ?? tickingClock(now), built });
@@ -583,4 +695,3 @@ export function knownFixes(world: LiveWorld): readonly KnownFix[] {
 export function flakyTests(world: LiveWorld): readonly FlakyTest[] {
   return world.flakyTests();
 }
-

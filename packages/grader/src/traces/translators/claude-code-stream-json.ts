@@ -8,10 +8,12 @@ import type { TraceTranslator, TraceTranslatorContext } from './translator.js';
 type NativeObject = Record<string, unknown>;
 type DraftEvent = NativeObject & { t: string };
 
-const isObject = (value: unknown): value is NativeObject => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is NativeObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 const stringOf = (value: unknown) => (typeof value === 'string' ? value : undefined);
 const countOf = (value: unknown) => (typeof value === 'number' ? value : 0);
-const blocksOf = (message: unknown): unknown[] => (isObject(message) && Array.isArray(message.content) ? message.content : []);
+const blocksOf = (message: unknown): unknown[] =>
+  isObject(message) && Array.isArray(message.content) ? message.content : [];
 
 // The tool that spawns a subagent was renamed from Task to Agent in later releases; both appear in the wild.
 const SUBAGENT_TOOLS = new Set(['Task', 'Agent']);
@@ -55,7 +57,10 @@ function parseLine(line: string): NativeObject | undefined {
 
 function translate(nativeText: string, context: TraceTranslatorContext): unknown[] {
   if (!utcTimestamp.safeParse(context.startedAt).success) {
-    throw new TraceError('invalid-translator-context', `startedAt must be an RFC 3339 UTC timestamp such as "2026-07-02T14:11:09Z", got ${JSON.stringify(context.startedAt)}`);
+    throw new TraceError(
+      'invalid-translator-context',
+      `startedAt must be an RFC 3339 UTC timestamp such as "2026-07-02T14:11:09Z", got ${JSON.stringify(context.startedAt)}`,
+    );
   }
   // The stream has no timestamps: every event is stamped with the start, and run.end with the start plus duration_ms.
   const t = context.startedAt;
@@ -82,7 +87,13 @@ function translate(nativeText: string, context: TraceTranslatorContext): unknown
     if (earlier !== undefined) {
       if (usage !== undefined) earlier.tokens = tokensOf(usage);
     } else if (model !== SYNTHETIC_MODEL) {
-      const call: DraftEvent = { t, kind: 'model.call', tokens: tokensOf(usage ?? {}), ...(model === undefined ? {} : { model: abpModelId(model) }), ...attribution };
+      const call: DraftEvent = {
+        t,
+        kind: 'model.call',
+        tokens: tokensOf(usage ?? {}),
+        ...(model === undefined ? {} : { model: abpModelId(model) }),
+        ...attribution,
+      };
       body.push(call);
       if (messageId !== undefined) modelCallsByMessage.set(messageId, call);
     }
@@ -95,11 +106,23 @@ function translate(nativeText: string, context: TraceTranslatorContext): unknown
         toolUsesSeen.add(toolUseId);
       }
       const input = isObject(block.input) ? block.input : undefined;
-      body.push({ t, kind: 'tool.call', tool: block.name, ...(input === undefined ? {} : { args: input }), ...attribution });
+      body.push({
+        t,
+        kind: 'tool.call',
+        tool: block.name,
+        ...(input === undefined ? {} : { args: input }),
+        ...attribution,
+      });
       const name = stringOf(block.name);
       if (toolUseId !== undefined && name !== undefined && SUBAGENT_TOOLS.has(name)) {
         const purpose = stringOf(input?.description);
-        body.push({ t, kind: 'subagent.start', id: toolUseId, ...(subagent === undefined ? {} : { parent: subagent }), ...(purpose === undefined ? {} : { purpose }) });
+        body.push({
+          t,
+          kind: 'subagent.start',
+          id: toolUseId,
+          ...(subagent === undefined ? {} : { parent: subagent }),
+          ...(purpose === undefined ? {} : { purpose }),
+        });
         openSubagents.add(toolUseId);
       }
     }
@@ -110,7 +133,8 @@ function translate(nativeText: string, context: TraceTranslatorContext): unknown
     for (const block of blocksOf(line.message)) {
       if (!isObject(block) || block.type !== 'tool_result') continue;
       const toolUseId = stringOf(block.tool_use_id);
-      if (toolUseId !== undefined && openSubagents.delete(toolUseId)) body.push({ t, kind: 'subagent.end', id: toolUseId });
+      if (toolUseId !== undefined && openSubagents.delete(toolUseId))
+        body.push({ t, kind: 'subagent.end', id: toolUseId });
     }
   };
 
@@ -138,7 +162,10 @@ function translate(nativeText: string, context: TraceTranslatorContext): unknown
   }
 
   const engine = context.engine.includes('/') ? context.engine : `${context.engine}/${engineVersion ?? 'unknown'}`;
-  const events: DraftEvent[] = [{ t, kind: 'run.start', engine, model: context.model, task: context.task, config: {} }, ...body];
+  const events: DraftEvent[] = [
+    { t, kind: 'run.start', engine, model: context.model, task: context.task, config: {} },
+    ...body,
+  ];
   if (result !== undefined) {
     const duration = typeof result.duration_ms === 'number' ? result.duration_ms : undefined;
     const { outcome, detail } = outcomeOf(result);

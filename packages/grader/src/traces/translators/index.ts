@@ -6,14 +6,26 @@ import type { TraceTranslator, TraceTranslatorContext } from './translator.js';
 export type { TraceTranslator, TraceTranslatorContext } from './translator.js';
 export { abpModelId } from './claude-code-stream-json.js';
 
-export const traceTranslators: ReadonlyMap<string, TraceTranslator> = new Map([[claudeCodeStreamJson.id, claudeCodeStreamJson]]);
+export const traceTranslators: ReadonlyMap<string, TraceTranslator> = new Map([
+  [claudeCodeStreamJson.id, claudeCodeStreamJson],
+]);
 
 /** Runs the named translator and returns its events as JSONL text, ready for summarizeTrace. */
-export function translateNativeTrace(translatorId: string, nativeText: string, context: TraceTranslatorContext): string {
+export function translateNativeTrace(
+  translatorId: string,
+  nativeText: string,
+  context: TraceTranslatorContext,
+): string {
   const translator = traceTranslators.get(translatorId);
   if (translator === undefined) {
     const known = [...traceTranslators.keys()].map((id) => JSON.stringify(id)).join(', ');
-    throw new TraceError('unknown-translator', `no trace translator ${JSON.stringify(translatorId)}; known translators: ${known}. Fix the adapter's trace.translator`);
+    throw new TraceError(
+      'unknown-translator',
+      `no trace translator ${JSON.stringify(translatorId)}; known translators: ${known}. Fix the adapter's trace.translator`,
+    );
   }
-  return translator.translate(nativeText, context).map((event) => `${JSON.stringify(event)}\n`).join('');
+  return translator
+    .translate(nativeText, context)
+    .map((event) => `${JSON.stringify(event)}\n`)
+    .join('');
 }

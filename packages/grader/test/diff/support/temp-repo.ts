@@ -60,7 +60,11 @@ export class TempRepo {
 
   async before(base: string, name: string): Promise<Buffer | null> {
     try {
-      const { stdout } = await execFileAsync('git', ['cat-file', 'blob', `${base}:${name}`], { cwd: this.dir, encoding: 'buffer', maxBuffer: 64 * 1024 * 1024 });
+      const { stdout } = await execFileAsync('git', ['cat-file', 'blob', `${base}:${name}`], {
+        cwd: this.dir,
+        encoding: 'buffer',
+        maxBuffer: 64 * 1024 * 1024,
+      });
       return stdout;
     } catch {
       return null;

@@ -1,7 +1,18 @@
 // Backlog domain: content-addressed snapshots of the registry's open issues, each issue
 // with its eligibility verdict; a draw selects from exactly one snapshot (spec §4.1).
 import { relations, sql } from 'drizzle-orm';
-import { check, index, integer, jsonb, pgEnum, pgTable, primaryKey, text, unique, uniqueIndex } from 'drizzle-orm/pg-core';
+import {
+  check,
+  index,
+  integer,
+  jsonb,
+  pgEnum,
+  pgTable,
+  primaryKey,
+  text,
+  unique,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
 import { drawPicks, draws } from './draws.js';
 import { registryVersions } from './registry.js';
 import { createdAt, instant, matches, REPO_PATTERN, SHA256_DIGEST_PATTERN } from './shared.js';

@@ -33,7 +33,9 @@ export const registryVersions = pgTable(
     sourcedAt: instant('sourced_at').notNull(),
     /** Digest of the published registry document. */
     digest: text('digest').notNull(),
-    previousVersion: text('previous_version').references((): AnyPgColumn => registryVersions.id, { onDelete: 'no action' }),
+    previousVersion: text('previous_version').references((): AnyPgColumn => registryVersions.id, {
+      onDelete: 'no action',
+    }),
     /** The published (signed) registry document, verbatim. */
     document: jsonb('document').$type<JsonObject>().notNull(),
     createdAt: createdAt(),

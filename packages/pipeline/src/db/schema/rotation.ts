@@ -63,5 +63,8 @@ export const registryRotationsRelations = relations(registryRotations, ({ many }
 }));
 
 export const registryRotationBatchesRelations = relations(registryRotationBatches, ({ one }) => ({
-  rotation: one(registryRotations, { fields: [registryRotationBatches.version], references: [registryRotations.version] }),
+  rotation: one(registryRotations, {
+    fields: [registryRotationBatches.version],
+    references: [registryRotations.version],
+  }),
 }));

@@ -2,7 +2,18 @@
 // of every state transition (spec §4.2–4.4). The log is append-only in the database itself:
 // migration 0001 installs triggers that reject UPDATE, DELETE and TRUNCATE on task_events.
 import { relations, sql } from 'drizzle-orm';
-import { check, foreignKey, index, integer, jsonb, pgEnum, pgTable, primaryKey, text, unique } from 'drizzle-orm/pg-core';
+import {
+  check,
+  foreignKey,
+  index,
+  integer,
+  jsonb,
+  pgEnum,
+  pgTable,
+  primaryKey,
+  text,
+  unique,
+} from 'drizzle-orm/pg-core';
 import { taskStates } from '../../contracts/task-workflow.js';
 import type { JsonObject } from '../json.js';
 import { bundles } from './bundles.js';

@@ -5,9 +5,21 @@ import { formatIssues } from '@abp/protocol/schemas/issues';
 import { taskSchema, type AbpTask } from '@abp/protocol/schemas/abp-task';
 import { canonicalJson } from '@abp/protocol/schemas/canonical-json';
 import { BundleError } from '@abp/protocol/bundle/errors';
-import { parseExpectedResults, serializeExpectedResults, type ExpectedResults } from '@abp/protocol/bundle/expected-results';
+import {
+  parseExpectedResults,
+  serializeExpectedResults,
+  type ExpectedResults,
+} from '@abp/protocol/bundle/expected-results';
 import { writeObjectStream } from '@abp/grader/bundle';
-import { EXPECTED_RESULTS_ENTRY, GOLDEN_PATCH_ENTRY, HELD_OUT_ENTRY, HELD_OUT_FILES_PREFIX, ISSUE_ENTRY, OBJECTS_ENTRY, TASK_ENTRY } from '@abp/protocol/bundle/layout';
+import {
+  EXPECTED_RESULTS_ENTRY,
+  GOLDEN_PATCH_ENTRY,
+  HELD_OUT_ENTRY,
+  HELD_OUT_FILES_PREFIX,
+  ISSUE_ENTRY,
+  OBJECTS_ENTRY,
+  TASK_ENTRY,
+} from '@abp/protocol/bundle/layout';
 import { writeTar } from '@abp/protocol/bundle/tar';
 
 export interface BundleInput {
@@ -36,16 +48,29 @@ export interface BuiltBundle {
   entries: number;
 }
 
-
 export async function buildBundle(input: BundleInput): Promise<BuiltBundle> {
   const parsed = taskSchema.safeParse(input.manifest);
-  if (!parsed.success) throw new BundleError('invalid-manifest', `the manifest of task ${JSON.stringify(input.manifest.id)} is not a valid abp-task/v1 manifest:\n${formatIssues(parsed.error.issues)}`);
+  if (!parsed.success)
+    throw new BundleError(
+      'invalid-manifest',
+      `the manifest of task ${JSON.stringify(input.manifest.id)} is not a valid abp-task/v1 manifest:\n${formatIssues(parsed.error.issues)}`,
+    );
   const manifest = parsed.data;
-  if (manifest.source.kind !== 'github-issue') throw new BundleError('inconsistent-input', `task ${manifest.id} is a fixture; bundles are built for github-issue tasks, whose repository they carry`);
+  if (manifest.source.kind !== 'github-issue')
+    throw new BundleError(
+      'inconsistent-input',
+      `task ${manifest.id} is a fixture; bundles are built for github-issue tasks, whose repository they carry`,
+    );
   if (manifest.source.baseCommit !== input.baseCommit) {
-    throw new BundleError('inconsistent-input', `task ${manifest.id} pins source.baseCommit ${manifest.source.baseCommit}, but the bundle was asked for ${input.baseCommit}; build from the manifest's base commit`);
+    throw new BundleError(
+      'inconsistent-input',
+      `task ${manifest.id} pins source.baseCommit ${manifest.source.baseCommit}, but the bundle was asked for ${input.baseCommit}; build from the manifest's base commit`,
+    );
   }
-  const expected = parseExpectedResults(input.heldOut.expected, `${HELD_OUT_ENTRY}: ${EXPECTED_RESULTS_ENTRY} of task ${manifest.id}`);
+  const expected = parseExpectedResults(
+    input.heldOut.expected,
+    `${HELD_OUT_ENTRY}: ${EXPECTED_RESULTS_ENTRY} of task ${manifest.id}`,
+  );
 
   const heldOutEntries = [
     ...input.heldOut.files.map((file) => ({ path: `${HELD_OUT_FILES_PREFIX}${file.path}`, content: file.content })),
@@ -60,5 +85,10 @@ export async function buildBundle(input: BundleInput): Promise<BuiltBundle> {
     { path: HELD_OUT_ENTRY, content: heldOut },
   ];
   const archive = writeTar(outerEntries, `bundle of task ${manifest.id}`);
-  return { archive, digest: `sha256:${sha256Hex(archive)}`, heldOutDigest: `sha256:${sha256Hex(heldOut)}`, entries: outerEntries.length + heldOutEntries.length };
+  return {
+    archive,
+    digest: `sha256:${sha256Hex(archive)}`,
+    heldOutDigest: `sha256:${sha256Hex(heldOut)}`,
+    entries: outerEntries.length + heldOutEntries.length,
+  };
 }

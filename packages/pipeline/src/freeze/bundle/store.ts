@@ -10,7 +10,11 @@ const DIGEST = /^sha256:([0-9a-f]{64})$/;
 
 function hexOf(digest: string): string {
   const hex = DIGEST.exec(digest)?.[1];
-  if (hex === undefined) throw new BundleError('invalid-digest', `${JSON.stringify(digest)} is not a bundle digest; expected "sha256:" followed by 64 lowercase hex digits`);
+  if (hex === undefined)
+    throw new BundleError(
+      'invalid-digest',
+      `${JSON.stringify(digest)} is not a bundle digest; expected "sha256:" followed by 64 lowercase hex digits`,
+    );
   return hex;
 }
 
@@ -52,7 +56,11 @@ export class BundleStore {
     const path = this.path(digest);
     const existing = await readIfPresent(path);
     if (existing === null) await writeAtomically(path, archive, 0o444);
-    else if (!existing.equals(archive)) throw new BundleError('corrupt-store', `${path} holds other bytes than its name's digest; the store is damaged: remove the file and store the bundle again`);
+    else if (!existing.equals(archive))
+      throw new BundleError(
+        'corrupt-store',
+        `${path} holds other bytes than its name's digest; the store is damaged: remove the file and store the bundle again`,
+      );
     return digest;
   }
 
@@ -60,14 +68,23 @@ export class BundleStore {
   async get(digest: string): Promise<Buffer> {
     const path = this.path(digest);
     const archive = await readIfPresent(path);
-    if (archive === null) throw new BundleError('not-found', `no bundle ${digest} in the store at ${this.root}; build or fetch it first`);
-    if (`sha256:${sha256Hex(archive)}` !== digest) throw new BundleError('corrupt-store', `${path} holds bytes whose digest is not ${digest}; the store is damaged: remove the file and store the bundle again`);
+    if (archive === null)
+      throw new BundleError('not-found', `no bundle ${digest} in the store at ${this.root}; build or fetch it first`);
+    if (`sha256:${sha256Hex(archive)}` !== digest)
+      throw new BundleError(
+        'corrupt-store',
+        `${path} holds bytes whose digest is not ${digest}; the store is damaged: remove the file and store the bundle again`,
+      );
     return archive;
   }
 
   /** Stores the Sigstore bundle (JSON) that signs the archive `digest`, replacing an earlier signature of it. */
   async putSignature(digest: string, json: string): Promise<void> {
-    if (!(await this.has(digest))) throw new BundleError('not-found', `no bundle ${digest} in the store at ${this.root}; store the archive before its signature`);
+    if (!(await this.has(digest)))
+      throw new BundleError(
+        'not-found',
+        `no bundle ${digest} in the store at ${this.root}; store the archive before its signature`,
+      );
     await writeAtomically(this.signaturePath(digest), Buffer.from(json, 'utf8'), 0o644);
   }
 

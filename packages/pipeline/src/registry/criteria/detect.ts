@@ -16,7 +16,10 @@ export interface RunnerDetection {
 type RepoFiles = Pick<CandidateFacts, 'paths' | 'texts'>;
 
 function conditionsOf(document: CriteriaDocument): SimpleCondition[] {
-  const all: Condition[] = document.ecosystems.flatMap((rule) => [...rule.detect, ...rule.runners.flatMap((runner) => runner.when)]);
+  const all: Condition[] = document.ecosystems.flatMap((rule) => [
+    ...rule.detect,
+    ...rule.runners.flatMap((runner) => runner.when),
+  ]);
   return all.flatMap((condition) => (condition.kind === 'any' ? condition.of : [condition]));
 }
 
@@ -61,7 +64,8 @@ function npmManifest(text: string | undefined): NpmManifest | null {
     // A package.json npm cannot read runs no tests.
     return null;
   }
-  const record = (field: unknown): Record<string, unknown> => (typeof field === 'object' && field !== null ? (field as Record<string, unknown>) : {});
+  const record = (field: unknown): Record<string, unknown> =>
+    typeof field === 'object' && field !== null ? (field as Record<string, unknown>) : {};
   const manifest = record(value);
   return { scripts: record(manifest['scripts']), devDependencies: record(manifest['devDependencies']) };
 }
@@ -91,12 +95,22 @@ function holds(condition: Condition, files: RepoFiles, manifest: NpmManifest | n
 
 export function detectRunner(files: RepoFiles, document: CriteriaDocument): RunnerDetection {
   const manifest = npmManifest(files.texts[NPM_MANIFEST]);
-  const all = (conditions: readonly Condition[]): boolean => conditions.every((condition) => holds(condition, files, manifest));
+  const all = (conditions: readonly Condition[]): boolean =>
+    conditions.every((condition) => holds(condition, files, manifest));
   const rule = document.ecosystems.find((candidate) => all(candidate.detect));
   if (rule === undefined) return { ecosystem: null, recipe: null };
   const runner = rule.runners.find((candidate) => all(candidate.when));
   if (runner === undefined) return { ecosystem: rule.ecosystem, recipe: null };
-  return { ecosystem: rule.ecosystem, recipe: { runner: runner.runner, ecosystem: rule.ecosystem, install: runner.install, test: runner.test, report: runner.report } };
+  return {
+    ecosystem: rule.ecosystem,
+    recipe: {
+      runner: runner.runner,
+      ecosystem: rule.ecosystem,
+      install: runner.install,
+      test: runner.test,
+      report: runner.report,
+    },
+  };
 }
 
 /** Whether a label name is a bug label: its trimmed name matches a pattern, ignoring case. */

@@ -27,7 +27,11 @@ function isoSeconds(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-function fail<C extends RegistryCriterion>(criterion: C, reason: FailureReason<C>, detail: string): CriterionVerdict<C> {
+function fail<C extends RegistryCriterion>(
+  criterion: C,
+  reason: FailureReason<C>,
+  detail: string,
+): CriterionVerdict<C> {
   return { criterion, pass: false, reason, detail };
 }
 
@@ -42,8 +46,11 @@ function osiLicense(facts: CandidateFacts): CriterionVerdict {
   if (license === 'NOASSERTION') return fail(criterion, 'license-not-recognized', 'licenseInfo.spdxId is NOASSERTION');
   // Object.hasOwn: an id such as "constructor" must not reach the prototype.
   const listed = Object.hasOwn(spdxLicenses, license) ? spdxLicenses[license] : undefined;
-  if (listed === undefined) return fail(criterion, 'license-not-recognized', `${license} is not in the SPDX license list`);
-  return listed.osiApproved ? pass(criterion) : fail(criterion, 'license-not-osi-approved', `${license} is not OSI-approved`);
+  if (listed === undefined)
+    return fail(criterion, 'license-not-recognized', `${license} is not in the SPDX license list`);
+  return listed.osiApproved
+    ? pass(criterion)
+    : fail(criterion, 'license-not-osi-approved', `${license} is not OSI-approved`);
 }
 
 function notArchivedForkMirror(facts: CandidateFacts): CriterionVerdict {
@@ -59,15 +66,28 @@ function mergedPullWithinWindow(facts: CandidateFacts, criteria: Criteria, now: 
   if (facts.lastMergedPullAt === null) return fail(criterion, 'never-merged', 'no pull request was ever merged');
   const windowStart = now.getTime() - criteria.thresholds.mergedPullWindowDays * DAY_MS;
   if (Date.parse(facts.lastMergedPullAt) < windowStart) {
-    return fail(criterion, 'no-merge-in-window', `last merge ${facts.lastMergedPullAt} is before ${isoSeconds(windowStart)}`);
+    return fail(
+      criterion,
+      'no-merge-in-window',
+      `last merge ${facts.lastMergedPullAt} is before ${isoSeconds(windowStart)}`,
+    );
   }
   return pass(criterion);
 }
 
-function runnableTestSuite(facts: CandidateFacts, ecosystem: string | null, runner: RunnerRecipe | null): CriterionVerdict {
+function runnableTestSuite(
+  facts: CandidateFacts,
+  ecosystem: string | null,
+  runner: RunnerRecipe | null,
+): CriterionVerdict {
   const criterion = 'runnableTestSuite';
   if (runner !== null) return pass(criterion);
-  if (ecosystem === null) return fail(criterion, 'unsupported-ecosystem', `no runner recipe for ${facts.primaryLanguage ?? 'a repository without code'}`);
+  if (ecosystem === null)
+    return fail(
+      criterion,
+      'unsupported-ecosystem',
+      `no runner recipe for ${facts.primaryLanguage ?? 'a repository without code'}`,
+    );
   return fail(criterion, 'no-test-suite', `no test suite found for ${ecosystem}`);
 }
 
@@ -83,14 +103,22 @@ function issueHygiene(facts: CandidateFacts, criteria: Criteria): CriterionVerdi
       `${facts.labeledOpenIssues} of ${facts.openIssues} open issues labeled (${(share * 100).toFixed(1)}% < ${minLabeledOpenIssueShare * 100}%)`,
     );
   }
-  if (facts.bugLabeledOpenIssues < minBugLabeledOpenIssues) return fail(criterion, 'no-bug-label-in-use', `fewer than ${minBugLabeledOpenIssues} open issue(s) carry a bug label`);
+  if (facts.bugLabeledOpenIssues < minBugLabeledOpenIssues)
+    return fail(
+      criterion,
+      'no-bug-label-in-use',
+      `fewer than ${minBugLabeledOpenIssues} open issue(s) carry a bug label`,
+    );
   return pass(criterion);
 }
 
 export function evaluateCandidate(facts: CandidateFacts, criteria: Criteria, now: Date): Evaluation {
   const key = facts.nameWithOwner.toLowerCase();
   const override = criteria.overrides.find((candidate) => candidate.repo.toLowerCase() === key);
-  const detected = override === undefined ? detectRunner(facts, criteria) : { ecosystem: override.runner.ecosystem, recipe: override.runner };
+  const detected =
+    override === undefined
+      ? detectRunner(facts, criteria)
+      : { ecosystem: override.runner.ecosystem, recipe: override.runner };
   const verdicts = REGISTRY_CRITERIA.map((criterion): CriterionVerdict => {
     switch (criterion) {
       case 'osiLicense':
@@ -109,6 +137,13 @@ export function evaluateCandidate(facts: CandidateFacts, criteria: Criteria, now
 }
 
 /** Every candidate's evaluation, in the order given. */
-export function evaluateAll(candidates: readonly CandidateFacts[], criteria: Criteria, now: Date): CandidateEvaluation[] {
-  return candidates.map((facts) => ({ nameWithOwner: facts.nameWithOwner, ...evaluateCandidate(facts, criteria, now) }));
+export function evaluateAll(
+  candidates: readonly CandidateFacts[],
+  criteria: Criteria,
+  now: Date,
+): CandidateEvaluation[] {
+  return candidates.map((facts) => ({
+    nameWithOwner: facts.nameWithOwner,
+    ...evaluateCandidate(facts, criteria, now),
+  }));
 }

@@ -15,33 +15,61 @@ function fieldOf(path: readonly PropertyKey[]): string {
   return path.map(String).join('.');
 }
 
-function parse<T>(schema: z.ZodType<T>, text: string, file: string, code: 'invalid-criteria' | 'invalid-overrides', fix: string): T {
+function parse<T>(
+  schema: z.ZodType<T>,
+  text: string,
+  file: string,
+  code: 'invalid-criteria' | 'invalid-overrides',
+  fix: string,
+): T {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    throw new CriteriaError('invalid-json', `${file} is not JSON (${(error as Error).message}); fix the syntax`, { file, cause: error });
+    throw new CriteriaError('invalid-json', `${file} is not JSON (${(error as Error).message}); fix the syntax`, {
+      file,
+      cause: error,
+    });
   }
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const problems = result.error.issues.map((issue) => `${fieldOf(issue.path) || '(root)'}: ${issue.message}`);
   const field = fieldOf(result.error.issues[0]?.path ?? []);
-  throw new CriteriaError(code, `${file} is invalid: ${problems.join('; ')}. ${fix}`, { file, ...(field === '' ? {} : { field }) });
+  throw new CriteriaError(code, `${file} is invalid: ${problems.join('; ')}. ${fix}`, {
+    file,
+    ...(field === '' ? {} : { field }),
+  });
 }
 
 export function parseCriteria(text: string, file: string): CriteriaDocument {
-  return parse(criteriaDocumentSchema, text, file, 'invalid-criteria', 'Fix the field and raise "version" if the rules changed (docs/registry.md).');
+  return parse(
+    criteriaDocumentSchema,
+    text,
+    file,
+    'invalid-criteria',
+    'Fix the field and raise "version" if the rules changed (docs/registry.md).',
+  );
 }
 
 export function parseOverrides(text: string, file: string): OverridesDocument {
-  return parse(overridesDocumentSchema, text, file, 'invalid-overrides', 'Fix the override (docs/registry.md shows one).');
+  return parse(
+    overridesDocumentSchema,
+    text,
+    file,
+    'invalid-overrides',
+    'Fix the override (docs/registry.md shows one).',
+  );
 }
 
 async function read(file: string): Promise<string> {
   try {
     return await readFile(file, 'utf8');
   } catch (error) {
-    throw new CriteriaError('file-unreadable', `cannot read ${file} (${(error as Error).message}); pass the path of an existing file`, { file, cause: error });
+    throw new CriteriaError(
+      'file-unreadable',
+      `cannot read ${file} (${(error as Error).message}); pass the path of an existing file`,
+      { file, cause: error },
+    );
   }
 }
 

@@ -32,25 +32,42 @@ export type RunnerRecipe = z.infer<typeof runnerRecipeSchema>;
  * "/" names a folder. Folders above the last segment are literal: discovery lists exactly those folders.
  */
 const pathPattern = z.string().regex(/^(?:[A-Za-z0-9._-]+\/)*[A-Za-z0-9._*-]+\/?$/, {
-  error: (issue) => `must be a relative path whose last segment may hold "*" (e.g. "tests/test_*.py", "src/test/"), got ${describeValue(issue.input)}`,
+  error: (issue) =>
+    `must be a relative path whose last segment may hold "*" (e.g. "tests/test_*.py", "src/test/"), got ${describeValue(issue.input)}`,
 });
 const filePath = z.string().regex(/^(?:[A-Za-z0-9._-]+\/)*[A-Za-z0-9._-]+$/, {
-  error: (issue) => `must be a relative file path without wildcards (e.g. "pyproject.toml"), got ${describeValue(issue.input)}`,
+  error: (issue) =>
+    `must be a relative file path without wildcards (e.g. "pyproject.toml"), got ${describeValue(issue.input)}`,
 });
 
 const simpleCondition = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('path'), anyOf: z.array(pathPattern).min(1) }).describe('Some listed path matches one of the patterns.'),
-  z.strictObject({ kind: z.literal('text'), path: filePath, contains: z.string().min(1) }).describe('The file exists and contains the text.'),
   z
-    .strictObject({ kind: z.literal('npm-script'), script: z.string().min(1), containing: z.string().min(1).optional(), notContaining: z.string().min(1).optional() })
-    .describe("package.json has this script; it contains `containing` (e.g. Node's own runner, \"node --test\") and not `notContaining` (npm init's stub)."),
-  z.strictObject({ kind: z.literal('npm-dev-dependency'), name: z.string().min(1) }).describe('package.json lists the package in devDependencies.'),
+    .strictObject({ kind: z.literal('path'), anyOf: z.array(pathPattern).min(1) })
+    .describe('Some listed path matches one of the patterns.'),
+  z
+    .strictObject({ kind: z.literal('text'), path: filePath, contains: z.string().min(1) })
+    .describe('The file exists and contains the text.'),
+  z
+    .strictObject({
+      kind: z.literal('npm-script'),
+      script: z.string().min(1),
+      containing: z.string().min(1).optional(),
+      notContaining: z.string().min(1).optional(),
+    })
+    .describe(
+      'package.json has this script; it contains `containing` (e.g. Node\'s own runner, "node --test") and not `notContaining` (npm init\'s stub).',
+    ),
+  z
+    .strictObject({ kind: z.literal('npm-dev-dependency'), name: z.string().min(1) })
+    .describe('package.json lists the package in devDependencies.'),
 ]);
 export type SimpleCondition = z.infer<typeof simpleCondition>;
 
 export const conditionSchema = z.discriminatedUnion('kind', [
   ...simpleCondition.options,
-  z.strictObject({ kind: z.literal('any'), of: z.array(simpleCondition).min(2) }).describe('At least one of the conditions holds.'),
+  z
+    .strictObject({ kind: z.literal('any'), of: z.array(simpleCondition).min(2) })
+    .describe('At least one of the conditions holds.'),
 ]);
 export type Condition = z.infer<typeof conditionSchema>;
 
@@ -67,7 +84,12 @@ const ecosystemRule = z
   .superRefine((rule, ctx) => {
     rule.runners.forEach((runner, index) => {
       const first = rule.runners.findIndex((other) => other.runner === runner.runner);
-      if (first !== index) ctx.addIssue({ code: 'custom', path: ['runners', index, 'runner'], message: `repeats ${describeValue(runner.runner)} of runners.${first}; name each runner once` });
+      if (first !== index)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['runners', index, 'runner'],
+          message: `repeats ${describeValue(runner.runner)} of runners.${first}; name each runner once`,
+        });
     });
   });
 
@@ -89,26 +111,43 @@ export const criteriaDocumentSchema = z
       error: (issue) => `must be "abp-criteria/<n>", e.g. "abp-criteria/1", got ${describeValue(issue.input)}`,
     }),
     thresholds: z.strictObject({
-      mergedPullWindowDays: z.int().positive().describe('A merged pull request counts when mergedAt >= now - this many days.'),
-      minLabeledOpenIssueShare: z.number().min(0).max(1).describe('Share of open issues carrying at least one label (inclusive).'),
+      mergedPullWindowDays: z
+        .int()
+        .positive()
+        .describe('A merged pull request counts when mergedAt >= now - this many days.'),
+      minLabeledOpenIssueShare: z
+        .number()
+        .min(0)
+        .max(1)
+        .describe('Share of open issues carrying at least one label (inclusive).'),
       minBugLabeledOpenIssues: z.int().positive().describe('Open issues that must carry a bug label.'),
     }),
     bugLabelPatterns: z
       .array(regexSource)
       .min(1)
       .describe('Case-insensitive regular expressions; a label whose trimmed name matches one is a bug label.'),
-    ecosystems: z.array(ecosystemRule).min(1).describe('Tried in order; the first whose detect conditions hold is the ecosystem.'),
+    ecosystems: z
+      .array(ecosystemRule)
+      .min(1)
+      .describe('Tried in order; the first whose detect conditions hold is the ecosystem.'),
   })
   .superRefine((document, ctx) => {
     document.ecosystems.forEach((rule, index) => {
       const first = document.ecosystems.findIndex((other) => other.ecosystem === rule.ecosystem);
-      if (first !== index) ctx.addIssue({ code: 'custom', path: ['ecosystems', index, 'ecosystem'], message: `repeats ${describeValue(rule.ecosystem)} of ecosystems.${first}; list each ecosystem once` });
+      if (first !== index)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['ecosystems', index, 'ecosystem'],
+          message: `repeats ${describeValue(rule.ecosystem)} of ecosystems.${first}; list each ecosystem once`,
+        });
     });
   });
 export type CriteriaDocument = z.infer<typeof criteriaDocumentSchema>;
 
 export const overridesDocumentSchema = z.strictObject({
-  version: z.literal(OVERRIDES_VERSION, { error: (issue) => `must be "${OVERRIDES_VERSION}", got ${describeValue(issue.input)}` }),
+  version: z.literal(OVERRIDES_VERSION, {
+    error: (issue) => `must be "${OVERRIDES_VERSION}", got ${describeValue(issue.input)}`,
+  }),
   overrides: z
     .array(
       z.strictObject({
@@ -120,7 +159,12 @@ export const overridesDocumentSchema = z.strictObject({
     .superRefine((overrides, ctx) => {
       overrides.forEach((override, index) => {
         const first = overrides.findIndex((other) => other.repo.toLowerCase() === override.repo.toLowerCase());
-        if (first !== index) ctx.addIssue({ code: 'custom', path: [index, 'repo'], message: `repeats ${describeValue(override.repo)} of overrides.${first} (GitHub names are case-insensitive); override each repository once` });
+        if (first !== index)
+          ctx.addIssue({
+            code: 'custom',
+            path: [index, 'repo'],
+            message: `repeats ${describeValue(override.repo)} of overrides.${first} (GitHub names are case-insensitive); override each repository once`,
+          });
       });
     }),
 });

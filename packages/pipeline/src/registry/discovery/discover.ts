@@ -32,7 +32,10 @@ export async function discoverCandidates(octokit: GithubClient, options: Discove
   const cost: DiscoveryCost = { ...search.cost };
   const candidates: CandidateFacts[] = [];
   const missing: string[] = [];
-  for (const names of planBatches(search.hits.map((hit) => hit.nameWithOwner), options.batchSize)) {
+  for (const names of planBatches(
+    search.hits.map((hit) => hit.nameWithOwner),
+    options.batchSize,
+  )) {
     const batch = await fetchBatch(octokit, names, options.criteria);
     candidates.push(...batch.candidates);
     missing.push(...batch.missing);

@@ -2,7 +2,6 @@
 // result cap, and GraphQL answers it cannot use. Each message names the input and how to proceed.
 import { AbpError } from '@abp/protocol/errors';
 
-
 export type DiscoveryErrorCode =
   /** `top`, `minStars`, a batch size or a repository name is out of range or malformed. */
   | 'invalid-options'

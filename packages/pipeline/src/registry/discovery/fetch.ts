@@ -32,7 +32,10 @@ export interface BatchResult {
 /** The names in batches of `batchSize`, in order, for a caller that fetches (and persists) one batch at a time. */
 export function planBatches(names: readonly string[], batchSize: number = CANDIDATE_BATCH_SIZE): string[][] {
   if (!Number.isSafeInteger(batchSize) || batchSize < 1 || batchSize > PAGE_SIZE) {
-    throw new DiscoveryError('invalid-options', `batchSize must be an integer from 1 to ${PAGE_SIZE}, got ${batchSize}; the default is ${CANDIDATE_BATCH_SIZE}`);
+    throw new DiscoveryError(
+      'invalid-options',
+      `batchSize must be an integer from 1 to ${PAGE_SIZE}, got ${batchSize}; the default is ${CANDIDATE_BATCH_SIZE}`,
+    );
   }
   const batches: string[][] = [];
   for (let start = 0; start < names.length; start += batchSize) batches.push(names.slice(start, start + batchSize));
@@ -64,14 +67,20 @@ const firstAnswer = z.object({
   labels: labels.nullable(),
   root: tree,
 });
-const followUpAnswer = z.object({ mergedPulls: mergedPulls.optional(), labels: labels.optional(), labeled: count.optional(), bug: count.optional() });
+const followUpAnswer = z.object({
+  mergedPulls: mergedPulls.optional(),
+  labels: labels.optional(),
+  labeled: count.optional(),
+  bug: count.optional(),
+});
 
 const MERGED_PULLS = 'pullRequests(states: [MERGED], orderBy: {field: UPDATED_AT, direction: DESC}';
 const PAGE_INFO = 'pageInfo { hasNextPage endCursor }';
 
 /** The fields of the first query, for the folders and files these criteria read. */
 function candidateFragment(folders: readonly string[], files: readonly string[]): string {
-  const gitObject = (alias: string, path: string, selection: string) => `${alias}: object(expression: ${JSON.stringify(`HEAD:${path}`)}) { ${selection} }`;
+  const gitObject = (alias: string, path: string, selection: string) =>
+    `${alias}: object(expression: ${JSON.stringify(`HEAD:${path}`)}) { ${selection} }`;
   return [
     'fragment Candidate on Repository {',
     '  nameWithOwner stargazerCount isArchived isFork isMirror',
@@ -82,7 +91,9 @@ function candidateFragment(folders: readonly string[], files: readonly string[])
     '  openIssues: issues(states: [OPEN]) { totalCount }',
     `  labels(first: ${PAGE_SIZE}) { ${PAGE_INFO} nodes { name } }`,
     `  ${gitObject('root', '', '... on Tree { entries { name type } }')}`,
-    ...folders.map((folder, index) => `  ${gitObject(`folder${index}`, folder, '... on Tree { entries { name type } }')}`),
+    ...folders.map(
+      (folder, index) => `  ${gitObject(`folder${index}`, folder, '... on Tree { entries { name type } }')}`,
+    ),
     ...files.map((file, index) => `  ${gitObject(`file${index}`, file, '... on Blob { text }')}`),
     '}',
   ].join('\n');
@@ -113,7 +124,10 @@ interface ReadPlan {
 function nextCursor(previous: string | null, page: z.infer<typeof pageInfo>, what: string): string | null {
   if (!page.hasNextPage) return null;
   if (page.endCursor === null || page.endCursor === previous) {
-    throw new DiscoveryError('unexpected-answer', `GitHub said more ${what} follow but gave no new cursor (${JSON.stringify(page.endCursor)})`);
+    throw new DiscoveryError(
+      'unexpected-answer',
+      `GitHub said more ${what} follow but gave no new cursor (${JSON.stringify(page.endCursor)})`,
+    );
   }
   return page.endCursor;
 }
@@ -157,7 +171,10 @@ class AliasedQuery {
   private readonly selections: string[] = [];
 
   /** Adds `c<n>: repository(...) { <fields> }`; `variable` declares `$<name><n>` and returns its reference. */
-  add(nameWithOwner: string, fields: (variable: (name: string, type: string, value: unknown) => string) => string): string {
+  add(
+    nameWithOwner: string,
+    fields: (variable: (name: string, type: string, value: unknown) => string) => string,
+  ): string {
     const index = this.selections.length;
     const variable = (name: string, type: string, value: unknown): string => {
       this.variables[`${name}${index}`] = value;
@@ -182,7 +199,9 @@ class AliasedQuery {
 
 function startReading(name: string, data: Record<string, unknown>, plan: ReadPlan, what: string): Reading {
   const answer = readAnswer(firstAnswer, data, what);
-  const folderPaths = plan.folders.flatMap((folder, index) => listing(readAnswer(tree, data[`folder${index}`], what), folder));
+  const folderPaths = plan.folders.flatMap((folder, index) =>
+    listing(readAnswer(tree, data[`folder${index}`], what), folder),
+  );
   const texts: Record<string, string> = {};
   plan.files.forEach((file, index) => {
     const text = readAnswer(blob, data[`file${index}`], what)?.text;
@@ -212,31 +231,53 @@ function startReading(name: string, data: Record<string, unknown>, plan: ReadPla
     hygiene: null,
   };
   readMerges(reading, answer.mergedPulls);
-  readLabels(reading, answer.labels ?? { pageInfo: { hasNextPage: false, endCursor: null }, nodes: [] }, plan.isBugLabel);
+  readLabels(
+    reading,
+    answer.labels ?? { pageInfo: { hasNextPage: false, endCursor: null }, nodes: [] },
+    plan.isBugLabel,
+  );
   return reading;
 }
 
 /** The fields a reading still needs. Counts by label wait until every label is known. */
-function followUpFields(reading: Reading, plan: ReadPlan, variable: (name: string, type: string, value: unknown) => string): string {
+function followUpFields(
+  reading: Reading,
+  plan: ReadPlan,
+  variable: (name: string, type: string, value: unknown) => string,
+): string {
   const fields: string[] = [];
   if (reading.mergesAfter !== null) {
-    fields.push(`mergedPulls: ${MERGED_PULLS}, first: ${PAGE_SIZE}, after: ${variable('m', 'String', reading.mergesAfter)}) { ${PAGE_INFO} nodes { mergedAt updatedAt } }`);
+    fields.push(
+      `mergedPulls: ${MERGED_PULLS}, first: ${PAGE_SIZE}, after: ${variable('m', 'String', reading.mergesAfter)}) { ${PAGE_INFO} nodes { mergedAt updatedAt } }`,
+    );
   }
   if (reading.labelsAfter !== null) {
-    fields.push(`labels(first: ${PAGE_SIZE}, after: ${variable('a', 'String', reading.labelsAfter)}) { ${PAGE_INFO} nodes { name } }`);
+    fields.push(
+      `labels(first: ${PAGE_SIZE}, after: ${variable('a', 'String', reading.labelsAfter)}) { ${PAGE_INFO} nodes { name } }`,
+    );
   } else if (reading.hygiene === null) {
-    fields.push(`labeled: issues(states: [OPEN], labels: ${variable('l', '[String!]!', reading.labels)}) { totalCount }`);
+    fields.push(
+      `labeled: issues(states: [OPEN], labels: ${variable('l', '[String!]!', reading.labels)}) { totalCount }`,
+    );
     const bugLabels = reading.labels.filter(plan.isBugLabel);
-    if (bugLabels.length > 0) fields.push(`bug: issues(states: [OPEN], labels: ${variable('b', '[String!]!', bugLabels)}) { totalCount }`);
+    if (bugLabels.length > 0)
+      fields.push(`bug: issues(states: [OPEN], labels: ${variable('b', '[String!]!', bugLabels)}) { totalCount }`);
   }
   return fields.join(' ');
 }
 
 function checkNames(names: readonly string[]): void {
-  if (names.length > PAGE_SIZE) throw new DiscoveryError('invalid-options', `a batch holds at most ${PAGE_SIZE} repositories, got ${names.length}; split the names with planBatches`);
+  if (names.length > PAGE_SIZE)
+    throw new DiscoveryError(
+      'invalid-options',
+      `a batch holds at most ${PAGE_SIZE} repositories, got ${names.length}; split the names with planBatches`,
+    );
   names.forEach((name, index) => {
     if (!repoFullName.safeParse(name).success) {
-      throw new DiscoveryError('invalid-options', `${JSON.stringify(name)} is not a GitHub repository "owner/name"; pass names as search returned them`);
+      throw new DiscoveryError(
+        'invalid-options',
+        `${JSON.stringify(name)} is not a GitHub repository "owner/name"; pass names as search returned them`,
+      );
     }
     if (names.findIndex((other) => other.toLowerCase() === name.toLowerCase()) !== index) {
       throw new DiscoveryError('invalid-options', `${name} is listed twice in one batch; list each repository once`);
@@ -248,17 +289,31 @@ function checkNames(names: readonly string[]): void {
  * Reads the criteria's inputs for up to 100 repositories: two queries as a rule, one more per extra page of labels or
  * merged pull requests any of them needs. Reading the same batch again costs the same and gives the same.
  */
-export async function fetchBatch(octokit: GithubClient, names: readonly string[], criteria: CriteriaDocument): Promise<BatchResult> {
+export async function fetchBatch(
+  octokit: GithubClient,
+  names: readonly string[],
+  criteria: CriteriaDocument,
+): Promise<BatchResult> {
   checkNames(names);
   const cost: DiscoveryCost = { requests: 0, points: 0 };
   const missing = new Set<string>();
   if (names.length === 0) return { candidates: [], missing: [], cost };
-  const plan: ReadPlan = { folders: listedFolders(criteria), files: readFiles(criteria), isBugLabel: bugLabelMatcher(criteria) };
+  const plan: ReadPlan = {
+    folders: listedFolders(criteria),
+    files: readFiles(criteria),
+    isBugLabel: bugLabelMatcher(criteria),
+  };
   const what = `the candidate query for ${names.length} repositories from ${names[0]}`;
 
   const first = new AliasedQuery();
   const aliases = names.map((name) => first.add(name, () => '...Candidate'));
-  const { data, unresolved } = await runQuery(octokit, first.text('RegistryCandidates', candidateFragment(plan.folders, plan.files)), first.variables, cost, what);
+  const { data, unresolved } = await runQuery(
+    octokit,
+    first.text('RegistryCandidates', candidateFragment(plan.folders, plan.files)),
+    first.variables,
+    cost,
+    what,
+  );
   const readings: Reading[] = [];
   names.forEach((name, index) => {
     const alias = aliases[index] ?? '';
@@ -272,7 +327,11 @@ export async function fetchBatch(octokit: GithubClient, names: readonly string[]
     const asked = new Map<string, Reading>();
     for (const reading of readings) {
       const complete = reading.mergesAfter === null && reading.labelsAfter === null && reading.hygiene !== null;
-      if (!complete && !missing.has(reading.name)) asked.set(query.add(reading.name, (variable) => followUpFields(reading, plan, variable)), reading);
+      if (!complete && !missing.has(reading.name))
+        asked.set(
+          query.add(reading.name, (variable) => followUpFields(reading, plan, variable)),
+          reading,
+        );
     }
     if (query.size === 0) break;
     const roundWhat = `follow-up ${round} of ${what}`;
@@ -286,13 +345,19 @@ export async function fetchBatch(octokit: GithubClient, names: readonly string[]
       if (answer.mergedPulls !== undefined) readMerges(reading, answer.mergedPulls);
       if (answer.labels !== undefined) readLabels(reading, answer.labels, plan.isBugLabel);
       if (answer.labeled !== undefined) {
-        reading.hygiene = { labeledOpenIssues: answer.labeled.totalCount, bugLabels: reading.labels.filter(plan.isBugLabel), bugLabeledOpenIssues: answer.bug?.totalCount ?? 0 };
+        reading.hygiene = {
+          labeledOpenIssues: answer.labeled.totalCount,
+          bugLabels: reading.labels.filter(plan.isBugLabel),
+          bugLabeledOpenIssues: answer.bug?.totalCount ?? 0,
+        };
       }
     }
   }
 
   const candidates = readings.flatMap((reading): CandidateFacts[] =>
-    missing.has(reading.name) || reading.hygiene === null ? [] : [{ ...reading.facts, lastMergedPullAt: reading.lastMergedPullAt, ...reading.hygiene }],
+    missing.has(reading.name) || reading.hygiene === null
+      ? []
+      : [{ ...reading.facts, lastMergedPullAt: reading.lastMergedPullAt, ...reading.hygiene }],
   );
   return { candidates, missing: names.filter((name) => missing.has(name)), cost };
 }

@@ -28,7 +28,10 @@ export function charge(cost: DiscoveryCost, data: unknown): void {
 
 export function queryFailed(error: unknown, what: string): DiscoveryError {
   if (error instanceof DiscoveryError) return error;
-  const detail = error instanceof GraphqlResponseError ? (error.errors ?? []).map((entry) => entry.message).join('; ') : (error as Error).message;
+  const detail =
+    error instanceof GraphqlResponseError
+      ? (error.errors ?? []).map((entry) => entry.message).join('; ')
+      : (error as Error).message;
   return new DiscoveryError('github-query-failed', `GitHub failed ${what}: ${detail}`, { cause: error });
 }
 
@@ -37,7 +40,10 @@ export function readAnswer<T>(schema: z.ZodType<T>, data: unknown, what: string)
   const result = schema.safeParse(data);
   if (result.success) return result.data;
   const issue = result.error.issues[0];
-  throw new DiscoveryError('unexpected-answer', `GitHub's answer to ${what} does not have the shape asked for: ${issue?.path.join('.') ?? ''}: ${issue?.message ?? ''}`);
+  throw new DiscoveryError(
+    'unexpected-answer',
+    `GitHub's answer to ${what} does not have the shape asked for: ${issue?.path.join('.') ?? ''}: ${issue?.message ?? ''}`,
+  );
 }
 
 /**
@@ -57,7 +63,8 @@ export async function runQuery(
     return { data, unresolved: new Set() };
   } catch (error) {
     const errors = error instanceof GraphqlResponseError ? (error.errors ?? []) : [];
-    const unresolved = errors.length > 0 && errors.every((entry) => entry.type === 'NOT_FOUND' && entry.path.length === 1);
+    const unresolved =
+      errors.length > 0 && errors.every((entry) => entry.type === 'NOT_FOUND' && entry.path.length === 1);
     if (!unresolved) throw queryFailed(error, what);
     const data = (error as GraphqlResponseError<Record<string, unknown> | undefined>).data ?? {};
     charge(cost, data);

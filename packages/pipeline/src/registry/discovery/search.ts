@@ -73,7 +73,10 @@ export function bandQuery(band: Pick<StarBand, 'minStars' | 'maxStars'>): string
 function checkOptions(options: SearchOptions): number {
   const minStars = options.minStars ?? 0;
   if (!Number.isSafeInteger(options.top) || options.top < 1) {
-    throw new DiscoveryError('invalid-options', `top must be a positive integer, got ${options.top}; pass how many repositories to discover, e.g. 3000`);
+    throw new DiscoveryError(
+      'invalid-options',
+      `top must be a positive integer, got ${options.top}; pass how many repositories to discover, e.g. 3000`,
+    );
   }
   if (!Number.isSafeInteger(minStars) || minStars < 0) {
     throw new DiscoveryError('invalid-options', `minStars must be a non-negative integer, got ${minStars}`);
@@ -92,7 +95,12 @@ type BandRange = Pick<StarBand, 'minStars' | 'maxStars'>;
  * Pages through one band into `hits`, or, when GitHub counts 1,000 or more in it, stops after the first page and
  * returns the two halves to read instead.
  */
-async function readBand(octokit: GithubClient, band: BandRange, hits: Map<string, SearchHit>, cost: DiscoveryCost): Promise<StarBand | [BandRange, BandRange]> {
+async function readBand(
+  octokit: GithubClient,
+  band: BandRange,
+  hits: Map<string, SearchHit>,
+  cost: DiscoveryCost,
+): Promise<StarBand | [BandRange, BandRange]> {
   const q = bandQuery(band);
   const found = new Set<string>();
   let repositoryCount = 0;
@@ -148,6 +156,8 @@ export async function searchCandidates(octokit: GithubClient, options: SearchOpt
       bands.push(read);
     }
   }
-  const sorted = [...hits.values()].sort((a, b) => b.stargazerCount - a.stargazerCount || compareCodeUnits(a.nameWithOwner, b.nameWithOwner));
+  const sorted = [...hits.values()].sort(
+    (a, b) => b.stargazerCount - a.stargazerCount || compareCodeUnits(a.nameWithOwner, b.nameWithOwner),
+  );
   return { hits: sorted.slice(0, options.top), bands, splits, cost };
 }

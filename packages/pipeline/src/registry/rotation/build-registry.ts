@@ -1,7 +1,13 @@
 // Turns one rotation's evaluated candidates into the next abp-registry/v1 document: the top repositories by stars among
 // those that pass every criterion and have not opted out, sorted, content-addressed, with the diff to the previous
 // version and a reason for every repository that left. Pure: the same inputs give the same bytes.
-import { registrySchema, MAX_REGISTRY_ENTRIES, REGISTRY_SCHEMA_ID, type AbpRegistry, type RegistryEntry } from '@abp/protocol/schemas/abp-registry';
+import {
+  registrySchema,
+  MAX_REGISTRY_ENTRIES,
+  REGISTRY_SCHEMA_ID,
+  type AbpRegistry,
+  type RegistryEntry,
+} from '@abp/protocol/schemas/abp-registry';
 import { compareCodeUnits } from '@abp/protocol/schemas/primitives';
 import { registryDigest } from '@abp/protocol/schemas/registry-digest';
 import type { RunnerRecipe } from '../criteria/schema.js';
@@ -11,7 +17,12 @@ type RemovalReason = AbpRegistry['diff']['removed'][number]['reason'];
 /** A detected runner recipe as a registry entry lists it; the language is the repository's, else its ecosystem's. */
 export function entryRunner(recipe: RunnerRecipe, primaryLanguage: string | null): RegistryEntry['runner'] {
   const language = (primaryLanguage ?? recipe.ecosystem).toLowerCase().replace(/[^a-z0-9+#-]+/g, '-');
-  return { language: /^[a-z]/.test(language) ? language : recipe.ecosystem, install: [recipe.install], test: [recipe.test], reportFormat: recipe.report };
+  return {
+    language: /^[a-z]/.test(language) ? language : recipe.ecosystem,
+    install: [recipe.install],
+    test: [recipe.test],
+    reportFormat: recipe.report,
+  };
 }
 
 /** One candidate as the rotation evaluated it: its facts, whether it passed, and the first failed criterion if not. */
@@ -53,13 +64,20 @@ function removalReason(failure: EvaluatedCandidate['failures'][number]): Removal
   }
 }
 
-const byStarsThenName = (a: EvaluatedCandidate, b: EvaluatedCandidate) => b.stars - a.stars || compareCodeUnits(a.repo, b.repo);
+const byStarsThenName = (a: EvaluatedCandidate, b: EvaluatedCandidate) =>
+  b.stars - a.stars || compareCodeUnits(a.repo, b.repo);
 
 export function buildRegistry(inputs: RegistryInputs): AbpRegistry {
   const optedOut = new Set([...inputs.optOuts].map((repo) => repo.toLowerCase()));
   const size = inputs.size ?? MAX_REGISTRY_ENTRIES;
   const chosen = inputs.candidates
-    .filter((candidate) => candidate.eligible && candidate.runner !== null && candidate.license !== null && !optedOut.has(candidate.repo.toLowerCase()))
+    .filter(
+      (candidate) =>
+        candidate.eligible &&
+        candidate.runner !== null &&
+        candidate.license !== null &&
+        !optedOut.has(candidate.repo.toLowerCase()),
+    )
     .sort(byStarsThenName)
     .slice(0, size);
   const previousEntries = new Map((inputs.previous?.entries ?? []).map((entry) => [entry.repo.toLowerCase(), entry]));
@@ -82,10 +100,20 @@ export function buildRegistry(inputs: RegistryInputs): AbpRegistry {
       const key = entry.repo.toLowerCase();
       const candidate = candidateOf.get(key);
       if (optedOut.has(key)) return { repo: entry.repo, reason: 'opted-out' as const };
-      if (!candidate) return { repo: entry.repo, reason: 'out-of-top-500' as const, detail: 'not among the discovered candidates' };
+      if (!candidate)
+        return { repo: entry.repo, reason: 'out-of-top-500' as const, detail: 'not among the discovered candidates' };
       const [failure] = candidate.failures;
-      if (failure) return { repo: entry.repo, reason: removalReason(failure), detail: failure.detail ?? `${failure.criterion}: ${failure.reason}` };
-      return { repo: entry.repo, reason: 'out-of-top-500' as const, detail: `${candidate.stars} stars is below the ${size} listed` };
+      if (failure)
+        return {
+          repo: entry.repo,
+          reason: removalReason(failure),
+          detail: failure.detail ?? `${failure.criterion}: ${failure.reason}`,
+        };
+      return {
+        repo: entry.repo,
+        reason: 'out-of-top-500' as const,
+        detail: `${candidate.stars} stars is below the ${size} listed`,
+      };
     })
     .sort((a, b) => compareCodeUnits(a.repo, b.repo));
 

@@ -5,7 +5,13 @@ import { and, asc, desc, eq, lt } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Database } from '../../db/connection.js';
 import type { JsonObject } from '../../db/json.js';
-import { optOuts, registryEntries, registryRotationBatches, registryRotations, registryVersions } from '../../db/schema/index.js';
+import {
+  optOuts,
+  registryEntries,
+  registryRotationBatches,
+  registryRotations,
+  registryVersions,
+} from '../../db/schema/index.js';
 import { registrySchema, type AbpRegistry } from '@abp/protocol/schemas/abp-registry';
 import type { ApiCost } from '../../contracts/rotation.js';
 import { candidateFactsSchema, type CandidateFacts } from '../criteria/facts.js';
@@ -63,9 +69,18 @@ const storedFacts = z.array(candidateFactsSchema);
 function batchOf(row: typeof registryRotationBatches.$inferSelect): StoredBatch {
   const facts = storedFacts.safeParse(row.facts);
   if (!facts.success) {
-    throw new RotationError('stored-data-invalid', `batch ${row.batchIndex} of ${row.version} holds facts the current schema refuses (${facts.error.issues[0]?.message ?? ''}); delete the batch row so the rotation fetches it again`);
+    throw new RotationError(
+      'stored-data-invalid',
+      `batch ${row.batchIndex} of ${row.version} holds facts the current schema refuses (${facts.error.issues[0]?.message ?? ''}); delete the batch row so the rotation fetches it again`,
+    );
   }
-  return { version: row.version, index: row.batchIndex, facts: facts.data, missing: row.missing, cost: { requests: row.requests, points: row.points } };
+  return {
+    version: row.version,
+    index: row.batchIndex,
+    facts: facts.data,
+    missing: row.missing,
+    cost: { requests: row.requests, points: row.points },
+  };
 }
 
 export async function readRotation(db: Database, version: string): Promise<StoredRotation | null> {
@@ -81,7 +96,11 @@ export async function saveRotation(db: Database, rotation: StoredRotation): Prom
     .values({ ...columns, searchRequests: searchCost.requests, searchPoints: searchCost.points })
     .onConflictDoNothing({ target: registryRotations.version });
   const stored = await readRotation(db, rotation.version);
-  if (stored === null) throw new RotationError('unknown-rotation', `the rotation of ${rotation.version} vanished right after it was stored`);
+  if (stored === null)
+    throw new RotationError(
+      'unknown-rotation',
+      `the rotation of ${rotation.version} vanished right after it was stored`,
+    );
   return stored;
 }
 
@@ -107,25 +126,39 @@ export async function saveBatch(db: Database, batch: StoredBatch): Promise<Store
     })
     .onConflictDoNothing({ target: [registryRotationBatches.version, registryRotationBatches.batchIndex] });
   const stored = await readBatch(db, batch.version, batch.index);
-  if (stored === null) throw new RotationError('unknown-rotation', `batch ${batch.index} of ${batch.version} vanished right after it was stored`);
+  if (stored === null)
+    throw new RotationError(
+      'unknown-rotation',
+      `batch ${batch.index} of ${batch.version} vanished right after it was stored`,
+    );
   return stored;
 }
 
 /** The rotation's stored batches, in index order. */
 export async function readBatches(db: Database, version: string): Promise<StoredBatch[]> {
-  const rows = await db.select().from(registryRotationBatches).where(eq(registryRotationBatches.version, version)).orderBy(asc(registryRotationBatches.batchIndex));
+  const rows = await db
+    .select()
+    .from(registryRotationBatches)
+    .where(eq(registryRotationBatches.version, version))
+    .orderBy(asc(registryRotationBatches.batchIndex));
   return rows.map(batchOf);
 }
 
 /** The search's cost plus every stored batch's. */
 export function rotationCost(rotation: StoredRotation, batches: readonly StoredBatch[]): ApiCost {
-  return batches.reduce((total, batch) => ({ requests: total.requests + batch.cost.requests, points: total.points + batch.cost.points }), rotation.searchCost);
+  return batches.reduce(
+    (total, batch) => ({ requests: total.requests + batch.cost.requests, points: total.points + batch.cost.points }),
+    rotation.searchCost,
+  );
 }
 
 function documentOf(row: typeof registryVersions.$inferSelect): AbpRegistry {
   const document = registrySchema.safeParse(row.document);
   if (!document.success) {
-    throw new RotationError('stored-data-invalid', `the stored document of ${row.id} is not a valid abp-registry/v1 document (${document.error.issues[0]?.message ?? ''})`);
+    throw new RotationError(
+      'stored-data-invalid',
+      `the stored document of ${row.id} is not a valid abp-registry/v1 document (${document.error.issues[0]?.message ?? ''})`,
+    );
   }
   return document.data;
 }
@@ -137,7 +170,12 @@ export async function readRegistryVersion(db: Database, version: string): Promis
 
 /** The latest version before `version` (quarters `YYYYQn` order as text), or null for the first. */
 export async function readPreviousVersion(db: Database, version: string): Promise<AbpRegistry | null> {
-  const [row] = await db.select().from(registryVersions).where(lt(registryVersions.id, version)).orderBy(desc(registryVersions.id)).limit(1);
+  const [row] = await db
+    .select()
+    .from(registryVersions)
+    .where(lt(registryVersions.id, version))
+    .orderBy(desc(registryVersions.id))
+    .limit(1);
   return row === undefined ? null : documentOf(row);
 }
 

@@ -35,7 +35,11 @@ function variant(change: (copy: BundleInput) => void): BundleInput {
 function reverseKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(reverseKeys);
   if (value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).reverse().map(([key, item]) => [key, reverseKeys(item)]));
+  return Object.fromEntries(
+    Object.entries(value)
+      .reverse()
+      .map(([key, item]) => [key, reverseKeys(item)]),
+  );
 }
 
 describe('buildBundle', () => {
@@ -43,15 +47,24 @@ describe('buildBundle', () => {
     const outer = readTar(built.archive, 'bundle');
     expect(outer.map((entry) => entry.path)).toEqual(['held-out.tar', 'issue.md', 'repo.objects', 'task.json']);
     const heldOut = readTar(outer[0]?.content ?? Buffer.alloc(0), 'held-out');
-    expect(heldOut.map((entry) => entry.path)).toEqual(['expected-results.json', 'files/tests/data/fixture.bin', 'files/tests/fix.test.js', 'golden.patch']);
+    expect(heldOut.map((entry) => entry.path)).toEqual([
+      'expected-results.json',
+      'files/tests/data/fixture.bin',
+      'files/tests/fix.test.js',
+      'golden.patch',
+    ]);
     expect(built.entries).toBe(outer.length + heldOut.length);
     expect(built.digest).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(built.heldOutDigest).not.toBe(built.digest);
     const expected = JSON.parse(heldOut[0]?.content.toString() ?? '') as { failToPass: string[] };
-    expect(expected.failToPass).toEqual(['tests/fix.test.js::answer is 42', 'tests/fix.test.js::answer is a number'].sort());
+    expect(expected.failToPass).toEqual(
+      ['tests/fix.test.js::answer is 42', 'tests/fix.test.js::answer is a number'].sort(),
+    );
     const path = join(root, 'gnu-list.tar');
     await writeFile(path, built.archive);
-    expect((await run('tar', ['--list', '--file', path])).stdout).toBe('held-out.tar\nissue.md\nrepo.objects\ntask.json\n');
+    expect((await run('tar', ['--list', '--file', path])).stdout).toBe(
+      'held-out.tar\nissue.md\nrepo.objects\ntask.json\n',
+    );
   });
 
   it('carries no byte of what came after base', () => {
@@ -89,24 +102,55 @@ describe('buildBundle', () => {
     }
     // Another base: the parent of base, with the manifest pinned to it.
     const parent = (await git(repo.dir, 'rev-parse', `${repo.baseCommit}^1`)).trim();
-    const otherBase = await buildBundle({ ...variant((copy) => void (copy.manifest.source.baseCommit = parent)), baseCommit: parent });
+    const otherBase = await buildBundle({
+      ...variant((copy) => void (copy.manifest.source.baseCommit = parent)),
+      baseCommit: parent,
+    });
     expect(digests.has(otherBase.digest)).toBe(false);
     // Only the held-out archive changes its own digest.
     expect((await buildBundle(variant(changes.prompt ?? (() => undefined)))).heldOutDigest).toBe(built.heldOutDigest);
-    expect((await buildBundle(variant(changes['golden patch'] ?? (() => undefined)))).heldOutDigest).not.toBe(built.heldOutDigest);
+    expect((await buildBundle(variant(changes['golden patch'] ?? (() => undefined)))).heldOutDigest).not.toBe(
+      built.heldOutDigest,
+    );
   });
 
   it('refuses an invalid manifest, a base other than the manifest pins, bad expected results and an unsafe held-out path', async () => {
-    expect(await codeOf(buildBundle(variant((copy) => void (copy.manifest.verification.failToPass = []))))).toBe('invalid-manifest');
+    expect(await codeOf(buildBundle(variant((copy) => void (copy.manifest.verification.failToPass = []))))).toBe(
+      'invalid-manifest',
+    );
     const parent = (await git(repo.dir, 'rev-parse', `${repo.baseCommit}^1`)).trim();
     expect(await codeOf(buildBundle({ ...input, baseCommit: parent }))).toBe('inconsistent-input');
-    expect(await codeOf(buildBundle(variant((copy) => void copy.heldOut.expected.passToPass.push('tests/fix.test.js::answer is 42'))))).toBe('invalid-expected-results');
-    expect(await codeOf(buildBundle(variant((copy) => void copy.heldOut.expected.flaky.push({ id: 'tests/lib.test.js::loads', outcomes: { before: ['pass'], after: ['fail'] } }))))).toBe('invalid-expected-results');
-    expect(await codeOf(buildBundle(variant((copy) => void copy.heldOut.files.push({ path: '../escape.js', content: Buffer.from('x') }))))).toBe('unsafe-path');
+    expect(
+      await codeOf(
+        buildBundle(variant((copy) => void copy.heldOut.expected.passToPass.push('tests/fix.test.js::answer is 42'))),
+      ),
+    ).toBe('invalid-expected-results');
+    expect(
+      await codeOf(
+        buildBundle(
+          variant(
+            (copy) =>
+              void copy.heldOut.expected.flaky.push({
+                id: 'tests/lib.test.js::loads',
+                outcomes: { before: ['pass'], after: ['fail'] },
+              }),
+          ),
+        ),
+      ),
+    ).toBe('invalid-expected-results');
+    expect(
+      await codeOf(
+        buildBundle(
+          variant((copy) => void copy.heldOut.files.push({ path: '../escape.js', content: Buffer.from('x') })),
+        ),
+      ),
+    ).toBe('unsafe-path');
   });
 
   it('names the offending field of the expected results', async () => {
-    const error = await buildBundle(variant((copy) => void (copy.heldOut.expected.failToPass = []))).catch((caught: unknown) => caught);
+    const error = await buildBundle(variant((copy) => void (copy.heldOut.expected.failToPass = []))).catch(
+      (caught: unknown) => caught,
+    );
     expect((error as Error).message).toMatch(/failToPass/);
   });
 });

@@ -36,7 +36,9 @@ describe('BundleStore', () => {
     const others = Array.from({ length: 8 }, (_, index) => Buffer.from(`bundle ${index}\n`));
     const digests = await Promise.all([...others, ...others].map((bytes) => store.put(bytes)));
     expect(new Set(digests).size).toBe(others.length);
-    expect((await readdir(join(root, 'idempotent', 'sha256'))).sort()).toEqual([archive, ...others].map((bytes) => `${sha256Hex(bytes)}.tar`).sort());
+    expect((await readdir(join(root, 'idempotent', 'sha256'))).sort()).toEqual(
+      [archive, ...others].map((bytes) => `${sha256Hex(bytes)}.tar`).sort(),
+    );
   });
 
   it('refuses a stored file whose bytes do not match its name', async () => {
@@ -64,6 +66,9 @@ describe('BundleStore', () => {
     await store.putSignature(digest, '{"second":true}');
     expect(await store.getSignature(digest)).toBe('{"second":true}');
     expect(store.signaturePath(digest)).toBe(join(root, 'signed', 'sha256', `${sha256Hex(archive)}.sigstore.json`));
-    expect((await readdir(join(root, 'signed', 'sha256'))).sort()).toEqual([`${sha256Hex(archive)}.sigstore.json`, `${sha256Hex(archive)}.tar`]);
+    expect((await readdir(join(root, 'signed', 'sha256'))).sort()).toEqual([
+      `${sha256Hex(archive)}.sigstore.json`,
+      `${sha256Hex(archive)}.tar`,
+    ]);
   });
 });

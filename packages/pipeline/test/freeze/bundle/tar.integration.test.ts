@@ -36,7 +36,15 @@ afterAll(() => rm(root, { recursive: true, force: true }));
 /** An archive written by Python's tarfile, a real third-party writer, from a short script's body. */
 async function pythonTar(name: string, body: string): Promise<Buffer> {
   const path = join(root, name);
-  const script = ['import io, tarfile, sys', `t = tarfile.open(sys.argv[1], 'w', format=tarfile.USTAR_FORMAT)`, 'def add(name, data=b"", type=tarfile.REGTYPE, link=""):', '    i = tarfile.TarInfo(name); i.size = len(data); i.type = type; i.linkname = link', '    t.addfile(i, io.BytesIO(data) if type == tarfile.REGTYPE else None)', body, 't.close()'].join('\n');
+  const script = [
+    'import io, tarfile, sys',
+    `t = tarfile.open(sys.argv[1], 'w', format=tarfile.USTAR_FORMAT)`,
+    'def add(name, data=b"", type=tarfile.REGTYPE, link=""):',
+    '    i = tarfile.TarInfo(name); i.size = len(data); i.type = type; i.linkname = link',
+    '    t.addfile(i, io.BytesIO(data) if type == tarfile.REGTYPE else None)',
+    body,
+    't.close()',
+  ].join('\n');
   await run('python3', ['-c', script, path]);
   return readFile(path);
 }
@@ -45,8 +53,12 @@ describe('writeTar and readTar', () => {
   it('round-trip long, unicode and executable entries, sorted by path', () => {
     const archive = writeTar(entries, 'test archive');
     const read = readTar(archive, 'test archive');
-    const expected = [...entries].sort((a, b) => (a.path < b.path ? -1 : 1)).map((entry) => ({ ...entry, executable: entry.executable === true }));
-    expect(read.map((entry) => ({ path: entry.path, content: Buffer.from(entry.content), executable: entry.executable }))).toEqual(expected);
+    const expected = [...entries]
+      .sort((a, b) => (a.path < b.path ? -1 : 1))
+      .map((entry) => ({ ...entry, executable: entry.executable === true }));
+    expect(
+      read.map((entry) => ({ path: entry.path, content: Buffer.from(entry.content), executable: entry.executable })),
+    ).toEqual(expected);
     expect(archive.length % 512).toBe(0);
   });
 
@@ -59,15 +71,21 @@ describe('writeTar and readTar', () => {
   it('writes archives GNU tar lists with zero owners and mtimes, fixed modes, and extracts byte for byte', async () => {
     const path = join(root, 'gnu.tar');
     await writeFile(path, writeTar(entries, 'gnu'));
-    const { stdout } = await run('tar', ['--list', '--verbose', '--numeric-owner', '--full-time', '--file', path], { env: { ...process.env, TZ: 'UTC', LC_ALL: 'C.UTF-8' } });
+    const { stdout } = await run('tar', ['--list', '--verbose', '--numeric-owner', '--full-time', '--file', path], {
+      env: { ...process.env, TZ: 'UTC', LC_ALL: 'C.UTF-8' },
+    });
     const lines = stdout.trim().split('\n');
     expect(lines).toHaveLength(entries.length);
-    expect(lines.find((line) => line.endsWith('bin/run.sh'))).toMatch(/^-rwxr-xr-x 0\/0 +\d+ 1970-01-01 00:00:00 bin\/run\.sh$/);
-    for (const line of lines.filter((candidate) => !candidate.endsWith('bin/run.sh'))) expect(line).toMatch(/^-rw-r--r-- 0\/0 +\d+ 1970-01-01 00:00:00 /);
+    expect(lines.find((line) => line.endsWith('bin/run.sh'))).toMatch(
+      /^-rwxr-xr-x 0\/0 +\d+ 1970-01-01 00:00:00 bin\/run\.sh$/,
+    );
+    for (const line of lines.filter((candidate) => !candidate.endsWith('bin/run.sh')))
+      expect(line).toMatch(/^-rw-r--r-- 0\/0 +\d+ 1970-01-01 00:00:00 /);
     const out = join(root, 'gnu-out');
     await mkdir(out);
     await run('tar', ['--extract', '--file', path, '--directory', out]);
-    for (const entry of entries) expect((await readFile(join(out, entry.path))).equals(entry.content), entry.path).toBe(true);
+    for (const entry of entries)
+      expect((await readFile(join(out, entry.path))).equals(entry.content), entry.path).toBe(true);
     expect((await stat(join(out, 'bin/run.sh'))).mode & 0o111).not.toBe(0);
   });
 
@@ -80,7 +98,21 @@ describe('writeTar and readTar', () => {
     }
     const paths = ustarEntries.map((entry) => entry.path).sort();
     const path = join(root, 'gnu-written.tar');
-    await run('tar', ['--format=ustar', '--mtime=@0', '--owner=0', '--group=0', '--numeric-owner', '--no-recursion', '-b', '1', '-cf', path, '-C', src, ...paths]);
+    await run('tar', [
+      '--format=ustar',
+      '--mtime=@0',
+      '--owner=0',
+      '--group=0',
+      '--numeric-owner',
+      '--no-recursion',
+      '-b',
+      '1',
+      '-cf',
+      path,
+      '-C',
+      src,
+      ...paths,
+    ]);
     expect((await readFile(path)).equals(writeTar(ustarEntries, 'ours'))).toBe(true);
   });
 
@@ -132,6 +164,7 @@ describe('readTar refuses what could escape or alias the destination', () => {
       [[file('same'), file('same')], 'duplicate-entry'],
       [[file('a'), file('a/b')], 'path-conflict'],
     ];
-    for (const [input, code] of attempts) expect(await codeOf(Promise.resolve().then(() => writeTar(input, 'bad'))), input[0]?.path).toBe(code);
+    for (const [input, code] of attempts)
+      expect(await codeOf(Promise.resolve().then(() => writeTar(input, 'bad'))), input[0]?.path).toBe(code);
   });
 });

@@ -15,11 +15,22 @@ afterEach(async () => {
   simulator = undefined;
 });
 
-async function serve(faults: FaultPlan): Promise<{ github: GithubClient; attempts: () => number; limits: Array<{ kind: string; retryAfterSeconds: number }> }> {
+async function serve(
+  faults: FaultPlan,
+): Promise<{
+  github: GithubClient;
+  attempts: () => number;
+  limits: Array<{ kind: string; retryAfterSeconds: number }>;
+}> {
   const running = await startSimulator({ world, tokens: new Set([token]), faults });
   simulator = running;
   const limits: Array<{ kind: string; retryAfterSeconds: number }> = [];
-  const github = createGithubClient({ baseUrl: running.apiUrl, token, retryAfterBaseMs: 5, onLimit: (event) => limits.push(event) });
+  const github = createGithubClient({
+    baseUrl: running.apiUrl,
+    token,
+    retryAfterBaseMs: 5,
+    onLimit: (event) => limits.push(event),
+  });
   return { github, attempts: () => running.apiRequests(), limits };
 }
 
@@ -31,7 +42,9 @@ describe('faults over HTTP', () => {
     const plan: FaultPlan = { ...noFaults, seed: 1, serverErrorRate: 0.2, serverErrorBurst: 1 };
     // The client retries a failed request 3 times: this seed's schedule never fails 4 in a row.
     const preview = new FaultInjector(plan);
-    const runs = Array.from({ length: 60 }, () => (preview.next().kind === 'server-error' ? 'E' : '.')).join('').split('.');
+    const runs = Array.from({ length: 60 }, () => (preview.next().kind === 'server-error' ? 'E' : '.'))
+      .join('')
+      .split('.');
     expect(Math.max(...runs.map((run) => run.length))).toBeLessThanOrEqual(3);
     const schedule = new FaultInjector(plan);
     const { github, attempts } = await serve(plan);
@@ -52,7 +65,13 @@ describe('faults over HTTP', () => {
   });
 
   it('waits out injected secondary limits with the retry-after the simulator sent', async () => {
-    const { github, limits } = await serve({ ...noFaults, seed: 1, secondaryLimitRate: 0.2, secondaryLimitBurst: 1, retryAfterSeconds: 1 });
+    const { github, limits } = await serve({
+      ...noFaults,
+      seed: 1,
+      secondaryLimitRate: 0.2,
+      secondaryLimitBurst: 1,
+      retryAfterSeconds: 1,
+    });
     // Seed 1 refuses the first request of the run: at least one limit is met in these calls.
     for (let call = 0; call < 3; call += 1) await github.rest.repos.get({ owner: repo.owner, repo: repo.name });
     expect(limits.length).toBeGreaterThan(0);
@@ -61,13 +80,20 @@ describe('faults over HTTP', () => {
 
   it('holds answers past a client timeout', async () => {
     const { github } = await serve({ ...noFaults, seed: 1, slowRate: 1, slowMs: 1_500 });
-    await expect(github.rest.repos.get({ owner: repo.owner, repo: repo.name, request: { signal: AbortSignal.timeout(300) } })).rejects.toThrow(/abort|timeout/i);
+    await expect(
+      github.rest.repos.get({ owner: repo.owner, repo: repo.name, request: { signal: AbortSignal.timeout(300) } }),
+    ).rejects.toThrow(/abort|timeout/i);
   });
 
   it('repeats search results across pages when the ranking drifts', async () => {
     const { github } = await serve({ ...noFaults, seed: 3, shiftingSearchRate: 1 });
     // Two pages: the drift between them repeats the last result of the first page on the second.
-    const items = await github.paginate(github.rest.search.repos, { q: 'stars:>=0', sort: 'stars', order: 'desc', per_page: 100 });
+    const items = await github.paginate(github.rest.search.repos, {
+      q: 'stars:>=0',
+      sort: 'stars',
+      order: 'desc',
+      per_page: 100,
+    });
     const names = items.map((item) => item.full_name);
     expect(names.length).toBeGreaterThan(100);
     expect(new Set(names).size).toBeLessThan(names.length);

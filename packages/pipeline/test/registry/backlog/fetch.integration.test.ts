@@ -55,7 +55,12 @@ function openPulls(repo: SimRepo): SimPull[] {
 /** The world's claims: the open pull requests whose closing references name each issue. */
 function worldClaims(repo: SimRepo): Map<number, number[]> {
   const claims = new Map<number, number[]>();
-  for (const pull of openPulls(repo)) for (const issue of pull.closesIssues) claims.set(issue, [...(claims.get(issue) ?? []), pull.number].sort((a, b) => a - b));
+  for (const pull of openPulls(repo))
+    for (const issue of pull.closesIssues)
+      claims.set(
+        issue,
+        [...(claims.get(issue) ?? []), pull.number].sort((a, b) => a - b),
+      );
   return claims;
 }
 
@@ -114,7 +119,13 @@ beforeAll(async () => {
 
   // An open pull request from before the first snapshot that closes an issue which is closed by then: the refresh
   // test reopens the issue, and nothing else about the pull request changes.
-  const repo = names.map(repoOf).find((candidate) => all((offset, limit) => world.issues(candidate, { states: ['CLOSED'] }, offset, limit)).length > 0 && openIssues(candidate).length > 0);
+  const repo = names
+    .map(repoOf)
+    .find(
+      (candidate) =>
+        all((offset, limit) => world.issues(candidate, { states: ['CLOSED'] }, offset, limit)).length > 0 &&
+        openIssues(candidate).length > 0,
+    );
   if (repo === undefined) throw new Error('the world has no repository with a closed issue');
   const closed = all((offset, limit) => world.issues(repo, { states: ['CLOSED'] }, offset, limit))[0] as SimIssue;
   const pull = world.nextNumber(repo);
@@ -158,7 +169,8 @@ describe('a full snapshot of a 300-repository scale world', () => {
     let claimed = 0;
     for (const entry of first.snapshot.repos) {
       const claims = worldClaims(repoOf(entry.repo));
-      for (const issue of entry.issues) expect(issue.claimedBy, `${entry.repo}#${issue.number}`).toEqual(claims.get(issue.number) ?? []);
+      for (const issue of entry.issues)
+        expect(issue.claimedBy, `${entry.repo}#${issue.number}`).toEqual(claims.get(issue.number) ?? []);
       claimed += entry.issues.filter((issue) => issue.claimedBy.length > 0).length;
     }
     expect(claimed).toBeGreaterThan(50);
@@ -203,16 +215,22 @@ describe('a full snapshot of a 300-repository scale world', () => {
       }
     }
     expect([...byKind.keys()].sort()).toEqual(['bug', 'chore', 'feature', 'feature-debate', 'question']);
-    for (const [kind, tally] of byKind) expect(`${kind}: ${tally.agree}/${tally.total}`).toBe(`${kind}: ${tally.total}/${tally.total}`);
+    for (const [kind, tally] of byKind)
+      expect(`${kind}: ${tally.agree}/${tally.total}`).toBe(`${kind}: ${tally.total}/${tally.total}`);
   });
 
   it('rejects every issue of an opted-out repository and keeps it out of the pool', () => {
-    const [optedOut, other] = first.snapshot.repos.filter((entry) => entry.issues.some((issue) => issueVerdict(issue) === null));
-    if (optedOut === undefined || other === undefined) throw new Error('the world has too few repositories with eligible issues');
+    const [optedOut, other] = first.snapshot.repos.filter((entry) =>
+      entry.issues.some((issue) => issueVerdict(issue) === null),
+    );
+    if (optedOut === undefined || other === undefined)
+      throw new Error('the world has too few repositories with eligible issues');
     const { pool, rejected } = eligiblePool(first.snapshot, { optOuts: new Set([optedOut.repo.toUpperCase()]) });
     expect(pool.repos.map((entry) => entry.repo)).not.toContain(optedOut.repo);
     expect(pool.repos.map((entry) => entry.repo)).toContain(other.repo);
-    expect(rejected.filter((entry) => entry.repo === optedOut.repo)).toEqual(optedOut.issues.map((issue) => ({ repo: optedOut.repo, number: issue.number, reason: 'opted-out' })));
+    expect(rejected.filter((entry) => entry.repo === optedOut.repo)).toEqual(
+      optedOut.issues.map((issue) => ({ repo: optedOut.repo, number: issue.number, reason: 'opted-out' })),
+    );
     expect(rejected.filter((entry) => entry.reason === 'opted-out')).toHaveLength(optedOut.issues.length);
   });
 });
@@ -228,8 +246,13 @@ describe('an incremental refresh after the world changed', () => {
     const dormantRepo = `${dormantClaim.repo.owner}/${dormantClaim.repo.name}`;
     const candidates = first.snapshot.repos.filter((entry) => entry.issues.length >= 3 && entry.repo !== dormantRepo);
     const [closing, editing, adding, claiming, deleting] = [0, 1, 2, 3, 4].map((index) => candidates[index * 7]);
-    if (!closing || !editing || !adding || !claiming || !deleting) throw new Error('the world has too few repositories with open issues');
-    const unclaiming = candidates.find((entry) => ![closing, editing, adding, claiming, deleting].includes(entry) && entry.issues.some((issue) => issue.claimedBy.length > 0));
+    if (!closing || !editing || !adding || !claiming || !deleting)
+      throw new Error('the world has too few repositories with open issues');
+    const unclaiming = candidates.find(
+      (entry) =>
+        ![closing, editing, adding, claiming, deleting].includes(entry) &&
+        entry.issues.some((issue) => issue.claimedBy.length > 0),
+    );
     if (unclaiming === undefined) throw new Error('the world has no claimed issue');
     const sim = (name: string, number: number): SimIssue => world.issue(repoOf(name), number) as SimIssue;
 
@@ -240,18 +263,43 @@ describe('an incremental refresh after the world changed', () => {
 
     // Closed: leaves the backlog.
     const closed = closing.issues[1] as BacklogIssue;
-    world.setIssue({ ...sim(closing.repo, closed.number), state: 'CLOSED', stateReason: 'COMPLETED', closedAt: at, updatedAt: at });
+    world.setIssue({
+      ...sim(closing.repo, closed.number),
+      state: 'CLOSED',
+      stateReason: 'COMPLETED',
+      closedAt: at,
+      updatedAt: at,
+    });
     dropped.push({ repo: closing.repo, number: closed.number });
 
     // Edited: a new title and label turn it into a question.
     const edited = editing.issues[0] as BacklogIssue;
-    world.setIssue({ ...sim(editing.repo, edited.number), title: 'How do I configure the cache?', labels: ['question'], updatedAt: at });
+    world.setIssue({
+      ...sim(editing.repo, edited.number),
+      title: 'How do I configure the cache?',
+      labels: ['question'],
+      updatedAt: at,
+    });
     changedLines.add(`${editing.repo}#${edited.number}`);
 
     // Opened: a new bug report.
     const addRepo = repoOf(adding.repo);
     const number = world.nextNumber(addRepo);
-    world.setIssue({ repoId: addRepo.id, number, title: 'cache crashes on empty input', body: '### Steps to reproduce\n1. Call get("")\n2. See the crash', state: 'OPEN', stateReason: null, labels: [], authorLogin: 'reporter', createdAt: at, updatedAt: at, closedAt: null, commentCount: 0, kind: 'bug' });
+    world.setIssue({
+      repoId: addRepo.id,
+      number,
+      title: 'cache crashes on empty input',
+      body: '### Steps to reproduce\n1. Call get("")\n2. See the crash',
+      state: 'OPEN',
+      stateReason: null,
+      labels: [],
+      authorLogin: 'reporter',
+      createdAt: at,
+      updatedAt: at,
+      closedAt: null,
+      commentCount: 0,
+      kind: 'bug',
+    });
     changedLines.add(`${adding.repo}#${number}`);
 
     // Claimed: a new pull request closes an unclaimed issue.
@@ -263,7 +311,8 @@ describe('an incremental refresh after the world changed', () => {
     // Unclaimed: the pull requests that claimed an issue are closed without merging.
     const claimedIssue = unclaiming.issues.find((issue) => issue.claimedBy.length > 0) as BacklogIssue;
     const unclaimRepo = repoOf(unclaiming.repo);
-    for (const number of claimedIssue.claimedBy) world.setPull({ ...(world.pull(unclaimRepo, number) as SimPull), state: 'CLOSED', closedAt: at, updatedAt: at });
+    for (const number of claimedIssue.claimedBy)
+      world.setPull({ ...(world.pull(unclaimRepo, number) as SimPull), state: 'CLOSED', closedAt: at, updatedAt: at });
     changedLines.add(`${unclaiming.repo}#${claimedIssue.number}`);
 
     // Deleted: gone from every listing without a trace; only the open-issue count tells.
@@ -274,13 +323,20 @@ describe('an incremental refresh after the world changed', () => {
   });
 
   it('equals a full read at the same time, for under a tenth of its points', async () => {
-    const refreshed = await refreshSnapshot(github, first.snapshot, { registryVersion: REGISTRY, repos: names, takenAt: t1() });
+    const refreshed = await refreshSnapshot(github, first.snapshot, {
+      registryVersion: REGISTRY,
+      repos: names,
+      takenAt: t1(),
+    });
     const full = await read(t1());
     expect(refreshed.mode).toBe('incremental');
     expect(snapshotDigest(refreshed.snapshot)).toBe(snapshotDigest(full.snapshot));
     expect(refreshed.cost.points).toBeLessThanOrEqual(full.cost.points / 10);
     expect(refreshed.cost.requests).toBeLessThan(full.cost.requests);
-    expect(issueAt(refreshed.snapshot, `${dormantClaim.repo.owner}/${dormantClaim.repo.name}`, dormantClaim.issue)?.claimedBy).toEqual([dormantClaim.pull]);
+    expect(
+      issueAt(refreshed.snapshot, `${dormantClaim.repo.owner}/${dormantClaim.repo.name}`, dormantClaim.issue)
+        ?.claimedBy,
+    ).toEqual([dormantClaim.pull]);
     for (const { repo, number } of dropped) expect(issueAt(refreshed.snapshot, repo, number)).toBeUndefined();
   });
 
@@ -288,16 +344,26 @@ describe('an incremental refresh after the world changed', () => {
     const after = await read(t0);
     expect(snapshotDigest(after.snapshot)).not.toBe(snapshotDigest(first.snapshot));
     const lines = (snapshot: BacklogSnapshot): Map<string, string> =>
-      new Map(snapshot.repos.flatMap((entry) => entry.issues.map((issue) => [`${entry.repo}#${issue.number}`, JSON.stringify(issue)] as const)));
+      new Map(
+        snapshot.repos.flatMap((entry) =>
+          entry.issues.map((issue) => [`${entry.repo}#${issue.number}`, JSON.stringify(issue)] as const),
+        ),
+      );
     const before = lines(first.snapshot);
     const now = lines(after.snapshot);
-    const differing = [...new Set([...before.keys(), ...now.keys()])].filter((key) => before.get(key) !== now.get(key)).sort();
+    const differing = [...new Set([...before.keys(), ...now.keys()])]
+      .filter((key) => before.get(key) !== now.get(key))
+      .sort();
     expect(differing).toEqual([...changedLines, ...dropped.map(({ repo, number }) => `${repo}#${number}`)].sort());
   });
 
   it('reads everything again when the previous snapshot used other signal rules', async () => {
     const stale: BacklogSnapshot = { ...first.snapshot, signalRules: 'abp-body-signals/0' };
-    const refreshed = await refreshSnapshot(github, stale, { registryVersion: REGISTRY, repos: names.slice(0, 5), takenAt: t1() });
+    const refreshed = await refreshSnapshot(github, stale, {
+      registryVersion: REGISTRY,
+      repos: names.slice(0, 5),
+      takenAt: t1(),
+    });
     const full = await read(t1(), names.slice(0, 5));
     expect(refreshed.mode).toBe('full');
     expect(snapshotDigest(refreshed.snapshot)).toBe(snapshotDigest(full.snapshot));
@@ -334,18 +400,35 @@ describe('fetch options and GitHub answers', () => {
     await expect(code([names[0] as string, (names[0] as string).toUpperCase()])).resolves.toBe('invalid-fetch-options');
     await expect(code([names[0] as string], 'yesterday')).resolves.toBe('invalid-fetch-options');
     await expect(code([names[0] as string], '2026-11-01T00:00:00')).resolves.toBe('invalid-fetch-options');
-    const wrongVersion = await fetchSnapshot(github, { registryVersion: '2026Q4', repos: [names[0] as string], takenAt: t0 }).catch((error: unknown) => error);
+    const wrongVersion = await fetchSnapshot(github, {
+      registryVersion: '2026Q4',
+      repos: [names[0] as string],
+      takenAt: t0,
+    }).catch((error: unknown) => error);
     expect((wrongVersion as BacklogError).code).toBe('invalid-fetch-options');
   });
 
   it('records takenAt in UTC, truncated to the second', async () => {
-    const result = await fetchSnapshot(github, { registryVersion: REGISTRY, repos: [names[0] as string], takenAt: '2026-11-01T02:01:02.999+02:00' });
+    const result = await fetchSnapshot(github, {
+      registryVersion: REGISTRY,
+      repos: [names[0] as string],
+      takenAt: '2026-11-01T02:01:02.999+02:00',
+    });
     expect(result.snapshot.takenAt).toBe('2026-11-01T00:01:02Z');
   });
 
   it('turns a refused token into github-query-failed', async () => {
-    const stranger = new AbpOctokit({ auth: 'not-a-known-token', baseUrl: sim.apiUrl, throttle: { enabled: false }, retry: { enabled: false } });
-    const error = await fetchSnapshot(stranger, { registryVersion: REGISTRY, repos: [names[0] as string], takenAt: t0 }).catch((thrown: unknown) => thrown);
+    const stranger = new AbpOctokit({
+      auth: 'not-a-known-token',
+      baseUrl: sim.apiUrl,
+      throttle: { enabled: false },
+      retry: { enabled: false },
+    });
+    const error = await fetchSnapshot(stranger, {
+      registryVersion: REGISTRY,
+      repos: [names[0] as string],
+      takenAt: t0,
+    }).catch((thrown: unknown) => thrown);
     expect(error).toBeInstanceOf(BacklogError);
     expect((error as BacklogError).code).toBe('github-query-failed');
   });

@@ -45,7 +45,10 @@ const override = {
   runner: { runner: 'make-test', ecosystem: 'node', install: 'npm ci', test: 'make test', report: 'junit-xml' },
 };
 
-async function failure(files: { criteria?: unknown; overrides?: unknown }): Promise<{ code: CriteriaErrorCode; file: string; field: string | undefined; message: string }> {
+async function failure(files: {
+  criteria?: unknown;
+  overrides?: unknown;
+}): Promise<{ code: CriteriaErrorCode; file: string; field: string | undefined; message: string }> {
   const paths: { criteria?: string; overrides?: string } = {};
   if (files.criteria !== undefined) paths.criteria = await file(files.criteria);
   if (files.overrides !== undefined) paths.overrides = await file(files.overrides);
@@ -92,7 +95,10 @@ describe('a broken criteria file', () => {
   });
 
   it('that is not JSON is invalid-json', async () => {
-    expect(await failure({ criteria: '{ "version": "abp-criteria/1",' })).toMatchObject({ code: 'invalid-json', field: undefined });
+    expect(await failure({ criteria: '{ "version": "abp-criteria/1",' })).toMatchObject({
+      code: 'invalid-json',
+      field: undefined,
+    });
   });
 
   it.each([
@@ -101,9 +107,19 @@ describe('a broken criteria file', () => {
     ['a window of zero days', 'thresholds.mergedPullWindowDays', 0, 'thresholds.mergedPullWindowDays'],
     ['a misspelled threshold', 'thresholds.mergedPullWindow', 30, 'thresholds'],
     ['a bug pattern that is no regular expression', 'bugLabelPatterns.1', '(bug', 'bugLabelPatterns.1'],
-    ['a wildcard folder', 'ecosystems.2.runners.0.when.0.anyOf', ['*/x_test.go'], 'ecosystems.2.runners.0.when.0.anyOf.0'],
+    [
+      'a wildcard folder',
+      'ecosystems.2.runners.0.when.0.anyOf',
+      ['*/x_test.go'],
+      'ecosystems.2.runners.0.when.0.anyOf.0',
+    ],
     ['an unknown condition', 'ecosystems.0.detect.1', { kind: 'glob', anyOf: ['x'] }, 'ecosystems.0.detect.1.kind'],
-    ['a report format the freeze step cannot read', 'ecosystems.0.runners.0.report', 'xml', 'ecosystems.0.runners.0.report'],
+    [
+      'a report format the freeze step cannot read',
+      'ecosystems.0.runners.0.report',
+      'xml',
+      'ecosystems.0.runners.0.report',
+    ],
     ['a repeated runner', 'ecosystems.0.runners.1.runner', 'vitest', 'ecosystems.0.runners.1.runner'],
     ['a repeated ecosystem', 'ecosystems.1.ecosystem', 'node', 'ecosystems.1.ecosystem'],
     ['a two-line test command', 'ecosystems.2.runners.0.test', 'go test\nrm -rf /', 'ecosystems.2.runners.0.test'],
@@ -118,10 +134,29 @@ describe('a broken criteria file', () => {
 describe('a broken overrides file', () => {
   it.each([
     ['another version', { version: 'abp-criteria-overrides/2', overrides: [] }, 'version'],
-    ['a malformed repository', { version: 'abp-criteria-overrides/1', overrides: [{ ...override, repo: 'not a repo' }] }, 'overrides.0.repo'],
-    ['no reason', { version: 'abp-criteria-overrides/1', overrides: [{ ...override, reason: ' ' }] }, 'overrides.0.reason'],
-    ['an incomplete recipe', { version: 'abp-criteria-overrides/1', overrides: [{ ...override, runner: { ...override.runner, test: undefined } }] }, 'overrides.0.runner.test'],
-    ['a repository twice', { version: 'abp-criteria-overrides/1', overrides: [override, { ...override, repo: 'OCTO-ORG/widget' }] }, 'overrides.1.repo'],
+    [
+      'a malformed repository',
+      { version: 'abp-criteria-overrides/1', overrides: [{ ...override, repo: 'not a repo' }] },
+      'overrides.0.repo',
+    ],
+    [
+      'no reason',
+      { version: 'abp-criteria-overrides/1', overrides: [{ ...override, reason: ' ' }] },
+      'overrides.0.reason',
+    ],
+    [
+      'an incomplete recipe',
+      {
+        version: 'abp-criteria-overrides/1',
+        overrides: [{ ...override, runner: { ...override.runner, test: undefined } }],
+      },
+      'overrides.0.runner.test',
+    ],
+    [
+      'a repository twice',
+      { version: 'abp-criteria-overrides/1', overrides: [override, { ...override, repo: 'OCTO-ORG/widget' }] },
+      'overrides.1.repo',
+    ],
   ])('with %s is invalid-overrides at the field', async (_case, document, field) => {
     const error = await failure({ overrides: document });
     expect(error.code).toBe('invalid-overrides');

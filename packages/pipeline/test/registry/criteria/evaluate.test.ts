@@ -9,7 +9,13 @@ import { loadCriteria } from '../../../src/registry/criteria/load.js';
 import type { Criteria } from '../../../src/registry/criteria/schema.js';
 import type { RegistryCriterion } from '@abp/protocol/registry/vocabulary';
 import { FAILURE_REASONS, REGISTRY_CRITERIA } from '@abp/protocol/registry/vocabulary';
-import { FAILURE_REASONS as WORLD_FAILURE_REASONS, isBugLabel, LICENSE_OSI_APPROVED, REGISTRY_CRITERIA as WORLD_CRITERIA, RUNNER_RECIPES } from '@abp/github-sim/world/criteria';
+import {
+  FAILURE_REASONS as WORLD_FAILURE_REASONS,
+  isBugLabel,
+  LICENSE_OSI_APPROVED,
+  REGISTRY_CRITERIA as WORLD_CRITERIA,
+  RUNNER_RECIPES,
+} from '@abp/github-sim/world/criteria';
 import { LABEL_CONVENTIONS } from '@abp/github-sim/world/labels';
 
 const NOW = new Date('2026-11-01T00:00:00Z');
@@ -19,7 +25,11 @@ beforeAll(async () => {
   criteria = await loadCriteria();
 });
 
-const vitestManifest = JSON.stringify({ name: 'widget', scripts: { test: 'vitest run' }, devDependencies: { vitest: '^3.2.0' } });
+const vitestManifest = JSON.stringify({
+  name: 'widget',
+  scripts: { test: 'vitest run' },
+  devDependencies: { vitest: '^3.2.0' },
+});
 
 /** An eligible candidate; each test changes what its assertion is about. */
 function facts(overrides: Partial<CandidateFacts> = {}): CandidateFacts {
@@ -45,9 +55,13 @@ function facts(overrides: Partial<CandidateFacts> = {}): CandidateFacts {
 }
 
 /** The failed criteria of an evaluation as { criterion: reason }. */
-function failures(candidate: CandidateFacts, judgedBy: Criteria = criteria): Partial<Record<RegistryCriterion, string>> {
+function failures(
+  candidate: CandidateFacts,
+  judgedBy: Criteria = criteria,
+): Partial<Record<RegistryCriterion, string>> {
   const result: Partial<Record<RegistryCriterion, string>> = {};
-  for (const verdict of evaluateCandidate(candidate, judgedBy, NOW).verdicts) if (!verdict.pass) result[verdict.criterion] = verdict.reason;
+  for (const verdict of evaluateCandidate(candidate, judgedBy, NOW).verdicts)
+    if (!verdict.pass) result[verdict.criterion] = verdict.reason;
   return result;
 }
 
@@ -65,16 +79,37 @@ describe('the vocabulary', () => {
 describe('evaluateCandidate', () => {
   it('passes an eligible candidate on every criterion, in order, with its recipe', () => {
     const evaluation = evaluateCandidate(facts(), criteria, NOW);
-    expect(evaluation).toEqual({ eligible: true, verdicts: REGISTRY_CRITERIA.map((criterion) => ({ criterion, pass: true })), runner: RUNNER_RECIPES.vitest });
+    expect(evaluation).toEqual({
+      eligible: true,
+      verdicts: REGISTRY_CRITERIA.map((criterion) => ({ criterion, pass: true })),
+      runner: RUNNER_RECIPES.vitest,
+    });
   });
 
   it('records every failed criterion with its reason, not only the first', () => {
-    const evaluation = evaluateCandidate(facts({ licenseSpdxId: null, isFork: true, lastMergedPullAt: null, mergedPullCount: 0, openIssues: 0, labeledOpenIssues: 0, bugLabeledOpenIssues: 0 }), criteria, NOW);
+    const evaluation = evaluateCandidate(
+      facts({
+        licenseSpdxId: null,
+        isFork: true,
+        lastMergedPullAt: null,
+        mergedPullCount: 0,
+        openIssues: 0,
+        labeledOpenIssues: 0,
+        bugLabeledOpenIssues: 0,
+      }),
+      criteria,
+      NOW,
+    );
     expect(evaluation.eligible).toBe(false);
     expect(evaluation.verdicts).toEqual([
       { criterion: 'osiLicense', pass: false, reason: 'no-license', detail: 'no license detected' },
       { criterion: 'notArchivedForkMirror', pass: false, reason: 'fork', detail: 'repository is a fork' },
-      { criterion: 'mergedPullWithin30Days', pass: false, reason: 'never-merged', detail: 'no pull request was ever merged' },
+      {
+        criterion: 'mergedPullWithin30Days',
+        pass: false,
+        reason: 'never-merged',
+        detail: 'no pull request was ever merged',
+      },
       { criterion: 'runnableTestSuite', pass: true },
       { criterion: 'issueHygiene', pass: false, reason: 'no-open-issues', detail: 'no open issues' },
     ]);
@@ -99,23 +134,39 @@ describe('osiLicense', () => {
     ['CC0-1.0', 'license-not-osi-approved', 'CC0-1.0 is not OSI-approved'],
     ['BUSL-1.1', 'license-not-osi-approved', 'BUSL-1.1 is not OSI-approved'],
   ])('fails %s with %s', (license, reason, detail) => {
-    expect(verdictOf(facts({ licenseSpdxId: license }), 'osiLicense')).toEqual({ criterion: 'osiLicense', pass: false, reason, detail });
+    expect(verdictOf(facts({ licenseSpdxId: license }), 'osiLicense')).toEqual({
+      criterion: 'osiLicense',
+      pass: false,
+      reason,
+      detail,
+    });
   });
 
-  it.each(['MIT', 'Apache-2.0', 'GPL-2.0', 'GPL-3.0-only', 'MPL-2.0', '0BSD'])('passes %s, an OSI-approved id (deprecated ids GitHub still reports included)', (license) => {
-    expect(verdictOf(facts({ licenseSpdxId: license }), 'osiLicense')).toEqual({ criterion: 'osiLicense', pass: true });
-  });
+  it.each(['MIT', 'Apache-2.0', 'GPL-2.0', 'GPL-3.0-only', 'MPL-2.0', '0BSD'])(
+    'passes %s, an OSI-approved id (deprecated ids GitHub still reports included)',
+    (license) => {
+      expect(verdictOf(facts({ licenseSpdxId: license }), 'osiLicense')).toEqual({
+        criterion: 'osiLicense',
+        pass: true,
+      });
+    },
+  );
 
   it('agrees with the SPDX flags the simulator world hands out', () => {
     for (const [license, approved] of Object.entries(LICENSE_OSI_APPROVED)) {
-      expect({ license, pass: verdictOf(facts({ licenseSpdxId: license }), 'osiLicense')?.pass }).toEqual({ license, pass: approved });
+      expect({ license, pass: verdictOf(facts({ licenseSpdxId: license }), 'osiLicense')?.pass }).toEqual({
+        license,
+        pass: approved,
+      });
     }
   });
 });
 
 describe('notArchivedForkMirror', () => {
   it('names archived before fork before mirror', () => {
-    expect(failures(facts({ isArchived: true, isFork: true, isMirror: true }))).toEqual({ notArchivedForkMirror: 'archived' });
+    expect(failures(facts({ isArchived: true, isFork: true, isMirror: true }))).toEqual({
+      notArchivedForkMirror: 'archived',
+    });
     expect(failures(facts({ isFork: true, isMirror: true }))).toEqual({ notArchivedForkMirror: 'fork' });
     expect(failures(facts({ isMirror: true }))).toEqual({ notArchivedForkMirror: 'mirror' });
   });
@@ -123,7 +174,10 @@ describe('notArchivedForkMirror', () => {
 
 describe('mergedPullWithin30Days', () => {
   it('counts a merge exactly 30 days ago and not one a second earlier', () => {
-    expect(verdictOf(facts({ lastMergedPullAt: '2026-10-02T00:00:00Z' }), 'mergedPullWithin30Days')).toEqual({ criterion: 'mergedPullWithin30Days', pass: true });
+    expect(verdictOf(facts({ lastMergedPullAt: '2026-10-02T00:00:00Z' }), 'mergedPullWithin30Days')).toEqual({
+      criterion: 'mergedPullWithin30Days',
+      pass: true,
+    });
     expect(verdictOf(facts({ lastMergedPullAt: '2026-10-01T23:59:59Z' }), 'mergedPullWithin30Days')).toEqual({
       criterion: 'mergedPullWithin30Days',
       pass: false,
@@ -134,7 +188,9 @@ describe('mergedPullWithin30Days', () => {
 
   it('takes the window from the criteria file', () => {
     const wider: Criteria = { ...criteria, thresholds: { ...criteria.thresholds, mergedPullWindowDays: 60 } };
-    expect(failures(facts({ lastMergedPullAt: '2026-09-10T00:00:00Z' }))).toEqual({ mergedPullWithin30Days: 'no-merge-in-window' });
+    expect(failures(facts({ lastMergedPullAt: '2026-09-10T00:00:00Z' }))).toEqual({
+      mergedPullWithin30Days: 'no-merge-in-window',
+    });
     expect(failures(facts({ lastMergedPullAt: '2026-09-10T00:00:00Z' }), wider)).toEqual({});
   });
 });
@@ -151,16 +207,23 @@ describe('issueHygiene', () => {
   });
 
   it('needs a bug label in use once the share holds', () => {
-    expect(failures(facts({ bugLabels: [], bugLabeledOpenIssues: 0 }))).toEqual({ issueHygiene: 'no-bug-label-in-use' });
-    expect(failures(facts({ labeledOpenIssues: 0, bugLabeledOpenIssues: 0 }))).toEqual({ issueHygiene: 'labeled-share-below-threshold' });
+    expect(failures(facts({ bugLabels: [], bugLabeledOpenIssues: 0 }))).toEqual({
+      issueHygiene: 'no-bug-label-in-use',
+    });
+    expect(failures(facts({ labeledOpenIssues: 0, bugLabeledOpenIssues: 0 }))).toEqual({
+      issueHygiene: 'labeled-share-below-threshold',
+    });
   });
 
   it('recognizes the bug labels projects use, and no look-alikes', () => {
     const isBug = bugLabelMatcher(criteria);
-    for (const name of ['bug', 'Bug', ' bug ', 'type: bug', 'Type: Bug', 'kind/bug', 'type:bug']) expect({ name, bug: isBug(name) }).toEqual({ name, bug: true });
-    for (const name of ['debug', 'bugfix', 'not a bug', 'kind/bugs', 'enhancement']) expect({ name, bug: isBug(name) }).toEqual({ name, bug: false });
+    for (const name of ['bug', 'Bug', ' bug ', 'type: bug', 'Type: Bug', 'kind/bug', 'type:bug'])
+      expect({ name, bug: isBug(name) }).toEqual({ name, bug: true });
+    for (const name of ['debug', 'bugfix', 'not a bug', 'kind/bugs', 'enhancement'])
+      expect({ name, bug: isBug(name) }).toEqual({ name, bug: false });
     for (const convention of Object.values(LABEL_CONVENTIONS)) {
-      for (const { name } of convention.labels) expect({ name, bug: isBug(name) }).toEqual({ name, bug: isBugLabel(name) });
+      for (const { name } of convention.labels)
+        expect({ name, bug: isBug(name) }).toEqual({ name, bug: isBugLabel(name) });
     }
   });
 });
@@ -168,15 +231,35 @@ describe('issueHygiene', () => {
 describe('runnableTestSuite', () => {
   const manifest = (value: unknown) => ({ 'package.json': JSON.stringify(value) });
   it.each([
-    ['vitest', ['package.json'], manifest({ scripts: { test: 'vitest run' }, devDependencies: { vitest: '1', jest: '1' } }), 'vitest'],
-    ['jest', ['package.json'], manifest({ scripts: { test: 'jest' }, devDependencies: { jest: '1', mocha: '1' } }), 'jest'],
+    [
+      'vitest',
+      ['package.json'],
+      manifest({ scripts: { test: 'vitest run' }, devDependencies: { vitest: '1', jest: '1' } }),
+      'vitest',
+    ],
+    [
+      'jest',
+      ['package.json'],
+      manifest({ scripts: { test: 'jest' }, devDependencies: { jest: '1', mocha: '1' } }),
+      'jest',
+    ],
     ['mocha', ['package.json'], manifest({ scripts: { test: 'mocha' }, devDependencies: { mocha: '1' } }), 'mocha'],
     ['pytest.ini', ['pyproject.toml', 'pytest.ini'], {}, 'pytest'],
-    ['[tool.pytest.ini_options]', ['pyproject.toml'], { 'pyproject.toml': '[project]\nname = "w"\n\n[tool.pytest.ini_options]\n' }, 'pytest'],
+    [
+      '[tool.pytest.ini_options]',
+      ['pyproject.toml'],
+      { 'pyproject.toml': '[project]\nname = "w"\n\n[tool.pytest.ini_options]\n' },
+      'pytest',
+    ],
     ['tests/test_*.py with setup.py', ['setup.py', 'tests/', 'tests/test_core.py'], {}, 'pytest'],
     ['*_test.go', ['go.mod', 'widget.go', 'widget_test.go'], {}, 'go-test'],
     ['tests/*.rs', ['Cargo.toml', 'src/', 'tests/', 'tests/run.rs'], {}, 'cargo-test'],
-    ['#[cfg(test)] in src/lib.rs', ['Cargo.toml', 'src/', 'src/lib.rs'], { 'src/lib.rs': 'pub fn f() {}\n#[cfg(test)]\nmod tests {}\n' }, 'cargo-test'],
+    [
+      '#[cfg(test)] in src/lib.rs',
+      ['Cargo.toml', 'src/', 'src/lib.rs'],
+      { 'src/lib.rs': 'pub fn f() {}\n#[cfg(test)]\nmod tests {}\n' },
+      'cargo-test',
+    ],
     ['build.gradle.kts and src/test/', ['build.gradle.kts', 'src/', 'src/main/', 'src/test/'], {}, 'gradle'],
     ['pom.xml and src/test/', ['pom.xml', 'src/', 'src/main/', 'src/test/'], {}, 'maven'],
   ] as const)('detects %s', (_signal, paths, texts, runner) => {
@@ -198,34 +281,68 @@ describe('runnableTestSuite', () => {
   });
 
   it.each([
-    ["npm init's stub", ['package.json'], manifest({ scripts: { test: 'echo "Error: no test specified" && exit 1' }, devDependencies: { vitest: '1' } }), 'node'],
+    [
+      "npm init's stub",
+      ['package.json'],
+      manifest({ scripts: { test: 'echo "Error: no test specified" && exit 1' }, devDependencies: { vitest: '1' } }),
+      'node',
+    ],
     ['a test script without a known runner', ['package.json'], manifest({ scripts: { test: 'node test.js' } }), 'node'],
     ['a runner without a test script', ['package.json'], manifest({ devDependencies: { jest: '1' } }), 'node'],
     ['a package.json npm cannot read', ['package.json'], { 'package.json': '{ "scripts": ' }, 'node'],
-    ['a pyproject without pytest', ['pyproject.toml', 'tests/', 'tests/helpers.py'], { 'pyproject.toml': '[project]\n' }, 'python'],
+    [
+      'a pyproject without pytest',
+      ['pyproject.toml', 'tests/', 'tests/helpers.py'],
+      { 'pyproject.toml': '[project]\n' },
+      'python',
+    ],
     ['a Go module without tests', ['go.mod', 'main.go'], {}, 'go'],
     ['a crate without tests', ['Cargo.toml', 'src/', 'src/main.rs'], { 'src/main.rs': 'fn main() {}\n' }, 'rust'],
     ['a Maven project without src/test', ['pom.xml', 'src/', 'src/main/'], {}, 'jvm'],
   ] as const)('fails %s as no-test-suite', (_case, paths, texts, ecosystem) => {
     const candidate = facts({ paths: [...paths], texts });
     expect(evaluateCandidate(candidate, criteria, NOW).runner).toBeNull();
-    expect(verdictOf(candidate, 'runnableTestSuite')).toEqual({ criterion: 'runnableTestSuite', pass: false, reason: 'no-test-suite', detail: `no test suite found for ${ecosystem}` });
+    expect(verdictOf(candidate, 'runnableTestSuite')).toEqual({
+      criterion: 'runnableTestSuite',
+      pass: false,
+      reason: 'no-test-suite',
+      detail: `no test suite found for ${ecosystem}`,
+    });
   });
 
   it('fails files of an ecosystem without a recipe as unsupported-ecosystem, naming the language', () => {
     const ruby = facts({ primaryLanguage: 'Ruby', paths: ['Gemfile', 'lib/', 'spec/'], texts: {} });
-    expect(verdictOf(ruby, 'runnableTestSuite')).toEqual({ criterion: 'runnableTestSuite', pass: false, reason: 'unsupported-ecosystem', detail: 'no runner recipe for Ruby' });
+    expect(verdictOf(ruby, 'runnableTestSuite')).toEqual({
+      criterion: 'runnableTestSuite',
+      pass: false,
+      reason: 'unsupported-ecosystem',
+      detail: 'no runner recipe for Ruby',
+    });
     const docs = facts({ primaryLanguage: null, paths: ['README.md', 'docs/'], texts: {} });
-    expect(verdictOf(docs, 'runnableTestSuite')).toMatchObject({ reason: 'unsupported-ecosystem', detail: 'no runner recipe for a repository without code' });
+    expect(verdictOf(docs, 'runnableTestSuite')).toMatchObject({
+      reason: 'unsupported-ecosystem',
+      detail: 'no runner recipe for a repository without code',
+    });
   });
 
   it('takes an override for the repository, whatever its name case, over detection', () => {
-    const recipe = { runner: 'make-test', ecosystem: 'node', install: 'npm ci', test: 'make test', report: 'junit-xml' } as const;
-    const overridden: Criteria = { ...criteria, overrides: [{ repo: 'Octo-Org/Widget', reason: 'Tests run through make.', runner: recipe }] };
+    const recipe = {
+      runner: 'make-test',
+      ecosystem: 'node',
+      install: 'npm ci',
+      test: 'make test',
+      report: 'junit-xml',
+    } as const;
+    const overridden: Criteria = {
+      ...criteria,
+      overrides: [{ repo: 'Octo-Org/Widget', reason: 'Tests run through make.', runner: recipe }],
+    };
     const candidate = facts({ paths: ['Makefile', 'package.json'], texts: {} });
     expect(evaluateCandidate(candidate, criteria, NOW).runner).toBeNull();
     expect(evaluateCandidate(candidate, overridden, NOW)).toMatchObject({ eligible: true, runner: recipe });
-    expect(evaluateCandidate(facts({ nameWithOwner: 'octo-org/other', paths: [], texts: {} }), overridden, NOW).runner).toBeNull();
+    expect(
+      evaluateCandidate(facts({ nameWithOwner: 'octo-org/other', paths: [], texts: {} }), overridden, NOW).runner,
+    ).toBeNull();
   });
 });
 

@@ -25,7 +25,9 @@ let names: string[];
 beforeAll(async () => {
   sim = await startSimulator({ world, tokens: new Set([TOKEN]) });
   criteria = await loadCriteria();
-  names = (await searchCandidates(unthrottledClient(sim.apiUrl, TOKEN), { top: 300 })).hits.map((hit) => hit.nameWithOwner);
+  names = (await searchCandidates(unthrottledClient(sim.apiUrl, TOKEN), { top: 300 })).hits.map(
+    (hit) => hit.nameWithOwner,
+  );
 });
 
 afterAll(async () => {
@@ -96,7 +98,11 @@ describe('fetchBatch', () => {
 
   it('refuses names it cannot ask for', async () => {
     const github = unthrottledClient(sim.apiUrl, TOKEN);
-    for (const batch of [['not-a-repository'], ['a/b', 'A/B'], Array.from({ length: 101 }, (_, index) => `o/r${index}`)]) {
+    for (const batch of [
+      ['not-a-repository'],
+      ['a/b', 'A/B'],
+      Array.from({ length: 101 }, (_, index) => `o/r${index}`),
+    ]) {
       expect((await discoveryError(fetchBatch(github, batch, criteria))).code).toBe('invalid-options');
     }
   });
@@ -109,7 +115,11 @@ describe('fetchBatch', () => {
 
 describe('fetchBatch on repositories that need more pages', () => {
   const generatedAt = '2026-11-01T00:00:00Z';
-  const labels = Array.from({ length: 150 }, (_, index) => ({ name: index === 140 ? 'Type: Bug' : `area/${String(index).padStart(3, '0')}`, color: 'ededed', description: null }));
+  const labels = Array.from({ length: 150 }, (_, index) => ({
+    name: index === 140 ? 'Type: Bug' : `area/${String(index).padStart(3, '0')}`,
+    color: 'ededed',
+    description: null,
+  }));
   const issues = [
     // Only labels past the first page of 100: found once every label is read.
     simIssue({ repoId: 1, number: 1, labels: ['Type: Bug'] }),
@@ -120,19 +130,53 @@ describe('fetchBatch on repositories that need more pages', () => {
   // Eleven old pull requests commented on lately come before the latest merge in UPDATED_AT order.
   const pulls = [
     ...Array.from({ length: 11 }, (_, index) =>
-      simPull({ repoId: 1, number: 10 + index, state: 'MERGED', mergedAt: '2024-03-01T00:00:00Z', closedAt: '2024-03-01T00:00:00Z', updatedAt: `2026-10-${String(30 - index).padStart(2, '0')}T00:00:00Z` }),
+      simPull({
+        repoId: 1,
+        number: 10 + index,
+        state: 'MERGED',
+        mergedAt: '2024-03-01T00:00:00Z',
+        closedAt: '2024-03-01T00:00:00Z',
+        updatedAt: `2026-10-${String(30 - index).padStart(2, '0')}T00:00:00Z`,
+      }),
     ),
-    simPull({ repoId: 1, number: 30, state: 'MERGED', mergedAt: '2026-10-05T12:00:00Z', closedAt: '2026-10-05T12:00:00Z', updatedAt: '2026-10-05T12:00:00Z' }),
-    simPull({ repoId: 1, number: 31, state: 'CLOSED', closedAt: '2026-10-31T00:00:00Z', updatedAt: '2026-10-31T00:00:00Z' }),
+    simPull({
+      repoId: 1,
+      number: 30,
+      state: 'MERGED',
+      mergedAt: '2026-10-05T12:00:00Z',
+      closedAt: '2026-10-05T12:00:00Z',
+      updatedAt: '2026-10-05T12:00:00Z',
+    }),
+    simPull({
+      repoId: 1,
+      number: 31,
+      state: 'CLOSED',
+      closedAt: '2026-10-31T00:00:00Z',
+      updatedAt: '2026-10-31T00:00:00Z',
+    }),
   ];
   const repos = [
-    simRepo({ id: 1, owner: 'big', name: 'labels', stargazerCount: 50, primaryLanguage: 'Go', labels, files: [{ path: 'go.mod', content: 'module x\n' }, { path: 'x_test.go', content: 'package x\n' }] }),
+    simRepo({
+      id: 1,
+      owner: 'big',
+      name: 'labels',
+      stargazerCount: 50,
+      primaryLanguage: 'Go',
+      labels,
+      files: [
+        { path: 'go.mod', content: 'module x\n' },
+        { path: 'x_test.go', content: 'package x\n' },
+      ],
+    }),
     simRepo({ id: 2, owner: 'bare', name: 'empty', stargazerCount: 5, licenseSpdxId: null, defaultBranch: 'trunk' }),
   ];
   let memory: RunningSimulator;
 
   beforeAll(async () => {
-    memory = await startSimulator({ world: new MemoryWorld({ users: [], repos, issues, pulls, comments: [] }, { generatedAt }), tokens: new Set([TOKEN]) });
+    memory = await startSimulator({
+      world: new MemoryWorld({ users: [], repos, issues, pulls, comments: [] }, { generatedAt }),
+      tokens: new Set([TOKEN]),
+    });
   });
 
   afterAll(async () => {
@@ -192,12 +236,23 @@ describe('discovery with the production client', () => {
     const faulty = await startSimulator({
       world: small,
       tokens: new Set([TOKEN]),
-      faults: { ...noFaults, seed: 1, secondaryLimitRate: 0.2, secondaryLimitBurst: 1, retryAfterSeconds: 1, serverErrorRate: 0.15, serverErrorBurst: 1 },
+      faults: {
+        ...noFaults,
+        seed: 1,
+        secondaryLimitRate: 0.2,
+        secondaryLimitBurst: 1,
+        retryAfterSeconds: 1,
+        serverErrorRate: 0.15,
+        serverErrorBurst: 1,
+      },
     });
     try {
       const expected = await discoverCandidates(unthrottledClient(clean.apiUrl, TOKEN), { top: 120, criteria });
       const limits: Array<{ kind: string; retryAfterSeconds: number }> = [];
-      const github = createGithubClient({ baseUrl: faulty.apiUrl, token: TOKEN, retryAfterBaseMs: 10, onLimit: (event) => limits.push(event) }, {});
+      const github = createGithubClient(
+        { baseUrl: faulty.apiUrl, token: TOKEN, retryAfterBaseMs: 10, onLimit: (event) => limits.push(event) },
+        {},
+      );
       const discovered = await discoverCandidates(github, { top: 120, criteria });
       expect(discovered.candidates).toEqual(expected.candidates);
       expect(discovered.cost).toEqual(expected.cost);

@@ -63,7 +63,9 @@ function needsMoreMerges(repo: SimRepo): boolean {
 describe('a rotation over a 3,000-repository world', () => {
   it('discovers every repository once, in the world order', () => {
     expect(discovery.missing).toEqual([]);
-    expect(discovery.candidates.map((candidate) => candidate.nameWithOwner)).toEqual(worldRanking(world).map((hit) => hit.nameWithOwner));
+    expect(discovery.candidates.map((candidate) => candidate.nameWithOwner)).toEqual(
+      worldRanking(world).map((hit) => hit.nameWithOwner),
+    );
   });
 
   it('judges every candidate exactly as the ground truth does', () => {
@@ -71,17 +73,28 @@ describe('a rotation over a 3,000-repository world', () => {
     expect(truth.repos).toHaveLength(REPOS);
     for (const repo of truth.repos) {
       const evaluation = ours.get(repo.nameWithOwner);
-      expect({ repo: repo.nameWithOwner, eligible: evaluation?.eligible, verdicts: evaluation?.verdicts, runner: evaluation?.runner }).toEqual({
+      expect({
+        repo: repo.nameWithOwner,
+        eligible: evaluation?.eligible,
+        verdicts: evaluation?.verdicts,
+        runner: evaluation?.runner,
+      }).toEqual({
         repo: repo.nameWithOwner,
         eligible: repo.eligible,
         verdicts: repo.verdicts,
         runner: repo.runner,
       });
     }
-    const eligible = evaluations.filter((evaluation) => evaluation.eligible).map((evaluation) => evaluation.nameWithOwner);
+    const eligible = evaluations
+      .filter((evaluation) => evaluation.eligible)
+      .map((evaluation) => evaluation.nameWithOwner);
     expect(eligible.sort()).toEqual(truth.eligible);
     // Every reason of the vocabulary occurs, so the equality above covered each.
-    const reasons = new Set(evaluations.flatMap((evaluation) => evaluation.verdicts.flatMap((verdict) => (verdict.pass ? [] : [verdict.reason]))));
+    const reasons = new Set(
+      evaluations.flatMap((evaluation) =>
+        evaluation.verdicts.flatMap((verdict) => (verdict.pass ? [] : [verdict.reason])),
+      ),
+    );
     expect(reasons.size).toBe(13);
   });
 
@@ -89,7 +102,16 @@ describe('a rotation over a 3,000-repository world', () => {
     const facts = new Map(discovery.candidates.map((candidate) => [candidate.nameWithOwner, candidate]));
     for (const repo of truth.repos) {
       const candidate = facts.get(repo.nameWithOwner);
-      const { licenseSpdxId, isArchived, isFork, isMirror, lastMergedPullAt, openIssues, labeledOpenIssues, bugLabelInUse } = repo.facts;
+      const {
+        licenseSpdxId,
+        isArchived,
+        isFork,
+        isMirror,
+        lastMergedPullAt,
+        openIssues,
+        labeledOpenIssues,
+        bugLabelInUse,
+      } = repo.facts;
       expect({
         repo: repo.nameWithOwner,
         licenseSpdxId: candidate?.licenseSpdxId,
@@ -100,12 +122,25 @@ describe('a rotation over a 3,000-repository world', () => {
         openIssues: candidate?.openIssues,
         labeledOpenIssues: candidate?.labeledOpenIssues,
         bugLabelInUse: (candidate?.bugLabeledOpenIssues ?? 0) >= 1,
-      }).toEqual({ repo: repo.nameWithOwner, licenseSpdxId, isArchived, isFork, isMirror, lastMergedPullAt, openIssues, labeledOpenIssues, bugLabelInUse });
+      }).toEqual({
+        repo: repo.nameWithOwner,
+        licenseSpdxId,
+        isArchived,
+        isFork,
+        isMirror,
+        lastMergedPullAt,
+        openIssues,
+        labeledOpenIssues,
+        bugLabelInUse,
+      });
     }
   });
 
   it('spends what the cost formula predicts, within 250 points and 150 requests', () => {
-    const searchPages = discovery.bands.reduce((sum, band) => sum + Math.max(1, Math.ceil(band.repositoryCount / 100)), 0);
+    const searchPages = discovery.bands.reduce(
+      (sum, band) => sum + Math.max(1, Math.ceil(band.repositoryCount / 100)),
+      0,
+    );
     let batchRequests = 0;
     let batchPoints = 0;
     for (let start = 0; start < discovery.candidates.length; start += 100) {
@@ -115,7 +150,10 @@ describe('a rotation over a 3,000-repository world', () => {
       batchPoints += Math.max(1, Math.round((3 * batch.length) / 100));
       // Follow-up: labeled open issues (and bug-labeled ones where a bug label exists), more merged pull requests.
       const connections = batch.reduce((sum, repo) => {
-        const counted = repo.openIssueCount > 0 && repo.labels.length > 0 ? 1 + (repo.labels.some((label) => isBugLabel(label.name)) ? 1 : 0) : 0;
+        const counted =
+          repo.openIssueCount > 0 && repo.labels.length > 0
+            ? 1 + (repo.labels.some((label) => isBugLabel(label.name)) ? 1 : 0)
+            : 0;
         return sum + counted + (needsMoreMerges(repo) ? 1 : 0);
       }, 0);
       if (connections > 0) {
@@ -123,8 +161,13 @@ describe('a rotation over a 3,000-repository world', () => {
         batchPoints += Math.max(1, Math.round(connections / 100));
       }
     }
-    const expected = { requests: searchPages + discovery.splits + batchRequests, points: searchPages + discovery.splits + batchPoints };
-    console.info(`rotation of ${REPOS} candidates: ${discovery.cost.requests} requests, ${discovery.cost.points} points; ${discovery.bands.length} bands, ${discovery.splits} splits; world ${timings.worldMs} ms, discovery ${timings.discoveryMs} ms`);
+    const expected = {
+      requests: searchPages + discovery.splits + batchRequests,
+      points: searchPages + discovery.splits + batchPoints,
+    };
+    console.info(
+      `rotation of ${REPOS} candidates: ${discovery.cost.requests} requests, ${discovery.cost.points} points; ${discovery.bands.length} bands, ${discovery.splits} splits; world ${timings.worldMs} ms, discovery ${timings.discoveryMs} ms`,
+    );
     expect(discovery.cost).toEqual(expected);
     expect(sim.apiRequests()).toBe(discovery.cost.requests);
     expect(discovery.cost.points).toBeLessThanOrEqual(250);

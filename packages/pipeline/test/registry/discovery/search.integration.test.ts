@@ -2,7 +2,12 @@
 // world's repositories exactly once, ranked; `top` and `minStars` stop early; a drifting ranking repeats nothing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DiscoveryError } from '../../../src/registry/discovery/errors.js';
-import { bandQuery, SEARCH_RESULT_CAP, searchCandidates, type SearchResult } from '../../../src/registry/discovery/search.js';
+import {
+  bandQuery,
+  SEARCH_RESULT_CAP,
+  searchCandidates,
+  type SearchResult,
+} from '../../../src/registry/discovery/search.js';
 import { noFaults } from '@abp/github-sim/faults';
 import { startSimulator, type RunningSimulator } from '@abp/github-sim/server';
 import { createScaleWorld, type ScaleWorld } from '@abp/github-sim/world/scale';
@@ -80,10 +85,20 @@ describe('searchCandidates over a 3,000-repository world', () => {
 
 describe('searchCandidates on hard rankings', () => {
   it('names a star count held by more repositories than one search returns', async () => {
-    const repos = Array.from({ length: SEARCH_RESULT_CAP + 1 }, (_, index) => simRepo({ id: index + 1, owner: 'crowd', name: `repo-${index}`, stargazerCount: 7 }));
-    const crowded = await startSimulator({ world: new MemoryWorld({ users: [], repos, issues: [], pulls: [], comments: [] }, { generatedAt: '2026-11-01T00:00:00Z' }), tokens: new Set([TOKEN]) });
+    const repos = Array.from({ length: SEARCH_RESULT_CAP + 1 }, (_, index) =>
+      simRepo({ id: index + 1, owner: 'crowd', name: `repo-${index}`, stargazerCount: 7 }),
+    );
+    const crowded = await startSimulator({
+      world: new MemoryWorld(
+        { users: [], repos, issues: [], pulls: [], comments: [] },
+        { generatedAt: '2026-11-01T00:00:00Z' },
+      ),
+      tokens: new Set([TOKEN]),
+    });
     try {
-      const error = await searchCandidates(unthrottledClient(crowded.apiUrl, TOKEN), { top: 2_000 }).catch((thrown: unknown) => thrown);
+      const error = await searchCandidates(unthrottledClient(crowded.apiUrl, TOKEN), { top: 2_000 }).catch(
+        (thrown: unknown) => thrown,
+      );
       expect(error).toBeInstanceOf(DiscoveryError);
       expect((error as DiscoveryError).code).toBe('band-over-cap');
       expect((error as DiscoveryError).message).toContain(bandQuery({ minStars: 7, maxStars: null }));
@@ -94,7 +109,11 @@ describe('searchCandidates on hard rankings', () => {
 
   it('repeats nothing when the ranking drifts between pages, and reports the results the drift pushed out', async () => {
     const small = createScaleWorld({ seed: 5, repos: 400, issues: 0 });
-    const drifting = await startSimulator({ world: small, tokens: new Set([TOKEN]), faults: { ...noFaults, seed: 4, shiftingSearchRate: 0.5 } });
+    const drifting = await startSimulator({
+      world: small,
+      tokens: new Set([TOKEN]),
+      faults: { ...noFaults, seed: 4, shiftingSearchRate: 0.5 },
+    });
     try {
       const result = await searchCandidates(unthrottledClient(drifting.apiUrl, TOKEN), { top: 400 });
       const names = result.hits.map((hit) => hit.nameWithOwner);

@@ -5,7 +5,12 @@ import type { SearchHit } from '../../../src/registry/discovery/search.js';
 import type { WorldReader } from '@abp/github-sim/world/model';
 
 export function unthrottledClient(apiUrl: string, token: string): GithubClient {
-  return new AbpOctokit({ auth: token, baseUrl: apiUrl, throttle: { enabled: false }, retry: { retryAfterBaseValue: 10 } });
+  return new AbpOctokit({
+    auth: token,
+    baseUrl: apiUrl,
+    throttle: { enabled: false },
+    retry: { retryAfterBaseValue: 10 },
+  });
 }
 
 /** Every repository of the world, forks included, by stars descending and then name: what discovery must find. */
@@ -13,7 +18,12 @@ export function worldRanking(world: WorldReader): SearchHit[] {
   const hits: SearchHit[] = [];
   for (let index = 0; index < world.repoCount(); index++) {
     const repo = world.repoAt(index);
-    if (repo !== undefined) hits.push({ nameWithOwner: `${repo.owner}/${repo.name}`, stargazerCount: repo.stargazerCount });
+    if (repo !== undefined)
+      hits.push({ nameWithOwner: `${repo.owner}/${repo.name}`, stargazerCount: repo.stargazerCount });
   }
-  return hits.sort((a, b) => b.stargazerCount - a.stargazerCount || (a.nameWithOwner < b.nameWithOwner ? -1 : a.nameWithOwner > b.nameWithOwner ? 1 : 0));
+  return hits.sort(
+    (a, b) =>
+      b.stargazerCount - a.stargazerCount ||
+      (a.nameWithOwner < b.nameWithOwner ? -1 : a.nameWithOwner > b.nameWithOwner ? 1 : 0),
+  );
 }

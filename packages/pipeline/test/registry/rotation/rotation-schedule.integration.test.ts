@@ -55,10 +55,20 @@ describe('the quarterly rotation Schedule', () => {
     expect([first.outcome, second.outcome]).toEqual(['created', 'updated']);
 
     const description = await env.client.schedule.getHandle(ROTATION_SCHEDULE_ID).describe();
-    expect(description.action).toMatchObject({ type: 'startWorkflow', workflowType: 'scheduledRotation', args: [{ top: 120, size: 12, batchSize: 40 }] });
+    expect(description.action).toMatchObject({
+      type: 'startWorkflow',
+      workflowType: 'scheduledRotation',
+      args: [{ top: 120, size: 12, batchSize: 40 }],
+    });
     expect(second.nextRuns.length).toBeGreaterThanOrEqual(2);
     for (const run of second.nextRuns) {
-      expect([run.getUTCMonth(), run.getUTCDate(), run.getUTCHours(), run.getUTCMinutes(), run.getUTCSeconds()]).toEqual([run.getUTCMonth() - (run.getUTCMonth() % 3), 1, 0, 0, 0]);
+      expect([
+        run.getUTCMonth(),
+        run.getUTCDate(),
+        run.getUTCHours(),
+        run.getUTCMinutes(),
+        run.getUTCSeconds(),
+      ]).toEqual([run.getUTCMonth() - (run.getUTCMonth() % 3), 1, 0, 0, 0]);
     }
     // Three months apart: consecutive quarters.
     const [a, b] = second.nextRuns as [Date, Date];
@@ -71,7 +81,10 @@ describe('the quarterly rotation Schedule', () => {
       connection: env.nativeConnection,
       namespace: env.namespace ?? 'default',
       workflowBundle: bundle,
-      activities: createActivities({ now: () => new Date(), rotation: { db: database.db, github: unthrottledClient(sim.apiUrl, TOKEN) } }),
+      activities: createActivities({
+        now: () => new Date(),
+        rotation: { db: database.db, github: unthrottledClient(sim.apiUrl, TOKEN) },
+      }),
     });
     // The two quarter starts before the world's clock: e.g. 2026-07-01 and 2026-10-01 for a world generated in November.
     const now = new Date(world.generatedAt);
@@ -94,8 +107,16 @@ describe('the quarterly rotation Schedule', () => {
     const second = await readRegistryVersion(database.db, newer);
     expect(registrySchema.safeParse(first).success).toBe(true);
     expect(registrySchema.safeParse(second).success).toBe(true);
-    expect(first).toMatchObject({ version: older, sourcedAt: previousQuarter.toISOString().replace('.000Z', 'Z'), previous: null });
-    expect(second).toMatchObject({ version: newer, sourcedAt: new Date(currentQuarter).toISOString().replace('.000Z', 'Z'), previous: older });
+    expect(first).toMatchObject({
+      version: older,
+      sourcedAt: previousQuarter.toISOString().replace('.000Z', 'Z'),
+      previous: null,
+    });
+    expect(second).toMatchObject({
+      version: newer,
+      sourcedAt: new Date(currentQuarter).toISOString().replace('.000Z', 'Z'),
+      previous: older,
+    });
     expect(second?.entries).toHaveLength(12);
 
     const description = await env.client.schedule.getHandle(ROTATION_SCHEDULE_ID).describe();

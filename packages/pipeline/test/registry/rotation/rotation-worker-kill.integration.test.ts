@@ -36,7 +36,11 @@ const workers: ChildProcess[] = [];
 beforeAll(async () => {
   const world = createScaleWorld({ seed: 616, repos: REPOS, issues: 6_000 });
   generatedAt = world.generatedAt;
-  [temporal, postgres, sim] = await Promise.all([startDevServer(), startPostgresServer(), startSimulator({ world, tokens: new Set([TOKEN]), responseDelayMs: 100 })]);
+  [temporal, postgres, sim] = await Promise.all([
+    startDevServer(),
+    startPostgresServer(),
+    startSimulator({ world, tokens: new Set([TOKEN]), responseDelayMs: 100 }),
+  ]);
   home = await mkdtemp(join(tmpdir(), 'abp-rotation-kill-'));
   database = await openDatabase({ url: postgres.url });
 }, 120_000);
@@ -50,7 +54,14 @@ afterAll(async () => {
 
 function startWorker(): ChildProcess {
   const worker = spawn(process.execPath, [join(packageRoot, 'bin', 'abp.js'), 'worker'], {
-    env: { ...process.env, ABP_HOME: home, TEMPORAL_ADDRESS: temporal.address, DATABASE_URL: postgres.url, GITHUB_API_URL: sim.apiUrl, GITHUB_TOKEN: TOKEN },
+    env: {
+      ...process.env,
+      ABP_HOME: home,
+      TEMPORAL_ADDRESS: temporal.address,
+      DATABASE_URL: postgres.url,
+      GITHUB_API_URL: sim.apiUrl,
+      GITHUB_TOKEN: TOKEN,
+    },
     stdio: 'ignore',
   });
   workers.push(worker);

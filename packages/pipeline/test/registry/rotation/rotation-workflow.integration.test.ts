@@ -90,12 +90,23 @@ describe.each(backends)('the registry rotation workflow on %s', (kind) => {
       namespace: env.namespace ?? 'default',
       taskQueue,
       workflowBundle: bundle,
-      activities: createActivities({ now: () => new Date(), rotation: { db: database.db, github: unthrottledClient(simulator.apiUrl, TOKEN) } }),
+      activities: createActivities({
+        now: () => new Date(),
+        rotation: { db: database.db, github: unthrottledClient(simulator.apiUrl, TOKEN) },
+      }),
     });
-  const start = (version: string) => env.client.workflow.start(rotateRegistry, { taskQueue, workflowId: workflowIds.registryRotation(version), args: [input(version)] });
+  const start = (version: string) =>
+    env.client.workflow.start(rotateRegistry, {
+      taskQueue,
+      workflowId: workflowIds.registryRotation(version),
+      args: [input(version)],
+    });
 
   async function storedEntries(version: string): Promise<string[]> {
-    const rows = await database.db.select({ repo: registryEntries.repo }).from(registryEntries).where(eq(registryEntries.registryVersion, version));
+    const rows = await database.db
+      .select({ repo: registryEntries.repo })
+      .from(registryEntries)
+      .where(eq(registryEntries.registryVersion, version));
     return rows.map((row) => row.repo).sort(compareCodeUnits);
   }
 
@@ -111,7 +122,15 @@ describe.each(backends)('the registry rotation workflow on %s', (kind) => {
     expect(document?.digest).toBe(registryDigest(document as NonNullable<typeof document>));
     expect(document?.entries.map((entry) => entry.repo)).toEqual(expectedEntries());
     expect(await storedEntries(version)).toEqual(expectedEntries());
-    expect(first).toMatchObject({ version, entries: SIZE, candidates: REPOS, batches, batchesFromStore: 0, fromStore: false, digest: document?.digest });
+    expect(first).toMatchObject({
+      version,
+      entries: SIZE,
+      candidates: REPOS,
+      batches,
+      batchesFromStore: 0,
+      fromStore: false,
+      digest: document?.digest,
+    });
 
     // The cost is recorded per batch and in total, and is exactly what the simulator answered.
     const stored = await readBatches(database.db, version);
@@ -151,7 +170,9 @@ describe.each(backends)('the registry rotation workflow on %s', (kind) => {
     const stored = await readBatches(database.db, version);
     const largestBatch = Math.max(...stored.map((batch) => batch.cost.requests));
     // The resumed worker did fetch, but nothing stored before the crash was fetched again.
-    console.info(`crash: ${storedAtCrash} stored at shutdown, ${spentAtCrash} requests before, ${spent} in all; clean run ${first.cost.requests}; largest batch ${largestBatch}; resumed batches from store ${result.batchesFromStore}`);
+    console.info(
+      `crash: ${storedAtCrash} stored at shutdown, ${spentAtCrash} requests before, ${spent} in all; clean run ${first.cost.requests}; largest batch ${largestBatch}; resumed batches from store ${result.batchesFromStore}`,
+    );
     expect(spent).toBeGreaterThan(spentAtCrash);
     expect(spent).toBeGreaterThanOrEqual(first.cost.requests);
     expect(spent).toBeLessThanOrEqual(first.cost.requests + largestBatch);

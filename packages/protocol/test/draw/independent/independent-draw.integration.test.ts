@@ -72,8 +72,24 @@ function caseRandom(seed: number): () => number {
 }
 
 const FIXED_SEEDS = [
-  0, 1, 2, 9, 11, 42, 99, 424242, 4242, 2 ** 31 - 1, 2 ** 31, 2 ** 32 - 1, 2 ** 32, 2 ** 32 + 1, 10 ** 12, 10 ** 15,
-  2 ** 53 - 2, 2 ** 53 - 1,
+  0,
+  1,
+  2,
+  9,
+  11,
+  42,
+  99,
+  424242,
+  4242,
+  2 ** 31 - 1,
+  2 ** 31,
+  2 ** 32 - 1,
+  2 ** 32,
+  2 ** 32 + 1,
+  10 ** 12,
+  10 ** 15,
+  2 ** 53 - 2,
+  2 ** 53 - 1,
 ];
 const TITLES = [
   'Crash on launch',
@@ -102,9 +118,12 @@ function drawSeeds(total: number): number[] {
 function repoNames(random: () => number, n: number): string[] {
   const names = new Set<string>();
   while (names.size < n) {
-    const part = (chars: string, len: number) => Array.from({ length: len }, () => chars[Math.floor(random() * chars.length)]).join('');
+    const part = (chars: string, len: number) =>
+      Array.from({ length: len }, () => chars[Math.floor(random() * chars.length)]).join('');
     // An owner starts with a letter or digit; a name of only dots is not a repository.
-    names.add(`${part(OWNER_CHARS.slice(0, 9), 1)}${part(OWNER_CHARS, Math.floor(random() * 3))}/${part(NAME_CHARS.slice(0, 9), 1)}${part(NAME_CHARS, Math.floor(random() * 4))}`);
+    names.add(
+      `${part(OWNER_CHARS.slice(0, 9), 1)}${part(OWNER_CHARS, Math.floor(random() * 3))}/${part(NAME_CHARS.slice(0, 9), 1)}${part(NAME_CHARS, Math.floor(random() * 4))}`,
+    );
   }
   return [...names].sort(); // the default sort is code-unit order, which the pool must follow
 }
@@ -121,12 +140,25 @@ function issues(random: () => number, n: number): PoolIssue[] {
 function drawPool(random: () => number, shape: number): Pool {
   const sizes: number[] = [];
   switch (shape % 6) {
-    case 0: sizes.push(1); break;
-    case 1: sizes.push(1 + Math.floor(random() * 300)); break;
-    case 2: for (let k = 0, n = 20 + Math.floor(random() * 100); k < n; k++) sizes.push(1); break;
-    case 3: for (let k = 0, n = 2 + Math.floor(random() * 40); k < n; k++) sizes.push(random() < 0.3 ? 1 : 1 + Math.floor(random() * 5)); break;
-    case 4: for (let k = 0, n = 2 + Math.floor(random() * 15); k < n; k++) sizes.push(random() < 0.5 ? 1 : 50 + Math.floor(random() * 350)); break;
-    default: for (let k = 0, n = 3 + Math.floor(random() * 10); k < n; k++) sizes.push(Math.floor(random() * 4)); // 0 = no eligible issue
+    case 0:
+      sizes.push(1);
+      break;
+    case 1:
+      sizes.push(1 + Math.floor(random() * 300));
+      break;
+    case 2:
+      for (let k = 0, n = 20 + Math.floor(random() * 100); k < n; k++) sizes.push(1);
+      break;
+    case 3:
+      for (let k = 0, n = 2 + Math.floor(random() * 40); k < n; k++)
+        sizes.push(random() < 0.3 ? 1 : 1 + Math.floor(random() * 5));
+      break;
+    case 4:
+      for (let k = 0, n = 2 + Math.floor(random() * 15); k < n; k++)
+        sizes.push(random() < 0.5 ? 1 : 50 + Math.floor(random() * 350));
+      break;
+    default:
+      for (let k = 0, n = 3 + Math.floor(random() * 10); k < n; k++) sizes.push(Math.floor(random() * 4)); // 0 = no eligible issue
   }
   if (!sizes.some((size) => size > 0)) sizes[0] = 1;
   const names = repoNames(random, sizes.length);
@@ -135,11 +167,16 @@ function drawPool(random: () => number, shape: number): Pool {
 
 function drawCount(random: () => number, total: number, index: number): number {
   switch (index % 5) {
-    case 0: return 1;
-    case 1: return 1 + Math.floor(random() * total);
-    case 2: return total;
-    case 3: return total + 1 + Math.floor(random() * 20); // more than the pool holds
-    default: return 1 + Math.floor(random() * 12);
+    case 0:
+      return 1;
+    case 1:
+      return 1 + Math.floor(random() * total);
+    case 2:
+      return total;
+    case 3:
+      return total + 1 + Math.floor(random() * 20); // more than the pool holds
+    default:
+      return 1 + Math.floor(random() * 12);
   }
 }
 
@@ -173,7 +210,15 @@ describe('the independent Python draw, from the document alone', () => {
       { seed: 424242, indices: [3_000_000_000, 3_000_000_000] },
       { optOuts: ['opted/out'] },
       { optOuts: [] },
-    ])) as [Record<string, unknown>, { values: number[] }, { values: number[] }, { bytes: number[] }, { indices: number[] }, { optOutsDigest: string }, { optOutsDigest: string }];
+    ])) as [
+      Record<string, unknown>,
+      { values: number[] },
+      { values: number[] },
+      { bytes: number[] },
+      { indices: number[] },
+      { optOutsDigest: string },
+      { optOutsDigest: string },
+    ];
     expect(trace).toMatchObject({
       seedString: 'abp-draw/v1:424242',
       key: [97, 98, 112, 45, 100, 114, 97, 119, 47, 118, 49, 58, 52, 50, 52, 50, 52, 50],
@@ -187,8 +232,8 @@ describe('the independent Python draw, from the document alone', () => {
     expect(hex(trace.droppedLast4 as number[])).toBe('10 2d 98 e6');
     expect(hex(trace.first16 as number[])).toBe('96 97 ed 49 f6 6c 6b bf 1d 2e fc 44 13 df 95 4d');
     expect(values.values).toEqual([
-      2526539081, 4134300607, 489618500, 333419853, 1888630870, 3516720054, 1504883645, 430176519, 141070297, 3816981230,
-      1288491193, 339413024, 3177883601, 955528573,
+      2526539081, 4134300607, 489618500, 333419853, 1888630870, 3516720054, 1504883645, 430176519, 141070297,
+      3816981230, 1288491193, 339413024, 3177883601, 955528573,
     ]);
     expect(zero.values).toEqual([4289129752]);
     expect(hex(rc4.bytes)).toBe('eb 9f 77 81 b7 34 ca 72 a7 19');
@@ -199,8 +244,17 @@ describe('the independent Python draw, from the document alone', () => {
 
   it('agrees with the document and the project on the worked example (§5, §6.4)', async () => {
     const optOuts = ['opted/out'];
-    const [python] = (await runPython([{ ...WORKED_RECORD, pool: WORKED_POOL, optOuts }])) as [{ picks: Pick[]; id: string; digest: string; text: string }];
-    const expected = ['gamma/lib#205', 'gamma/lib#100', 'acme/rocket#7', 'beta/widget#3', 'beta/widget#11', 'beta/widget#42'];
+    const [python] = (await runPython([{ ...WORKED_RECORD, pool: WORKED_POOL, optOuts }])) as [
+      { picks: Pick[]; id: string; digest: string; text: string },
+    ];
+    const expected = [
+      'gamma/lib#205',
+      'gamma/lib#100',
+      'acme/rocket#7',
+      'beta/widget#3',
+      'beta/widget#11',
+      'beta/widget#42',
+    ];
     expect(python.picks.map((p) => `${p.repo}#${p.number}`)).toEqual(expected);
     expect(python.id).toBe('draw-2026Q4-424242-455a6e914de6');
     expect(python.text).toBe(WORKED_TEXT);
@@ -213,7 +267,12 @@ describe('the independent Python draw, from the document alone', () => {
     const seeds = drawSeeds(300);
     // n values that reject often (2^31 + 1: about half), never (powers of two, 2^32), or as in §3 (3000000000).
     const ns = [1, 2, 3, 7, 500, 2 ** 31 + 1, 2 ** 31 + 1, 3_000_000_000, 2 ** 32, 2 ** 32 - 1, 1, 2 ** 31 + 1, 12345];
-    const answers = await runPython(seeds.flatMap((seed) => [{ seed, values: 16 }, { seed, indices: ns }]));
+    const answers = await runPython(
+      seeds.flatMap((seed) => [
+        { seed, values: 16 },
+        { seed, indices: ns },
+      ]),
+    );
     const mismatches: number[] = [];
     seeds.forEach((seed, k) => {
       const next = drawStream(seed);
@@ -222,7 +281,11 @@ describe('the independent Python draw, from the document alone', () => {
       const indices = ns.map((n) => uniformIndex(stream, n));
       const pythonValues = (answers[2 * k] as { values: number[] }).values;
       const pythonIndices = (answers[2 * k + 1] as { indices: number[] }).indices;
-      if (JSON.stringify(values) !== JSON.stringify(pythonValues) || JSON.stringify(indices) !== JSON.stringify(pythonIndices)) mismatches.push(seed);
+      if (
+        JSON.stringify(values) !== JSON.stringify(pythonValues) ||
+        JSON.stringify(indices) !== JSON.stringify(pythonIndices)
+      )
+        mismatches.push(seed);
     });
     expect(mismatches).toEqual([]);
     expect(answers).toHaveLength(600);
@@ -234,7 +297,9 @@ describe('the independent Python draw, from the document alone', () => {
       return first > 2 ** 31 ? [{ seed, indices: [first] }] : [];
     });
     const atLimit = (await runPython(boundary)) as { indices: number[] }[];
-    expect(atLimit.map((answer) => answer.indices[0])).toEqual(boundary.map(({ seed, indices }) => uniformIndex(drawStream(seed), indices[0] ?? 1)));
+    expect(atLimit.map((answer) => answer.indices[0])).toEqual(
+      boundary.map(({ seed, indices }) => uniformIndex(drawStream(seed), indices[0] ?? 1)),
+    );
     expect(atLimit.filter((answer) => answer.indices[0] === 0)).toEqual([]);
     expect(boundary.length).toBeGreaterThan(100);
   });
@@ -248,7 +313,9 @@ describe('the independent Python draw, from the document alone', () => {
     });
     const answers = await runPython(cases);
     const mismatches = cases.flatMap((c, k) =>
-      JSON.stringify(projectPicks(c.pool, c.seed, c.count)) === JSON.stringify(pythonPicks(answers[k])) ? [] : [{ case: k, seed: c.seed }],
+      JSON.stringify(projectPicks(c.pool, c.seed, c.count)) === JSON.stringify(pythonPicks(answers[k]))
+        ? []
+        : [{ case: k, seed: c.seed }],
     );
     expect(mismatches).toEqual([]);
     // The cases reach what they are meant to: a pool exhausted, single-issue pools, empty repositories, seeds above 2^32.
@@ -260,7 +327,10 @@ describe('the independent Python draw, from the document alone', () => {
   });
 
   it('refuses what the project refuses: seeds out of range, a count below 1, a pool out of order', async () => {
-    const one = (repo: string, ...numbers: number[]) => ({ repo, issues: numbers.map((number) => ({ number, title: 't' })) });
+    const one = (repo: string, ...numbers: number[]) => ({
+      repo,
+      issues: numbers.map((number) => ({ number, title: 't' })),
+    });
     const cases = [
       { seed: -1, count: 1, pool: { repos: [one('a/b', 1)] } },
       { seed: 2 ** 53, count: 1, pool: { repos: [one('a/b', 1)] } },
@@ -277,7 +347,19 @@ describe('the independent Python draw, from the document alone', () => {
     ];
     const answers = await runPython(cases);
     const python = answers.map(refusalCode);
-    expect(python).toEqual(['invalid-seed', 'invalid-seed', 'invalid-seed', 'invalid-count', 'unsorted-pool', 'unsorted-pool', 'unsorted-pool', 'unsorted-pool', 'unsorted-pool', 'unsorted-pool', 'unsorted-pool']);
+    expect(python).toEqual([
+      'invalid-seed',
+      'invalid-seed',
+      'invalid-seed',
+      'invalid-count',
+      'unsorted-pool',
+      'unsorted-pool',
+      'unsorted-pool',
+      'unsorted-pool',
+      'unsorted-pool',
+      'unsorted-pool',
+      'unsorted-pool',
+    ]);
     expect(cases.map((c) => refusalCode(projectPicks(c.pool, c.seed, c.count)))).toEqual(python);
   });
 
@@ -301,7 +383,9 @@ describe('the independent Python draw, from the document alone', () => {
       const record = buildDrawRecord(inputs);
       expect(record).toEqual(answers[k]?.record);
       expect(drawRecordText(record)).toBe(answers[k]?.text);
-      expect(optOutsDigest(inputs.optOuts)).toBe(answers[k]?.record && (answers[k].record as { inputDigests: { optOuts: string } }).inputDigests.optOuts);
+      expect(optOutsDigest(inputs.optOuts)).toBe(
+        answers[k]?.record && (answers[k].record as { inputDigests: { optOuts: string } }).inputDigests.optOuts,
+      );
     });
     expect(new Set(answers.map((a) => a.id)).size).toBe(cases.length);
   });

@@ -9,7 +9,16 @@ import { textkit } from './textkit.js';
 export const LIVE_REPO_SPECS: readonly LiveRepoSpec[] = [textkit, rangeset, durafmt, semverLite];
 
 /** Who reports issues and sends pull requests; each repository draws three of them from the seed. */
-export const CONTRIBUTORS: readonly string[] = ['kenji-dev', 'sofia-lab', 'omar-codes', 'lena-ops', 'ravi-io', 'noor-hq', 'tomas-bytes', 'yuki-writes'];
+export const CONTRIBUTORS: readonly string[] = [
+  'kenji-dev',
+  'sofia-lab',
+  'omar-codes',
+  'lena-ops',
+  'ravi-io',
+  'noor-hq',
+  'tomas-bytes',
+  'yuki-writes',
+];
 
 /** The solver's account: it owns a fork of every repository and opens pull requests from them. */
 export const SOLVER_LOGIN = 'abp-solver';

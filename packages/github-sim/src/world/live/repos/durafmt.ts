@@ -186,7 +186,11 @@ export const durafmt: LiveRepoSpec = {
     { name: 'kind/bug', color: 'e11d21', description: 'Categorizes issue or PR as related to a bug.' },
     { name: 'kind/feature', color: 'c7def8', description: 'Categorizes issue or PR as related to a new feature.' },
     { name: 'kind/support', color: 'd455d0', description: 'Categorizes issue or PR as a support question.' },
-    { name: 'kind/documentation', color: 'c7def8', description: 'Categorizes issue or PR as related to documentation.' },
+    {
+      name: 'kind/documentation',
+      color: 'c7def8',
+      description: 'Categorizes issue or PR as related to documentation.',
+    },
     { name: 'priority/backlog', color: 'fef2c0', description: 'Higher priority than priority/awaiting-more-evidence.' },
   ],
   maintainers: [owner],
@@ -206,7 +210,11 @@ export const durafmt: LiveRepoSpec = {
         ],
       },
     },
-    { type: 'commit', day: 150, commit: { message: 'Add examples', author: owner, edits: [{ path: 'example_test.go', content: exampleTest }] } },
+    {
+      type: 'commit',
+      day: 150,
+      commit: { message: 'Add examples', author: owner, edits: [{ path: 'example_test.go', content: exampleTest }] },
+    },
     {
       type: 'merged-pull',
       number: 2,
@@ -222,8 +230,20 @@ export const durafmt: LiveRepoSpec = {
           message: 'Format: write "0s" for durations under a second',
           author: '{c0}',
           edits: [
-            { path: 'durafmt.go', replace: [['func Format(d time.Duration) string {\n', 'func Format(d time.Duration) string {\n\tif d > -time.Second && d < time.Second {\n\t\treturn "0s"\n\t}\n']] },
-            { path: 'durafmt_test.go', append: '\nfunc TestFormatZero(t *testing.T) {\n\tfor _, d := range []time.Duration{0, 500 * time.Millisecond} {\n\t\tif got := Format(d); got != "0s" {\n\t\t\tt.Errorf("Format(%v) = %q, want \\"0s\\"", d, got)\n\t\t}\n\t}\n}\n' },
+            {
+              path: 'durafmt.go',
+              replace: [
+                [
+                  'func Format(d time.Duration) string {\n',
+                  'func Format(d time.Duration) string {\n\tif d > -time.Second && d < time.Second {\n\t\treturn "0s"\n\t}\n',
+                ],
+              ],
+            },
+            {
+              path: 'durafmt_test.go',
+              append:
+                '\nfunc TestFormatZero(t *testing.T) {\n\tfor _, d := range []time.Duration{0, 500 * time.Millisecond} {\n\t\tif got := Format(d); got != "0s" {\n\t\t\tt.Errorf("Format(%v) = %q, want \\"0s\\"", d, got)\n\t\t}\n\t}\n}\n',
+            },
           ],
         },
       ],
@@ -231,7 +251,19 @@ export const durafmt: LiveRepoSpec = {
     {
       type: 'commit',
       day: 17,
-      commit: { message: 'Add CI workflow', author: owner, edits: [{ path: '.github/workflows/ci.yml', content: ciWorkflow("      - uses: actions/setup-go@v5\n        with:\n          go-version: '1.22'", 'go test ./...') }] },
+      commit: {
+        message: 'Add CI workflow',
+        author: owner,
+        edits: [
+          {
+            path: '.github/workflows/ci.yml',
+            content: ciWorkflow(
+              "      - uses: actions/setup-go@v5\n        with:\n          go-version: '1.22'",
+              'go test ./...',
+            ),
+          },
+        ],
+      },
     },
   ],
   issues: [
@@ -254,15 +286,32 @@ export const durafmt: LiveRepoSpec = {
       labels: ['kind/bug'],
       author: '{c1}',
       openedDay: 15,
-      comments: [{ author: owner, body: 'Every part keeps its sign because the remainder stays negative. Should be a small fix.' }],
+      comments: [
+        {
+          author: owner,
+          body: 'Every part keeps its sign because the remainder stays negative. Should be a small fix.',
+        },
+      ],
       fix: {
         branch: 'format-negative',
         title: 'Format: write the sign of a negative duration once',
         body: 'Write the sign once and format the absolute value.\n\nFixes #3',
         commitMessage: 'Format: write the sign of negative durations once',
         edits: [
-          { path: 'durafmt.go', replace: [['\tvar b strings.Builder\n\tfor _, unit := range units {\n', '\tvar b strings.Builder\n\tif d < 0 {\n\t\tb.WriteByte(\'-\')\n\t\td = -d\n\t}\n\tfor _, unit := range units {\n']] },
-          { path: 'durafmt_test.go', append: '\nfunc TestFormatNegative(t *testing.T) {\n\tcases := map[time.Duration]string{\n\t\t-90 * time.Second: "-1m30s",\n\t\t-26 * time.Hour:   "-1d2h",\n\t}\n\tfor in, want := range cases {\n\t\tif got := Format(in); got != want {\n\t\t\tt.Errorf("Format(%v) = %q, want %q", in, got, want)\n\t\t}\n\t}\n}\n' },
+          {
+            path: 'durafmt.go',
+            replace: [
+              [
+                '\tvar b strings.Builder\n\tfor _, unit := range units {\n',
+                "\tvar b strings.Builder\n\tif d < 0 {\n\t\tb.WriteByte('-')\n\t\td = -d\n\t}\n\tfor _, unit := range units {\n",
+              ],
+            ],
+          },
+          {
+            path: 'durafmt_test.go',
+            append:
+              '\nfunc TestFormatNegative(t *testing.T) {\n\tcases := map[time.Duration]string{\n\t\t-90 * time.Second: "-1m30s",\n\t\t-26 * time.Hour:   "-1d2h",\n\t}\n\tfor in, want := range cases {\n\t\tif got := Format(in); got != want {\n\t\t\tt.Errorf("Format(%v) = %q, want %q", in, got, want)\n\t\t}\n\t}\n}\n',
+          },
         ],
         failToPass: ['github.com/hal-gopher/durafmt::TestFormatNegative'],
         breaks: [],
@@ -283,10 +332,23 @@ export const durafmt: LiveRepoSpec = {
         body: 'A trailing number without a unit is an error, not something to ignore.\n\nFixes #4',
         commitMessage: 'Parse: reject a trailing number without a unit',
         edits: [
-          { path: 'durafmt.go', replace: [['\t\tif digits == -1 {\n\t\t\tbreak\n\t\t}\n', '\t\tif digits == -1 {\n\t\t\treturn 0, fmt.Errorf("durafmt: missing unit after %q", rest)\n\t\t}\n']] },
+          {
+            path: 'durafmt.go',
+            replace: [
+              [
+                '\t\tif digits == -1 {\n\t\t\tbreak\n\t\t}\n',
+                '\t\tif digits == -1 {\n\t\t\treturn 0, fmt.Errorf("durafmt: missing unit after %q", rest)\n\t\t}\n',
+              ],
+            ],
+          },
           {
             path: 'durafmt_test.go',
-            replace: [['func TestRoundTrip(t *testing.T) {\n', 'func TestParseRejectsTrailingNumber(t *testing.T) {\n\tfor _, in := range []string{"1h30", "15"} {\n\t\tif d, err := Parse(in); err == nil {\n\t\t\tt.Errorf("Parse(%q) = %v, want an error", in, d)\n\t\t}\n\t}\n}\n\nfunc TestRoundTrip(t *testing.T) {\n']],
+            replace: [
+              [
+                'func TestRoundTrip(t *testing.T) {\n',
+                'func TestParseRejectsTrailingNumber(t *testing.T) {\n\tfor _, in := range []string{"1h30", "15"} {\n\t\tif d, err := Parse(in); err == nil {\n\t\t\tt.Errorf("Parse(%q) = %v, want an error", in, d)\n\t\t}\n\t}\n}\n\nfunc TestRoundTrip(t *testing.T) {\n',
+              ],
+            ],
           },
         ],
         failToPass: ['github.com/hal-gopher/durafmt::TestParseRejectsTrailingNumber'],

@@ -198,7 +198,11 @@ export const rangeset: LiveRepoSpec = {
     {
       type: 'commit',
       day: 100,
-      commit: { message: 'Add a round-trip test for format_ranges', author: 'ines-ranges', edits: [{ path: 'tests/test_roundtrip.py', content: testRoundTrip }] },
+      commit: {
+        message: 'Add a round-trip test for format_ranges',
+        author: 'ines-ranges',
+        edits: [{ path: 'tests/test_roundtrip.py', content: testRoundTrip }],
+      },
     },
     {
       type: 'merged-pull',
@@ -217,9 +221,18 @@ export const rangeset: LiveRepoSpec = {
           edits: [
             {
               path: 'rangeset/core.py',
-              replace: [['    return ",".join(f"{start}-{end}" for start, end in ranges)\n', '    return ",".join(str(start) if start == end else f"{start}-{end}" for start, end in ranges)\n']],
+              replace: [
+                [
+                  '    return ",".join(f"{start}-{end}" for start, end in ranges)\n',
+                  '    return ",".join(str(start) if start == end else f"{start}-{end}" for start, end in ranges)\n',
+                ],
+              ],
             },
-            { path: 'tests/test_format.py', append: '\n\ndef test_format_single_numbers():\n    assert format_ranges([(7, 7), (9, 10)]) == "7,9-10"\n' },
+            {
+              path: 'tests/test_format.py',
+              append:
+                '\n\ndef test_format_single_numbers():\n    assert format_ranges([(7, 7), (9, 10)]) == "7,9-10"\n',
+            },
           ],
         },
       ],
@@ -231,8 +244,22 @@ export const rangeset: LiveRepoSpec = {
         message: 'README: bounds are inclusive',
         author: owner,
         edits: [
-          { path: 'README.md', replace: [['Parse, merge and format inclusive integer ranges.\n', 'Parse, merge and format inclusive integer ranges: "1-3" is 1, 2 and 3.\n']] },
-          { path: '.github/workflows/ci.yml', content: ciWorkflow("      - uses: actions/setup-python@v5\n        with:\n          python-version: '3.11'\n      - run: pip install pytest", 'python -m pytest') },
+          {
+            path: 'README.md',
+            replace: [
+              [
+                'Parse, merge and format inclusive integer ranges.\n',
+                'Parse, merge and format inclusive integer ranges: "1-3" is 1, 2 and 3.\n',
+              ],
+            ],
+          },
+          {
+            path: '.github/workflows/ci.yml',
+            content: ciWorkflow(
+              "      - uses: actions/setup-python@v5\n        with:\n          python-version: '3.11'\n      - run: pip install pytest",
+              'python -m pytest',
+            ),
+          },
         ],
       },
     },
@@ -267,16 +294,23 @@ export const rangeset: LiveRepoSpec = {
           {
             path: 'rangeset/core.py',
             replace: [
-              ['    """Sorts ranges and merges the ones that overlap."""\n', '    """Sorts ranges and merges the ones that overlap or touch."""\n'],
+              [
+                '    """Sorts ranges and merges the ones that overlap."""\n',
+                '    """Sorts ranges and merges the ones that overlap or touch."""\n',
+              ],
               ['        if merged and start < merged[-1][1]:\n', '        if merged and start <= merged[-1][1] + 1:\n'],
             ],
           },
           {
             path: 'tests/test_merge.py',
-            append: '\n\ndef test_merge_ranges_sharing_an_endpoint():\n    assert merge_ranges([(1, 3), (3, 5)]) == [(1, 5)]\n\n\ndef test_total_length_counts_a_shared_endpoint_once():\n    assert total_length([(1, 3), (3, 5)]) == 5\n',
+            append:
+              '\n\ndef test_merge_ranges_sharing_an_endpoint():\n    assert merge_ranges([(1, 3), (3, 5)]) == [(1, 5)]\n\n\ndef test_total_length_counts_a_shared_endpoint_once():\n    assert total_length([(1, 3), (3, 5)]) == 5\n',
           },
         ],
-        failToPass: ['tests/test_merge.py::test_merge_ranges_sharing_an_endpoint', 'tests/test_merge.py::test_total_length_counts_a_shared_endpoint_once'],
+        failToPass: [
+          'tests/test_merge.py::test_merge_ranges_sharing_an_endpoint',
+          'tests/test_merge.py::test_total_length_counts_a_shared_endpoint_once',
+        ],
         breaks: ['tests/test_merge.py::test_merge_keeps_adjacent_ranges_apart'],
       },
     },
@@ -299,14 +333,21 @@ export const rangeset: LiveRepoSpec = {
             path: 'rangeset/core.py',
             replace: [
               ['from typing import Iterable, List, Tuple\n', 'import re\nfrom typing import Iterable, List, Tuple\n'],
-              ['Range = Tuple[int, int]\n', 'Range = Tuple[int, int]\n\n_PART = re.compile(r"^(-?\\d+)(?:\\s*-\\s*(-?\\d+))?$")\n'],
+              [
+                'Range = Tuple[int, int]\n',
+                'Range = Tuple[int, int]\n\n_PART = re.compile(r"^(-?\\d+)(?:\\s*-\\s*(-?\\d+))?$")\n',
+              ],
               [
                 '        if "-" in part:\n            first, last = part.split("-", 1)\n            start, end = int(first), int(last)\n        else:\n            start = end = int(part)\n',
                 '        match = _PART.match(part)\n        if match is None:\n            raise ValueError(f"not a range: {part!r}")\n        start = int(match.group(1))\n        end = start if match.group(2) is None else int(match.group(2))\n',
               ],
             ],
           },
-          { path: 'tests/test_parse.py', append: '\n\ndef test_parse_negative_numbers():\n    assert parse_ranges("-5--3,-1,2") == [(-5, -3), (-1, -1), (2, 2)]\n' },
+          {
+            path: 'tests/test_parse.py',
+            append:
+              '\n\ndef test_parse_negative_numbers():\n    assert parse_ranges("-5--3,-1,2") == [(-5, -3), (-1, -1), (2, 2)]\n',
+          },
         ],
         failToPass: ['tests/test_parse.py::test_parse_negative_numbers'],
         breaks: [],
@@ -315,7 +356,7 @@ export const rangeset: LiveRepoSpec = {
     {
       number: 5,
       title: 'test_format_round_trips_random_ranges fails now and then',
-      body: 'CI went red on an unrelated change with `ValueError: range \'41-17\' ends before it starts` in `test_format_round_trips_random_ranges`; a rerun passed. Looks like the test can draw an end below its start.',
+      body: "CI went red on an unrelated change with `ValueError: range '41-17' ends before it starts` in `test_format_round_trips_random_ranges`; a rerun passed. Looks like the test can draw an end below its start.",
       kind: 'chore',
       labels: ['flaky-test'],
       author: 'ines-ranges',

@@ -200,7 +200,11 @@ export const semverLite: LiveRepoSpec = {
         author: owner,
         edits: [
           { path: 'src/lib.rs', append: display },
-          { path: 'tests/version.rs', append: '\n#[test]\nfn displays_what_it_parsed() {\n    for text in ["1.2.3", "0.1.0-rc.1"] {\n        assert_eq!(v(text).to_string(), text);\n    }\n}\n' },
+          {
+            path: 'tests/version.rs',
+            append:
+              '\n#[test]\nfn displays_what_it_parsed() {\n    for text in ["1.2.3", "0.1.0-rc.1"] {\n        assert_eq!(v(text).to_string(), text);\n    }\n}\n',
+          },
         ],
       },
     },
@@ -228,7 +232,11 @@ export const semverLite: LiveRepoSpec = {
                 ],
               ],
             },
-            { path: 'tests/version.rs', append: '\n#[test]\nfn rejects_leading_zeros() {\n    for text in ["01.2.3", "1.02.3", "1.2.03"] {\n        assert!(Version::parse(text).is_err(), "{:?} parsed", text);\n    }\n    assert_eq!(v("0.0.0"), Version::new(0, 0, 0));\n}\n' },
+            {
+              path: 'tests/version.rs',
+              append:
+                '\n#[test]\nfn rejects_leading_zeros() {\n    for text in ["01.2.3", "1.02.3", "1.2.03"] {\n        assert!(Version::parse(text).is_err(), "{:?} parsed", text);\n    }\n    assert_eq!(v("0.0.0"), Version::new(0, 0, 0));\n}\n',
+            },
           ],
         },
       ],
@@ -239,7 +247,12 @@ export const semverLite: LiveRepoSpec = {
       commit: {
         message: 'Add CI workflow',
         author: owner,
-        edits: [{ path: '.github/workflows/ci.yml', content: ciWorkflow('      - uses: dtolnay/rust-toolchain@stable', 'cargo test') }],
+        edits: [
+          {
+            path: '.github/workflows/ci.yml',
+            content: ciWorkflow('      - uses: dtolnay/rust-toolchain@stable', 'cargo test'),
+          },
+        ],
       },
     },
   ],
@@ -279,7 +292,11 @@ export const semverLite: LiveRepoSpec = {
               ],
             ],
           },
-          { path: 'tests/version.rs', append: '\n#[test]\nfn prerelease_sorts_before_release() {\n    assert!(v("1.0.0-alpha") < v("1.0.0"));\n    assert!(v("1.0.0") > v("1.0.0-rc.1"));\n}\n' },
+          {
+            path: 'tests/version.rs',
+            append:
+              '\n#[test]\nfn prerelease_sorts_before_release() {\n    assert!(v("1.0.0-alpha") < v("1.0.0"));\n    assert!(v("1.0.0") > v("1.0.0-rc.1"));\n}\n',
+          },
         ],
         failToPass: ['tests/version.rs::prerelease_sorts_before_release'],
         breaks: [],
@@ -303,14 +320,21 @@ export const semverLite: LiveRepoSpec = {
           {
             path: 'src/lib.rs',
             replace: [
-              ['        core.then_with(|| self.pre.cmp(&other.pre))\n', '        core.then_with(|| compare_pre(&self.pre, &other.pre))\n'],
+              [
+                '        core.then_with(|| self.pre.cmp(&other.pre))\n',
+                '        core.then_with(|| compare_pre(&self.pre, &other.pre))\n',
+              ],
               [
                 'impl fmt::Display for Version {\n',
-                "/// Identifiers compare pairwise: numbers numerically and before words, words as text.\nfn compare_pre(left: &[String], right: &[String]) -> Ordering {\n    for (a, b) in left.iter().zip(right) {\n        let order = match (a.parse::<u64>(), b.parse::<u64>()) {\n            (Ok(x), Ok(y)) => x.cmp(&y),\n            (Ok(_), Err(_)) => Ordering::Less,\n            (Err(_), Ok(_)) => Ordering::Greater,\n            (Err(_), Err(_)) => a.cmp(b),\n        };\n        if order != Ordering::Equal {\n            return order;\n        }\n    }\n    left.len().cmp(&right.len())\n}\n\nimpl fmt::Display for Version {\n",
+                '/// Identifiers compare pairwise: numbers numerically and before words, words as text.\nfn compare_pre(left: &[String], right: &[String]) -> Ordering {\n    for (a, b) in left.iter().zip(right) {\n        let order = match (a.parse::<u64>(), b.parse::<u64>()) {\n            (Ok(x), Ok(y)) => x.cmp(&y),\n            (Ok(_), Err(_)) => Ordering::Less,\n            (Err(_), Ok(_)) => Ordering::Greater,\n            (Err(_), Err(_)) => a.cmp(b),\n        };\n        if order != Ordering::Equal {\n            return order;\n        }\n    }\n    left.len().cmp(&right.len())\n}\n\nimpl fmt::Display for Version {\n',
               ],
             ],
           },
-          { path: 'tests/version.rs', append: '\n#[test]\nfn numeric_identifiers_compare_as_numbers() {\n    assert!(v("1.0.0-rc.2") < v("1.0.0-rc.10"));\n    assert!(v("1.0.0-1") < v("1.0.0-alpha"));\n}\n' },
+          {
+            path: 'tests/version.rs',
+            append:
+              '\n#[test]\nfn numeric_identifiers_compare_as_numbers() {\n    assert!(v("1.0.0-rc.2") < v("1.0.0-rc.10"));\n    assert!(v("1.0.0-1") < v("1.0.0-alpha"));\n}\n',
+          },
         ],
         failToPass: ['tests/version.rs::numeric_identifiers_compare_as_numbers'],
         breaks: [],

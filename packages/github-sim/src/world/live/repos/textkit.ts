@@ -180,7 +180,7 @@ export const textkit: LiveRepoSpec = {
               path: 'src/slugify.js',
               replace: [
                 [
-                  "  const slug = title.toLowerCase().replace(/[^a-z0-9]+/g, separator);\n  return slug.startsWith(separator) ? slug.slice(separator.length) : slug;\n",
+                  '  const slug = title.toLowerCase().replace(/[^a-z0-9]+/g, separator);\n  return slug.startsWith(separator) ? slug.slice(separator.length) : slug;\n',
                   "  const words = title.toLowerCase().split(/[^a-z0-9]+/).filter((word) => word !== '');\n  return words.join(separator);\n",
                 ],
               ],
@@ -201,7 +201,19 @@ export const textkit: LiveRepoSpec = {
     {
       type: 'commit',
       day: 19,
-      commit: { message: 'Add CI workflow', author: owner, edits: [{ path: '.github/workflows/ci.yml', content: ciWorkflow("      - uses: actions/setup-node@v4\n        with:\n          node-version: 20", 'npm test') }] },
+      commit: {
+        message: 'Add CI workflow',
+        author: owner,
+        edits: [
+          {
+            path: '.github/workflows/ci.yml',
+            content: ciWorkflow(
+              '      - uses: actions/setup-node@v4\n        with:\n          node-version: 20',
+              'npm test',
+            ),
+          },
+        ],
+      },
     },
   ],
   issues: [
@@ -225,7 +237,10 @@ export const textkit: LiveRepoSpec = {
       author: '{c1}',
       openedDay: 16,
       comments: [
-        { author: owner, body: 'Confirmed. The pattern only keeps ASCII letters, so every other letter becomes a separator.' },
+        {
+          author: owner,
+          body: 'Confirmed. The pattern only keeps ASCII letters, so every other letter becomes a separator.',
+        },
         { author: '{c2}', body: 'Same here with German umlauts: `slugify("Grüße")` gives `"gr-e"`.' },
       ],
       fix: {
@@ -238,7 +253,7 @@ export const textkit: LiveRepoSpec = {
             path: 'src/slugify.js',
             replace: [
               [
-                "  const words = title.toLowerCase().split(",
+                '  const words = title.toLowerCase().split(',
                 "  // NFKD splits 'é' into 'e' and a combining accent; dropping the accents keeps the letter.\n  const plain = title.normalize('NFKD').replace(/[\\u0300-\\u036f]/g, '');\n  const words = plain.toLowerCase().split(",
               ],
             ],
@@ -265,7 +280,12 @@ export const textkit: LiveRepoSpec = {
       labels: ['question'],
       author: '{c2}',
       openedDay: 11,
-      comments: [{ author: owner, body: "There's no option for that today; `separator: '_'` gets close if underscores are all you need." }],
+      comments: [
+        {
+          author: owner,
+          body: "There's no option for that today; `separator: '_'` gets close if underscores are all you need.",
+        },
+      ],
     },
     {
       number: 5,

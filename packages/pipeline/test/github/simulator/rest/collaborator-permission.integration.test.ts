@@ -17,7 +17,10 @@ let octokit: GithubClient;
 
 beforeAll(async () => {
   sim = await startSimulator({ world: restFixtureWorld(), tokens: new Set(['perm-token']) });
-  octokit = createGithubClient({ baseUrl: sim.apiUrl, token: 'perm-token', maxRateLimitRetries: 0, retryAfterBaseMs: 10 }, {});
+  octokit = createGithubClient(
+    { baseUrl: sim.apiUrl, token: 'perm-token', maxRateLimitRetries: 0, retryAfterBaseMs: 10 },
+    {},
+  );
 });
 afterAll(async () => {
   await sim?.close();
@@ -39,7 +42,10 @@ describe('a user’s permission on a repository', () => {
       repo: { by: 'name', owner: 'acme', name: 'widgets' },
       username: 'dependabot[bot]',
     });
-    expect(matchRoute('GET', '/repositories/1/collaborators/alice/permission')).toMatchObject({ $case: 'collaborator-permission', repo: { by: 'id', id: 1 } });
+    expect(matchRoute('GET', '/repositories/1/collaborators/alice/permission')).toMatchObject({
+      $case: 'collaborator-permission',
+      repo: { by: 'id', id: 1 },
+    });
     expect(matchRoute('POST', '/repos/acme/widgets/collaborators/alice/permission')).toBeNull();
     expect(matchRoute('GET', '/repos/acme/widgets/collaborators/alice')).toBeNull();
   });
@@ -47,7 +53,11 @@ describe('a user’s permission on a repository', () => {
   it('is admin for the owner, write for a maintainer, read for anyone else', async () => {
     const roles: Record<string, string> = {};
     for (const username of ['acme', 'alice', 'bob', 'dependabot[bot]']) {
-      const answer = await octokit.rest.repos.getCollaboratorPermissionLevel({ owner: 'acme', repo: 'widgets', username });
+      const answer = await octokit.rest.repos.getCollaboratorPermissionLevel({
+        owner: 'acme',
+        repo: 'widgets',
+        username,
+      });
       expect(openapi.check(path, 'get', 200, answer.data)).toEqual([]);
       expect(answer.data.user?.login).toBe(username);
       expect(answer.data.role_name).toBe(answer.data.permission);
@@ -56,11 +66,22 @@ describe('a user’s permission on a repository', () => {
     }
     expect(roles).toEqual({ acme: 'admin', alice: 'write', bob: 'read', 'dependabot[bot]': 'read' });
     // alice maintains widgets only; the owner maintains gadgets as well.
-    expect((await octokit.rest.repos.getCollaboratorPermissionLevel({ owner: 'acme', repo: 'gadgets', username: 'alice' })).data.permission).toBe('read');
+    expect(
+      (await octokit.rest.repos.getCollaboratorPermissionLevel({ owner: 'acme', repo: 'gadgets', username: 'alice' }))
+        .data.permission,
+    ).toBe('read');
   });
 
   it('answers 404 for a login that is no user and for an unknown repository', async () => {
-    expect(await statusOf(octokit.rest.repos.getCollaboratorPermissionLevel({ owner: 'acme', repo: 'widgets', username: 'nobody-here' }))).toBe(404);
-    expect(await statusOf(octokit.rest.repos.getCollaboratorPermissionLevel({ owner: 'acme', repo: 'no-such-repo', username: 'alice' }))).toBe(404);
+    expect(
+      await statusOf(
+        octokit.rest.repos.getCollaboratorPermissionLevel({ owner: 'acme', repo: 'widgets', username: 'nobody-here' }),
+      ),
+    ).toBe(404);
+    expect(
+      await statusOf(
+        octokit.rest.repos.getCollaboratorPermissionLevel({ owner: 'acme', repo: 'no-such-repo', username: 'alice' }),
+      ),
+    ).toBe(404);
   });
 });

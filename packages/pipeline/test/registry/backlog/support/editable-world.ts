@@ -2,15 +2,31 @@
 // handful of repositories, too few for a refresh to cost a tenth of a full read. Changed repositories are served from
 // the scale world's records with the changes laid over them (same filters, orders and tie-breaks as ScaleWorld);
 // every other repository is the scale world itself.
-import type { IssueQuery, Page, PullQuery, RepoSearch, SimComment, SimIssue, SimPull, SimRepo, SimUser, WorldReader } from '@abp/github-sim/world/model';
+import type {
+  IssueQuery,
+  Page,
+  PullQuery,
+  RepoSearch,
+  SimComment,
+  SimIssue,
+  SimPull,
+  SimRepo,
+  SimUser,
+  WorldReader,
+} from '@abp/github-sim/world/model';
 import type { ScaleWorld } from '@abp/github-sim/world/scale';
 
 type Order = { field: 'CREATED_AT' | 'UPDATED_AT' | 'COMMENTS'; direction: 'ASC' | 'DESC' };
 
 /** ScaleWorld's order: CREATED_AT is number order; other keys tie-break by number, both in the sort's direction. */
-function ordered<T extends { number: number; updatedAt: string }>(rows: T[], order: Order | undefined, comments: (row: T) => number): T[] {
+function ordered<T extends { number: number; updatedAt: string }>(
+  rows: T[],
+  order: Order | undefined,
+  comments: (row: T) => number,
+): T[] {
   const sign = order?.direction === 'DESC' ? -1 : 1;
-  const key = (row: T): number => (order?.field === 'UPDATED_AT' ? Date.parse(row.updatedAt) : order?.field === 'COMMENTS' ? comments(row) : 0);
+  const key = (row: T): number =>
+    order?.field === 'UPDATED_AT' ? Date.parse(row.updatedAt) : order?.field === 'COMMENTS' ? comments(row) : 0;
   return rows.sort((a, b) => sign * (key(a) - key(b) || a.number - b.number));
 }
 
@@ -61,13 +77,19 @@ export class EditableWorld implements WorldReader {
   }
 
   private allIssues(repo: SimRepo): SimIssue[] {
-    const rows = new Map(this.base.issues(repo, {}, 0, this.base.issues(repo, {}, 0, 0).total).items.map((issue) => [issue.number, issue as SimIssue | null]));
+    const rows = new Map(
+      this.base
+        .issues(repo, {}, 0, this.base.issues(repo, {}, 0, 0).total)
+        .items.map((issue) => [issue.number, issue as SimIssue | null]),
+    );
     for (const [number, issue] of this.issueChanges.get(repo.id) ?? []) rows.set(number, issue);
     return [...rows.values()].filter((issue): issue is SimIssue => issue !== null);
   }
 
   private allPulls(repo: SimRepo): SimPull[] {
-    const rows = new Map(this.base.pulls(repo, {}, 0, this.base.pulls(repo, {}, 0, 0).total).items.map((pull) => [pull.number, pull]));
+    const rows = new Map(
+      this.base.pulls(repo, {}, 0, this.base.pulls(repo, {}, 0, 0).total).items.map((pull) => [pull.number, pull]),
+    );
     for (const [number, pull] of this.pullChanges.get(repo.id) ?? []) rows.set(number, pull);
     return [...rows.values()];
   }
@@ -81,10 +103,16 @@ export class EditableWorld implements WorldReader {
     const rows = this.allIssues(repo).filter(
       (issue) =>
         (query.states === undefined || query.states.length === 0 || query.states.includes(issue.state)) &&
-        (labels === undefined || labels.length === 0 || issue.labels.some((name) => labels.includes(name.toLowerCase()))) &&
+        (labels === undefined ||
+          labels.length === 0 ||
+          issue.labels.some((name) => labels.includes(name.toLowerCase()))) &&
         (since === null || Date.parse(issue.updatedAt) >= since),
     );
-    return page(ordered(rows, query.orderBy, (issue) => issue.commentCount), offset, limit);
+    return page(
+      ordered(rows, query.orderBy, (issue) => issue.commentCount),
+      offset,
+      limit,
+    );
   }
 
   issue(repo: SimRepo, number: number): SimIssue | undefined {
@@ -94,8 +122,14 @@ export class EditableWorld implements WorldReader {
 
   pulls(repo: SimRepo, query: PullQuery, offset: number, limit: number): Page<SimPull> {
     if (!this.pullChanges.has(repo.id)) return this.base.pulls(repo, query, offset, limit);
-    const rows = this.allPulls(repo).filter((pull) => query.states === undefined || query.states.length === 0 || query.states.includes(pull.state));
-    return page(ordered(rows, query.orderBy, () => 0), offset, limit);
+    const rows = this.allPulls(repo).filter(
+      (pull) => query.states === undefined || query.states.length === 0 || query.states.includes(pull.state),
+    );
+    return page(
+      ordered(rows, query.orderBy, () => 0),
+      offset,
+      limit,
+    );
   }
 
   pull(repo: SimRepo, number: number): SimPull | undefined {
