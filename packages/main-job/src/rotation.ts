@@ -6,8 +6,8 @@ import { join } from 'node:path';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { PublicationError, readPublishedRegistry } from '@abp/pipeline/registry/publication';
+import { DEFAULT_SCHEDULED_ROTATION } from '@abp/pipeline/contracts/rotation-defaults';
 import {
-  DEFAULT_SCHEDULED_ROTATION,
   quarterVersion,
   rotateRegistryInput,
   type RotateRegistryInput,

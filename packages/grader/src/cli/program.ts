@@ -33,6 +33,11 @@ export function createProgram(about: ProgramAbout, groups: readonly CommandGroup
 }
 
 export async function runProgram(program: Command, argv: readonly string[]): Promise<number> {
+  // A reader that stops early (`abp --help | head`) closes the pipe: what it did not read is not an error.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0);
+    throw error;
+  });
   try {
     await program.parseAsync([...argv], { from: 'user' });
     return 0;

@@ -34,11 +34,9 @@ const httpUrl = z.url({
   protocol: /^https?$/,
   error: (issue) => `must be an http(s) URL, got ${describeValue(issue.input)}`,
 });
-const keyId = z
-  .string()
-  .regex(/^[0-9a-f]{64}$/, {
-    error: (issue) => `must be a key id (64 lowercase hex digits), got ${describeValue(issue.input)}`,
-  });
+const keyId = z.string().regex(/^[0-9a-f]{64}$/, {
+  error: (issue) => `must be a key id (64 lowercase hex digits), got ${describeValue(issue.input)}`,
+});
 
 export const taskProvenanceSchema = z
   .strictObject({
@@ -64,11 +62,9 @@ export const taskProvenanceSchema = z
     trustRootVersion: positiveInt.describe('The version of the pinned trust root the statement verified against.'),
     log: z
       .strictObject({
-        origin: z
-          .string()
-          .refine(isOrigin, {
-            error: (issue) => `must be a log origin, "abp-log/<name>", got ${describeValue(issue.input)}`,
-          }),
+        origin: z.string().refine(isOrigin, {
+          error: (issue) => `must be a log origin, "abp-log/<name>", got ${describeValue(issue.input)}`,
+        }),
         index: nonNegativeInt.describe("The index of the signature's entry in the registry's transparency log."),
         checkpointSize: positiveInt.describe('The size of the signed checkpoint the entry was proved included in.'),
         rootHash: z

@@ -81,16 +81,14 @@ export function createTaskActivities({ db, temporal }: TaskDependencies) {
           .onConflictDoNothing({ target: tasks.id })
           .returning({ id: tasks.id });
         if (inserted.length > 0) {
-          await tx
-            .insert(taskEvents)
-            .values({
-              taskId: task.taskId,
-              seq: 1,
-              fromState: null,
-              toState: 'drawn',
-              cause: 'drawn',
-              detail: { drawId: task.drawId },
-            });
+          await tx.insert(taskEvents).values({
+            taskId: task.taskId,
+            seq: 1,
+            fromState: null,
+            toState: 'drawn',
+            cause: 'drawn',
+            detail: { drawId: task.drawId },
+          });
           return { state: 'drawn' as const, created: true, scoredUntil: null };
         }
         const [row] = await tx
@@ -159,16 +157,14 @@ export function createTaskActivities({ db, temporal }: TaskDependencies) {
             ...(set.scoredUntil === undefined ? {} : { scoredUntil: new Date(set.scoredUntil) }),
           })
           .where(and(eq(tasks.id, change.taskId), eq(tasks.state, change.from)));
-        await tx
-          .insert(taskEvents)
-          .values({
-            taskId: change.taskId,
-            seq: seq + 1,
-            fromState: change.from,
-            toState: change.to,
-            cause: change.cause,
-            detail: change.detail,
-          });
+        await tx.insert(taskEvents).values({
+          taskId: change.taskId,
+          seq: seq + 1,
+          fromState: change.from,
+          toState: change.to,
+          cause: change.cause,
+          detail: change.detail,
+        });
         return { seq: seq + 1 };
       });
     },

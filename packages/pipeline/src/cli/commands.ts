@@ -2,7 +2,7 @@
 // draws, tasks, the freeze, signing keys, the read-only API, status and the training export.
 import { Option, type Command } from 'commander';
 import { jsonOption, wholeNumber, type CommandGroup } from '@abp/grader/cli';
-import { DEFAULT_SCHEDULED_ROTATION } from '../contracts/rotation.js';
+import { DEFAULT_SCHEDULED_ROTATION } from '../contracts/rotation-defaults.js';
 import type { ExportTrainingOptions } from './export.js';
 import type { FreezeCommandOptions } from './freeze.js';
 import type { RotateOptions } from './registry.js';

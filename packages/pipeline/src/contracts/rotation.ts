@@ -87,9 +87,6 @@ export { quarterVersion } from '@abp/protocol/schemas/quarter';
 export const scheduledRotationInput = rotateRegistryInput.omit({ version: true, sourcedAt: true });
 export type ScheduledRotationInput = z.infer<typeof scheduledRotationInput>;
 
-/** The registry's defaults: the 3,000 most starred repositories judged, the best 500 kept. */
-export const DEFAULT_SCHEDULED_ROTATION: ScheduledRotationInput = { top: 3_000, size: 500 };
-
 /** The Schedule's id: one per namespace, so creating it again finds the one that exists. */
 export const ROTATION_SCHEDULE_ID = 'abp-registry-quarterly-rotation';
 

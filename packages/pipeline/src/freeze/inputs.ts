@@ -30,12 +30,10 @@ export interface FreezeInput {
 const globs = z.array(z.string().min(1, 'must be a non-empty glob such as "fixtures/**"'));
 
 const freezeInputSchema = z.strictObject({
-  taskId: z
-    .string()
-    .regex(/^gh-.+-[1-9][0-9]*$/, {
-      error: (issue) =>
-        `must be "gh-<owner>-<name>-<issue>", e.g. "gh-vercel-next.js-81234", got ${describeValue(issue.input)}`,
-    }),
+  taskId: z.string().regex(/^gh-.+-[1-9][0-9]*$/, {
+    error: (issue) =>
+      `must be "gh-<owner>-<name>-<issue>", e.g. "gh-vercel-next.js-81234", got ${describeValue(issue.input)}`,
+  }),
   repo: repoFullName,
   gitDir: z.string().min(1, 'must name a local git repository, e.g. "/srv/mirrors/vercel/next.js.git"'),
   baseCommit: gitSha,

@@ -108,17 +108,15 @@ export async function saveDraw(db: Database, record: AbpDraw): Promise<boolean> 
       .returning({ id: draws.id });
     if (inserted.length === 0) return false;
     if (record.picks.length > 0) {
-      await tx
-        .insert(drawPicks)
-        .values(
-          record.picks.map((pick) => ({
-            drawId: record.id,
-            position: pick.order - 1,
-            backlogSnapshotId: snapshot,
-            repo: pick.repo,
-            issueNumber: pick.issue,
-          })),
-        );
+      await tx.insert(drawPicks).values(
+        record.picks.map((pick) => ({
+          drawId: record.id,
+          position: pick.order - 1,
+          backlogSnapshotId: snapshot,
+          repo: pick.repo,
+          issueNumber: pick.issue,
+        })),
+      );
     }
     return true;
   });

@@ -65,12 +65,10 @@ const identityTokenSchema = z.discriminatedUnion('from', [
     .describe('GitHub Actions OIDC, else SIGSTORE_ID_TOKEN.'),
   z.strictObject({
     from: z.literal('env'),
-    variable: z
-      .string()
-      .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, {
-        error: (issue) =>
-          `must be an environment variable name, e.g. "SIGSTORE_ID_TOKEN", got ${describeValue(issue.input)}`,
-      }),
+    variable: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, {
+      error: (issue) =>
+        `must be an environment variable name, e.g. "SIGSTORE_ID_TOKEN", got ${describeValue(issue.input)}`,
+    }),
   }),
 ]);
 

@@ -7,12 +7,8 @@ import {
   type ScheduleOptionsStartWorkflowAction,
   type ScheduleSpec,
 } from '@temporalio/client';
-import {
-  DEFAULT_SCHEDULED_ROTATION,
-  ROTATION_SCHEDULE_ID,
-  scheduledRotationInput,
-  type ScheduledRotationInput,
-} from '../contracts/rotation.js';
+import { DEFAULT_SCHEDULED_ROTATION } from '../contracts/rotation-defaults.js';
+import { ROTATION_SCHEDULE_ID, scheduledRotationInput, type ScheduledRotationInput } from '../contracts/rotation.js';
 import type { scheduledRotation } from '../workflows/scheduled-rotation.js';
 import { taskQueues } from '../workflows/shared.js';
 

@@ -269,19 +269,17 @@ describe.each(backends)('schema on %s', (kind) => {
       const [updated] = await db.update(tasks).set(frozen).where(eq(tasks.id, task.id)).returning();
       expect(updated).toMatchObject(frozen);
       expect(updated!.updatedAt.getTime()).toBeGreaterThanOrEqual(task.updatedAt.getTime());
-      await db
-        .insert(taskEvents)
-        .values([
-          taskEventRow({ taskId: task.id, seq: 1, toState: 'drawn', cause: 'drawn' }),
-          taskEventRow({
-            taskId: task.id,
-            seq: 2,
-            fromState: 'drawn',
-            toState: 'scored',
-            cause: 'frozen',
-            detail: { failToPass: ['t1'] },
-          }),
-        ]);
+      await db.insert(taskEvents).values([
+        taskEventRow({ taskId: task.id, seq: 1, toState: 'drawn', cause: 'drawn' }),
+        taskEventRow({
+          taskId: task.id,
+          seq: 2,
+          fromState: 'drawn',
+          toState: 'scored',
+          cause: 'frozen',
+          detail: { failToPass: ['t1'] },
+        }),
+      ]);
 
       const found = await db.query.tasks.findFirst({
         where: eq(tasks.id, task.id),

@@ -156,17 +156,15 @@ describe('abp pull against abp serve', () => {
       await db
         .insert(backlogIssues)
         .values(backlogIssueRow({ snapshotId: snapshot.id ?? '', repo, issueNumber: issue }));
-      await db
-        .insert(drawPicks)
-        .values(
-          drawPickRow({
-            drawId: draw.id ?? '',
-            backlogSnapshotId: snapshot.id ?? '',
-            repo,
-            issueNumber: issue,
-            position: issue,
-          }),
-        );
+      await db.insert(drawPicks).values(
+        drawPickRow({
+          drawId: draw.id ?? '',
+          backlogSnapshotId: snapshot.id ?? '',
+          repo,
+          issueNumber: issue,
+          position: issue,
+        }),
+      );
     }
     await db.insert(tasks).values(taskRow({ drawId: draw.id ?? '', repo, issueNumber: 3, state: 'drawn' }));
     await db.insert(bundles).values(bundleRow({ taskId: published.taskId, digest: published.digest }));
@@ -183,17 +181,15 @@ describe('abp pull against abp serve', () => {
       })
       .where(eq(tasks.id, published.taskId));
     trackingTaskId = `${published.taskId.replace(/-3$/, '')}-5`;
-    await db
-      .insert(tasks)
-      .values(
-        taskRow({
-          drawId: draw.id ?? '',
-          repo,
-          issueNumber: 5,
-          state: 'tracking',
-          prUrl: `https://github.com/${repo}/pull/50`,
-        }),
-      );
+    await db.insert(tasks).values(
+      taskRow({
+        drawId: draw.id ?? '',
+        repo,
+        issueNumber: 5,
+        state: 'tracking',
+        prUrl: `https://github.com/${repo}/pull/50`,
+      }),
+    );
 
     // The worker that owns the database answers describeTasks; the server asks it through Temporal.
     worker = await Worker.create({

@@ -239,15 +239,13 @@ describe('webhook deliveries to task workflows', () => {
     }
     expect(await settledSignals(recorder)).toEqual([]);
     const refused = (dispatcher: WebhookDispatcher) =>
-      dispatcher
-        .deliveries()
-        .map((delivery) => ({
-          kind: 'delivery-rejected',
-          event: 'pull_request',
-          deliveryId: delivery.deliveryId,
-          remoteAddress: '127.0.0.1',
-          status: 401,
-        }));
+      dispatcher.deliveries().map((delivery) => ({
+        kind: 'delivery-rejected',
+        event: 'pull_request',
+        deliveryId: delivery.deliveryId,
+        remoteAddress: '127.0.0.1',
+        status: 401,
+      }));
     const rejected = log.filter((record) => record.kind === 'delivery-rejected');
     expect(rejected).toEqual(
       expect.arrayContaining(refused(badlySigned).map((record) => ({ ...record, reason: 'bad-signature' }))),

@@ -160,16 +160,14 @@ export async function startBench(options: BenchOptions): Promise<Bench> {
   await startPoller();
 
   // One registry version with the live repositories and their runner recipes, one snapshot, one draw per task.
-  await db
-    .insert(registryVersions)
-    .values({
-      id: REGISTRY_VERSION,
-      quarter: '2026Q2',
-      criteriaVersion: 'abp-criteria/1',
-      sourcedAt: new Date('2026-04-01T00:00:00Z'),
-      digest: `sha256:${'1'.repeat(64)}`,
-      document: {},
-    });
+  await db.insert(registryVersions).values({
+    id: REGISTRY_VERSION,
+    quarter: '2026Q2',
+    criteriaVersion: 'abp-criteria/1',
+    sourcedAt: new Date('2026-04-01T00:00:00Z'),
+    digest: `sha256:${'1'.repeat(64)}`,
+    document: {},
+  });
   const upstream = (name: string): SimRepo => {
     for (let index = 0; index < world.repoCount(); index++) {
       const repo = world.repoAt(index);
@@ -200,17 +198,15 @@ export async function startBench(options: BenchOptions): Promise<Bench> {
       reasons: [],
     });
   }
-  await db
-    .insert(backlogSnapshots)
-    .values({
-      id: 'backlog-bench',
-      registryVersion: REGISTRY_VERSION,
-      digest: `sha256:${'2'.repeat(64)}`,
-      takenAt: new Date('2026-05-01T00:00:00Z'),
-      repoCount: 4,
-      issueCount: 0,
-      eligibleIssueCount: 0,
-    });
+  await db.insert(backlogSnapshots).values({
+    id: 'backlog-bench',
+    registryVersion: REGISTRY_VERSION,
+    digest: `sha256:${'2'.repeat(64)}`,
+    takenAt: new Date('2026-05-01T00:00:00Z'),
+    repoCount: 4,
+    issueCount: 0,
+    eligibleIssueCount: 0,
+  });
   let draws_ = 0;
 
   const bench: Bench = {
@@ -251,19 +247,17 @@ export async function startBench(options: BenchOptions): Promise<Bench> {
           eligibility: 'eligible',
         })
         .onConflictDoNothing();
-      await db
-        .insert(draws)
-        .values({
-          id: drawId,
-          registryVersion: REGISTRY_VERSION,
-          seed: 424242n,
-          algorithm: 'abp-draw/v1',
-          backlogSnapshotId: 'backlog-bench',
-          inputDigests: {},
-          requestedCount: 1,
-          drawnAt: new Date('2026-05-01T00:00:00Z'),
-          documentDigest: `sha256:${n.toString(16).padStart(64, '0')}`,
-        });
+      await db.insert(draws).values({
+        id: drawId,
+        registryVersion: REGISTRY_VERSION,
+        seed: 424242n,
+        algorithm: 'abp-draw/v1',
+        backlogSnapshotId: 'backlog-bench',
+        inputDigests: {},
+        requestedCount: 1,
+        drawnAt: new Date('2026-05-01T00:00:00Z'),
+        documentDigest: `sha256:${n.toString(16).padStart(64, '0')}`,
+      });
       await db
         .insert(drawPicks)
         .values({ drawId, position: 0, backlogSnapshotId: 'backlog-bench', repo: fullName, issueNumber: issue });

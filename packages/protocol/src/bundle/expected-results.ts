@@ -31,11 +31,9 @@ const outcomes = z.array(z.enum(testOutcomes)).min(1, 'must hold the outcome of 
 export const expectedResultsSchema = z
   .strictObject({
     schema: z.literal(EXPECTED_RESULTS_SCHEMA_ID),
-    runner: z
-      .string()
-      .regex(/^[a-z][a-z0-9-]*$/, {
-        error: (issue) => `must be a runner id such as "vitest" or "go-test", got ${describeValue(issue.input)}`,
-      }),
+    runner: z.string().regex(/^[a-z][a-z0-9-]*$/, {
+      error: (issue) => `must be a runner id such as "vitest" or "go-test", got ${describeValue(issue.input)}`,
+    }),
     reportFormat: z.enum(testReportFormats),
     failToPass: testIds('failToPass').min(
       1,

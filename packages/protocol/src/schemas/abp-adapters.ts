@@ -14,11 +14,9 @@ export const executionPolicies = {
 } as const;
 export type ExecutionPolicy = keyof typeof executionPolicies;
 
-const envName = z
-  .string()
-  .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, {
-    error: (issue) => `must be an environment variable name, got ${describeValue(issue.input)}`,
-  });
+const envName = z.string().regex(/^[A-Za-z_][A-Za-z0-9_]*$/, {
+  error: (issue) => `must be an environment variable name, got ${describeValue(issue.input)}`,
+});
 const seconds = (max: number) => positiveInt.max(max, `must be at most ${max} seconds`);
 const argv = z
   .array(z.string().min(1, 'arguments must not be empty'))
@@ -68,11 +66,9 @@ const adapter = z.strictObject({
   }),
   capabilities: z
     .array(
-      z
-        .string()
-        .regex(/^[a-z][a-z0-9.-]*$/, {
-          error: (issue) => `must be a capability name such as "edit-files", got ${describeValue(issue.input)}`,
-        }),
+      z.string().regex(/^[a-z][a-z0-9.-]*$/, {
+        error: (issue) => `must be a capability name such as "edit-files", got ${describeValue(issue.input)}`,
+      }),
     )
     .default([]),
   preflight: z

@@ -56,11 +56,9 @@ export const registryEntrySchema = z.strictObject({
   defaultBranch: gitBranch,
   runner: z
     .strictObject({
-      language: z
-        .string()
-        .regex(/^[a-z][a-z0-9+#-]*$/, {
-          error: (issue) => `must be a lowercase language name such as "typescript", got ${describeValue(issue.input)}`,
-        }),
+      language: z.string().regex(/^[a-z][a-z0-9+#-]*$/, {
+        error: (issue) => `must be a lowercase language name such as "typescript", got ${describeValue(issue.input)}`,
+      }),
       install: z.array(command),
       test: z
         .array(command)

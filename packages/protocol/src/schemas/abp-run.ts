@@ -32,16 +32,12 @@ const harnessStamped = {
     .boolean()
     .describe('False when engines ran different models: such runs cannot back engine-vs-engine claims (spec §3.1).'),
   host: z.strictObject({
-    os: z
-      .string()
-      .regex(/^[a-z0-9_]+$/, {
-        error: (issue) => `must be a platform name such as "linux" or "darwin", got ${describeValue(issue.input)}`,
-      }),
-    arch: z
-      .string()
-      .regex(/^[a-z0-9_]+$/, {
-        error: (issue) => `must be an architecture such as "arm64" or "x64", got ${describeValue(issue.input)}`,
-      }),
+    os: z.string().regex(/^[a-z0-9_]+$/, {
+      error: (issue) => `must be a platform name such as "linux" or "darwin", got ${describeValue(issue.input)}`,
+    }),
+    arch: z.string().regex(/^[a-z0-9_]+$/, {
+      error: (issue) => `must be an architecture such as "arm64" or "x64", got ${describeValue(issue.input)}`,
+    }),
     containerized: z.boolean(),
   }),
   reproduce: command.describe('The one-line command that reruns this configuration (spec §3.5).'),

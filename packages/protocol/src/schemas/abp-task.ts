@@ -118,11 +118,9 @@ export const taskSchema = z
     golden: golden.optional(),
     requires: z
       .array(
-        z
-          .string()
-          .regex(/^[a-z][a-z0-9.-]*$/, {
-            error: (issue) => `must be a capability name such as "run-commands", got ${describeValue(issue.input)}`,
-          }),
+        z.string().regex(/^[a-z][a-z0-9.-]*$/, {
+          error: (issue) => `must be a capability name such as "run-commands", got ${describeValue(issue.input)}`,
+        }),
       )
       .superRefine(noRepeats('requires'))
       .optional()

@@ -8,11 +8,9 @@ export const KEY_ALGORITHM = 'ecdsa-p256-sha256';
 
 function pemBlock(label: string, fix: string) {
   const re = new RegExp(`^-----BEGIN ${label}-----\\r?\\n(?:[A-Za-z0-9+/=]+\\r?\\n)+-----END ${label}-----\\r?\\n?$`);
-  return z
-    .string()
-    .regex(re, {
-      error: (issue) => `must be one PEM "-----BEGIN ${label}-----" block, got ${describeValue(issue.input)}; ${fix}`,
-    });
+  return z.string().regex(re, {
+    error: (issue) => `must be one PEM "-----BEGIN ${label}-----" block, got ${describeValue(issue.input)}; ${fix}`,
+  });
 }
 
 const publicKeyPem = pemBlock(

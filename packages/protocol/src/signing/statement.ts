@@ -82,12 +82,10 @@ export const taskBundlePredicateSchema = z.strictObject({
       failToPass: positiveInt,
       passToPass: nonNegativeInt,
       flaky: nonNegativeInt.describe('Tests quarantined because their outcome changed between runs of one state.'),
-      builder: z
-        .string()
-        .regex(/^\S+\/\S+$/, {
-          error: (issue) =>
-            `must name the tool and version that built the bundle, e.g. "abp/0.1.0", got ${describeValue(issue.input)}`,
-        }),
+      builder: z.string().regex(/^\S+\/\S+$/, {
+        error: (issue) =>
+          `must name the tool and version that built the bundle, e.g. "abp/0.1.0", got ${describeValue(issue.input)}`,
+      }),
     })
     .describe('What an auditor needs to rebuild the bundle and compare digests, and the counts to compare first.'),
 });

@@ -15,9 +15,7 @@ afterEach(async () => {
   simulator = undefined;
 });
 
-async function serve(
-  faults: FaultPlan,
-): Promise<{
+async function serve(faults: FaultPlan): Promise<{
   github: GithubClient;
   attempts: () => number;
   limits: Array<{ kind: string; retryAfterSeconds: number }>;
