@@ -1,5 +1,7 @@
 // What the bundled example engines share: reading the grader's abp-agent-input/v1 file, answering the preflight, and
-// writing abp-trace/v1 events with increasing seq. Real engines do the same through their own adapters.
+// writing abp-trace/v1 events with increasing seq. Real engines do the same through their own adapters. An engine is
+// the party under test, run in the trial's workspace as any engine is: it runs git as an engine would, with
+// child_process, not through abp's hardened runner, which protects abp from what it reads.
 import { appendFileSync, readFileSync } from 'node:fs';
 import type { TokenCounts, TraceEvent } from '@abp/protocol/schemas/abp-trace';
 

@@ -1,28 +1,12 @@
-// Runs this package's real `abp` command (bin/abp.js over the build in dist/) as a child process, as a user or CI would.
-import { spawn } from 'node:child_process';
+// This package's real `abp` command, run as a user or CI would.
 import { fileURLToPath } from 'node:url';
+import { runAbpBinary, type CliResult } from '../../../../test-support/run-abp.js';
 
 export { freePort } from '@abp/pipeline/dev-stack/processes';
+export type { CliResult };
+
 const abpBin = fileURLToPath(new URL('../../bin/abp.js', import.meta.url));
 
-export interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
 export function runAbp(args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs = 120_000): Promise<CliResult> {
-  return new Promise((resolveRun, reject) => {
-    const child = spawn(process.execPath, [abpBin, ...args], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-      timeout: timeoutMs,
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.once('error', reject);
-    child.once('close', (code) => resolveRun({ code, stdout, stderr }));
-  });
+  return runAbpBinary(abpBin, args, env, timeoutMs);
 }

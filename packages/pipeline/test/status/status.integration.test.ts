@@ -317,7 +317,7 @@ describe('abp status with a running stack', () => {
     );
   });
 
-  it('counts the tasks by state through the worker, names the next rotation, and answers in under a second', async () => {
+  it('counts the tasks by state through the worker, names the next rotation', async () => {
     running = worker!.run();
     const scheduled = await ensureRotationSchedule(env.client);
     // The worker's first poll reaches the server shortly after run().

@@ -1,21 +1,102 @@
-// Real Temporal servers for tests, from the binaries scripts/install-temporal.sh put in .tools/.
+// Real Temporal servers for tests, from the binaries scripts/install-temporal.sh put in .tools/. They are started here
+// rather than by the SDK: the SDK gives a server it starts a fixed 5 s to answer (sdk-core's ephemeral server polls 50
+// times 100 ms), and the Java time-skipping server takes longer than that on a loaded 2-core machine. Here a server
+// has START_DEADLINE_MS, and one that exits during start-up fails at once with the end of what it printed.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { Connection } from '@temporalio/client';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { freePort } from '../../src/dev-stack/processes.js';
 import { findTemporalBinary } from '../../src/worker/config.js';
 
 // Worker state changes at INFO drown test output; warnings and errors still show.
 Runtime.install({ logger: new DefaultLogger('WARN') });
 
+const START_DEADLINE_MS = 120_000;
+
+/** What TestWorkflowEnvironment.createFromExistingServer does, with time skipping: the SDK keeps it to itself. */
+type CreateEnvironment = (options: {
+  server: { type: 'existing' };
+  address: string;
+  namespace: string;
+  supportsTimeSkipping: boolean;
+}) => Promise<TestWorkflowEnvironment>;
+
+async function startServer(
+  argv: readonly string[],
+  port: number,
+  supportsTimeSkipping: boolean,
+): Promise<TestWorkflowEnvironment> {
+  const [program = '', ...args] = argv;
+  const child: ChildProcess = spawn(program, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  // A test file that ends without its teardown (a failed hook, a crash) takes its server with it.
+  const orphaned = () => child.kill('SIGKILL');
+  process.once('exit', orphaned);
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4_000)));
+  let exited: string | null = null;
+  child.once(
+    'exit',
+    (code, signal) =>
+      (exited = `${program} exited during start-up (${signal ?? `code ${code}`}): ${stderr.trim() || 'no output'}`),
+  );
+  child.once('error', (error) => (exited = `${program} could not be started: ${error.message}`));
+  const address = `127.0.0.1:${port}`;
+  const deadline = Date.now() + START_DEADLINE_MS;
+  for (;;) {
+    if (exited !== null) throw new Error(exited);
+    const connection = await Connection.connect({ address, connectTimeout: 1_000 }).catch(() => null);
+    if (connection !== null) {
+      await connection.close();
+      break;
+    }
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(
+        `${program} did not answer on ${address} within ${START_DEADLINE_MS} ms: ${stderr.trim() || 'no output'}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  const create = (TestWorkflowEnvironment as unknown as { create: CreateEnvironment }).create.bind(
+    TestWorkflowEnvironment,
+  );
+  const env = await create({ server: { type: 'existing' }, address, namespace: 'default', supportsTimeSkipping });
+  const teardown = env.teardown.bind(env);
+  env.teardown = async () => {
+    await teardown();
+    child.kill('SIGKILL');
+    process.off('exit', orphaned);
+  };
+  return env;
+}
+
 /** Temporal's time-skipping test server (Java), for workflows whose timers run for days or months. */
-export function startTimeSkippingServer(): Promise<TestWorkflowEnvironment> {
-  return TestWorkflowEnvironment.createTimeSkipping({
-    server: { executable: { type: 'existing-path', path: findTemporalBinary('temporal-test-server') } },
-  });
+export async function startTimeSkippingServer(): Promise<TestWorkflowEnvironment> {
+  const port = await freePort();
+  return startServer([findTemporalBinary('temporal-test-server'), String(port)], port, true);
 }
 
 /** The full Temporal dev server (the official CLI's start-dev), in memory. */
-export function startDevServer(): Promise<TestWorkflowEnvironment> {
-  return TestWorkflowEnvironment.createLocal({
-    server: { executable: { type: 'existing-path', path: findTemporalBinary('temporal') } },
-  });
+export async function startDevServer(): Promise<TestWorkflowEnvironment> {
+  const port = await freePort();
+  const argv = [
+    findTemporalBinary('temporal'),
+    'server',
+    'start-dev',
+    '--port',
+    String(port),
+    '--ip',
+    '127.0.0.1',
+    '--namespace',
+    'default',
+    '--headless',
+    '--log-level',
+    'warn',
+    '--dynamic-config-value',
+    'frontend.enableUpdateWorkflowExecution=true',
+    '--dynamic-config-value',
+    'frontend.enableUpdateWorkflowExecutionAsyncAccepted=true',
+  ];
+  return startServer(argv, port, false);
 }
