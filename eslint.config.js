@@ -91,6 +91,8 @@ export default tseslint.config(
       '.cache/',
       'coverage/',
       'packages/pipeline/migrations/',
+      // Deliberate rule breaches that test/layering.test.ts lints on purpose.
+      'test/fixtures/',
     ],
   },
   js.configs.recommended,

@@ -13,7 +13,7 @@ const tier = (
   extends: true as const,
   test: {
     name,
-    include: [`packages/*/test/**/${include}`],
+    include: [`packages/*/test/**/${include}`, `test/**/${include}`],
     exclude: ['**/node_modules/**', ...(extra.exclude ?? [])],
     ...(extra.setupFiles ? { setupFiles: extra.setupFiles } : {}),
     ...(extra.globalSetup ? { globalSetup: extra.globalSetup } : {}),
