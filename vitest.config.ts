@@ -8,7 +8,7 @@ import { SummaryReporter } from './test-support/summary-reporter.js';
 const tier = (
   name: string,
   include: string,
-  extra: { setupFiles?: string[]; globalSetup?: string[]; exclude?: string[] } = {},
+  extra: { setupFiles?: string[]; globalSetup?: string[]; exclude?: string[]; isolate?: boolean } = {},
 ) => ({
   extends: true as const,
   test: {
@@ -17,6 +17,7 @@ const tier = (
     exclude: ['**/node_modules/**', ...(extra.exclude ?? [])],
     ...(extra.setupFiles ? { setupFiles: extra.setupFiles } : {}),
     ...(extra.globalSetup ? { globalSetup: extra.globalSetup } : {}),
+    ...(extra.isolate === false ? { isolate: false } : {}),
   },
 });
 
@@ -33,6 +34,9 @@ export default defineConfig({
       tier('unit', '*.test.ts', {
         exclude: ['**/*.integration.test.ts', '**/*.e2e.test.ts'],
         setupFiles: ['test-support/no-processes.ts'],
+        // Unit files share a worker's module cache instead of a fresh process each (about 40 s → 28 s here): they mock
+        // no modules and touch no environment or timers, so nothing one file does is seen by the next.
+        isolate: false,
       }),
       tier('integration', '*.integration.test.ts', {
         globalSetup: ['test-support/build.ts'],

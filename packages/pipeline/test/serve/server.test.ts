@@ -98,6 +98,7 @@ describe('abp serve over HTTP', () => {
   });
 
   it('refuses a signature that is missing, malformed, made with another secret or over another body', async () => {
+    const before = log.length;
     expect(await post(ping, without(github('ping', ping), 'x-hub-signature-256'))).toMatchObject({
       status: 401,
       body: { error: expect.stringContaining('X-Hub-Signature-256 is missing') as string },
@@ -111,7 +112,7 @@ describe('abp serve over HTTP', () => {
     ];
     for (const headers of refused) expect((await post(ping, headers)).status).toBe(401);
     expect((await post('', github('ping', ''))).status).toBe(401);
-    const rejected = log.filter((record) => record.kind === 'delivery-rejected');
+    const rejected = log.slice(before).filter((record) => record.kind === 'delivery-rejected');
     expect(rejected.map((record) => record.reason)).toEqual([
       'unsigned',
       'bad-signature',
