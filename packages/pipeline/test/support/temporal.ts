@@ -22,12 +22,35 @@ type CreateEnvironment = (options: {
   supportsTimeSkipping: boolean;
 }) => Promise<TestWorkflowEnvironment>;
 
+/** A server that lost a race for one of its ports exits at start-up; this many tries, each on fresh ports. */
+const PORT_RACE_ATTEMPTS = 3;
+
+/**
+ * Starts the server `argvFor` describes on a free port. The dev server picks its internal services' ports itself (free
+ * when it looks, maybe not a moment later when another test's process binds first); a start that loses such a race is
+ * tried again on new ports rather than failing the test.
+ */
 async function startServer(
-  argv: readonly string[],
+  argvFor: (port: number) => readonly string[],
+  supportsTimeSkipping: boolean,
+): Promise<TestWorkflowEnvironment> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startServerOnce(argvFor, await freePort(), supportsTimeSkipping);
+    } catch (error) {
+      if (!(error instanceof PortRaceError) || attempt === PORT_RACE_ATTEMPTS) throw error;
+    }
+  }
+}
+
+class PortRaceError extends Error {}
+
+async function startServerOnce(
+  argvFor: (port: number) => readonly string[],
   port: number,
   supportsTimeSkipping: boolean,
 ): Promise<TestWorkflowEnvironment> {
-  const [program = '', ...args] = argv;
+  const [program = '', ...args] = argvFor(port);
   const child: ChildProcess = spawn(program, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   // A test file that ends without its teardown (a failed hook, a crash) takes its server with it.
   const orphaned = () => child.kill('SIGKILL');
@@ -35,8 +58,9 @@ async function startServer(
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr = (stderr + chunk.toString()).slice(-4_000)));
   let exited: string | null = null;
+  // 'close', not 'exit': by then everything the server wrote to stderr has been read.
   child.once(
-    'exit',
+    'close',
     (code, signal) =>
       (exited = `${program} exited during start-up (${signal ?? `code ${code}`}): ${stderr.trim() || 'no output'}`),
   );
@@ -44,7 +68,10 @@ async function startServer(
   const address = `127.0.0.1:${port}`;
   const deadline = Date.now() + START_DEADLINE_MS;
   for (;;) {
-    if (exited !== null) throw new Error(exited);
+    if (exited !== null) {
+      process.off('exit', orphaned);
+      throw /address already in use/.test(stderr) ? new PortRaceError(exited) : new Error(exited);
+    }
     const connection = await Connection.connect({ address, connectTimeout: 1_000 }).catch(() => null);
     if (connection !== null) {
       await connection.close();
@@ -52,6 +79,7 @@ async function startServer(
     }
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
+      process.off('exit', orphaned);
       throw new Error(
         `${program} did not answer on ${address} within ${START_DEADLINE_MS} ms: ${stderr.trim() || 'no output'}`,
       );
@@ -73,14 +101,12 @@ async function startServer(
 
 /** Temporal's time-skipping test server (Java), for workflows whose timers run for days or months. */
 export async function startTimeSkippingServer(): Promise<TestWorkflowEnvironment> {
-  const port = await freePort();
-  return startServer([findTemporalBinary('temporal-test-server'), String(port)], port, true);
+  return startServer((port) => [findTemporalBinary('temporal-test-server'), String(port)], true);
 }
 
 /** The full Temporal dev server (the official CLI's start-dev), in memory. */
 export async function startDevServer(): Promise<TestWorkflowEnvironment> {
-  const port = await freePort();
-  const argv = [
+  const argvFor = (port: number) => [
     findTemporalBinary('temporal'),
     'server',
     'start-dev',
@@ -98,5 +124,5 @@ export async function startDevServer(): Promise<TestWorkflowEnvironment> {
     '--dynamic-config-value',
     'frontend.enableUpdateWorkflowExecutionAsyncAccepted=true',
   ];
-  return startServer(argv, port, false);
+  return startServer(argvFor, false);
 }

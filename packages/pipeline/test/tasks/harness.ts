@@ -79,7 +79,8 @@ export interface Bench {
 export interface BenchOptions {
   env: TestWorkflowEnvironment;
   db: Database;
-  pollSeconds: number;
+  /** The pull request poller's interval; null starts no poller (merges then reach tasks by webhook only). */
+  pollSeconds: number | null;
   /** The in-process worker's workflow bundle; without one, the caller runs `abp worker` processes (ABP_HOME = bench.home). */
   bundle?: WorkflowBundleWithSourceMap;
   /**
@@ -151,13 +152,15 @@ export async function startBench(options: BenchOptions): Promise<Bench> {
     running = worker.run();
   }
   const startPoller = async (): Promise<void> => {
+    const intervalSeconds = options.pollSeconds;
+    if (intervalSeconds === null) throw new Error('this bench was started without a poller (pollSeconds: null)');
     await env.client.workflow.start(pollPullRequests, {
       taskQueue: taskQueues.main,
       workflowId: PULL_POLLER_ID,
-      args: [{ intervalSeconds: options.pollSeconds }],
+      args: [{ intervalSeconds }],
     });
   };
-  await startPoller();
+  if (options.pollSeconds !== null) await startPoller();
 
   // One registry version with the live repositories and their runner recipes, one snapshot, one draw per task.
   await db.insert(registryVersions).values({
