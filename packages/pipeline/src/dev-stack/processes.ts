@@ -154,8 +154,21 @@ export function portIsFree(port: number, host = '127.0.0.1'): Promise<boolean> {
   });
 }
 
-/** A TCP port nothing listens on right now (the kernel's pick). */
-export function freePort(host = '127.0.0.1'): Promise<number> {
+// Below Linux's ephemeral range (32768-60999 by default): the kernel hands ports from that range to every outgoing
+// connection, so a port picked there and released can be taken by some client before the server binds it (seen with a
+// busy package install beside a starting Temporal). Ports below it are only ever taken by a listener asking for them.
+const QUIET_PORTS = { first: 10_000, last: 32_767 };
+
+/** A TCP port nothing listens on right now, from the range the kernel never gives to outgoing connections. */
+export async function freePort(host = '127.0.0.1'): Promise<number> {
+  for (let attempt = 0; attempt < 64; attempt++) {
+    const port = QUIET_PORTS.first + Math.floor(Math.random() * (QUIET_PORTS.last - QUIET_PORTS.first + 1));
+    if (await portIsFree(port, host)) return port;
+  }
+  return kernelPort(host);
+}
+
+function kernelPort(host: string): Promise<number> {
   return new Promise((resolvePort, reject) => {
     const server = createServer();
     server.once('error', reject);
