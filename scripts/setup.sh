@@ -28,6 +28,9 @@ command -v go >/dev/null || need+=(golang-go)
 command -v cargo >/dev/null || need+=(cargo)
 # The grader's sandboxed execution policy runs trials under bubblewrap.
 command -v bwrap >/dev/null || need+=(bubblewrap)
+# Environments: Debian bases built with mmdebstrap, OCI archives read back with skopeo.
+command -v mmdebstrap >/dev/null || need+=(mmdebstrap)
+command -v skopeo >/dev/null || need+=(skopeo)
 # Normalized diff sizes canonicalize Rust with rustfmt (Debian's cargo does not bring it).
 command -v rustfmt >/dev/null || need+=(rustfmt)
 if [ ${#need[@]} -gt 0 ]; then

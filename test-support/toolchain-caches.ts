@@ -11,3 +11,10 @@ export const sharedGoBuildCache = fileURLToPath(new URL('../.cache/test-toolchai
 mkdirSync(sharedGoBuildCache, { recursive: true });
 // What the simulator's CI and the runners' own tests inherit; the freeze and the grader set theirs explicitly.
 process.env.GOCACHE = sharedGoBuildCache;
+
+/**
+ * One environment store for every test that builds an environment: layers are cached by their inputs, so the Debian
+ * base and each toolchain are built once per machine rather than once per test (about 40 s each).
+ */
+export const sharedEnvironmentStore = fileURLToPath(new URL('../.cache/test-toolchains/environments', import.meta.url));
+mkdirSync(sharedEnvironmentStore, { recursive: true });

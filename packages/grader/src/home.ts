@@ -18,5 +18,7 @@ export function homePaths(home: string) {
     log: join(home, 'log'),
     /** Checkpoints kept of each registry's log (pull/kept-checkpoints.ts). */
     keptCheckpoints: join(home, 'kept-checkpoints'),
+    /** Task environments: an OCI image layout with the unpacked root file systems beside it. */
+    environments: join(home, 'environments'),
   };
 }

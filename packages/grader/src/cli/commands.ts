@@ -2,6 +2,7 @@
 // conformance, validate) and what an auditor runs without trusting the operator (verify, pull, audit).
 import { Option, type Command } from 'commander';
 import type { AuditDrawOptions, AuditLogOptions } from './audit.js';
+import type { EnvStoreOptions } from './env.js';
 import type { BaselineCommandOptions, GateOptions } from './gate.js';
 import { fraction, jsonOption, wholeNumber, type CommandGroup } from './program.js';
 import type { PullCommandOptions } from './pull.js';
@@ -213,6 +214,39 @@ function registerAudit(program: Command): void {
     .action(async (options: AuditLogOptions) => (await import('./audit.js')).auditLogCommand(options));
 }
 
+/** `abp env`, made by whichever package registers its subcommands first (the pipeline adds `build`). */
+export function envGroup(program: Command): Command {
+  return (
+    program.commands.find((command) => command.name() === 'env') ??
+    program.command('env').description("task environments: the OCI images a task's suites and trials run in")
+  );
+}
+
+function registerEnv(program: Command): void {
+  const env = envGroup(program);
+  const storeOption = () => new Option('--store <dir>', 'the environment store (default: $ABP_HOME/environments)');
+  env
+    .command('inspect')
+    .description('show an environment: its layers (each checked against its digest), toolchains and install step')
+    .argument('<environment>', 'its digest (sha256:…) or a task image reference (abp-env/…@sha256:…)')
+    .addOption(storeOption())
+    .addOption(jsonOption())
+    .action(async (reference: string, options: EnvStoreOptions) =>
+      (await import('./env.js')).envInspectCommand(reference, options),
+    );
+  env
+    .command('export')
+    .description('write an environment as an OCI archive, for skopeo, podman or docker load')
+    .argument('<environment>', 'its digest (sha256:…) or a task image reference (abp-env/…@sha256:…)')
+    .requiredOption('-o, --output <file>', 'the archive to write, e.g. image.tar')
+    .option('--name <reference>', 'the name the archive tags the image with (default: the reference before @)')
+    .addOption(storeOption())
+    .addOption(jsonOption())
+    .action(async (reference: string, options: EnvStoreOptions & { output: string; name?: string }) =>
+      (await import('./env.js')).envExportCommand(reference, options),
+    );
+}
+
 /** Everything the grader's `abp` does, in the order `abp --help` lists it. */
 export const graderCommands: CommandGroup = (program) => {
   for (const register of [
@@ -224,6 +258,7 @@ export const graderCommands: CommandGroup = (program) => {
     registerVerify,
     registerPull,
     registerAudit,
+    registerEnv,
   ])
     register(program);
 };

@@ -5,11 +5,17 @@ import { performance } from 'node:perf_hooks';
 import { ExecutionError } from './errors.js';
 import { resolveExecutable } from './executable.js';
 import { sandboxArgv, sandboxStatus, type SandboxSpec } from './sandbox.js';
+import { environmentArgv, findInEnvironment, type EnvironmentRun } from '../environments/runtime.js';
 import { emptyResult, supervise, type CommandResult, type SpawnSpec } from './spawn.js';
 
 export interface BoundedCommand extends SpawnSpec {
   readonly argv: readonly string[];
   readonly sandbox?: SandboxSpec | null;
+  /**
+   * Run inside this environment instead (always under bubblewrap): `cwd` and the paths in argv are the environment's
+   * (the checkout is /work/repo), and PATH is looked up in its root file system.
+   */
+  readonly environment?: EnvironmentRun | null;
 }
 
 export async function runBounded(command: BoundedCommand): Promise<CommandResult> {
@@ -21,6 +27,7 @@ export async function runBounded(command: BoundedCommand): Promise<CommandResult
     durationMs: performance.now() - started,
   });
 
+  if (command.environment) return runInEnvironment(command, command.environment, started, notInvoked);
   const cwdProblem = await folderProblem(command.cwd);
   if (cwdProblem !== null)
     return notInvoked(cwdProblem, `working directory ${command.cwd} is not an existing folder (${cwdProblem})`);
@@ -38,6 +45,29 @@ export async function runBounded(command: BoundedCommand): Promise<CommandResult
     program = status.bwrap;
   }
   return supervise(program, args, command, started);
+}
+
+async function runInEnvironment(
+  command: BoundedCommand,
+  environment: EnvironmentRun,
+  started: number,
+  notInvoked: (code: string, message: string) => CommandResult,
+): Promise<CommandResult> {
+  const status = await sandboxStatus();
+  if (!status.available)
+    throw new ExecutionError('sandbox-unavailable', `a command in an environment was asked for but ${status.reason}`);
+  if (environment.checkout !== null) {
+    const problem = await folderProblem(environment.checkout);
+    if (problem !== null)
+      return notInvoked(problem, `checkout ${environment.checkout} is not an existing folder (${problem})`);
+  }
+  const program = command.argv[0] as string;
+  const found = (await findInEnvironment(environment, program, command.env['PATH'], command.cwd)) !== null;
+  if (!found)
+    return notInvoked('ENOENT', `${program} was not found in the environment (PATH ${command.env['PATH'] ?? 'unset'})`);
+  // bwrap itself starts on the host, where the environment's cwd does not exist; --chdir takes it there inside.
+  const host = { ...command, cwd: environment.checkout ?? '/' };
+  return supervise(status.bwrap, environmentArgv(environment, command.argv, command.cwd), host, started);
 }
 
 function checkCommand(command: BoundedCommand): void {

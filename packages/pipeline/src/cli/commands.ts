@@ -1,10 +1,11 @@
 // The operators' commands, one registration per command: the embedded stack and the worker, the registry and its
 // draws, tasks, the freeze, signing keys, the read-only API, status and the training export.
 import { Option, type Command } from 'commander';
-import { jsonOption, wholeNumber, type CommandGroup } from '@abp/grader/cli';
+import { envGroup, jsonOption, wholeNumber, type CommandGroup } from '@abp/grader/cli';
 import { DEFAULT_SCHEDULED_ROTATION } from '../contracts/rotation-defaults.js';
 import type { ExportTrainingOptions } from './export.js';
 import type { FreezeCommandOptions } from './freeze.js';
+import type { EnvBuildOptions } from './env-build.js';
 import type { RotateOptions } from './registry.js';
 import type { ServeCommandOptions } from './serve.js';
 import type { OpenPrOptions, TasksCommandOptions } from './task.js';
@@ -225,8 +226,27 @@ function registerFreeze(program: Command): void {
     .option('--draw-seed <n>', 'the seed of the draw that picked the issue', wholeNumber('--draw-seed'), 0)
     .option('--sourced-at <time>', 'when the issue was drawn, RFC 3339 UTC (default: now)')
     .option('--runs <n>', 'runs per state (at least 3)', wholeNumber('--runs', 20), 3)
+    .option('--environment', "build the task's environment and run every suite inside it (abp env build)")
     .addOption(jsonOption())
     .action(async (options: FreezeCommandOptions) => (await import('./freeze.js')).freezeCommand(options));
+}
+
+function registerEnvBuild(program: Command): void {
+  envGroup(program)
+    .command('build')
+    .description(
+      "build a repository's environment at a commit: a Debian base with the toolchain it names, then its install step with the registries reachable",
+    )
+    .requiredOption('--repo <owner/name>', 'the repository (for its criteria override)')
+    .requiredOption('--base <commit>', 'the commit to build for')
+    .option('--git-dir <dir>', 'a local clone holding --base', '.')
+    .option(
+      '--recipe <file>',
+      'the runner recipe {runner, ecosystem, install, test, report, toolchain?} (default: the criteria override, else detected)',
+    )
+    .option('--store <dir>', 'the environment store (default: $ABP_HOME/environments)')
+    .addOption(jsonOption())
+    .action(async (options: EnvBuildOptions) => (await import('./env-build.js')).envBuildCommand(options));
 }
 
 function registerInit(program: Command): void {
@@ -311,6 +331,7 @@ export const pipelineCommands: CommandGroup = (program) => {
     registerTask,
     registerTasks,
     registerFreeze,
+    registerEnvBuild,
     registerInit,
     registerKeys,
     registerServe,

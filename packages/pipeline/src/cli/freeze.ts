@@ -13,6 +13,8 @@ import { signingPaths } from '../signing/home.js';
 import { loadOperatorAttestor } from '../signing/operator.js';
 import { resolveStackConfig } from '../worker/config.js';
 import { CommandFailed, createOutput, type OutputOptions } from '@abp/grader/cli';
+import { EnvironmentStore } from '@abp/grader/environments';
+import { homePaths } from '@abp/grader/home';
 
 export interface FreezeCommandOptions extends OutputOptions {
   repo: string;
@@ -26,10 +28,14 @@ export interface FreezeCommandOptions extends OutputOptions {
   drawSeed: number;
   sourcedAt?: string;
   runs: number;
+  environment?: boolean;
 }
 
 /** The recipe file, when given; else the criteria override or detection (freeze/recipe.ts). */
-async function recipeOf(options: FreezeCommandOptions, gitDir: string): Promise<RunnerRecipe> {
+export async function recipeOf(
+  options: { repo: string; base: string; recipe?: string },
+  gitDir: string,
+): Promise<RunnerRecipe> {
   if (options.recipe === undefined) return recipeFor({ repo: options.repo, gitDir, base: options.base, entry: null });
   const parsed = runnerRecipeSchema.safeParse(JSON.parse(await readFile(options.recipe, 'utf8')));
   if (!parsed.success)
@@ -91,7 +97,14 @@ export async function freezeCommand(options: FreezeCommandOptions): Promise<void
         registryVersion: options.registryVersion ?? quarterVersion(now),
         drawSeed: options.drawSeed,
       },
-      { workDir, runs: options.runs, store: new BundleStore(paths.bundles), signer: attestor.signer, log: attestor },
+      {
+        workDir,
+        runs: options.runs,
+        store: new BundleStore(paths.bundles),
+        signer: attestor.signer,
+        log: attestor,
+        ...(options.environment === true ? { environments: new EnvironmentStore(homePaths(home).environments) } : {}),
+      },
     );
     if (outcome.status === 'rejected') {
       out.data(outcome);

@@ -5,8 +5,10 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { maxTimeoutMs } from '@abp/grader/execution';
+import type { EnvironmentBuild, EnvironmentStore } from '@abp/grader/environments';
 import { classifyRuns, type FlakyTest } from './classify.js';
 import { verificationCommands } from './commands.js';
+import { freezeEnvironment } from './environment.js';
 import { FreezeError } from './errors.js';
 import { buildStateTrees, openFix } from './fix-trees.js';
 import { parseFreezeInput, type FreezeInput } from './inputs.js';
@@ -26,10 +28,20 @@ export interface FreezeOptions {
   runTimeoutSeconds?: number;
   /** true: require bubblewrap; false: run unconfined; absent: bubblewrap where it works. */
   sandbox?: boolean;
+  /**
+   * Build the task's environment in this store and run every suite inside it (no network, the toolchain and
+   * dependencies of the image); without it the suites run on the host's toolchains.
+   */
+  environments?: EnvironmentStore;
 }
 
 export type RejectionReason =
-  'fix-does-not-apply' | 'regression' | 'tests-already-pass' | 'no-fail-to-pass' | 'suite-did-not-run';
+  | 'fix-does-not-apply'
+  | 'environment-build-failed'
+  | 'regression'
+  | 'tests-already-pass'
+  | 'no-fail-to-pass'
+  | 'suite-did-not-run';
 
 export interface FrozenFix {
   status: 'frozen';
@@ -43,6 +55,8 @@ export interface FrozenFix {
   commands: { failToPass: string[]; passToPass: string[] };
   golden: { diffBytesNormalized: number; filesTouched: number; patch: string };
   runs: RunRecord[];
+  /** The environment every run used; null when the suites ran on the host's toolchains. */
+  environment: EnvironmentBuild | null;
 }
 
 export interface RejectedFix {
@@ -73,6 +87,19 @@ export async function freezeFix(input: FreezeInput, options: FreezeOptions): Pro
       measureFix(source, split, trees.after, fix.pathRules),
       readHeldOutFiles(source, split, trees.after),
     ]);
+    let environment: EnvironmentBuild | null = null;
+    if (options.environments !== undefined) {
+      const built = await freezeEnvironment({
+        source,
+        tree: trees.before,
+        recipe: fix.recipe,
+        dir: join(root, 'environment'),
+        store: options.environments,
+        timeoutMs: settings.runTimeoutSeconds * 1000,
+      });
+      if (!built.built) return rejected('environment-build-failed', built.detail, [], []);
+      environment = built.build;
+    }
     const suites = await runSuites({
       source,
       trees: { before: trees.before, after: trees.after },
@@ -83,6 +110,10 @@ export async function freezeFix(input: FreezeInput, options: FreezeOptions): Pro
       concurrency: settings.concurrency,
       runTimeoutMs: settings.runTimeoutSeconds * 1000,
       sandbox: options.sandbox,
+      environment:
+        environment === null || options.environments === undefined
+          ? null
+          : { store: options.environments, digest: environment.digest },
     });
     if (!suites.ran) return rejected('suite-did-not-run', suites.detail, [], suites.runs);
     const classified = classifyRuns(suites.results.before, suites.results.after);
@@ -98,6 +129,7 @@ export async function freezeFix(input: FreezeInput, options: FreezeOptions): Pro
       commands: verificationCommands({ test: fix.recipe.test, failToPass: classified.failToPass, heldOutFiles }),
       golden: { ...measure.golden, patch: source.patch },
       runs: suites.runs,
+      environment,
     };
   } finally {
     await rm(root, { recursive: true, force: true });

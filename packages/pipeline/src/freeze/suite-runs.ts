@@ -12,6 +12,7 @@ import {
   type CommandResult,
   type SandboxSpec,
 } from '@abp/grader/execution';
+import { CHECKOUT, environmentVariables, type EnvironmentRun, type EnvironmentStore } from '@abp/grader/environments';
 import { parseReport, mergeReports, type ParsedReport, type TestStatus } from '@abp/grader/test-reports';
 import { parseCommandLine } from '@abp/grader/verification';
 import { planRunner, type RunnerPlan } from '@abp/grader/verification';
@@ -50,8 +51,10 @@ export interface SuiteRunsInput {
   runs: number;
   concurrency: number;
   runTimeoutMs: number;
-  /** true: bubblewrap required; false: none; undefined: bubblewrap where it works. */
+  /** true: bubblewrap required; false: none; undefined: bubblewrap where it works. Ignored with an environment. */
   sandbox: boolean | undefined;
+  /** Run inside this environment (its install already done) instead of on the host's toolchains. */
+  environment: { store: EnvironmentStore; digest: string } | null;
 }
 
 export type SuiteRuns =
@@ -67,7 +70,20 @@ interface Lane {
   plan: RunnerPlan;
   env: Record<string, string>;
   sandbox: SandboxSpec | null;
+  environment: EnvironmentRun | null;
+  /** The command's working folder as the command sees it: the checkout's host path, or /work/repo in an environment. */
+  cwd: string;
+  /** A path the command names (its report file), as the host sees it. */
+  hostPath(path: string): string;
 }
+
+// Inside an environment every lane sees its folders at the same places, so commands and reports name no host path.
+const INSIDE = {
+  reports: '/work/reports',
+  home: '/work/home',
+  target: '/work/target',
+  goCache: '/work/cache/go-build',
+};
 
 interface Job {
   state: RunState;
@@ -81,12 +97,19 @@ interface LanePlan {
 }
 
 export async function runSuites(input: SuiteRunsInput): Promise<SuiteRuns> {
-  const sandboxed = await useSandbox(input.sandbox);
+  const sandboxed = await useSandbox(input.sandbox, input.environment !== null);
   const { goCache } = input;
   await mkdir(goCache, { recursive: true });
   const install = parseCommandLine(input.recipe.install);
   const test = parseCommandLine(input.recipe.test);
 
+  const image =
+    input.environment === null
+      ? null
+      : {
+          rootfs: await input.environment.store.rootfs(input.environment.digest),
+          config: (await input.environment.store.readImage(input.environment.digest)).config,
+        };
   const makeLane = async (plan: LanePlan, name: string): Promise<Lane | string> => {
     const dir = join(input.root, 'lanes', name);
     const checkout = join(dir, 'repo');
@@ -98,9 +121,51 @@ export async function runSuites(input: SuiteRunsInput): Promise<SuiteRuns> {
     ];
     await Promise.all([checkout, home, tmp, reports, target].map((path) => mkdir(path, { recursive: true })));
     await checkOutTree(input.source, input.trees[plan.state], checkout);
+    if (image !== null) {
+      // The environment holds the install's output already; every run sees the same toolchain and dependencies.
+      const environment: EnvironmentRun = {
+        rootfs: image.rootfs,
+        config: image.config,
+        checkout,
+        network: false,
+        mounts: [
+          { source: reports, target: INSIDE.reports, writable: true },
+          { source: home, target: INSIDE.home, writable: true },
+          { source: target, target: INSIDE.target, writable: true },
+          { source: goCache, target: INSIDE.goCache, writable: true },
+        ],
+      };
+      const env = environmentVariables(
+        image.config,
+        pinnedVariables(image.config.config.Env, {
+          home: INSIDE.home,
+          goCache: INSIDE.goCache,
+          cargoTarget: INSIDE.target,
+        }),
+      );
+      const hostPath = (path: string): string =>
+        path.startsWith(`${INSIDE.reports}/`) ? join(reports, path.slice(INSIDE.reports.length + 1)) : path;
+      return {
+        checkout,
+        plan: planRunner(test.argv, INSIDE.reports),
+        env,
+        sandbox: null,
+        environment,
+        cwd: CHECKOUT,
+        hostPath,
+      };
+    }
     const env = runEnvironment({ home, tmp, goCache, cargoTarget: target });
     const sandbox = sandboxed ? { writable: [dir, goCache], hidden: [], readOnly: input.source.objectDirs } : null;
-    const lane: Lane = { checkout, plan: planRunner(test.argv, reports), env, sandbox };
+    const lane: Lane = {
+      checkout,
+      plan: planRunner(test.argv, reports),
+      env,
+      sandbox,
+      environment: null,
+      cwd: checkout,
+      hostPath: (path) => path,
+    };
     const installed = await run(lane, install.argv, install.env, input.runTimeoutMs);
     if (installed.exitCode !== 0) {
       return `recipe.install ${JSON.stringify(input.recipe.install)} failed in the ${plan.state} checkout (${outcomeOf(installed)}): ${tail(installed.stderr) || tail(installed.stdout)}`;
@@ -149,8 +214,8 @@ export async function runSuites(input: SuiteRunsInput): Promise<SuiteRuns> {
   return failure === null ? { ran: true, results, runs: records } : { ran: false, detail: failure, runs: records };
 }
 
-async function useSandbox(requested: boolean | undefined): Promise<boolean> {
-  if (requested === false) return false;
+async function useSandbox(requested: boolean | undefined, environment: boolean): Promise<boolean> {
+  if (requested === false || environment) return false;
   const status = await sandboxStatus();
   if (status.available) return true;
   if (requested === true)
@@ -161,10 +226,31 @@ async function useSandbox(requested: boolean | undefined): Promise<boolean> {
   return false;
 }
 
+/** Pinned and offline: UTC, C.UTF-8, fixed hash seed, no test-result cache, no module proxy, cargo offline. */
+function pinnedVariables(
+  imageEnv: readonly string[] | null,
+  paths: { home: string; goCache: string; cargoTarget: string },
+): Record<string, string> {
+  const imageGoFlags = imageEnv?.find((entry) => entry.startsWith('GOFLAGS='))?.slice('GOFLAGS='.length);
+  return {
+    CI: 'true',
+    NO_COLOR: '1',
+    PYTHONHASHSEED: '0',
+    PYTHONDONTWRITEBYTECODE: '1',
+    GOFLAGS: imageGoFlags === undefined ? '-count=1' : `${imageGoFlags} -count=1`,
+    GOPROXY: 'off',
+    GOTOOLCHAIN: 'local',
+    GOCACHE: paths.goCache,
+    CARGO_NET_OFFLINE: 'true',
+    CARGO_TERM_COLOR: 'never',
+    CARGO_TARGET_DIR: paths.cargoTarget,
+    ...(imageEnv === null ? {} : { HOME: paths.home, TMPDIR: '/tmp' }),
+  };
+}
+
 /**
- * Pinned and offline: UTC, C.UTF-8, fixed hash seed, no test-result cache, no module proxy, cargo
- * offline; HOME, TMPDIR and the build caches are the freeze's own. Toolchains stay where the host
- * installed them (read-only under the sandbox).
+ * On the host: the pinned variables, with HOME, TMPDIR and the build caches the freeze's own. Toolchains stay where the
+ * host installed them (read-only under the sandbox).
  */
 function runEnvironment(paths: {
   home: string;
@@ -180,20 +266,10 @@ function runEnvironment(paths: {
       (name) => host[name] !== undefined,
     ),
     set: {
-      CI: 'true',
-      NO_COLOR: '1',
-      PYTHONHASHSEED: '0',
-      PYTHONDONTWRITEBYTECODE: '1',
-      GOFLAGS: '-count=1',
-      GOPROXY: 'off',
-      GOTOOLCHAIN: 'local',
-      GOCACHE: paths.goCache,
+      ...pinnedVariables(null, paths),
       GOPATH: host['GOPATH'] ?? `${hostHome}/go`,
-      CARGO_NET_OFFLINE: 'true',
-      CARGO_TERM_COLOR: 'never',
       CARGO_HOME: host['CARGO_HOME'] ?? `${hostHome}/.cargo`,
       RUSTUP_HOME: host['RUSTUP_HOME'] ?? `${hostHome}/.rustup`,
-      CARGO_TARGET_DIR: paths.cargoTarget,
     },
     home: paths.home,
     tmp: paths.tmp,
@@ -208,11 +284,12 @@ function run(
 ): Promise<CommandResult> {
   return runBounded({
     argv,
-    cwd: lane.checkout,
+    cwd: lane.cwd,
     env: { ...lane.env, ...env },
     timeoutMs,
     maxOutputBytes: MAX_OUTPUT_BYTES,
     sandbox: lane.sandbox,
+    environment: lane.environment,
   });
 }
 
@@ -247,7 +324,7 @@ async function runOnce(
 /** Reports left by an earlier run (or committed to the repository) must never stand in for this run's. */
 async function removeReports(lane: Lane): Promise<void> {
   const source = lane.plan.report?.source;
-  if (source?.kind === 'file') await rm(source.path, { force: true });
+  if (source?.kind === 'file') await rm(lane.hostPath(source.path), { force: true });
   if (source?.kind === 'files')
     await Promise.all(
       (await matchingFiles(lane.checkout, source.dir, source.pattern)).map((path) =>
@@ -265,7 +342,7 @@ async function readReport(
   if (result.timedOut) return fail(`timed out (${outcomeOf(result)})`);
   const expected = lane.plan.report;
   if (expected === null) return fail('the runner leaves no machine-readable report');
-  const options = { rootDir: lane.checkout };
+  const options = { rootDir: lane.cwd };
   let report: ParsedReport;
   try {
     switch (expected.source.kind) {
@@ -274,7 +351,7 @@ async function readReport(
         report = parseReport(expected.format, result.stdout.toString('utf8'), options);
         break;
       case 'file':
-        report = parseReport(expected.format, await readFile(expected.source.path, 'utf8'), options);
+        report = parseReport(expected.format, await readFile(lane.hostPath(expected.source.path), 'utf8'), options);
         break;
       case 'files': {
         const paths = await matchingFiles(lane.checkout, expected.source.dir, expected.source.pattern);

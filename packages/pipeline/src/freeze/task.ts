@@ -86,6 +86,11 @@ export async function cutoffsBefore(sourcedAt: string): Promise<string[]> {
   return parsed.data.cutoffs.filter((cutoff) => (cutoffEnd(cutoff)?.getTime() ?? Infinity) <= at).sort();
 }
 
+/** The image reference a task names: a name for `docker load` and the environment's digest, which is its identity. */
+export function environmentReference(repo: string, digest: string): string {
+  return `abp-env/${repo.toLowerCase().replace(/[^a-z0-9._-]+/g, '-')}@${digest}`;
+}
+
 function prompt(input: TaskFreezeInput): string {
   return `Resolve issue #${input.issue.number} of ${input.repo}: ${input.issue.title}\n\n${input.issue.body.trim()}\n`;
 }
@@ -107,6 +112,7 @@ function freezeKey(input: TaskFreezeInput, deps: TaskFreezeDependencies, cutoffs
     cutoffsVerified,
     runs: deps.runs ?? 3,
     timeoutSeconds: deps.timeoutSeconds ?? 900,
+    ...(deps.environments === undefined ? {} : { environment: true }),
   });
 }
 
@@ -146,7 +152,12 @@ export async function freezeTask(input: TaskFreezeInput, deps: TaskFreezeDepende
       drawSeed: input.drawSeed,
     },
     prompt: prompt(input),
-    environment: { image: IMAGES[input.recipe.ecosystem] ?? IMAGES.node, setup: [input.recipe.install] },
+    // With an environment the install is in the image and the reference is its digest; without one the suites ran on
+    // the host and the image is only a name.
+    environment:
+      outcome.environment === null
+        ? { image: IMAGES[input.recipe.ecosystem] ?? IMAGES.node, setup: [input.recipe.install] }
+        : { image: environmentReference(input.repo, outcome.environment.digest), setup: [] },
     verification: {
       kind: 'commands',
       failToPass: outcome.commands.failToPass,

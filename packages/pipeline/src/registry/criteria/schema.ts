@@ -23,6 +23,17 @@ export const runnerRecipeSchema = z.strictObject({
   install: command,
   test: command,
   report: z.enum(runnerReportFormats),
+  toolchain: z
+    .strictObject({
+      python: z.string().min(1).optional(),
+      node: z.string().min(1).optional(),
+      go: z.string().min(1).optional(),
+      rust: z.string().min(1).optional(),
+    })
+    .optional()
+    .describe(
+      'The toolchain versions the environment carries, where the repository does not say (requires-python, .nvmrc, go.mod, rust-toolchain.toml).',
+    ),
 });
 /** How the freeze step installs a repository and runs its tests, and how it reads per-test outcomes back. */
 export type RunnerRecipe = z.infer<typeof runnerRecipeSchema>;

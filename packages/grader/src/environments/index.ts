@@ -1,0 +1,41 @@
+// Execution environments: OCI images built once per repository and its dependency files, stored by digest, unpacked
+// and run with bubblewrap, exported for docker. The freeze and the grader both run through here. Only re-exports.
+
+export { EnvironmentError, type EnvironmentErrorCode } from './errors.js';
+export {
+  buildEnvironment,
+  fileDigest,
+  ENVIRONMENT_BUILDER,
+  type BuildInput,
+  type EnvironmentBuild,
+  type EnvironmentRequest,
+} from './build.js';
+export {
+  EnvironmentStore,
+  checkDigest,
+  MEDIA_TYPES,
+  type Descriptor,
+  type Image,
+  type ImageConfig,
+  type ImageManifest,
+} from './store.js';
+export {
+  CHECKOUT,
+  LABELS,
+  ENV_PREFIX,
+  checkoutMounts,
+  environmentArgv,
+  environmentVariables,
+  type EnvironmentRun,
+  type Mount,
+} from './runtime.js';
+export { registryAccess, type RegistryAccess } from './registry-access.js';
+export {
+  basePlan,
+  requestedToolchain,
+  satisfiesPython,
+  TOOLCHAIN_FILES,
+  type Ecosystem,
+  type ToolchainRequest,
+} from './toolchains.js';
+export { unpackLayer, writeLayer } from './layer-tar.js';

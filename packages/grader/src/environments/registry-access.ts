@@ -1,0 +1,107 @@
+// Owns how an install step reaches the package registries: exactly the way this host does (its resolver, its CA
+// certificates, its proxies, and the pip, npm, cargo and Go settings that name indexes and mirrors), carried into the
+// step as read-only binds under /run/abp-registry and variables, so none of it lands in the layer the step writes and
+// none of it is published. A user behind a corporate mirror is served the same way as these machines.
+import { existsSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import type { Mount } from './runtime.js';
+
+const INSIDE = '/run/abp-registry';
+
+export interface RegistryAccess {
+  readonly mounts: Mount[];
+  readonly env: Record<string, string>;
+  /** What was carried in, by name only (never a value: a variable may hold a token), for the build log. */
+  readonly carried: string[];
+}
+
+// Variables whose values are addresses, hosts or timeouts, passed as they are.
+const PASSED = [
+  /^(HTTPS?|ALL|NO)_PROXY$/i,
+  /^PIP_(INDEX_URL|EXTRA_INDEX_URL|TRUSTED_HOST|DEFAULT_TIMEOUT|RETRIES|TIMEOUT|DISABLE_PIP_VERSION_CHECK)$/,
+  /^UV_(INDEX_URL|EXTRA_INDEX_URL|DEFAULT_INDEX|INDEX)$/,
+  /^NPM_CONFIG_(REGISTRY|STRICT_SSL|FETCH_RETRIES|FETCH_TIMEOUT|PROXY|HTTPS_PROXY|NOPROXY)$/i,
+  /^GO(PROXY|NOSUMDB|NOPROXY|PRIVATE|SUMDB|INSECURE)$/,
+  /^CARGO_REGISTRIES_.*_(INDEX|PROTOCOL)$/,
+  /^CARGO_REGISTRY_DEFAULT$/,
+  /^CARGO_HTTP_(TIMEOUT|PROXY|MULTIPLEXING)$/,
+  /^CARGO_NET_(RETRY|GIT_FETCH_WITH_CLI)$/,
+];
+// Variables naming a CA bundle: the first that exists is bound in, and every tool is pointed at it.
+const CA_FILE_VARIABLES = [
+  'SSL_CERT_FILE',
+  'REQUESTS_CA_BUNDLE',
+  'PIP_CERT',
+  'NODE_EXTRA_CA_CERTS',
+  'CURL_CA_BUNDLE',
+  'CARGO_HTTP_CAINFO',
+];
+const CA_POINTED = [...CA_FILE_VARIABLES, 'GIT_SSL_CAINFO', 'NPM_CONFIG_CAFILE'];
+const SYSTEM_CA = '/etc/ssl/certs/ca-certificates.crt';
+
+function file(path: string | undefined): string | null {
+  if (path === undefined || path === '') return null;
+  try {
+    return statSync(path).isFile() ? path : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The host's registry access, read from `hostEnv` and the configuration files it names or implies. */
+export function registryAccess(hostEnv: Readonly<Record<string, string | undefined>>): RegistryAccess {
+  const mounts: Mount[] = [];
+  const env: Record<string, string> = {};
+  const carried: string[] = [];
+  const bind = (source: string, name: string, variable?: string): string => {
+    const target = `${INSIDE}/${name}`;
+    mounts.push({ source, target });
+    if (variable !== undefined) env[variable] = target;
+    carried.push(`${variable ?? name} (file ${source})`);
+    return target;
+  };
+
+  for (const [name, value] of Object.entries(hostEnv)) {
+    if (value === undefined || !PASSED.some((pattern) => pattern.test(name))) continue;
+    env[name] = value;
+    carried.push(name);
+  }
+  const resolver = file('/etc/resolv.conf');
+  if (resolver !== null) mounts.push({ source: resolver, target: '/etc/resolv.conf' });
+  const hosts = file('/etc/hosts');
+  if (hosts !== null) mounts.push({ source: hosts, target: '/etc/hosts' });
+
+  const ca = CA_FILE_VARIABLES.map((name) => file(hostEnv[name])).find((path) => path !== null) ?? file(SYSTEM_CA);
+  if (ca !== null) {
+    const inside = bind(ca, 'ca-certificates.crt');
+    for (const name of CA_POINTED) env[name] = inside;
+    // Go and OpenSSL also read the system bundle at its Debian path.
+    mounts.push({ source: ca, target: SYSTEM_CA });
+  }
+
+  const home = hostEnv['HOME'] ?? homedir();
+  const pipConfig =
+    file(hostEnv['PIP_CONFIG_FILE']) ??
+    [join(home, '.config/pip/pip.conf'), join(home, '.pip/pip.conf'), '/etc/xdg/pip/pip.conf', '/etc/pip.conf']
+      .map((path) => file(path))
+      .find((path) => path !== null);
+  if (pipConfig !== undefined && pipConfig !== null) bind(pipConfig, 'pip.conf', 'PIP_CONFIG_FILE');
+
+  const npmUser = file(hostEnv['NPM_CONFIG_USERCONFIG'] ?? join(home, '.npmrc'));
+  if (npmUser !== null) bind(npmUser, 'npmrc-user', 'NPM_CONFIG_USERCONFIG');
+  const npmGlobal = file(hostEnv['NPM_CONFIG_GLOBALCONFIG']) ?? file('/etc/npmrc') ?? file('/usr/local/etc/npmrc');
+  if (npmGlobal !== null) bind(npmGlobal, 'npmrc-global', 'NPM_CONFIG_GLOBALCONFIG');
+
+  // cargo reads configuration from every folder above the checkout (/work/repo): /work/.cargo is the install's own.
+  const cargoHome = hostEnv['CARGO_HOME'] ?? join(home, '.cargo');
+  const cargoConfig = file(join(cargoHome, 'config.toml')) ?? file(join(cargoHome, 'config'));
+  if (cargoConfig !== null) {
+    mounts.push({ source: cargoConfig, target: '/work/.cargo/config.toml' });
+    carried.push(`cargo configuration (file ${cargoConfig})`);
+  }
+
+  const goEnv = file(hostEnv['GOENV'] ?? join(home, '.config/go/env'));
+  if (goEnv !== null && existsSync(goEnv)) bind(goEnv, 'go.env', 'GOENV');
+  return { mounts, env, carried };
+}

@@ -1,0 +1,174 @@
+// Owns running a command inside an environment with bubblewrap: the image's unpacked root file system read-only as /,
+// a fresh /dev, /proc and /tmp, /work as a tmpfs holding what the caller binds there (the checkout at /work/repo, its
+// reports, its home), the folders the install left in the checkout bound back read-only, and no network unless the
+// caller is the install step. Nothing of the host is visible but what is bound.
+import { lstat, readlink } from 'node:fs/promises';
+import { join, posix } from 'node:path';
+import { EnvironmentError } from './errors.js';
+import type { ImageConfig } from './store.js';
+
+/** Where the checkout is inside every environment, whatever host folder holds it. */
+export const CHECKOUT = '/work/repo';
+/** Writable in the install step only; its contents become the environment's last layer. */
+export const ENV_PREFIX = '/opt/abp/env';
+export const LABELS = {
+  checkoutMounts: 'org.abp.checkout-mounts',
+  scratchMounts: 'org.abp.scratch-mounts',
+  toolchainPrefix: 'org.abp.toolchain.',
+} as const;
+
+export interface Mount {
+  /** A host path. */
+  readonly source: string;
+  /** Absolute, under /work, /tmp or /run (fresh tmpfs folders), or a path the image already has. */
+  readonly target: string;
+  readonly writable?: boolean;
+}
+
+export interface EnvironmentRun {
+  /** The unpacked root file system (EnvironmentStore.rootfs). */
+  readonly rootfs: string;
+  readonly config: ImageConfig;
+  /** The host folder bound at /work/repo; null for a command that needs no checkout. */
+  readonly checkout: string | null;
+  readonly mounts: readonly Mount[];
+  /** Only the install step reaches the network, and then only through the host's registry configuration. */
+  readonly network: boolean;
+}
+
+/** The paths the install left in the checkout (node_modules, an egg-info), recorded in the image. */
+export function checkoutMounts(config: ImageConfig): { bound: string[]; scratch: string[] } {
+  const list = (label: string): string[] => {
+    const value = config.config.Labels[label];
+    if (value === undefined || value === '') return [];
+    const parsed = JSON.parse(value) as unknown;
+    if (!Array.isArray(parsed) || !parsed.every((item) => typeof item === 'string' && safeRelative(item)))
+      throw new EnvironmentError('invalid-image', `the image's label ${label} is not a list of relative paths`);
+    return parsed as string[];
+  };
+  return { bound: list(LABELS.checkoutMounts), scratch: list(LABELS.scratchMounts) };
+}
+
+function safeRelative(path: string): boolean {
+  return (
+    path !== '' &&
+    !path.startsWith('/') &&
+    path.split('/').every((part) => part !== '' && part !== '.' && part !== '..')
+  );
+}
+
+/** The image's variables, overlaid by the caller's (HOME, TMPDIR, the run's own settings). */
+export function environmentVariables(
+  config: ImageConfig,
+  own: Readonly<Record<string, string>>,
+): Record<string, string> {
+  const base: Record<string, string> = {};
+  for (const entry of config.config.Env) {
+    const equals = entry.indexOf('=');
+    if (equals > 0) base[entry.slice(0, equals)] = entry.slice(equals + 1);
+  }
+  return { ...base, ...own };
+}
+
+/** bwrap's arguments (without bwrap itself) to run `argv` in `cwd` (an in-environment path) inside `run`. */
+export function environmentArgv(run: EnvironmentRun, argv: readonly string[], cwd: string): string[] {
+  for (const mount of run.mounts) {
+    if (!posix.isAbsolute(mount.target) || mount.target.split('/').includes('..'))
+      throw new EnvironmentError(
+        'invalid-environment-spec',
+        `mount target ${JSON.stringify(mount.target)} must be an absolute path without ".."`,
+      );
+  }
+  const { bound, scratch } = checkoutMounts(run.config);
+  const args = [
+    '--die-with-parent',
+    '--new-session',
+    '--unshare-all',
+    ...(run.network ? ['--share-net'] : []),
+    '--cap-drop',
+    'ALL',
+    '--ro-bind',
+    run.rootfs,
+    '/',
+    '--dev',
+    '/dev',
+    '--proc',
+    '/proc',
+    '--tmpfs',
+    '/tmp',
+    '--tmpfs',
+    '/work',
+    '--tmpfs',
+    '/run',
+  ];
+  if (run.checkout !== null) {
+    args.push('--bind', run.checkout, CHECKOUT);
+    for (const path of bound)
+      args.push('--ro-bind', join(run.rootfs, ENV_PREFIX, 'checkout', path), `${CHECKOUT}/${path}`);
+    for (const path of scratch) args.push('--tmpfs', `${CHECKOUT}/${path}`);
+  }
+  // Parents before children, so a deeper mount lands inside the one above it.
+  const sorted = [...run.mounts].sort((a, b) => a.target.split('/').length - b.target.split('/').length);
+  for (const mount of sorted) args.push(mount.writable === true ? '--bind' : '--ro-bind', mount.source, mount.target);
+  args.push('--chdir', cwd, '--', ...argv);
+  return args;
+}
+
+/** The host path behind an in-environment path: the deepest mount that holds it, else the root file system. */
+function hostPathOf(run: EnvironmentRun, inside: string): string {
+  const binds: Array<{ target: string; source: string }> = run.mounts.map((mount) => ({
+    target: mount.target,
+    source: mount.source,
+  }));
+  if (run.checkout !== null) {
+    binds.push({ target: CHECKOUT, source: run.checkout });
+    for (const path of checkoutMounts(run.config).bound)
+      binds.push({ target: `${CHECKOUT}/${path}`, source: join(run.rootfs, ENV_PREFIX, 'checkout', path) });
+  }
+  const holder = binds
+    .filter((bind) => inside === bind.target || inside.startsWith(`${bind.target}/`))
+    .sort((a, b) => b.target.length - a.target.length)[0];
+  return holder === undefined ? join(run.rootfs, inside) : join(holder.source, inside.slice(holder.target.length));
+}
+
+/**
+ * Finds `program` the way execvp would inside the environment (relative names from `cwd`), following links as they
+ * resolve inside it: bwrap reports a missing program only as "execvp … exit 1", which reads like the command failing.
+ */
+export async function findInEnvironment(
+  run: EnvironmentRun,
+  program: string,
+  path: string | undefined,
+  cwd: string,
+): Promise<string | null> {
+  const candidates = program.includes('/')
+    ? [posix.resolve(cwd, program)]
+    : (path ?? '')
+        .split(':')
+        .filter((dir) => posix.isAbsolute(dir))
+        .map((dir) => posix.join(dir, program));
+  for (const candidate of candidates) if (await resolveInside(run, candidate, 0)) return candidate;
+  return null;
+}
+
+async function resolveInside(run: EnvironmentRun, path: string, hops: number): Promise<boolean> {
+  if (hops > 40) return false;
+  const parts = posix.normalize(path).split('/').filter(Boolean);
+  let at = '/';
+  for (const [index, part] of parts.entries()) {
+    const next = posix.join(at, part);
+    const host = hostPathOf(run, next);
+    const info = await lstat(host).catch(() => null);
+    if (info === null) return false;
+    if (info.isSymbolicLink()) {
+      const target = await readlink(host);
+      const rest = parts.slice(index + 1).join('/');
+      const base = posix.isAbsolute(target) ? target : posix.join(at, target);
+      return resolveInside(run, rest === '' ? base : posix.join(base, rest), hops + 1);
+    }
+    if (index === parts.length - 1) return info.isFile() && (info.mode & 0o111) !== 0;
+    if (!info.isDirectory()) return false;
+    at = next;
+  }
+  return false;
+}

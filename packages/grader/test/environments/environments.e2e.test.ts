@@ -1,0 +1,294 @@
+// Environments built for real from the registries (Debian through mmdebstrap, Node from npm, Go through the module
+// proxy, packages through pip, npm and go), then run offline with bubblewrap: the toolchain inside is the one asked
+// for, not the host's; nothing reaches the network; the build is cached by its inputs; the OCI archive reads in skopeo.
+import { execFile } from 'node:child_process';
+import { createServer, type Server } from 'node:net';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildEnvironment, fileDigest, type EnvironmentRequest } from '../../src/environments/build.js';
+import { CHECKOUT, environmentVariables } from '../../src/environments/runtime.js';
+import { EnvironmentStore } from '../../src/environments/store.js';
+import { runBounded } from '../../src/execution/bounded-command.js';
+import { sharedEnvironmentStore } from '../../../../test-support/toolchain-caches.js';
+
+const execFileAsync = promisify(execFile);
+const store = new EnvironmentStore(sharedEnvironmentStore);
+let work: string;
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), 'abp-environments-'));
+});
+afterAll(async () => {
+  await rm(work, { recursive: true, force: true });
+});
+
+async function repo(name: string, files: Record<string, string>): Promise<string> {
+  const dir = join(work, name);
+  for (const [path, content] of Object.entries(files)) {
+    await mkdir(join(dir, path, '..'), { recursive: true });
+    await writeFile(join(dir, path), content);
+  }
+  return dir;
+}
+
+async function request(
+  dir: string,
+  fields: Omit<EnvironmentRequest, 'dependencyFiles'>,
+  dependencyFiles: string[],
+): Promise<EnvironmentRequest> {
+  const digests: Record<string, string> = {};
+  for (const path of dependencyFiles) digests[path] = fileDigest(await readFile(join(dir, path)));
+  return { ...fields, dependencyFiles: digests };
+}
+
+/** Runs `argv` in the environment with `checkout` at /work/repo and no network, as the freeze and the grader do. */
+async function runIn(digest: string, checkout: string, argv: string[]) {
+  const image = await store.readImage(digest);
+  const rootfs = await store.rootfs(digest);
+  const home = join(work, `home-${Math.random()}`);
+  await mkdir(home);
+  return runBounded({
+    argv,
+    cwd: CHECKOUT,
+    env: environmentVariables(image.config, { HOME: '/work/home', TMPDIR: '/tmp' }),
+    timeoutMs: 120_000,
+    maxOutputBytes: 1024 * 1024,
+    environment: {
+      rootfs,
+      config: image.config,
+      checkout,
+      mounts: [{ source: home, target: '/work/home', writable: true }],
+      network: false,
+    },
+  });
+}
+
+async function copyOf(dir: string, name: string): Promise<string> {
+  const target = join(work, name);
+  await execFileAsync('cp', ['-a', dir, target]);
+  return target;
+}
+
+describe('a Python environment', () => {
+  let dir: string;
+  let digest: string;
+  const pyproject = `[build-system]
+requires = ["setuptools>=61"]
+build-backend = "setuptools.build_meta"
+
+[project]
+name = "calc"
+version = "0.1.0"
+requires-python = ">=3.9"
+dependencies = ["six==1.16.0"]
+`;
+
+  beforeAll(async () => {
+    dir = await repo('py', {
+      'pyproject.toml': pyproject,
+      'src/calc/__init__.py': 'import six\n\ndef which():\n    return six.__name__\n',
+      'tests/test_calc.py': 'from calc import which\n\ndef test_which():\n    assert which() == "six"\n',
+    });
+    const build = await buildEnvironment({
+      store,
+      checkout: dir,
+      request: await request(
+        dir,
+        { ecosystem: 'python', toolchain: {}, install: 'pip install -e .', runner: 'pytest' },
+        ['pyproject.toml'],
+      ),
+    });
+    digest = build.digest;
+    expect(build.toolchains['python']).toMatch(/^3\.11\./);
+    expect(build.toolchains['pytest']).toMatch(/^\d+\./);
+  }, 900_000);
+
+  it('runs pytest from the environment, with the dependency pip installed there, on a fresh checkout', async () => {
+    const checkout = await copyOf(dir, 'py-checkout');
+    const result = await runIn(digest, checkout, ['python', '-m', 'pytest', '-q', '-p', 'no:cacheprovider']);
+    expect(result.stdout.toString()).toContain('1 passed');
+    expect(result.exitCode).toBe(0);
+    const where = await runIn(digest, checkout, [
+      'python',
+      '-c',
+      'import pytest, six; print(pytest.__file__); print(six.__file__)',
+    ]);
+    expect(where.stdout.toString()).toMatch(
+      /^\/opt\/abp\/env\/venv\/lib\/python3\.11\/site-packages\/pytest\/__init__\.py\n\/opt\/abp\/env\/venv\//,
+    );
+  });
+
+  it('sees none of the host: not its files, not its programs, not its network', async () => {
+    const server: Server = createServer((socket) => socket.end('host\n'));
+    await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+    const address = server.address();
+    const port = typeof address === 'object' && address !== null ? address.port : 0;
+    try {
+      const checkout = await copyOf(dir, 'py-offline');
+      const probe = `import socket, os
+try:
+    socket.create_connection(("127.0.0.1", ${port}), timeout=3).recv(5)
+    print("reached")
+except OSError as error:
+    print("refused", type(error).__name__)
+print("host-node" if os.path.exists("${process.execPath}") else "no-host-node")
+print("host-repo" if os.path.exists("${dir}") else "no-host-repo")
+`;
+      const result = await runIn(digest, checkout, ['python', '-c', probe]);
+      expect(result.stdout.toString().split('\n').slice(0, 3)).toEqual([
+        'refused ConnectionRefusedError',
+        'no-host-node',
+        'no-host-repo',
+      ]);
+      const fromHost = await execFileAsync('python3', ['-c', probe]);
+      expect(fromHost.stdout.split('\n')[0]).toBe('reached');
+    } finally {
+      server.close();
+    }
+  });
+
+  it('is reused for the same dependency files, and rebuilt when one changes', async () => {
+    const again = await buildEnvironment({
+      store,
+      checkout: dir,
+      request: await request(
+        dir,
+        { ecosystem: 'python', toolchain: {}, install: 'pip install -e .', runner: 'pytest' },
+        ['pyproject.toml'],
+      ),
+    });
+    expect(again).toMatchObject({ digest, cached: true });
+    const changed = await repo('py-changed', {
+      'pyproject.toml': pyproject.replace('six==1.16.0', 'six==1.17.0'),
+      'src/calc/__init__.py': 'import six\n',
+    });
+    const other = await buildEnvironment({
+      store,
+      checkout: changed,
+      request: await request(
+        changed,
+        { ecosystem: 'python', toolchain: {}, install: 'pip install -e .', runner: 'pytest' },
+        ['pyproject.toml'],
+      ),
+    });
+    expect(other.digest).not.toBe(digest);
+    const [first, second] = await Promise.all([store.readImage(digest), store.readImage(other.digest)]);
+    // The base (Debian with Python) is shared; only the install's layer differs.
+    expect(second.manifest.layers.slice(0, -1)).toEqual(first.manifest.layers.slice(0, -1));
+    expect(second.manifest.layers.at(-1)?.digest).not.toBe(first.manifest.layers.at(-1)?.digest);
+  }, 900_000);
+
+  it('exports an OCI archive that skopeo reads, with the layers and the labels it was built with', async () => {
+    const archive = join(work, 'python-env.tar');
+    await store.exportArchive(digest, archive, 'abp-env/calc');
+    const { stdout } = await execFileAsync('skopeo', ['inspect', `oci-archive:${archive}`]);
+    const inspected = JSON.parse(stdout) as {
+      Digest: string;
+      Layers: string[];
+      Labels: Record<string, string>;
+      Os: string;
+    };
+    const image = await store.readImage(digest);
+    expect(inspected.Digest).toBe(digest);
+    expect(inspected.Layers).toEqual(image.manifest.layers.map((layer) => layer.digest));
+    expect(inspected.Os).toBe('linux');
+    expect(inspected.Labels['org.abp.install']).toBe('pip install -e .');
+  });
+
+  it('fails the build with environment-build-failed and the log tail when the install needs what no registry has', async () => {
+    const broken = await repo('py-broken', {
+      'pyproject.toml': pyproject.replace('six==1.16.0', 'abp-no-such-package-anywhere==9.9.9'),
+      'src/calc/__init__.py': '',
+    });
+    const failure = await buildEnvironment({
+      store,
+      checkout: broken,
+      request: await request(
+        broken,
+        { ecosystem: 'python', toolchain: {}, install: 'pip install -e .', runner: 'pytest' },
+        ['pyproject.toml'],
+      ),
+    }).then(
+      () => null,
+      (error: unknown) => error as { code: string; message: string },
+    );
+    expect(failure?.code).toBe('environment-build-failed');
+    expect(failure?.message).toContain('abp-no-such-package-anywhere');
+  }, 900_000);
+});
+
+describe('Node and Go environments carry the toolchain the repository names, not the host’s', () => {
+  it('Node 22 from npm with vitest and another devDependency through npm ci', async () => {
+    const dir = await repo('js', {
+      '.nvmrc': '22\n',
+      'package.json': JSON.stringify({
+        name: 'js-env',
+        version: '1.0.0',
+        private: true,
+        type: 'module',
+        scripts: { test: 'vitest run' },
+        devDependencies: { vitest: '3.2.4', 'is-number': '7.0.0' },
+      }),
+      'index.js': 'import isNumber from "is-number";\nexport const double = (x) => (isNumber(x) ? x * 2 : NaN);\n',
+      'test/double.test.js':
+        'import { expect, test } from "vitest";\nimport { double } from "../index.js";\ntest("doubles", () => expect(double(2)).toBe(4));\n',
+    });
+    await execFileAsync('npm', ['install', '--package-lock-only', '--no-audit', '--no-fund'], { cwd: dir });
+    const build = await buildEnvironment({
+      store,
+      checkout: dir,
+      request: await request(
+        dir,
+        { ecosystem: 'node', toolchain: { node: '22' }, install: 'npm ci', runner: 'vitest' },
+        ['package.json', 'package-lock.json', '.nvmrc'],
+      ),
+    });
+    expect(build.toolchains['node']).toMatch(/^22\./);
+    expect(process.version).not.toMatch(/^v22\./);
+    const checkout = await copyOf(dir, 'js-checkout');
+    const version = await runIn(build.digest, checkout, ['node', '--version']);
+    expect(version.stdout.toString().trim()).toBe(`v${build.toolchains['node'] ?? ''}`);
+    const tests = await runIn(build.digest, checkout, [
+      'npx',
+      'vitest',
+      'run',
+      '--reporter=junit',
+      '--outputFile=/work/home/report.xml',
+    ]);
+    expect(tests.exitCode, tests.stderr.toString()).toBe(0);
+  }, 900_000);
+
+  it('Go 1.24.5 through the module proxy, with a module dependency in the environment’s module cache', async () => {
+    const dir = await repo('go', {
+      'go.mod': 'module example.com/goenv\n\ngo 1.24.5\n\nrequire github.com/google/uuid v1.6.0\n',
+      'go.sum':
+        'github.com/google/uuid v1.6.0 h1:NIvaJDMOsjHA8n1jAhLSgzrAzy1Hgr+hNrb57e+94F0=\ngithub.com/google/uuid v1.6.0/go.mod h1:TIyPZe4MgqvfeYDBFedMoGGpEw/LqOeaOT+nhxU+yHo=\n',
+      'lib.go':
+        'package goenv\n\nimport "github.com/google/uuid"\n\nfunc Valid(s string) bool { _, err := uuid.Parse(s); return err == nil }\n',
+      'lib_test.go':
+        'package goenv\n\nimport "testing"\n\nfunc TestValid(t *testing.T) {\n\tif !Valid("6ba7b810-9dad-11d1-80b4-00c04fd430c8") {\n\t\tt.Fatal("want valid")\n\t}\n}\n',
+    });
+    const build = await buildEnvironment({
+      store,
+      checkout: dir,
+      request: await request(
+        dir,
+        { ecosystem: 'go', toolchain: { go: '1.24.5' }, install: 'go mod download', runner: 'go-test' },
+        ['go.mod', 'go.sum'],
+      ),
+    });
+    expect(build.toolchains['go']).toBe('1.24.5');
+    const host = await execFileAsync('go', ['env', 'GOVERSION']);
+    expect(host.stdout.trim()).not.toBe('go1.24.5');
+    const checkout = await copyOf(dir, 'go-checkout');
+    const tests = await runIn(build.digest, checkout, [
+      'sh',
+      '-c',
+      'GOCACHE=/work/home/go-build GOPROXY=off go test -count=1 ./...',
+    ]);
+    expect(tests.stdout.toString(), tests.stderr.toString()).toMatch(/^ok\s+example\.com\/goenv/m);
+  }, 900_000);
+});

@@ -1,0 +1,116 @@
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { registryAccess } from '../../src/environments/registry-access.js';
+import { environmentArgv, environmentVariables, LABELS } from '../../src/environments/runtime.js';
+import type { ImageConfig } from '../../src/environments/store.js';
+
+const config: ImageConfig = {
+  architecture: 'amd64',
+  os: 'linux',
+  config: {
+    Env: ['PATH=/opt/abp/node/bin:/usr/bin:/bin', 'LANG=C.UTF-8'],
+    WorkingDir: '/work/repo',
+    Labels: { [LABELS.checkoutMounts]: '["node_modules"]', [LABELS.scratchMounts]: '["node_modules/.cache"]' },
+  },
+  rootfs: { type: 'layers', diff_ids: [] },
+};
+
+function pairs(args: string[], flag: string): string[][] {
+  const found: string[][] = [];
+  args.forEach((arg, index) => {
+    if (arg === flag) found.push(args.slice(index + 1, index + 3));
+  });
+  return found;
+}
+
+describe('environmentArgv', () => {
+  it('runs on the image, read-only, with no network, the checkout at /work/repo and its installed folders bound back', () => {
+    const args = environmentArgv(
+      {
+        rootfs: '/store/rootfs/x',
+        config,
+        checkout: '/host/lane/repo',
+        mounts: [{ source: '/host/lane/reports', target: '/work/reports', writable: true }],
+        network: false,
+      },
+      ['npx', 'vitest', 'run'],
+      '/work/repo',
+    );
+    expect(args).toContain('--unshare-all');
+    expect(args).not.toContain('--share-net');
+    expect(pairs(args, '--ro-bind')).toContainEqual(['/store/rootfs/x', '/']);
+    expect(pairs(args, '--ro-bind')).toContainEqual([
+      '/store/rootfs/x/opt/abp/env/checkout/node_modules',
+      '/work/repo/node_modules',
+    ]);
+    expect(pairs(args, '--bind')).toEqual([
+      ['/host/lane/repo', '/work/repo'],
+      ['/host/lane/reports', '/work/reports'],
+    ]);
+    expect(args.slice(args.indexOf('--tmpfs'))).toContain('/work/repo/node_modules/.cache');
+    expect(args.slice(-5)).toEqual(['/work/repo', '--', 'npx', 'vitest', 'run']);
+    // Nothing of the host's root is bound: only the image.
+    expect(pairs(args, '--ro-bind').some(([source, target]) => source === '/' || target === '/host')).toBe(false);
+  });
+
+  it('shares the network only when asked (the install step)', () => {
+    const args = environmentArgv({ rootfs: '/r', config, checkout: null, mounts: [], network: true }, ['true'], '/');
+    expect(args).toContain('--share-net');
+  });
+
+  it('lets the caller override the image variables', () => {
+    expect(environmentVariables(config, { HOME: '/work/home', LANG: 'C' })).toEqual({
+      PATH: '/opt/abp/node/bin:/usr/bin:/bin',
+      LANG: 'C',
+      HOME: '/work/home',
+    });
+  });
+});
+
+describe('registryAccess', () => {
+  let dir: string;
+  beforeAll(async () => {
+    dir = await mkdtemp(path.join(os.tmpdir(), 'abp-registry-access-'));
+    await writeFile(path.join(dir, 'ca.pem'), 'certificate');
+    await writeFile(path.join(dir, '.npmrc'), '//registry.example/:_authToken=secret-token\n');
+  });
+  afterAll(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('carries the host configuration in as binds under /run/abp-registry and variables, and names no secret', () => {
+    const access = registryAccess({
+      HOME: dir,
+      SSL_CERT_FILE: path.join(dir, 'ca.pem'),
+      PIP_INDEX_URL: 'https://mirror.example/simple',
+      HTTPS_PROXY: 'http://proxy.example:3128',
+      GOPROXY: 'https://goproxy.example',
+      GITHUB_TOKEN: 'ghp_must_not_travel',
+      AWS_SECRET_ACCESS_KEY: 'must-not-travel',
+    });
+    expect(access.env).toMatchObject({
+      PIP_INDEX_URL: 'https://mirror.example/simple',
+      HTTPS_PROXY: 'http://proxy.example:3128',
+      GOPROXY: 'https://goproxy.example',
+      SSL_CERT_FILE: '/run/abp-registry/ca-certificates.crt',
+      PIP_CERT: '/run/abp-registry/ca-certificates.crt',
+      NODE_EXTRA_CA_CERTS: '/run/abp-registry/ca-certificates.crt',
+      NPM_CONFIG_USERCONFIG: '/run/abp-registry/npmrc-user',
+    });
+    expect(access.env).not.toHaveProperty('GITHUB_TOKEN');
+    expect(access.env).not.toHaveProperty('AWS_SECRET_ACCESS_KEY');
+    expect(access.mounts).toContainEqual({
+      source: path.join(dir, 'ca.pem'),
+      target: '/run/abp-registry/ca-certificates.crt',
+    });
+    expect(access.mounts).toContainEqual({ source: path.join(dir, '.npmrc'), target: '/run/abp-registry/npmrc-user' });
+    // Every bind is read-only and outside the folders an install writes into the layer.
+    for (const mount of access.mounts) {
+      expect(mount.writable).toBeUndefined();
+      expect(mount.target.startsWith('/opt/abp/env')).toBe(false);
+    }
+    expect(access.carried.join('\n')).not.toContain('secret-token');
+  });
+});

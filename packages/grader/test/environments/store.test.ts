@@ -1,0 +1,140 @@
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { EnvironmentError } from '../../src/environments/errors.js';
+import { unpackLayer } from '../../src/environments/layer-tar.js';
+import { EnvironmentStore, type ImageConfig } from '../../src/environments/store.js';
+
+let work: string;
+let store: EnvironmentStore;
+beforeEach(async () => {
+  work = await mkdtemp(path.join(os.tmpdir(), 'abp-env-store-'));
+  store = new EnvironmentStore(path.join(work, 'store'));
+});
+afterEach(async () => {
+  await rm(work, { recursive: true, force: true });
+});
+
+function config(diffIds: string[]): ImageConfig {
+  return {
+    architecture: 'amd64',
+    os: 'linux',
+    config: { Env: ['PATH=/usr/bin:/bin'], WorkingDir: '/work/repo', Labels: {} },
+    rootfs: { type: 'layers', diff_ids: diffIds },
+  };
+}
+
+async function folder(name: string, files: Record<string, string>): Promise<string> {
+  const dir = path.join(work, name);
+  for (const [relative, content] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(dir, relative)), { recursive: true });
+    await writeFile(path.join(dir, relative), content);
+  }
+  return dir;
+}
+
+async function twoLayerImage(): Promise<string> {
+  const base = await store.putLayer(await folder('base', { 'etc/os-release': 'debian', 'usr/bin/tool': 'v1' }));
+  const top = await store.putLayer(await folder('top', { 'opt/abp/env/lib.py': 'x = 1', 'usr/bin/tool': 'v2' }));
+  const image = await store.putImage([base, top], config([base.digest, top.digest]));
+  return image.digest;
+}
+
+async function codeOf(promise: Promise<unknown>): Promise<string> {
+  try {
+    await promise;
+  } catch (error) {
+    expect(error).toBeInstanceOf(EnvironmentError);
+    return (error as EnvironmentError).code;
+  }
+  throw new Error('expected the promise to fail');
+}
+
+describe('EnvironmentStore', () => {
+  it('names an image by the digest of its manifest, the same for the same layers and config', async () => {
+    const first = await twoLayerImage();
+    const again = await twoLayerImage();
+    expect(again).toBe(first);
+    const image = await store.readImage(first);
+    expect(image.manifest.layers).toHaveLength(2);
+    expect(image.config.rootfs.diff_ids).toEqual(image.manifest.layers.map((layer) => layer.digest));
+  });
+
+  it('unpacks the layers in order into a cached root file system', async () => {
+    const digest = await twoLayerImage();
+    const rootfs = await store.rootfs(digest);
+    expect(await readFile(path.join(rootfs, 'usr/bin/tool'), 'utf8')).toBe('v2');
+    expect(await readFile(path.join(rootfs, 'opt/abp/env/lib.py'), 'utf8')).toBe('x = 1');
+    expect(await store.rootfs(digest)).toBe(rootfs);
+  });
+
+  it('refuses a tampered layer with layer-tampered and leaves no root file system behind', async () => {
+    const digest = await twoLayerImage();
+    const image = await store.readImage(digest);
+    const layer = store.blobPath(image.manifest.layers[1]?.digest ?? '');
+    const bytes = await readFile(layer);
+    const at = bytes.indexOf('x = 1');
+    bytes.write('x = 2', at, 'latin1');
+    await writeFile(layer, bytes);
+    expect(await codeOf(store.rootfs(digest))).toBe('layer-tampered');
+    expect(await codeOf(store.verify(digest))).toBe('layer-tampered');
+    const left = await readdir(path.join(store.root, 'rootfs')).catch(() => []);
+    expect(left).toEqual([]);
+    expect(await readdir(path.join(store.root, 'tmp'))).toEqual([]);
+  });
+
+  it('tells a missing layer (layer-missing) from a missing image (environment-missing)', async () => {
+    const digest = await twoLayerImage();
+    const image = await store.readImage(digest);
+    await rm(store.blobPath(image.manifest.layers[0]?.digest ?? ''));
+    expect(await codeOf(store.verify(digest))).toBe('layer-missing');
+    expect(await codeOf(store.readImage(`sha256:${'0'.repeat(64)}`))).toBe('environment-missing');
+    expect(await codeOf(store.readImage('python:3.12'))).toBe('invalid-image');
+  });
+
+  it('refuses a manifest whose config names other layers', async () => {
+    const base = await store.putLayer(await folder('base', { a: 'a' }));
+    const image = await store.putImage([base], config([`sha256:${'1'.repeat(64)}`]));
+    expect(await codeOf(store.readImage(image.digest))).toBe('invalid-image');
+  });
+
+  it('exports an OCI archive: an image layout whose index names the manifest under the reference', async () => {
+    const digest = await twoLayerImage();
+    const archive = path.join(work, 'image.tar');
+    await store.exportArchive(digest, archive, 'abp-env/demo');
+    const unpacked = path.join(work, 'unpacked');
+    await mkdir(unpacked);
+    await unpackLayer(archive, unpacked, 'archive');
+    const index = JSON.parse(await readFile(path.join(unpacked, 'index.json'), 'utf8')) as {
+      manifests: Array<{ digest: string; annotations: Record<string, string> }>;
+    };
+    expect(index.manifests[0]?.digest).toBe(digest);
+    expect(index.manifests[0]?.annotations['org.opencontainers.image.ref.name']).toBe('abp-env/demo');
+    expect(JSON.parse(await readFile(path.join(unpacked, 'oci-layout'), 'utf8'))).toEqual({
+      imageLayoutVersion: '1.0.0',
+    });
+    const blobs = await readdir(path.join(unpacked, 'blobs/sha256'));
+    expect(blobs).toHaveLength(4);
+    const again = path.join(work, 'again.tar');
+    await store.exportArchive(digest, again, 'abp-env/demo');
+    expect(await readFile(again)).toEqual(await readFile(archive));
+  });
+});
+
+describe('root file systems by chain of layers', () => {
+  it('starts an image one layer above another from a hard-linked copy, never writing through the shared files', async () => {
+    const base = await store.putLayer(await folder('base', { 'usr/lib/shared.so': 'lib', 'usr/bin/tool': 'v1' }));
+    const lower = await store.putImage([base], config([base.digest]));
+    const lowerRoot = await store.rootfs(lower.digest);
+    const top = await store.putLayer(await folder('top', { 'usr/bin/tool': 'v2' }));
+    const upper = await store.putImage([base, top], config([base.digest, top.digest]));
+    const upperRoot = await store.rootfs(upper.digest);
+    const { stat } = await import('node:fs/promises');
+    expect((await stat(path.join(upperRoot, 'usr/lib/shared.so'))).ino).toBe(
+      (await stat(path.join(lowerRoot, 'usr/lib/shared.so'))).ino,
+    );
+    expect(await readFile(path.join(upperRoot, 'usr/bin/tool'), 'utf8')).toBe('v2');
+    expect(await readFile(path.join(lowerRoot, 'usr/bin/tool'), 'utf8')).toBe('v1');
+  });
+});
