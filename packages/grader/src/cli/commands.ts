@@ -21,6 +21,10 @@ function registerRun(program: Command): void {
     .requiredOption('-o, --output <dir>', 'results folder: the run writes <dir>/<run id>/ and <dir>/run-latest')
     .option('--resume-progress <journal>', 'continue an interrupted matrix from its progress.jsonl (or run folder)')
     .option('--lock-file <path>', 'lock against overlapping runs (default: <output>/.abp-run.lock)')
+    .option(
+      '--environments <dir>',
+      "the store holding the tasks' environments (default: $ABP_HOME/environments, where abp pull puts them)",
+    )
     .addOption(
       new Option('--concurrency <n>', 'trials in flight at once')
         .argParser(wholeNumber('--concurrency', 64))

@@ -17,6 +17,7 @@ export interface RunCommandOptions {
   keepWorkspaces?: boolean;
   runUnsupported?: boolean;
   strictComparison?: boolean;
+  environments?: string;
   json?: boolean;
 }
 
@@ -71,6 +72,7 @@ export async function runCommand(options: RunCommandOptions): Promise<void> {
     keepWorkspaces: options.keepWorkspaces,
     runUnsupported: options.runUnsupported,
     strictComparison: options.strictComparison,
+    environments: options.environments,
     onEvent: describe,
   });
   const { verdict } = result;

@@ -22,6 +22,8 @@ export {
 export {
   CHECKOUT,
   LABELS,
+  offlineVariables,
+  WORK_FOLDERS,
   ENV_PREFIX,
   checkoutMounts,
   environmentArgv,

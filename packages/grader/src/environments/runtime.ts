@@ -11,6 +11,13 @@ import type { ImageConfig } from './store.js';
 export const CHECKOUT = '/work/repo';
 /** Writable in the install step only; its contents become the environment's last layer. */
 export const ENV_PREFIX = '/opt/abp/env';
+/** The folders a run binds under /work, the same in every run, so no command or report names a host path. */
+export const WORK_FOLDERS = {
+  reports: '/work/reports',
+  home: '/work/home',
+  target: '/work/target',
+  goCache: '/work/cache/go-build',
+} as const;
 export const LABELS = {
   checkoutMounts: 'org.abp.checkout-mounts',
   scratchMounts: 'org.abp.scratch-mounts',
@@ -68,6 +75,33 @@ export function environmentVariables(
     if (equals > 0) base[entry.slice(0, equals)] = entry.slice(equals + 1);
   }
   return { ...base, ...own };
+}
+
+/**
+ * The variables of an offline run in the environment (a freeze's suite run, a verification): the image's, pinned to
+ * UTC and a fixed hash seed, with no test-result cache, no module proxy and cargo offline, and the run's own folders.
+ */
+export function offlineVariables(
+  config: ImageConfig,
+  folders: { home: string; goCache: string; cargoTarget: string },
+): Record<string, string> {
+  const image = environmentVariables(config, {});
+  return {
+    ...image,
+    HOME: folders.home,
+    TMPDIR: '/tmp',
+    CI: 'true',
+    NO_COLOR: '1',
+    PYTHONHASHSEED: '0',
+    PYTHONDONTWRITEBYTECODE: '1',
+    GOFLAGS: image['GOFLAGS'] === undefined ? '-count=1' : `${image['GOFLAGS']} -count=1`,
+    GOPROXY: 'off',
+    GOTOOLCHAIN: 'local',
+    GOCACHE: folders.goCache,
+    CARGO_NET_OFFLINE: 'true',
+    CARGO_TERM_COLOR: 'never',
+    CARGO_TARGET_DIR: folders.cargoTarget,
+  };
 }
 
 /** bwrap's arguments (without bwrap itself) to run `argv` in `cwd` (an in-environment path) inside `run`. */

@@ -23,7 +23,9 @@ import { createJournal, resumeJournal, type Journal } from './journal.js';
 import { acquireRunLock } from './lock.js';
 import { runPreflight } from './preflight.js';
 import { scheduleTrials, type ScheduledTrial } from './schedule.js';
-import { executeTrial, type PreflightResult, type TrialContext } from './trial.js';
+import { executeTrial, type PreflightResult, type TaskEnvironment, type TrialContext } from './trial.js';
+import { EnvironmentError, EnvironmentStore } from '../environments/index.js';
+import { homePaths, resolveHome } from '../home.js';
 import { buildVerdict } from './verdict.js';
 
 export interface RunOptions {
@@ -41,6 +43,8 @@ export interface RunOptions {
   strictComparison?: boolean | undefined;
   /** Where scrubbed task repositories are cached between runs. */
   cacheDir?: string | undefined;
+  /** The environment store the tasks' images are read from (abp pull writes them there). */
+  environments?: string | undefined;
   hostEnv?: Readonly<Record<string, string | undefined>> | undefined;
   now?: (() => Date) | undefined;
   onEvent?: ((event: RunEvent) => void) | undefined;
@@ -83,6 +87,32 @@ function reproduceCommand(inputs: RunInputs, output: string, runUnsupported: boo
     return /^[\w./-]+$/.test(relativePath) ? relativePath : `'${relativePath.replace(/'/g, "'\\''")}'`;
   };
   return `abp run --config ${rel(inputs.paths.config)} --adapters ${rel(inputs.paths.adapters)} --tasks ${rel(inputs.paths.tasks)} -o ${rel(resolve(output))}${runUnsupported ? ' --run-unsupported' : ''}`;
+}
+
+/**
+ * The root file system of every task's environment, each blob checked against its digest first: a task whose image is
+ * absent (environment-missing, layer-missing) or altered (layer-tampered) stops the run before any trial. A task that
+ * names an image without a digest ran its freeze on the host's toolchains and is graded there.
+ */
+async function prepareEnvironments(inputs: RunInputs, storeRoot: string): Promise<Map<string, TaskEnvironment | null>> {
+  const store = new EnvironmentStore(storeRoot);
+  const environments = new Map<string, TaskEnvironment | null>();
+  for (const task of inputs.tasks) {
+    const { image } = task.manifest.environment;
+    const at = image.lastIndexOf('@sha256:');
+    if (at === -1) {
+      environments.set(task.manifest.id, null);
+      continue;
+    }
+    const digest = image.slice(at + 1);
+    const verified = await store.verify(digest).catch((error: unknown) => {
+      if (error instanceof EnvironmentError)
+        throw new EnvironmentError(error.code, `task ${task.manifest.id}: ${error.message}`, { cause: error });
+      throw error;
+    });
+    environments.set(task.manifest.id, { rootfs: await store.rootfs(digest), config: verified.config });
+  }
+  return environments;
 }
 
 async function prepareRepos(inputs: RunInputs, cacheDir: string): Promise<Map<string, TaskRepo>> {
@@ -250,6 +280,10 @@ export async function runMatrix(options: RunOptions): Promise<RunOutcome> {
     await mkdir(workRoot, { recursive: true });
     const cacheDir = resolve(options.cacheDir ?? join(tmpdir(), 'abp-grader-cache'));
     const repos = await prepareRepos(inputs, cacheDir);
+    const environments = await prepareEnvironments(
+      inputs,
+      resolve(options.environments ?? homePaths(resolveHome(hostEnv)).environments),
+    );
     const context: TrialContext = {
       run,
       runDir,
@@ -258,6 +292,7 @@ export async function runMatrix(options: RunOptions): Promise<RunOutcome> {
       adapterOf: inputs.adapterOf,
       tasks: new Map(inputs.tasks.map((task) => [task.manifest.id, task])),
       repos,
+      environments,
       preflight: new Map(),
       prices: loadPriceTable(),
       hostEnv,

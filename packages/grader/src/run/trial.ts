@@ -13,6 +13,7 @@ import { findTestWeakening } from '../diff/weakening.js';
 import { expandPlaceholders } from '../execution/placeholders.js';
 import { runBounded, type CommandResult, type SandboxSpec } from '../execution/index.js';
 import { reducedEnvironment } from '../execution/environment.js';
+import type { ImageConfig } from '../environments/index.js';
 import { computeCostUsd, type PriceTable } from '../prices/index.js';
 import { createRedactor, type Redactor } from '../redaction/index.js';
 import { loadTaskDirectory, type TaskDirectory } from '../config/task-directory.js';
@@ -37,6 +38,11 @@ export interface PreflightResult {
   detail: string;
 }
 
+export interface TaskEnvironment {
+  rootfs: string;
+  config: ImageConfig;
+}
+
 export interface TrialContext {
   run: AbpRun & { id: string };
   runDir: string;
@@ -45,6 +51,8 @@ export interface TrialContext {
   adapterOf: ReadonlyMap<string, Adapter>;
   tasks: ReadonlyMap<string, TaskDirectory>;
   repos: ReadonlyMap<string, TaskRepo>;
+  /** Each task's environment (its root file system, verified), or null for a task graded on the host's toolchains. */
+  environments: ReadonlyMap<string, TaskEnvironment | null>;
   preflight: ReadonlyMap<string, PreflightResult>;
   prices: PriceTable;
   hostEnv: Readonly<Record<string, string | undefined>>;
@@ -415,6 +423,7 @@ export async function executeTrial(context: TrialContext, scheduled: ScheduledTr
     }
 
     const verifyHome = join(trialRoot, '.grader', 'home');
+    const taskEnvironment = context.environments.get(scheduled.task) ?? null;
     const verifyTmp = join(trialRoot, '.grader', 'tmp');
     const reportRoot = join(trialRoot, '.grader', 'reports');
     await Promise.all([
@@ -433,6 +442,7 @@ export async function executeTrial(context: TrialContext, scheduled: ScheduledTr
             }
           : null,
       maxOutputBytes: 1 << 20,
+      image: taskEnvironment === null ? null : { ...taskEnvironment, home: verifyHome },
     };
     // Same order as the engine saw: base, then setup, then the engine's changes, then the held-out files.
     const checkedOut = await pendingCheckout;

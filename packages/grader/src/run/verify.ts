@@ -6,6 +6,13 @@ import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import type { AbpTrial } from '@abp/protocol/schemas/abp-trial';
 import { runBounded, type SandboxSpec } from '../execution/index.js';
+import {
+  CHECKOUT,
+  offlineVariables,
+  WORK_FOLDERS,
+  type EnvironmentRun,
+  type ImageConfig,
+} from '../environments/index.js';
 import { mergeReports, parseReport, type ParsedReport } from '../test-reports/index.js';
 import { evaluateAssertion, type AssertionResult } from '../verification/assertions.js';
 import type { TaskDirectory } from '../config/task-directory.js';
@@ -18,6 +25,53 @@ export interface VerificationEnvironment {
   env: Record<string, string>;
   sandbox: SandboxSpec | null;
   maxOutputBytes: number;
+  /**
+   * The task's environment: every command runs inside it, offline, with the checkout at /work/repo, `home` at
+   * /work/home and the reports under /work/reports; `env` and `sandbox` are then not used.
+   */
+  image?: { rootfs: string; config: ImageConfig; home: string } | null;
+}
+
+/** How one verification command is run: where, with what, and where its reports land on each side of the sandbox. */
+interface Placement {
+  cwd: string;
+  env: Record<string, string>;
+  environment: EnvironmentRun | null;
+  /** The report folder of command `index`, as the command names it and as the grader reads it. */
+  reportDir(index: number): { inside: string; host: string };
+  rootDir: string;
+}
+
+function placementOf(environment: VerificationEnvironment, checkoutDir: string, reportRoot: string): Placement {
+  const image = environment.image;
+  if (image === undefined || image === null)
+    return {
+      cwd: checkoutDir,
+      env: environment.env,
+      environment: null,
+      reportDir: (index) => ({ inside: join(reportRoot, String(index)), host: join(reportRoot, String(index)) }),
+      rootDir: checkoutDir,
+    };
+  return {
+    cwd: CHECKOUT,
+    env: offlineVariables(image.config, {
+      home: WORK_FOLDERS.home,
+      goCache: `${WORK_FOLDERS.home}/.cache/go-build`,
+      cargoTarget: `${WORK_FOLDERS.home}/target`,
+    }),
+    environment: {
+      rootfs: image.rootfs,
+      config: image.config,
+      checkout: checkoutDir,
+      mounts: [
+        { source: reportRoot, target: WORK_FOLDERS.reports, writable: true },
+        { source: image.home, target: WORK_FOLDERS.home, writable: true },
+      ],
+      network: false,
+    },
+    reportDir: (index) => ({ inside: `${WORK_FOLDERS.reports}/${index}`, host: join(reportRoot, String(index)) }),
+    rootDir: CHECKOUT,
+  };
 }
 
 export interface VerificationOutcome {
@@ -45,16 +99,20 @@ async function readReport(
   plan: RunnerPlan,
   stdout: Buffer,
   checkoutDir: string,
+  where: { rootDir: string; reportFile(path: string): string },
 ): Promise<{ report: ParsedReport | null; error: string | null }> {
   if (!plan.report) return { report: null, error: null };
   const { format, source } = plan.report;
-  const options = { rootDir: checkoutDir };
+  const options = { rootDir: where.rootDir };
   try {
     switch (source.kind) {
       case 'stdout':
         return { report: parseReport(format, stdout.toString('utf8'), options), error: null };
       case 'file':
-        return { report: parseReport(format, await readFile(source.path, 'utf8'), options), error: null };
+        return {
+          report: parseReport(format, await readFile(where.reportFile(source.path), 'utf8'), options),
+          error: null,
+        };
       case 'files': {
         const paths = await matchingReportFiles(checkoutDir, source.dir, source.pattern);
         if (paths.length === 0) return { report: null, error: `no report file matching ${String(source.pattern)}` };
@@ -79,15 +137,18 @@ export async function runSetup(input: {
 }): Promise<{ ok: boolean; failed: string | null; commandMs: number; log: string }> {
   const lines: string[] = [];
   let commandMs = 0;
+  // Setup writes no report; the placement only decides where it runs.
+  const placement = placementOf(input.environment, input.dir, input.dir);
   for (const line of input.task.manifest.environment.setup) {
     const parsed = parseCommandLine(line);
     const result = await runBounded({
       argv: parsed.argv,
-      cwd: input.dir,
-      env: { ...input.environment.env, ...parsed.env },
+      cwd: placement.cwd,
+      env: { ...placement.env, ...parsed.env },
       timeoutMs: input.task.manifest.verification.timeoutSeconds * 1000,
       maxOutputBytes: input.environment.maxOutputBytes,
       sandbox: input.environment.sandbox,
+      environment: placement.environment,
     });
     commandMs += result.durationMs;
     lines.push(
@@ -120,14 +181,16 @@ export async function runVerification(input: {
   const commands: CommandRecord[] = [];
   const logLines: string[] = [];
   let commandMs = 0;
+  const placement = placementOf(environment, checkoutDir, input.reportRoot);
   const run = async (argv: readonly string[], env: Record<string, string>) => {
     const result = await runBounded({
       argv,
-      cwd: checkoutDir,
-      env: { ...environment.env, ...env },
+      cwd: placement.cwd,
+      env: { ...placement.env, ...env },
       timeoutMs,
       maxOutputBytes: environment.maxOutputBytes,
       sandbox: environment.sandbox,
+      environment: placement.environment,
     });
     commandMs += result.durationMs;
     return result;
@@ -138,10 +201,12 @@ export async function runVerification(input: {
     ...verification.passToPass.map((line) => ['passToPass', line] as const),
   ];
   for (const [index, [role, line]] of roles.entries()) {
-    const reportDir = join(input.reportRoot, String(index));
-    await mkdir(reportDir, { recursive: true });
+    const reportDir = placement.reportDir(index);
+    await mkdir(reportDir.host, { recursive: true });
     const parsed = parseCommandLine(line);
-    const plan = planRunner(parsed.argv, reportDir);
+    const plan = planRunner(parsed.argv, reportDir.inside);
+    const reportFile = (path: string): string =>
+      path.startsWith(`${reportDir.inside}/`) ? join(reportDir.host, path.slice(reportDir.inside.length + 1)) : path;
     // Reports written inside the checkout could have come with the engine's diff: only this run's own may be read.
     if (plan.report?.source.kind === 'files') {
       const { dir, pattern } = plan.report.source;
@@ -151,7 +216,7 @@ export async function runVerification(input: {
     const result = await run(plan.argv, parsed.env);
     const { report, error } = result.spawnError
       ? { report: null, error: result.spawnError.message }
-      : await readReport(plan, result.stdout, checkoutDir);
+      : await readReport(plan, result.stdout, checkoutDir, { rootDir: placement.rootDir, reportFile });
     const verdict = summarizeRun({
       plan,
       role,
@@ -190,11 +255,12 @@ export async function runVerification(input: {
         runCommand: async (argv, limitMs) => {
           const result = await runBounded({
             argv,
-            cwd: checkoutDir,
-            env: environment.env,
+            cwd: placement.cwd,
+            env: placement.env,
             timeoutMs: limitMs,
             maxOutputBytes: environment.maxOutputBytes,
             sandbox: environment.sandbox,
+            environment: placement.environment,
           });
           commandMs += result.durationMs;
           return { exitCode: result.exitCode, stdout: result.stdout };

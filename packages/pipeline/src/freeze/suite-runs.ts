@@ -12,7 +12,13 @@ import {
   type CommandResult,
   type SandboxSpec,
 } from '@abp/grader/execution';
-import { CHECKOUT, environmentVariables, type EnvironmentRun, type EnvironmentStore } from '@abp/grader/environments';
+import {
+  CHECKOUT,
+  offlineVariables,
+  WORK_FOLDERS as INSIDE,
+  type EnvironmentRun,
+  type EnvironmentStore,
+} from '@abp/grader/environments';
 import { parseReport, mergeReports, type ParsedReport, type TestStatus } from '@abp/grader/test-reports';
 import { parseCommandLine } from '@abp/grader/verification';
 import { planRunner, type RunnerPlan } from '@abp/grader/verification';
@@ -77,14 +83,6 @@ interface Lane {
   hostPath(path: string): string;
 }
 
-// Inside an environment every lane sees its folders at the same places, so commands and reports name no host path.
-const INSIDE = {
-  reports: '/work/reports',
-  home: '/work/home',
-  target: '/work/target',
-  goCache: '/work/cache/go-build',
-};
-
 interface Job {
   state: RunState;
   index: number;
@@ -135,14 +133,11 @@ export async function runSuites(input: SuiteRunsInput): Promise<SuiteRuns> {
           { source: goCache, target: INSIDE.goCache, writable: true },
         ],
       };
-      const env = environmentVariables(
-        image.config,
-        pinnedVariables(image.config.config.Env, {
-          home: INSIDE.home,
-          goCache: INSIDE.goCache,
-          cargoTarget: INSIDE.target,
-        }),
-      );
+      const env = offlineVariables(image.config, {
+        home: INSIDE.home,
+        goCache: INSIDE.goCache,
+        cargoTarget: INSIDE.target,
+      });
       const hostPath = (path: string): string =>
         path.startsWith(`${INSIDE.reports}/`) ? join(reports, path.slice(INSIDE.reports.length + 1)) : path;
       return {
@@ -227,24 +222,19 @@ async function useSandbox(requested: boolean | undefined, environment: boolean):
 }
 
 /** Pinned and offline: UTC, C.UTF-8, fixed hash seed, no test-result cache, no module proxy, cargo offline. */
-function pinnedVariables(
-  imageEnv: readonly string[] | null,
-  paths: { home: string; goCache: string; cargoTarget: string },
-): Record<string, string> {
-  const imageGoFlags = imageEnv?.find((entry) => entry.startsWith('GOFLAGS='))?.slice('GOFLAGS='.length);
+function pinnedVariables(paths: { goCache: string; cargoTarget: string }): Record<string, string> {
   return {
     CI: 'true',
     NO_COLOR: '1',
     PYTHONHASHSEED: '0',
     PYTHONDONTWRITEBYTECODE: '1',
-    GOFLAGS: imageGoFlags === undefined ? '-count=1' : `${imageGoFlags} -count=1`,
+    GOFLAGS: '-count=1',
     GOPROXY: 'off',
     GOTOOLCHAIN: 'local',
     GOCACHE: paths.goCache,
     CARGO_NET_OFFLINE: 'true',
     CARGO_TERM_COLOR: 'never',
     CARGO_TARGET_DIR: paths.cargoTarget,
-    ...(imageEnv === null ? {} : { HOME: paths.home, TMPDIR: '/tmp' }),
   };
 }
 
@@ -266,7 +256,7 @@ function runEnvironment(paths: {
       (name) => host[name] !== undefined,
     ),
     set: {
-      ...pinnedVariables(null, paths),
+      ...pinnedVariables(paths),
       GOPATH: host['GOPATH'] ?? `${hostHome}/go`,
       CARGO_HOME: host['CARGO_HOME'] ?? `${hostHome}/.cargo`,
       RUSTUP_HOME: host['RUSTUP_HOME'] ?? `${hostHome}/.rustup`,

@@ -2,13 +2,17 @@
 // taken from the host, frozen with the detected recipe to the FAIL_TO_PASS its fix adds; the same inputs frozen again
 // reuse the same environment; an install that no registry can satisfy rejects the freeze as environment-build-failed.
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { unpackBundle } from '@abp/grader/bundle';
+import { engineProgram } from '@abp/grader/engines';
 import { EnvironmentStore } from '@abp/grader/environments';
-import { freezeFix, recipeFor, type FreezeInput } from '../../src/freeze/index.js';
+import { runMatrix } from '@abp/grader/run';
+import { freezeFix, recipeFor, type FreezeInput, type PublishedTask } from '../../src/freeze/index.js';
+import { runAbp } from '../support/cli.js';
 import { sharedEnvironmentStore } from '../../../../test-support/toolchain-caches.js';
 
 const execFileAsync = promisify(execFile);
@@ -127,5 +131,136 @@ describe('a freeze in the task environment', () => {
     });
     expect(outcome).toMatchObject({ status: 'rejected', reason: 'environment-build-failed', runs: [] });
     if (outcome.status === 'rejected') expect(outcome.detail).toContain('abp-no-such-package-anywhere');
+  }, 900_000);
+});
+
+describe('a task graded in its environment', () => {
+  let home: string;
+  let task: PublishedTask;
+  let tasksDir: string;
+
+  beforeAll(async () => {
+    home = join(root, 'home');
+    await mkdir(home, { recursive: true });
+    // The data directory's environment store is the tests' shared one, so the Debian base is built once.
+    await symlink(sharedEnvironmentStore, join(home, 'environments'));
+    expect((await runAbp(['init'], { ABP_HOME: home })).code).toBe(0);
+    const repo = await repository('graded', 'six==1.16.0');
+    await writeFile(
+      join(root, 'issue.json'),
+      JSON.stringify({ number: 1, title: 'slug joins words', body: 'a b → a-b' }),
+    );
+    const frozen = await runAbp(
+      [
+        'freeze',
+        '--environment',
+        ...['--repo', 'abp-test/graded', '--base', repo.base, '--fix', repo.fix, '--git-dir', repo.dir],
+        ...['--issue', join(root, 'issue.json'), '--pr', 'https://github.com/abp-test/graded/pull/2'],
+        ...['--registry-version', 'abp-registry/2026Q2', '--sourced-at', '2026-06-01T00:00:00Z', '--json'],
+      ],
+      { ABP_HOME: home },
+      900_000,
+    );
+    expect(frozen.code, frozen.stderr).toBe(0);
+    task = JSON.parse(frozen.stdout) as PublishedTask;
+    tasksDir = join(root, 'tasks');
+    await unpackBundle(task.archivePath, {
+      taskDir: join(tasksDir, task.taskId, 'task'),
+      heldOutDir: join(tasksDir, task.taskId, 'held-out'),
+      expectedDigest: task.digest,
+    });
+    const metadata = {
+      model: 'abp/demo-model',
+      provider: 'abp',
+      sampling: { temperature: 0 },
+      toolPolicy: 'default',
+      deployment: 'local',
+    };
+    await writeFile(
+      join(root, 'adapters.json'),
+      JSON.stringify({
+        schema: 'abp-adapters/v1',
+        executionPolicy: 'trusted-local',
+        adapters: (['reference', 'noop'] as const).map((engine) => ({
+          engine,
+          command: [process.execPath, engineProgram(engine), '--input', '{inputFile}', '--tasks', tasksDir],
+          env: { allow: [], set: {} },
+          timeoutSeconds: 300,
+          metadata,
+          capabilities: ['edit-files', 'run-commands'],
+          preflight: {
+            prompt: 'Reply with exactly: ABP-PREFLIGHT-OK',
+            sentinel: 'ABP-PREFLIGHT-OK',
+            timeoutSeconds: 60,
+          },
+          trace: { kind: 'native' },
+        })),
+      }),
+    );
+    await writeFile(
+      join(root, 'run.json'),
+      JSON.stringify({
+        schema: 'abp-run/v1',
+        engines: [
+          { name: 'reference', version: '1.0.0' },
+          { name: 'noop', version: '1.0.0' },
+        ],
+        model: 'abp/demo-model',
+        budgetUsd: 5,
+        timeoutSeconds: 300,
+        trials: 1,
+        ordering: 'abba',
+        seed: 7,
+        tasks: [task.taskId],
+      }),
+    );
+  }, 900_000);
+
+  const grade = (environments: string, output: string) =>
+    runMatrix({
+      config: join(root, 'run.json'),
+      adapters: join(root, 'adapters.json'),
+      tasks: tasksDir,
+      output: join(root, output),
+      environments,
+      hostEnv: process.env,
+    });
+
+  it('names the environment by digest in the manifest, with the install in the image', () => {
+    expect(task.manifest.environment.image).toMatch(/^abp-env\/abp-test-graded@sha256:[0-9a-f]{64}$/);
+    expect(task.manifest.environment.setup).toEqual([]);
+  });
+
+  it('grades the reference engine resolved and the no-op unresolved, verification running in the environment', async () => {
+    const outcome = await grade(sharedEnvironmentStore, 'results');
+    const byEngine = Object.fromEntries(outcome.trials.map((trial) => [trial.engine, trial]));
+    expect(byEngine['reference']?.outcome, JSON.stringify(byEngine['reference']?.verification)).toBe('resolved');
+    expect(byEngine['noop']?.outcome).toBe('unresolved');
+    const log = await readFile(join(outcome.runDir, byEngine['reference']?.receipts.verificationLog ?? ''), 'utf8');
+    expect(log).toContain('runner pytest');
+    // A witness that it was the environment: on the host the src-layout package was never installed, so the same
+    // held-out test cannot even import it there.
+    const onHost = await execFileAsync('python3', ['-c', 'import slugs'], { cwd: root }).then(
+      () => 'imported',
+      () => 'not importable',
+    );
+    expect(onHost).toBe('not importable');
+  }, 900_000);
+
+  it('refuses to grade when the environment is absent, or when one of its layers was altered', async () => {
+    const empty = join(root, 'empty-store');
+    await mkdir(empty);
+    await expect(grade(empty, 'results-missing')).rejects.toMatchObject({ code: 'environment-missing' });
+    // A copy of the store with the install layer changed by one byte.
+    const copy = join(root, 'tampered-store');
+    await mkdir(copy);
+    await execFileAsync('cp', ['-a', join(sharedEnvironmentStore, 'blobs'), join(copy, 'blobs')]);
+    const tampered = new EnvironmentStore(copy);
+    const digest = task.manifest.environment.image.slice(task.manifest.environment.image.indexOf('@') + 1);
+    const layer = (await tampered.readImage(digest)).manifest.layers.at(-1)?.digest ?? '';
+    const bytes = await readFile(tampered.blobPath(layer));
+    bytes[bytes.length - 2000] = (bytes[bytes.length - 2000] ?? 0) ^ 1;
+    await writeFile(tampered.blobPath(layer), bytes);
+    await expect(grade(copy, 'results-tampered')).rejects.toMatchObject({ code: 'layer-tampered' });
   }, 900_000);
 });
