@@ -93,7 +93,7 @@ export const RUNNER_RECIPES: Readonly<Record<RunnerId, RunnerRecipe>> = {
     runner: 'vitest',
     ecosystem: 'node',
     install: 'npm ci',
-    test: 'npx vitest run --reporter=junit --outputFile=test-report.xml',
+    test: 'npx vitest run',
     report: 'junit-xml',
   },
   jest: {

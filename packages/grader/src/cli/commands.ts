@@ -239,6 +239,17 @@ function registerEnv(program: Command): void {
       (await import('./env.js')).envInspectCommand(reference, options),
     );
   env
+    .command('import')
+    .description(
+      'import an OCI archive as a base to build environments on (skopeo copy docker://…@sha256:… oci-archive:base.tar)',
+    )
+    .argument('<archive>', 'the OCI archive, e.g. base.tar')
+    .addOption(storeOption())
+    .addOption(jsonOption())
+    .action(async (archive: string, options: EnvStoreOptions) =>
+      (await import('./env.js')).envImportCommand(archive, options),
+    );
+  env
     .command('export')
     .description('write an environment as an OCI archive, for skopeo, podman or docker load')
     .argument('<environment>', 'its digest (sha256:…) or a task image reference (abp-env/…@sha256:…)')

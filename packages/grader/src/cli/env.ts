@@ -62,3 +62,15 @@ export async function envExportCommand(
     `  load it with: skopeo copy oci-archive:${options.output} docker-daemon:${name}:latest   (or docker load -i ${options.output})`,
   );
 }
+
+export async function envImportCommand(archive: string, options: EnvStoreOptions): Promise<void> {
+  const out = createOutput(options);
+  const store = environmentStore(options);
+  const image = await store.importArchive(resolve(archive));
+  const bytes = image.manifest.layers.reduce((sum, layer) => sum + layer.size, 0);
+  out.data({ digest: image.digest, layers: image.manifest.layers, bytes });
+  out.line(
+    `imported ${archive} as base ${image.digest} (${image.manifest.layers.length} layers, ${(bytes / 1024 / 1024).toFixed(1)} MiB, every blob verified)`,
+  );
+  out.line(`  build on it: abp env build … --base-image ${image.digest}, or "base": "${image.digest}" in the recipe`);
+}

@@ -30,6 +30,8 @@ export const ENVIRONMENT_BUILDER = 'abp-env/1';
 const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 const VENV = `${ENV_PREFIX}/venv`;
 const MAX_LOG_BYTES = 4 * 1024 * 1024;
+// Loopback by name: test suites connect to localhost, and the install step's resolver is bound in only while it runs.
+const HOSTS = '127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n';
 // What a Node test runner writes under node_modules while it runs; a fresh tmpfs in every run.
 const NODE_SCRATCH = ['node_modules/.cache', 'node_modules/.vite'];
 
@@ -135,7 +137,7 @@ async function debianLayer(
     for (const folder of ['work', ENV_PREFIX.slice(1)]) await mkdir(join(root, folder), { recursive: true });
     await rm(join(root, 'etc/resolv.conf'), { force: true });
     await writeFile(join(root, 'etc/resolv.conf'), '');
-    await writeFile(join(root, 'etc/hosts'), '127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n');
+    await writeFile(join(root, 'etc/hosts'), HOSTS);
     await rm(join(root, 'var/cache/apt'), { recursive: true, force: true });
     await rm(join(root, 'var/lib/apt/lists'), { recursive: true, force: true });
     await rm(join(root, 'var/log'), { recursive: true, force: true });
@@ -217,7 +219,31 @@ async function baseImage(
   hostEnv: Record<string, string>,
 ): Promise<{ image: Image; toolchain: FetchedToolchain | null }> {
   const toolchain = await resolveToolchain(request.ecosystem, request.toolchain, hostEnv);
-  if (request.base !== undefined) return { image: await store.readImage(request.base), toolchain: null };
+  if (request.base !== undefined) {
+    // An imported base lacks the folders every run binds over; a small layer adds them.
+    const imported = await store.readImage(request.base);
+    const root = await store.scratch('mount-points');
+    try {
+      for (const folder of ['work', 'run', 'etc', ENV_PREFIX.slice(1)])
+        await mkdir(join(root, folder), { recursive: true });
+      await writeFile(join(root, 'etc/resolv.conf'), '');
+      await writeFile(join(root, 'etc/hosts'), HOSTS);
+      const layers = [...imported.manifest.layers, await store.putLayer(root)];
+      const env = {
+        ...Object.fromEntries(
+          imported.config.config.Env.map((entry) => [
+            entry.slice(0, entry.indexOf('=')),
+            entry.slice(entry.indexOf('=') + 1),
+          ]),
+        ),
+        ...ecosystemEnv(request.ecosystem, null),
+      };
+      const labels = { ...imported.config.config.Labels, 'org.abp.imported-base': request.base };
+      return { image: await store.putImage(layers, imageConfig(env, labels, layers)), toolchain: null };
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  }
   const plan = basePlan(request.ecosystem, request.toolchain);
   const layers = [await debianLayer(store, plan.suite, plan.packages, hostEnv)];
   if (toolchain !== null) layers.push(await toolchainLayer(store, toolchain, hostEnv));

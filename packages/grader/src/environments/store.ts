@@ -21,6 +21,7 @@ import {
   writeFile,
 } from 'node:fs/promises';
 import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
 import { canonicalJson } from '@abp/protocol/schemas/canonical-json';
 import { EnvironmentError } from './errors.js';
 import { unpackLayer, writeLayer } from './layer-tar.js';
@@ -284,6 +285,75 @@ export class EnvironmentStore {
         );
     }
     return image;
+  }
+
+  /**
+   * Imports the image an OCI archive holds (`skopeo copy docker://python:3.9-slim@sha256:… oci-archive:base.tar`) as a
+   * base: every blob is checked against its digest, gzip layers are stored uncompressed and must then hash to the
+   * config's diff_ids, and the manifest is rewritten over them. Returns the imported image, named by its new digest.
+   */
+  async importArchive(archive: string): Promise<Image> {
+    const staging = await this.scratch('import');
+    await mkdir(staging, { recursive: true });
+    try {
+      await unpackLayer(archive, staging, `OCI archive ${archive}`);
+      const read = async (digest: string): Promise<Buffer> => {
+        const bytes = await readFile(join(staging, 'blobs', 'sha256', checkDigest(digest, `${archive}: blob`))).catch(
+          () => {
+            throw new EnvironmentError('layer-missing', `${archive} names blob ${digest} but does not hold it`);
+          },
+        );
+        const found = `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+        if (found !== digest)
+          throw new EnvironmentError(
+            'layer-tampered',
+            `${archive}: blob ${digest} hashes to ${found}; export the image again`,
+          );
+        return bytes;
+      };
+      const index = JSON.parse(await readFile(join(staging, 'index.json'), 'utf8')) as { manifests?: Descriptor[] };
+      const entry = index.manifests?.[0];
+      if (entry === undefined)
+        throw new EnvironmentError('invalid-image', `${archive}: its index.json names no manifest`);
+      const manifest = JSON.parse((await read(entry.digest)).toString('utf8')) as ImageManifest;
+      if (manifest.mediaType !== MEDIA_TYPES.manifest && !(manifest.config as Descriptor | undefined)?.digest)
+        throw new EnvironmentError(
+          'invalid-image',
+          `${archive}: ${entry.digest} is not an image manifest (an index of platforms? copy one platform with skopeo --override-arch)`,
+        );
+      const config = JSON.parse((await read(manifest.config.digest)).toString('utf8')) as ImageConfig;
+      const layers: Descriptor[] = [];
+      for (const [position, layer] of manifest.layers.entries()) {
+        const bytes = await read(layer.digest);
+        const plain =
+          layer.mediaType.endsWith('+gzip') || layer.mediaType.endsWith('.tar.gzip') ? gunzipSync(bytes) : bytes;
+        if (layer.mediaType.endsWith('+zstd'))
+          throw new EnvironmentError(
+            'invalid-image',
+            `${archive}: layer ${layer.digest} is zstd-compressed; copy the image with skopeo --dest-compress-format gzip`,
+          );
+        const stored = await this.putBytes(plain);
+        if (stored.digest !== config.rootfs.diff_ids[position])
+          throw new EnvironmentError(
+            'layer-tampered',
+            `${archive}: layer ${position + 1} uncompresses to ${stored.digest}, not the config's diff id ${config.rootfs.diff_ids[position] ?? 'none'}`,
+          );
+        layers.push({ mediaType: MEDIA_TYPES.layer, digest: stored.digest, size: stored.size });
+      }
+      const configured: ImageConfig = {
+        architecture: config.architecture,
+        os: 'linux',
+        config: {
+          Env: config.config?.Env ?? [],
+          WorkingDir: config.config?.WorkingDir ?? '/',
+          Labels: { ...(config.config?.Labels ?? {}), 'org.abp.imported-from': entry.digest },
+        },
+        rootfs: { type: 'layers', diff_ids: layers.map((layer) => layer.digest) },
+      };
+      return await this.putImage(layers, configured);
+    } finally {
+      await rm(staging, { recursive: true, force: true });
+    }
   }
 
   /** Writes the image as an OCI archive (an image layout in a tar), tagged `reference` for `docker load`. */

@@ -138,3 +138,66 @@ describe('root file systems by chain of layers', () => {
     expect(await readFile(path.join(lowerRoot, 'usr/bin/tool'), 'utf8')).toBe('v1');
   });
 });
+
+describe('importing an OCI archive as a base', () => {
+  /** An OCI layout as registries serve it: one gzip layer, the config naming its uncompressed digest. */
+  async function layoutArchive(diffIdOverride?: string): Promise<string> {
+    const { gzipSync } = await import('node:zlib');
+    const { createHash } = await import('node:crypto');
+    const { writeLayer } = await import('../../src/environments/layer-tar.js');
+    const sha = (bytes: Buffer) => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+    const tar = path.join(work, 'base-layer.tar');
+    const plain = await writeLayer(
+      await folder('base-root', { 'etc/os-release': 'ID=debian\n', 'usr/bin/python3': '#!' }),
+      tar,
+    );
+    const gzipped = gzipSync(await readFile(tar));
+    const config = Buffer.from(
+      JSON.stringify({
+        architecture: 'amd64',
+        os: 'linux',
+        config: { Env: ['PATH=/usr/local/bin:/usr/bin:/bin'] },
+        rootfs: { type: 'layers', diff_ids: [diffIdOverride ?? plain.digest] },
+      }),
+    );
+    const manifest = Buffer.from(
+      JSON.stringify({
+        schemaVersion: 2,
+        mediaType: 'application/vnd.oci.image.manifest.v1+json',
+        config: { mediaType: 'application/vnd.oci.image.config.v1+json', digest: sha(config), size: config.length },
+        layers: [
+          { mediaType: 'application/vnd.oci.image.layer.v1.tar+gzip', digest: sha(gzipped), size: gzipped.length },
+        ],
+      }),
+    );
+    const layout = path.join(work, `layout-${Math.random()}`);
+    await mkdir(path.join(layout, 'blobs', 'sha256'), { recursive: true });
+    for (const blob of [config, manifest, gzipped])
+      await writeFile(path.join(layout, 'blobs', 'sha256', sha(blob).slice(7)), blob);
+    await writeFile(path.join(layout, 'oci-layout'), '{"imageLayoutVersion":"1.0.0"}');
+    await writeFile(
+      path.join(layout, 'index.json'),
+      JSON.stringify({
+        schemaVersion: 2,
+        manifests: [
+          { mediaType: 'application/vnd.oci.image.manifest.v1+json', digest: sha(manifest), size: manifest.length },
+        ],
+      }),
+    );
+    const archive = `${layout}.tar`;
+    await writeLayer(layout, archive);
+    return archive;
+  }
+
+  it('stores gzip layers uncompressed under their diff ids and names the base by its new manifest', async () => {
+    const image = await store.importArchive(await layoutArchive());
+    expect(image.manifest.layers).toHaveLength(1);
+    expect(image.manifest.layers[0]?.digest).toBe(image.config.rootfs.diff_ids[0]);
+    const rootfs = await store.rootfs(image.digest);
+    expect(await readFile(path.join(rootfs, 'etc/os-release'), 'utf8')).toBe('ID=debian\n');
+  });
+
+  it('refuses a layer that does not uncompress to the diff id its config names', async () => {
+    expect(await codeOf(store.importArchive(await layoutArchive(`sha256:${'2'.repeat(64)}`)))).toBe('layer-tampered');
+  });
+});

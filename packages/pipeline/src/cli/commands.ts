@@ -244,6 +244,7 @@ function registerEnvBuild(program: Command): void {
       '--recipe <file>',
       'the runner recipe {runner, ecosystem, install, test, report, toolchain?} (default: the criteria override, else detected)',
     )
+    .option('--base-image <digest>', 'build on this imported base (abp env import) instead of a Debian base')
     .option('--store <dir>', 'the environment store (default: $ABP_HOME/environments)')
     .addOption(jsonOption())
     .action(async (options: EnvBuildOptions) => (await import('./env-build.js')).envBuildCommand(options));

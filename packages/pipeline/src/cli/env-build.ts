@@ -16,6 +16,7 @@ export interface EnvBuildOptions extends OutputOptions {
   base: string;
   gitDir: string;
   recipe?: string;
+  baseImage?: string;
   store?: string;
 }
 
@@ -29,7 +30,8 @@ export async function envBuildCommand(options: EnvBuildOptions): Promise<void> {
     (await git(['--git-dir', gitDir, 'rev-parse', '--verify', name], { cwd: '/' })).stdout.toString('utf8').trim();
   const base = await revParse(`${options.base}^{commit}`);
   const tree = await revParse(`${base}^{tree}`);
-  const recipe = await recipeOf(options, gitDir);
+  const detected = await recipeOf(options, gitDir);
+  const recipe = options.baseImage === undefined ? detected : { ...detected, base: options.baseImage };
   const store = new EnvironmentStore(resolve(options.store ?? homePaths(resolveStackConfig().home).environments));
   const work = await mkdtemp(join(tmpdir(), 'abp-env-build-'));
   try {

@@ -81,6 +81,7 @@ export async function freezeEnvironment(input: {
         install: input.recipe.install,
         runner: input.recipe.runner,
         dependencyFiles: await dependencyFiles(input.dir, ecosystem, input.recipe.install),
+        ...(input.recipe.base === undefined ? {} : { base: input.recipe.base }),
       },
     });
     return { built: true, build };

@@ -34,6 +34,13 @@ export const runnerRecipeSchema = z.strictObject({
     .describe(
       'The toolchain versions the environment carries, where the repository does not say (requires-python, .nvmrc, go.mod, rust-toolchain.toml).',
     ),
+  base: z
+    .string()
+    .regex(/^sha256:[0-9a-f]{64}$/, {
+      error: 'must be the digest of a base imported with `abp env import`, e.g. "sha256:" and 64 hex digits',
+    })
+    .optional()
+    .describe('An OCI base image in the environment store, instead of the Debian base abp builds.'),
 });
 /** How the freeze step installs a repository and runs its tests, and how it reads per-test outcomes back. */
 export type RunnerRecipe = z.infer<typeof runnerRecipeSchema>;
