@@ -66,6 +66,17 @@ async function runIn(digest: string, checkout: string, argv: string[]) {
   });
 }
 
+/** The Python environment of a repository whose only dependency file is pyproject.toml. */
+async function pythonBuild(dir: string) {
+  return buildEnvironment({
+    store,
+    checkout: dir,
+    request: await request(dir, { ecosystem: 'python', toolchain: {}, install: 'pip install -e .', runner: 'pytest' }, [
+      'pyproject.toml',
+    ]),
+  });
+}
+
 async function copyOf(dir: string, name: string): Promise<string> {
   const target = join(work, name);
   await execFileAsync('cp', ['-a', dir, target]);
@@ -92,15 +103,7 @@ dependencies = ["six==1.16.0"]
       'src/calc/__init__.py': 'import six\n\ndef which():\n    return six.__name__\n',
       'tests/test_calc.py': 'from calc import which\n\ndef test_which():\n    assert which() == "six"\n',
     });
-    const build = await buildEnvironment({
-      store,
-      checkout: dir,
-      request: await request(
-        dir,
-        { ecosystem: 'python', toolchain: {}, install: 'pip install -e .', runner: 'pytest' },
-        ['pyproject.toml'],
-      ),
-    });
+    const build = await pythonBuild(dir);
     digest = build.digest;
     expect(build.toolchains['python']).toMatch(/^3\.11\./);
     expect(build.toolchains['pytest']).toMatch(/^\d+\./);
@@ -151,29 +154,13 @@ print("host-repo" if os.path.exists("${dir}") else "no-host-repo")
   });
 
   it('is reused for the same dependency files, and rebuilt when one changes', async () => {
-    const again = await buildEnvironment({
-      store,
-      checkout: dir,
-      request: await request(
-        dir,
-        { ecosystem: 'python', toolchain: {}, install: 'pip install -e .', runner: 'pytest' },
-        ['pyproject.toml'],
-      ),
-    });
+    const again = await pythonBuild(dir);
     expect(again).toMatchObject({ digest, cached: true });
     const changed = await repo('py-changed', {
       'pyproject.toml': pyproject.replace('six==1.16.0', 'six==1.17.0'),
       'src/calc/__init__.py': 'import six\n',
     });
-    const other = await buildEnvironment({
-      store,
-      checkout: changed,
-      request: await request(
-        changed,
-        { ecosystem: 'python', toolchain: {}, install: 'pip install -e .', runner: 'pytest' },
-        ['pyproject.toml'],
-      ),
-    });
+    const other = await pythonBuild(changed);
     expect(other.digest).not.toBe(digest);
     const [first, second] = await Promise.all([store.readImage(digest), store.readImage(other.digest)]);
     // The base (Debian with Python) is shared; only the install's layer differs.
@@ -203,15 +190,7 @@ print("host-repo" if os.path.exists("${dir}") else "no-host-repo")
       'pyproject.toml': pyproject.replace('six==1.16.0', 'abp-no-such-package-anywhere==9.9.9'),
       'src/calc/__init__.py': '',
     });
-    const failure = await buildEnvironment({
-      store,
-      checkout: broken,
-      request: await request(
-        broken,
-        { ecosystem: 'python', toolchain: {}, install: 'pip install -e .', runner: 'pytest' },
-        ['pyproject.toml'],
-      ),
-    }).then(
+    const failure = await pythonBuild(broken).then(
       () => null,
       (error: unknown) => error as { code: string; message: string },
     );

@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { unpackLayer, writeLayer } from '../../src/environments/layer-tar.js';
-import { EnvironmentError } from '../../src/environments/errors.js';
+import { codeOf } from './environment-error.js';
 import { rawTar, type RawEntry } from './tar-bytes.js';
 
 let work: string;
@@ -37,16 +37,6 @@ async function unpackRaw(entries: RawEntry[], root: string): Promise<void> {
   const file = path.join(work, `raw-${Math.random()}.tar`);
   await writeFile(file, rawTar(entries));
   await unpackLayer(file, root, 'layer under test');
-}
-
-async function codeOf(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(EnvironmentError);
-    return (error as EnvironmentError).code;
-  }
-  throw new Error('expected the promise to fail');
 }
 
 describe('writeLayer', () => {

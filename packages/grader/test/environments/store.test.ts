@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promis
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EnvironmentError } from '../../src/environments/errors.js';
+import { codeOf } from './environment-error.js';
 import { unpackLayer } from '../../src/environments/layer-tar.js';
 import { EnvironmentStore, type ImageConfig } from '../../src/environments/store.js';
 
@@ -39,16 +39,6 @@ async function twoLayerImage(): Promise<string> {
   const top = await store.putLayer(await folder('top', { 'opt/abp/env/lib.py': 'x = 1', 'usr/bin/tool': 'v2' }));
   const image = await store.putImage([base, top], config([base.digest, top.digest]));
   return image.digest;
-}
-
-async function codeOf(promise: Promise<unknown>): Promise<string> {
-  try {
-    await promise;
-  } catch (error) {
-    expect(error).toBeInstanceOf(EnvironmentError);
-    return (error as EnvironmentError).code;
-  }
-  throw new Error('expected the promise to fail');
 }
 
 describe('EnvironmentStore', () => {
