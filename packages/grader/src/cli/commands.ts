@@ -160,6 +160,10 @@ function registerPull(program: Command): void {
       '--checkpoints <dir>',
       "where the log checkpoints seen of each registry are kept; the log must extend the newest one kept (default: the data directory's kept-checkpoints/)",
     )
+    .option(
+      '--environments <dir>',
+      "where the task's environment is fetched, layers shared with other tasks once (default: the data directory's environments/)",
+    )
     .addOption(jsonOption())
     .action(async (task: string, options: PullCommandOptions) =>
       (await import('./pull.js')).pullCommand(task, options),

@@ -13,6 +13,8 @@ export interface PullCommandOptions extends OutputOptions {
   output?: string;
   /** Where the log checkpoints seen of each registry are kept; the data directory's kept-checkpoints/ by default. */
   checkpoints?: string;
+  /** Where the task's environment is fetched; the data directory's environments/ by default. */
+  environments?: string;
 }
 
 export async function pullCommand(taskId: string, options: PullCommandOptions): Promise<void> {
@@ -26,6 +28,7 @@ export async function pullCommand(taskId: string, options: PullCommandOptions): 
     trustRootPath,
     outputDir: options.output ?? '.',
     checkpointsDir,
+    environments: options.environments ?? homePaths(home).environments,
   });
   const rotated =
     pulled.trustRoot.version === pulled.trustRoot.pinnedVersion
@@ -53,5 +56,10 @@ export async function pullCommand(taskId: string, options: PullCommandOptions): 
     );
   }
   if (log.keptIn !== null) out.line(`  checkpoint kept in ${log.keptIn}`);
+  const { environment } = pulled;
+  if (environment !== null)
+    out.line(
+      `  environment ${environment.digest} in ${environment.store}: ${environment.fetched} blobs fetched (${(environment.bytesFetched / 1024 / 1024).toFixed(1)} MiB), ${environment.reused} already there, every one verified`,
+    );
   out.data(pulled);
 }

@@ -86,6 +86,8 @@ export interface RegistryClient {
   bundleSignature(digest: string): Promise<FetchedSignature>;
   /** Streams the archive `digest` into a new file at `path`, hashing as it goes. */
   downloadBundle(digest: string, path: string): Promise<Download>;
+  /** Streams a blob of a task's environment (its manifest, config or a layer) into a new file, hashing as it goes. */
+  downloadEnvironmentBlob(digest: string, path: string): Promise<Download>;
   /** The log's signed checkpoint of the largest size; null before the first. Its signature is the caller's to check. */
   latestCheckpoint(): Promise<SignedCheckpoint | null>;
   /** The log's signed checkpoint of `size`; null when it has none of that size. */
@@ -219,6 +221,43 @@ export function createRegistryClient(from: string): RegistryClient {
     );
   };
 
+  /** Streams `path` of the API into a new file, hashing as it goes; 404 is `not-found` naming `what`. */
+  const download = async (apiPath: string, what: string, path: string): Promise<Download> => {
+    const url = urlOf(apiPath);
+    const response = await request(url, null);
+    if (response.status === 404)
+      throw new PullError('not-found', `${from} advertises ${what} but does not have it: ${await problemOf(response)}`);
+    if (response.status !== 200 || response.body === null)
+      throw new PullError('server-error', `${url.href} answered ${response.status}: ${await problemOf(response)}`);
+    const hash = createHash('sha256');
+    let bytes = 0;
+    try {
+      await pipeline(
+        Readable.fromWeb(response.body),
+        async function* (source: AsyncIterable<Buffer>) {
+          for await (const chunk of source) {
+            hash.update(chunk);
+            bytes += chunk.length;
+            yield chunk;
+          }
+        },
+        // wx: the file is new, so nothing else's bytes can be mixed in.
+        createWriteStream(path, { flags: 'wx' }),
+      );
+    } catch (error) {
+      if (error instanceof PullError) throw error;
+      const code = (error as NodeJS.ErrnoException).code;
+      // Local write failures are the consumer's to fix; anything else broke the transfer.
+      if (code !== undefined && ['ENOSPC', 'EACCES', 'EEXIST', 'EROFS', 'EDQUOT'].includes(code)) throw error;
+      throw new PullError(
+        'unreachable',
+        `the download of ${url.href} broke off after ${bytes} bytes: ${(error as Error).message}`,
+        { cause: error },
+      );
+    }
+    return { sha256: hash.digest('hex'), bytes };
+  };
+
   return {
     baseUrl: from,
     async task(taskId) {
@@ -264,44 +303,9 @@ export function createRegistryClient(from: string): RegistryClient {
         value: parseJson(answer.url, answer.bytes),
       };
     },
-    async downloadBundle(digest, path) {
-      const url = urlOf(`bundles/${digest}`);
-      const response = await request(url, null);
-      if (response.status === 404)
-        throw new PullError(
-          'not-found',
-          `${from} advertises bundle ${digest} but does not have it: ${await problemOf(response)}`,
-        );
-      if (response.status !== 200 || response.body === null)
-        throw new PullError('server-error', `${url.href} answered ${response.status}: ${await problemOf(response)}`);
-      const hash = createHash('sha256');
-      let bytes = 0;
-      try {
-        await pipeline(
-          Readable.fromWeb(response.body),
-          async function* (source: AsyncIterable<Buffer>) {
-            for await (const chunk of source) {
-              hash.update(chunk);
-              bytes += chunk.length;
-              yield chunk;
-            }
-          },
-          // wx: the file is new, so nothing else's bytes can be mixed in.
-          createWriteStream(path, { flags: 'wx' }),
-        );
-      } catch (error) {
-        if (error instanceof PullError) throw error;
-        const code = (error as NodeJS.ErrnoException).code;
-        // Local write failures are the consumer's to fix; anything else broke the transfer.
-        if (code !== undefined && ['ENOSPC', 'EACCES', 'EEXIST', 'EROFS', 'EDQUOT'].includes(code)) throw error;
-        throw new PullError(
-          'unreachable',
-          `the download of ${url.href} broke off after ${bytes} bytes: ${(error as Error).message}`,
-          { cause: error },
-        );
-      }
-      return { sha256: hash.digest('hex'), bytes };
-    },
+    downloadBundle: (digest, path) => download(`bundles/${digest}`, `bundle ${digest}`, path),
+    downloadEnvironmentBlob: (digest, path) =>
+      download(`environments/blobs/${digest}`, `environment blob ${digest}`, path),
     async latestCheckpoint() {
       const value = await getJson('log/checkpoints/latest', () => null);
       return value === null ? null : shaped(signedCheckpointSchema, value, 'the latest log checkpoint');

@@ -35,6 +35,10 @@ export type PullErrorCode =
   | 'unknown-signer'
   /** Any other refusal by signature verification (its code is in the message). */
   | 'signature-rejected'
+  /** The task names an environment (by digest) the server does not have, or not all of its blobs. */
+  | 'environment-missing'
+  /** A blob of the task's environment does not hash to the digest that names it. */
+  | 'environment-tampered'
   /** The verified archive could not be unpacked into a task folder. */
   | 'invalid-bundle'
   /** The registry's transparency log holds no entry for this exact signature, or no checkpoint covers it yet. */

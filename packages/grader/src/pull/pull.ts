@@ -19,6 +19,8 @@ import { loadTrustRoot } from '@abp/protocol/signing/trust-root';
 import { verifyStatementBundle, type VerifiedSigner, type VerifiedStatement } from '../trust/verify.js';
 import { syncFolder } from '@abp/protocol/files/durable-files';
 import { createRegistryClient, type RegistryClient } from './client.js';
+import { EnvironmentError, EnvironmentStore, type ImageManifest } from '../environments/index.js';
+import { homePaths, resolveHome } from '../home.js';
 import { PullError, type PullErrorCode } from './errors.js';
 import { keepCheckpoints, keptCheckpointsFile, readKeptCheckpoints } from './kept-checkpoints.js';
 import { proveBundleLogged } from './log-proof.js';
@@ -37,6 +39,11 @@ export interface PullOptions {
    * meets on first sight (inclusion is still proved).
    */
   checkpointsDir?: string;
+  /**
+   * The environment store a task's environment is fetched into (default: $ABP_HOME/environments, where `abp run` reads
+   * it); blobs it already holds, shared by other tasks, are not transferred again.
+   */
+  environments?: string;
 }
 
 /** What the pull proved about the signature's place in the registry's transparency log. */
@@ -74,7 +81,72 @@ export interface PulledTask {
   /** The signing time the signer's window was checked against. */
   signedAt: string;
   trustRoot: { pinnedVersion: number; version: number };
+  /** The task's environment, fetched and verified; null for a task graded on the host's toolchains. */
+  environment: PulledEnvironment | null;
   log: PulledLogProof;
+}
+
+export interface PulledEnvironment {
+  digest: string;
+  store: string;
+  /** Blobs transferred now, and blobs the store already held (layers shared with tasks pulled before). */
+  fetched: number;
+  reused: number;
+  bytesFetched: number;
+}
+
+/**
+ * Fetches the environment a verified task names into the store: the image manifest under the signed digest, then its
+ * config and layers, each streamed to a file, hashed and compared with the digest that names it before it is kept.
+ */
+async function pullEnvironment(
+  client: RegistryClient,
+  image: string,
+  store: EnvironmentStore,
+  taskId: string,
+): Promise<PulledEnvironment | null> {
+  const at = image.lastIndexOf('@sha256:');
+  if (at === -1) return null;
+  const digest = image.slice(at + 1);
+  const counts = { fetched: 0, reused: 0, bytesFetched: 0 };
+  const fetchBlob = async (blob: string, what: string): Promise<void> => {
+    if (await store.has(blob)) {
+      counts.reused += 1;
+      return;
+    }
+    const file = await store.scratch('pull');
+    try {
+      const got = await client.downloadEnvironmentBlob(blob, file).catch((error: unknown) => {
+        if (error instanceof PullError && error.code === 'not-found')
+          throw new PullError(
+            'environment-missing',
+            `task ${taskId} names environment ${digest}, but ${error.message}`,
+          );
+        throw error;
+      });
+      if (`sha256:${got.sha256}` !== blob)
+        throw new PullError(
+          'environment-tampered',
+          `the ${what} ${blob} of task ${taskId}'s environment ${digest} arrived as ${got.bytes} bytes hashing to sha256:${got.sha256}: it was changed or damaged on the server`,
+        );
+      await store.adoptFile(file, { digest: blob, size: got.bytes });
+      counts.fetched += 1;
+      counts.bytesFetched += got.bytes;
+    } finally {
+      await rm(file, { force: true });
+    }
+  };
+  await fetchBlob(digest, 'image manifest');
+  const manifest = JSON.parse((await store.readBlob(digest)).toString('utf8')) as ImageManifest;
+  await fetchBlob(manifest.config.digest, 'image config');
+  for (const layer of manifest.layers) await fetchBlob(layer.digest, 'layer');
+  // Blobs held from before are checked too: a store damaged since must not pass for this environment.
+  await store.verify(digest).catch((error: unknown) => {
+    if (error instanceof EnvironmentError)
+      throw new PullError('environment-tampered', `task ${taskId}'s environment in ${store.root}: ${error.message}`);
+    throw error;
+  });
+  return { digest, store: store.root, ...counts };
 }
 
 /** The folder names inside `<outputDir>/<task id>/`. */
@@ -168,6 +240,12 @@ export async function pullTask(
       }),
     );
     await rm(archive);
+    const environment = await pullEnvironment(
+      client,
+      unpacked.manifest.environment.image,
+      new EnvironmentStore(resolve(options.environments ?? homePaths(resolveHome()).environments)),
+      taskId,
+    );
     // Kept before the rename: a checkpoint that verified is what this consumer knows of the log, even if the rename
     // then loses a race for the destination.
     if (keptIn !== null) await keepCheckpoints(keptIn, [logged.checkpoint]);
@@ -184,6 +262,7 @@ export async function pullTask(
       keyId: verified.keyId,
       signedAt: verified.signedAt,
       trustRoot: { pinnedVersion: pinned.version, version: trustRoot.version },
+      environment,
       log: {
         origin: checkpoint.origin,
         index: logged.entry.index,

@@ -254,6 +254,18 @@ export function apiRoutes(options: ApiOptions): Route[] {
         headers: { 'cache-control': IMMUTABLE },
       };
     }),
+    get('/environments/blobs/:digest', async ({ params }) => {
+      const digest = params.digest ?? '';
+      if (!DIGEST.test(digest)) return badDigest(digest);
+      const opened = await openIfPresent(files.environments.blobPath(digest));
+      if (opened === null) return problem(404, `no environment blob ${digest} here`);
+      // An image manifest, a config or a layer: named by its digest like a bundle, and as immutable.
+      return {
+        status: 200,
+        content: { $case: 'file', ...opened, contentType: 'application/octet-stream', etag: `"${digest}"` },
+        headers: { 'cache-control': IMMUTABLE },
+      };
+    }),
     get('/bundles/:digest/signature', async ({ params }) => {
       const digest = params.digest ?? '';
       if (!DIGEST.test(digest)) return badDigest(digest);

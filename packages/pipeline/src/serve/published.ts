@@ -2,6 +2,8 @@
 // documents (registry/publication.ts), the bundle store (freeze/bundle/store.ts), signed statements
 // (signing/attestor.ts), the trust root and its versions (signing/home.ts). Only reads; a file that is absent is null,
 // never an error, so the API can answer 404.
+import { EnvironmentStore } from '@abp/grader/environments';
+import { homePaths } from '@abp/grader/home';
 import { open, readdir, readFile, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { BundleStore } from '../freeze/bundle/store.js';
@@ -76,6 +78,8 @@ export interface PublishedFiles {
   trustRootStatement(version: number): Promise<Buffer | null>;
   /** The transparency log's folder (serve/log-reader.ts reads it). */
   readonly logDir: string;
+  /** The environment store tasks frozen with an environment name theirs in, by digest. */
+  readonly environments: EnvironmentStore;
 }
 
 export function publishedFiles(home: string): PublishedFiles {
@@ -86,6 +90,7 @@ export function publishedFiles(home: string): PublishedFiles {
   return {
     store: new BundleStore(signing.bundles),
     logDir: signing.log,
+    environments: new EnvironmentStore(homePaths(home).environments),
     async registryQuarters() {
       const names = await namesIn(publication.registryDir);
       return names.flatMap((name) => QUARTER_FILE.exec(name)?.[1] ?? []).sort(compareCodeUnits);

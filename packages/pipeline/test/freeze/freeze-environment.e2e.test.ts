@@ -8,10 +8,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unpackBundle } from '@abp/grader/bundle';
-import { engineProgram } from '@abp/grader/engines';
 import { EnvironmentStore } from '@abp/grader/environments';
-import { runMatrix } from '@abp/grader/run';
 import { freezeFix, recipeFor, type FreezeInput, type PublishedTask } from '../../src/freeze/index.js';
+import { gradeBundledEngines } from '../support/bundled-engines.js';
 import { runAbp } from '../support/cli.js';
 import { sharedEnvironmentStore } from '../../../../test-support/toolchain-caches.js';
 
@@ -169,62 +168,13 @@ describe('a task graded in its environment', () => {
       heldOutDir: join(tasksDir, task.taskId, 'held-out'),
       expectedDigest: task.digest,
     });
-    const metadata = {
-      model: 'abp/demo-model',
-      provider: 'abp',
-      sampling: { temperature: 0 },
-      toolPolicy: 'default',
-      deployment: 'local',
-    };
-    await writeFile(
-      join(root, 'adapters.json'),
-      JSON.stringify({
-        schema: 'abp-adapters/v1',
-        executionPolicy: 'trusted-local',
-        adapters: (['reference', 'noop'] as const).map((engine) => ({
-          engine,
-          command: [process.execPath, engineProgram(engine), '--input', '{inputFile}', '--tasks', tasksDir],
-          env: { allow: [], set: {} },
-          timeoutSeconds: 300,
-          metadata,
-          capabilities: ['edit-files', 'run-commands'],
-          preflight: {
-            prompt: 'Reply with exactly: ABP-PREFLIGHT-OK',
-            sentinel: 'ABP-PREFLIGHT-OK',
-            timeoutSeconds: 60,
-          },
-          trace: { kind: 'native' },
-        })),
-      }),
-    );
-    await writeFile(
-      join(root, 'run.json'),
-      JSON.stringify({
-        schema: 'abp-run/v1',
-        engines: [
-          { name: 'reference', version: '1.0.0' },
-          { name: 'noop', version: '1.0.0' },
-        ],
-        model: 'abp/demo-model',
-        budgetUsd: 5,
-        timeoutSeconds: 300,
-        trials: 1,
-        ordering: 'abba',
-        seed: 7,
-        tasks: [task.taskId],
-      }),
-    );
   }, 900_000);
 
-  const grade = (environments: string, output: string) =>
-    runMatrix({
-      config: join(root, 'run.json'),
-      adapters: join(root, 'adapters.json'),
-      tasks: tasksDir,
-      output: join(root, output),
-      environments,
-      hostEnv: process.env,
-    });
+  const grade = async (environments: string, output: string) => {
+    const dir = join(root, output);
+    await mkdir(dir, { recursive: true });
+    return gradeBundledEngines({ dir, tasksDir, taskIds: [task.taskId], environments });
+  };
 
   it('names the environment by digest in the manifest, with the install in the image', () => {
     expect(task.manifest.environment.image).toMatch(/^abp-env\/abp-test-graded@sha256:[0-9a-f]{64}$/);
@@ -240,7 +190,7 @@ describe('a task graded in its environment', () => {
     expect(log).toContain('runner pytest');
     // A witness that it was the environment: on the host the src-layout package was never installed, so the same
     // held-out test cannot even import it there.
-    const onHost = await execFileAsync('python3', ['-c', 'import slugs'], { cwd: root }).then(
+    const onHost = await execFileAsync('python3', ['-I', '-c', 'import slugs'], { cwd: '/' }).then(
       () => 'imported',
       () => 'not importable',
     );

@@ -7,7 +7,20 @@
 // a retired key's signature logged after the retirement, a log rewritten since the consumer kept a checkpoint, and a
 // forged checkpoint.
 import { randomUUID } from 'node:crypto';
-import { chmod, copyFile, cp, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import {
+  chmod,
+  copyFile,
+  cp,
+  mkdir,
+  mkdtemp,
+  readdir,
+  readFile,
+  rename,
+  rm,
+  stat,
+  symlink,
+  writeFile,
+} from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,9 +72,12 @@ import {
   taskRow,
   useTestDatabase,
 } from '../support/database.js';
+import { gradeBundledEngines } from '../support/bundled-engines.js';
 import { runAbp, type CliResult } from '../support/cli.js';
 import { startDevServer } from '../support/temporal.js';
 import { buildRepos, freezeInput, knownFix, repoNamed } from '../freeze/live-repos.js';
+import { EnvironmentStore } from '@abp/grader/environments';
+import { sharedEnvironmentStore } from '../../../../test-support/toolchain-caches.js';
 
 // Fixed times, so every window and signature below is what the scenario says whatever day the suite runs.
 const K1_FROM = '2026-01-01T00:00:00Z';
@@ -125,12 +141,16 @@ describe('abp pull against abp serve', () => {
       drawSeed: 424242,
     };
     const attestor = await loadOperatorAttestor(home);
+    // Frozen in its environment (Node from npm, the Debian base shared with the other suites' store), which the
+    // registry then serves beside the bundle.
+    await symlink(sharedEnvironmentStore, join(home, 'environments'));
     const outcome = await freezeTask(input, {
       store,
       signer: attestor.signer,
       log: attestor,
       workDir: join(root, 'freeze-work'),
       now: () => FROZEN_AT,
+      environments: new EnvironmentStore(join(home, 'environments')),
     });
     if (outcome.status !== 'frozen') throw new Error(`the freeze rejected textkit#3: ${JSON.stringify(outcome)}`);
     published = outcome;
@@ -255,7 +275,14 @@ describe('abp pull against abp serve', () => {
 
   async function pull(
     outputDir: string,
-    options: { taskId?: string; trustRoot?: string; from?: string; json?: false; checkpoints?: string } = {},
+    options: {
+      taskId?: string;
+      trustRoot?: string;
+      from?: string;
+      json?: false;
+      checkpoints?: string;
+      environments?: string;
+    } = {},
   ): Promise<CliResult> {
     const args = [
       'pull',
@@ -268,7 +295,20 @@ describe('abp pull against abp serve', () => {
       outputDir,
     ];
     if (options.checkpoints !== undefined) args.push('--checkpoints', options.checkpoints);
+    if (options.environments !== undefined) args.push('--environments', options.environments);
     return runAbp(options.json === false ? args : [...args, '--json'], { ABP_HOME: consumerHome });
+  }
+
+  /** The digest of the environment the task names. */
+  function environmentDigest(): string {
+    const { image } = published.manifest.environment;
+    return image.slice(image.indexOf('@') + 1);
+  }
+
+  /** Every blob of the task's environment in the shared store: manifest, config, then the layers in order. */
+  async function environmentBlobs(): Promise<string[]> {
+    const image = await new EnvironmentStore(sharedEnvironmentStore).readImage(environmentDigest());
+    return [image.digest, image.manifest.config.digest, ...image.manifest.layers.map((layer) => layer.digest)];
   }
 
   /** The checkpoints a consumer keeps of this server in `dir`; null when it keeps none. */
@@ -327,6 +367,13 @@ describe('abp pull against abp serve', () => {
       keyId: k1.keyId,
       signedAt: '2026-06-02T00:00:00Z',
       trustRoot: { pinnedVersion: 1, version: 1 },
+      environment: {
+        digest: environmentDigest(),
+        store: join(consumerHome, 'environments'),
+        fetched: (await environmentBlobs()).length,
+        reused: 0,
+        bytesFetched: expect.any(Number) as number,
+      },
       log: {
         origin: LOG_ORIGIN,
         index: 0,
@@ -396,6 +443,68 @@ describe('abp pull against abp serve', () => {
     expect((await readdir(taskFolder)).sort()).toEqual(['held-out', 'task']);
   });
 
+  it("fetches the task's environment once, every blob verified: a second pull transfers none of it", async () => {
+    const consumerStore = new EnvironmentStore(join(consumerHome, 'environments'));
+    await consumerStore.verify(environmentDigest());
+    const result = await pull(join(root, 'pulled-again'));
+    expect(result.code, result.stderr).toBe(0);
+    expect((JSON.parse(result.stdout) as PulledTask).environment).toMatchObject({
+      fetched: 0,
+      reused: (await environmentBlobs()).length,
+      bytesFetched: 0,
+    });
+  });
+
+  it('grades the pulled task in the fresh data directory: the reference engine resolved, the no-op unresolved', async () => {
+    const dir = join(root, 'graded');
+    await mkdir(dir);
+    const outcome = await gradeBundledEngines({
+      dir,
+      tasksDir: join(root, 'pulled'),
+      taskIds: [published.taskId],
+      environments: join(consumerHome, 'environments'),
+    });
+    expect(Object.fromEntries(outcome.trials.map((trial) => [trial.engine, trial.outcome]))).toEqual({
+      reference: 'resolved',
+      noop: 'unresolved',
+    });
+  });
+
+  it('refuses an environment layer changed on the server (environment-tampered) or missing there (environment-missing)', async () => {
+    const served = join(home, 'environments');
+    const aside = join(root, 'environments-aside');
+    await rename(served, aside);
+    try {
+      for (const [code, change] of [
+        [
+          'environment-tampered',
+          (bytes: Buffer) => Buffer.concat([bytes.subarray(0, -1), Buffer.from([(bytes.at(-1) ?? 0) ^ 1])]),
+        ],
+        ['environment-missing', null],
+      ] as const) {
+        // The server's store: this image's blobs, copied (never linked: the shared store must stay intact), the
+        // install layer changed or left out.
+        await rm(served, { recursive: true, force: true });
+        const store = new EnvironmentStore(served);
+        const blobs = await environmentBlobs();
+        const layer = blobs.at(-1) ?? '';
+        for (const blob of blobs) {
+          const bytes = await readFile(new EnvironmentStore(aside).blobPath(blob));
+          if (blob !== layer) await store.putBytes(bytes);
+          else if (change !== null) {
+            await mkdir(join(served, 'blobs', 'sha256'), { recursive: true });
+            await writeFile(store.blobPath(blob), change(bytes));
+          }
+        }
+        const message = await refusedWith(code, { environments: join(root, `consumer-environments-${randomUUID()}`) });
+        expect(message).toContain(environmentDigest());
+      }
+    } finally {
+      await rm(served, { recursive: true, force: true });
+      await rename(aside, served);
+    }
+  });
+
   it('follows a key rotation from the pinned version: what the retired key signed before retiring still verifies', async () => {
     // Version 2 retires k1 and trusts k2; k1, which version 1 trusts, vouches for it.
     k2 = await createSigningKey(join(root, 'k2'));
@@ -438,6 +547,7 @@ describe('abp pull against abp serve', () => {
       `  logged as entry 0 of ${LOG_ORIGIN}, included in its checkpoint of size 1: consistent with the checkpoint of size 1 kept before`,
       '  the signing key is retired: the entry was covered by the checkpoint of size 1 signed at 2026-06-02T00:00:00.000Z, before its retirement',
       `  checkpoint kept in ${keptCheckpointsFile(join(consumerHome, 'kept-checkpoints'), server.url)}`,
+      `  environment ${environmentDigest()} in ${join(consumerHome, 'environments')}: 0 blobs fetched (0.0 MiB), ${(await environmentBlobs()).length} already there, every one verified`,
       '',
     ]);
     // The server's versions as served: 1 and 2.
