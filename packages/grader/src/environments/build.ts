@@ -3,7 +3,7 @@
 // node_modules taken out of the checkout), made with the network on and the host's registry configuration carried in.
 // Every layer and image is cached by its inputs, so the next task of the same repository reuses what did not change;
 // the build log and the toolchain versions found inside are recorded beside the image.
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { cp, lstat, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { arch as hostArch } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -85,12 +85,16 @@ async function cached(store: EnvironmentStore, key: string): Promise<string | nu
   return (await store.has(digest)) ? digest : null;
 }
 
-async function remember(store: EnvironmentStore, key: string, digest: string): Promise<void> {
-  const path = join(store.root, 'keys', hex(key));
+/** Writes a small record whole or not at all: a cache entry read half-written would poison every later build. */
+async function writeWhole(path: string, value: unknown): Promise<void> {
   await mkdir(dirname(path), { recursive: true });
-  const temporary = `${path}.${process.pid}.tmp`;
-  await writeFile(temporary, `${canonicalJson({ digest })}\n`);
+  const temporary = `${path}.${randomUUID()}.tmp`;
+  await writeFile(temporary, `${canonicalJson(value)}\n`);
   await rename(temporary, path);
+}
+
+function remember(store: EnvironmentStore, key: string, digest: string): Promise<void> {
+  return writeWhole(join(store.root, 'keys', hex(key)), { digest });
 }
 
 /** The host's own PATH and registry settings, for the trusted programs that fetch toolchains and bases. */
@@ -416,8 +420,7 @@ export async function buildEnvironment(input: BuildInput): Promise<EnvironmentBu
       toolchains,
       log: logBlob.digest,
     };
-    await mkdir(join(store.root, 'builds'), { recursive: true });
-    await writeFile(join(store.root, 'builds', `${hex(image.digest)}.json`), `${canonicalJson(record)}\n`);
+    await writeWhole(join(store.root, 'builds', `${hex(image.digest)}.json`), record);
     await remember(store, key, image.digest);
     return {
       digest: image.digest,
