@@ -14,7 +14,7 @@ import { runBounded, runProgram, type CommandResult } from '../execution/index.j
 import { parseCommandLine } from '../verification/command-line.js';
 import { EnvironmentError } from './errors.js';
 import { registryAccess } from './registry-access.js';
-import { CHECKOUT, ENV_PREFIX, LABELS, type EnvironmentRun } from './runtime.js';
+import { CHECKOUT, ENV_PREFIX, environmentVariables, LABELS, type EnvironmentRun } from './runtime.js';
 import type { Descriptor, EnvironmentStore, Image, ImageConfig } from './store.js';
 import {
   basePlan,
@@ -234,12 +234,7 @@ async function baseImage(
       await writeFile(join(root, 'etc/hosts'), HOSTS);
       const layers = [...imported.manifest.layers, await store.putLayer(root)];
       const env = {
-        ...Object.fromEntries(
-          imported.config.config.Env.map((entry) => [
-            entry.slice(0, entry.indexOf('=')),
-            entry.slice(entry.indexOf('=') + 1),
-          ]),
-        ),
+        ...environmentVariables(imported.config, {}),
         ...ecosystemEnv(request.ecosystem, null),
       };
       const labels = { ...imported.config.config.Labels, 'org.abp.imported-base': request.base };
@@ -327,9 +322,7 @@ export async function buildEnvironment(input: BuildInput): Promise<EnvironmentBu
   );
   try {
     const before = await listing(checkout);
-    const imageEnv = Object.fromEntries(
-      base.config.config.Env.map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]),
-    );
+    const imageEnv = environmentVariables(base.config, {});
     const ownEnv = ecosystemEnv(request.ecosystem, toolchain);
     const run = async (
       command: string[],

@@ -23,6 +23,7 @@ export {
   CHECKOUT,
   LABELS,
   offlineVariables,
+  pinnedVariables,
   WORK_FOLDERS,
   ENV_PREFIX,
   checkoutMounts,

@@ -78,23 +78,20 @@ export function environmentVariables(
 }
 
 /**
- * The variables of an offline run in the environment (a freeze's suite run, a verification): the image's, pinned to
- * UTC and a fixed hash seed, with no test-result cache, no module proxy and cargo offline, and the run's own folders.
+ * What every suite run and verification is pinned to, on the host or in an environment: CI mode, no colour, a fixed
+ * hash seed, no bytecode, no test-result cache, no module proxy or toolchain switch, cargo offline, and the run's own
+ * build caches. `goFlags` are flags the image already sets, kept in front.
  */
-export function offlineVariables(
-  config: ImageConfig,
-  folders: { home: string; goCache: string; cargoTarget: string },
+export function pinnedVariables(
+  folders: { goCache: string; cargoTarget: string },
+  goFlags?: string,
 ): Record<string, string> {
-  const image = environmentVariables(config, {});
   return {
-    ...image,
-    HOME: folders.home,
-    TMPDIR: '/tmp',
     CI: 'true',
     NO_COLOR: '1',
     PYTHONHASHSEED: '0',
     PYTHONDONTWRITEBYTECODE: '1',
-    GOFLAGS: image['GOFLAGS'] === undefined ? '-count=1' : `${image['GOFLAGS']} -count=1`,
+    GOFLAGS: goFlags === undefined ? '-count=1' : `${goFlags} -count=1`,
     GOPROXY: 'off',
     GOTOOLCHAIN: 'local',
     GOCACHE: folders.goCache,
@@ -102,6 +99,15 @@ export function offlineVariables(
     CARGO_TERM_COLOR: 'never',
     CARGO_TARGET_DIR: folders.cargoTarget,
   };
+}
+
+/** The variables of an offline run in the environment: the image's, pinned, with the run's own home and /tmp. */
+export function offlineVariables(
+  config: ImageConfig,
+  folders: { home: string; goCache: string; cargoTarget: string },
+): Record<string, string> {
+  const image = environmentVariables(config, {});
+  return { ...image, HOME: folders.home, TMPDIR: '/tmp', ...pinnedVariables(folders, image['GOFLAGS']) };
 }
 
 /** bwrap's arguments (without bwrap itself) to run `argv` in `cwd` (an in-environment path) inside `run`. */

@@ -15,6 +15,7 @@ import {
 import {
   CHECKOUT,
   offlineVariables,
+  pinnedVariables,
   WORK_FOLDERS as INSIDE,
   type EnvironmentRun,
   type EnvironmentStore,
@@ -219,23 +220,6 @@ async function useSandbox(requested: boolean | undefined, environment: boolean):
       `options.sandbox is true but ${status.reason}; or pass sandbox: false to run the suite unconfined`,
     );
   return false;
-}
-
-/** Pinned and offline: UTC, C.UTF-8, fixed hash seed, no test-result cache, no module proxy, cargo offline. */
-function pinnedVariables(paths: { goCache: string; cargoTarget: string }): Record<string, string> {
-  return {
-    CI: 'true',
-    NO_COLOR: '1',
-    PYTHONHASHSEED: '0',
-    PYTHONDONTWRITEBYTECODE: '1',
-    GOFLAGS: '-count=1',
-    GOPROXY: 'off',
-    GOTOOLCHAIN: 'local',
-    GOCACHE: paths.goCache,
-    CARGO_NET_OFFLINE: 'true',
-    CARGO_TERM_COLOR: 'never',
-    CARGO_TARGET_DIR: paths.cargoTarget,
-  };
 }
 
 /**
