@@ -10,7 +10,7 @@ export function resolveHome(
   return resolve(cwd, env.ABP_HOME || '.abp');
 }
 
-export function homePaths(home: string) {
+export function homePaths(home: string, env: Readonly<Record<string, string | undefined>> = process.env) {
   return {
     /** The trust root `abp init` writes and consumers pin. */
     trustRoot: join(home, 'trust-root.json'),
@@ -18,7 +18,10 @@ export function homePaths(home: string) {
     log: join(home, 'log'),
     /** Checkpoints kept of each registry's log (pull/kept-checkpoints.ts). */
     keptCheckpoints: join(home, 'kept-checkpoints'),
-    /** Task environments: an OCI image layout with the unpacked root file systems beside it. */
-    environments: join(home, 'environments'),
+    /**
+     * Task environments: an OCI image layout with the unpacked root file systems beside it. ABP_ENVIRONMENTS moves it,
+     * e.g. to one store several data directories share, since environments are addressed by digest.
+     */
+    environments: env.ABP_ENVIRONMENTS ? resolve(env.ABP_ENVIRONMENTS) : join(home, 'environments'),
   };
 }

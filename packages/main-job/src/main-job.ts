@@ -33,7 +33,9 @@ export interface MainJobSummary {
   drawRecord: string;
   drawDigest: string;
   auditCommand: string;
-  tasks: { drawn: number; solved: number; merged: number; scored: number; pulled: number };
+  tasks: { drawn: number; solved: number; merged: number; scored: number; rejected: number; pulled: number };
+  /** Every merged fix the freeze rejected, with its reason code and detail: the job exits 1 when there is one. */
+  rejected: Array<{ taskId: string; reason: string }>;
   /** Bundle digest of every pulled task, by task id. */
   bundles: Record<string, string>;
   temporalUi: string | null;
@@ -170,6 +172,7 @@ export async function runMainJob(
     const scored = frozen.filter(
       (task) => task.bundleDigest !== null && (task.state === 'scored' || task.state === 'practice'),
     );
+    const rejected = frozen.filter((task) => task.state === 'rejected');
 
     await mkdir(paths.pulled, { recursive: true });
     const pulled = timed(
@@ -237,8 +240,10 @@ export async function runMainJob(
         solved: solved.filter((outcome) => outcome.$case !== 'no-fix' && outcome.$case !== 'declined').length,
         merged: merged.size,
         scored: scored.length,
+        rejected: rejected.length,
         pulled: pulled.length,
       },
+      rejected: rejected.map((task) => ({ taskId: task.taskId, reason: task.reason ?? task.state })),
       bundles: Object.fromEntries(pulled.map((task) => [task.taskId, task.digest])),
       temporalUi: stack.temporal.ui,
       serve: stack.serve.url,

@@ -14,16 +14,18 @@ import { STAGES, type PipelineEvent } from '../src/events.js';
 import type { MainJobSummary } from '../src/main-job.js';
 import { isAlive } from '@abp/pipeline/dev-stack/processes';
 import { freePort, runAbp, type CliResult } from './support/cli.js';
+import { sharedEnvironmentStore } from '../../../test-support/toolchain-caches.js';
 
 const abpBin = new URL('../bin/abp.js', import.meta.url).pathname;
 
-// Seed 22 draws textkit#3 and textkit#5 first (node --test; both fixed by a green pull request that merges): the smaller
-// draw keeps the job quick, its freezes need no compiler cache warmed (a fresh data directory's Go cache costs half a
-// minute), and every one of its fixes merges. The job's own time limits sit inside the test's, generous for a CI
-// machine running other suites beside it, so a stuck stage fails with its reason and log rather than being killed.
+// Seed 16 draws batchkit#3 (pytest, with more-itertools and pytest from PyPI: the Python task a host freeze used to
+// lose) and textkit#3 (node --test), both fixed by a green pull request that merges and frozen in their environments.
+// The smaller draw keeps the job quick; the environments' bases are in the store the other suites share. The job's own
+// time limits sit inside the test's, generous for a CI machine running other suites beside it, so a stuck stage fails
+// with its reason and log rather than being killed.
 const JOB = [
   '--seed',
-  '22',
+  '16',
   '--count',
   '2',
   '--trials',
@@ -80,6 +82,10 @@ describe('abp start: the main job', () => {
       GITHUB_TOKEN: '',
       GITHUB_API_URL: '',
       ABP_SERVE_PORT: '',
+      // The worker freezes every task in its environment (ABP_FREEZE_IN's default), in the store the other suites build
+      // into: a base is built once per machine, not once per test.
+      ABP_FREEZE_IN: '',
+      ABP_ENVIRONMENTS: sharedEnvironmentStore,
     };
   });
 
@@ -111,9 +117,18 @@ describe('abp start: the main job', () => {
     const done = first.events.flatMap((event) => (event.event === 'stage-done' ? [event.stage] : []));
     expect(done).toEqual([...STAGES]);
     const { summary } = first;
-    expect(summary.seed).toBe(22);
-    expect(summary.tasks).toMatchObject({ drawn: 2, solved: 2, merged: 2, scored: 2, pulled: 2 });
-    expect(Object.keys(summary.bundles).sort()).toEqual(['gh-mira-quill-textkit-3', 'gh-mira-quill-textkit-5']);
+    expect(summary.seed).toBe(16);
+    expect(summary.tasks).toMatchObject({ drawn: 2, solved: 2, merged: 2, scored: 2, rejected: 0, pulled: 2 });
+    expect(summary.rejected).toEqual([]);
+    expect(Object.keys(summary.bundles).sort()).toEqual(['gh-mira-quill-textkit-3', 'gh-priya-venkat-batchkit-3']);
+    // Both froze in their environments: each pulled manifest names its image by digest, the install inside it.
+    for (const taskId of Object.keys(summary.bundles)) {
+      const manifest = JSON.parse(
+        readFileSync(join(summary.runFolder, 'pulled', taskId, 'task', 'task.json'), 'utf8'),
+      ) as { environment: { image: string; setup: string[] } };
+      expect(manifest.environment.image, taskId).toMatch(/^abp-env\/[a-z0-9.-]+@sha256:[0-9a-f]{64}$/);
+      expect(manifest.environment.setup).toEqual([]);
+    }
     expect(summary.temporalUi).toBe(`http://127.0.0.1:${env.ABP_TEMPORAL_UI_PORT ?? ''}`);
     for (const file of [
       summary.report,

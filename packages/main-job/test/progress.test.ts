@@ -21,7 +21,8 @@ const summary: MainJobSummary = {
   drawRecord: '/home/.abp/published/draws/draw-2026Q4-8-abc.json',
   drawDigest: `sha256:${'1'.repeat(64)}`,
   auditCommand: 'abp audit draw /home/.abp/published/draws/draw-2026Q4-8-abc.json --snapshot s.jsonl --opt-outs o.json',
-  tasks: { drawn: 2, solved: 2, merged: 2, scored: 2, pulled: 2 },
+  tasks: { drawn: 2, solved: 2, merged: 2, scored: 2, rejected: 0, pulled: 2 },
+  rejected: [],
   bundles: { 'gh-mira-quill-textkit-3': `sha256:${'2'.repeat(64)}` },
   temporalUi: 'http://127.0.0.1:8233',
   serve: 'http://127.0.0.1:40000',
@@ -123,5 +124,18 @@ describe('abp start progress', () => {
     );
     expect(lines[1]).toContain('Main job done in 2 min 5 s (cold start 11.0 s)');
     expect(seconds(59_940)).toBe('59.9 s');
+    expect(lines.join('\n')).not.toContain('rejected');
+  });
+
+  it('names every task the freeze rejected, with its reason, and says the job fails for it', () => {
+    const reason = 'environment-build-failed {"detail":"pip: no matching distribution"}';
+    const lines = summaryLines({
+      ...summary,
+      tasks: { ...summary.tasks, scored: 1, rejected: 1 },
+      rejected: [{ taskId: 'gh-tern-labs-rangeset-2', reason }],
+    });
+    expect(lines[1]).toContain('1 scored, 1 rejected by the freeze');
+    expect(lines[1]).toContain('the job exits 1 for what did not');
+    expect(lines).toContain(`    ${'gh-tern-labs-rangeset-2'.padEnd(34)} ${reason}`);
   });
 });

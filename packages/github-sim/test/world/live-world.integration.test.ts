@@ -72,7 +72,7 @@ describe('live world generation', () => {
 
   it('writes bare repositories where the git server looks, and forks only the solver can push to', async () => {
     const repos = allRepos(world);
-    expect(repos.map((repo) => repo.id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(repos.map((repo) => repo.id)).toEqual(Array.from({ length: 16 }, (_, index) => index + 1));
     expect(new Set(upstreams(world).map((repo) => repo.primaryLanguage))).toEqual(
       new Set(['JavaScript', 'Python', 'Go', 'Rust']),
     );
@@ -141,7 +141,7 @@ describe('live world contents', () => {
 
   it('plants the scenarios the freeze and the draw need: fixes, a breaking fix, conflicting fixes, a flaky test, questions', () => {
     const fixes = knownFixes(world);
-    expect(fixes).toHaveLength(8);
+    expect(fixes).toHaveLength(12);
     for (const fix of fixes) {
       const repo = upstreams(world).find((candidate) => `${candidate.owner}/${candidate.name}` === fix.repo) as SimRepo;
       const issue = world.issue(repo, fix.issue);
@@ -169,12 +169,30 @@ describe('live world contents', () => {
         )
         .map((issue) => issue.kind),
     );
-    expect(kinds.filter((kind) => kind === 'question')).toHaveLength(2);
+    expect(kinds.filter((kind) => kind === 'question')).toHaveLength(3);
     expect(world.toJSON().runners).toEqual({
       'mira-quill/textkit': 'node-test',
       'tobias-pyrite/rangeset': 'pytest',
       'hal-gopher/durafmt': 'go-test',
       'ana-ferris/semver-lite': 'cargo-test',
+      'dara-okafor/mdanchor': 'vitest',
+      'priya-venkat/batchkit': 'pytest',
+      'ines-kovac/wordwrap': 'go-test',
+      'malin-berg/tallyho': 'cargo-test',
+    });
+    // The repositories whose tests need third-party packages say what their CI installs from the registries first.
+    expect(
+      Object.fromEntries(
+        upstreams(world).flatMap((repo) => {
+          const install = world.installOf(repo);
+          return install === undefined ? [] : [[repo.name, install]];
+        }),
+      ),
+    ).toEqual({
+      mdanchor: 'npm ci --no-audit --no-fund',
+      batchkit: 'python3 -m venv .venv && .venv/bin/python -m pip install --quiet -e ".[test]"',
+      wordwrap: 'go mod download',
+      tallyho: 'cargo fetch',
     });
   });
 });
@@ -187,7 +205,7 @@ describe('live world reads', () => {
     expect(repo.name).toBe('textkit');
     expect(world.userByLogin(repo.owner)?.maintainerOf).toContain(repo.id);
     const solver = world.userByLogin(SOLVER_LOGIN);
-    expect(solver?.maintainerOf).toEqual([5, 6, 7, 8]);
+    expect(solver?.maintainerOf).toEqual([9, 10, 11, 12, 13, 14, 15, 16]);
     expect(world.userById(solver?.id ?? 0)?.login).toBe(SOLVER_LOGIN);
     for (const issue of upstreams(world).flatMap((r) => world.issues(r, {}, 0, 50).items))
       expect(world.userByLogin(issue.authorLogin)).toBeDefined();
@@ -251,13 +269,13 @@ describe('live world reads', () => {
 
   it('searches like GitHub: forks only when asked, ordered with ties by id', () => {
     const byStars = world.searchRepos({ sort: 'stars', direction: 'desc' }, 0, 20);
-    expect(byStars.total).toBe(4);
+    expect(byStars.total).toBe(8);
     const stars = byStars.items.map((repo) => repo.stargazerCount);
     expect(stars).toEqual([...stars].sort((a, b) => b - a));
-    expect(world.searchRepos({ sort: 'stars', direction: 'asc', includeForks: true }, 0, 20).total).toBe(8);
+    expect(world.searchRepos({ sort: 'stars', direction: 'asc', includeForks: true }, 0, 20).total).toBe(16);
     expect(
       world.searchRepos({ sort: 'updated', direction: 'desc', language: 'go' }, 0, 20).items.map((repo) => repo.name),
-    ).toEqual(['durafmt']);
+    ).toEqual(['durafmt', 'wordwrap']);
     expect(world.searchRepos({ sort: 'stars', direction: 'desc', minStars: 100_000 }, 0, 20).total).toBe(0);
   });
 

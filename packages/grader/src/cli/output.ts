@@ -34,7 +34,9 @@ export type CommandFailureCode =
   | 'not-comparable'
   | 'conformance-failed'
   | 'workflow-failed'
-  | 'stage-failed';
+  | 'stage-failed'
+  /** The main job finished, but the freeze rejected a merged fix: the summary names it and why. */
+  | 'tasks-rejected';
 
 /** A command that ran and failed: exit 1, or 3 when `abp gate` refuses to compare (usage errors are commander's and exit 2). */
 export class CommandFailed extends AbpError<CommandFailureCode> {

@@ -27,6 +27,9 @@ import {
 
 /** Bumped when what a build makes from the same inputs changes, so no cached layer of the old builder is reused. */
 export const ENVIRONMENT_BUILDER = 'abp-env/1';
+// What an install image records beyond its layers (its labels); a new format builds new images rather than reusing
+// cached ones that lack what graders now check.
+const INSTALL_IMAGE_FORMAT = 2;
 const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 const VENV = `${ENV_PREFIX}/venv`;
 const MAX_LOG_BYTES = 4 * 1024 * 1024;
@@ -278,6 +281,7 @@ export async function buildEnvironment(input: BuildInput): Promise<EnvironmentBu
   const { image: base, toolchain } = await baseImage(store, request, hostEnv);
   const key = contentDigest({
     builder: ENVIRONMENT_BUILDER,
+    image: INSTALL_IMAGE_FORMAT,
     base: base.digest,
     ecosystem: request.ecosystem,
     install: request.install,
@@ -399,6 +403,7 @@ export async function buildEnvironment(input: BuildInput): Promise<EnvironmentBu
       ...base.config.config.Labels,
       [LABELS.checkoutMounts]: JSON.stringify(roots),
       [LABELS.scratchMounts]: JSON.stringify(scratch),
+      [LABELS.dependencyFiles]: canonicalJson(request.dependencyFiles),
       'org.abp.install': request.install,
       'org.abp.base': base.digest,
     };

@@ -9,6 +9,7 @@ export type EnvironmentErrorCode =
   | 'base-build-failed'
   | 'toolchain-unavailable'
   | 'environment-missing'
+  | 'environment-mismatch'
   | 'layer-tampered'
   | 'layer-missing'
   | 'unsafe-layer'

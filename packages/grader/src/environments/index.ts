@@ -32,6 +32,7 @@ export {
   type EnvironmentRun,
   type Mount,
 } from './runtime.js';
+export { checkEnvironmentFits, filesAtCommit, recordedDependencyFiles } from './fit.js';
 export { registryAccess, type RegistryAccess } from './registry-access.js';
 export {
   basePlan,

@@ -22,6 +22,7 @@ export const LABELS = {
   checkoutMounts: 'org.abp.checkout-mounts',
   scratchMounts: 'org.abp.scratch-mounts',
   toolchainPrefix: 'org.abp.toolchain.',
+  dependencyFiles: 'org.abp.dependency-files',
 } as const;
 
 export interface Mount {

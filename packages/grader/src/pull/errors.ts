@@ -37,6 +37,8 @@ export type PullErrorCode =
   | 'signature-rejected'
   /** The task names an environment (by digest) the server does not have, or not all of its blobs. */
   | 'environment-missing'
+  /** The environment the signed manifest names was built from other dependency files than the task's repository has. */
+  | 'environment-mismatch'
   /** A blob of the task's environment does not hash to the digest that names it. */
   | 'environment-tampered'
   /** The verified archive could not be unpacked into a task folder. */

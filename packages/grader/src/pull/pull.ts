@@ -19,7 +19,13 @@ import { loadTrustRoot } from '@abp/protocol/signing/trust-root';
 import { verifyStatementBundle, type VerifiedSigner, type VerifiedStatement } from '../trust/verify.js';
 import { syncFolder } from '@abp/protocol/files/durable-files';
 import { createRegistryClient, type RegistryClient } from './client.js';
-import { EnvironmentError, EnvironmentStore, type ImageManifest } from '../environments/index.js';
+import {
+  checkEnvironmentFits,
+  EnvironmentError,
+  EnvironmentStore,
+  filesAtCommit,
+  type ImageManifest,
+} from '../environments/index.js';
 import { homePaths, resolveHome } from '../home.js';
 import { PullError, type PullErrorCode } from './errors.js';
 import { keepCheckpoints, keptCheckpointsFile, readKeptCheckpoints } from './kept-checkpoints.js';
@@ -104,6 +110,8 @@ async function pullEnvironment(
   image: string,
   store: EnvironmentStore,
   taskId: string,
+  /** Files of the task's repository at its base commit, which the image's recorded dependency files must match. */
+  repoFiles: ((path: string) => Promise<Buffer | null>) | null,
 ): Promise<PulledEnvironment | null> {
   const at = image.lastIndexOf('@sha256:');
   if (at === -1) return null;
@@ -141,11 +149,17 @@ async function pullEnvironment(
   await fetchBlob(manifest.config.digest, 'image config');
   for (const layer of manifest.layers) await fetchBlob(layer.digest, 'layer');
   // Blobs held from before are checked too: a store damaged since must not pass for this environment.
-  await store.verify(digest).catch((error: unknown) => {
+  const verified = await store.verify(digest).catch((error: unknown) => {
     if (error instanceof EnvironmentError)
       throw new PullError('environment-tampered', `task ${taskId}'s environment in ${store.root}: ${error.message}`);
     throw error;
   });
+  if (repoFiles !== null)
+    await checkEnvironmentFits({ taskId, digest, config: verified.config }, repoFiles).catch((error: unknown) => {
+      if (error instanceof EnvironmentError && error.code === 'environment-mismatch')
+        throw new PullError('environment-mismatch', error.message);
+      throw error;
+    });
   return { digest, store: store.root, ...counts };
 }
 
@@ -245,6 +259,9 @@ export async function pullTask(
       unpacked.manifest.environment.image,
       new EnvironmentStore(resolve(options.environments ?? homePaths(resolveHome()).environments)),
       taskId,
+      unpacked.manifest.source.kind === 'github-issue'
+        ? filesAtCommit(join(staging, PULLED_TASK_DIR, 'repo'), unpacked.manifest.source.baseCommit)
+        : null,
     );
     // Kept before the rename: a checkpoint that verified is what this consumer knows of the log, even if the rename
     // then loses a race for the destination.

@@ -24,7 +24,7 @@ import { acquireRunLock } from './lock.js';
 import { runPreflight } from './preflight.js';
 import { scheduleTrials, type ScheduledTrial } from './schedule.js';
 import { executeTrial, type PreflightResult, type TaskEnvironment, type TrialContext } from './trial.js';
-import { EnvironmentError, EnvironmentStore } from '../environments/index.js';
+import { checkEnvironmentFits, EnvironmentError, EnvironmentStore, filesAtCommit } from '../environments/index.js';
 import { homePaths, resolveHome } from '../home.js';
 import { buildVerdict } from './verdict.js';
 
@@ -91,10 +91,15 @@ function reproduceCommand(inputs: RunInputs, output: string, runUnsupported: boo
 
 /**
  * The root file system of every task's environment, each blob checked against its digest first: a task whose image is
- * absent (environment-missing, layer-missing) or altered (layer-tampered) stops the run before any trial. A task that
+ * absent (environment-missing, layer-missing), altered (layer-tampered) or built from other dependency files than the
+ * task's repository holds at its base commit (environment-mismatch) stops the run before any trial. A task that
  * names an image without a digest ran its freeze on the host's toolchains and is graded there.
  */
-async function prepareEnvironments(inputs: RunInputs, storeRoot: string): Promise<Map<string, TaskEnvironment | null>> {
+async function prepareEnvironments(
+  inputs: RunInputs,
+  repos: ReadonlyMap<string, TaskRepo>,
+  storeRoot: string,
+): Promise<Map<string, TaskEnvironment | null>> {
   const store = new EnvironmentStore(storeRoot);
   const environments = new Map<string, TaskEnvironment | null>();
   for (const task of inputs.tasks) {
@@ -105,12 +110,21 @@ async function prepareEnvironments(inputs: RunInputs, storeRoot: string): Promis
       continue;
     }
     const digest = image.slice(at + 1);
-    const verified = await store.verify(digest).catch((error: unknown) => {
-      if (error instanceof EnvironmentError)
-        throw new EnvironmentError(error.code, `task ${task.manifest.id}: ${error.message}`, { cause: error });
+    const taskId = task.manifest.id;
+    try {
+      const verified = await store.verify(digest);
+      const repo = repos.get(taskId);
+      if (repo !== undefined)
+        await checkEnvironmentFits(
+          { taskId, digest, config: verified.config },
+          filesAtCommit(repo.gitDir, repo.baseCommit),
+        );
+      environments.set(taskId, { rootfs: await store.rootfs(digest), config: verified.config });
+    } catch (error) {
+      if (error instanceof EnvironmentError && !error.message.startsWith(`task ${taskId}`))
+        throw new EnvironmentError(error.code, `task ${taskId}: ${error.message}`, { cause: error });
       throw error;
-    });
-    environments.set(task.manifest.id, { rootfs: await store.rootfs(digest), config: verified.config });
+    }
   }
   return environments;
 }
@@ -282,6 +296,7 @@ export async function runMatrix(options: RunOptions): Promise<RunOutcome> {
     const repos = await prepareRepos(inputs, cacheDir);
     const environments = await prepareEnvironments(
       inputs,
+      repos,
       resolve(options.environments ?? homePaths(resolveHome(hostEnv)).environments),
     );
     const context: TrialContext = {

@@ -225,9 +225,10 @@ export function summaryLines(summary: MainJobSummary): string[] {
     (entry) => `${entry.process} ${entry.peakMiB === null ? 'n/a' : `${entry.peakMiB} MiB`}`,
   );
   const bundles = Object.entries(summary.bundles).map(([taskId, digest]) => `    ${taskId.padEnd(34)} ${digest}`);
+  const rejected = summary.rejected.map((task) => `    ${task.taskId.padEnd(34)} ${task.reason}`);
   return [
     '',
-    `Main job done in ${seconds(summary.totalMs)} (cold start ${seconds(summary.coldStartMs)}): ${summary.tasks.drawn} drawn with seed ${summary.seed}, ${summary.tasks.solved} solved, ${summary.tasks.merged} merged this run, ${summary.tasks.scored} scored, ${summary.tasks.pulled} pulled and graded; the gate passed.`,
+    `Main job done in ${seconds(summary.totalMs)} (cold start ${seconds(summary.coldStartMs)}): ${summary.tasks.drawn} drawn with seed ${summary.seed}, ${summary.tasks.solved} solved, ${summary.tasks.merged} merged this run, ${summary.tasks.scored} scored${summary.tasks.rejected > 0 ? `, ${summary.tasks.rejected} rejected by the freeze` : ''}, ${summary.tasks.pulled} pulled and graded; the gate passed${summary.tasks.rejected > 0 ? ' on what froze, and the job exits 1 for what did not' : ''}.`,
     `  Temporal Web UI    ${summary.temporalUi ?? '(external cluster: see its own UI)'}`,
     `  HTML report        ${summary.report}`,
     `  results folder     ${summary.results}`,
@@ -236,6 +237,7 @@ export function summaryLines(summary: MainJobSummary): string[] {
     `  baseline           ${summary.baseline}`,
     `  bundles (pulled and verified against the pinned trust root):`,
     ...bundles,
+    ...(rejected.length > 0 ? ['  rejected by the freeze (reason code and detail):', ...rejected] : []),
     `  stage timings      ${stages.join(' · ')}`,
     `  peak memory        ${memory.join(' · ')}`,
     `  logs               worker ${summary.logs.worker}, simulator ${summary.logs.simulator}, serve ${summary.logs.serve}`,

@@ -3,7 +3,7 @@
 // worker, Temporal).
 import { killRunningCommands } from '@abp/grader/execution';
 import { PipelineError } from '../errors.js';
-import { runMainJob } from '../main-job.js';
+import { runMainJob, type MainJobSummary } from '../main-job.js';
 import { DEFAULT_MAIN_JOB, type MainJobOptions } from '../options.js';
 import { resolveStackConfig } from '@abp/pipeline/worker/config';
 import { stackDown } from '@abp/pipeline/dev-stack/dev-stack';
@@ -58,8 +58,9 @@ export async function startCommand(options: StartOptions): Promise<void> {
   };
   process.once('SIGINT', interrupted);
   process.once('SIGTERM', interrupted);
+  let summary: MainJobSummary;
   try {
-    await runMainJob(config, job, printer.sink);
+    summary = await runMainJob(config, job, printer.sink);
   } catch (error) {
     // A failed stage may leave work behind (the grader's next trial, a poll): end the engines now, and do not let the
     // rest hold the command open once it has said why it failed.
@@ -75,6 +76,13 @@ export async function startCommand(options: StartOptions): Promise<void> {
     process.removeListener('SIGINT', interrupted);
     process.removeListener('SIGTERM', interrupted);
   }
+  // Every stage ran and the gate passed on what froze; a merged fix that did not become a task still fails the job.
+  if (summary.rejected.length > 0)
+    throw new CommandFailed(
+      'tasks-rejected',
+      `the freeze rejected ${summary.rejected.length} of ${summary.tasks.scored + summary.rejected.length} tasks with merged fixes: ${summary.rejected.map((task) => `${task.taskId} (${task.reason})`).join('; ')}`,
+      options.json === true,
+    );
 }
 
 /** Stops what `abp start` runs, the receiver first (it signals through Temporal), the server last. */

@@ -64,7 +64,7 @@ describe('a dated small world', () => {
 
   it('gives the solver’s forks one fix/<issue> branch per known fix, made on upstream’s head, with its title and description', async () => {
     const fixes = knownFixes(today);
-    expect(fixes).toHaveLength(8);
+    expect(fixes).toHaveLength(12);
     for (const fix of fixes) {
       const name = fix.repo.split('/')[1] ?? '';
       const fork = today.repoByName(SOLVER_LOGIN, name) as SimRepo;

@@ -25,6 +25,7 @@ import type { Attestor } from '../signing/attestor.js';
 import { permanent } from './arguments.js';
 import { heartbeating } from './heartbeat.js';
 import { git } from '@abp/grader/execution';
+import type { EnvironmentStore } from '@abp/grader/environments';
 
 export interface FreezeDependencies {
   db: Database;
@@ -36,6 +37,8 @@ export interface FreezeDependencies {
   attestor: Attestor;
   /** Where checkouts and toolchain caches go; kept between freezes (Go's build cache). */
   workDir: string;
+  /** Builds each task's environment here and runs every suite in it; without it the suites run on the host. */
+  environments?: EnvironmentStore;
 }
 
 /** A valid merge, as the task workflow hands it over. */
@@ -94,7 +97,7 @@ function frozenSummary(task: PublishedTask): Extract<FreezeSummary, { status: 'f
   };
 }
 
-export function createFreezeActivities({ db, github, bundleDir, attestor, workDir }: FreezeDependencies) {
+export function createFreezeActivities({ db, github, bundleDir, attestor, workDir, environments }: FreezeDependencies) {
   const { signer } = attestor;
   const store = new BundleStore(bundleDir);
 
@@ -201,7 +204,15 @@ export function createFreezeActivities({ db, github, bundleDir, attestor, workDi
       }
       let outcome: TaskFreezeOutcome;
       try {
-        outcome = await heartbeating(() => freezeTask(input, { workDir, store, signer, log: attestor }));
+        outcome = await heartbeating(() =>
+          freezeTask(input, {
+            workDir,
+            store,
+            signer,
+            log: attestor,
+            ...(environments === undefined ? {} : { environments }),
+          }),
+        );
       } catch (error) {
         if (error instanceof FreezeError) throw permanent(error);
         throw error;

@@ -226,7 +226,10 @@ function registerFreeze(program: Command): void {
     .option('--draw-seed <n>', 'the seed of the draw that picked the issue', wholeNumber('--draw-seed'), 0)
     .option('--sourced-at <time>', 'when the issue was drawn, RFC 3339 UTC (default: now)')
     .option('--runs <n>', 'runs per state (at least 3)', wholeNumber('--runs', 20), 3)
-    .option('--environment', "build the task's environment and run every suite inside it (abp env build)")
+    .option(
+      '--host',
+      "run the suites on this machine's toolchains instead of in the task's environment (the default, abp env build); the task then names no image",
+    )
     .addOption(jsonOption())
     .action(async (options: FreezeCommandOptions) => (await import('./freeze.js')).freezeCommand(options));
 }

@@ -28,7 +28,7 @@ export interface FreezeCommandOptions extends OutputOptions {
   drawSeed: number;
   sourcedAt?: string;
   runs: number;
-  environment?: boolean;
+  host?: boolean;
 }
 
 /** The recipe file, when given; else the criteria override or detection (freeze/recipe.ts). */
@@ -103,7 +103,7 @@ export async function freezeCommand(options: FreezeCommandOptions): Promise<void
         store: new BundleStore(paths.bundles),
         signer: attestor.signer,
         log: attestor,
-        ...(options.environment === true ? { environments: new EnvironmentStore(homePaths(home).environments) } : {}),
+        ...(options.host === true ? {} : { environments: new EnvironmentStore(homePaths(home).environments) }),
       },
     );
     if (outcome.status === 'rejected') {

@@ -1,5 +1,6 @@
 // `abp worker`: run the abp worker in the foreground until SIGINT or SIGTERM.
 import { join } from 'node:path';
+import { EnvironmentStore } from '@abp/grader/environments';
 import { Client, Connection } from '@temporalio/client';
 import { createActivities, type ActivityDependencies } from '../activities/index.js';
 import { migrate, openDatabase, type DatabaseHandle } from '../db/connection.js';
@@ -108,7 +109,13 @@ async function dependencies(
       bundleDir: paths.bundles,
       attestor,
       workDir: join(config.home, 'freeze-work'),
+      ...(config.freeze.runsIn === 'environment' ? { environments: new EnvironmentStore(config.freeze.store) } : {}),
     };
+    console.log(
+      config.freeze.runsIn === 'environment'
+        ? `freeze: every suite runs in the task's environment, built or reused in ${config.freeze.store}`
+        : "freeze: suites run on this machine's toolchains (ABP_FREEZE_IN=host); tasks name no image",
+    );
     deps.aging = { db, attestor };
     console.log(
       `signing: registry versions, draws, bundles and aging signed with key ${attestor.signer.keyId ?? ''}, logged in ${paths.log}; bundles in ${paths.bundles}`,

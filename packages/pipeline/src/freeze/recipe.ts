@@ -13,13 +13,22 @@ async function git(gitDir: string, args: string[]): Promise<string> {
   return (await runGit(['-C', gitDir, ...args], { cwd: gitDir })).stdout.toString('utf8');
 }
 
+// A registry entry names the repository's language (GitHub's, lower-cased); an environment is built per ecosystem.
+const ECOSYSTEM_OF_LANGUAGE: Readonly<Record<string, string>> = {
+  javascript: 'node',
+  typescript: 'node',
+  java: 'jvm',
+  kotlin: 'jvm',
+  scala: 'jvm',
+};
+
 /** A registry entry's runner as a recipe; the runner's name is read from its test command, as the grader plans it. */
 function fromEntry(runner: RegistryEntry['runner']): RunnerRecipe {
   const test = runner.test.join(' && ');
   const name = planRunner(parseCommandLine(test).argv, '/').runner;
   return {
     runner: name === 'plain' ? 'custom' : name,
-    ecosystem: runner.language,
+    ecosystem: ECOSYSTEM_OF_LANGUAGE[runner.language] ?? runner.language,
     install: runner.install.join(' && '),
     test,
     report: runner.reportFormat,

@@ -59,14 +59,13 @@ export interface TaskFreezeDependencies extends FreezeOptions {
   now?: () => Date;
 }
 
-// Public images with each ecosystem's toolchain; the grader runs trials on the host today (environment.image is recorded).
-const IMAGES: Readonly<Record<string, string>> = {
-  node: 'docker.io/library/node:20',
-  python: 'docker.io/library/python:3.12',
-  go: 'docker.io/library/golang:1.22',
-  rust: 'docker.io/library/rust:1.80',
-  jvm: 'docker.io/library/maven:3-eclipse-temurin-21',
-};
+/**
+ * What a task frozen on the host's toolchains names as its image: no image exists, and the name says so (abp-host/ is
+ * no registry's), so a grader runs it on its own host rather than pulling something nothing ever ran.
+ */
+export function hostImageReference(ecosystem: string): string {
+  return `abp-host/${ecosystem}`;
+}
 
 const cutoffsFile = z.strictObject({
   schema: z.literal('abp-model-cutoffs/1'),
@@ -153,10 +152,10 @@ export async function freezeTask(input: TaskFreezeInput, deps: TaskFreezeDepende
     },
     prompt: prompt(input),
     // With an environment the install is in the image and the reference is its digest; without one the suites ran on
-    // the host and the image is only a name.
+    // the host, and the install is a step the grader's host repeats.
     environment:
       outcome.environment === null
-        ? { image: IMAGES[input.recipe.ecosystem] ?? IMAGES.node, setup: [input.recipe.install] }
+        ? { image: hostImageReference(input.recipe.ecosystem), setup: [input.recipe.install] }
         : { image: environmentReference(input.repo, outcome.environment.digest), setup: [] },
     verification: {
       kind: 'commands',

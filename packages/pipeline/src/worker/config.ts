@@ -4,6 +4,7 @@ import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join, resolve } from 'node:path';
 import { StackError } from './errors.js';
 import { packageRoot } from '../package-root.js';
+import { homePaths } from '@abp/grader/home';
 
 /** Where scripts/install-temporal.sh puts the servers: .tools/ at the root of the repository this package is in. */
 const DEFAULT_TOOLS_DIR = join(packageRoot, '..', '..', '.tools');
@@ -20,6 +21,12 @@ export interface StackConfig {
     port: number;
     uiPort: number;
   };
+  /**
+   * Where the worker's freezes run their suites. `environment` (the default): each task's environment is built, or
+   * reused, in `store` and every run happens inside it. `host`: on this machine's own toolchains, for repositories that
+   * need nothing else; their tasks name no image and are graded on the consumer's host.
+   */
+  freeze: { runsIn: 'environment' | 'host'; store: string };
 }
 
 type Env = Record<string, string | undefined>;
@@ -42,8 +49,15 @@ export function resolveStackConfig(env: Env = process.env, cwd = process.cwd()):
   const port = portFrom(env, 'ABP_TEMPORAL_PORT', 7233);
   const uiPort = portFrom(env, 'ABP_TEMPORAL_UI_PORT', port + 1000);
   const external = env.TEMPORAL_ADDRESS?.trim();
+  const runsIn = env.ABP_FREEZE_IN?.trim() || 'environment';
+  if (runsIn !== 'environment' && runsIn !== 'host')
+    throw new StackError(
+      'invalid-setting',
+      `ABP_FREEZE_IN=${runsIn} is not where a freeze runs: use ABP_FREEZE_IN=environment (each task's own image, the default) or ABP_FREEZE_IN=host (this machine's toolchains)`,
+    );
   return {
     home,
+    freeze: { runsIn, store: homePaths(home, env).environments },
     temporal: {
       mode: external ? 'external' : 'embedded',
       address: external || `127.0.0.1:${port}`,

@@ -152,7 +152,6 @@ describe('a task graded in its environment', () => {
     const frozen = await runAbp(
       [
         'freeze',
-        '--environment',
         ...['--repo', 'abp-test/graded', '--base', repo.base, '--fix', repo.fix, '--git-dir', repo.dir],
         ...['--issue', join(root, 'issue.json'), '--pr', 'https://github.com/abp-test/graded/pull/2'],
         ...['--registry-version', 'abp-registry/2026Q2', '--sourced-at', '2026-06-01T00:00:00Z', '--json'],

@@ -64,6 +64,8 @@ async function freeze(gitDir: string, abpHome = home): Promise<PublishedTask> {
       '424242',
       '--sourced-at',
       '2026-06-01T00:00:00Z',
+      // textkit needs only Node: frozen on the host's toolchains (environments have suites of their own).
+      '--host',
       '--json',
     ],
     { ABP_HOME: abpHome },
@@ -93,6 +95,8 @@ describe('abp freeze and abp verify', () => {
     expect(first.failToPass.length).toBeGreaterThan(0);
     expect(first.manifest.golden?.mergedPr).toMatch(/\/pull\/40$/);
     expect(first.manifest.cutoffsVerified.length).toBeGreaterThan(0);
+    // No image was built or run: the manifest says so rather than naming a public image.
+    expect(first.manifest.environment).toEqual({ image: 'abp-host/node', setup: ['node --version'] });
     const verified = await abp(['verify', first.archivePath, '--json']);
     expect(verified.code, verified.stderr).toBe(0);
     expect(JSON.parse(verified.stdout)).toMatchObject({

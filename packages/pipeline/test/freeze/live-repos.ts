@@ -10,7 +10,7 @@ import type { FreezeInput } from '../../src/freeze/index.js';
 import type { RunnerRecipe } from '../../src/registry/criteria/schema.js';
 import { githubTaskId } from '@abp/protocol/schemas/abp-task';
 import { buildLiveRepos, type BuiltRepo, type KnownFix } from '@abp/github-sim/world/live/build';
-import { runTests, type LiveRunnerId } from '@abp/github-sim/world/live/runners';
+import { installDependencies, runTests, type LiveRunnerId } from '@abp/github-sim/world/live/runners';
 
 const execFileAsync = promisify(execFile);
 
@@ -37,6 +37,13 @@ export const RECIPES: Readonly<Record<LiveRunnerId, RunnerRecipe>> = {
     ecosystem: 'node',
     install: 'node --version',
     test: 'node --test --test-reporter=junit --test-reporter-destination=test-report.xml',
+    report: 'junit-xml',
+  },
+  vitest: {
+    runner: 'vitest',
+    ecosystem: 'node',
+    install: 'npm ci',
+    test: 'npx vitest run',
     report: 'junit-xml',
   },
   pytest: {
@@ -85,6 +92,9 @@ export function reportId(runner: LiveRunnerId, id: string): string {
   switch (runner) {
     case 'node-test':
       return id.split(' > ').join(' › ');
+    case 'vitest':
+      // The grader names a vitest case by its JUnit classname (the file) and its name (describes and test).
+      return id.replace(' > ', '::');
     case 'pytest': {
       const [file = '', name = ''] = id.split('::');
       return `${file.replace(/\.py$/, '').replaceAll('/', '.')}::${name}`;
@@ -159,6 +169,8 @@ export async function commitAll(
 /** Every test id the simulator's own runner sees at `commit` + `patch`, in report ids. */
 export async function suiteIdsAt(repo: BuiltRepo, commit: string, patch: string, dir: string): Promise<string[]> {
   await cloneAt(repo, commit, dir, patch);
+  // A repository with third-party packages gets them as its CI does, on the host with the network.
+  if (repo.install !== null) await installDependencies(repo.install, dir);
   const suite = await runTests(repo.runner, dir, { env: { RANGESET_TEST_SEED: '1' } });
   if (suite.results.length === 0)
     throw new Error(`the oracle run of ${repo.repo.name} found no tests:\n${suite.output}`);

@@ -76,7 +76,8 @@ import { gradeBundledEngines } from '../support/bundled-engines.js';
 import { runAbp, type CliResult } from '../support/cli.js';
 import { startDevServer } from '../support/temporal.js';
 import { buildRepos, freezeInput, knownFix, repoNamed } from '../freeze/live-repos.js';
-import { EnvironmentStore } from '@abp/grader/environments';
+import { EnvironmentError, EnvironmentStore, LABELS } from '@abp/grader/environments';
+import type { AbpTask } from '@abp/protocol/schemas/abp-task';
 import { sharedEnvironmentStore } from '../../../../test-support/toolchain-caches.js';
 
 // Fixed times, so every window and signature below is what the scenario says whatever day the suite runs.
@@ -468,6 +469,42 @@ describe('abp pull against abp serve', () => {
       reference: 'resolved',
       noop: 'unresolved',
     });
+  });
+
+  it("refuses to grade a task whose manifest names another environment than its repository's: environment-mismatch", async () => {
+    // Another environment in the consumer's store: the same layers, recorded as built from another package.json. The
+    // task's copy names it instead of its own; the grader checks the files the image records against the repository.
+    const consumerStore = new EnvironmentStore(join(consumerHome, 'environments'));
+    const own = await consumerStore.readImage(environmentDigest());
+    const recorded = JSON.parse(own.config.config.Labels[LABELS.dependencyFiles] ?? '{}') as Record<string, string>;
+    expect(Object.keys(recorded)).toContain('package.json');
+    const other = await consumerStore.putImage(own.manifest.layers, {
+      ...own.config,
+      config: {
+        ...own.config.config,
+        Labels: {
+          ...own.config.config.Labels,
+          [LABELS.dependencyFiles]: JSON.stringify({ ...recorded, 'package.json': `sha256:${'0'.repeat(64)}` }),
+        },
+      },
+    });
+    const tasksDir = join(root, 'renamed-environment');
+    await cp(join(root, 'pulled', published.taskId), join(tasksDir, published.taskId), { recursive: true });
+    const manifestPath = join(tasksDir, published.taskId, 'task', 'task.json');
+    const manifest = JSON.parse(await readFile(manifestPath, 'utf8')) as AbpTask;
+    manifest.environment.image = manifest.environment.image.replace(environmentDigest(), other.digest);
+    await writeFile(manifestPath, JSON.stringify(manifest));
+    const dir = join(root, 'graded-mismatch');
+    await mkdir(dir);
+    const refused = await gradeBundledEngines({
+      dir,
+      tasksDir,
+      taskIds: [published.taskId],
+      environments: join(consumerHome, 'environments'),
+    }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(EnvironmentError);
+    expect((refused as EnvironmentError).code).toBe('environment-mismatch');
+    expect((refused as EnvironmentError).message).toContain(`package.json sha256:${'0'.repeat(64)}`);
   });
 
   it('refuses an environment layer changed on the server (environment-tampered) or missing there (environment-missing)', async () => {

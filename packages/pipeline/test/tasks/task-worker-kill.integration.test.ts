@@ -42,6 +42,9 @@ function startWorker(): ChildProcess {
       DATABASE_URL: postgres.url,
       GITHUB_API_URL: bench.sim.apiUrl,
       GITHUB_TOKEN: BENCH_TOKEN,
+      // As the in-process bench worker does: these tasks' repositories need only the host's toolchains, and what is
+      // under test is the lifecycle across kills (environments have suites of their own).
+      ABP_FREEZE_IN: 'host',
     },
     stdio: 'ignore',
   });

@@ -69,6 +69,8 @@ export interface BuiltRepo {
   repo: SimRepo;
   fork: SimRepo;
   runner: LiveRunnerId;
+  /** The spec's install step, run before the suite with the network; null when the toolchain is enough. */
+  install: string | null;
   upstreamPath: string;
   forkPath: string;
   issues: SimIssue[];
@@ -499,6 +501,7 @@ async function applyRepo(plan: RepoPlan, input: BuildInput): Promise<BuiltRepo> 
       repo,
       fork,
       runner: spec.runner,
+      install: spec.install ?? null,
       upstreamPath,
       forkPath,
       issues: plan.issues,

@@ -9,7 +9,7 @@ import type { CheckConclusion, SimPull, SimRepo } from '../model.js';
 import { hash3 } from '../random.js';
 import { git } from './git.js';
 import type { SuiteRun } from './runners.js';
-import { runTests } from './runners.js';
+import { installDependencies, runTests } from './runners.js';
 import type { LiveWorld } from './world.js';
 
 /** Clones a world repository into `dir` and checks out `commit` (any commit in it, e.g. a refs/pull head). */
@@ -55,6 +55,16 @@ export function createLiveCi(world: LiveWorld, options: LiveCiOptions): LiveCi {
     const dir = await mkdtemp(join(options.workDir, `ci-${repo.name}-${pull.number}-`));
     try {
       await checkout(world, repo, pull.headRefOid, dir);
+      const install = world.installOf(repo);
+      // A dependency that will not install fails the check, as a hosted runner's failed install step does.
+      if (
+        install !== undefined &&
+        !(await installDependencies(install, dir).then(
+          () => true,
+          () => false,
+        ))
+      )
+        return 'FAILURE';
       const salt = pull.number * 0x10000 + Number.parseInt(pull.headRefOid.slice(0, 4), 16);
       const run = await runTests(runner, dir, { env: { ...flakyEnv(world, repo, salt), ...options.env } });
       options.onRun?.(repo, pull, run);

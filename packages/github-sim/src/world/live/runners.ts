@@ -2,15 +2,17 @@
 // machine-readable reports. Test ids follow each runner's own naming:
 // - node-test (`node --test`, JUnit XML): describe names and the test name joined by ' > '
 //   ("slugify > transliterates accented letters");
+// - vitest (JUnit XML): the file, then vitest's own name, describe names and the test joined by ' > '
+//   ("test/anchor.test.js > anchorsOf > numbers repeated headings");
 // - pytest (JUnit XML): pytest's node id, file path then function ("tests/test_merge.py::test_x");
 // - go-test (`go test -json`): import path, '::', test name ("github.com/o/m::TestX");
 // - cargo-test (libtest text): the target's source path, '::', libtest's name ("tests/version.rs::x").
 
-import { readFile, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { readFile, rm, stat } from 'node:fs/promises';
+import { delimiter, join } from 'node:path';
 import { runBounded } from '@abp/grader/execution';
 
-export type LiveRunnerId = 'node-test' | 'pytest' | 'go-test' | 'cargo-test';
+export type LiveRunnerId = 'node-test' | 'vitest' | 'pytest' | 'go-test' | 'cargo-test';
 export type TestStatus = 'pass' | 'fail' | 'error' | 'skip';
 
 export interface TestResult {
@@ -37,6 +39,14 @@ export const LIVE_RUNNERS: Readonly<Record<LiveRunnerId, LiveRunner>> = {
     id: 'node-test',
     ecosystem: 'node',
     command: `node --test --test-reporter=junit --test-reporter-destination=${REPORT}`,
+    report: 'junit-xml',
+    reportFile: REPORT,
+    isTestPath: (path) => path.startsWith('test/') || /\.test\.[cm]?js$/.test(path),
+  },
+  vitest: {
+    id: 'vitest',
+    ecosystem: 'node',
+    command: `npx --no-install vitest run --reporter=junit --outputFile=${REPORT}`,
     report: 'junit-xml',
     reportFile: REPORT,
     isTestPath: (path) => path.startsWith('test/') || /\.test\.[cm]?js$/.test(path),
@@ -115,13 +125,11 @@ export async function runTests(
       : runner === 'cargo-test'
         ? ['sh', '-c', `exec ${recipe.command}`]
         : recipe.command.split(' ');
-  const { exitCode, output } = await run(
-    command ?? 'false',
-    args,
-    cwd,
-    runnerEnv(options.env),
-    options.timeoutMs ?? 120_000,
-  );
+  const env = runnerEnv(options.env);
+  // A repository whose CI installed into a virtualenv runs its suite with that virtualenv's python3.
+  const venv = join(cwd, VENV, 'bin');
+  if (await exists(venv)) env.PATH = `${venv}${delimiter}${env.PATH ?? ''}`;
+  const { exitCode, output } = await run(command ?? 'false', args, cwd, env, options.timeoutMs ?? 120_000);
   let results: TestResult[];
   switch (recipe.report) {
     case 'junit-xml': {
@@ -137,6 +145,39 @@ export async function runTests(
       break;
   }
   return { runner, exitCode, results, output };
+}
+
+/** The virtualenv a Python repository's CI installs into, inside the checkout (kept out of git by its .gitignore). */
+export const VENV = '.venv';
+
+const exists = (path: string): Promise<boolean> =>
+  stat(path).then(
+    () => true,
+    () => false,
+  );
+
+/**
+ * Runs a repository's install step in its checkout as its CI does: with the network and the host's own registry
+ * configuration (the simulator's CI stands in for GitHub's hosted runners, which reach the registries).
+ */
+export async function installDependencies(install: string, cwd: string, timeoutMs = 600_000): Promise<void> {
+  const env = Object.fromEntries(
+    Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
+  delete env.NODE_OPTIONS;
+  delete env.NODE_TEST_CONTEXT;
+  const result = await runBounded({
+    argv: ['sh', '-c', install],
+    cwd,
+    env,
+    timeoutMs,
+    maxOutputBytes: 16 * 1024 * 1024,
+  });
+  if (result.spawnError) throw new Error(`${install} could not be started in ${cwd}: ${result.spawnError.message}`);
+  if (result.exitCode !== 0)
+    throw new Error(
+      `${install} failed in ${cwd} (exit ${result.exitCode ?? result.signal}): ${Buffer.concat([result.stdout, result.stderr]).toString('utf8').slice(-2_000)}`,
+    );
 }
 
 /** A repository's suite is the repository's code: it runs as a bounded command, its whole process group ended after. */

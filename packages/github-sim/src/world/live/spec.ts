@@ -89,6 +89,11 @@ export interface LiveRepoSpec {
   licenseSpdxId: string;
   stars: number;
   runner: LiveRunnerId;
+  /**
+   * What the repository's CI runs before its tests, with the network: a virtualenv and `pip install`, `npm ci`,
+   * `go mod download`, `cargo fetch`. Absent for a repository that needs nothing beyond its toolchain.
+   */
+  install?: string;
   labels: readonly SimLabel[];
   /** Logins; the first owns the repository (GitHub's `owner`). */
   maintainers: readonly string[];

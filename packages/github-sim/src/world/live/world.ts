@@ -136,6 +136,7 @@ export class LiveWorld implements WorldReader, WorldWriter {
   private readonly reposByName = new Map<string, SimRepo>();
   private readonly paths = new Map<number, string>();
   private readonly runners = new Map<number, LiveRunnerId>();
+  private readonly installs = new Map<number, string>();
   private readonly upstreamOf = new Map<number, number>();
   private readonly users: SimUser[];
   private readonly usersByLogin = new Map<string, SimUser>();
@@ -171,6 +172,7 @@ export class LiveWorld implements WorldReader, WorldWriter {
       this.reposByName.set(`${entry.repo.owner}/${entry.repo.name}`.toLowerCase(), entry.repo);
       this.paths.set(entry.repo.id, entry.path);
       this.runners.set(entry.repo.id, entry.b.runner);
+      if (entry.b.install !== null) this.installs.set(entry.repo.id, entry.b.install);
       this.issuesOf.set(entry.repo.id, []);
       this.pullsOf.set(entry.repo.id, []);
     }
@@ -203,6 +205,11 @@ export class LiveWorld implements WorldReader, WorldWriter {
 
   runnerOf(repo: Pick<SimRepo, 'id'>): LiveRunnerId | undefined {
     return this.runners.get(repo.id);
+  }
+
+  /** What CI runs before the suite (with the network), or undefined for a repository that needs only its toolchain. */
+  installOf(repo: Pick<SimRepo, 'id'>): string | undefined {
+    return this.installs.get(repo.id);
   }
 
   /** The upstream repository of a fork, or undefined for an upstream repository. */

@@ -1,12 +1,26 @@
-// The live world's repositories, in id order: one per ecosystem the freeze must handle.
+// The live world's repositories, in id order: one per ecosystem that needs only its toolchain, then one per ecosystem
+// whose tests need third-party packages from the registries (installed by CI, and by the freeze into the environment).
 
 import type { LiveRepoSpec } from '../spec.js';
 import { durafmt } from './durafmt.js';
 import { rangeset } from './rangeset.js';
 import { semverLite } from './semver-lite.js';
 import { textkit } from './textkit.js';
+import { batchkit } from './batchkit.js';
+import { mdanchor } from './mdanchor.js';
+import { tallyho } from './tallyho.js';
+import { wordwrap } from './wordwrap.js';
 
-export const LIVE_REPO_SPECS: readonly LiveRepoSpec[] = [textkit, rangeset, durafmt, semverLite];
+export const LIVE_REPO_SPECS: readonly LiveRepoSpec[] = [
+  textkit,
+  rangeset,
+  durafmt,
+  semverLite,
+  mdanchor,
+  batchkit,
+  wordwrap,
+  tallyho,
+];
 
 /** Who reports issues and sends pull requests; each repository draws three of them from the seed. */
 export const CONTRIBUTORS: readonly string[] = [
