@@ -20,11 +20,13 @@ import {
   symlink,
   writeFile,
 } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { canonicalJson } from '@abp/protocol/schemas/canonical-json';
 import { EnvironmentError } from './errors.js';
 import { unpackLayer, writeLayer } from './layer-tar.js';
+import { isAlive } from '../execution/liveness.js';
 
 export const MEDIA_TYPES = {
   manifest: 'application/vnd.oci.image.manifest.v1+json',
@@ -113,7 +115,24 @@ async function hashFile(path: string): Promise<{ digest: string; size: number }>
   return { digest: `sha256:${hash.digest('hex')}`, size };
 }
 
+// Scratch names carry the machine and process that made them (`<kind>-<host>-<pid>-<uuid>`): what a killed build, pull
+// or unpack left behind is recognisable as abandoned, while a live process's, or another machine's on a shared store,
+// is left alone.
+const SCRATCH_HOST = hostname().replace(/[^A-Za-z0-9.]/g, '_');
+
+/** Removes this machine's scratch entries whose process is gone (SIGKILL, a crash, a full disk mid-build). */
+async function removeAbandonedScratch(tmp: string): Promise<void> {
+  for (const name of await readdir(tmp).catch(() => [] as string[])) {
+    const owner = /-([^-]+)-(\d+)-[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.exec(name);
+    if (owner === null || owner[1] !== SCRATCH_HOST || isAlive(Number(owner[2]))) continue;
+    // Best effort: what cannot be removed now (a read-only folder of a half-unpacked layer) is tried again next time.
+    await rm(join(tmp, name), { recursive: true, force: true }).catch(() => undefined);
+  }
+}
+
 export class EnvironmentStore {
+  private swept = false;
+
   constructor(readonly root: string) {}
 
   blobPath(digest: string): string {
@@ -122,8 +141,13 @@ export class EnvironmentStore {
 
   /** A fresh path inside the store for a file or folder that will be moved into place (same file system). */
   async scratch(name: string): Promise<string> {
-    await mkdir(join(this.root, 'tmp'), { recursive: true });
-    return join(this.root, 'tmp', `${name}-${randomUUID()}`);
+    const tmp = join(this.root, 'tmp');
+    await mkdir(tmp, { recursive: true });
+    if (!this.swept) {
+      this.swept = true;
+      await removeAbandonedScratch(tmp);
+    }
+    return join(tmp, `${name}-${SCRATCH_HOST}-${process.pid}-${randomUUID()}`);
   }
 
   async has(digest: string): Promise<boolean> {

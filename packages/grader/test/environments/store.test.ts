@@ -191,3 +191,27 @@ describe('importing an OCI archive as a base', () => {
     expect(await codeOf(store.importArchive(await layoutArchive(`sha256:${'2'.repeat(64)}`)))).toBe('layer-tampered');
   });
 });
+
+describe('scratch left behind', () => {
+  it("removes this machine's scratch of processes that are gone, and keeps live processes' and other machines'", async () => {
+    const tmp = path.join(work, 'store', 'tmp');
+    await mkdir(tmp, { recursive: true });
+    const host = os.hostname().replace(/[^A-Za-z0-9.]/g, '_');
+    // A pid no process has: above the kernel's pid_max.
+    const gone = 4_194_305;
+    const uuid = '0f8fad5b-d9cb-469f-a165-70867728950e';
+    const names = {
+      abandoned: `install-${host}-${gone}-${uuid}`,
+      abandonedFolder: `mount-points-${host}-${gone}-${uuid.replace('0f8f', '1f8f')}`,
+      live: `install-${host}-${process.pid}-${uuid}`,
+      otherMachine: `install-elsewhere-${gone}-${uuid}`,
+      unknown: 'notes.txt',
+    };
+    for (const name of Object.values(names)) await writeFile(path.join(tmp, name), 'partial');
+    await rm(path.join(tmp, names.abandonedFolder));
+    await mkdir(path.join(tmp, names.abandonedFolder, 'deep'), { recursive: true });
+    const fresh = await store.scratch('layer');
+    expect(path.basename(fresh)).toMatch(new RegExp(`^layer-${host.replace(/\./g, '\\.')}-${process.pid}-`));
+    expect((await readdir(tmp)).sort()).toEqual([names.live, names.otherMachine, names.unknown].sort());
+  });
+});
