@@ -78,17 +78,21 @@ export const LIVE_RUNNERS: Readonly<Record<LiveRunnerId, LiveRunner>> = {
   },
 };
 
-/**
- * The environment every run gets: no network for package managers, UTC, a fixed hash seed, no
- * bytecode or cache files left in the checkout. `NODE_OPTIONS` is dropped so a parent's loaders
- * (vitest's, tsx's) do not leak into the repository's own Node.
- */
-export function runnerEnv(extra: Readonly<Record<string, string>> = {}): NodeJS.ProcessEnv {
+/** This process's environment without `NODE_OPTIONS`, so a parent's loaders (vitest's, tsx's) do not leak into the repository's own Node. */
+function hostEnv(): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   delete env.NODE_OPTIONS;
   delete env.NODE_TEST_CONTEXT;
+  return env;
+}
+
+/**
+ * The environment every run gets: no network for package managers, UTC, a fixed hash seed, no
+ * bytecode or cache files left in the checkout.
+ */
+export function runnerEnv(extra: Readonly<Record<string, string>> = {}): NodeJS.ProcessEnv {
   return {
-    ...env,
+    ...hostEnv(),
     TZ: 'UTC',
     LC_ALL: 'C.UTF-8',
     NO_COLOR: '1',
@@ -161,23 +165,8 @@ const exists = (path: string): Promise<boolean> =>
  * configuration (the simulator's CI stands in for GitHub's hosted runners, which reach the registries).
  */
 export async function installDependencies(install: string, cwd: string, timeoutMs = 600_000): Promise<void> {
-  const env = Object.fromEntries(
-    Object.entries(process.env).filter((entry): entry is [string, string] => entry[1] !== undefined),
-  );
-  delete env.NODE_OPTIONS;
-  delete env.NODE_TEST_CONTEXT;
-  const result = await runBounded({
-    argv: ['sh', '-c', install],
-    cwd,
-    env,
-    timeoutMs,
-    maxOutputBytes: 16 * 1024 * 1024,
-  });
-  if (result.spawnError) throw new Error(`${install} could not be started in ${cwd}: ${result.spawnError.message}`);
-  if (result.exitCode !== 0)
-    throw new Error(
-      `${install} failed in ${cwd} (exit ${result.exitCode ?? result.signal}): ${Buffer.concat([result.stdout, result.stderr]).toString('utf8').slice(-2_000)}`,
-    );
+  const { exitCode, output } = await run('sh', ['-c', install], cwd, hostEnv(), timeoutMs);
+  if (exitCode !== 0) throw new Error(`${install} failed in ${cwd} (exit ${exitCode}): ${output.slice(-2_000)}`);
 }
 
 /** A repository's suite is the repository's code: it runs as a bounded command, its whole process group ended after. */

@@ -109,7 +109,7 @@ export function text(strings: TemplateStringsArray, ...values: unknown[]): strin
 
 export type FileTree = Map<string, string>;
 
-export class SpecError extends AbpError<'edit-not-applicable'> {}
+export class SpecError extends AbpError<'edit-not-applicable' | 'unknown-label'> {}
 
 /** Applies edits to a copy of `tree`. */
 export function applyEdits(tree: ReadonlyMap<string, string>, edits: readonly FileEdit[]): FileTree {
@@ -141,6 +141,28 @@ export function applyEdits(tree: ReadonlyMap<string, string>, edits: readonly Fi
     }
   }
   return next;
+}
+
+/** GitHub's default labels, as a new repository gets them; a spec picks the ones its maintainers kept. */
+const GITHUB_DEFAULT_LABELS: readonly SimLabel[] = [
+  { name: 'bug', color: 'd73a4a', description: "Something isn't working" },
+  { name: 'documentation', color: '0075ca', description: 'Improvements or additions to documentation' },
+  { name: 'enhancement', color: 'a2eeef', description: 'New feature or request' },
+  { name: 'good first issue', color: '7057ff', description: 'Good for newcomers' },
+  { name: 'help wanted', color: '008672', description: 'Extra attention is needed' },
+  { name: 'question', color: 'd876e3', description: 'Further information is requested' },
+];
+
+export function defaultLabels(...names: string[]): SimLabel[] {
+  return names.map((name) => {
+    const label = GITHUB_DEFAULT_LABELS.find((candidate) => candidate.name === name);
+    if (label === undefined)
+      throw new SpecError(
+        'unknown-label',
+        `${name} is not one of GitHub's default labels: spell it as GitHub does, or list it in full`,
+      );
+    return label;
+  });
 }
 
 export function mitLicense(holder: string): string {

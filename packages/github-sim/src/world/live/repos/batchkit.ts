@@ -3,7 +3,7 @@
 // the package and pytest into a virtualenv from PyPI; nothing of it is on the host.
 
 import type { LiveRepoSpec } from '../spec.js';
-import { ciWorkflow, mitLicense, text } from '../spec.js';
+import { ciWorkflow, defaultLabels, mitLicense, text } from '../spec.js';
 
 const owner = 'priya-venkat';
 
@@ -119,11 +119,7 @@ export const batchkit: LiveRepoSpec = {
   stars: 268,
   runner: 'pytest',
   install: 'python3 -m venv .venv && .venv/bin/python -m pip install --quiet -e ".[test]"',
-  labels: [
-    { name: 'bug', color: 'd73a4a', description: "Something isn't working" },
-    { name: 'enhancement', color: 'a2eeef', description: 'New feature or request' },
-    { name: 'question', color: 'd876e3', description: 'Further information is requested' },
-  ],
+  labels: defaultLabels('bug', 'enhancement', 'question'),
   maintainers: [owner],
   history: [
     {

@@ -3,7 +3,7 @@
 // it asks for Node 22 (engines). Open: a heading's closing hashes end up in its anchor (fix).
 
 import type { LiveRepoSpec } from '../spec.js';
-import { ciWorkflow, mitLicense, text } from '../spec.js';
+import { ciWorkflow, defaultLabels, mitLicense, text } from '../spec.js';
 import lockfile from './mdanchor.package-lock.json' with { type: 'json' };
 
 const owner = 'dara-okafor';
@@ -103,10 +103,7 @@ export const mdanchor: LiveRepoSpec = {
   stars: 356,
   runner: 'vitest',
   install: 'npm ci --no-audit --no-fund',
-  labels: [
-    { name: 'bug', color: 'd73a4a', description: "Something isn't working" },
-    { name: 'enhancement', color: 'a2eeef', description: 'New feature or request' },
-  ],
+  labels: defaultLabels('bug', 'enhancement'),
   maintainers: [owner],
   history: [
     {

@@ -2,7 +2,7 @@
 // from crates.io. Open: negative numbers get a separator right after the minus sign (fix).
 
 import type { LiveRepoSpec } from '../spec.js';
-import { ciWorkflow, mitLicense, text } from '../spec.js';
+import { ciWorkflow, defaultLabels, mitLicense, text } from '../spec.js';
 
 const owner = 'malin-berg';
 
@@ -94,10 +94,7 @@ export const tallyho: LiveRepoSpec = {
   stars: 197,
   runner: 'cargo-test',
   install: 'cargo fetch',
-  labels: [
-    { name: 'bug', color: 'd73a4a', description: "Something isn't working" },
-    { name: 'enhancement', color: 'a2eeef', description: 'New feature or request' },
-  ],
+  labels: defaultLabels('bug', 'enhancement'),
   maintainers: [owner],
   history: [
     {

@@ -2,7 +2,7 @@
 // (fix), truncate cuts emoji in half (fix), and a question about keeping underscores (no fix).
 
 import type { LiveRepoSpec } from '../spec.js';
-import { ciWorkflow, mitLicense, text } from '../spec.js';
+import { ciWorkflow, defaultLabels, mitLicense, text } from '../spec.js';
 
 const owner = 'mira-quill';
 
@@ -121,14 +121,7 @@ export const textkit: LiveRepoSpec = {
   licenseSpdxId: 'MIT',
   stars: 412,
   runner: 'node-test',
-  labels: [
-    { name: 'bug', color: 'd73a4a', description: "Something isn't working" },
-    { name: 'documentation', color: '0075ca', description: 'Improvements or additions to documentation' },
-    { name: 'enhancement', color: 'a2eeef', description: 'New feature or request' },
-    { name: 'good first issue', color: '7057ff', description: 'Good for newcomers' },
-    { name: 'help wanted', color: '008672', description: 'Extra attention is needed' },
-    { name: 'question', color: 'd876e3', description: 'Further information is requested' },
-  ],
+  labels: defaultLabels('bug', 'documentation', 'enhancement', 'good first issue', 'help wanted', 'question'),
   maintainers: [owner],
   history: [
     {

@@ -3,7 +3,7 @@
 // wraps too early (fix).
 
 import type { LiveRepoSpec } from '../spec.js';
-import { ciWorkflow, mitLicense, text } from '../spec.js';
+import { ciWorkflow, defaultLabels, mitLicense, text } from '../spec.js';
 
 const owner = 'ines-kovac';
 const module = 'github.com/ines-kovac/wordwrap';
@@ -100,10 +100,7 @@ export const wordwrap: LiveRepoSpec = {
   stars: 331,
   runner: 'go-test',
   install: 'go mod download',
-  labels: [
-    { name: 'bug', color: 'd73a4a', description: "Something isn't working" },
-    { name: 'enhancement', color: 'a2eeef', description: 'New feature or request' },
-  ],
+  labels: defaultLabels('bug', 'enhancement'),
   maintainers: [owner],
   history: [
     {
