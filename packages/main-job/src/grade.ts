@@ -3,7 +3,7 @@
 // held-out verification, the verdict with its intervals and tests, and the HTML report.
 import { jsonText, writeFileAtomic } from '@abp/grader/run';
 import { runMatrix, type RunOutcome } from '@abp/grader/run';
-import { engineProgram } from '@abp/grader/engines';
+import { engineProgram, engineProgramPaths } from '@abp/grader/engines';
 import type { StageReport } from './stage.js';
 
 /** The engines of the main job's run: the oracle and the floor every engine must beat. */
@@ -31,6 +31,8 @@ export async function writeRunInputs(input: {
       adapters: GRADED_ENGINES.map((engine) => ({
         engine,
         command: [process.execPath, engineProgram(engine), '--input', '{inputFile}', '--tasks', input.tasksDir],
+        // In a task's environment the engine sees only these of the host: its node, its code and the golden patches.
+        program: [...engineProgramPaths(), input.tasksDir],
         env: { allow: [], set: {} },
         timeoutSeconds: 300,
         metadata: {

@@ -11,6 +11,8 @@ export type GraderConfigErrorCode =
   | 'unknown-task'
   | 'unknown-translator'
   | 'invalid-placeholder'
+  | 'missing-program-path'
+  | 'hidden-program-path'
   | 'mismatched-models'
   | 'sandbox-unavailable';
 

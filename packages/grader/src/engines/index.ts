@@ -1,3 +1,3 @@
 // The bundled engines as other packages run them: by the path of their compiled program. This file only re-exports.
 
-export { BUNDLED_ENGINES, engineProgram, type BundledEngine } from './programs.js';
+export { BUNDLED_ENGINES, engineProgram, engineProgramPaths, type BundledEngine } from './programs.js';

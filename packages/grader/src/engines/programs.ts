@@ -9,3 +9,11 @@ export type BundledEngine = (typeof BUNDLED_ENGINES)[number];
 export function engineProgram(engine: BundledEngine): string {
   return join(packageRoot, 'dist', 'engines', `${engine}.js`);
 }
+
+/**
+ * What an adapter's `program` lists for a bundled engine: the node that runs it and this package (its package.json
+ * says the compiled files are ES modules), so the engine also starts inside a task's environment.
+ */
+export function engineProgramPaths(): string[] {
+  return [process.execPath, packageRoot];
+}

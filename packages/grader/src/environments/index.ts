@@ -26,6 +26,7 @@ export {
   pinnedVariables,
   WORK_FOLDERS,
   ENV_PREFIX,
+  ENGINE_ROOT,
   checkoutMounts,
   environmentArgv,
   environmentVariables,

@@ -17,7 +17,17 @@ export const WORK_FOLDERS = {
   home: '/work/home',
   target: '/work/target',
   goCache: '/work/cache/go-build',
+  /** An engine's own folders: its state (and HOME), where it writes its trace, and its base repository's objects. */
+  state: '/work/state',
+  out: '/work/out',
+  baseGit: '/work/base.git',
 } as const;
+/**
+ * Where an engine's program folders appear inside an environment: each host path P at ENGINE_ROOT + P. Not at P itself,
+ * because the image is mounted read-only and has no mount point for most host paths (and binding the host's /usr/bin/x
+ * over the image's would hide the environment's toolchain).
+ */
+export const ENGINE_ROOT = '/run/abp/engine';
 export const LABELS = {
   checkoutMounts: 'org.abp.checkout-mounts',
   scratchMounts: 'org.abp.scratch-mounts',
@@ -155,6 +165,10 @@ export function environmentArgv(run: EnvironmentRun, argv: readonly string[], cw
   return args;
 }
 
+function mountTargets(run: EnvironmentRun): string[] {
+  return [...run.mounts.map((mount) => mount.target), ...(run.checkout === null ? [] : [CHECKOUT])];
+}
+
 /** The host path behind an in-environment path: the deepest mount that holds it, else the root file system. */
 function hostPathOf(run: EnvironmentRun, inside: string): string {
   const binds: Array<{ target: string; source: string }> = run.mounts.map((mount) => ({
@@ -198,6 +212,11 @@ async function resolveInside(run: EnvironmentRun, path: string, hops: number): P
   let at = '/';
   for (const [index, part] of parts.entries()) {
     const next = posix.join(at, part);
+    // A folder bwrap makes to hold a deeper mount (/run/abp/engine for the engine's programs) is not in the image.
+    if (index < parts.length - 1 && mountTargets(run).some((target) => target.startsWith(`${next}/`))) {
+      at = next;
+      continue;
+    }
     const host = hostPathOf(run, next);
     const info = await lstat(host).catch(() => null);
     if (info === null) return false;

@@ -28,12 +28,13 @@ const RUST_BY_SUITE: ReadonlyArray<{ suite: string; rust: string }> = [
   { suite: 'trixie', rust: '1.85' },
 ];
 
+// Every base has git: an engine's workspace is a checkout, and engines read its history and apply patches with git.
 const PACKAGES: Readonly<Record<Ecosystem, readonly string[]>> = {
-  python: ['ca-certificates', 'python3', 'python3-venv'],
-  node: ['ca-certificates'],
-  go: ['ca-certificates'],
-  rust: ['ca-certificates', 'cargo', 'rustc', 'gcc', 'libc6-dev'],
-  jvm: ['ca-certificates', 'default-jdk-headless', 'maven'],
+  python: ['ca-certificates', 'git', 'python3', 'python3-venv'],
+  node: ['ca-certificates', 'git'],
+  go: ['ca-certificates', 'git'],
+  rust: ['ca-certificates', 'cargo', 'git', 'rustc', 'gcc', 'libc6-dev'],
+  jvm: ['ca-certificates', 'default-jdk-headless', 'git', 'maven'],
 };
 
 export interface BasePlan {

@@ -6,6 +6,7 @@ import type { Adapter } from '@abp/protocol/schemas/abp-adapters';
 import { runBounded } from '../execution/bounded-command.js';
 import { reducedEnvironment } from '../execution/environment.js';
 import { expandPlaceholders } from '../execution/placeholders.js';
+import { programPaths } from './engine-placement.js';
 import { redactorFor, type PreflightResult, type TrialContext } from './trial.js';
 
 export async function runPreflight(
@@ -56,7 +57,11 @@ export async function runPreflight(
       maxOutputBytes: 64 * 1024,
       sandbox:
         context.policy === 'sandboxed'
-          ? { writable: [workspace, state, tmp, out], hidden: context.hiddenPaths, readOnly: [context.adaptersDir] }
+          ? {
+              writable: [workspace, state, tmp, out],
+              hidden: context.hiddenPaths,
+              readOnly: programPaths(adapter, context.adaptersDir),
+            }
           : null,
     });
     if (result.spawnError)

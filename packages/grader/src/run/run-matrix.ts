@@ -23,6 +23,7 @@ import { createJournal, resumeJournal, type Journal } from './journal.js';
 import { acquireRunLock } from './lock.js';
 import { runPreflight } from './preflight.js';
 import { scheduleTrials, type ScheduledTrial } from './schedule.js';
+import { checkProgramPaths } from './engine-placement.js';
 import { executeTrial, type PreflightResult, type TaskEnvironment, type TrialContext } from './trial.js';
 import { checkEnvironmentFits, EnvironmentError, EnvironmentStore, filesAtCommit } from '../environments/index.js';
 import { homePaths, resolveHome } from '../home.js';
@@ -119,7 +120,7 @@ async function prepareEnvironments(
           { taskId, digest, config: verified.config },
           filesAtCommit(repo.gitDir, repo.baseCommit),
         );
-      environments.set(taskId, { rootfs: await store.rootfs(digest), config: verified.config });
+      environments.set(taskId, { digest, rootfs: await store.rootfs(digest), config: verified.config });
     } catch (error) {
       if (error instanceof EnvironmentError && !error.message.startsWith(`task ${taskId}`))
         throw new EnvironmentError(error.code, `task ${taskId}: ${error.message}`, { cause: error });
@@ -239,10 +240,18 @@ export async function runMatrix(options: RunOptions): Promise<RunOutcome> {
       );
   }
 
+  const output = resolve(options.output);
+  const hiddenPaths = await hiddenFromEngines(inputs, output);
+  checkProgramPaths({
+    adaptersFile: inputs.paths.adapters,
+    adapters: inputs.adapters.adapters,
+    policy,
+    hiddenPaths,
+  });
+
   const runUnsupported = options.runUnsupported ?? false;
   const fingerprint = await runFingerprint(inputs, { runUnsupported });
   const runId = runIdOf(fingerprint);
-  const output = resolve(options.output);
   const runDir = join(output, runId);
   await mkdir(runDir, { recursive: true });
   const lock = await acquireRunLock(resolve(options.lockFile ?? join(output, '.abp-run.lock')), runId, now);
@@ -312,7 +321,7 @@ export async function runMatrix(options: RunOptions): Promise<RunOutcome> {
       prices: loadPriceTable(),
       hostEnv,
       adaptersDir: dirname(inputs.paths.adapters),
-      hiddenPaths: await hiddenFromEngines(inputs, output),
+      hiddenPaths,
       runUnsupported,
       keepWorkspaces: options.keepWorkspaces ?? false,
       now,

@@ -11,9 +11,10 @@ import { splitPatch } from '../diff/split.js';
 import { normalizedDiffSize } from '../diff/normalized-size.js';
 import { findTestWeakening } from '../diff/weakening.js';
 import { expandPlaceholders } from '../execution/placeholders.js';
-import { runBounded, type CommandResult, type SandboxSpec } from '../execution/index.js';
+import { runBounded, type CommandResult } from '../execution/index.js';
 import { reducedEnvironment } from '../execution/environment.js';
-import type { ImageConfig } from '../environments/index.js';
+import { WORK_FOLDERS } from '../environments/index.js';
+import { placeEngine, type EngineImage } from './engine-placement.js';
 import { computeCostUsd, type PriceTable } from '../prices/index.js';
 import { createRedactor, type Redactor } from '../redaction/index.js';
 import { loadTaskDirectory, type TaskDirectory } from '../config/task-directory.js';
@@ -38,10 +39,7 @@ export interface PreflightResult {
   detail: string;
 }
 
-export interface TaskEnvironment {
-  rootfs: string;
-  config: ImageConfig;
-}
+export type TaskEnvironment = EngineImage;
 
 export interface TrialContext {
   run: AbpRun & { id: string };
@@ -230,36 +228,46 @@ export async function executeTrial(context: TrialContext, scheduled: ScheduledTr
   try {
     await removeTree(trialRoot);
     await mkdir(trialRoot, { recursive: true });
-    const workspace = await createTrialWorkspace(repo, trialRoot);
-    const state = join(trialRoot, 'state');
-    const tmp = join(trialRoot, 'tmp');
-    const out = join(trialRoot, 'out');
-    await Promise.all([mkdir(state), mkdir(tmp), mkdir(out)]);
-    const promptFile = join(state, 'prompt.md');
-    const inputFile = join(state, 'input.json');
-    const traceFile = join(out, 'trace.abp-trace.jsonl');
+    const taskEnvironment = context.environments.get(scheduled.task) ?? null;
+    // Inside an environment the engine's git finds the base's objects where they are bound, not at their host path.
+    const workspace = await createTrialWorkspace(
+      repo,
+      trialRoot,
+      taskEnvironment === null ? {} : { agentObjects: `${WORK_FOLDERS.baseGit}/objects` },
+    );
+    const folders = {
+      workspace: workspace.workspace,
+      state: join(trialRoot, 'state'),
+      tmp: join(trialRoot, 'tmp'),
+      out: join(trialRoot, 'out'),
+    };
+    await Promise.all([mkdir(folders.state), mkdir(folders.tmp), mkdir(folders.out)]);
+    const placement = placeEngine({
+      adapter,
+      adaptersDir: context.adaptersDir,
+      policy: context.policy,
+      hostEnv: context.hostEnv,
+      folders,
+      gitDir: repo.gitDir,
+      hiddenPaths: [...context.hiddenPaths, join(trialRoot, '.grader')],
+      image: taskEnvironment,
+    });
+    const { seen } = placement;
+    const promptFile = join(folders.state, 'prompt.md');
+    const inputFile = join(folders.state, 'input.json');
+    const traceFile = join(folders.out, 'trace.abp-trace.jsonl');
+    const inside = {
+      promptFile: `${seen.state}/prompt.md`,
+      inputFile: `${seen.state}/input.json`,
+      traceFile: `${seen.out}/trace.abp-trace.jsonl`,
+    };
     const { prompt } = task.manifest;
     await writeFile(promptFile, prompt);
     await writeFile(
       inputFile,
-      `${JSON.stringify({ schema: 'abp-agent-input/v1', task: task.manifest.id, trialId: scheduled.trialId, prompt, model: engineModel, budgetUsd: context.run.budgetUsd, timeoutSeconds: adapter.timeoutSeconds ?? context.run.timeoutSeconds, workspace: workspace.workspace, state, traceFile, promptFile }, null, 2)}\n`,
+      `${JSON.stringify({ schema: 'abp-agent-input/v1', task: task.manifest.id, trialId: scheduled.trialId, prompt, model: engineModel, budgetUsd: context.run.budgetUsd, timeoutSeconds: adapter.timeoutSeconds ?? context.run.timeoutSeconds, workspace: seen.workspace, state: seen.state, traceFile: inside.traceFile, promptFile: inside.promptFile }, null, 2)}\n`,
     );
     const redactor = redactorFor(adapter, context, workspace.workspace);
-    const sandbox: SandboxSpec | null =
-      context.policy === 'sandboxed'
-        ? {
-            writable: [workspace.workspace, state, tmp, out],
-            hidden: [...context.hiddenPaths, join(trialRoot, '.grader')],
-            readOnly: [context.adaptersDir, repo.gitDir],
-          }
-        : null;
-    const env = reducedEnvironment({
-      hostEnv: context.hostEnv,
-      allow: adapter.env.allow,
-      set: adapter.env.set,
-      home: state,
-      tmp,
-    }).env;
 
     // Setup runs before the engine and is not its work: the diff is taken against the workspace as setup left it.
     let startingPoint = repo.baseCommit;
@@ -268,9 +276,10 @@ export async function executeTrial(context: TrialContext, scheduled: ScheduledTr
         task,
         dir: workspace.workspace,
         environment: {
-          env: verificationEnvironment(context.hostEnv, state, tmp, sandbox !== null),
-          sandbox,
+          env: verificationEnvironment(context.hostEnv, folders.state, folders.tmp, placement.sandbox !== null),
+          sandbox: placement.sandbox,
           maxOutputBytes: 1 << 20,
+          image: taskEnvironment === null ? null : { ...taskEnvironment, home: folders.state },
         },
         redact: (text) => redactor.redactText(text),
       });
@@ -282,21 +291,22 @@ export async function executeTrial(context: TrialContext, scheduled: ScheduledTr
 
     const argv = expandPlaceholders(adapter.command, {
       repo: context.adaptersDir,
-      workspace: workspace.workspace,
-      state,
-      promptFile,
-      inputFile,
+      workspace: seen.workspace,
+      state: seen.state,
+      promptFile: inside.promptFile,
+      inputFile: inside.inputFile,
       prompt,
       trialId: scheduled.trialId,
-      traceFile,
-    });
+      traceFile: inside.traceFile,
+    }).map(placement.translate);
     const engine: CommandResult = await runBounded({
       argv,
-      cwd: workspace.workspace,
-      env,
+      cwd: placement.cwd,
+      env: placement.env,
       timeoutMs: (adapter.timeoutSeconds ?? context.run.timeoutSeconds) * 1000,
       maxOutputBytes: adapter.maxOutputBytes,
-      sandbox,
+      sandbox: placement.sandbox,
+      environment: placement.environment,
     });
     excludedMs += engine.durationMs;
     record.engineProcess = {
@@ -307,7 +317,8 @@ export async function executeTrial(context: TrialContext, scheduled: ScheduledTr
       stdoutBytes: engine.stdoutBytes,
       stderrBytes: engine.stderrBytes,
       truncated: engine.stdoutTruncated || engine.stderrTruncated,
-      sandboxed: sandbox !== null,
+      sandboxed: context.policy === 'sandboxed',
+      environment: taskEnvironment?.digest ?? null,
     };
     record.metrics.wallClockMs = Math.round(engine.durationMs);
     const stdoutReceipt = receipt('transcripts', `${scheduled.trialId}.stdout.txt`);
@@ -423,7 +434,6 @@ export async function executeTrial(context: TrialContext, scheduled: ScheduledTr
     }
 
     const verifyHome = join(trialRoot, '.grader', 'home');
-    const taskEnvironment = context.environments.get(scheduled.task) ?? null;
     const verifyTmp = join(trialRoot, '.grader', 'tmp');
     const reportRoot = join(trialRoot, '.grader', 'reports');
     await Promise.all([

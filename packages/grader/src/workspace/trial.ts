@@ -22,7 +22,14 @@ export interface TrialWorkspace {
  * The cache stays out of the agent's reach for writing: under the sandboxed policy the host is
  * mounted read-only, and a trusted-local engine runs as the operator anyway (an acknowledgement).
  */
-export async function createTrialWorkspace(repo: TaskRepo, trialRoot: string): Promise<TrialWorkspace> {
+export async function createTrialWorkspace(
+  repo: TaskRepo,
+  trialRoot: string,
+  options: {
+    /** Where the engine will see the cache's objects, when not at their host path (inside an environment). */
+    agentObjects?: string;
+  } = {},
+): Promise<TrialWorkspace> {
   const root = resolve(trialRoot);
   const entries = await readdir(root).catch((error: unknown) => {
     throw new WorkspaceError(
@@ -42,7 +49,7 @@ export async function createTrialWorkspace(repo: TaskRepo, trialRoot: string): P
   const commit = repo.baseCommit;
   const alternates = join(repo.gitDir, 'objects');
   await Promise.all([
-    writeGitDir(agentGitDir, { bare: false, branch: 'main', commit, alternates }),
+    writeGitDir(agentGitDir, { bare: false, branch: 'main', commit, alternates: options.agentObjects ?? alternates }),
     writeGitDir(privateGitDir, { bare: false, branch: 'main', commit, alternates }),
   ]);
   await checkOut(privateGitDir, workspace, commit);

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:net';
-import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -214,6 +214,44 @@ describe('the sandboxed execution policy', () => {
     // The workspace's git still works inside the sandbox: its objects come from the read-only cache.
     expect(diff).toContain('+git history: 1');
     expect(await readdir(built.tasks)).not.toContain('planted.txt');
+  });
+});
+
+describe("an adapter's program paths", () => {
+  it('bind a program that lives under /tmp outside the adapters folder back into the sandbox', async () => {
+    const elsewhere = await mkdtemp(join(tmpdir(), 'abp-engine-program-'));
+    cleanups.push(() => rm(elsewhere, { recursive: true, force: true }));
+    const script = join(elsewhere, 'knower.mjs');
+    const adapter = { engine: 'knower', script: 'knower' as const, scriptPath: script };
+    const listed = await fixture({
+      adapters: [{ ...adapter, program: [process.execPath, elsewhere] }],
+      tasks: [SLUG_TASK],
+      policy: 'sandboxed',
+    });
+    await copyFile(join(listed.dir, 'engines', 'knower.mjs'), script);
+    const resolved = await run(listed, 'out');
+    expect(resolved.trials.map((trial) => [trial.outcome, trial.engineProcess?.environment])).toEqual([
+      ['resolved', null],
+    ]);
+    // Unlisted, the sandbox's fresh /tmp hides it: the engine cannot start, and the run says so.
+    const unlisted = await fixture({ adapters: [adapter], tasks: [SLUG_TASK], policy: 'sandboxed' });
+    const failed = await run(unlisted, 'out');
+    expect(failed.trials.map((trial) => [trial.outcome, trial.reason])).toEqual([['engine-error', 'failed-preflight']]);
+  });
+
+  it('are refused before any trial when missing, or when they reach into what the sandbox hides', async () => {
+    const missing = await fixture({
+      adapters: [{ engine: 'knower', script: 'knower', program: ['/nonexistent/abp-engine'] }],
+      tasks: [SLUG_TASK],
+    });
+    await expect(errorCode(run(missing, 'out'))).resolves.toBe('missing-program-path');
+    const hidden = await fixture({
+      adapters: [{ engine: 'knower', script: 'knower', program: ['{repo}/tasks'] }],
+      tasks: [SLUG_TASK],
+      policy: 'sandboxed',
+    });
+    await expect(errorCode(run(hidden, 'out'))).resolves.toBe('hidden-program-path');
+    expect(await readdir(hidden.dir)).not.toContain('out');
   });
 });
 

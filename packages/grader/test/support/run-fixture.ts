@@ -76,6 +76,9 @@ export interface AdapterSpec {
   capabilities?: string[];
   timeoutSeconds?: number;
   env?: { allow?: string[]; set?: Record<string, string> };
+  /** Run the script from this path instead of {repo}/engines/ (the test copies it there). */
+  scriptPath?: string;
+  program?: string[];
 }
 
 export interface RunFixture {
@@ -106,7 +109,13 @@ export async function buildRunFixture(input: {
         executionPolicy: input.policy ?? 'trusted-local',
         adapters: input.adapters.map((adapter) => ({
           engine: adapter.engine,
-          command: [process.execPath, `{repo}/engines/${adapter.script}.mjs`, '{inputFile}', suite.tasks],
+          command: [
+            process.execPath,
+            adapter.scriptPath ?? `{repo}/engines/${adapter.script}.mjs`,
+            '{inputFile}',
+            suite.tasks,
+          ],
+          ...(adapter.program === undefined ? {} : { program: adapter.program }),
           env: { allow: adapter.env?.allow ?? [], set: adapter.env?.set ?? {} },
           timeoutSeconds: adapter.timeoutSeconds ?? 60,
           metadata: {

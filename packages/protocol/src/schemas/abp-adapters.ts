@@ -41,6 +41,16 @@ const adapter = z.strictObject({
   command: argv.describe(
     'Argument array, never a shell. Placeholders: {repo} {workspace} {state} {promptFile} {inputFile} {prompt} {trialId} {traceFile}.',
   ),
+  program: z
+    .array(
+      z.string().regex(/^(\/|\{repo\}(\/|$))/, {
+        error: (issue) => `must be an absolute path or start with {repo}, got ${describeValue(issue.input)}`,
+      }),
+    )
+    .default([])
+    .describe(
+      'Where the engine\'s own program lives: the folders (or files) its command needs, interpreter included, e.g. ["/usr/bin/node", "/opt/my-engine"]. In a task\'s environment each path P is bound read-only at /run/abp/engine + P and the command\'s arguments naming it are rewritten; under the sandbox on the host each is bound read-only. The adapters file\'s folder ({repo}) is always included.',
+    ),
   env: z
     .strictObject({
       allow: z

@@ -69,6 +69,12 @@ export const trialSchema = z
         stderrBytes: nonNegativeInt,
         truncated: z.boolean(),
         sandboxed: z.boolean(),
+        environment: z
+          .string()
+          .regex(/^sha256:[0-9a-f]{64}$/)
+          .nullable()
+          .default(null)
+          .describe("The digest of the task's environment the engine ran in; null when it ran on the host."),
       })
       .nullable(),
     diff: z

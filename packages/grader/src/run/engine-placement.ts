@@ -1,0 +1,168 @@
+// Owns where an engine's process runs and what it is told. On the host it runs in the trial's folders, under the
+// sandboxed policy in bubblewrap over the read-only host. For a task frozen with an environment it runs inside that
+// environment under either policy, so the toolchain and dependencies it finds when it runs the tests are the ones its
+// verification uses: the workspace at /work/repo with the install's folders, its state, output and /tmp bound writable,
+// the base repository's objects and the adapter's program folders bound read-only, and nothing else of the host.
+// A trusted-local engine keeps the host's network there; a sandboxed one has none.
+import { existsSync, realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
+import type { Adapter, ExecutionPolicy } from '@abp/protocol/schemas/abp-adapters';
+import { reducedEnvironment, type SandboxSpec } from '../execution/index.js';
+import { CHECKOUT, ENGINE_ROOT, offlineVariables, WORK_FOLDERS, type EnvironmentRun } from '../environments/index.js';
+import type { ImageConfig } from '../environments/index.js';
+import { GraderConfigError } from '../config/errors.js';
+
+/** A trial's own host folders. */
+export interface TrialFolders {
+  workspace: string;
+  state: string;
+  tmp: string;
+  out: string;
+}
+
+export interface EngineImage {
+  digest: string;
+  rootfs: string;
+  config: ImageConfig;
+}
+
+/** The paths an engine is handed (input file, placeholders), as it sees them. */
+export interface SeenPaths {
+  workspace: string;
+  state: string;
+  out: string;
+}
+
+export interface EnginePlacement {
+  seen: SeenPaths;
+  cwd: string;
+  env: Record<string, string>;
+  sandbox: SandboxSpec | null;
+  environment: EnvironmentRun | null;
+  /** An argument or a variable's value as the engine must be given it: a path under a program folder moves with it. */
+  translate: (value: string) => string;
+}
+
+/** The adapter's program paths with {repo} expanded, the adapters file's folder first: they must all exist. */
+export function programPaths(adapter: Adapter, adaptersDir: string): string[] {
+  const paths = adapter.program.map((path) => resolve(path.replace(/^\{repo\}/, adaptersDir)));
+  return [...new Set([resolve(adaptersDir), ...paths])];
+}
+
+/**
+ * Refuses program paths that are missing, or that the sandbox hides (task folders, results): listing one would either
+ * fail every trial or hand a sandboxed engine held-out material.
+ */
+export function checkProgramPaths(input: {
+  adaptersFile: string;
+  adapters: readonly Adapter[];
+  policy: ExecutionPolicy;
+  hiddenPaths: readonly string[];
+}): void {
+  const adaptersDir = resolve(input.adaptersFile, '..');
+  const hidden = input.hiddenPaths.filter(existsSync).map((path) => realpathSync(path));
+  input.adapters.forEach((adapter, index) => {
+    adapter.program.forEach((declared, at) => {
+      const field = `${input.adaptersFile}: adapters[${index}].program[${at}]`;
+      const path = resolve(declared.replace(/^\{repo\}/, adaptersDir));
+      if (!existsSync(path))
+        throw new GraderConfigError(
+          'missing-program-path',
+          `${field} names ${path}, which does not exist; list the folders the engine's program is installed in`,
+        );
+      const real = realpathSync(path);
+      const inside = hidden.find((folder) => real === folder || real.startsWith(`${folder}/`));
+      if (input.policy === 'sandboxed' && inside !== undefined)
+        throw new GraderConfigError(
+          'hidden-program-path',
+          `${field} names ${path}, inside ${inside}, which the sandboxed policy hides from engines (task folders and results); install the engine elsewhere, or copy what it reads out of the task folders`,
+        );
+    });
+  });
+}
+
+function translator(programs: readonly string[]): (value: string) => string {
+  // Longest first, so a path inside two listed folders moves with the deeper one (the result is the same either way).
+  const sorted = [...programs].sort((a, b) => b.length - a.length);
+  return (value) => {
+    const owner = sorted.find((path) => value === path || value.startsWith(`${path}/`));
+    return owner === undefined ? value : `${ENGINE_ROOT}${value}`;
+  };
+}
+
+export function placeEngine(input: {
+  adapter: Adapter;
+  adaptersDir: string;
+  policy: ExecutionPolicy;
+  hostEnv: Readonly<Record<string, string | undefined>>;
+  folders: TrialFolders;
+  /** The task's base repository (its cache), read by the engine's git through alternates. */
+  gitDir: string;
+  hiddenPaths: readonly string[];
+  image: EngineImage | null;
+}): EnginePlacement {
+  const { adapter, folders } = input;
+  const programs = programPaths(adapter, input.adaptersDir);
+  if (input.image === null) {
+    const env = reducedEnvironment({
+      hostEnv: input.hostEnv,
+      allow: adapter.env.allow,
+      set: adapter.env.set,
+      home: folders.state,
+      tmp: folders.tmp,
+    }).env;
+    return {
+      seen: { workspace: folders.workspace, state: folders.state, out: folders.out },
+      cwd: folders.workspace,
+      env,
+      sandbox:
+        input.policy === 'sandboxed'
+          ? {
+              writable: [folders.workspace, folders.state, folders.tmp, folders.out],
+              hidden: input.hiddenPaths,
+              // Under the fresh /tmp the host's copies are gone: a program installed there is bound back.
+              readOnly: [...programs, input.gitDir],
+            }
+          : null,
+      environment: null,
+      translate: (value) => value,
+    };
+  }
+  const translate = translator(programs);
+  const set = Object.fromEntries(Object.entries(adapter.env.set).map(([name, value]) => [name, translate(value)]));
+  const reduced = reducedEnvironment({
+    hostEnv: input.hostEnv,
+    allow: adapter.env.allow,
+    set,
+    home: WORK_FOLDERS.state,
+    tmp: '/tmp',
+  }).env;
+  // The host's PATH names host folders: inside, the image's is the one that finds the environment's programs.
+  delete reduced['PATH'];
+  const image = offlineVariables(input.image.config, {
+    home: WORK_FOLDERS.state,
+    goCache: `${WORK_FOLDERS.state}/.cache/go-build`,
+    cargoTarget: `${WORK_FOLDERS.state}/target`,
+  });
+  return {
+    seen: { workspace: CHECKOUT, state: WORK_FOLDERS.state, out: WORK_FOLDERS.out },
+    cwd: CHECKOUT,
+    // The image's PATH: `npm test` or `go test` from the engine finds the environment's toolchain, not the host's.
+    env: { ...image, ...reduced },
+    sandbox: null,
+    environment: {
+      rootfs: input.image.rootfs,
+      config: input.image.config,
+      checkout: folders.workspace,
+      mounts: [
+        { source: folders.state, target: WORK_FOLDERS.state, writable: true },
+        { source: folders.out, target: WORK_FOLDERS.out, writable: true },
+        { source: folders.tmp, target: '/tmp', writable: true },
+        { source: input.gitDir, target: WORK_FOLDERS.baseGit },
+        ...programs.map((path) => ({ source: path, target: `${ENGINE_ROOT}${path}` })),
+      ],
+      network: input.policy === 'trusted-local',
+    },
+    translate,
+  };
+}

@@ -1,0 +1,158 @@
+// Engines run inside the task's environment, under both execution policies. The live world's mdanchor (vitest and dedent
+// through `npm ci`; Node 22 from npm, which its `engines` asks for, where the host has Node 20) frozen with `abp freeze`
+// and the detected recipe, then graded: the bundled reference and no-op engines resolve and fail as they must, and a
+// probe engine, itself run by the host's Node 20, finds the environment's Node 22, its vitest and git when it runs the
+// repository's tools, the base's history in its workspace, none of the host's folders, and the network only when the
+// policy is trusted-local.
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ExecutionPolicy } from '@abp/protocol/schemas/abp-adapters';
+import { unpackBundle } from '@abp/grader/bundle';
+import type { PublishedTask } from '../../src/freeze/index.js';
+import { gradeBundledEngines } from '../support/bundled-engines.js';
+import { runAbp } from '../support/cli.js';
+import { buildRepos, knownFix, repoNamed } from './live-repos.js';
+import { sharedEnvironmentStore } from '../../../../test-support/toolchain-caches.js';
+
+const execFileAsync = promisify(execFile);
+
+// What the probe saw, printed as one JSON line on its stdout (the trial's stdout receipt).
+const PROBE = `
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { connect } from 'node:net';
+const input = JSON.parse(readFileSync(process.argv[process.argv.indexOf('--input') + 1], 'utf8'));
+if (input.preflight) { process.stdout.write('ABP-PREFLIGHT-OK\\n'); process.exit(0); }
+const run = (program, args) => {
+  try { return execFileSync(program, args, { cwd: input.workspace, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim(); }
+  catch (error) { return 'failed: ' + String(error.stderr ?? error.message).trim().split('\\n').pop(); }
+};
+const network = await new Promise((resolve) => {
+  const socket = connect(Number(process.env.PROBE_PORT), process.env.PROBE_HOST);
+  socket.on('connect', () => { socket.destroy(); resolve('connected'); });
+  socket.on('error', (error) => resolve(error.code));
+});
+process.stdout.write(JSON.stringify({
+  engineNode: process.version,
+  node: run('node', ['--version']),
+  vitest: run('npx', ['--no-install', 'vitest', '--version']),
+  history: run('git', ['rev-list', '--count', 'HEAD']),
+  workspace: input.workspace,
+  hostFolders: JSON.parse(process.env.HOST_FOLDERS).filter((path) => existsSync(path)),
+  network,
+}) + '\\n');
+`;
+
+let root: string;
+let tasksDir: string;
+let task: PublishedTask;
+let server: Server;
+let port: number;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'abp-engine-env-'));
+  server = createServer((socket) => socket.end());
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  port = (server.address() as { port: number }).port;
+
+  const repo = repoNamed(await buildRepos(root), 'mdanchor');
+  const fix = knownFix(repo, 3);
+  const home = join(root, 'home');
+  await mkdir(home, { recursive: true });
+  // The shared environment store, so the Node 22 base and the npm install are built once for all the tests.
+  await symlink(sharedEnvironmentStore, join(home, 'environments'));
+  expect((await runAbp(['init'], { ABP_HOME: home })).code).toBe(0);
+  await writeFile(join(root, 'fix.patch'), fix.patch);
+  await writeFile(join(root, 'issue.json'), JSON.stringify({ number: 3, title: fix.title, body: fix.body }));
+  const fullName = `${repo.repo.owner}/${repo.repo.name}`;
+  const frozen = await runAbp(
+    [
+      'freeze',
+      ...['--repo', fullName, '--base', fix.baseOid, '--fix', join(root, 'fix.patch'), '--git-dir', repo.upstreamPath],
+      ...['--issue', join(root, 'issue.json'), '--pr', `https://github.com/${fullName}/pull/4`],
+      ...['--registry-version', 'abp-registry/2026Q2', '--sourced-at', '2026-06-01T00:00:00Z', '--json'],
+    ],
+    { ABP_HOME: home },
+    900_000,
+  );
+  expect(frozen.code, frozen.stderr).toBe(0);
+  task = JSON.parse(frozen.stdout) as PublishedTask;
+  tasksDir = join(root, 'tasks');
+  await unpackBundle(task.archivePath, {
+    taskDir: join(tasksDir, task.taskId, 'task'),
+    heldOutDir: join(tasksDir, task.taskId, 'held-out'),
+    expectedDigest: task.digest,
+  });
+  await writeFile(join(root, 'probe.mjs'), PROBE);
+}, 900_000);
+
+afterAll(async () => {
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  await rm(root, { recursive: true, force: true });
+});
+
+describe.each<ExecutionPolicy>(['sandboxed', 'trusted-local'])('an engine in the task environment, %s', (policy) => {
+  let outcome: Awaited<ReturnType<typeof gradeBundledEngines>>;
+  beforeAll(async () => {
+    const dir = join(root, policy);
+    await mkdir(dir);
+    outcome = await gradeBundledEngines({
+      dir,
+      tasksDir,
+      taskIds: [task.taskId],
+      environments: sharedEnvironmentStore,
+      policy,
+      extraAdapters: [
+        {
+          engine: 'probe',
+          command: [process.execPath, join(root, 'probe.mjs'), '--input', '{inputFile}'],
+          program: [process.execPath, join(root, 'probe.mjs')],
+          env: {
+            allow: [],
+            set: {
+              PROBE_HOST: '127.0.0.1',
+              PROBE_PORT: String(port),
+              HOST_FOLDERS: JSON.stringify([tasksDir, root, process.cwd()]),
+            },
+          },
+        },
+      ],
+    });
+  }, 900_000);
+
+  it('grades the bundled engines as on the host: the reference engine resolved, the no-op unresolved', () => {
+    const byEngine = Object.fromEntries(outcome.trials.map((trial) => [trial.engine, trial]));
+    const shown = JSON.stringify(byEngine['reference']);
+    expect(byEngine['reference']?.outcome, shown).toBe('resolved');
+    expect(byEngine['noop']?.outcome).toBe('unresolved');
+    const digest = task.manifest.environment.image.slice(task.manifest.environment.image.indexOf('@') + 1);
+    for (const trial of outcome.trials) {
+      expect(trial.engineProcess?.environment).toBe(digest);
+      expect(trial.engineProcess?.sandboxed).toBe(policy === 'sandboxed');
+    }
+  });
+
+  it("gives the engine the environment's toolchain and dependencies, the base's history and none of the host", async () => {
+    const probe = outcome.trials.find((trial) => trial.engine === 'probe');
+    expect(probe?.outcome, JSON.stringify(probe)).toBe('unresolved');
+    const seen = JSON.parse(await readFile(join(outcome.runDir, probe?.receipts.stdout ?? ''), 'utf8')) as Record<
+      string,
+      unknown
+    >;
+    const { stdout: hostNode } = await execFileAsync('node', ['--version']);
+    expect(seen['engineNode']).toBe(hostNode.trim());
+    expect(hostNode).not.toMatch(/^v22\./);
+    expect(seen['node']).toMatch(/^v22\./);
+    expect(seen['vitest']).toMatch(/3\.2\.4/);
+    expect(Number(seen['history'])).toBeGreaterThanOrEqual(1);
+    expect(seen['workspace']).toBe('/work/repo');
+    expect(seen['hostFolders']).toEqual([]);
+    if (policy === 'sandboxed') expect(seen['network']).not.toBe('connected');
+    else expect(seen['network']).toBe('connected');
+  });
+});
