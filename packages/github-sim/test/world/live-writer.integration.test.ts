@@ -2,7 +2,7 @@
 // simulator, opens a pull request, CI reports, a maintainer merges with a real merge commit, and
 // the issue closes, with events in order. Also: synchronize on a new push, refused merges and
 // requests, CI that runs the real suite, and the same scenario replaying identically.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -232,6 +232,33 @@ describe('live CI and replays', () => {
     const flaky = world.flakyTests()[0];
     const ci = createLiveCi(world, { workDir: root, env: flaky ? { [flaky.env]: flaky.passingValue } : {} });
     expect(await Promise.all([ci(breaking.repo, red), ci(clean.repo, green)])).toEqual(['FAILURE', 'SUCCESS']);
+  });
+
+  it('fails a pull request whose dependencies will not install, and says why', async () => {
+    const world = await createLiveWorld({ seed: 7, dir: join(root, 'ci-install') });
+    const { repo, fix } = fixFor(world, 'mdanchor', 3);
+    const broken = { ...fix, branch: 'fix/unlocked-dependency' };
+    const pushed = await pushFix(world, broken, world.gitPathOf(world.repoByName(SOLVER_LOGIN, 'mdanchor') as SimRepo));
+    // package.json now names a package its lockfile lacks: npm ci refuses before it fetches anything.
+    const manifest = JSON.parse(await readFile(join(pushed.dir, 'package.json'), 'utf8')) as {
+      devDependencies: Record<string, string>;
+    };
+    manifest.devDependencies['left-pad'] = '1.3.0';
+    await writeFile(join(pushed.dir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+    await commitAll(world, pushed.dir, 'Add left-pad');
+    await git(['push', '--quiet', 'origin', broken.branch], { cwd: pushed.dir, transport: 'network' });
+    const failures: string[] = [];
+    const ci = createLiveCi(world, {
+      workDir: root,
+      onInstallFailure: (_repo, pull, message) => failures.push(`#${pull.number}: ${message}`),
+    });
+    const pull = open(world, repo, broken);
+    expect(await ci(repo, pull)).toBe('FAILURE');
+    expect(failures).toHaveLength(1);
+    expect(failures[0]).toMatch(
+      new RegExp(`^#${pull.number}: npm ci --no-audit --no-fund failed in .* \\(exit \\d+\\): `),
+    );
+    expect(failures[0]).toMatch(/lock ?file|package-lock\.json/i);
   });
 
   it('replays a scenario identically for the same seed: events, merge commits and world state', async () => {

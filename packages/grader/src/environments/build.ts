@@ -1,16 +1,18 @@
 // Owns building an environment for a repository at a commit: a Debian base (mmdebstrap) with the ecosystem's
 // toolchain, then a layer holding what the repository's install step wrote (a virtualenv, the Go module cache,
-// node_modules taken out of the checkout), made with the network on and the host's registry configuration carried in.
+// node_modules taken out of the checkout), made with no network but an egress proxy that reaches the registries the
+// host's configuration names (carried in, never published) and nothing else.
 // Every layer and image is cached by its inputs, so the next task of the same repository reuses what did not change;
 // the build log and the toolchain versions found inside are recorded beside the image.
 import { createHash, randomUUID } from 'node:crypto';
-import { cp, lstat, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { arch as hostArch } from 'node:os';
+import { cp, lstat, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { arch as hostArch, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { canonicalJson } from '@abp/protocol/schemas/canonical-json';
 import { contentDigest } from '@abp/protocol/schemas/registry-digest';
 import { runBounded, runProgram, type CommandResult } from '../execution/index.js';
+import { hostUpstream, startEgressProxy, summarizeAttempts } from '../execution/egress-proxy.js';
 import { parseCommandLine } from '../verification/command-line.js';
 import { EnvironmentError } from './errors.js';
 import { registryAccess } from './registry-access.js';
@@ -33,7 +35,7 @@ const INSTALL_IMAGE_FORMAT = 2;
 const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 const VENV = `${ENV_PREFIX}/venv`;
 const MAX_LOG_BYTES = 4 * 1024 * 1024;
-// Loopback by name: test suites connect to localhost, and the install step's resolver is bound in only while it runs.
+// Loopback by name: test suites connect to localhost. No resolver is ever bound in: the egress proxy resolves on the host.
 const HOSTS = '127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n';
 // What a Node test runner writes under node_modules while it runs; a fresh tmpfs in every run.
 const NODE_SCRATCH = ['node_modules/.cache', 'node_modules/.vite'];
@@ -322,8 +324,15 @@ export async function buildEnvironment(input: BuildInput): Promise<EnvironmentBu
   };
   const access = registryAccess(input.hostEnv ?? process.env);
   note(
-    `# environment ${request.ecosystem}, base ${base.digest}\n# registry access carried in: ${access.carried.join(', ') || 'none'}\n`,
+    `# environment ${request.ecosystem}, base ${base.digest}\n# registry access carried in: ${access.carried.join(', ') || 'none'}\n# registries the install may reach: ${[...new Set(access.hosts.map((rule) => `${rule.host}:${rule.ports.join(',')}`))].join(', ')}\n`,
   );
+  // The install's one way out: a proxy that opens connections to the registries only (a short path: a socket's is capped).
+  const egressDir = await mkdtemp(join(tmpdir(), 'abp-egress-'));
+  const egress = await startEgressProxy({
+    listen: { path: join(egressDir, 'proxy.sock') },
+    allow: access.hosts,
+    upstream: hostUpstream(input.hostEnv ?? process.env),
+  });
   try {
     const before = await listing(checkout);
     const imageEnv = environmentVariables(base.config, {});
@@ -343,8 +352,10 @@ export async function buildEnvironment(input: BuildInput): Promise<EnvironmentBu
           { source: home, target: '/work/home', writable: true },
           ...(network ? access.mounts : []),
         ],
-        network,
+        network: false,
+        egress: network ? egress.address : null,
       };
+      const seen = egress.attempts().length;
       const result = await runBounded({
         argv: command,
         cwd: CHECKOUT,
@@ -366,6 +377,8 @@ export async function buildEnvironment(input: BuildInput): Promise<EnvironmentBu
       note(
         `# ${result.spawnError !== null ? `not started: ${result.spawnError.message}` : result.timedOut ? 'timed out' : `exit ${result.exitCode ?? result.signal}`}\n`,
       );
+      const connections = summarizeAttempts(egress.attempts().slice(seen));
+      if (connections.length > 0) note(`# connections: ${connections.join(', ')}\n`);
       return result;
     };
     const must = async (command: string[], what: string): Promise<void> => {
@@ -428,6 +441,8 @@ export async function buildEnvironment(input: BuildInput): Promise<EnvironmentBu
       durationMs: performance.now() - started,
     };
   } finally {
+    await egress.close();
+    await rm(egressDir, { recursive: true, force: true });
     await rm(work, { recursive: true, force: true });
   }
 }

@@ -1,10 +1,12 @@
-// Owns how an install step reaches the package registries: exactly the way this host does (its resolver, its CA
-// certificates, its proxies, and the pip, npm, cargo and Go settings that name indexes and mirrors), carried into the
-// step as read-only binds under /run/abp-registry and variables, so none of it lands in the layer the step writes and
-// none of it is published. A user behind a corporate mirror is served the same way as these machines.
-import { existsSync, statSync } from 'node:fs';
+// Owns how an install step reaches the package registries: exactly the way this host does (its CA certificates, its
+// proxies, and the pip, npm, cargo and Go settings that name indexes and mirrors), carried into the step as read-only
+// binds under /run/abp-registry and variables, so none of it lands in the layer the step writes and none of it is
+// published; and which hosts those are, the egress proxy's allow-list: each ecosystem's public registries and every
+// host the carried settings name. A user behind a corporate mirror is served the same way as these machines.
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import type { EgressRule } from '../execution/egress-proxy.js';
 import type { Mount } from './runtime.js';
 
 const INSIDE = '/run/abp-registry';
@@ -14,6 +16,39 @@ export interface RegistryAccess {
   readonly env: Record<string, string>;
   /** What was carried in, by name only (never a value: a variable may hold a token), for the build log. */
   readonly carried: string[];
+  /** The registries the install step may reach through the egress proxy. */
+  readonly hosts: EgressRule[];
+}
+
+/** The public registries of every ecosystem abp builds for (an install may use another's, as a Python build uses npm). */
+const PUBLIC_REGISTRIES = [
+  'pypi.org',
+  'files.pythonhosted.org',
+  'registry.npmjs.org',
+  'registry.yarnpkg.com',
+  'proxy.golang.org',
+  'sum.golang.org',
+  'index.crates.io',
+  'static.crates.io',
+  'crates.io',
+  'repo.maven.apache.org',
+  'repo1.maven.org',
+];
+
+/** The hosts (and ports) of the URLs in a setting or a configuration file, without any credentials they embed. */
+function urlHosts(text: string): EgressRule[] {
+  const rules: EgressRule[] = [];
+  for (const match of text.matchAll(/\b(https?):\/\/([^\s/'"?#<>]+)/g)) {
+    const authority = (match[2] as string).replace(/^.*@/, '');
+    const port = /:(\d{1,5})$/.exec(authority)?.[1];
+    const host = port === undefined ? authority : authority.slice(0, -port.length - 1);
+    if (host === '') continue;
+    rules.push({
+      host: host.toLowerCase(),
+      ports: [port === undefined ? (match[1] === 'https' ? 443 : 80) : Number(port)],
+    });
+  }
+  return rules;
 }
 
 // Variables whose values are addresses, hosts or timeouts, passed as they are.
@@ -67,10 +102,7 @@ export function registryAccess(hostEnv: Readonly<Record<string, string | undefin
     env[name] = value;
     carried.push(name);
   }
-  const resolver = file('/etc/resolv.conf');
-  if (resolver !== null) mounts.push({ source: resolver, target: '/etc/resolv.conf' });
-  const hosts = file('/etc/hosts');
-  if (hosts !== null) mounts.push({ source: hosts, target: '/etc/hosts' });
+  // No resolver is carried in: the step has no network, and the egress proxy resolves names on the host.
 
   const ca = CA_FILE_VARIABLES.map((name) => file(hostEnv[name])).find((path) => path !== null) ?? file(SYSTEM_CA);
   if (ca !== null) {
@@ -103,5 +135,13 @@ export function registryAccess(hostEnv: Readonly<Record<string, string | undefin
 
   const goEnv = file(hostEnv['GOENV'] ?? join(home, '.config/go/env'));
   if (goEnv !== null && existsSync(goEnv)) bind(goEnv, 'go.env', 'GOENV');
-  return { mounts, env, carried };
+
+  const named = [
+    ...Object.values(env),
+    ...mounts
+      .filter((mount) => !mount.target.endsWith('.crt') && mount.target !== SYSTEM_CA)
+      .map((mount) => readFileSync(mount.source, 'utf8')),
+  ].flatMap(urlHosts);
+  const hosts = [...PUBLIC_REGISTRIES.map((host) => ({ host, ports: [443] })), ...named];
+  return { mounts, env, carried, hosts };
 }

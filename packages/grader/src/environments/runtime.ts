@@ -1,9 +1,11 @@
 // Owns running a command inside an environment with bubblewrap: the image's unpacked root file system read-only as /,
 // a fresh /dev, /proc and /tmp, /work as a tmpfs holding what the caller binds there (the checkout at /work/repo, its
-// reports, its home), the folders the install left in the checkout bound back read-only, and no network unless the
-// caller is the install step. Nothing of the host is visible but what is bound.
+// reports, its home), the folders the install left in the checkout bound back read-only, and no network: the install
+// step's one way out is an egress proxy's socket, and only a trusted-local engine keeps the host's network. Nothing of
+// the host is visible but what is bound.
 import { lstat, readlink } from 'node:fs/promises';
 import { join, posix } from 'node:path';
+import { packageRoot } from '../package-root.js';
 import { EnvironmentError } from './errors.js';
 import type { ImageConfig } from './store.js';
 
@@ -50,9 +52,23 @@ export interface EnvironmentRun {
   /** The host folder bound at /work/repo; null for a command that needs no checkout. */
   readonly checkout: string | null;
   readonly mounts: readonly Mount[];
-  /** Only the install step reaches the network, and then only through the host's registry configuration. */
+  /** The host's network (a trusted-local engine); every other run has none. */
   readonly network: boolean;
+  /**
+   * Without the network, the Unix socket of an egress proxy (execution/egress-proxy.ts) that is the command's one way
+   * out: bound in, with the relay that serves it on the namespace's loopback wrapped around the command.
+   */
+  readonly egress?: string | null;
 }
+
+/** Where the egress relay, the node that runs it and the proxy's socket are inside, and the port it listens on. */
+const EGRESS = {
+  node: '/run/abp/egress/node',
+  relay: '/run/abp/egress/relay.js',
+  socket: '/run/abp/egress/proxy.sock',
+  port: '3128',
+} as const;
+const RELAY_PROGRAM = join(packageRoot, 'dist', 'execution', 'egress-relay.js');
 
 /** The paths the install left in the checkout (node_modules, an egg-info), recorded in the image. */
 export function checkoutMounts(config: ImageConfig): { bound: string[]; scratch: string[] } {
@@ -161,6 +177,12 @@ export function environmentArgv(run: EnvironmentRun, argv: readonly string[], cw
   // Parents before children, so a deeper mount lands inside the one above it.
   const sorted = [...run.mounts].sort((a, b) => a.target.split('/').length - b.target.split('/').length);
   for (const mount of sorted) args.push(mount.writable === true ? '--bind' : '--ro-bind', mount.source, mount.target);
+  if (run.egress !== undefined && run.egress !== null && !run.network) {
+    args.push('--bind', run.egress, EGRESS.socket, '--ro-bind', process.execPath, EGRESS.node);
+    args.push('--ro-bind', RELAY_PROGRAM, EGRESS.relay, '--chdir', cwd, '--');
+    args.push(EGRESS.node, EGRESS.relay, EGRESS.socket, EGRESS.port, '--', ...argv);
+    return args;
+  }
   args.push('--chdir', cwd, '--', ...argv);
   return args;
 }

@@ -185,6 +185,63 @@ print("host-repo" if os.path.exists("${dir}") else "no-host-repo")
     expect(inspected.Labels['org.abp.install']).toBe('pip install -e .');
   });
 
+  it('lets the install step reach the registries through the egress proxy, and nothing else', async () => {
+    let reached = 0;
+    const server: Server = createServer((socket) => {
+      reached += 1;
+      socket.end('HTTP/1.1 200 OK\r\ncontent-length: 5\r\n\r\nhost\n');
+    });
+    await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+    const address = server.address();
+    const port = typeof address === 'object' && address !== null ? address.port : 0;
+    // The install step tries the host's port directly and through the proxy, a host that is no registry, and PyPI. The
+    // port is in the probe, a dependency file: every run's build is a new one, never the cache's.
+    const probe = `import json, os, socket
+from urllib.parse import urlsplit
+proxy = urlsplit(os.environ["HTTPS_PROXY"])
+def ask(request):
+    with socket.create_connection((proxy.hostname, proxy.port), timeout=60) as s:
+        s.sendall(request.encode())
+        return s.recv(200).decode().split("\\r\\n")[0]
+seen = {}
+try:
+    socket.create_connection(("127.0.0.1", ${port}), timeout=5).close()
+    seen["direct"] = "connected"
+except OSError as error:
+    seen["direct"] = type(error).__name__
+seen["proxiedHost"] = ask("GET http://127.0.0.1:${port}/ HTTP/1.1\\r\\nHost: 127.0.0.1:${port}\\r\\n\\r\\n")
+seen["otherHost"] = ask("CONNECT example.com:443 HTTP/1.1\\r\\nHost: example.com:443\\r\\n\\r\\n")
+seen["registry"] = ask("CONNECT pypi.org:443 HTTP/1.1\\r\\nHost: pypi.org:443\\r\\n\\r\\n")
+print("PROBE " + json.dumps(seen, sort_keys=True))
+`;
+    try {
+      const dir = await repo('py-egress', { 'pyproject.toml': pyproject, 'net_probe.py': probe });
+      const build = await buildEnvironment({
+        store,
+        checkout: dir,
+        request: await request(
+          dir,
+          { ecosystem: 'python', toolchain: {}, install: 'python3 net_probe.py', runner: 'pytest' },
+          ['pyproject.toml', 'net_probe.py'],
+        ),
+      });
+      const log = (await store.readBlob(build.log)).toString('utf8');
+      const seen = JSON.parse(/^PROBE (.*)$/m.exec(log)?.[1] ?? '{}') as Record<string, string>;
+      expect(seen).toEqual({
+        direct: 'ConnectionRefusedError',
+        otherHost: 'HTTP/1.1 403 Forbidden',
+        proxiedHost: 'HTTP/1.1 403 Forbidden',
+        registry: 'HTTP/1.1 200 Connection Established',
+      });
+      expect(reached).toBe(0);
+      // Every attempt is in the build log, refused or not; pytest then came from PyPI the same way.
+      expect(log).toContain(`# connections: pypi.org:443 ×1, refused 127.0.0.1:${port} ×1, refused example.com:443 ×1`);
+      expect(log).toMatch(/\$ python -m pip install pytest\n[\s\S]*# connections: [^\n]*pypi\.org:443/);
+    } finally {
+      await new Promise<void>((closed) => server.close(() => closed()));
+    }
+  }, 900_000);
+
   it('fails the build with environment-build-failed and the log tail when the install needs what no registry has', async () => {
     const broken = await repo('py-broken', {
       'pyproject.toml': pyproject.replace('six==1.16.0', 'abp-no-such-package-anywhere==9.9.9'),

@@ -177,7 +177,12 @@ async function serveLiveWorld(
   await mkdir(join(dir, 'ci'), { recursive: true });
   const actors = new Actors({
     world,
-    ci: createLiveCi(world, { workDir: join(dir, 'ci') }),
+    ci: createLiveCi(world, {
+      workDir: join(dir, 'ci'),
+      // The simulator's log is where an operator looks when a pull request's check went red for no visible reason.
+      onInstallFailure: (repo, pull, message) =>
+        console.error(`ci: ${repo.owner}/${repo.name}#${pull.number}: the install step failed: ${message}`),
+    }),
     plan: { seed: spec.seed, reviewDelayMs: options.reviewDelayMs, closeUnmergedRate: 0 },
   });
   actors.start();

@@ -42,6 +42,8 @@ export interface LiveCiOptions {
   env?: Readonly<Record<string, string>>;
   /** Called with each finished run, e.g. to keep logs. */
   onRun?: (repo: SimRepo, pull: SimPull, run: SuiteRun) => void;
+  /** Called when the install step failed (its command, exit and output tail), before the check goes red. */
+  onInstallFailure?: (repo: SimRepo, pull: SimPull, message: string) => void;
 }
 
 /** Runs a pull request's tests and says how they went (the shape the CI actor takes). */
@@ -61,7 +63,10 @@ export function createLiveCi(world: LiveWorld, options: LiveCiOptions): LiveCi {
         install !== undefined &&
         !(await installDependencies(install, dir).then(
           () => true,
-          () => false,
+          (error: unknown) => {
+            options.onInstallFailure?.(repo, pull, error instanceof Error ? error.message : String(error));
+            return false;
+          },
         ))
       )
         return 'FAILURE';

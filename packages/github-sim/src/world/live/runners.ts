@@ -166,7 +166,9 @@ const exists = (path: string): Promise<boolean> =>
  */
 export async function installDependencies(install: string, cwd: string, timeoutMs = 600_000): Promise<void> {
   const { exitCode, output } = await run('sh', ['-c', install], cwd, hostEnv(), timeoutMs);
-  if (exitCode !== 0) throw new Error(`${install} failed in ${cwd} (exit ${exitCode}): ${output.slice(-2_000)}`);
+  // Both ends of the output: npm states the cause first and prints its usage after it.
+  const shown = output.length > 3_000 ? `${output.slice(0, 1_500)}\n…\n${output.slice(-1_500)}` : output;
+  if (exitCode !== 0) throw new Error(`${install} failed in ${cwd} (exit ${exitCode}): ${shown}`);
 }
 
 /** A repository's suite is the repository's code: it runs as a bounded command, its whole process group ended after. */

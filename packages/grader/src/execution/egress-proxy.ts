@@ -1,0 +1,287 @@
+// Owns the only way out of a command that runs without a network: an HTTP proxy abp runs on the host, on a Unix socket
+// bound into the command's namespace (egress-relay.ts is its end inside), that opens connections only to the hosts of
+// an allow-list and records every attempt, allowed or refused. CONNECT tunnels carry TLS end to end, so the proxy sees
+// host names, never content. Where the host itself reaches the world through a proxy, connections are chained to it.
+import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
+import { connect, type Socket } from 'node:net';
+import { rm } from 'node:fs/promises';
+
+/** A host name (`pypi.org`) or every name under a domain (`*.pythonhosted.org`), on the listed ports. */
+export interface EgressRule {
+  readonly host: string;
+  readonly ports: readonly number[];
+}
+
+export interface EgressAttempt {
+  readonly host: string;
+  readonly port: number;
+  readonly allowed: boolean;
+  /** Why a connection failed or was refused; null for a connection that was made. */
+  readonly error: string | null;
+}
+
+export interface EgressProxy {
+  /** Where the proxy listens: a Unix socket path, or 127.0.0.1:<port>. */
+  readonly address: string;
+  attempts(): readonly EgressAttempt[];
+  close(): Promise<void>;
+}
+
+export interface EgressOptions {
+  readonly listen: { path: string } | { port: number };
+  readonly allow: readonly EgressRule[];
+  /** The proxy the host reaches the world through, for a host that is not in its NO_PROXY list. */
+  readonly upstream?: ((host: string) => URL | null) | undefined;
+  /** Tunnels open at once; one more is answered 503 at once rather than queued. */
+  readonly maxConnections?: number;
+  /** A tunnel silent for this long is closed. */
+  readonly idleMs?: number;
+}
+
+const MAX_RECORDED = 10_000;
+
+export function normalizeHost(host: string): string {
+  return host
+    .trim()
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
+}
+
+export function egressAllows(rules: readonly EgressRule[], host: string, port: number): boolean {
+  const name = normalizeHost(host);
+  return rules.some((rule) => {
+    const pattern = normalizeHost(rule.host);
+    const matches = pattern.startsWith('*.') ? name.endsWith(pattern.slice(1)) : name === pattern;
+    return matches && rule.ports.includes(port);
+  });
+}
+
+/** `host:port` of a CONNECT request or an absolute URL's authority; null when it is not one. */
+function target(authority: string, defaultPort: number): { host: string; port: number } | null {
+  const match = /^(\[[0-9a-fA-F:.]+\]|[^:/@\s[\]]+)(?::(\d{1,5}))?$/.exec(authority);
+  if (match === null) return null;
+  const port = match[2] === undefined ? defaultPort : Number(match[2]);
+  if (!(port > 0 && port < 65536)) return null;
+  return { host: normalizeHost(match[1] as string), port };
+}
+
+/** A TCP connection to host:port, directly or through the host's own proxy (a CONNECT of its own). */
+function open(host: string, port: number, upstream: URL | null): Promise<Socket> {
+  return new Promise((resolve, reject) => {
+    if (upstream === null) {
+      const socket = connect({ host, port });
+      socket.once('connect', () => resolve(socket));
+      socket.once('error', reject);
+      return;
+    }
+    const auth =
+      upstream.username === ''
+        ? {}
+        : {
+            'proxy-authorization': `Basic ${Buffer.from(`${decodeURIComponent(upstream.username)}:${decodeURIComponent(upstream.password)}`).toString('base64')}`,
+          };
+    const request = httpRequest({
+      host: upstream.hostname,
+      port: Number(upstream.port || 80),
+      method: 'CONNECT',
+      path: `${host}:${port}`,
+      headers: { host: `${host}:${port}`, ...auth },
+    });
+    request.once('connect', (response, socket, head) => {
+      if (response.statusCode !== 200) {
+        socket.destroy();
+        reject(new Error(`the host's proxy ${upstream.host} answered ${response.statusCode}`));
+        return;
+      }
+      if (head.length > 0) socket.unshift(head);
+      resolve(socket);
+    });
+    request.once('error', reject);
+    request.end();
+  });
+}
+
+export async function startEgressProxy(options: EgressOptions): Promise<EgressProxy> {
+  const recorded: EgressAttempt[] = [];
+  const record = (attempt: EgressAttempt) => {
+    if (recorded.length < MAX_RECORDED) recorded.push(attempt);
+  };
+  const upstreamOf = options.upstream ?? (() => null);
+  const idleMs = options.idleMs ?? 120_000;
+  const open_ = new Set<Socket>();
+  const maxConnections = options.maxConnections ?? 64;
+  let active = 0;
+
+  const refuse = (socket: Socket, status: number, reason: string) => {
+    socket.end(
+      `HTTP/1.1 ${status} ${status === 403 ? 'Forbidden' : status === 400 ? 'Bad Request' : status === 503 ? 'Service Unavailable' : 'Bad Gateway'}\r\ncontent-type: text/plain\r\nconnection: close\r\nx-abp-egress: refused\r\n\r\nabp egress: ${reason}\n`,
+    );
+  };
+
+  const server = createServer({ maxHeaderSize: 16 * 1024 });
+  server.on('connection', (socket) => {
+    open_.add(socket);
+    socket.once('close', () => open_.delete(socket));
+    socket.setTimeout(idleMs, () => socket.destroy());
+  });
+
+  server.on('connect', (request: IncomingMessage, client: Socket, head: Buffer) => {
+    client.on('error', () => client.destroy());
+    const wanted = target(request.url ?? '', 443);
+    if (wanted === null) return refuse(client, 400, `CONNECT ${JSON.stringify(request.url)} names no host:port`);
+    if (!egressAllows(options.allow, wanted.host, wanted.port)) {
+      record({ ...wanted, allowed: false, error: 'not in the allow-list' });
+      return refuse(client, 403, `${wanted.host}:${wanted.port} is not a host this command may reach`);
+    }
+    if (active >= maxConnections)
+      return refuse(client, 503, `${maxConnections} connections are already open; retry when one closes`);
+    active += 1;
+    let released = false;
+    const release = () => {
+      if (!released) active -= 1;
+      released = true;
+    };
+    client.once('close', release);
+    open(wanted.host, wanted.port, upstreamOf(wanted.host)).then(
+      (remote) => {
+        record({ ...wanted, allowed: true, error: null });
+        open_.add(remote);
+        remote.setTimeout(idleMs, () => remote.destroy());
+        const close = () => {
+          client.destroy();
+          remote.destroy();
+        };
+        remote.once('close', () => {
+          open_.delete(remote);
+          close();
+        });
+        remote.on('error', close);
+        client.once('close', close);
+        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        if (head.length > 0) remote.write(head);
+        client.pipe(remote);
+        remote.pipe(client);
+      },
+      (error: Error) => {
+        record({ ...wanted, allowed: true, error: (error as NodeJS.ErrnoException).code ?? error.message });
+        refuse(
+          client,
+          502,
+          `${wanted.host}:${wanted.port} could not be reached (${(error as NodeJS.ErrnoException).code ?? error.message})`,
+        );
+      },
+    );
+  });
+
+  // Plain HTTP in absolute form (`GET http://host/path`): forwarded as one request, the answer streamed back.
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    let url: URL | null = null;
+    try {
+      url = new URL(request.url ?? '');
+    } catch {
+      url = null;
+    }
+    const wanted = url !== null && url.protocol === 'http:' ? target(url.host, 80) : null;
+    if (url === null || wanted === null) {
+      response.writeHead(400, { 'content-type': 'text/plain', 'x-abp-egress': 'refused' });
+      response.end('abp egress: only CONNECT and absolute http:// requests are proxied\n');
+      return;
+    }
+    if (!egressAllows(options.allow, wanted.host, wanted.port)) {
+      record({ ...wanted, allowed: false, error: 'not in the allow-list' });
+      response.writeHead(403, { 'content-type': 'text/plain', 'x-abp-egress': 'refused' });
+      response.end(`abp egress: ${wanted.host}:${wanted.port} is not a host this command may reach\n`);
+      return;
+    }
+    const upstream = upstreamOf(wanted.host);
+    const headers = { ...request.headers };
+    delete headers['proxy-connection'];
+    delete headers['proxy-authorization'];
+    const forwarded = httpRequest(
+      upstream === null
+        ? {
+            host: wanted.host,
+            port: wanted.port,
+            method: request.method,
+            path: `${url.pathname}${url.search}`,
+            headers,
+          }
+        : {
+            host: upstream.hostname,
+            port: Number(upstream.port || 80),
+            method: request.method,
+            path: url.href,
+            headers,
+          },
+      (answer) => {
+        record({ ...wanted, allowed: true, error: null });
+        response.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(response);
+      },
+    );
+    forwarded.on('error', (error: NodeJS.ErrnoException) => {
+      record({ ...wanted, allowed: true, error: error.code ?? error.message });
+      if (!response.headersSent) response.writeHead(502, { 'content-type': 'text/plain', 'x-abp-egress': 'refused' });
+      response.end(`abp egress: ${wanted.host}:${wanted.port} could not be reached (${error.code ?? error.message})\n`);
+    });
+    request.pipe(forwarded);
+  });
+
+  const listen = options.listen;
+  if ('path' in listen) await rm(listen.path, { force: true });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    if ('path' in listen) server.listen(listen.path, resolve);
+    else server.listen(listen.port, '127.0.0.1', resolve);
+  });
+  const bound = server.address();
+  const address =
+    'path' in listen ? listen.path : `127.0.0.1:${typeof bound === 'object' && bound !== null ? bound.port : 0}`;
+  return {
+    address,
+    attempts: () => [...recorded],
+    close: async () => {
+      for (const socket of open_) socket.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      if ('path' in listen) await rm(listen.path, { force: true });
+    },
+  };
+}
+
+/** The host's own proxy for `host`, from HTTPS_PROXY / HTTP_PROXY and NO_PROXY as curl reads them. */
+export function hostUpstream(hostEnv: Readonly<Record<string, string | undefined>>): (host: string) => URL | null {
+  const value =
+    hostEnv['HTTPS_PROXY'] ?? hostEnv['https_proxy'] ?? hostEnv['HTTP_PROXY'] ?? hostEnv['http_proxy'] ?? '';
+  let proxy: URL | null = null;
+  try {
+    proxy = value === '' ? null : new URL(value.includes('://') ? value : `http://${value}`);
+  } catch {
+    proxy = null;
+  }
+  const bypass = (hostEnv['NO_PROXY'] ?? hostEnv['no_proxy'] ?? '')
+    .split(',')
+    .map((entry) => normalizeHost(entry.replace(/:\d+$/, '')))
+    .filter(Boolean);
+  return (host) => {
+    if (proxy === null) return null;
+    const name = normalizeHost(host);
+    const skipped = bypass.some(
+      (entry) =>
+        entry === '*' ||
+        name === entry.replace(/^\./, '') ||
+        name.endsWith(entry.startsWith('.') ? entry : `.${entry}`),
+    );
+    return skipped ? null : proxy;
+  };
+}
+
+/** Counts per host and outcome, for a build log or a receipt: `pypi.org:443 ×3`, `refused 127.0.0.1:8080 ×1`. */
+export function summarizeAttempts(attempts: readonly EgressAttempt[]): string[] {
+  const counts = new Map<string, number>();
+  for (const attempt of attempts) {
+    const key = `${attempt.allowed ? (attempt.error === null ? '' : `failed (${attempt.error}) `) : 'refused '}${attempt.host}:${attempt.port}`;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  }
+  return [...counts.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([key, count]) => `${key} ×${count}`);
+}
