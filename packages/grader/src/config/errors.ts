@@ -12,6 +12,7 @@ export type GraderConfigErrorCode =
   | 'unknown-translator'
   | 'invalid-placeholder'
   | 'missing-program-path'
+  | 'invalid-program-path'
   | 'hidden-program-path'
   | 'mismatched-models'
   | 'sandbox-unavailable';

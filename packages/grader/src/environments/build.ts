@@ -12,7 +12,7 @@ import { performance } from 'node:perf_hooks';
 import { canonicalJson } from '@abp/protocol/schemas/canonical-json';
 import { contentDigest } from '@abp/protocol/schemas/registry-digest';
 import { runBounded, runProgram, type CommandResult } from '../execution/index.js';
-import { hostUpstream, startEgressProxy, summarizeAttempts } from '../execution/egress-proxy.js';
+import { hostUpstream, startEgressProxy, summarizeAttempts, type EgressProxy } from '../execution/egress-proxy.js';
 import { parseCommandLine } from '../verification/command-line.js';
 import { EnvironmentError } from './errors.js';
 import { registryAccess } from './registry-access.js';
@@ -326,14 +326,18 @@ export async function buildEnvironment(input: BuildInput): Promise<EnvironmentBu
   note(
     `# environment ${request.ecosystem}, base ${base.digest}\n# registry access carried in: ${access.carried.join(', ') || 'none'}\n# registries the install may reach: ${[...new Set(access.hosts.map((rule) => `${rule.host}:${rule.ports.join(',')}`))].join(', ')}\n`,
   );
-  // The install's one way out: a proxy that opens connections to the registries only (a short path: a socket's is capped).
-  const egressDir = await mkdtemp(join(tmpdir(), 'abp-egress-'));
-  const egress = await startEgressProxy({
-    listen: { path: join(egressDir, 'proxy.sock') },
-    allow: access.hosts,
-    upstream: hostUpstream(input.hostEnv ?? process.env),
-  });
+  let egressDir: string | null = null;
+  let egress: EgressProxy | null = null;
   try {
+    // The install's one way out: a proxy that opens connections to the registries only (a short path: a socket's is
+    // capped at 108 bytes).
+    egressDir = await mkdtemp(join(tmpdir(), 'abp-egress-'));
+    const proxy = await startEgressProxy({
+      listen: { path: join(egressDir, 'proxy.sock') },
+      allow: access.hosts,
+      upstream: hostUpstream(input.hostEnv ?? process.env),
+    });
+    egress = proxy;
     const before = await listing(checkout);
     const imageEnv = environmentVariables(base.config, {});
     const ownEnv = ecosystemEnv(request.ecosystem, toolchain);
@@ -353,9 +357,9 @@ export async function buildEnvironment(input: BuildInput): Promise<EnvironmentBu
           ...(network ? access.mounts : []),
         ],
         network: false,
-        egress: network ? egress.address : null,
+        egress: network ? proxy.address : null,
       };
-      const seen = egress.attempts().length;
+      const seen = proxy.attempts().length;
       const result = await runBounded({
         argv: command,
         cwd: CHECKOUT,
@@ -377,7 +381,7 @@ export async function buildEnvironment(input: BuildInput): Promise<EnvironmentBu
       note(
         `# ${result.spawnError !== null ? `not started: ${result.spawnError.message}` : result.timedOut ? 'timed out' : `exit ${result.exitCode ?? result.signal}`}\n`,
       );
-      const connections = summarizeAttempts(egress.attempts().slice(seen));
+      const connections = summarizeAttempts(proxy.attempts().slice(seen));
       if (connections.length > 0) note(`# connections: ${connections.join(', ')}\n`);
       return result;
     };
@@ -441,8 +445,8 @@ export async function buildEnvironment(input: BuildInput): Promise<EnvironmentBu
       durationMs: performance.now() - started,
     };
   } finally {
-    await egress.close();
-    await rm(egressDir, { recursive: true, force: true });
+    await egress?.close();
+    if (egressDir !== null) await rm(egressDir, { recursive: true, force: true });
     await rm(work, { recursive: true, force: true });
   }
 }

@@ -38,7 +38,8 @@ const PUBLIC_REGISTRIES = [
 /** The hosts (and ports) of the URLs in a setting or a configuration file, without any credentials they embed. */
 function urlHosts(text: string): EgressRule[] {
   const rules: EgressRule[] = [];
-  for (const match of text.matchAll(/\b(https?):\/\/([^\s/'"?#<>]+)/g)) {
+  // A list (`GOPROXY=https://a,https://b|direct`) ends each URL at its separator.
+  for (const match of text.matchAll(/\b(https?):\/\/([^\s/'"?#<>,;|]+)/g)) {
     const authority = (match[2] as string).replace(/^.*@/, '');
     const port = /:(\d{1,5})$/.exec(authority)?.[1];
     const host = port === undefined ? authority : authority.slice(0, -port.length - 1);
@@ -51,18 +52,21 @@ function urlHosts(text: string): EgressRule[] {
   return rules;
 }
 
-// Variables whose values are addresses, hosts or timeouts, passed as they are.
+// Variables whose values are addresses, hosts or timeouts, passed as they are. The host's proxy settings are not: the
+// egress proxy chains through the host's proxy itself, and a proxy address inside would be a way around its list (and
+// may carry credentials).
 const PASSED = [
-  /^(HTTPS?|ALL|NO)_PROXY$/i,
   /^PIP_(INDEX_URL|EXTRA_INDEX_URL|TRUSTED_HOST|DEFAULT_TIMEOUT|RETRIES|TIMEOUT|DISABLE_PIP_VERSION_CHECK)$/,
   /^UV_(INDEX_URL|EXTRA_INDEX_URL|DEFAULT_INDEX|INDEX)$/,
-  /^NPM_CONFIG_(REGISTRY|STRICT_SSL|FETCH_RETRIES|FETCH_TIMEOUT|PROXY|HTTPS_PROXY|NOPROXY)$/i,
+  /^NPM_CONFIG_(REGISTRY|STRICT_SSL|FETCH_RETRIES|FETCH_TIMEOUT)$/i,
   /^GO(PROXY|NOSUMDB|NOPROXY|PRIVATE|SUMDB|INSECURE)$/,
   /^CARGO_REGISTRIES_.*_(INDEX|PROTOCOL)$/,
   /^CARGO_REGISTRY_DEFAULT$/,
-  /^CARGO_HTTP_(TIMEOUT|PROXY|MULTIPLEXING)$/,
+  /^CARGO_HTTP_(TIMEOUT|MULTIPLEXING)$/,
   /^CARGO_NET_(RETRY|GIT_FETCH_WITH_CLI)$/,
 ];
+// A configuration file's line that names a proxy (pip's `proxy =`, npm's `https-proxy=`, cargo's `proxy = "…"`).
+const PROXY_SETTING = /^\s*[\w.-]*proxy[\w.-]*\s*[=:]/i;
 // Variables naming a CA bundle: the first that exists is bound in, and every tool is pointed at it.
 const CA_FILE_VARIABLES = [
   'SSL_CERT_FILE',
@@ -140,7 +144,12 @@ export function registryAccess(hostEnv: Readonly<Record<string, string | undefin
     ...Object.values(env),
     ...mounts
       .filter((mount) => !mount.target.endsWith('.crt') && mount.target !== SYSTEM_CA)
-      .map((mount) => readFileSync(mount.source, 'utf8')),
+      .map((mount) =>
+        readFileSync(mount.source, 'utf8')
+          .split('\n')
+          .filter((line) => !PROXY_SETTING.test(line))
+          .join('\n'),
+      ),
   ].flatMap(urlHosts);
   const hosts = [...PUBLIC_REGISTRIES.map((host) => ({ host, ports: [443] })), ...named];
   return { mounts, env, carried, hosts };

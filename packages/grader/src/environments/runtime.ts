@@ -3,6 +3,7 @@
 // reports, its home), the folders the install left in the checkout bound back read-only, and no network: the install
 // step's one way out is an egress proxy's socket, and only a trusted-local engine keeps the host's network. Nothing of
 // the host is visible but what is bound.
+import { existsSync, realpathSync } from 'node:fs';
 import { lstat, readlink } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import { packageRoot } from '../package-root.js';
@@ -52,8 +53,13 @@ export interface EnvironmentRun {
   /** The host folder bound at /work/repo; null for a command that needs no checkout. */
   readonly checkout: string | null;
   readonly mounts: readonly Mount[];
-  /** The host's network (a trusted-local engine); every other run has none. */
+  /** The host's network and resolver (a trusted-local engine); every other run has none. */
   readonly network: boolean;
+  /**
+   * In-environment paths under a mount that are replaced by something empty (a tmpfs, or /dev/null for a file): what
+   * the sandboxed policy hides from engines where it lies inside a folder bound for them.
+   */
+  readonly covered?: ReadonlyArray<{ readonly target: string; readonly folder: boolean }>;
   /**
    * Without the network, the Unix socket of an egress proxy (execution/egress-proxy.ts) that is the command's one way
    * out: bound in, with the relay that serves it on the namespace's loopback wrapped around the command.
@@ -174,9 +180,23 @@ export function environmentArgv(run: EnvironmentRun, argv: readonly string[], cw
       args.push('--ro-bind', join(run.rootfs, ENV_PREFIX, 'checkout', path), `${CHECKOUT}/${path}`);
     for (const path of scratch) args.push('--tmpfs', `${CHECKOUT}/${path}`);
   }
-  // Parents before children, so a deeper mount lands inside the one above it.
-  const sorted = [...run.mounts].sort((a, b) => a.target.split('/').length - b.target.split('/').length);
-  for (const mount of sorted) args.push(mount.writable === true ? '--bind' : '--ro-bind', mount.source, mount.target);
+  // Parents before children, so a deeper mount lands inside the one above it, and a covered path over its folder.
+  const operations = [
+    ...run.mounts.map((mount) => ({
+      target: mount.target,
+      args: [mount.writable === true ? '--bind' : '--ro-bind', mount.source, mount.target],
+    })),
+    ...(run.covered ?? []).map((cover) => ({
+      target: cover.target,
+      args: cover.folder ? ['--tmpfs', cover.target] : ['--ro-bind', '/dev/null', cover.target],
+    })),
+  ];
+  const depth = (target: string) => target.split('/').length;
+  for (const operation of operations.sort((a, b) => depth(a.target) - depth(b.target))) args.push(...operation.args);
+  // A trusted-local engine reaches its model by name: the host's resolver replaces the image's empty one.
+  if (run.network)
+    for (const file of ['/etc/resolv.conf', '/etc/hosts'])
+      if (existsSync(file)) args.push('--ro-bind', realpathSync(file), file);
   if (run.egress !== undefined && run.egress !== null && !run.network) {
     args.push('--bind', run.egress, EGRESS.socket, '--ro-bind', process.execPath, EGRESS.node);
     args.push('--ro-bind', RELAY_PROGRAM, EGRESS.relay, '--chdir', cwd, '--');

@@ -66,40 +66,70 @@ function target(authority: string, defaultPort: number): { host: string; port: n
   return { host: normalizeHost(match[1] as string), port };
 }
 
-/** A TCP connection to host:port, directly or through the host's own proxy (a CONNECT of its own). */
-function open(host: string, port: number, upstream: URL | null): Promise<Socket> {
-  return new Promise((resolve, reject) => {
+function proxyAuthorization(upstream: URL): Record<string, string> {
+  if (upstream.username === '') return {};
+  const credentials = `${decodeURIComponent(upstream.username)}:${decodeURIComponent(upstream.password)}`;
+  return { 'proxy-authorization': `Basic ${Buffer.from(credentials).toString('base64')}` };
+}
+
+const CONNECT_TIMEOUT_MS = 30_000;
+
+/**
+ * A TCP connection to host:port, directly or through the host's own proxy (a CONNECT of its own), given up after 30 s.
+ * `cancel` ends an attempt still under way (its client left, or the proxy closes).
+ */
+function open(host: string, port: number, upstream: URL | null): { socket: Promise<Socket>; cancel(): void } {
+  let pending: Socket | null = null;
+  let cancelled = false;
+  const socket = new Promise<Socket>((resolve, reject) => {
+    const timer = setTimeout(() => {
+      pending?.destroy();
+      reject(Object.assign(new Error('the connection timed out'), { code: 'ETIMEDOUT' }));
+    }, CONNECT_TIMEOUT_MS);
+    const done = (error: Error | null, connected?: Socket) => {
+      clearTimeout(timer);
+      if (error !== null) reject(error);
+      else if (cancelled) {
+        connected?.destroy();
+        reject(Object.assign(new Error('the client left'), { code: 'ECANCELED' }));
+      } else resolve(connected as Socket);
+    };
     if (upstream === null) {
-      const socket = connect({ host, port });
-      socket.once('connect', () => resolve(socket));
-      socket.once('error', reject);
+      const direct = connect({ host, port });
+      pending = direct;
+      direct.once('connect', () => done(null, direct));
+      direct.once('error', (error) => done(error));
       return;
     }
-    const auth =
-      upstream.username === ''
-        ? {}
-        : {
-            'proxy-authorization': `Basic ${Buffer.from(`${decodeURIComponent(upstream.username)}:${decodeURIComponent(upstream.password)}`).toString('base64')}`,
-          };
     const request = httpRequest({
       host: upstream.hostname,
       port: Number(upstream.port || 80),
       method: 'CONNECT',
       path: `${host}:${port}`,
-      headers: { host: `${host}:${port}`, ...auth },
+      headers: { host: `${host}:${port}`, ...proxyAuthorization(upstream) },
     });
-    request.once('connect', (response, socket, head) => {
+    request.once('socket', (raw: Socket) => {
+      pending = raw;
+    });
+    request.once('connect', (response, tunnel: Socket, head: Buffer) => {
       if (response.statusCode !== 200) {
-        socket.destroy();
-        reject(new Error(`the host's proxy ${upstream.host} answered ${response.statusCode}`));
+        tunnel.destroy();
+        done(new Error(`the host's proxy ${upstream.host} answered ${response.statusCode}`));
         return;
       }
-      if (head.length > 0) socket.unshift(head);
-      resolve(socket);
+      if (head.length > 0) tunnel.unshift(head);
+      done(null, tunnel);
     });
-    request.once('error', reject);
+    request.once('error', (error) => done(error));
     request.end();
   });
+  return {
+    socket,
+    cancel: () => {
+      cancelled = true;
+      pending?.destroy();
+    },
+  };
 }
 
 export async function startEgressProxy(options: EgressOptions): Promise<EgressProxy> {
@@ -112,6 +142,7 @@ export async function startEgressProxy(options: EgressOptions): Promise<EgressPr
   const open_ = new Set<Socket>();
   const maxConnections = options.maxConnections ?? 64;
   let active = 0;
+  const pendingAttempts = new Set<ReturnType<typeof open>>();
 
   const refuse = (socket: Socket, status: number, reason: string) => {
     socket.end(
@@ -142,36 +173,47 @@ export async function startEgressProxy(options: EgressOptions): Promise<EgressPr
       if (!released) active -= 1;
       released = true;
     };
-    client.once('close', release);
-    open(wanted.host, wanted.port, upstreamOf(wanted.host)).then(
-      (remote) => {
-        record({ ...wanted, allowed: true, error: null });
-        open_.add(remote);
-        remote.setTimeout(idleMs, () => remote.destroy());
-        const close = () => {
-          client.destroy();
-          remote.destroy();
-        };
-        remote.once('close', () => {
-          open_.delete(remote);
-          close();
-        });
-        remote.on('error', close);
-        client.once('close', close);
-        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-        if (head.length > 0) remote.write(head);
-        client.pipe(remote);
-        remote.pipe(client);
-      },
-      (error: Error) => {
-        record({ ...wanted, allowed: true, error: (error as NodeJS.ErrnoException).code ?? error.message });
-        refuse(
-          client,
-          502,
-          `${wanted.host}:${wanted.port} could not be reached (${(error as NodeJS.ErrnoException).code ?? error.message})`,
-        );
-      },
-    );
+    const attempt = open(wanted.host, wanted.port, upstreamOf(wanted.host));
+    pendingAttempts.add(attempt);
+    client.once('close', () => {
+      release();
+      attempt.cancel();
+    });
+    attempt.socket
+      .finally(() => pendingAttempts.delete(attempt))
+      .then(
+        (remote) => {
+          record({ ...wanted, allowed: true, error: null });
+          if (client.destroyed) {
+            remote.destroy();
+            return;
+          }
+          open_.add(remote);
+          remote.setTimeout(idleMs, () => remote.destroy());
+          const close = () => {
+            client.destroy();
+            remote.destroy();
+          };
+          remote.once('close', () => {
+            open_.delete(remote);
+            close();
+          });
+          remote.on('error', close);
+          client.once('close', close);
+          client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+          if (head.length > 0) remote.write(head);
+          client.pipe(remote);
+          remote.pipe(client);
+        },
+        (error: Error) => {
+          record({ ...wanted, allowed: true, error: (error as NodeJS.ErrnoException).code ?? error.message });
+          refuse(
+            client,
+            502,
+            `${wanted.host}:${wanted.port} could not be reached (${(error as NodeJS.ErrnoException).code ?? error.message})`,
+          );
+        },
+      );
   });
 
   // Plain HTTP in absolute form (`GET http://host/path`): forwarded as one request, the answer streamed back.
@@ -195,9 +237,11 @@ export async function startEgressProxy(options: EgressOptions): Promise<EgressPr
       return;
     }
     const upstream = upstreamOf(wanted.host);
-    const headers = { ...request.headers };
+    // The Host the request names is the one it was allowed for: no other virtual host behind the same address.
+    const headers: Record<string, string | string[] | undefined> = { ...request.headers, host: url.host };
     delete headers['proxy-connection'];
     delete headers['proxy-authorization'];
+    if (upstream !== null) Object.assign(headers, proxyAuthorization(upstream));
     const forwarded = httpRequest(
       upstream === null
         ? {
@@ -242,6 +286,7 @@ export async function startEgressProxy(options: EgressOptions): Promise<EgressPr
     address,
     attempts: () => [...recorded],
     close: async () => {
+      for (const attempt of pendingAttempts) attempt.cancel();
       for (const socket of open_) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       if ('path' in listen) await rm(listen.path, { force: true });

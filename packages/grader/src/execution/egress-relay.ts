@@ -5,6 +5,7 @@
 // Node built-ins only: it runs with the host's node bound into an image that has no node_modules of abp's.
 import { spawn } from 'node:child_process';
 import { connect, createServer, type Socket } from 'node:net';
+import { constants } from 'node:os';
 
 const [socketPath, portText, separator, ...argv] = process.argv.slice(2);
 const port = Number(portText);
@@ -57,7 +58,8 @@ server.listen(port, '127.0.0.1', () => {
     if (signal !== null) {
       process.removeAllListeners(signal);
       process.kill(process.pid, signal);
-      return;
+      // A signal node ignores or handles itself (SIGPIPE, SIGUSR1) must not turn into success.
+      process.exit(128 + (constants.signals[signal] ?? 0));
     }
     process.exit(code ?? 1);
   });

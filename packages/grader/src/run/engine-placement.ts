@@ -4,7 +4,7 @@
 // verification uses: the workspace at /work/repo with the install's folders, its state, output and /tmp bound writable,
 // the base repository's objects and the adapter's program folders bound read-only, and nothing else of the host.
 // A trusted-local engine keeps the host's network there; a sandboxed one has none.
-import { existsSync, realpathSync } from 'node:fs';
+import { existsSync, realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Adapter, ExecutionPolicy } from '@abp/protocol/schemas/abp-adapters';
 import { reducedEnvironment, type SandboxSpec } from '../execution/index.js';
@@ -65,6 +65,11 @@ export function checkProgramPaths(input: {
     adapter.program.forEach((declared, at) => {
       const field = `${input.adaptersFile}: adapters[${index}].program[${at}]`;
       const path = resolve(declared.replace(/^\{repo\}/, adaptersDir));
+      if (path === '/')
+        throw new GraderConfigError(
+          'invalid-program-path',
+          `${field} names /, the whole file system; list the folders the engine's program is installed in`,
+        );
       if (!existsSync(path))
         throw new GraderConfigError(
           'missing-program-path',
@@ -79,6 +84,25 @@ export function checkProgramPaths(input: {
         );
     });
   });
+}
+
+/** The hidden paths that exist and lie inside a program path, by their real paths, each a folder or a file. */
+function hiddenUnder(
+  programs: readonly string[],
+  hiddenPaths: readonly string[],
+): Array<{ path: string; folder: boolean }> {
+  const found: Array<{ path: string; folder: boolean }> = [];
+  for (const hidden of hiddenPaths) {
+    if (!existsSync(hidden)) continue;
+    const real = realpathSync(hidden);
+    for (const program of programs) {
+      const base = existsSync(program) ? realpathSync(program) : program;
+      if (!real.startsWith(`${base}/`)) continue;
+      // Where the engine sees it: under the program path as listed, which may differ from its real path.
+      found.push({ path: `${program}${real.slice(base.length)}`, folder: statSync(real).isDirectory() });
+    }
+  }
+  return found;
 }
 
 function translator(programs: readonly string[]): (value: string) => string {
@@ -129,6 +153,15 @@ export function placeEngine(input: {
     };
   }
   const translate = translator(programs);
+  // A folder bound for the engine may hold what the sandbox hides (the results beside the adapters file, say): covered
+  // there as the host sandbox covers it. A trusted-local engine sees them, as it would on the host.
+  const covered =
+    input.policy === 'sandboxed'
+      ? hiddenUnder(programs, input.hiddenPaths).map(({ path, folder }) => ({
+          target: `${ENGINE_ROOT}${path}`,
+          folder,
+        }))
+      : [];
   const set = Object.fromEntries(Object.entries(adapter.env.set).map(([name, value]) => [name, translate(value)]));
   const reduced = reducedEnvironment({
     hostEnv: input.hostEnv,
@@ -161,6 +194,7 @@ export function placeEngine(input: {
         { source: input.gitDir, target: WORK_FOLDERS.baseGit },
         ...programs.map((path) => ({ source: path, target: `${ENGINE_ROOT}${path}` })),
       ],
+      covered,
       network: input.policy === 'trusted-local',
     },
     translate,

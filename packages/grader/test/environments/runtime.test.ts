@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -55,9 +55,62 @@ describe('environmentArgv', () => {
     expect(pairs(args, '--ro-bind').some(([source, target]) => source === '/' || target === '/host')).toBe(false);
   });
 
-  it('shares the network only when asked (the install step)', () => {
+  it("shares the network and the host's resolver only when asked (a trusted-local engine)", () => {
     const args = environmentArgv({ rootfs: '/r', config, checkout: null, mounts: [], network: true }, ['true'], '/');
     expect(args).toContain('--share-net');
+    expect(pairs(args, '--ro-bind').map(([, target]) => target)).toContain('/etc/resolv.conf');
+    const offline = environmentArgv(
+      { rootfs: '/r', config, checkout: null, mounts: [], network: false },
+      ['true'],
+      '/',
+    );
+    expect(pairs(offline, '--ro-bind').map(([, target]) => target)).not.toContain('/etc/resolv.conf');
+  });
+
+  it('wraps the command in the egress relay, with the proxy socket bound in, when it has an egress proxy', () => {
+    const args = environmentArgv(
+      { rootfs: '/r', config, checkout: null, mounts: [], network: false, egress: '/tmp/e/proxy.sock' },
+      ['pip', 'install', '.'],
+      '/work/repo',
+    );
+    expect(args).not.toContain('--share-net');
+    expect(pairs(args, '--bind')).toContainEqual(['/tmp/e/proxy.sock', '/run/abp/egress/proxy.sock']);
+    const command = args.slice(args.indexOf('--chdir'));
+    expect(command).toEqual([
+      '--chdir',
+      '/work/repo',
+      '--',
+      '/run/abp/egress/node',
+      '/run/abp/egress/relay.js',
+      '/run/abp/egress/proxy.sock',
+      '3128',
+      '--',
+      'pip',
+      'install',
+      '.',
+    ]);
+  });
+
+  it('covers what is hidden inside a bound folder after binding it', () => {
+    const args = environmentArgv(
+      {
+        rootfs: '/r',
+        config,
+        checkout: null,
+        mounts: [{ source: '/cfg', target: '/run/abp/engine/cfg' }],
+        covered: [
+          { target: '/run/abp/engine/cfg/results', folder: true },
+          { target: '/run/abp/engine/cfg/secret.txt', folder: false },
+        ],
+        network: false,
+      },
+      ['true'],
+      '/',
+    );
+    const bindAt = args.indexOf('/run/abp/engine/cfg');
+    expect(args.indexOf('/run/abp/engine/cfg/results')).toBeGreaterThan(bindAt);
+    expect(args[args.indexOf('/run/abp/engine/cfg/results') - 1]).toBe('--tmpfs');
+    expect(pairs(args, '--ro-bind')).toContainEqual(['/dev/null', '/run/abp/engine/cfg/secret.txt']);
   });
 
   it('lets the caller override the image variables', () => {
@@ -74,7 +127,15 @@ describe('registryAccess', () => {
   beforeAll(async () => {
     dir = await mkdtemp(path.join(os.tmpdir(), 'abp-registry-access-'));
     await writeFile(path.join(dir, 'ca.pem'), 'certificate');
-    await writeFile(path.join(dir, '.npmrc'), '//registry.example/:_authToken=secret-token\n');
+    await writeFile(
+      path.join(dir, '.npmrc'),
+      '//registry.example/:_authToken=secret-token\nregistry=https://npm.mirror.example/\nhttps-proxy=http://proxy.example:3128\n',
+    );
+    await mkdir(path.join(dir, '.config', 'pip'), { recursive: true });
+    await writeFile(
+      path.join(dir, '.config', 'pip', 'pip.conf'),
+      '[global]\nindex-url = https://pypi.mirror.example:8443/simple\nproxy = http://user:pw@proxy.example:3128\n',
+    );
   });
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });
@@ -85,15 +146,14 @@ describe('registryAccess', () => {
       HOME: dir,
       SSL_CERT_FILE: path.join(dir, 'ca.pem'),
       PIP_INDEX_URL: 'https://mirror.example/simple',
-      HTTPS_PROXY: 'http://proxy.example:3128',
-      GOPROXY: 'https://goproxy.example',
+      HTTPS_PROXY: 'http://user:pw@proxy.example:3128',
+      GOPROXY: 'https://goproxy.example,direct',
       GITHUB_TOKEN: 'ghp_must_not_travel',
       AWS_SECRET_ACCESS_KEY: 'must-not-travel',
     });
     expect(access.env).toMatchObject({
       PIP_INDEX_URL: 'https://mirror.example/simple',
-      HTTPS_PROXY: 'http://proxy.example:3128',
-      GOPROXY: 'https://goproxy.example',
+      GOPROXY: 'https://goproxy.example,direct',
       SSL_CERT_FILE: '/run/abp-registry/ca-certificates.crt',
       PIP_CERT: '/run/abp-registry/ca-certificates.crt',
       NODE_EXTRA_CA_CERTS: '/run/abp-registry/ca-certificates.crt',
@@ -112,5 +172,36 @@ describe('registryAccess', () => {
       expect(mount.target.startsWith('/opt/abp/env')).toBe(false);
     }
     expect(access.carried.join('\n')).not.toContain('secret-token');
+    // The host's proxy stays on the host: the egress proxy chains through it, nothing inside names it.
+    expect(access.env).not.toHaveProperty('HTTPS_PROXY');
+    expect(JSON.stringify(access.env)).not.toMatch(/[/@]proxy\.example/);
+    // No resolver: the step has no network, the egress proxy resolves names on the host.
+    expect(access.mounts.map((mount) => mount.target)).not.toContain('/etc/resolv.conf');
+  });
+
+  it('allows the public registries and every host the carried settings name, never the host proxy', () => {
+    const access = registryAccess({
+      HOME: dir,
+      PIP_INDEX_URL: 'https://mirror.example/simple',
+      HTTPS_PROXY: 'http://proxy.example:3128',
+      GOPROXY: 'https://goproxy.example,https://goproxy2.example|direct',
+    });
+    const hosts = access.hosts.map((rule) => `${rule.host}:${rule.ports.join(',')}`);
+    expect(hosts).toEqual(
+      expect.arrayContaining([
+        'pypi.org:443',
+        'files.pythonhosted.org:443',
+        'registry.npmjs.org:443',
+        'proxy.golang.org:443',
+        'index.crates.io:443',
+        'mirror.example:443',
+        'goproxy.example:443',
+        'goproxy2.example:443',
+        'npm.mirror.example:443',
+        'pypi.mirror.example:8443',
+      ]),
+    );
+    expect(hosts.filter((host) => host.includes('proxy.example') && !host.includes('goproxy'))).toEqual([]);
+    expect(hosts.some((host) => host.includes('direct') || host.includes(','))).toBe(false);
   });
 });

@@ -1,3 +1,6 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { adaptersSchema, type Adapter } from '@abp/protocol/schemas/abp-adapters';
 import { placeEngine, programPaths } from '../../src/run/engine-placement.js';
@@ -110,6 +113,32 @@ describe('where an engine runs', () => {
       '--ro-bind /cfg /run/abp/engine/cfg',
       '--ro-bind /opt/engine /run/abp/engine/opt/engine',
     ]);
+  });
+
+  it('covers what the sandbox hides where it lies inside a folder bound for the engine, for a sandboxed engine only', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'abp-placement-'));
+    try {
+      mkdirSync(join(dir, 'results'));
+      writeFileSync(join(dir, 'held-out.patch'), 'x');
+      const at = (policy: 'sandboxed' | 'trusted-local') =>
+        placeEngine({
+          adapter: adapter({}),
+          adaptersDir: dir,
+          policy,
+          hostEnv,
+          folders,
+          gitDir: '/cache/repo.git',
+          hiddenPaths: [join(dir, 'results'), join(dir, 'held-out.patch'), '/elsewhere/tasks'],
+          image,
+        }).environment?.covered;
+      expect(at('sandboxed')).toEqual([
+        { target: `/run/abp/engine${dir}/results`, folder: true },
+        { target: `/run/abp/engine${dir}/held-out.patch`, folder: false },
+      ]);
+      expect(at('trusted-local')).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('keeps the host network for a trusted-local engine only', () => {

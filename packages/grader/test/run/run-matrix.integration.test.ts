@@ -245,6 +245,8 @@ describe("an adapter's program paths", () => {
       tasks: [SLUG_TASK],
     });
     await expect(errorCode(run(missing, 'out'))).resolves.toBe('missing-program-path');
+    const everything = await fixture({ adapters: [{ engine: 'knower', script: 'knower', program: ['/'] }] });
+    await expect(errorCode(run(everything, 'out'))).resolves.toBe('invalid-program-path');
     const hidden = await fixture({
       adapters: [{ engine: 'knower', script: 'knower', program: ['{repo}/tasks'] }],
       tasks: [SLUG_TASK],

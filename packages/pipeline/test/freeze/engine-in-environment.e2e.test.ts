@@ -2,8 +2,8 @@
 // through `npm ci`; Node 22 from npm, which its `engines` asks for, where the host has Node 20) frozen with `abp freeze`
 // and the detected recipe, then graded: the bundled reference and no-op engines resolve and fail as they must, and a
 // probe engine, itself run by the host's Node 20, finds the environment's Node 22, its vitest and git when it runs the
-// repository's tools, the base's history in its workspace, none of the host's folders, and the network only when the
-// policy is trusted-local.
+// repository's tools, the base's history in its workspace, none of the host's folders (the results beside its adapters
+// file covered by the sandbox), and the network and a resolver only when the policy is trusted-local.
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
@@ -13,6 +13,7 @@ import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExecutionPolicy } from '@abp/protocol/schemas/abp-adapters';
 import { unpackBundle } from '@abp/grader/bundle';
+import { ENGINE_ROOT } from '@abp/grader/environments';
 import type { PublishedTask } from '../../src/freeze/index.js';
 import { gradeBundledEngines } from '../support/bundled-engines.js';
 import { runAbp } from '../support/cli.js';
@@ -24,7 +25,8 @@ const execFileAsync = promisify(execFile);
 // What the probe saw, printed as one JSON line on its stdout (the trial's stdout receipt).
 const PROBE = `
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { lookup } from 'node:dns/promises';
 import { connect } from 'node:net';
 const input = JSON.parse(readFileSync(process.argv[process.argv.indexOf('--input') + 1], 'utf8'));
 if (input.preflight) { process.stdout.write('ABP-PREFLIGHT-OK\\n'); process.exit(0); }
@@ -37,6 +39,8 @@ const network = await new Promise((resolve) => {
   socket.on('connect', () => { socket.destroy(); resolve('connected'); });
   socket.on('error', (error) => resolve(error.code));
 });
+const resolved = await lookup('registry.npmjs.org').then(() => 'resolved', (error) => error.code);
+const listing = (path) => { try { return readdirSync(path); } catch (error) { return error.code; } };
 process.stdout.write(JSON.stringify({
   engineNode: process.version,
   node: run('node', ['--version']),
@@ -44,7 +48,9 @@ process.stdout.write(JSON.stringify({
   history: run('git', ['rev-list', '--count', 'HEAD']),
   workspace: input.workspace,
   hostFolders: JSON.parse(process.env.HOST_FOLDERS).filter((path) => existsSync(path)),
+  results: listing(process.env.RESULTS),
   network,
+  resolved,
 }) + '\\n');
 `;
 
@@ -117,7 +123,16 @@ describe.each<ExecutionPolicy>(['sandboxed', 'trusted-local'])('an engine in the
             set: {
               PROBE_HOST: '127.0.0.1',
               PROBE_PORT: String(port),
-              HOST_FOLDERS: JSON.stringify([tasksDir, root, process.cwd()]),
+              // Where the host's folders would be, at their own paths and under the program root (which holds the
+              // folders above the probe's program as mount points, nothing more): none is there.
+              HOST_FOLDERS: JSON.stringify([
+                root,
+                ...[tasksDir, join(tasksDir, task.taskId, 'held-out', 'golden.patch'), process.cwd()].flatMap(
+                  (path) => [path, `${ENGINE_ROOT}${path}`],
+                ),
+              ]),
+              // The results beside the adapters file, whose folder the probe's program paths include.
+              RESULTS: `${ENGINE_ROOT}${join(root, policy, 'results')}`,
             },
           },
         },
@@ -152,7 +167,16 @@ describe.each<ExecutionPolicy>(['sandboxed', 'trusted-local'])('an engine in the
     expect(Number(seen['history'])).toBeGreaterThanOrEqual(1);
     expect(seen['workspace']).toBe('/work/repo');
     expect(seen['hostFolders']).toEqual([]);
-    if (policy === 'sandboxed') expect(seen['network']).not.toBe('connected');
-    else expect(seen['network']).toBe('connected');
+    if (policy === 'sandboxed') {
+      // The results folder lies inside the adapters file's folder, bound for the probe: the sandbox covers it.
+      expect(seen['results']).toEqual([]);
+      expect(seen['network']).not.toBe('connected');
+      expect(seen['resolved']).not.toBe('resolved');
+    } else {
+      // A trusted-local engine sees what it would on the host, the network and the host's resolver included.
+      expect(seen['results']).toContain(outcome.runDir.split('/').pop());
+      expect(seen['network']).toBe('connected');
+      expect(seen['resolved']).toBe('resolved');
+    }
   });
 });
