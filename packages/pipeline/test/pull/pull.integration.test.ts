@@ -459,16 +459,48 @@ describe('abp pull against abp serve', () => {
   it('grades the pulled task in the fresh data directory: the reference engine resolved, the no-op unresolved', async () => {
     const dir = join(root, 'graded');
     await mkdir(dir);
+    // A third engine prints the Node its commands find: the environment's, which the recipe named, not the host's.
+    const probe = join(root, 'node-probe.mjs');
+    await writeFile(
+      probe,
+      [
+        "import { execFileSync } from 'node:child_process';",
+        "if (process.argv.includes('--preflight')) { process.stdout.write('ABP-PREFLIGHT-OK\\n'); process.exit(0); }",
+        "process.stdout.write(execFileSync('node', ['--version'], { encoding: 'utf8' }));",
+        '',
+      ].join('\n'),
+    );
     const outcome = await gradeBundledEngines({
       dir,
       tasksDir: join(root, 'pulled'),
       taskIds: [published.taskId],
       environments: join(consumerHome, 'environments'),
+      extraAdapters: [
+        {
+          engine: 'node-probe',
+          command: [process.execPath, probe],
+          program: [process.execPath, probe],
+          preflight: {
+            prompt: 'Reply with exactly: ABP-PREFLIGHT-OK',
+            sentinel: 'ABP-PREFLIGHT-OK',
+            timeoutSeconds: 60,
+            command: [process.execPath, probe, '--preflight'],
+          },
+        },
+      ],
     });
     expect(Object.fromEntries(outcome.trials.map((trial) => [trial.engine, trial.outcome]))).toEqual({
       reference: 'resolved',
       noop: 'unresolved',
+      'node-probe': 'unresolved',
     });
+    const image = await new EnvironmentStore(join(consumerHome, 'environments')).readImage(environmentDigest());
+    const named = image.config.config.Labels['org.abp.toolchain.node'];
+    expect(named).toMatch(/^22\./);
+    expect(process.version).not.toBe(`v${named}`);
+    const probed = outcome.trials.find((trial) => trial.engine === 'node-probe');
+    const seen = await readFile(join(outcome.runDir, probed?.receipts.stdout ?? ''), 'utf8');
+    expect(seen.trim()).toBe(`v${named}`);
   });
 
   it("refuses to grade a task whose manifest names another environment than its repository's: environment-mismatch", async () => {
