@@ -22,7 +22,7 @@ import {
   writeFile,
 } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
@@ -41,6 +41,8 @@ import {
 import { keptCheckpointsFile } from '@abp/grader/pull';
 import type { PulledTask } from '@abp/grader/pull';
 import { BundleStore } from '../../src/freeze/bundle/store.js';
+import { buildBundle } from '../../src/freeze/bundle/build.js';
+import type { ExpectedResults } from '@abp/protocol/bundle/expected-results';
 import { freezeTask, type PublishedTask, type TaskFreezeInput } from '../../src/freeze/index.js';
 import { loadTaskDirectory } from '@abp/grader/config';
 import { readTaskProvenance } from '@abp/grader/pull';
@@ -104,6 +106,9 @@ let v1: TrustRoot;
 let pinnedV1: string;
 const log: ServeLogRecord[] = [];
 let trackingTaskId: string;
+/** The upstream repository the task was frozen from, and its base: what a second bundle of it is built from. */
+let textkitGitDir: string;
+let textkitBase: string;
 
 beforeAll(async () => {
   env = await startDevServer();
@@ -133,6 +138,8 @@ describe('abp pull against abp serve', () => {
     // A real freeze of textkit#3: suites run, bundle built, stored, signed by k1 at FROZEN_AT and logged.
     const textkit = repoNamed(await buildRepos(root), 'textkit');
     const fix = knownFix(textkit, 3);
+    textkitGitDir = textkit.upstreamPath;
+    textkitBase = fix.baseOid;
     const input: TaskFreezeInput = {
       ...freezeInput(textkit, 3, fix.baseOid, { kind: 'patch', patch: fix.patch }),
       issue: { number: 3, title: fix.title, body: fix.body },
@@ -537,6 +544,86 @@ describe('abp pull against abp serve', () => {
     expect(refused).toBeInstanceOf(EnvironmentError);
     expect((refused as EnvironmentError).code).toBe('environment-mismatch');
     expect((refused as EnvironmentError).message).toContain(`package.json sha256:${'0'.repeat(64)}`);
+  });
+
+  it("refuses a signed task whose manifest names another environment than its repository's: environment-mismatch", async () => {
+    // A freeze that named the wrong environment (a damaged build cache, a faulty builder), signed and logged like any
+    // other: the same task, its manifest naming an image recorded as built from another package.json, served in place
+    // of the real one. Every signature and proof holds; the environment does not fit the repository the bundle carries.
+    const serverStore = new EnvironmentStore(join(home, 'environments'));
+    const own = await serverStore.readImage(environmentDigest());
+    const recorded = JSON.parse(own.config.config.Labels[LABELS.dependencyFiles] ?? '{}') as Record<string, string>;
+    const other = await serverStore.putImage(own.manifest.layers, {
+      ...own.config,
+      config: {
+        ...own.config.config,
+        Labels: {
+          ...own.config.config.Labels,
+          [LABELS.dependencyFiles]: JSON.stringify({ ...recorded, 'package.json': `sha256:${'1'.repeat(64)}` }),
+        },
+      },
+    });
+    const pulledDir = join(root, 'pulled', published.taskId);
+    const filesDir = join(pulledDir, 'held-out', 'files');
+    const files = await Promise.all(
+      (await readdir(filesDir, { recursive: true, withFileTypes: true }))
+        .filter((entry) => entry.isFile())
+        .map(async (entry) => ({
+          path: relative(filesDir, join(entry.parentPath, entry.name)),
+          content: await readFile(join(entry.parentPath, entry.name)),
+        })),
+    );
+    const manifest: AbpTask = {
+      ...published.manifest,
+      environment: {
+        ...published.manifest.environment,
+        image: published.manifest.environment.image.replace(environmentDigest(), other.digest),
+      },
+    };
+    const bundle = await buildBundle({
+      manifest,
+      issueText: await readFile(join(pulledDir, 'task', 'issue.md'), 'utf8'),
+      gitDir: textkitGitDir,
+      baseCommit: textkitBase,
+      heldOut: {
+        files,
+        expected: JSON.parse(
+          await readFile(join(pulledDir, 'held-out', 'expected-results.json'), 'utf8'),
+        ) as ExpectedResults,
+        goldenPatch: await readFile(join(pulledDir, 'held-out', 'golden.patch'), 'utf8'),
+      },
+    });
+    const digest = await store.put(bundle.archive);
+    const signer = await createSigner({ keyDir: signingPaths(home).keyDir });
+    const statement = { ...(await frozenStatement()), bundleDigest: digest, heldOutDigest: bundle.heldOutDigest };
+    const signature = JSON.stringify(await signer.sign(createTaskBundleStatement(statement)), null, 2);
+    await store.putSignature(digest, signature);
+    // Logged in a copy of the registry's log, so the suite's own log stays as the later scenarios expect it.
+    const logCopy = join(root, `log-copy-${randomUUID()}`);
+    await cp(signingPaths(home).log, logCopy, { recursive: true });
+    await withLog(logCopy, async () => {
+      const log = await openLog(signingPaths(home).log, LOG_ORIGIN);
+      const appended = await log.append({
+        kind: 'task-bundle',
+        subject: `task/${published.taskId}/bundle`,
+        digest: signatureDigest(signature),
+        appendedAt: FROZEN_AT.toISOString(),
+      });
+      await signCheckpointAt(appended.index + 1, k1, FROZEN_AT.toISOString());
+      const db = database.db;
+      await db.insert(bundles).values(bundleRow({ taskId: published.taskId, digest }));
+      await db.update(tasks).set({ bundleDigest: digest }).where(eq(tasks.id, published.taskId));
+      try {
+        const message = await refusedWith('environment-mismatch', {
+          environments: join(root, `consumer-environments-${randomUUID()}`),
+        });
+        expect(message).toContain(other.digest);
+        expect(message).toContain(`package.json sha256:${'1'.repeat(64)}`);
+      } finally {
+        await db.update(tasks).set({ bundleDigest: published.digest }).where(eq(tasks.id, published.taskId));
+        await db.delete(bundles).where(eq(bundles.digest, digest));
+      }
+    });
   });
 
   it('refuses an environment layer changed on the server (environment-tampered) or missing there (environment-missing)', async () => {
