@@ -31,7 +31,8 @@ import {
 export const ENVIRONMENT_BUILDER = 'abp-env/1';
 // What an install image records beyond its layers (its labels); a new format builds new images rather than reusing
 // cached ones that lack what graders now check.
-const INSTALL_IMAGE_FORMAT = 2;
+// 3: no bytecode left by the version probes, so the same inputs build the same image again.
+const INSTALL_IMAGE_FORMAT = 3;
 const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 const VENV = `${ENV_PREFIX}/venv`;
 const MAX_LOG_BYTES = 4 * 1024 * 1024;
@@ -88,6 +89,25 @@ async function cached(store: EnvironmentStore, key: string): Promise<string | nu
   if (text === null) return null;
   const digest = (JSON.parse(text) as { digest: string }).digest;
   return (await store.has(digest)) ? digest : null;
+}
+
+/**
+ * The install image built before from these inputs. An index entry naming an image that records other dependency files
+ * or another install (a damaged or tampered store) is a miss: the build runs again rather than hand a task another
+ * repository's environment.
+ */
+async function cachedInstall(
+  store: EnvironmentStore,
+  key: string,
+  request: EnvironmentRequest,
+): Promise<string | null> {
+  const digest = await cached(store, key);
+  if (digest === null) return null;
+  const labels = (await store.readImage(digest)).config.config.Labels;
+  const fits =
+    labels[LABELS.dependencyFiles] === canonicalJson(request.dependencyFiles) &&
+    labels['org.abp.install'] === request.install;
+  return fits ? digest : null;
 }
 
 /** Writes a small record whole or not at all: a cache entry read half-written would poison every later build. */
@@ -290,7 +310,7 @@ export async function buildEnvironment(input: BuildInput): Promise<EnvironmentBu
     runner: request.runner,
     dependencyFiles: request.dependencyFiles,
   });
-  const known = await cached(store, key);
+  const known = await cachedInstall(store, key, request);
   if (known !== null) {
     const record = JSON.parse(await readFile(join(store.root, 'builds', `${hex(known)}.json`), 'utf8')) as BuildRecord;
     return {
@@ -409,10 +429,10 @@ export async function buildEnvironment(input: BuildInput): Promise<EnvironmentBu
     }
     const scratch = roots.includes('node_modules') ? NODE_SCRATCH : [];
     for (const path of scratch) await mkdir(join(prefix, 'checkout', path), { recursive: true });
-    // Bytecode records the time it was compiled: an environment must not depend on when it was built.
-    await removeBytecode(prefix);
-
     const toolchains = await probeVersions(request.ecosystem, run);
+    // Bytecode records the time it was compiled: an environment must not depend on when it was built. Removed after
+    // the probes, since `python -m pytest --version` compiles pytest where it is installed.
+    await removeBytecode(prefix);
     note(`# toolchains: ${canonicalJson(toolchains)}\n`);
     const depsLayer = await store.putLayer(layerRoot);
     const layers = [...base.manifest.layers, depsLayer];

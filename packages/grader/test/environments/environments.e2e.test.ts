@@ -3,7 +3,7 @@
 // for, not the host's; nothing reaches the network; the build is cached by its inputs; the OCI archive reads in skopeo.
 import { execFile } from 'node:child_process';
 import { createServer, type Server } from 'node:net';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -64,6 +64,22 @@ async function runIn(digest: string, checkout: string, argv: string[]) {
       network: false,
     },
   });
+}
+
+/** The store's index entries that name `digest`: what a build of the same inputs finds (builders of every format). */
+async function indexEntriesOf(digest: string): Promise<string[]> {
+  const keys = join(store.root, 'keys');
+  const names = await readdir(keys);
+  const texts = await Promise.all(names.map((name) => readFile(join(keys, name), 'utf8')));
+  const found = names.filter((_, index) => texts[index]?.includes(digest)).map((name) => join(keys, name));
+  if (found.length === 0) throw new Error(`no index entry names ${digest}`);
+  return found;
+}
+
+/** Builds again with the cache's entries for these inputs gone: a build from the registries, not a reuse. */
+async function rebuiltFromScratch<T>(digest: string, build: () => Promise<T>): Promise<T> {
+  for (const entry of await indexEntriesOf(digest)) await rm(entry);
+  return build();
 }
 
 /** The Python environment of a repository whose only dependency file is pyproject.toml. */
@@ -166,6 +182,14 @@ print("host-repo" if os.path.exists("${dir}") else "no-host-repo")
     // The base (Debian with Python) is shared; only the install's layer differs.
     expect(second.manifest.layers.slice(0, -1)).toEqual(first.manifest.layers.slice(0, -1));
     expect(second.manifest.layers.at(-1)?.digest).not.toBe(first.manifest.layers.at(-1)?.digest);
+
+    // A damaged cache index that names the other image for these inputs is a miss, not a match: the build runs again
+    // and comes out as the same image, byte for byte.
+    const entries = await indexEntriesOf(digest);
+    for (const entry of entries) await writeFile(entry, JSON.stringify({ digest: other.digest }));
+    const rebuilt = await pythonBuild(dir);
+    expect(rebuilt).toMatchObject({ digest, cached: false });
+    expect((await indexEntriesOf(digest)).length).toBeGreaterThan(0);
   }, 900_000);
 
   it('exports an OCI archive that skopeo reads, with the layers and the labels it was built with', async () => {
@@ -273,16 +297,20 @@ describe('Node and Go environments carry the toolchain the repository names, not
         'import { expect, test } from "vitest";\nimport { double } from "../index.js";\ntest("doubles", () => expect(double(2)).toBe(4));\n',
     });
     await execFileAsync('npm', ['install', '--package-lock-only', '--no-audit', '--no-fund'], { cwd: dir });
-    const build = await buildEnvironment({
-      store,
-      checkout: dir,
-      request: await request(
-        dir,
-        { ecosystem: 'node', toolchain: { node: '22' }, install: 'npm ci', runner: 'vitest' },
-        ['package.json', 'package-lock.json', '.nvmrc'],
-      ),
-    });
+    const nodeBuild = async () =>
+      buildEnvironment({
+        store,
+        checkout: dir,
+        request: await request(
+          dir,
+          { ecosystem: 'node', toolchain: { node: '22' }, install: 'npm ci', runner: 'vitest' },
+          ['package.json', 'package-lock.json', '.nvmrc'],
+        ),
+      });
+    const build = await nodeBuild();
     expect(build.toolchains['node']).toMatch(/^22\./);
+    // The same inputs installed again from the registry give the same image, byte for byte.
+    expect(await rebuiltFromScratch(build.digest, nodeBuild)).toMatchObject({ digest: build.digest, cached: false });
     expect(process.version).not.toMatch(/^v22\./);
     const checkout = await copyOf(dir, 'js-checkout');
     const version = await runIn(build.digest, checkout, ['node', '--version']);
@@ -307,16 +335,19 @@ describe('Node and Go environments carry the toolchain the repository names, not
       'lib_test.go':
         'package goenv\n\nimport "testing"\n\nfunc TestValid(t *testing.T) {\n\tif !Valid("6ba7b810-9dad-11d1-80b4-00c04fd430c8") {\n\t\tt.Fatal("want valid")\n\t}\n}\n',
     });
-    const build = await buildEnvironment({
-      store,
-      checkout: dir,
-      request: await request(
-        dir,
-        { ecosystem: 'go', toolchain: { go: '1.24.5' }, install: 'go mod download', runner: 'go-test' },
-        ['go.mod', 'go.sum'],
-      ),
-    });
+    const goBuild = async () =>
+      buildEnvironment({
+        store,
+        checkout: dir,
+        request: await request(
+          dir,
+          { ecosystem: 'go', toolchain: { go: '1.24.5' }, install: 'go mod download', runner: 'go-test' },
+          ['go.mod', 'go.sum'],
+        ),
+      });
+    const build = await goBuild();
     expect(build.toolchains['go']).toBe('1.24.5');
+    expect(await rebuiltFromScratch(build.digest, goBuild)).toMatchObject({ digest: build.digest, cached: false });
     const host = await execFileAsync('go', ['env', 'GOVERSION']);
     expect(host.stdout.trim()).not.toBe('go1.24.5');
     const checkout = await copyOf(dir, 'go-checkout');
