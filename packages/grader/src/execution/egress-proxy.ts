@@ -139,7 +139,7 @@ export async function startEgressProxy(options: EgressOptions): Promise<EgressPr
   };
   const upstreamOf = options.upstream ?? (() => null);
   const idleMs = options.idleMs ?? 120_000;
-  const open_ = new Set<Socket>();
+  const sockets = new Set<Socket>();
   const maxConnections = options.maxConnections ?? 64;
   let active = 0;
   const pendingAttempts = new Set<ReturnType<typeof open>>();
@@ -152,8 +152,8 @@ export async function startEgressProxy(options: EgressOptions): Promise<EgressPr
 
   const server = createServer({ maxHeaderSize: 16 * 1024 });
   server.on('connection', (socket) => {
-    open_.add(socket);
-    socket.once('close', () => open_.delete(socket));
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
     socket.setTimeout(idleMs, () => socket.destroy());
   });
 
@@ -188,14 +188,14 @@ export async function startEgressProxy(options: EgressOptions): Promise<EgressPr
             remote.destroy();
             return;
           }
-          open_.add(remote);
+          sockets.add(remote);
           remote.setTimeout(idleMs, () => remote.destroy());
           const close = () => {
             client.destroy();
             remote.destroy();
           };
           remote.once('close', () => {
-            open_.delete(remote);
+            sockets.delete(remote);
             close();
           });
           remote.on('error', close);
@@ -287,7 +287,7 @@ export async function startEgressProxy(options: EgressOptions): Promise<EgressPr
     attempts: () => [...recorded],
     close: async () => {
       for (const attempt of pendingAttempts) attempt.cancel();
-      for (const socket of open_) socket.destroy();
+      for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       if ('path' in listen) await rm(listen.path, { force: true });
     },

@@ -5,18 +5,17 @@
 // repository's tools, the base's history in its workspace, none of the host's folders (the results beside its adapters
 // file covered by the sandbox), and the network and a resolver only when the policy is trusted-local.
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ExecutionPolicy } from '@abp/protocol/schemas/abp-adapters';
-import { unpackBundle } from '@abp/grader/bundle';
 import { ENGINE_ROOT } from '@abp/grader/environments';
 import type { PublishedTask } from '../../src/freeze/index.js';
 import { gradeBundledEngines } from '../support/bundled-engines.js';
-import { runAbp } from '../support/cli.js';
+import { freezeWithCli } from '../support/frozen-task.js';
 import { buildRepos, knownFix, repoNamed } from './live-repos.js';
 import { sharedEnvironmentStore } from '../../../../test-support/toolchain-caches.js';
 
@@ -68,32 +67,17 @@ beforeAll(async () => {
 
   const repo = repoNamed(await buildRepos(root), 'mdanchor');
   const fix = knownFix(repo, 3);
-  const home = join(root, 'home');
-  await mkdir(home, { recursive: true });
-  // The shared environment store, so the Node 22 base and the npm install are built once for all the tests.
-  await symlink(sharedEnvironmentStore, join(home, 'environments'));
-  expect((await runAbp(['init'], { ABP_HOME: home })).code).toBe(0);
   await writeFile(join(root, 'fix.patch'), fix.patch);
-  await writeFile(join(root, 'issue.json'), JSON.stringify({ number: 3, title: fix.title, body: fix.body }));
   const fullName = `${repo.repo.owner}/${repo.repo.name}`;
-  const frozen = await runAbp(
-    [
-      'freeze',
-      ...['--repo', fullName, '--base', fix.baseOid, '--fix', join(root, 'fix.patch'), '--git-dir', repo.upstreamPath],
-      ...['--issue', join(root, 'issue.json'), '--pr', `https://github.com/${fullName}/pull/4`],
-      ...['--registry-version', 'abp-registry/2026Q2', '--sourced-at', '2026-06-01T00:00:00Z', '--json'],
-    ],
-    { ABP_HOME: home },
-    900_000,
-  );
-  expect(frozen.code, frozen.stderr).toBe(0);
-  task = JSON.parse(frozen.stdout) as PublishedTask;
-  tasksDir = join(root, 'tasks');
-  await unpackBundle(task.archivePath, {
-    taskDir: join(tasksDir, task.taskId, 'task'),
-    heldOutDir: join(tasksDir, task.taskId, 'held-out'),
-    expectedDigest: task.digest,
-  });
+  ({ task, tasksDir } = await freezeWithCli({
+    root,
+    repo: fullName,
+    gitDir: repo.upstreamPath,
+    base: fix.baseOid,
+    fix: join(root, 'fix.patch'),
+    issue: { number: 3, title: fix.title, body: fix.body },
+    pr: `https://github.com/${fullName}/pull/4`,
+  }));
   await writeFile(join(root, 'probe.mjs'), PROBE);
 }, 900_000);
 

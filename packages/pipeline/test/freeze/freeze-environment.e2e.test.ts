@@ -2,16 +2,15 @@
 // taken from the host, frozen with the detected recipe to the FAIL_TO_PASS its fix adds; the same inputs frozen again
 // reuse the same environment; an install that no registry can satisfy rejects the freeze as environment-build-failed.
 import { execFile } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { unpackBundle } from '@abp/grader/bundle';
 import { EnvironmentStore } from '@abp/grader/environments';
 import { freezeFix, recipeFor, type FreezeInput, type PublishedTask } from '../../src/freeze/index.js';
 import { gradeBundledEngines } from '../support/bundled-engines.js';
-import { runAbp } from '../support/cli.js';
+import { freezeWithCli } from '../support/frozen-task.js';
 import { sharedEnvironmentStore } from '../../../../test-support/toolchain-caches.js';
 
 const execFileAsync = promisify(execFile);
@@ -134,39 +133,20 @@ describe('a freeze in the task environment', () => {
 });
 
 describe('a task graded in its environment', () => {
-  let home: string;
   let task: PublishedTask;
   let tasksDir: string;
 
   beforeAll(async () => {
-    home = join(root, 'home');
-    await mkdir(home, { recursive: true });
-    // The data directory's environment store is the tests' shared one, so the Debian base is built once.
-    await symlink(sharedEnvironmentStore, join(home, 'environments'));
-    expect((await runAbp(['init'], { ABP_HOME: home })).code).toBe(0);
     const repo = await repository('graded', 'six==1.16.0');
-    await writeFile(
-      join(root, 'issue.json'),
-      JSON.stringify({ number: 1, title: 'slug joins words', body: 'a b → a-b' }),
-    );
-    const frozen = await runAbp(
-      [
-        'freeze',
-        ...['--repo', 'abp-test/graded', '--base', repo.base, '--fix', repo.fix, '--git-dir', repo.dir],
-        ...['--issue', join(root, 'issue.json'), '--pr', 'https://github.com/abp-test/graded/pull/2'],
-        ...['--registry-version', 'abp-registry/2026Q2', '--sourced-at', '2026-06-01T00:00:00Z', '--json'],
-      ],
-      { ABP_HOME: home },
-      900_000,
-    );
-    expect(frozen.code, frozen.stderr).toBe(0);
-    task = JSON.parse(frozen.stdout) as PublishedTask;
-    tasksDir = join(root, 'tasks');
-    await unpackBundle(task.archivePath, {
-      taskDir: join(tasksDir, task.taskId, 'task'),
-      heldOutDir: join(tasksDir, task.taskId, 'held-out'),
-      expectedDigest: task.digest,
-    });
+    ({ task, tasksDir } = await freezeWithCli({
+      root,
+      repo: 'abp-test/graded',
+      gitDir: repo.dir,
+      base: repo.base,
+      fix: repo.fix,
+      issue: { number: 1, title: 'slug joins words', body: 'a b → a-b' },
+      pr: 'https://github.com/abp-test/graded/pull/2',
+    }));
   }, 900_000);
 
   const grade = async (environments: string, output: string) => {
