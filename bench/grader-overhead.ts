@@ -3,7 +3,9 @@
 // scrubbed workspace, diff capture through the private git dir, a verification checkout with the
 // patch and held-out files, checkout and capture overlapping as in a trial), and (c) a whole
 // trial through the real `abp run` code (runMatrix), read from the trial's own
-// timing.harnessOverheadMs: everything except the engine's and the verification commands' time.
+// timing.harnessOverheadMs: everything except the engine's and the verification commands' time. The trial is judged
+// as every trial is (issue 17): its frozen test ids, sentinel tests beside the held-out one, and a runner file the
+// engine wrote put back; run this file on an older checkout to compare (c) with the grader before those.
 // The repository has 400 commits of incompressible content (> 50 MB of history) over 3,000 files.
 //   node bin/run-ts.js bench/grader-overhead.ts [rounds]
 // Everything lives under os.tmpdir(); TMPDIR=/dev/shm takes the disk out and leaves git's CPU cost.
@@ -192,7 +194,22 @@ async function writeTrialSetup(): Promise<void> {
   const taskDir = join(trialSetup, 'tasks', 'gh-bench-history-1');
   await mkdir(join(taskDir, 'held-out', 'files', 'packages', 'pkg-00', 'test'), { recursive: true });
   await symlink(source, join(taskDir, 'repo'));
-  await writeFile(join(taskDir, 'held-out', 'files', 'packages', 'pkg-00', 'test', 'fix.test.ts'), 'held-out test\n');
+  await writeFile(
+    join(taskDir, 'held-out', 'files', 'packages', 'pkg-00', 'test', 'fix.test.mjs'),
+    "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\ntest('module 0 is fixed', () => assert.equal(1, 1));\n",
+  );
+  await writeFile(
+    join(taskDir, 'held-out', 'expected-results.json'),
+    JSON.stringify({
+      schema: 'abp-expected-results/v1',
+      runner: 'node-test',
+      reportFormat: 'junit-xml',
+      failToPass: ['module 0 is fixed'],
+      passToPass: [],
+      flaky: [],
+      commands: { failToPass: ['node --test packages/pkg-00/test/fix.test.mjs'], passToPass: [] },
+    }),
+  );
   const task = {
     schema: 'abp-task/v1',
     id: 'gh-bench-history-1',
@@ -209,7 +226,7 @@ async function writeTrialSetup(): Promise<void> {
     environment: { image: 'node:20', setup: [] },
     verification: {
       kind: 'commands',
-      failToPass: ['node --version'],
+      failToPass: ['node --test packages/pkg-00/test/fix.test.mjs'],
       passToPass: [],
       timeoutSeconds: 60,
       heldOut: true,
@@ -234,6 +251,8 @@ async function writeTrialSetup(): Promise<void> {
       "const lines = [{ t, seq: 1, kind: 'run.start', engine: 'bench/1', model: input.model, task: input.task, config: {} }, { t, seq: 2, kind: 'model.call', tokens }, { t, seq: 3, kind: 'run.end', outcome: 'unresolved', wallClockMs: 1, tokens }];",
       "appendFileSync(input.traceFile, lines.map((line) => JSON.stringify(line)).join('\\n') + '\\n');",
       `appendFileSync(input.workspace + '/${pathOf(0)}', '// fixed\\n');`,
+      // A runner file the grader puts back before verification.
+      "appendFileSync(input.workspace + '/pytest.ini', '[pytest]\\naddopts = -q\\n');",
     ].join('\n'),
   );
   await writeFile(

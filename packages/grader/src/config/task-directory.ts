@@ -4,6 +4,8 @@
 //   repo/                         git repository holding source.baseCommit (github-issue; history past base is scrubbed per trial)
 //   <source.fixture>/             the fixture's files (fixture tasks)
 //   held-out/files/**             files copied over the verification checkout (the tests the verified fix added)
+//   held-out/expected-results.json the frozen FAIL_TO_PASS and PASS_TO_PASS test ids, abp-expected-results/v1 (required
+//                                 for a github-issue task: the grader judges these ids, not the commands' exit codes)
 //   held-out/assertions.json      deterministic assertions, abp-assertions/v1 (optional)
 //   held-out/golden.patch         the verified fix (optional; only the bundled reference engine reads it)
 // or as `abp pull` unpacks a bundle, the agent-visible part apart from the held-out part:
@@ -17,6 +19,7 @@ import { taskSchema, type AbpTask } from '@abp/protocol/schemas/abp-task';
 import { canonicalJson } from '@abp/protocol/schemas/canonical-json';
 import { compareCodeUnits } from '@abp/protocol/schemas/primitives';
 import { formatIssues } from '@abp/protocol/schemas/issues';
+import { expectedResultsSchema } from '@abp/protocol/bundle/expected-results';
 import { GraderConfigError } from './errors.js';
 import { parseCommandLine } from '../verification/command-line.js';
 import { assertionsSchema, type FixtureAssertion } from '../verification/assertions.js';
@@ -34,6 +37,15 @@ export interface TaskDirectory {
   heldOutPaths: string[];
   assertions: FixtureAssertion[];
   goldenPatch: string | null;
+  /** The test ids a resolved trial must show passing; null only for a fixture task, judged by its whole reports. */
+  expected: ExpectedTests | null;
+}
+
+export interface ExpectedTests {
+  failToPass: readonly string[];
+  passToPass: readonly string[];
+  /** Quarantined at the freeze: never graded either way. */
+  flaky: readonly string[];
 }
 
 async function exists(path: string): Promise<boolean> {
@@ -160,6 +172,26 @@ export async function loadTaskDirectory(dir: string): Promise<TaskDirectory> {
       );
     assertions = result.data.assertions;
   }
+  const expectedPath = join(dir, 'held-out', 'expected-results.json');
+  let expected: ExpectedTests | null = null;
+  if (await exists(expectedPath)) {
+    const result = expectedResultsSchema.safeParse(await readJsonFile(expectedPath));
+    if (!result.success)
+      throw new GraderConfigError(
+        'invalid-task',
+        `${expectedPath} is not a valid abp-expected-results/v1 file:\n${formatIssues(result.error.issues)}`,
+      );
+    expected = {
+      failToPass: [...result.data.failToPass].sort(compareCodeUnits),
+      passToPass: [...result.data.passToPass].sort(compareCodeUnits),
+      flaky: result.data.flaky.map((test) => test.id).sort(compareCodeUnits),
+    };
+  } else if (manifest.source.kind === 'github-issue') {
+    throw new GraderConfigError(
+      'invalid-task',
+      `${dir}: a github-issue task needs held-out/expected-results.json (abp-expected-results/v1) naming its FAIL_TO_PASS and PASS_TO_PASS test ids; a bundle carries it, or write the ids a fix turns from failing to passing`,
+    );
+  }
   const goldenPath = join(dir, 'held-out', 'golden.patch');
   const goldenPatch = (await exists(goldenPath)) ? await readFile(goldenPath, 'utf8') : null;
 
@@ -171,6 +203,7 @@ export async function loadTaskDirectory(dir: string): Promise<TaskDirectory> {
         fixture: fixtureFiles,
         heldOut: heldOutFiles,
         assertions,
+        expected,
         golden: goldenPatch === null ? null : createHash('sha256').update(goldenPatch).digest('hex'),
       }),
     )
@@ -186,5 +219,6 @@ export async function loadTaskDirectory(dir: string): Promise<TaskDirectory> {
     heldOutPaths,
     assertions,
     goldenPatch,
+    expected,
   };
 }

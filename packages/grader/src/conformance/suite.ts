@@ -81,6 +81,18 @@ async function buildSlugTask(tasksDir: string): Promise<void> {
   await files(taskDir, {
     'held-out/golden.patch': golden,
     'held-out/files/test/slug-dashes.test.js': `${heldOut}\n`,
+    'held-out/expected-results.json': json({
+      schema: 'abp-expected-results/v1',
+      runner: 'node-test',
+      reportFormat: 'junit-xml',
+      failToPass: ['collapses runs of separators', 'trims separators at the ends'],
+      passToPass: ['lowercases words', 'replaces spaces'],
+      flaky: [],
+      commands: {
+        failToPass: ['node --test test/slug-dashes.test.js'],
+        passToPass: ['node --test test/slug-basic.test.js'],
+      },
+    }),
     'task.json': json({
       schema: 'abp-task/v1',
       id: SLUG_TASK,

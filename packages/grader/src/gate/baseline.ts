@@ -69,6 +69,7 @@ export function createBaseline(results: RunResults, engine: string, options: Bas
           computedUsd: trial.metrics.computedUsd,
         }))
         .sort((a, b) => compareCodeUnits(a.task, b.task) || a.trial - b.trial),
+      allTrials: ofEngine.length,
       thresholds: { ...defaultGateThresholds, ...options.thresholds },
       alpha: options.alpha ?? 0.05,
     },

@@ -25,7 +25,7 @@ import {
   type RunResults,
 } from '../results/index.js';
 
-export type GateCheckId = 'resolve-rate' | GatedMetric;
+export type GateCheckId = 'resolve-rate' | 'resolve-rate-all-trials' | GatedMetric;
 
 export interface GateCheck {
   id: GateCheckId;
@@ -98,8 +98,10 @@ export function evaluateGate(input: GateInput): GateReport {
   const scored = results.trials
     .filter((trial) => trial.engine === engine && scoredOutcomes.has(trial.outcome))
     .sort(bySlot);
+  const all = results.trials.filter((trial) => trial.engine === engine);
   const checks = [
     resolveRateCheck(scored, baseline, requireSignificant),
+    allTrialsRateCheck(all, baseline, requireSignificant),
     ...gatedMetrics.map((metric) => metricCheck(metric, scored, baseline, results.run.seed)),
   ];
   return {
@@ -235,6 +237,50 @@ function resolveRateCheck(scored: AbpTrial[], baseline: AbpBaseline, requireSign
     current,
     change: current - base,
     threshold,
+    pValue: pExact,
+    interval: [lower, upper],
+  };
+}
+
+/**
+ * Resolved over every trial, excluded ones too: an engine that is excluded where it cannot win must not raise its rate
+ * by leaving the denominator. Paired by slot as the scored rate is, a baseline slot it excluded counting as unresolved.
+ */
+function allTrialsRateCheck(all: AbpTrial[], baseline: AbpBaseline, requireSignificant: boolean): GateCheck {
+  const resolved = all.filter((trial) => trial.outcome === 'resolved').length;
+  const current = resolved / all.length;
+  const rate = `${formatPercent(current)} of all trials resolved (${resolved}/${all.length})`;
+  const baseAll = baseline.allTrials;
+  if (baseAll === null || baseAll === 0)
+    return {
+      id: 'resolve-rate-all-trials',
+      status: 'skipped',
+      summary: `${rate}; the baseline does not record its trial count (take it again with \`abp baseline\`)`,
+      baseline: null,
+      current,
+      change: null,
+      threshold: 0,
+    };
+  const baseResolved = baseline.trials.filter((trial) => trial.resolved).length;
+  const base = baseResolved / baseAll;
+  const dropped = resolved * baseAll < baseResolved * all.length;
+  const committed = new Map(baseline.trials.map((trial) => [slotOf(trial), trial.resolved]));
+  const outcomes = pairOutcomes(
+    all.map((trial) => trial.outcome === 'resolved'),
+    all.map((trial) => committed.get(slotOf(trial)) === true),
+  );
+  const { pExact } = mcnemarExact(outcomes.onlyA, outcomes.onlyB);
+  const significant = outcomes.onlyB > outcomes.onlyA && pExact < baseline.alpha;
+  const failed = dropped && (!requireSignificant || significant);
+  const { lower, upper } = wilsonInterval(resolved, all.length);
+  return {
+    id: 'resolve-rate-all-trials',
+    status: failed ? 'fail' : 'pass',
+    summary: `${rate} vs ${formatPercent(base)} (${baseResolved}/${baseAll}) in the baseline, ${formatChange(current - base)}; McNemar exact p = ${formatPValue(pExact)}: ${dropped ? (failed ? 'the rate over all trials dropped' : `the drop is not significant at alpha ${baseline.alpha}`) : 'no drop'}`,
+    baseline: base,
+    current,
+    change: current - base,
+    threshold: requireSignificant ? baseline.alpha : 0,
     pValue: pExact,
     interval: [lower, upper],
   };

@@ -33,6 +33,7 @@ import { TRIAL_SCHEMA_ID } from '@abp/protocol/schemas/abp-trial';
 import { removeTree, writeFileAtomic } from './files.js';
 import type { ScheduledTrial } from './schedule.js';
 import { runSetup, runVerification, type VerificationEnvironment } from './verify.js';
+import { machineryRule } from '../verification/machinery.js';
 
 export interface PreflightResult {
   passed: boolean;
@@ -358,7 +359,9 @@ export async function executeTrial(context: TrialContext, scheduled: ScheduledTr
       if (adapter.trace.kind === 'sidecar' && adapter.trace.from === 'stdout' && engine.stdoutTruncated)
         record.trace.flags.push('truncated-log');
       record.metrics.tokensTotal = trace.modelCalls > 0 ? trace.tokens.total : null;
-      record.metrics.computedUsd = cost.usd;
+      // No model call means no cost was measured, not a free run: a $0 would win every cost ranking.
+      if (trace.modelCalls === 0) record.trace.flags.push('zero-model-calls');
+      record.metrics.computedUsd = trace.modelCalls > 0 ? cost.usd : null;
       if (trace.events.length > 0) {
         const traceReceipt = receipt('traces', `${scheduled.trialId}.abp-trace.jsonl`);
         await writeFileAtomic(join(context.runDir, traceReceipt), serializeTrace(trace.events));
@@ -395,18 +398,18 @@ export async function executeTrial(context: TrialContext, scheduled: ScheduledTr
         weakening.map((finding) => `${finding.path}: ${finding.reason}`).join('; '),
       );
     }
-    const acted = engineDiff !== '' || (trace?.modelCalls ?? 0) > 0;
-    if (!engine.timedOut && (engine.exitCode !== 0 || engine.signal !== null) && !acted) {
+    // Only the harness may exclude a trial, for what it proves happened before the engine acted (could not start, failed
+    // preflight). A crash or a silent model is the engine's result: scored, never excluded, so ducking cannot pay.
+    if (!engine.timedOut && (engine.exitCode !== 0 || engine.signal !== null) && engineDiff === '') {
       return finish(
-        'engine-error',
+        'unresolved',
         'crashed-before-acting',
-        `exited ${String(engine.exitCode ?? engine.signal)} with no changes and no model calls`,
+        `exited ${String(engine.exitCode ?? engine.signal)} with no changes${(trace?.modelCalls ?? 0) === 0 ? ' and no model calls' : ''}`,
       );
     }
-    // Only an engine that also changed nothing is excluded for a silent trace: a diff is graded whatever the trace says.
     if (trace && trace.source.kind !== 'missing' && trace.modelCalls === 0 && engineDiff === '' && !engine.timedOut) {
       return finish(
-        'engine-error',
+        'unresolved',
         'zero-model-calls',
         'the trace reports no model calls and the engine changed nothing: it did not run its model',
       );
@@ -471,12 +474,40 @@ export async function executeTrial(context: TrialContext, scheduled: ScheduledTr
         `environment.setup in the verification checkout: ${setup.failed ?? ''}`,
       );
     }
-    const checkout = await applyForVerification(checkedOut, { patch: split.code, overlayDir: task.heldOutFilesDir });
+    // What configures the runner is put back as the engine found it: its diff cannot change how it is graded.
+    const guardedPaths = [
+      ...new Set(
+        split.changes
+          .filter((change) => change.kind !== 'test')
+          .flatMap((change) => [change.path, ...(change.oldPath === null ? [] : [change.oldPath])])
+          .filter((path) => machineryRule(path) !== null),
+      ),
+    ].sort();
+    const checkout = await applyForVerification(checkedOut, {
+      patch: split.code,
+      overlayDir: task.heldOutFilesDir,
+      guarded: {
+        paths: guardedPaths,
+        restore: (path, before, after) => {
+          const rule = machineryRule(path);
+          // null from a rule removes the file: the engine added it and the checkout had none.
+          return after === null || rule === null ? before : rule.restore(before, after);
+        },
+      },
+    });
     if (!checkout.applied) {
       await writeLog(
         [setup.log, `git apply: ${redactor.redactText(checkout.applyError ?? 'failed')}`].filter(Boolean).join('\n'),
       );
-      record.verification = { patchApplied: false, commands: [], assertions: [] };
+      record.verification = {
+        patchApplied: false,
+        commands: [],
+        assertions: [],
+        judged: null,
+        canaries: [],
+        canariesUnavailable: [],
+        machineryRestored: [],
+      };
       return finish(
         'unresolved',
         'patch-did-not-apply',
@@ -498,13 +529,39 @@ export async function executeTrial(context: TrialContext, scheduled: ScheduledTr
       commands: verification.commands,
       // Details quote what the engine wrote: they pass the redactor like every other receipt.
       assertions: verification.assertions.map((check) => ({ ...check, detail: redactor.redactText(check.detail) })),
+      judged: verification.judged,
+      canaries: verification.canaries,
+      canariesUnavailable: verification.canariesUnavailable,
+      machineryRestored: checkout.restored,
     };
+    // Tampering outranks every other result: a report that lies about the sentinels cannot be believed about the rest.
+    if (verification.tampered) {
+      const broken = verification.canaries.filter((canary) => !canary.intact);
+      return finish(
+        'disqualified',
+        'verification-tampered',
+        broken
+          .map((canary) => `the ${canary.role} sentinel of command ${canary.command} was ${canary.status}`)
+          .join('; '),
+      );
+    }
     if (!verification.passed) {
       const failed = verification.commands.find((command) => !command.passed);
+      const judged = verification.judged;
+      const sets =
+        judged === null ? [] : [['failToPass', judged.failToPass] as const, ['passToPass', judged.passToPass] as const];
+      const short = sets.find(([, set]) => set.passed < set.expected);
       return finish(
         'unresolved',
         'verification-failed',
-        failed ? `${failed.role} "${failed.command}": ${failed.reasons.join('; ')}` : 'an assertion failed',
+        failed
+          ? `${failed.role} "${failed.command}": ${failed.reasons.join('; ')}`
+          : short
+            ? `${short[0]}: ${short[1].expected - short[1].passed} of ${short[1].expected} frozen tests did not pass (${short[1].problems
+                .slice(0, 3)
+                .map((problem) => `${problem.id}: ${problem.status}`)
+                .join(', ')})`
+            : 'an assertion failed',
       );
     }
     return finish('resolved', null, null);

@@ -2,7 +2,8 @@
 // changes + the held-out files, run the task's failToPass and passToPass commands and its assertions. Results come from
 // the runner's machine-readable report where it gives one, cross-checked with the exit code. The report directory lives
 // outside the checkout, so nothing the engine planted can stand in for it.
-import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { randomBytes } from 'node:crypto';
+import { appendFile, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import type { AbpTrial } from '@abp/protocol/schemas/abp-trial';
 import { runBounded, type SandboxSpec } from '../execution/index.js';
@@ -13,13 +14,17 @@ import {
   type EnvironmentRun,
   type ImageConfig,
 } from '../environments/index.js';
-import { mergeReports, parseReport, type ParsedReport } from '../test-reports/index.js';
+import { mergeReports, parseReport, type ParsedReport, type TestResult } from '../test-reports/index.js';
+import { isCanary, planCanaries, readCanaries, type CanaryNames } from '../verification/canaries.js';
 import { evaluateAssertion, type AssertionResult } from '../verification/assertions.js';
-import type { TaskDirectory } from '../config/task-directory.js';
+import type { ExpectedTests, TaskDirectory } from '../config/task-directory.js';
 import { parseCommandLine } from '../verification/command-line.js';
 import { planRunner, summarizeRun, type RunnerPlan } from '../verification/runner-recipes.js';
 
-type CommandRecord = NonNullable<AbpTrial['verification']>['commands'][number];
+type Verification = NonNullable<AbpTrial['verification']>;
+type CommandRecord = Verification['commands'][number];
+type CanaryRecord = Verification['canaries'][number];
+type JudgedSets = NonNullable<Verification['judged']>;
 
 export interface VerificationEnvironment {
   env: Record<string, string>;
@@ -78,6 +83,12 @@ export interface VerificationOutcome {
   passed: boolean;
   commands: CommandRecord[];
   assertions: AssertionResult[];
+  /** The frozen sets as every report showed them; null for a task without expected results. */
+  judged: JudgedSets | null;
+  canaries: CanaryRecord[];
+  canariesUnavailable: string[];
+  /** A sentinel was missing or had the wrong outcome in a report that exists: the run was tampered with. */
+  tampered: boolean;
   /** Time spent in the task's own commands: not harness overhead. */
   commandMs: number;
   /** A readable log of every command with the tail of its output, for transcripts/. */
@@ -200,11 +211,30 @@ export async function runVerification(input: {
     ...verification.failToPass.map((line) => ['failToPass', line] as const),
     ...verification.passToPass.map((line) => ['passToPass', line] as const),
   ];
-  for (const [index, [role, line]] of roles.entries()) {
+  const planned = roles.map(([role, line], index) => {
+    const parsed = parseCommandLine(line);
+    return { role, line, parsed, plan: planRunner(parsed.argv, placement.reportDir(index).inside) };
+  });
+  const canaries = planCanaries({
+    commands: planned.map(({ plan }, index) => ({ index, plan })),
+    heldOut: await heldOutTexts(task),
+    failToPass: task.expected?.failToPass ?? [],
+    token: () => randomBytes(6).toString('hex'),
+  });
+  // Into the checkout only, after the held-out files were copied over it: the task folder never holds them.
+  for (const write of canaries.writes) {
+    if (write.append) await appendFile(join(checkoutDir, write.path), write.text);
+    else await writeFile(join(checkoutDir, write.path), write.text, { flag: 'wx' });
+  }
+  const graded =
+    task.expected === null ? undefined : new Set([...task.expected.failToPass, ...task.expected.passToPass]);
+  const reports: Array<readonly TestResult[]> = [];
+  const canaryRecords: CanaryRecord[] = [];
+  for (const [index, { role, line, parsed, plan }] of planned.entries()) {
     const reportDir = placement.reportDir(index);
     await mkdir(reportDir.host, { recursive: true });
-    const parsed = parseCommandLine(line);
-    const plan = planRunner(parsed.argv, reportDir.inside);
+    const sentinels: CanaryNames | undefined = canaries.commands.get(index)?.names;
+    const argv = canaries.commands.get(index)?.argv ?? plan.argv;
     const reportFile = (path: string): string =>
       path.startsWith(`${reportDir.inside}/`) ? join(reportDir.host, path.slice(reportDir.inside.length + 1)) : path;
     // Reports written inside the checkout could have come with the engine's diff: only this run's own may be read.
@@ -213,16 +243,22 @@ export async function runVerification(input: {
       for (const path of await matchingReportFiles(checkoutDir, dir, pattern))
         await rm(join(checkoutDir, path), { force: true });
     }
-    const result = await run(plan.argv, parsed.env);
+    const result = await run(argv, parsed.env);
     const { report, error } = result.spawnError
       ? { report: null, error: result.spawnError.message }
       : await readReport(plan, result.stdout, checkoutDir, { rootDir: placement.rootDir, reportFile });
+    if (report !== null) reports.push(report.tests);
+    // Read only from a run that ended by itself: a timeout cuts a report short and proves nothing either way.
+    if (sentinels !== undefined && report !== null && !result.timedOut && result.exitCode !== null)
+      for (const canary of readCanaries(report.tests, sentinels)) canaryRecords.push({ command: index, ...canary });
     const verdict = summarizeRun({
       plan,
       role,
       exitCode: result.exitCode,
       report,
       ...(error === null ? {} : { reportError: error }),
+      ...(graded === undefined ? {} : { graded }),
+      ...(sentinels === undefined ? {} : { ignore: (id: string) => isCanary(id, sentinels) }),
     });
     const reasons = [...verdict.reasons];
     if (result.timedOut) reasons.unshift(`timed out after ${verification.timeoutSeconds} s`);
@@ -245,6 +281,16 @@ export async function runVerification(input: {
       input.redact(tail(result.stderr)),
     );
   }
+  const judged = task.expected === null ? null : judgeSets(task.expected, reports);
+  const tampered = canaryRecords.some((canary) => !canary.intact);
+  if (judged !== null)
+    logLines.push(
+      `frozen sets: failToPass ${judged.failToPass.passed}/${judged.failToPass.expected} passed, passToPass ${judged.passToPass.passed}/${judged.passToPass.expected} passed`,
+    );
+  for (const canary of canaryRecords)
+    logLines.push(
+      `sentinel (${canary.role}) in command ${canary.command}: ${canary.status}${canary.intact ? '' : ', TAMPERED'}`,
+    );
 
   const assertions: AssertionResult[] = [];
   for (const check of task.assertions) {
@@ -270,6 +316,61 @@ export async function runVerification(input: {
   }
   for (const check of assertions)
     logLines.push(`assertion ${check.kind}: ${check.passed ? 'passed' : 'failed'} (${input.redact(check.detail)})`);
-  const passed = commands.every((command) => command.passed) && assertions.every((check) => check.passed);
-  return { passed, commands, assertions, commandMs, log: logLines.join('\n') };
+  const setsPassed =
+    judged === null ||
+    (judged.failToPass.passed === judged.failToPass.expected &&
+      judged.passToPass.passed === judged.passToPass.expected);
+  const passed =
+    !tampered && setsPassed && commands.every((command) => command.passed) && assertions.every((check) => check.passed);
+  return {
+    passed,
+    commands,
+    assertions,
+    judged,
+    canaries: canaryRecords,
+    canariesUnavailable: [...canaries.unavailable].map(([index, why]) => `command ${index}: ${why}`),
+    tampered,
+    commandMs,
+    log: logLines.join('\n'),
+  };
+}
+
+const MAX_PROBLEMS = 100;
+
+/**
+ * Each frozen id as every report showed it: passed only when it appears and every appearance passed. An id may appear
+ * twice (the narrowed FAIL_TO_PASS run and the full suite); one failing appearance fails it.
+ */
+export function judgeSets(expected: ExpectedTests, reports: ReadonlyArray<readonly TestResult[]>): JudgedSets {
+  const seen = new Map<string, TestResult['status'][]>();
+  for (const tests of reports)
+    for (const test of tests) {
+      const statuses = seen.get(test.id);
+      if (statuses === undefined) seen.set(test.id, [test.status]);
+      else statuses.push(test.status);
+    }
+  const judge = (ids: readonly string[]) => {
+    const problems: Array<{ id: string; status: 'fail' | 'error' | 'skip' | 'missing' }> = [];
+    let passed = 0;
+    for (const id of ids) {
+      const statuses = seen.get(id) ?? [];
+      const worst = (['fail', 'error', 'skip'] as const).find((status) => statuses.includes(status));
+      if (statuses.length > 0 && worst === undefined) passed += 1;
+      else if (problems.length < MAX_PROBLEMS) problems.push({ id, status: worst ?? 'missing' });
+    }
+    return { expected: ids.length, passed, problems };
+  };
+  return { failToPass: judge(expected.failToPass), passToPass: judge(expected.passToPass) };
+}
+
+/** The held-out files' text, for the sentinels to join the one holding the FAIL_TO_PASS tests. */
+async function heldOutTexts(task: TaskDirectory): Promise<Array<{ path: string; text: string }>> {
+  const dir = task.heldOutFilesDir;
+  if (dir === null) return [];
+  const sources = /\.(py|[cm]?[jt]sx?|go|rs)$/;
+  return Promise.all(
+    task.heldOutPaths
+      .filter((path) => sources.test(path))
+      .map(async (path) => ({ path, text: await readFile(join(dir, path), 'utf8') })),
+  );
 }

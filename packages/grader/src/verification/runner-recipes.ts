@@ -52,6 +52,13 @@ export interface RunSummaryInput {
   readonly report: ParsedReport | null;
   /** Why the report could not be parsed (a TestReportError's message), when it could not. */
   readonly reportError?: string;
+  /**
+   * The frozen FAIL_TO_PASS and PASS_TO_PASS ids: when given, only these are judged (a failure elsewhere, failing
+   * before the fix too or flaky, does not count) and the exit code only cross-checks the report.
+   */
+  readonly graded?: ReadonlySet<string>;
+  /** Ids neither judged nor counted: the grader's own sentinel tests. */
+  readonly ignore?: (id: string) => boolean;
 }
 
 export type RunnerPlanErrorCode = 'empty-argv' | 'relative-report-dir' | 'report-format-mismatch';
@@ -244,7 +251,10 @@ export function summarizeRun(input: RunSummaryInput): CommandVerdict {
       `a ${report.format} report was given for a ${plan.runner} plan that expects ${plan.report === null ? 'no report' : plan.report.format}; parse the report the plan names`,
     );
   }
-  const tests = countTests(report);
+  const all = report?.tests ?? [];
+  const ignore = input.ignore;
+  const own = ignore === undefined ? all : all.filter((test) => !ignore(test.id));
+  const tests = countTests(own);
   const exitReason =
     exitCode === null ? 'the process ended without an exit code (killed or timed out)' : `exit code ${exitCode}`;
 
@@ -261,16 +271,30 @@ export function summarizeRun(input: RunSummaryInput): CommandVerdict {
     return { passed: false, evidence: 'none', tests, reasons: exitCode === 0 ? [missing] : [exitReason, missing] };
   }
 
+  // The exit code cross-checks the whole report, sentinels included: a run whose report and exit code disagree broke.
   const reasons: string[] = [];
+  const anyFailure = all.some((test) => test.status === 'fail' || test.status === 'error');
   const failed = tests.fail + tests.error > 0;
-  if (exitCode !== 0) {
-    reasons.push(failed || tests.total === 0 ? exitReason : `${exitReason} disagrees with report: it lists no failure`);
+  if (exitCode === null) reasons.push(exitReason);
+  else if (exitCode !== 0 && !anyFailure && tests.total > 0)
+    reasons.push(`${exitReason} disagrees with report: it lists no failure`);
+  else if (exitCode === 0 && anyFailure) reasons.push('exit code 0 disagrees with report: it lists a failure');
+  if (tests.total === 0)
+    reasons.push(exitCode === 0 ? 'the report lists no tests' : `the report lists no tests (${exitReason})`);
+  if (input.graded !== undefined) {
+    // Judged by the frozen sets: only their ids count here; one missing from every report fails the trial elsewhere.
+    const graded = input.graded;
+    const notPassed = own.filter((test) => graded.has(test.id) && test.status !== 'pass');
+    if (notPassed.length > 0)
+      reasons.push(
+        `${notPassed.length} graded test${notPassed.length === 1 ? '' : 's'} did not pass: ${notPassed
+          .slice(0, 5)
+          .map((test) => `${test.id} (${test.status})`)
+          .join(', ')}${notPassed.length > 5 ? ', …' : ''}`,
+      );
+    return { passed: reasons.length === 0, evidence: 'report', tests, reasons };
   }
-  if (tests.total === 0) reasons.push('the report lists no tests');
-  if (failed) {
-    reasons.push(`report: ${tests.fail} failed, ${tests.error} errors`);
-    if (exitCode === 0) reasons.push('exit code 0 disagrees with report');
-  }
+  if (failed) reasons.push(`report: ${tests.fail} failed, ${tests.error} errors`);
   if (role === 'failToPass' && tests.skip > 0) {
     reasons.push(`${tests.skip} skipped: a failToPass test counts only if it ran and passed`);
   }
@@ -278,9 +302,9 @@ export function summarizeRun(input: RunSummaryInput): CommandVerdict {
   return { passed: reasons.length === 0, evidence: 'report', tests, reasons };
 }
 
-function countTests(report: ParsedReport | null): TestCounts {
+function countTests(tests: ParsedReport['tests']): TestCounts {
   const counts = { total: 0, pass: 0, fail: 0, error: 0, skip: 0 };
-  for (const test of report?.tests ?? []) {
+  for (const test of tests) {
     counts.total += 1;
     counts[test.status] += 1;
   }

@@ -9,5 +9,6 @@ export {
   applyForVerification,
   checkOutForVerification,
   createVerificationCheckout,
+  type GuardedPaths,
   type VerificationCheckout,
 } from './verification.js';

@@ -1,7 +1,7 @@
 // Owns verification checkouts: base checked out fresh from the cache, the captured patch applied,
 // then the held-out files copied over whatever the patch planted at or above their paths.
 
-import { copyFile, lstat, mkdir, readdir, readlink, rm, symlink } from 'node:fs/promises';
+import { copyFile, lstat, mkdir, readdir, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { WorkspaceError } from './errors.js';
 import { checkOut, git } from '../execution/git.js';
@@ -41,12 +41,30 @@ export async function checkOutForVerification(repo: TaskRepo, dir: string): Prom
   return { dir: root, gitDir };
 }
 
-/** Applies the engine's patch (all or nothing), then copies the held-out files over whatever it planted. */
+/** Paths the patch may not change for verification, and what each is put back to. */
+export interface GuardedPaths {
+  readonly paths: readonly string[];
+  /** The text to leave, given the file as the checkout held it before the patch and after; null removes it. */
+  restore(path: string, before: string | null, after: string | null): string | null;
+}
+
+/** A regular file's text; null for anything else (absent, a folder, a symlink, a FIFO): never followed or opened. */
+async function regularText(path: string): Promise<string | null> {
+  const found = await lstat(path).catch(() => null);
+  return found?.isFile() === true ? readFile(path, 'utf8') : null;
+}
+
+/**
+ * Applies the engine's patch (all or nothing), puts the guarded paths back, then copies the held-out files over
+ * whatever it planted. `restored` lists the guarded paths whose content the patch had changed.
+ */
 export async function applyForVerification(
   checkout: VerificationCheckout,
-  input: { patch: string; overlayDir: string | null },
-): Promise<{ applied: boolean; applyError: string | null }> {
+  input: { patch: string; overlayDir: string | null; guarded?: GuardedPaths },
+): Promise<{ applied: boolean; applyError: string | null; restored: string[] }> {
   const { dir: root, gitDir } = checkout;
+  const guarded = input.guarded?.paths ?? [];
+  const found = await Promise.all(guarded.map((path) => regularText(join(root, path))));
   let applyError: string | null = null;
   if (input.patch !== '') {
     // All or nothing: git apply checks every hunk before it writes, so a failure leaves base.
@@ -58,15 +76,36 @@ export async function applyForVerification(
     });
     if (applied.exitCode !== 0) applyError = applied.stderr.trim() || `git apply exited ${applied.exitCode}`;
   }
+  const restored: string[] = [];
+  if (applyError === null && input.guarded !== undefined) {
+    for (const [index, path] of guarded.entries()) {
+      const before = found[index] ?? null;
+      const target = join(root, path);
+      const after = await regularText(target);
+      const present = await lstat(target).then(
+        () => true,
+        () => false,
+      );
+      // Anything but a regular file (a symlink, a folder) goes back whole: the runner would follow it.
+      const wanted = after === null && present ? before : input.guarded.restore(path, before, after);
+      if (wanted === after && !(after === null && present)) continue;
+      await rm(target, { recursive: true, force: true });
+      if (wanted !== null) {
+        await makeRealDirectories(root, dirname(path));
+        await writeFile(target, wanted);
+      }
+      restored.push(path);
+    }
+  }
   if (input.overlayDir !== null) await overlay(resolve(input.overlayDir), root);
-  return { applied: applyError === null, applyError };
+  return { applied: applyError === null, applyError, restored };
 }
 
 export async function createVerificationCheckout(
   repo: TaskRepo,
   dir: string,
-  input: { patch: string; overlayDir: string | null },
-): Promise<{ applied: boolean; applyError: string | null }> {
+  input: { patch: string; overlayDir: string | null; guarded?: GuardedPaths },
+): Promise<{ applied: boolean; applyError: string | null; restored: string[] }> {
   return applyForVerification(await checkOutForVerification(repo, dir), input);
 }
 

@@ -138,6 +138,7 @@ describe('the baseline file', () => {
     expect(bytes).toBe(baselineText(baseline));
     expect(bytes.endsWith('}\n')).toBe(true);
     expect(Object.keys(JSON.parse(bytes) as object)).toEqual([
+      'allTrials',
       'alpha',
       'engine',
       'model',

@@ -75,15 +75,20 @@ describe('evaluateGate: passing', () => {
       refusal: null,
       passed: true,
     });
-    expect(report.checks.map((check) => check.id)).toEqual(['resolve-rate', ...gatedMetrics]);
+    expect(report.checks.map((check) => check.id)).toEqual([
+      'resolve-rate',
+      'resolve-rate-all-trials',
+      ...gatedMetrics,
+    ]);
     expect(statusOf(report)).toEqual({
       'resolve-rate': 'pass',
+      'resolve-rate-all-trials': 'pass',
       diffBytesNormalized: 'pass',
       tokensTotal: 'pass',
       wallClockMs: 'pass',
       computedUsd: 'pass',
     });
-    const [rate, ...metrics] = report.checks;
+    const [rate, , ...metrics] = report.checks;
     expect(rate).toMatchObject({ baseline: 1, current: 1, change: 0, pValue: 1, threshold: baseline.alpha });
     for (const check of metrics) {
       expect(check.change).toBe(0);
@@ -101,7 +106,7 @@ describe('evaluateGate: passing', () => {
       });
     const smaller = await gateOf({ diffBytesNormalized: 0.5, tokensTotal: 0.5, wallClockMs: 0.5, computedUsd: 0.5 })();
     expect(smaller.passed).toBe(true);
-    expect(smaller.checks[1]?.change).toBeCloseTo(-0.5, 2);
+    expect(smaller.checks[2]?.change).toBeCloseTo(-0.5, 2);
     const justUnder = await gateOf(
       Object.fromEntries(gatedMetrics.map((metric) => [metric, 1 + baseline.thresholds[metric] - 0.02])),
     )();
@@ -210,6 +215,20 @@ describe('evaluateGate: the resolve rate', () => {
     const report = evaluateGate({ results, baseline, requireSignificant: false });
     expect(report.checks[0]).toMatchObject({ status: 'pass', current: 1 });
     expect(report.checks[0]?.summary).toContain('(17/17)');
+    // The excluded three still count over all trials: leaving the denominator cannot raise that rate.
+    expect(report.checks[1]).toMatchObject({ id: 'resolve-rate-all-trials', status: 'fail', current: 17 / 20 });
+  });
+
+  it('fails an engine that ducks the tasks it cannot solve by crashing, whatever its executed rate', async () => {
+    // Resolved 1 of 20 and excluded the rest: the executed rate is 1/1 against a baseline that resolved all 20.
+    const results = await resultsOf(runOf(), (task, _engine, trial) => ({
+      outcome: indexOf(task) === 0 && trial === 0 ? 'resolved' : 'engine-error',
+      metrics: metricsOf(task),
+    }));
+    const report = evaluateGate({ results, baseline, requireSignificant: true });
+    expect(report.checks[0]).toMatchObject({ id: 'resolve-rate', status: 'pass', current: 1 });
+    expect(report.checks[1]).toMatchObject({ id: 'resolve-rate-all-trials', status: 'fail', current: 1 / 20 });
+    expect(report.passed).toBe(false);
   });
 });
 
@@ -236,6 +255,7 @@ describe('evaluateGate: efficiency medians', () => {
     const report = evaluateGate({ results, baseline: zeroCost, requireSignificant: false });
     expect(statusOf(report)).toEqual({
       'resolve-rate': 'pass',
+      'resolve-rate-all-trials': 'pass',
       diffBytesNormalized: 'pass',
       tokensTotal: 'skipped',
       wallClockMs: 'skipped',

@@ -96,6 +96,7 @@ describe('abp gate', () => {
     expect(lines[0]).toMatch(/^PASS {2}engine oxagen, run run-pr vs baseline .*abp-baseline\.json \(run run-main\)/);
     expect(lines.slice(1).map((line) => line.trim().split(/\s+/).slice(0, 2).join(' '))).toEqual([
       'pass resolve-rate',
+      'pass resolve-rate-all-trials',
       'pass diffBytesNormalized',
       'pass tokensTotal',
       'pass wallClockMs',
@@ -107,7 +108,7 @@ describe('abp gate', () => {
     const grown = await resultsFolder(prRun, () => ({ metrics: { tokensTotal: 60_000 } }));
     const { stdout, error } = await capture(() => gateCommand(grown, { baseline: baselineFile }));
     expect(failure(error)).toEqual({ code: 'gate-failed', exitCode: 1, reportedAsData: false });
-    expect(stdout).toMatch(/^FAIL {2}.*1 of 5 checks failed \(tokensTotal\)/);
+    expect(stdout).toMatch(/^FAIL {2}.*1 of 6 checks failed \(tokensTotal\)/);
     expect(stdout).toMatch(
       /\n {2}fail {5}tokensTotal +median tokens 60000 vs 50000 in the baseline, \+20\.0% \(allowed \+10\.0%\)/,
     );

@@ -99,7 +99,7 @@ describe('abp run on real tasks and real processes', () => {
     expect(await errorCode(run(fast, 'first'))).toBe('journal-exists');
   });
 
-  it('sorts engine failures into excluded outcomes and timeouts and overspending into losses', async () => {
+  it('scores crashes, silence, timeouts and overspending as losses, and excludes only what never ran', async () => {
     const built = await fixture({
       adapters: [
         { engine: 'crasher', script: 'crash' },
@@ -112,11 +112,12 @@ describe('abp run on real tasks and real processes', () => {
     });
     const result = await run(built, 'out');
     const outcome = (engine: string) => result.trials.find((trial) => trial.engine === engine);
-    expect([outcome('crasher')?.outcome, outcome('crasher')?.reason]).toEqual([
-      'engine-error',
-      'crashed-before-acting',
-    ]);
-    expect([outcome('silent')?.outcome, outcome('silent')?.reason]).toEqual(['engine-error', 'zero-model-calls']);
+    // Only the harness may exclude a trial: a crash or a silent model is the engine's result, so ducking cannot pay.
+    expect([outcome('crasher')?.outcome, outcome('crasher')?.reason]).toEqual(['unresolved', 'crashed-before-acting']);
+    expect([outcome('silent')?.outcome, outcome('silent')?.reason]).toEqual(['unresolved', 'zero-model-calls']);
+    // No model call is no measured cost, not a free run.
+    expect(outcome('silent')?.metrics.computedUsd).toBeNull();
+    expect(outcome('silent')?.trace?.flags).toContain('zero-model-calls');
     expect([outcome('sleepy')?.outcome, outcome('sleepy')?.reason]).toEqual(['unresolved', 'timeout']);
     expect([outcome('spender')?.outcome, outcome('spender')?.reason]).toEqual(['unresolved', 'budget-exceeded']);
     expect([outcome('nocap')?.outcome, outcome('nocap')?.reason]).toEqual(['unsupported', 'missing-capability']);
@@ -128,8 +129,9 @@ describe('abp run on real tasks and real processes', () => {
       verifiedRateAllTrials: { point: 0 },
     });
     expect(result.verdict.perEngine.find((entry) => entry.engine === 'crasher')).toMatchObject({
-      scoredTrials: 0,
-      excludedEngineErrors: 1,
+      scoredTrials: 1,
+      excludedEngineErrors: 0,
+      resolveRate: { point: 0 },
     });
   });
 

@@ -211,7 +211,7 @@ describe('summarizeRun', () => {
     expect(verdict.passed).toBe(false);
     expect(verdict.evidence).toBe('report');
     expect(verdict.tests).toEqual({ total: 3, pass: 1, fail: 1, error: 1, skip: 0 });
-    expect(verdict.reasons).toContain('exit code 0 disagrees with report');
+    expect(verdict.reasons).toContain('exit code 0 disagrees with report: it lists a failure');
   });
 
   it('a non-zero exit code fails even when the report lists no failure', () => {

@@ -52,6 +52,12 @@ export const baselineSchema = z
         }),
       )
       .describe("The engine's scored trials (engine and harness errors excluded), sorted by task then trial."),
+    allTrials: nonNegativeInt
+      .nullable()
+      .default(null)
+      .describe(
+        "Every trial of the engine in the run, excluded ones too: the all-trials rate's denominator, so excluding trials cannot raise a rate; null in baselines taken before it was recorded.",
+      ),
     thresholds: z.strictObject({
       diffBytesNormalized: growth,
       tokensTotal: growth,

@@ -9,9 +9,9 @@ export const TRIAL_SCHEMA_ID = 'abp-trial/v1';
 export const trialOutcomeMeanings = {
   resolved: 'the held-out verification passed',
   unresolved: 'verification failed, or the engine timed out or exceeded its budget',
-  disqualified: 'the engine deleted or weakened tests (spec §4.5); scored as not resolved',
-  'engine-error':
-    'the engine could not be invoked, crashed before acting, failed preflight or reported no model calls; excluded',
+  disqualified:
+    'the engine deleted or weakened tests (spec §4.5), or the verification run was tampered with; scored as not resolved',
+  'engine-error': 'the harness proved the engine never acted: it could not be invoked or failed preflight; excluded',
   'harness-error': 'the grader failed around the engine; excluded and reported',
   unsupported: 'the task needs a capability the adapter does not declare; not run, reported apart',
 } as const;
@@ -38,6 +38,24 @@ const verificationCommand = z.strictObject({
   timedOut: z.boolean(),
   durationMs: nonNegativeInt,
   reasons: z.array(z.string()),
+});
+
+/** A graded test id that did not pass, and what the reports said of it. */
+const judgedProblem = z.strictObject({ id: z.string(), status: z.enum(['fail', 'error', 'skip', 'missing']) });
+
+const judgedSet = z.strictObject({
+  expected: nonNegativeInt,
+  passed: nonNegativeInt,
+  problems: z
+    .array(judgedProblem)
+    .describe('The first 100 ids that did not pass, in code-unit order; expected - passed counts them all.'),
+});
+
+const canaryRecord = z.strictObject({
+  command: nonNegativeInt.describe('Index into commands of the run the sentinels were planted for.'),
+  role: z.enum(['must-pass', 'must-fail']),
+  status: z.enum(['pass', 'fail', 'error', 'skip', 'missing']),
+  intact: z.boolean(),
 });
 
 const assertionResult = z.strictObject({ kind: z.string(), passed: z.boolean(), detail: z.string() });
@@ -94,6 +112,25 @@ export const trialSchema = z
         patchApplied: z.boolean(),
         commands: z.array(verificationCommand),
         assertions: z.array(assertionResult),
+        judged: z
+          .strictObject({ failToPass: judgedSet, passToPass: judgedSet })
+          .nullable()
+          .default(null)
+          .describe(
+            "The frozen FAIL_TO_PASS and PASS_TO_PASS ids, judged across every command's report; null for a task without expected results.",
+          ),
+        canaries: z
+          .array(canaryRecord)
+          .default([])
+          .describe('The sentinel tests the grader planted beside the held-out tests, and what each report said.'),
+        canariesUnavailable: z
+          .array(z.string())
+          .default([])
+          .describe('Why a command ran without sentinels (a runner or a selection sentinels cannot join).'),
+        machineryRestored: z
+          .array(z.string())
+          .default([])
+          .describe("Paths of the engine's diff that configure the test runner, put back as the base had them."),
       })
       .nullable(),
     metrics: z.strictObject({
