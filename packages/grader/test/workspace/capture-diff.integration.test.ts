@@ -26,7 +26,7 @@ describe('captureDiff', () => {
   async function roundTrip(patch: string, paths: string[]): Promise<Map<string, Buffer | null>> {
     const dir = join(root, `verify-${++trials}`);
     const result = await createVerificationCheckout(repo, dir, { patch, overlayDir: null });
-    expect(result).toEqual({ applied: true, applyError: null });
+    expect(result).toEqual({ applied: true, applyError: null, restored: [] });
     return new Map(
       await Promise.all(paths.map(async (path) => [path, await readFile(join(dir, path)).catch(() => null)] as const)),
     );

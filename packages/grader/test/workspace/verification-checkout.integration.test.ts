@@ -55,6 +55,7 @@ describe('createVerificationCheckout', () => {
     expect(await createVerificationCheckout(repo, dir, { patch: plantedPatch, overlayDir })).toEqual({
       applied: true,
       applyError: null,
+      restored: [],
     });
     expect(await readFile(join(dir, 'src', 'app.js'), 'utf8')).toBe('export const answer = 42;\n');
     expect(await readFile(join(dir, 'tests', 'held-out.test.js'), 'utf8')).toBe('real held-out test\n');
@@ -79,11 +80,52 @@ describe('createVerificationCheckout', () => {
     expect(await createVerificationCheckout(repo, dir, { patch: '', overlayDir: null })).toEqual({
       applied: true,
       applyError: null,
+      restored: [],
     });
     expect(await readFile(join(dir, 'README.md'), 'utf8')).toBe('# demo\n\nRun the tests.\n');
     for (const path of Object.keys(baseFiles))
       expect(await readFile(join(dir, path))).toEqual(await readBlobAtBase(repo, path));
     expect(await git(dir, 'status', '--porcelain', '--untracked-files=all')).toBe('');
+  });
+
+  it('puts guarded paths back as base held them, a symlink or a file the patch added included, and lists them', async () => {
+    const trialRoot = join(root, 'trial-guarded');
+    await mkdir(trialRoot);
+    const trial = await createTrialWorkspace(repo, trialRoot);
+    await writeFiles(trial.workspace, {
+      'src/app.js': 'export const answer = 42;\n',
+      '.gitignore': '*.log\n',
+      'pytest.ini': '[pytest]\naddopts = -p planted\n',
+    });
+    await symlink(join(outside, 'runner.js'), join(trial.workspace, 'jest.config.js'));
+    const patch = await captureDiff(repo, trial);
+    const dir = join(root, 'verify-guarded');
+    const seen: Array<[string, string | null, string | null]> = [];
+    const result = await createVerificationCheckout(repo, dir, {
+      patch,
+      overlayDir: null,
+      guarded: {
+        paths: ['.gitignore', 'jest.config.js', 'pytest.ini'],
+        restore: (path, before, after) => {
+          seen.push([path, before, after]);
+          return before;
+        },
+      },
+    });
+    expect(result).toEqual({
+      applied: true,
+      applyError: null,
+      restored: ['.gitignore', 'jest.config.js', 'pytest.ini'],
+    });
+    // The symlink is never followed or handed to the rule as text: it goes back whole.
+    expect(seen).toEqual([
+      ['.gitignore', '*.log\nbuild/\n', '*.log\n'],
+      ['pytest.ini', null, '[pytest]\naddopts = -p planted\n'],
+    ]);
+    expect(await readFile(join(dir, '.gitignore'), 'utf8')).toBe('*.log\nbuild/\n');
+    expect(await readFile(join(dir, 'src', 'app.js'), 'utf8')).toBe('export const answer = 42;\n');
+    expect(await lstat(join(dir, 'jest.config.js')).catch(() => null)).toBeNull();
+    expect(await lstat(join(dir, 'pytest.ini')).catch(() => null)).toBeNull();
   });
 
   it('reports a patch that does not apply and leaves base plus the held-out files', async () => {

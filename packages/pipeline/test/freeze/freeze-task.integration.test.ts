@@ -167,13 +167,15 @@ describe('abp freeze and abp verify', () => {
   it('unpacks into a task folder the grader loads, with the held-out part apart', async () => {
     const copy = join(root, 'copy.tar');
     await copyFile(first.archivePath, copy);
+    // The layout `abp pull` writes: the agent-visible part in task/, the held-out part beside it.
     const unpacked = await unpackBundle(copy, {
-      taskDir: join(root, 'task'),
-      heldOutDir: join(root, 'held-out'),
+      taskDir: join(root, 'pulled', 'task'),
+      heldOutDir: join(root, 'pulled', 'held-out'),
       expectedDigest: first.digest,
     });
     expect(unpacked.manifest.id).toBe(first.taskId);
-    const task = await loadTaskDirectory(join(root, 'task'));
+    const task = await loadTaskDirectory(join(root, 'pulled'));
     expect(task.source).toMatchObject({ kind: 'repo', baseCommit: fix.baseOid });
+    expect(task.expected?.failToPass.length).toBeGreaterThan(0);
   });
 });

@@ -75,7 +75,8 @@ describe('unpackBundle', () => {
     await unpackBundle(archivePath, { taskDir, heldOutDir });
     expect((await readdir(taskDir)).sort()).toEqual(['issue.md', 'repo', 'task.json']);
     expect((await readdir(heldOutDir)).sort()).toEqual(['expected-results.json', 'files', 'golden.patch']);
-    expect((await loadTaskDirectory(taskDir)).heldOutFilesDir).toBeNull();
+    // The visible part alone cannot be graded: the frozen test ids are held out with the tests.
+    await expect(loadTaskDirectory(taskDir)).rejects.toMatchObject({ code: 'invalid-task' });
     expect(await readFile(join(heldOutDir, 'files', 'tests', 'data', 'fixture.bin'))).toEqual(
       Buffer.from([0, 1, 2, 255]),
     );
