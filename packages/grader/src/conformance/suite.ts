@@ -203,6 +203,8 @@ export async function buildConformanceSuite(dir: string): Promise<ConformanceSui
       adapters: engines.map((engine) => ({
         engine,
         command: engineCommand(engine, tasks),
+        // The oracle reads each task's golden patch: the one engine whose adapter shows it the task folders.
+        ...(engine === 'reference' ? { program: [tasks] } : {}),
         env: { allow: engine === 'planter' ? [SECRET_VARIABLE] : [], set: {} },
         timeoutSeconds: 120,
         metadata: {

@@ -41,7 +41,7 @@ export async function runBounded(command: BoundedCommand): Promise<CommandResult
     // Inside bwrap a missing program is only "bwrap: execvp … exit 1", indistinguishable from the command failing.
     const lookup = await resolveExecutable(program, command.env['PATH'], command.cwd);
     if (!('found' in lookup)) return notInvoked(lookup.code, lookup.message);
-    args = sandboxArgv(command.sandbox, command.argv, command.cwd);
+    args = sandboxArgv(command.sandbox, command.argv, command.cwd, command.env);
     program = status.bwrap;
   }
   return supervise(program, args, command, started);

@@ -54,6 +54,8 @@ export interface GitCall {
   /** `network`: the call may reach http(s) remotes (clone, fetch, ls-remote); default local only. */
   transport?: 'local' | 'network';
   timeoutMs?: number;
+  /** Per stream; default run-program's (1 GiB). A call reading what an engine wrote sets its own, lower. */
+  maxOutputBytes?: number;
 }
 
 export type GitResult = ProgramResult;
@@ -120,6 +122,7 @@ function programCall(args: readonly string[], call: GitCall): ProgramCall {
     ...(call.input === undefined ? {} : { input: call.input }),
     ...(call.allowExit === undefined ? {} : { allowExit: call.allowExit }),
     ...(call.timeoutMs === undefined ? {} : { timeoutMs: call.timeoutMs }),
+    ...(call.maxOutputBytes === undefined ? {} : { maxOutputBytes: call.maxOutputBytes }),
   };
 }
 

@@ -1,9 +1,12 @@
-// Owns where an engine's process runs and what it is told. On the host it runs in the trial's folders, under the
-// sandboxed policy in bubblewrap over the read-only host. For a task frozen with an environment it runs inside that
-// environment under either policy, so the toolchain and dependencies it finds when it runs the tests are the ones its
-// verification uses: the workspace at /work/repo with the install's folders, its state, output and /tmp bound writable,
-// the base repository's objects and the adapter's program folders bound read-only, and nothing else of the host.
-// A trusted-local engine keeps the host's network there; a sandboxed one has none.
+// Owns where an engine's process runs and what it is told. Every engine runs in namespaces of its own, killed whole when
+// it ends: on the host under the sandboxed policy in bubblewrap's default-deny view (the system folders and toolchains,
+// its trial folders, its program), under trusted-local in bubblewrap's view of the whole host with the grader's folders
+// hidden (the one exception: where bubblewrap cannot run, a trusted-local engine is a plain process group, and its
+// trial says so). For a task frozen with an environment it runs inside that environment under either policy, so the
+// toolchain and dependencies it finds when it runs the tests are the ones its verification uses: the workspace at
+// /work/repo with the install's folders, its state, output and /tmp bound writable, the base repository's objects and
+// the adapter's program folders bound read-only, and nothing else of the host. A trusted-local engine keeps the host's
+// network; a sandboxed one has none.
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Adapter, ExecutionPolicy } from '@abp/protocol/schemas/abp-adapters';
@@ -50,8 +53,10 @@ export function programPaths(adapter: Adapter, adaptersDir: string): string[] {
 }
 
 /**
- * Refuses program paths that are missing, or that the sandbox hides (task folders, results): listing one would either
- * fail every trial or hand a sandboxed engine held-out material.
+ * Refuses program paths that are missing, or, under the sandboxed policy, that the sandbox hides (task folders,
+ * results, the data directory): listing one would either fail every trial or hand a sandboxed engine held-out material.
+ * A trusted-local adapter may list one (the bundled reference engine reads golden patches from the task folders): it is
+ * then bound read-only for that engine, in the open in its adapters file.
  */
 export function checkProgramPaths(input: {
   adaptersFile: string;
@@ -114,10 +119,56 @@ function translator(programs: readonly string[]): (value: string) => string {
   };
 }
 
+/** The paths the adapter lists itself (not the implicit {repo}), which a trusted-local engine may see though hidden. */
+function declaredPrograms(adapter: Adapter, adaptersDir: string): string[] {
+  return adapter.program.map((path) => resolve(path.replace(/^\{repo\}/, adaptersDir)));
+}
+
+const within = (path: string, folder: string) => path === folder || path.startsWith(`${folder}/`);
+
+/** What stays hidden from this engine: all of it, but what a trusted-local adapter lists as its own program. */
+function hiddenFor(
+  adapter: Adapter,
+  adaptersDir: string,
+  policy: ExecutionPolicy,
+  hidden: readonly string[],
+): string[] {
+  if (policy === 'sandboxed') return [...hidden];
+  const declared = declaredPrograms(adapter, adaptersDir);
+  return hidden.filter((path) => !declared.some((program) => within(path, program)));
+}
+
+/**
+ * The sandbox of an engine run on the host: bubblewrap's isolated view under sandboxed (the program folders bound in),
+ * its host view under trusted-local (program folders under a hidden one bound back), or null where bubblewrap cannot run
+ * (trusted-local only: the run refuses sandboxed there).
+ */
+export function hostEngineSandbox(input: {
+  adapter: Adapter;
+  adaptersDir: string;
+  policy: ExecutionPolicy;
+  /** Whether bubblewrap works here (sandboxStatus). */
+  namespaces: boolean;
+  hiddenPaths: readonly string[];
+  writable: readonly string[];
+  /** Bound read-only besides the program folders: the task's base repository. */
+  readOnly: readonly string[];
+}): SandboxSpec | null {
+  if (input.policy === 'trusted-local' && !input.namespaces) return null;
+  const programs = programPaths(input.adapter, input.adaptersDir);
+  const hidden = hiddenFor(input.adapter, input.adaptersDir, input.policy, input.hiddenPaths);
+  if (input.policy === 'sandboxed')
+    return { view: 'isolated', writable: input.writable, hidden, readOnly: [...programs, ...input.readOnly] };
+  const covered = programs.filter((program) => hidden.some((folder) => within(program, folder)));
+  return { view: 'host', writable: input.writable, hidden, readOnly: [...covered, ...input.readOnly] };
+}
+
 export function placeEngine(input: {
   adapter: Adapter;
   adaptersDir: string;
   policy: ExecutionPolicy;
+  /** Whether bubblewrap works here: without it a trusted-local engine on the host is a plain process group. */
+  namespaces: boolean;
   hostEnv: Readonly<Record<string, string | undefined>>;
   folders: TrialFolders;
   /** The task's base repository (its cache), read by the engine's git through alternates. */
@@ -139,29 +190,25 @@ export function placeEngine(input: {
       seen: { workspace: folders.workspace, state: folders.state, out: folders.out },
       cwd: folders.workspace,
       env,
-      sandbox:
-        input.policy === 'sandboxed'
-          ? {
-              writable: [folders.workspace, folders.state, folders.tmp, folders.out],
-              hidden: input.hiddenPaths,
-              // Under the fresh /tmp the host's copies are gone: a program installed there is bound back.
-              readOnly: [...programs, input.gitDir],
-            }
-          : null,
+      sandbox: hostEngineSandbox({
+        adapter,
+        adaptersDir: input.adaptersDir,
+        policy: input.policy,
+        namespaces: input.namespaces,
+        hiddenPaths: input.hiddenPaths,
+        writable: [folders.workspace, folders.state, folders.tmp, folders.out],
+        readOnly: [input.gitDir],
+      }),
       environment: null,
       translate: (value) => value,
     };
   }
   const translate = translator(programs);
-  // A folder bound for the engine may hold what the sandbox hides (the results beside the adapters file, say): covered
-  // there as the host sandbox covers it. A trusted-local engine sees them, as it would on the host.
-  const covered =
-    input.policy === 'sandboxed'
-      ? hiddenUnder(programs, input.hiddenPaths).map(({ path, folder }) => ({
-          target: `${ENGINE_ROOT}${path}`,
-          folder,
-        }))
-      : [];
+  // A folder bound for the engine may hold what is hidden (the results beside the adapters file, say): covered there
+  // as the host sandbox covers it, under either policy.
+  const covered = hiddenUnder(programs, hiddenFor(adapter, input.adaptersDir, input.policy, input.hiddenPaths)).map(
+    ({ path, folder }) => ({ target: `${ENGINE_ROOT}${path}`, folder }),
+  );
   const set = Object.fromEntries(Object.entries(adapter.env.set).map(([name, value]) => [name, translate(value)]));
   const reduced = reducedEnvironment({
     hostEnv: input.hostEnv,

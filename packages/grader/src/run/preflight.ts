@@ -6,12 +6,12 @@ import type { Adapter } from '@abp/protocol/schemas/abp-adapters';
 import { runBounded } from '../execution/bounded-command.js';
 import { reducedEnvironment } from '../execution/environment.js';
 import { expandPlaceholders } from '../execution/placeholders.js';
-import { programPaths } from './engine-placement.js';
+import { hostEngineSandbox } from './engine-placement.js';
 import { redactorFor, type PreflightResult, type TrialContext } from './trial.js';
 
 export async function runPreflight(
   adapter: Adapter,
-  context: Pick<TrialContext, 'workRoot' | 'hostEnv' | 'adaptersDir' | 'policy' | 'hiddenPaths' | 'run'>,
+  context: Pick<TrialContext, 'workRoot' | 'hostEnv' | 'adaptersDir' | 'policy' | 'hiddenPaths' | 'namespaces' | 'run'>,
 ): Promise<PreflightResult> {
   const root = join(context.workRoot, `preflight--${adapter.engine}`);
   await rm(root, { recursive: true, force: true });
@@ -55,14 +55,15 @@ export async function runPreflight(
       }).env,
       timeoutMs: timeoutSeconds * 1000,
       maxOutputBytes: 64 * 1024,
-      sandbox:
-        context.policy === 'sandboxed'
-          ? {
-              writable: [workspace, state, tmp, out],
-              hidden: context.hiddenPaths,
-              readOnly: programPaths(adapter, context.adaptersDir),
-            }
-          : null,
+      sandbox: hostEngineSandbox({
+        adapter,
+        adaptersDir: context.adaptersDir,
+        policy: context.policy,
+        namespaces: context.namespaces,
+        hiddenPaths: context.hiddenPaths,
+        writable: [workspace, state, tmp, out],
+        readOnly: [],
+      }),
     });
     if (result.spawnError)
       return { passed: false, detail: `could not invoke ${adapter.command[0] ?? ''}: ${result.spawnError.code}` };

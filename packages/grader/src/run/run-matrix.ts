@@ -14,7 +14,7 @@ import { sandboxStatus } from '../execution/sandbox.js';
 import { readRunResults } from '../results/read-results.js';
 import { renderReport } from '../html-report/index.js';
 import { readTasksProvenance } from '../pull/provenance.js';
-import { prepareFixtureRepo, prepareTaskRepo, type TaskRepo } from '../workspace/index.js';
+import { cacheDigest, prepareFixtureRepo, prepareTaskRepo, type TaskRepo } from '../workspace/index.js';
 import { isAlive } from '../execution/liveness.js';
 import { RunError } from './errors.js';
 import { jsonText, removeTree, writeFileAtomic } from './files.js';
@@ -130,16 +130,27 @@ async function prepareEnvironments(
   return environments;
 }
 
-async function prepareRepos(inputs: RunInputs, cacheDir: string): Promise<Map<string, TaskRepo>> {
+/** Each task's checked repository cache, and what the run must say of caches that failed the check and were rebuilt. */
+async function prepareRepos(
+  inputs: RunInputs,
+  cacheDir: string,
+): Promise<{ repos: Map<string, TaskRepo>; digests: Map<string, string>; warnings: string[] }> {
   const repos = new Map<string, TaskRepo>();
+  const digests = new Map<string, string>();
+  const warnings: string[] = [];
   for (const task of inputs.tasks) {
     const repo =
       task.source.kind === 'fixture'
         ? await prepareFixtureRepo({ fixtureDir: task.source.dir, cacheDir })
         : await prepareTaskRepo({ source: task.source.gitDir, baseCommit: task.source.baseCommit, cacheDir });
+    if (repo.rebuilt !== undefined)
+      warnings.push(
+        `the repository cache of task ${task.manifest.id} (${repo.gitDir}) failed its check (${repo.rebuilt}) and was built again from the task folder: something wrote to it since an earlier run`,
+      );
     repos.set(task.manifest.id, repo);
+    digests.set(task.manifest.id, await cacheDigest(repo));
   }
-  return repos;
+  return { repos, digests, warnings };
 }
 
 /**
@@ -155,9 +166,13 @@ async function removeAbandonedWorkRoots(runId: string): Promise<void> {
   }
 }
 
-/** What a sandboxed engine must not see: task folders, the results, and the real paths behind symlinked task parts. */
-async function hiddenFromEngines(inputs: RunInputs, output: string): Promise<string[]> {
-  const paths = new Set([inputs.paths.tasks, output]);
+/**
+ * What no engine may see, under either policy: task folders (and the real paths behind symlinked task parts), the
+ * results, the data directory and environment store (bundles, freeze mirrors with the future history), the repository
+ * cache (each trial gets its own task's base back, read-only) and the work root (the other trials' folders).
+ */
+async function hiddenFromEngines(inputs: RunInputs, output: string, own: readonly string[]): Promise<string[]> {
+  const paths = new Set([inputs.paths.tasks, output, ...own]);
   for (const task of inputs.tasks) {
     for (const part of [join(task.visibleDir, 'repo'), join(task.dir, 'held-out')]) {
       const real = await realpath(part).catch(() => null);
@@ -231,17 +246,23 @@ export async function runMatrix(options: RunOptions): Promise<RunOutcome> {
     );
   }
   const policy = inputs.adapters.executionPolicy;
-  if (policy === 'sandboxed') {
-    const status = await sandboxStatus();
-    if (!status.available)
-      throw new RunError(
-        'sandbox-unavailable',
-        `${inputs.paths.adapters}: executionPolicy "sandboxed" needs bubblewrap, which cannot run here: ${status.reason}. Install the Debian package bubblewrap, or acknowledge "trusted-local".`,
-      );
-  }
+  const sandbox = await sandboxStatus();
+  if (policy === 'sandboxed' && !sandbox.available)
+    throw new RunError(
+      'sandbox-unavailable',
+      `${inputs.paths.adapters}: executionPolicy "sandboxed" needs bubblewrap, which cannot run here: ${sandbox.reason}. Install the Debian package bubblewrap, or acknowledge "trusted-local".`,
+    );
+  const warnings = [...inputs.comparisonWarnings];
+  if (!sandbox.available)
+    warnings.push(
+      `trusted-local engines run as plain process groups, without namespaces of their own: ${sandbox.reason}. A process an engine detaches (setsid) can outlive its trial, and the grader's folders are not hidden from it; install bubblewrap to close both`,
+    );
 
   const output = resolve(options.output);
-  const hiddenPaths = await hiddenFromEngines(inputs, output);
+  const home = resolveHome(hostEnv);
+  const cacheDir = resolve(options.cacheDir ?? join(tmpdir(), 'abp-grader-cache'));
+  const environmentStore = resolve(options.environments ?? homePaths(home, hostEnv).environments);
+  const hiddenPaths = await hiddenFromEngines(inputs, output, [home, environmentStore, cacheDir]);
   checkProgramPaths({
     adaptersFile: inputs.paths.adapters,
     adapters: inputs.adapters.adapters,
@@ -256,6 +277,7 @@ export async function runMatrix(options: RunOptions): Promise<RunOutcome> {
   await mkdir(runDir, { recursive: true });
   const lock = await acquireRunLock(resolve(options.lockFile ?? join(output, '.abp-run.lock')), runId, now);
   const workRoot = join(tmpdir(), `abp-work-${runId}-${process.pid}`);
+  hiddenPaths.push(workRoot);
   await removeAbandonedWorkRoots(runId);
   try {
     const schedule = scheduleTrials(inputs.config);
@@ -295,19 +317,15 @@ export async function runMatrix(options: RunOptions): Promise<RunOutcome> {
       total: schedule.length,
       done: journal.done.size,
       resumed,
-      warnings: inputs.comparisonWarnings,
+      warnings,
       workRoot,
       keptWorkspaces: options.keepWorkspaces ?? false,
     });
 
     await mkdir(workRoot, { recursive: true });
-    const cacheDir = resolve(options.cacheDir ?? join(tmpdir(), 'abp-grader-cache'));
-    const repos = await prepareRepos(inputs, cacheDir);
-    const environments = await prepareEnvironments(
-      inputs,
-      repos,
-      resolve(options.environments ?? homePaths(resolveHome(hostEnv)).environments),
-    );
+    const { repos, digests, warnings: cacheWarnings } = await prepareRepos(inputs, cacheDir);
+    warnings.push(...cacheWarnings);
+    const environments = await prepareEnvironments(inputs, repos, environmentStore);
     const context: TrialContext = {
       run,
       runDir,
@@ -316,12 +334,14 @@ export async function runMatrix(options: RunOptions): Promise<RunOutcome> {
       adapterOf: inputs.adapterOf,
       tasks: new Map(inputs.tasks.map((task) => [task.manifest.id, task])),
       repos,
+      cacheDigests: digests,
       environments,
       preflight: new Map(),
       prices: loadPriceTable(),
       hostEnv,
       adaptersDir: dirname(inputs.paths.adapters),
       hiddenPaths,
+      namespaces: sandbox.available,
       runUnsupported,
       keepWorkspaces: options.keepWorkspaces ?? false,
       now,
@@ -355,7 +375,7 @@ export async function runMatrix(options: RunOptions): Promise<RunOutcome> {
     for (const trial of trials)
       if (!present.has(`${trial.trialId}.json`))
         await writeFileAtomic(join(runDir, 'trials', `${trial.trialId}.json`), jsonText(trial));
-    const verdict = buildVerdict(run, trials, inputs.comparisonWarnings);
+    const verdict = buildVerdict(run, trials, warnings);
     await writeFileAtomic(join(runDir, 'verdict.json'), jsonText(verdict));
     await writeFileAtomic(join(runDir, 'report.html'), renderReport(await readRunResults(runDir), { provenance }));
     await pointLatest(output, runId);

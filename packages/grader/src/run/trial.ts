@@ -21,11 +21,14 @@ import { loadTaskDirectory, type TaskDirectory } from '../config/task-directory.
 import { serializeTrace, summarizeTrace, traceTranslators, type TraceSummary } from '../traces/index.js';
 import {
   applyForVerification,
+  cacheDigest,
   captureDiff,
   checkOutForVerification,
   createTrialWorkspace,
   readBlobAtBase,
+  readCapturedBlob,
   snapshotWorkspace,
+  WorkspaceError,
   type TaskRepo,
   type VerificationCheckout,
 } from '../workspace/index.js';
@@ -50,6 +53,8 @@ export interface TrialContext {
   adapterOf: ReadonlyMap<string, Adapter>;
   tasks: ReadonlyMap<string, TaskDirectory>;
   repos: ReadonlyMap<string, TaskRepo>;
+  /** Each repository cache's digest as the run checked it (cacheDigest). */
+  cacheDigests: ReadonlyMap<string, string>;
   /** Each task's environment (its root file system, verified), or null for a task graded on the host's toolchains. */
   environments: ReadonlyMap<string, TaskEnvironment | null>;
   preflight: ReadonlyMap<string, PreflightResult>;
@@ -57,8 +62,13 @@ export interface TrialContext {
   hostEnv: Readonly<Record<string, string | undefined>>;
   /** The folder of the adapters file: what {repo} expands to. */
   adaptersDir: string;
-  /** Folders a sandboxed engine must not see: task folders (held-out material) and the results folder. */
+  /**
+   * Folders no engine may see: task folders (held-out material), the results, the data directory and environment store,
+   * the repository cache and the other trials' folders.
+   */
   hiddenPaths: readonly string[];
+  /** Whether bubblewrap works here: every engine and verification then runs in namespaces of its own. */
+  namespaces: boolean;
   runUnsupported: boolean;
   keepWorkspaces: boolean;
   now(): Date;
@@ -74,10 +84,12 @@ function adapterSecrets(adapter: Adapter, hostEnv: TrialContext['hostEnv']): str
 }
 
 export function redactorFor(adapter: Adapter, context: Pick<TrialContext, 'hostEnv'>, workspace: string): Redactor {
-  // Only what the engine can see: redacting every host variable with a secret-looking name would blank common words.
+  // The grader's whole environment, not only what the engine was given: an engine that reads a value it should not
+  // have (another process's environ, a file the operator left) still cannot publish it. The list's rule picks the
+  // variables with secret-looking names; the engine's own visible and set values come last, so their names label them.
   const visible = Object.fromEntries(adapter.env.allow.map((name) => [name, context.hostEnv[name]]));
   return createRedactor({
-    env: { ...visible, ...adapter.env.set },
+    env: { ...context.hostEnv, ...visible, ...adapter.env.set },
     workspace,
     secrets: adapterSecrets(adapter, context.hostEnv),
   });
@@ -247,6 +259,7 @@ export async function executeTrial(context: TrialContext, scheduled: ScheduledTr
       adapter,
       adaptersDir: context.adaptersDir,
       policy: context.policy,
+      namespaces: context.namespaces,
       hostEnv: context.hostEnv,
       folders,
       gitDir: repo.gitDir,
@@ -319,6 +332,7 @@ export async function executeTrial(context: TrialContext, scheduled: ScheduledTr
       stderrBytes: engine.stderrBytes,
       truncated: engine.stdoutTruncated || engine.stderrTruncated,
       sandboxed: context.policy === 'sandboxed',
+      isolated: placement.sandbox !== null || placement.environment !== null,
       environment: taskEnvironment?.digest ?? null,
     };
     record.metrics.wallClockMs = Math.round(engine.durationMs);
@@ -340,7 +354,14 @@ export async function executeTrial(context: TrialContext, scheduled: ScheduledTr
     pendingCheckout = checkOutForVerification(repo, checkoutDir);
     // Handled here so an early return cannot leave a rejection unobserved; awaiting it below still throws.
     pendingCheckout.catch(() => undefined);
-    const engineDiff = await captureDiff(repo, workspace, startingPoint);
+    // Whatever the engine left in its workspace is data: past the capture limits its changes cannot be graded, and that
+    // is the engine's result (scored unresolved), never a harness failure that would exclude the trial.
+    const captured = await captureDiff(repo, workspace, startingPoint).catch((error: unknown) => {
+      if (error instanceof WorkspaceError && error.code === 'workspace-too-large') return error;
+      throw error;
+    });
+    if (captured instanceof WorkspaceError) return finish('unresolved', 'workspace-too-large', captured.message);
+    const engineDiff = captured;
     const diffReceipt = receipt('diffs', `${scheduled.trialId}.patch`);
     await writeFileAtomic(join(context.runDir, diffReceipt), redactor.redactText(engineDiff));
     record.receipts.diff = diffReceipt;
@@ -377,7 +398,7 @@ export async function executeTrial(context: TrialContext, scheduled: ScheduledTr
     const size = await normalizedDiffSize({
       changes,
       before: (path) => readBlobAtBase(repo, path),
-      after: (path) => readFile(join(workspace.workspace, path)).catch(() => null),
+      after: (path) => readCapturedBlob(workspace, path),
     });
     record.diff = {
       codeBytes: size.codeBytes,
@@ -427,12 +448,21 @@ export async function executeTrial(context: TrialContext, scheduled: ScheduledTr
         `computed cost ${record.metrics.computedUsd} USD exceeds the budget of ${context.run.budgetUsd} USD`,
       );
     }
-    // The grading material must be what the run loaded: a trusted-local engine can reach the task folder.
+    // The grading material must be what the run loaded and checked. In namespaces no engine can reach either; a
+    // trusted-local engine without them can, and the change is then charged to the trial, never excluded: an engine
+    // must not be able to duck a task it would lose.
     if ((await loadTaskDirectory(task.dir)).digest !== task.digest) {
       return finish(
-        'harness-error',
+        'disqualified',
         'task-modified',
         `the task folder ${task.dir} changed during the trial; its held-out material can no longer be trusted`,
+      );
+    }
+    if (!context.namespaces && (await cacheDigest(repo)) !== context.cacheDigests.get(scheduled.task)) {
+      return finish(
+        'disqualified',
+        'cache-modified',
+        `the repository cache ${repo.gitDir} changed during the trial; the base it holds can no longer be trusted`,
       );
     }
 
@@ -446,14 +476,16 @@ export async function executeTrial(context: TrialContext, scheduled: ScheduledTr
     ]);
     const environment: VerificationEnvironment = {
       env: verificationEnvironment(context.hostEnv, verifyHome, verifyTmp, context.policy === 'sandboxed'),
-      sandbox:
-        context.policy === 'sandboxed'
-          ? {
-              writable: [checkoutDir, verifyHome, verifyTmp, reportRoot],
-              hidden: context.hiddenPaths,
-              readOnly: [repo.gitDir],
-            }
-          : null,
+      // The engine's code runs here too (the tests import it): in namespaces of its own, never outliving its command,
+      // offline and default-deny under sandboxed, with the host's network but none of the grader's folders otherwise.
+      sandbox: !context.namespaces
+        ? null
+        : {
+            view: context.policy === 'sandboxed' ? 'isolated' : 'host',
+            writable: [checkoutDir, verifyHome, verifyTmp, reportRoot],
+            hidden: context.hiddenPaths,
+            readOnly: [repo.gitDir],
+          },
       maxOutputBytes: 1 << 20,
       image: taskEnvironment === null ? null : { ...taskEnvironment, home: verifyHome },
     };

@@ -8,6 +8,7 @@ export type WorkspaceErrorCode =
   | 'source-not-a-repository'
   | 'invalid-trial-root'
   | 'workspace-missing'
+  | 'workspace-too-large'
   | 'verification-dir-exists'
   | 'git-failed';
 

@@ -2,8 +2,22 @@
 // diff capture through a grader-private git dir, and fresh verification checkouts.
 
 export { WorkspaceError, type WorkspaceErrorCode } from './errors.js';
-export { prepareTaskRepo, prepareFixtureRepo, readBlobAtBase, type TaskRepo } from './task-repo.js';
-export { createTrialWorkspace, captureDiff, snapshotWorkspace, type TrialWorkspace } from './trial.js';
+export {
+  cacheDigest,
+  cacheProblem,
+  prepareTaskRepo,
+  prepareFixtureRepo,
+  readBlobAtBase,
+  type TaskRepo,
+} from './task-repo.js';
+export {
+  CAPTURE_LIMITS,
+  createTrialWorkspace,
+  captureDiff,
+  readCapturedBlob,
+  snapshotWorkspace,
+  type TrialWorkspace,
+} from './trial.js';
 export { writeGitDir } from './git-dir.js';
 export {
   applyForVerification,

@@ -5,6 +5,7 @@ import { isUtf8 } from 'node:buffer';
 import { copyFile, lstat, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { WorkspaceError } from './errors.js';
+import { ExecutionError } from '../execution/errors.js';
 import { checkOut, git } from '../execution/git.js';
 import { writeGitDir } from './git-dir.js';
 import type { TaskRepo } from './task-repo.js';
@@ -68,6 +69,37 @@ export async function snapshotWorkspace(trial: TrialWorkspace): Promise<string> 
 }
 
 /**
+ * What the grader takes of a workspace. Everything in it is the engine's to shape, so a file of gigabytes or a million
+ * files must end in a scored trial, not in a grader out of memory: past these limits the changes cannot be graded
+ * (workspace-too-large), and the trial is unresolved.
+ */
+export const CAPTURE_LIMITS = { fileBytes: 16 * 1024 ** 2, files: 20_000, patchBytes: 64 * 1024 ** 2 } as const;
+
+/**
+ * Refuses a workspace whose changed or new files (ignored ones aside) pass CAPTURE_LIMITS, before git reads any of them.
+ * Only regular files have a size that counts: git records a symlink as its target and skips FIFOs and sockets.
+ */
+async function checkCaptureLimits(trial: TrialWorkspace, privately: readonly string[]): Promise<void> {
+  const listed = await git([...privately, 'ls-files', '-z', '--others', '--modified', '--exclude-standard'], {
+    cwd: trial.workspace,
+  });
+  const paths = [...new Set(listed.stdout.toString('utf8').split('\0').filter(Boolean))];
+  if (paths.length > CAPTURE_LIMITS.files)
+    throw new WorkspaceError(
+      'workspace-too-large',
+      `the workspace has ${paths.length} changed or new files, more than the ${CAPTURE_LIMITS.files} the grader takes`,
+    );
+  for (const path of paths) {
+    const found = await lstat(join(trial.workspace, path)).catch(() => null);
+    if (found?.isFile() === true && found.size > CAPTURE_LIMITS.fileBytes)
+      throw new WorkspaceError(
+        'workspace-too-large',
+        `${path} holds ${found.size} bytes, more than the ${CAPTURE_LIMITS.fileBytes} the grader takes of one file`,
+      );
+  }
+}
+
+/**
  * The agent's changes against base (or against `since`, a snapshot taken after setup), untracked files included and ignored ones (per the
  * workspace's .gitignore files; never its .git/info/exclude) left out. Rename detection is off: a
  * move is a deletion and an addition, so the patch never depends on similarity heuristics.
@@ -87,6 +119,7 @@ export async function captureDiff(
     );
   }
   const privately = ['--git-dir', trial.privateGitDir, '--work-tree', trial.workspace];
+  await checkCaptureLimits(trial, privately);
   await git([...privately, 'add', '--all', '--ignore-errors'], { cwd: trial.workspace, allowExit: [1] });
   const diff = () =>
     git(
@@ -102,8 +135,21 @@ export async function captureDiff(
         '--no-renames',
         since,
       ],
-      { cwd: trial.workspace },
-    );
+      { cwd: trial.workspace, maxOutputBytes: CAPTURE_LIMITS.patchBytes },
+    ).catch((error: unknown) => {
+      // Many files each under the limit can still make a patch the grader will not hold.
+      if (
+        error instanceof ExecutionError &&
+        error.cause instanceof ExecutionError &&
+        error.cause.code === 'program-output-too-large'
+      )
+        throw new WorkspaceError(
+          'workspace-too-large',
+          `the workspace's changes make a patch of more than ${CAPTURE_LIMITS.patchBytes} bytes, which the grader does not take`,
+          { cause: error },
+        );
+      throw error;
+    });
   const patch = (await diff()).stdout;
   if (isUtf8(patch)) return patch.toString('utf8');
   // Text in another encoding would not survive a JS string: diff every file as binary instead
@@ -116,4 +162,22 @@ export async function captureDiff(
   } finally {
     await rm(attributes);
   }
+}
+
+/**
+ * A file as captureDiff recorded it in the private index, or null when the index has no blob there: what the agent's
+ * patch says the file is, read from git's object store and never from the workspace, where a path may have become a
+ * symlink to a FIFO or to a device since.
+ */
+export async function readCapturedBlob(trial: TrialWorkspace, path: string): Promise<Buffer | null> {
+  if (path.includes('\0') || path.includes('\n')) return null;
+  const { stdout } = await git(['--git-dir', trial.privateGitDir, 'cat-file', '--batch'], {
+    cwd: trial.workspace,
+    input: `:${path}\n`,
+    maxOutputBytes: CAPTURE_LIMITS.fileBytes + 1024,
+  });
+  const headerEnd = stdout.indexOf(0x0a);
+  const [, type, size] = stdout.subarray(0, headerEnd).toString('utf8').split(' ');
+  if (type !== 'blob' || size === undefined) return null;
+  return stdout.subarray(headerEnd + 1, headerEnd + 1 + Number(size));
 }

@@ -76,8 +76,22 @@ describe('sandboxStatus', () => {
 });
 
 describe('a sandboxed command', () => {
-  it('cannot write outside its writable paths', async () => {
-    expect(await nodeIn(tryWrite(path.join(outside, 'escaped')))).toBe('EROFS');
+  it('sees nothing of the host but the system folders, its toolchains and what is listed', async () => {
+    await writeFile(path.join(outside, 'data.txt'), 'host data');
+    const script = `const fs = require('fs'); console.log(JSON.stringify([fs.existsSync(${JSON.stringify(outside)}), fs.existsSync(${JSON.stringify(path.join(process.cwd(), 'package.json'))}), fs.readdirSync('/').sort()]))`;
+    const [outsideSeen, cwdSeen, top] = JSON.parse(await nodeIn(script)) as [boolean, boolean, string[]];
+    expect([outsideSeen, cwdSeen]).toEqual([false, false]);
+    expect(top).not.toContain('var');
+    expect(top).not.toContain('home');
+    // The toolchains its PATH names run: python from its own folder, node from /usr.
+    const python = await runBounded(sandboxed(['python3', '-c', 'import sys; print(sys.prefix)']));
+    expect(python.exitCode).toBe(0);
+    await rm(path.join(outside, 'data.txt'));
+  });
+
+  it('cannot write outside its writable paths, even where it may read', async () => {
+    expect(await nodeIn(tryWrite(path.join(outside, 'escaped')))).toBe('ENOENT');
+    expect(await nodeIn(tryWrite(path.join(outside, 'escaped')), { readOnly: [outside] })).toBe('EROFS');
     await expect(readdir(outside)).resolves.toEqual([]);
   });
 
@@ -100,7 +114,10 @@ describe('a sandboxed command', () => {
     const script = `const fs = require('fs'); console.log(JSON.stringify([fs.readdirSync(${JSON.stringify(heldOut)}), fs.readFileSync(${JSON.stringify(path.join(outside, 'oracle.txt'))}, 'utf8')]))`;
     expect(
       JSON.parse(
-        await nodeIn(script, { hidden: [heldOut, path.join(outside, 'oracle.txt'), path.join(outside, 'absent')] }),
+        await nodeIn(script, {
+          readOnly: [outside],
+          hidden: [heldOut, path.join(outside, 'oracle.txt'), path.join(outside, 'absent')],
+        }),
       ),
     ).toEqual([[], '']);
     expect(await readFile(path.join(outside, 'oracle.txt'), 'utf8')).toBe('secret too');
@@ -113,7 +130,7 @@ describe('a sandboxed command', () => {
     await writeFile(path.join(results, 'trial-0.json'), '{}');
     const script = `const fs = require('fs'); ${tryWrite(path.join(own, 'out.txt'))}; console.log(JSON.stringify(fs.readdirSync(${JSON.stringify(results)})))`;
     const result = await runBounded(
-      sandboxed(['node', '-e', script], { writable: [own], hidden: [results] }, { cwd: own }),
+      sandboxed(['node', '-e', script], { writable: [own], hidden: [results], readOnly: [outside] }, { cwd: own }),
     );
     expect(result.stdout.toString().trim().split('\n')).toEqual(['written', '["trial-1"]']);
     expect(await readFile(path.join(own, 'out.txt'), 'utf8')).toBe('x');
@@ -196,6 +213,43 @@ describe('a sandboxed command', () => {
     expect(
       await asyncCodeOf(() => runBounded(sandboxed(['true'], { writable: [path.join(scratch, 'never-made')] }))),
     ).toBe('sandbox-path-missing');
+  });
+});
+
+describe('a command in the host view (trusted-local)', () => {
+  const host = (argv: string[], sandbox: Partial<SandboxSpec> = {}, overrides: Partial<BoundedCommand> = {}) =>
+    runBounded(sandboxed(argv, { view: 'host', ...sandbox }, overrides));
+
+  it('writes where the user may, but cannot see what is hidden nor write what is read-only', async () => {
+    const hidden = path.join(outside, 'host-view-results');
+    const guarded = path.join(outside, 'host-view-cache');
+    await mkdir(hidden, { recursive: true });
+    await mkdir(guarded, { recursive: true });
+    await writeFile(path.join(hidden, 'verdict.json'), '{}');
+    const script = `const fs = require('fs'); ${tryWrite(path.join(outside, 'free.txt'))}; ${tryWrite(path.join(guarded, 'blob'))}; console.log(JSON.stringify(fs.readdirSync(${JSON.stringify(hidden)})))`;
+    const result = await host(['node', '-e', script], { hidden: [hidden], readOnly: [guarded] });
+    expect(result.stdout.toString().trim().split('\n')).toEqual(['written', 'EROFS', '[]']);
+    expect(await readFile(path.join(outside, 'free.txt'), 'utf8')).toBe('x');
+    expect(await readdir(guarded)).toEqual([]);
+    expect(await readdir(hidden)).toEqual(['verdict.json']);
+    await rm(path.join(outside, 'free.txt'));
+  });
+
+  it("ends with its command: a daemon started with setsid does not outlive it, nor can it read the grader's variables", async () => {
+    const marker = path.join(outside, `survivor-${process.pid}`);
+    process.env['ABP_TEST_GRADER_ONLY'] = 'grader-secret-value';
+    try {
+      const script = `setsid sh -c 'sleep 1; echo alive > ${marker}' & tr '\\000' '\\n' < /proc/$PPID/environ; ls /proc | grep -c '^[0-9]'`;
+      const result = await host(['sh', '-c', script]);
+      expect(result.exitCode).toBe(0);
+      const out = result.stdout.toString();
+      expect(out).not.toContain('grader-secret-value');
+      expect(out).toContain(`HOME=${path.join(workspace, 'home')}`);
+      await delay(2_000);
+      await expect(readFile(marker, 'utf8')).rejects.toMatchObject({ code: 'ENOENT' });
+    } finally {
+      delete process.env['ABP_TEST_GRADER_ONLY'];
+    }
   });
 });
 

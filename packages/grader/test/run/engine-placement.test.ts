@@ -35,11 +35,12 @@ const folders = { workspace: '/t/trial/workspace', state: '/t/trial/state', tmp:
 const hostEnv = { PATH: '/host/bin', API_TOKEN: 'token-value', HOME: '/root' };
 const image = { digest: `sha256:${'a'.repeat(64)}`, rootfs: '/store/rootfs/x', config };
 
-const place = (fields: Partial<Adapter>, policy: 'sandboxed' | 'trusted-local', withImage = true) =>
+const place = (fields: Partial<Adapter>, policy: 'sandboxed' | 'trusted-local', withImage = true, namespaces = true) =>
   placeEngine({
     adapter: adapter(fields),
     adaptersDir: '/cfg',
     policy,
+    namespaces,
     hostEnv,
     folders,
     gitDir: '/cache/repo.git',
@@ -115,16 +116,17 @@ describe('where an engine runs', () => {
     ]);
   });
 
-  it('covers what the sandbox hides where it lies inside a folder bound for the engine, for a sandboxed engine only', () => {
+  it('covers what is hidden where it lies inside a folder bound for the engine, but what a trusted-local adapter lists', () => {
     const dir = mkdtempSync(join(tmpdir(), 'abp-placement-'));
     try {
       mkdirSync(join(dir, 'results'));
       writeFileSync(join(dir, 'held-out.patch'), 'x');
-      const at = (policy: 'sandboxed' | 'trusted-local') =>
+      const at = (policy: 'sandboxed' | 'trusted-local', program: string[] = []) =>
         placeEngine({
-          adapter: adapter({}),
+          adapter: adapter({ program }),
           adaptersDir: dir,
           policy,
+          namespaces: true,
           hostEnv,
           folders,
           gitDir: '/cache/repo.git',
@@ -135,7 +137,12 @@ describe('where an engine runs', () => {
         { target: `/run/abp/engine${dir}/results`, folder: true },
         { target: `/run/abp/engine${dir}/held-out.patch`, folder: false },
       ]);
-      expect(at('trusted-local')).toEqual([]);
+      expect(at('trusted-local')).toEqual(at('sandboxed'));
+      // The bundled reference engine lists the task folders it reads golden patches from: trusted-local only.
+      expect(at('trusted-local', [join(dir, 'results')])).toEqual([
+        { target: `/run/abp/engine${dir}/held-out.patch`, folder: false },
+      ]);
+      expect(at('sandboxed', [join(dir, 'results')])).toEqual(at('sandboxed'));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -146,17 +153,37 @@ describe('where an engine runs', () => {
     expect(place({}, 'sandboxed').environment?.network).toBe(false);
   });
 
-  it("on the host: the trial's own folders, and under the sandbox the program paths bound back read-only", () => {
+  it("on the host: the trial's own folders, default-deny under sandboxed with the program paths bound in", () => {
     const sandboxed = place({ program: ['/tmp/engine'] }, 'sandboxed', false);
     expect(sandboxed.environment).toBeNull();
     expect(sandboxed.seen.workspace).toBe(folders.workspace);
     expect(sandboxed.env['PATH']).toBe('/host/bin');
     expect(sandboxed.sandbox).toEqual({
+      view: 'isolated',
       writable: [folders.workspace, folders.state, folders.tmp, folders.out],
       hidden: ['/tasks'],
       readOnly: ['/cfg', '/tmp/engine', '/cache/repo.git'],
     });
     expect(sandboxed.translate('/tmp/engine/run')).toBe('/tmp/engine/run');
-    expect(place({}, 'trusted-local', false).sandbox).toBeNull();
+  });
+
+  it('on the host under trusted-local: the whole host in namespaces of its own, the grader folders hidden', () => {
+    expect(place({ program: ['/tmp/engine'] }, 'trusted-local', false).sandbox).toEqual({
+      view: 'host',
+      writable: [folders.workspace, folders.state, folders.tmp, folders.out],
+      hidden: ['/tasks'],
+      readOnly: ['/cache/repo.git'],
+    });
+    // A listed program folder inside a hidden one is shown to this engine, read-only.
+    expect(place({ program: ['/tasks/golden'] }, 'trusted-local', false).sandbox).toMatchObject({
+      hidden: ['/tasks'],
+      readOnly: ['/tasks/golden', '/cache/repo.git'],
+    });
+    expect(place({ program: ['/tasks'] }, 'trusted-local', false).sandbox).toMatchObject({
+      hidden: [],
+      readOnly: ['/cache/repo.git'],
+    });
+    // Without bubblewrap a trusted-local engine is a plain process group; the run warns of it.
+    expect(place({}, 'trusted-local', false, false).sandbox).toBeNull();
   });
 });

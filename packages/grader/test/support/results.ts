@@ -76,6 +76,7 @@ export function makeTrial(spec: TrialSpec): AbpTrial {
       stderrBytes: 0,
       truncated: false,
       sandboxed: true,
+      isolated: true,
       environment: null,
     },
     diff: null,

@@ -68,6 +68,8 @@ writeFileSync(join(input.workspace, 'probe.txt'), seen.join('\\n') + '\\n');
 end(100, 10);`,
 } as const;
 export type EngineScript = keyof typeof engineScripts;
+/** The scripts that apply the held-out golden patch. */
+const ORACLES: ReadonlySet<EngineScript> = new Set(['fix', 'slow']);
 
 export interface AdapterSpec {
   engine: string;
@@ -115,7 +117,13 @@ export async function buildRunFixture(input: {
             '{inputFile}',
             suite.tasks,
           ],
-          ...(adapter.program === undefined ? {} : { program: adapter.program }),
+          // The oracles read golden patches from the task folders, which every engine's namespace hides unless its
+          // adapter lists them: a trusted-local adapter may, in the open (the bundled reference engine does the same).
+          ...(adapter.program !== undefined
+            ? { program: adapter.program }
+            : ORACLES.has(adapter.script) && (input.policy ?? 'trusted-local') === 'trusted-local'
+              ? { program: [suite.tasks] }
+              : {}),
           env: { allow: adapter.env?.allow ?? [], set: adapter.env?.set ?? {} },
           timeoutSeconds: adapter.timeoutSeconds ?? 60,
           metadata: {

@@ -4,11 +4,14 @@ import { join, relative } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TaskRepo, TrialWorkspace } from '../../src/workspace/index.js';
 import {
+  CAPTURE_LIMITS,
   captureDiff,
   createTrialWorkspace,
   createVerificationCheckout,
   prepareFixtureRepo,
+  readCapturedBlob,
 } from '../../src/workspace/index.js';
+import { runProgram, hostPathEnvironment } from '../../src/execution/index.js';
 import { baseFiles, codeOf, git, patchedPaths, writeFiles, writeTrap } from './support.js';
 
 describe('captureDiff', () => {
@@ -171,6 +174,36 @@ describe('captureDiff', () => {
     // The trap is armed: the agent's own git runs it (and then fails on the filter's silence).
     await git(trial.workspace, 'status').catch(() => undefined);
     expect(await readFile(sentinel, 'utf8')).toContain('ran:');
+  });
+
+  it('takes a FIFO and a symlink to one as git does, and reads what it captured from git, never from the workspace', async () => {
+    const trial = await newTrial();
+    await writeFile(join(trial.workspace, 'src', 'app.js'), 'export const answer = 42;\n');
+    await runProgram(['mkfifo', join(trial.workspace, 'pipe')], { cwd: root, env: hostPathEnvironment() });
+    await symlink('pipe', join(trial.workspace, 'src', 'to-pipe'));
+    await symlink('/nonexistent/target', join(trial.workspace, 'dangling'));
+    const patch = await captureDiff(repo, trial);
+    expect(patchedPaths(patch)).toEqual(['dangling', 'src/app.js', 'src/to-pipe']);
+    expect((await readCapturedBlob(trial, 'src/app.js'))?.toString()).toBe('export const answer = 42;\n');
+    expect((await readCapturedBlob(trial, 'src/to-pipe'))?.toString()).toBe('pipe');
+    expect(await readCapturedBlob(trial, 'pipe')).toBeNull();
+    expect(await readCapturedBlob(trial, 'no/such/file')).toBeNull();
+  });
+
+  it('refuses, as workspace-too-large, a file or a number of files past its limits before git reads them', async () => {
+    const big = await newTrial();
+    await writeFile(join(big.workspace, 'huge.bin'), Buffer.alloc(CAPTURE_LIMITS.fileBytes + 1));
+    expect(await codeOf(captureDiff(repo, big))).toBe('workspace-too-large');
+    // Ignored files are not the engine's changes: any size is fine there.
+    const ignored = await newTrial();
+    await mkdir(join(ignored.workspace, 'build'));
+    await writeFile(join(ignored.workspace, 'build', 'huge.bin'), Buffer.alloc(CAPTURE_LIMITS.fileBytes + 1));
+    expect(await captureDiff(repo, ignored)).toBe('');
+    const many = await newTrial();
+    await mkdir(join(many.workspace, 'many'));
+    for (let index = 0; index <= CAPTURE_LIMITS.files; index += 1)
+      await writeFile(join(many.workspace, 'many', `${index}`), '');
+    expect(await codeOf(captureDiff(repo, many))).toBe('workspace-too-large');
   });
 
   it('fails with workspace-missing when the workspace is gone', async () => {

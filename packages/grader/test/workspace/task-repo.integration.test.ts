@@ -1,8 +1,16 @@
-import { chmod, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, open, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { prepareFixtureRepo, prepareTaskRepo, readBlobAtBase } from '../../src/workspace/index.js';
+import {
+  cacheDigest,
+  cacheProblem,
+  captureDiff,
+  createTrialWorkspace,
+  prepareFixtureRepo,
+  prepareTaskRepo,
+  readBlobAtBase,
+} from '../../src/workspace/index.js';
 import type { SourceRepo } from './support.js';
 import { binaryLogo, codeOf, createSourceRepo, git, writeFiles } from './support.js';
 
@@ -69,6 +77,80 @@ describe('prepareTaskRepo', () => {
     expect(
       await codeOf(prepareTaskRepo({ source: join(root, 'no-such-source'), baseCommit: task.baseCommit, cacheDir })),
     ).toBe('source-not-a-repository');
+  });
+});
+
+describe('a cache found in place', () => {
+  const prepare = (cacheDir: string) => prepareTaskRepo({ source: task.source, baseCommit: task.baseCommit, cacheDir });
+
+  it('passes its check as built, fetched or made from a fixture, and keeps its digest while workspaces read it', async () => {
+    const repo = await prepare(join(root, 'checked-cache'));
+    expect(await cacheProblem(repo.gitDir, repo.baseCommit)).toBeNull();
+    const digest = await cacheDigest(repo);
+    expect(await readBlobAtBase(repo, 'src/app.js')).not.toBeNull();
+    // A workspace's `git add` of a file base already has freshens the cache's pack: its time, not its bytes.
+    await mkdir(join(root, 'checked-trial'));
+    const trial = await createTrialWorkspace(repo, join(root, 'checked-trial'));
+    await writeFiles(trial.workspace, { 'copy.js': 'export const answer = 41;\n' });
+    await captureDiff(repo, trial);
+    expect(await cacheDigest(repo)).toBe(digest);
+    const fixtureDir = join(root, 'checked-fixture');
+    await writeFiles(fixtureDir, { 'a.txt': 'a\n', 'dir/b.txt': 'b\n' });
+    const fixture = await prepareFixtureRepo({ fixtureDir, cacheDir: join(root, 'checked-fixture-cache') });
+    expect(await cacheProblem(fixture.gitDir, fixture.baseCommit)).toBeNull();
+  });
+
+  it('is built again, and says why, when a byte of its pack was rewritten in place', async () => {
+    const cacheDir = join(root, 'poisoned-pack-cache');
+    const repo = await prepare(cacheDir);
+    const before = await cacheDigest(repo);
+    const pack = (await readdir(join(repo.gitDir, 'objects', 'pack'))).find((name) => name.endsWith('.pack')) ?? '';
+    const handle = await open(join(repo.gitDir, 'objects', 'pack', pack), 'r+');
+    try {
+      const byte = Buffer.alloc(1);
+      await handle.read(byte, 0, 1, 40);
+      await handle.write(Buffer.from([byte[0]! ^ 0xff]), 0, 1, 40);
+    } finally {
+      await handle.close();
+    }
+    expect(await cacheDigest(repo)).not.toBe(before);
+    expect(await cacheProblem(repo.gitDir, repo.baseCommit)).toMatch(/verify-pack/);
+    const again = await prepare(cacheDir);
+    expect(again.rebuilt).toMatch(/verify-pack/);
+    expect(await cacheProblem(again.gitDir, again.baseCommit)).toBeNull();
+    expect((await readBlobAtBase(again, 'src/app.js'))?.toString()).toBe('export const answer = 41;\n');
+    expect(await readdir(cacheDir)).toEqual([`${task.baseCommit}.git`]);
+  });
+
+  it('fails its check for a loose object, an alternate, another ref or a moved ref', async () => {
+    const cacheDir = join(root, 'planted-cache');
+    const plants: Array<[string, (gitDir: string) => Promise<void>, RegExp]> = [
+      ['loose object', (gitDir) => writeFiles(join(gitDir, 'objects', 'ab'), { ['c'.repeat(38)]: 'x' }), /holds ab/],
+      [
+        'alternates',
+        (gitDir) => writeFile(join(gitDir, 'objects', 'info', 'alternates'), '/elsewhere\n'),
+        /alternates/,
+      ],
+      [
+        'a second branch',
+        (gitDir) => writeFile(join(gitDir, 'refs', 'heads', 'future'), `${task.futureCommit}\n`),
+        /future/,
+      ],
+      ['a moved ref', (gitDir) => writeFile(join(gitDir, 'refs', 'heads', 'base'), `${task.futureCommit}\n`), /base/],
+      [
+        'a config setting',
+        (gitDir) =>
+          writeFile(join(gitDir, 'config'), '[core]\n\tbare = true\n[uploadpack]\n\tallowAnySHA1InWant = true\n'),
+        /config/,
+      ],
+    ];
+    for (const [what, plant, reason] of plants) {
+      const repo = await prepare(cacheDir);
+      await mkdir(join(repo.gitDir, 'objects', 'info'), { recursive: true });
+      await plant(repo.gitDir);
+      expect([what, await cacheProblem(repo.gitDir, repo.baseCommit)]).toEqual([what, expect.stringMatching(reason)]);
+      expect((await prepare(cacheDir)).rebuilt, what).toMatch(reason);
+    }
   });
 });
 

@@ -87,6 +87,12 @@ export const trialSchema = z
         stderrBytes: nonNegativeInt,
         truncated: z.boolean(),
         sandboxed: z.boolean(),
+        isolated: z
+          .boolean()
+          .default(false)
+          .describe(
+            "The engine ran in process and mount namespaces of its own, killed whole when it ended (nothing it started outlived it) and unable to see the grader's process; false only for a trusted-local engine where bubblewrap cannot run.",
+          ),
         environment: z
           .string()
           .regex(/^sha256:[0-9a-f]{64}$/)
