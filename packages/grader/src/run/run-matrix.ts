@@ -9,7 +9,7 @@ import { RUN_SCHEMA_ID } from '@abp/protocol/schemas/abp-run';
 import type { AbpTrial } from '@abp/protocol/schemas/abp-trial';
 import type { AbpVerdict } from '@abp/protocol/schemas/abp-verdict';
 import { loadRunInputs, type RunInputs } from '../config/load-run-inputs.js';
-import { loadPriceTable } from '../prices/index.js';
+import { loadPriceTable, type PriceTable } from '../prices/index.js';
 import { sandboxStatus } from '../execution/sandbox.js';
 import { readRunResults } from '../results/read-results.js';
 import { renderReport } from '../html-report/index.js';
@@ -28,6 +28,7 @@ import { executeTrial, type PreflightResult, type TaskEnvironment, type TrialCon
 import { checkEnvironmentFits, EnvironmentError, EnvironmentStore, filesAtCommit } from '../environments/index.js';
 import { homePaths, resolveHome } from '../home.js';
 import { buildVerdict } from './verdict.js';
+import { checkedTrialRecord } from './trial-record.js';
 
 export interface RunOptions {
   config: string;
@@ -130,6 +131,18 @@ async function prepareEnvironments(
   return environments;
 }
 
+/** Engines whose configured model (the run's, or the engine's own override) the price table lacks. */
+function priceWarnings(inputs: RunInputs, prices: PriceTable): string[] {
+  return inputs.config.engines.flatMap((engine) => {
+    const model = engine.model ?? inputs.config.model;
+    return Object.hasOwn(prices.models, model)
+      ? []
+      : [
+          `engine "${engine.name}" runs ${model}, which has no price in the price table ${prices.version}: its cost is unknown and its budget unchecked`,
+        ];
+  });
+}
+
 async function prepareRepos(inputs: RunInputs, cacheDir: string): Promise<Map<string, TaskRepo>> {
   const repos = new Map<string, TaskRepo>();
   for (const task of inputs.tasks) {
@@ -224,10 +237,13 @@ export async function runMatrix(options: RunOptions): Promise<RunOutcome> {
   const provenance = await readTasksProvenance(
     inputs.tasks.map((task) => ({ id: task.manifest.id, dir: task.visibleDir })),
   );
-  if (options.strictComparison && inputs.comparisonWarnings.length > 0) {
+  const prices = loadPriceTable();
+  // A model without a price leaves every cost of its engine unknown and its budget unchecked: said before the first trial.
+  const runWarnings = [...inputs.comparisonWarnings, ...priceWarnings(inputs, prices)];
+  if (options.strictComparison && runWarnings.length > 0) {
     throw new RunError(
       'strict-comparison',
-      `--strict-comparison: comparison metadata is incomplete or differs:\n  ${inputs.comparisonWarnings.join('\n  ')}`,
+      `--strict-comparison: comparison metadata is incomplete or differs, or a model has no price:\n  ${runWarnings.join('\n  ')}`,
     );
   }
   const policy = inputs.adapters.executionPolicy;
@@ -295,7 +311,7 @@ export async function runMatrix(options: RunOptions): Promise<RunOutcome> {
       total: schedule.length,
       done: journal.done.size,
       resumed,
-      warnings: inputs.comparisonWarnings,
+      warnings: runWarnings,
       workRoot,
       keptWorkspaces: options.keepWorkspaces ?? false,
     });
@@ -318,7 +334,7 @@ export async function runMatrix(options: RunOptions): Promise<RunOutcome> {
       repos,
       environments,
       preflight: new Map(),
-      prices: loadPriceTable(),
+      prices,
       hostEnv,
       adaptersDir: dirname(inputs.paths.adapters),
       hiddenPaths,
@@ -339,7 +355,8 @@ export async function runMatrix(options: RunOptions): Promise<RunOutcome> {
 
     let done = journal.done.size;
     await inOrderPool(pending, Math.max(1, options.concurrency ?? 1), async (scheduled) => {
-      const trial = await executeTrial(withPreflight, scheduled);
+      // One malformed record must not stop the verdict, the report or the gate for every other trial.
+      const trial = checkedTrialRecord(await executeTrial(withPreflight, scheduled), now);
       await writeFileAtomic(join(runDir, 'trials', `${trial.trialId}.json`), jsonText(trial));
       await journal.append(trial);
       done += 1;
@@ -355,7 +372,7 @@ export async function runMatrix(options: RunOptions): Promise<RunOutcome> {
     for (const trial of trials)
       if (!present.has(`${trial.trialId}.json`))
         await writeFileAtomic(join(runDir, 'trials', `${trial.trialId}.json`), jsonText(trial));
-    const verdict = buildVerdict(run, trials, inputs.comparisonWarnings);
+    const verdict = buildVerdict(run, trials, runWarnings);
     await writeFileAtomic(join(runDir, 'verdict.json'), jsonText(verdict));
     await writeFileAtomic(join(runDir, 'report.html'), renderReport(await readRunResults(runDir), { provenance }));
     await pointLatest(output, runId);

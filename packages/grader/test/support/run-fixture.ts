@@ -68,6 +68,8 @@ writeFileSync(join(input.workspace, 'probe.txt'), seen.join('\\n') + '\\n');
 end(100, 10);`,
 } as const;
 export type EngineScript = keyof typeof engineScripts;
+/** The shared prelude, for tests that write engines of their own beside these (AdapterSpec.scriptPath). */
+export { prelude as enginePrelude };
 
 export interface AdapterSpec {
   engine: string;
