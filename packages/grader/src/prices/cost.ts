@@ -14,6 +14,8 @@ const priceFields = [
 export interface ComputedCost {
   /** Rounded half up to 1e-6 USD; null when any model with tokens has no price. */
   usd: number | null;
+  /** The cost of the priced models alone, rounded the same way: usd when every model is priced, else a lower bound. */
+  pricedUsd: number;
   /** Models with tokens but no price, sorted. */
   unpricedModels: string[];
 }
@@ -41,7 +43,6 @@ export function computeCostUsd(perModel: Readonly<Record<string, TokenCounts>>, 
     for (const [field, priceField] of priceFields)
       picoUsd += BigInt(tokens[field]) * BigInt(Math.round(price[priceField] * 1e6));
   }
-  if (unpricedModels.length > 0) return { usd: null, unpricedModels };
-  const microUsd = (picoUsd + 500_000n) / 1_000_000n;
-  return { usd: Number(microUsd) / 1e6, unpricedModels };
+  const pricedUsd = Number((picoUsd + 500_000n) / 1_000_000n) / 1e6;
+  return { usd: unpricedModels.length > 0 ? null : pricedUsd, pricedUsd, unpricedModels };
 }

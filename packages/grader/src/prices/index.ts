@@ -1,4 +1,4 @@
-// Money: the committed price table and the cost computed from it.
+// Money: the committed price table, the cost computed from it, and the budget check.
 export {
   loadPriceTable,
   modelPriceSchema,
@@ -11,3 +11,4 @@ export {
   type PriceTable,
 } from './price-table.js';
 export { computeCostUsd, type ComputedCost } from './cost.js';
+export { checkBudget, type BudgetCheck, type BudgetUncheckedReason } from './budget.js';

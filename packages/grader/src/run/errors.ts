@@ -9,6 +9,7 @@ export type RunErrorCode =
   | 'fingerprint-mismatch'
   | 'duplicate-trial'
   | 'strict-comparison'
-  | 'sandbox-unavailable';
+  | 'sandbox-unavailable'
+  | 'invalid-trial-record';
 
 export class RunError extends AbpError<RunErrorCode> {}

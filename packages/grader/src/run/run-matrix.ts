@@ -9,7 +9,7 @@ import { RUN_SCHEMA_ID } from '@abp/protocol/schemas/abp-run';
 import type { AbpTrial } from '@abp/protocol/schemas/abp-trial';
 import type { AbpVerdict } from '@abp/protocol/schemas/abp-verdict';
 import { loadRunInputs, type RunInputs } from '../config/load-run-inputs.js';
-import { loadPriceTable } from '../prices/index.js';
+import { loadPriceTable, type PriceTable } from '../prices/index.js';
 import { sandboxStatus } from '../execution/sandbox.js';
 import { readRunResults } from '../results/read-results.js';
 import { renderReport } from '../html-report/index.js';
@@ -28,6 +28,7 @@ import { executeTrial, type PreflightResult, type TaskEnvironment, type TrialCon
 import { checkEnvironmentFits, EnvironmentError, EnvironmentStore, filesAtCommit } from '../environments/index.js';
 import { homePaths, resolveHome } from '../home.js';
 import { buildVerdict } from './verdict.js';
+import { checkedTrialRecord } from './trial-record.js';
 
 export interface RunOptions {
   config: string;
@@ -128,6 +129,18 @@ async function prepareEnvironments(
     }
   }
   return environments;
+}
+
+/** Engines whose configured model (the run's, or the engine's own override) the price table lacks. */
+function priceWarnings(inputs: RunInputs, prices: PriceTable): string[] {
+  return inputs.config.engines.flatMap((engine) => {
+    const model = engine.model ?? inputs.config.model;
+    return Object.hasOwn(prices.models, model)
+      ? []
+      : [
+          `engine "${engine.name}" runs ${model}, which has no price in the price table ${prices.version}: its cost is unknown and its budget unchecked`,
+        ];
+  });
 }
 
 /** Each task's checked repository cache, and what the run must say of caches that failed the check and were rebuilt. */
@@ -239,10 +252,13 @@ export async function runMatrix(options: RunOptions): Promise<RunOutcome> {
   const provenance = await readTasksProvenance(
     inputs.tasks.map((task) => ({ id: task.manifest.id, dir: task.visibleDir })),
   );
-  if (options.strictComparison && inputs.comparisonWarnings.length > 0) {
+  const prices = loadPriceTable();
+  // A model without a price leaves every cost of its engine unknown and its budget unchecked: said before the first trial.
+  const runWarnings = [...inputs.comparisonWarnings, ...priceWarnings(inputs, prices)];
+  if (options.strictComparison && runWarnings.length > 0) {
     throw new RunError(
       'strict-comparison',
-      `--strict-comparison: comparison metadata is incomplete or differs:\n  ${inputs.comparisonWarnings.join('\n  ')}`,
+      `--strict-comparison: comparison metadata is incomplete or differs, or a model has no price:\n  ${runWarnings.join('\n  ')}`,
     );
   }
   const policy = inputs.adapters.executionPolicy;
@@ -252,7 +268,7 @@ export async function runMatrix(options: RunOptions): Promise<RunOutcome> {
       'sandbox-unavailable',
       `${inputs.paths.adapters}: executionPolicy "sandboxed" needs bubblewrap, which cannot run here: ${sandbox.reason}. Install the Debian package bubblewrap, or acknowledge "trusted-local".`,
     );
-  const warnings = [...inputs.comparisonWarnings];
+  const warnings = [...runWarnings];
   if (!sandbox.available)
     warnings.push(
       `trusted-local engines run as plain process groups, without namespaces of their own: ${sandbox.reason}. A process an engine detaches (setsid) can outlive its trial, and the grader's folders are not hidden from it; install bubblewrap to close both`,
@@ -337,7 +353,7 @@ export async function runMatrix(options: RunOptions): Promise<RunOutcome> {
       cacheDigests: digests,
       environments,
       preflight: new Map(),
-      prices: loadPriceTable(),
+      prices,
       hostEnv,
       adaptersDir: dirname(inputs.paths.adapters),
       hiddenPaths,
@@ -359,7 +375,8 @@ export async function runMatrix(options: RunOptions): Promise<RunOutcome> {
 
     let done = journal.done.size;
     await inOrderPool(pending, Math.max(1, options.concurrency ?? 1), async (scheduled) => {
-      const trial = await executeTrial(withPreflight, scheduled);
+      // One malformed record must not stop the verdict, the report or the gate for every other trial.
+      const trial = checkedTrialRecord(await executeTrial(withPreflight, scheduled), now);
       await writeFileAtomic(join(runDir, 'trials', `${trial.trialId}.json`), jsonText(trial));
       await journal.append(trial);
       done += 1;

@@ -15,10 +15,10 @@ import { runBounded, type CommandResult } from '../execution/index.js';
 import { reducedEnvironment } from '../execution/environment.js';
 import { WORK_FOLDERS } from '../environments/index.js';
 import { placeEngine, type EngineImage } from './engine-placement.js';
-import { computeCostUsd, type PriceTable } from '../prices/index.js';
+import { checkBudget, computeCostUsd, type BudgetCheck, type PriceTable } from '../prices/index.js';
 import { createRedactor, type Redactor } from '../redaction/index.js';
 import { loadTaskDirectory, type TaskDirectory } from '../config/task-directory.js';
-import { serializeTrace, summarizeTrace, traceTranslators, type TraceSummary } from '../traces/index.js';
+import { readTrialTrace, serializeTrace, type TraceSummary } from '../traces/index.js';
 import {
   applyForVerification,
   cacheDigest,
@@ -146,46 +146,13 @@ function base(
   };
 }
 
-function readTraceText(adapter: Adapter, traceFile: string, stdout: Buffer): Promise<string | null> {
-  const fromFile = () => readFile(traceFile, 'utf8').catch(() => null);
-  switch (adapter.trace.kind) {
-    case 'native':
-      return fromFile();
-    case 'sidecar':
-      return adapter.trace.from === 'stdout' ? Promise.resolve(stdout.toString('utf8')) : fromFile();
-    case 'none':
-      return Promise.resolve(null);
-  }
-}
-
-function summarize(
-  adapter: Adapter,
-  text: string | null,
-  context: { task: string; engine: string; model: string; startedAt: string },
-  redactor: Redactor,
-): TraceSummary | null {
-  if (adapter.trace.kind === 'none') return null;
-  if (text === null || text.trim() === '')
-    return summarizeTrace('', { source: { kind: 'missing' }, runModel: context.model, redactor });
-  if (adapter.trace.kind === 'native')
-    return summarizeTrace(text, { source: { kind: 'native' }, runModel: context.model, redactor });
-  const translator = traceTranslators.get(adapter.trace.translator);
-  if (!translator) return summarizeTrace('', { source: { kind: 'missing' }, runModel: context.model, redactor });
-  const events = translator.translate(text, context);
-  return summarizeTrace(events.map((event) => JSON.stringify(event)).join('\n'), {
-    source: { kind: 'sidecar', translator: translator.id },
-    runModel: context.model,
-    redactor,
-  });
-}
-
 function traceRecord(summary: TraceSummary, unpricedModels: string[]): NonNullable<AbpTrial['trace']> {
   const { input, output, cacheRead, cacheWrite } = summary.tokens;
   const tokens = { input, output, cacheRead, cacheWrite };
   return {
     source: summary.source.kind === 'sidecar' ? `sidecar:${summary.source.translator}` : summary.source.kind,
     flags: [...summary.flags],
-    problems: summary.problems.length,
+    problems: summary.problemCount,
     modelCalls: summary.modelCalls,
     tokens,
     perModel: summary.perModel,
@@ -372,17 +339,39 @@ export async function executeTrial(context: TrialContext, scheduled: ScheduledTr
       model: engineModel,
       startedAt: startedAt.toISOString(),
     };
-    const trace = summarize(adapter, await readTraceText(adapter, traceFile, engine.stdout), traceContext, redactor);
+    // Read within bounds: the engine chose what lies at {traceFile} and what it says (traces/trace-limits.ts).
+    const trace = await readTrialTrace({
+      trace: adapter.trace,
+      traceFile,
+      stdout: engine.stdout,
+      stdoutTruncated: engine.stdoutTruncated,
+      context: traceContext,
+      redactor,
+    });
+    // No trace means no measured cost: the budget cannot be checked, and there is no trace block to flag it in.
+    let budget: BudgetCheck = checkBudget({
+      cost: null,
+      tokensKnown: false,
+      modelCalls: 0,
+      budgetUsd: context.run.budgetUsd,
+    });
     if (trace) {
       const cost = computeCostUsd(trace.perModel, context.prices);
       record.trace = traceRecord(trace, cost.unpricedModels);
-      // A native log read from a capped stdout is missing its end: its token and cost figures are lower bounds.
-      if (adapter.trace.kind === 'sidecar' && adapter.trace.from === 'stdout' && engine.stdoutTruncated)
-        record.trace.flags.push('truncated-log');
-      record.metrics.tokensTotal = trace.modelCalls > 0 ? trace.tokens.total : null;
-      // No model call means no cost was measured, not a free run: a $0 would win every cost ranking.
-      if (trace.modelCalls === 0) record.trace.flags.push('zero-model-calls');
-      record.metrics.computedUsd = trace.modelCalls > 0 ? cost.usd : null;
+      // Only a trace read whole, with plausible counts and at least one call, measures tokens and cost; anything else
+      // is unknown (null), never a partial sum or a $0 that would win a ranking.
+      const measured = trace.tokensKnown && trace.modelCalls > 0;
+      record.metrics.tokensTotal = measured ? trace.tokens.total : null;
+      record.metrics.computedUsd = measured ? cost.usd : null;
+      if (trace.modelCalls === 0 && trace.tokensKnown) record.trace.flags.push('zero-model-calls');
+      if (cost.unpricedModels.length > 0) record.trace.flags.push('unpriced-model');
+      budget = checkBudget({
+        cost,
+        tokensKnown: trace.tokensKnown,
+        modelCalls: trace.modelCalls,
+        budgetUsd: context.run.budgetUsd,
+      });
+      if (budget.$case === 'unchecked') record.trace.flags.push('budget-unchecked');
       if (trace.events.length > 0) {
         const traceReceipt = receipt('traces', `${scheduled.trialId}.abp-trace.jsonl`);
         await writeFileAtomic(join(context.runDir, traceReceipt), serializeTrace(trace.events));
@@ -441,11 +430,11 @@ export async function executeTrial(context: TrialContext, scheduled: ScheduledTr
         'timeout',
         `the engine ran past ${adapter.timeoutSeconds ?? context.run.timeoutSeconds} s and was stopped`,
       );
-    if (record.metrics.computedUsd !== null && record.metrics.computedUsd > context.run.budgetUsd) {
+    if (budget.$case === 'exceeded') {
       return finish(
         'unresolved',
         'budget-exceeded',
-        `computed cost ${record.metrics.computedUsd} USD exceeds the budget of ${context.run.budgetUsd} USD`,
+        `computed cost ${budget.atLeast ? 'of at least ' : ''}${budget.usd} USD exceeds the budget of ${context.run.budgetUsd} USD`,
       );
     }
     // The grading material must be what the run loaded and checked. In namespaces no engine can reach either; a

@@ -113,6 +113,12 @@ function pairwise(a: string, b: string, byEngine: ReadonlyMap<string, AbpTrial[]
   };
 }
 
+// What a flag means for the comparison, where a reader could not guess it from the flag alone.
+const flagMeanings: ReadonlyMap<string, string> = new Map([
+  ['tokens-unknown', 'tokens and cost unknown, left out of the token and cost medians and deltas'],
+  ['budget-unchecked', 'cost not measured, so budgetUsd was not checked'],
+]);
+
 function warnings(
   run: AbpRun,
   perEngine: readonly EngineResult[],
@@ -139,12 +145,24 @@ function warnings(
         `${result.engine}: ${result.excludedHarnessErrors ?? 0} trials were harness errors, excluded and reported`,
       );
   }
+  const byKey = ([x]: [string, number], [y]: [string, number]) => (x < y ? -1 : x > y ? 1 : 0);
   const flagged = new Map<string, number>();
   for (const trial of trials)
     for (const flag of trial.trace?.flags ?? [])
       flagged.set(`${trial.engine}: ${flag}`, (flagged.get(`${trial.engine}: ${flag}`) ?? 0) + 1);
-  for (const [key, count] of [...flagged.entries()].sort(([x], [y]) => (x < y ? -1 : x > y ? 1 : 0)))
-    list.push(`${key} in ${count} trace${count === 1 ? '' : 's'}`);
+  for (const [key, count] of [...flagged.entries()].sort(byKey)) {
+    const meaning = flagMeanings.get(key.slice(key.indexOf(': ') + 2));
+    list.push(`${key} in ${count} trace${count === 1 ? '' : 's'}${meaning === undefined ? '' : `: ${meaning}`}`);
+  }
+  // Named apart from the flag: the price table needs the model, and the reader needs to know which one.
+  const unpriced = new Map<string, number>();
+  for (const trial of trials)
+    for (const model of trial.trace?.unpricedModels ?? [])
+      unpriced.set(`${trial.engine}: model ${model}`, (unpriced.get(`${trial.engine}: model ${model}`) ?? 0) + 1);
+  for (const [key, count] of [...unpriced.entries()].sort(byKey))
+    list.push(
+      `${key} has no price in the price table (${count} trial${count === 1 ? '' : 's'}): cost unknown, budget unchecked, not ranked on cost`,
+    );
   return list;
 }
 

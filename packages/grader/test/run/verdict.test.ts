@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { verdictSchema } from '@abp/protocol/schemas/abp-verdict';
 import { buildVerdict } from '../../src/run/verdict.js';
+import type { AbpTrial } from '@abp/protocol/schemas/abp-trial';
 import { makeRun, makeTrial } from '../support/results.js';
 
 const run = makeRun({
@@ -91,5 +92,64 @@ describe('buildVerdict', () => {
 
   it('is byte-identical for the same trials in any order', () => {
     expect(JSON.stringify(buildVerdict({ ...run, id: 'run-x' }, [...trials].reverse()))).toBe(JSON.stringify(verdict));
+  });
+});
+
+describe('trials whose tokens or cost are unknown', () => {
+  const traced = (flags: string[], unpricedModels: string[] = []): AbpTrial['trace'] => ({
+    source: 'native',
+    flags,
+    problems: 0,
+    modelCalls: 2,
+    tokens: { input: 900_000, output: 0, cacheRead: 0, cacheWrite: 0 },
+    perModel: {},
+    perSubagent: {},
+    unpricedModels,
+  });
+  const unknown = { tokensTotal: null, computedUsd: null };
+  const trialsOf = [
+    makeTrial({ task: 't1', engine: 'a', metrics: { tokensTotal: 1000, computedUsd: 1 } }),
+    makeTrial({ task: 't1', engine: 'b', metrics: { tokensTotal: 3000, computedUsd: 3 } }),
+    makeTrial({ task: 't2', engine: 'a', metrics: { tokensTotal: 2000, computedUsd: 2 } }),
+    { ...makeTrial({ task: 't2', engine: 'b', metrics: unknown }), trace: traced(['invalid-lines', 'tokens-unknown']) },
+    {
+      ...makeTrial({ task: 't3', engine: 'a', metrics: { ...unknown, tokensTotal: 11 } }),
+      trace: traced(['unpriced-model', 'budget-unchecked'], ['acme/unpriced']),
+    },
+    makeTrial({ task: 't3', engine: 'b', metrics: { tokensTotal: 9000, computedUsd: 9 } }),
+  ];
+  const verdict = buildVerdict({ ...run, id: 'run-x' }, trialsOf);
+
+  it('leaves them out of the medians of those metrics', () => {
+    expect(verdict.perEngine[0]).toMatchObject({ medianTokensTotal: 1000, medianComputedUsd: 1.5 });
+    expect(verdict.perEngine[1]).toMatchObject({ medianTokensTotal: 6000, medianComputedUsd: 6 });
+  });
+
+  it('pairs only trials that both have the value', () => {
+    // tokens: t1 and t3 pair (a's 11 is known, b's t2 is not); cost: only t1 pairs.
+    const pair = verdict.pairwise[0];
+    const only = buildVerdict(
+      { ...run, id: 'run-x' },
+      trialsOf.filter((trial) => trial.task !== 't2'),
+    );
+    expect(pair?.tokensDelta).toEqual(only.pairwise[0]?.tokensDelta);
+    const t1 = buildVerdict(
+      { ...run, id: 'run-x' },
+      trialsOf.filter((trial) => trial.task === 't1'),
+    );
+    expect(pair?.costDelta).toEqual(t1.pairwise[0]?.costDelta);
+    expect(pair?.costDelta?.relMedian).toBe(-0.666667); // 1 against 3
+  });
+
+  it('warns of unknown tokens and of an unpriced model, naming the engine and the model', () => {
+    const warnings = verdict.warnings ?? [];
+    const about = (engine: string, code: string) =>
+      warnings.filter((warning) => warning.startsWith(`${engine}: `) && warning.includes(code));
+    expect(about('b', 'tokens-unknown')).toHaveLength(1);
+    expect(about('a', 'budget-unchecked')).toHaveLength(1);
+    const unpriced = warnings.filter((warning) => warning.includes('acme/unpriced'));
+    expect(unpriced).toHaveLength(1);
+    expect(unpriced[0]?.startsWith('a: ')).toBe(true);
+    expect(verdictSchema.safeParse(verdict).success).toBe(true);
   });
 });

@@ -70,6 +70,8 @@ end(100, 10);`,
 export type EngineScript = keyof typeof engineScripts;
 /** The scripts that apply the held-out golden patch. */
 const ORACLES: ReadonlySet<EngineScript> = new Set(['fix', 'slow']);
+/** The shared prelude, for tests that write engines of their own beside these (AdapterSpec.scriptPath). */
+export { prelude as enginePrelude };
 
 export interface AdapterSpec {
   engine: string;

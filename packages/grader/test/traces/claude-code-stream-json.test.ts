@@ -143,6 +143,7 @@ describe('the sample Claude Code stream, end to end', () => {
   it('computes from the price table the same cost the engine reported', () => {
     expect(computeCostUsd(summary.perModel, loadPriceTable())).toEqual({
       usd: summary.envelope.costUsd,
+      pricedUsd: summary.envelope.costUsd,
       unpricedModels: [],
     });
   });

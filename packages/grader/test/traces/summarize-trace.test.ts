@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { createRedactor } from '../../src/redaction/index.js';
-import { summarizeTrace, type TraceSource } from '../../src/traces/index.js';
-import type { TokenCounts } from '@abp/protocol/schemas/abp-trace';
+import { tokenCounts, type TokenCounts } from '@abp/protocol/schemas/abp-trace';
+import {
+  createTraceSummarizer,
+  summarizeTrace,
+  traceLimits,
+  type TraceLimits,
+  type TraceSource,
+} from '../../src/traces/index.js';
 
 const workspace = '/tmp/abp-trial-3/workspace';
 const home = '/home/bob';
@@ -54,7 +60,8 @@ const end = (seq: number, counts: TokenCounts, extra: Record<string, unknown> = 
 });
 const jsonl = (...lines: unknown[]) =>
   lines.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n') + '\n';
-const summarize = (text: string, source: TraceSource = native) => summarizeTrace(text, { source, runModel, redactor });
+const summarize = (text: string, source: TraceSource = native, limits: Partial<TraceLimits> = {}) =>
+  summarizeTrace(text, { source, runModel, redactor, limits });
 
 describe('a good trace', () => {
   const summary = summarize(
@@ -67,9 +74,10 @@ describe('a good trace', () => {
     ),
   );
 
-  it('has no problems and no flags', () => {
+  it('has no problems and no flags, and known tokens', () => {
     expect(summary.problems).toEqual([]);
     expect(summary.flags).toEqual([]);
+    expect(summary.tokensKnown).toBe(true);
   });
 
   it('sums tokens over model.call events, per model with the run model as fallback', () => {
@@ -164,9 +172,14 @@ describe('invalid lines', () => {
   });
 
   it('raise the invalid-lines flag and count no tokens from a dropped line', () => {
-    expect(summary.flags).toEqual(['invalid-lines']);
+    expect(summary.flags).toEqual(['invalid-lines', 'tokens-unknown']);
     expect(summary.modelCalls).toBe(1);
     expect(summary.tokens.total).toBe(10);
+  });
+
+  it("make the tokens unknown: what was read is kept, but it is not the run's total", () => {
+    expect(summary.tokensKnown).toBe(false);
+    expect(summary.perModel).toEqual({ [runModel]: tokens(7, 3) });
   });
 });
 
@@ -283,5 +296,133 @@ describe('redaction', () => {
     expect(everything).not.toContain(githubToken.slice(0, 10));
     expect(everything).not.toContain(dbPassword.slice(0, 10));
     expect(everything).not.toContain(home);
+  });
+});
+
+describe('token counts out of range', () => {
+  const huge = Number.MAX_SAFE_INTEGER;
+
+  it('are not summed, and make the tokens unknown', () => {
+    const summary = summarize(
+      jsonl(start(), call(2, tokens(900_000, 10)), call(3, tokens(huge, 0)), end(4, tokens(1, 1))),
+    );
+    expect(summary.flags).toEqual(
+      expect.arrayContaining(['tokens-out-of-range', 'tokens-unknown', 'envelope-tokens-mismatch']) as unknown,
+    );
+    expect(summary.tokensKnown).toBe(false);
+    expect(summary.modelCalls).toBe(2);
+    expect(summary.tokens).toEqual({ ...tokens(900_000, 10), total: 900_010 });
+    expect(summary.perModel).toEqual({ [runModel]: tokens(900_000, 10) });
+  });
+
+  it('start past maxTokensPerCall, the four counts of one call added', () => {
+    const at = traceLimits.maxTokensPerCall;
+    expect(summarize(jsonl(start(), call(2, tokens(at - 1, 1)))).tokensKnown).toBe(true);
+    const over = summarize(jsonl(start(), call(2, tokens(at - 1, 1, 1))));
+    expect(over.tokensKnown).toBe(false);
+    expect(over.flags).toContain('tokens-out-of-range');
+  });
+
+  it('never push a sum past Number.MAX_SAFE_INTEGER, so every figure is a valid count', () => {
+    const half = Math.ceil(huge / 2);
+    const summary = summarize(
+      jsonl(start(), call(2, tokens(half, half)), call(3, tokens(half, half)), call(4, tokens(half, 0, 0, 0))),
+      native,
+      { maxTokensPerCall: Number.POSITIVE_INFINITY },
+    );
+    expect(summary.flags).toContain('tokens-out-of-range');
+    expect(summary.tokensKnown).toBe(false);
+    expect(summary.tokens.total).toBe(huge);
+    for (const counts of [summary.tokens, ...Object.values(summary.perModel), ...Object.values(summary.perSubagent)])
+      expect(
+        tokenCounts.safeParse({
+          input: counts.input,
+          output: counts.output,
+          cacheRead: counts.cacheRead,
+          cacheWrite: counts.cacheWrite,
+        }).success,
+      ).toBe(true);
+  });
+
+  it('beyond what JSON numbers hold exactly are invalid lines', () => {
+    const summary = summarize(
+      jsonl(
+        start(),
+        '{"t":"2026-11-02T10:00:00Z","seq":2,"kind":"model.call","tokens":{"input":1e20,"output":0,"cacheRead":0,"cacheWrite":0}}',
+      ),
+    );
+    expect(summary.flags).toEqual(expect.arrayContaining(['invalid-lines', 'tokens-unknown']) as unknown);
+    expect(summary.modelCalls).toBe(0);
+  });
+});
+
+describe('bounds on what is kept', () => {
+  const many = jsonl(
+    start(),
+    ...Array.from({ length: 40 }, (_, index) => call(index + 2, tokens(10, 1))),
+    end(42, tokens(400, 40)),
+  );
+
+  it('keeps receipt events up to maxReceiptBytes, and still counts every call', () => {
+    const summary = summarize(many, native, { maxReceiptBytes: 1000 });
+    expect(summary.events.length).toBeGreaterThan(0);
+    expect(summary.events.length).toBeLessThan(42);
+    expect(summary.flags).toEqual(['receipt-truncated']);
+    expect(summary.tokensKnown).toBe(true);
+    expect(summary.modelCalls).toBe(40);
+    expect(summary.tokens.total).toBe(440);
+  });
+
+  it('keeps the first maxProblems problems and counts them all', () => {
+    const summary = summarize(jsonl(start(), 'x', 'y', 'z', '{', '['), native, { maxProblems: 2 });
+    expect(summary.problems.map((problem) => problem.line)).toEqual([2, 3]);
+    expect(summary.problemCount).toBe(5);
+  });
+
+  it('skips a line longer than maxLineBytes as an invalid line', () => {
+    const summary = summarize(
+      jsonl(start(), call(2, tokens(1, 1), { model: `a/${'m'.repeat(300)}` }), call(3, tokens(5, 5))),
+      native,
+      {
+        maxLineBytes: 200,
+      },
+    );
+    expect(summary.flags).toEqual(expect.arrayContaining(['invalid-lines', 'tokens-unknown']) as unknown);
+    expect(summary.problems.map((problem) => problem.line)).toEqual([2]);
+    expect(summary.events.map((event) => event.seq)).toEqual([1, 3]);
+  });
+});
+
+describe('a trace summarized line by line', () => {
+  it('is the same summary as the whole text, and reports a line it could not hold', () => {
+    const text = jsonl(start(), call(2, tokens(3, 4)), 'oops', end(4, tokens(3, 4)));
+    const summarizer = createTraceSummarizer({ source: native, runModel, redactor });
+    for (const line of text.split('\n')) summarizer.line(line);
+    expect(summarizer.finish()).toEqual(summarize(text));
+
+    const overlong = createTraceSummarizer({ source: native, runModel, redactor });
+    overlong.line(JSON.stringify(start()));
+    overlong.overlongLine(5_000_000);
+    overlong.line(JSON.stringify(call(3, tokens(1, 1))));
+    const summary = overlong.finish();
+    expect(summary.problems.map((problem) => problem.line)).toEqual([2]);
+    expect(summary.flags).toEqual(expect.arrayContaining(['invalid-lines', 'tokens-unknown']) as unknown);
+  });
+
+  it('reports a run.end that events follow on its own line, once the end shows it', () => {
+    const summary = summarize(jsonl(start(), 'not json', end(3, tokens(0, 0)), call(4, tokens(1, 1))));
+    expect(summary.problems.map((problem) => [problem.line, problem.message.split(':')[0]])).toEqual([
+      [2, '$'],
+      [3, 'kind'],
+    ]);
+  });
+
+  it('has unknown tokens when reading lost lines, whatever the lines read say', () => {
+    const text = jsonl(start(), call(2, tokens(3, 4)), end(3, tokens(3, 4)));
+    for (const flag of ['trace-truncated', 'truncated-log', 'trace-not-a-file', 'trace-unreadable'] as const) {
+      const summary = summarizeTrace(text, { source: native, runModel, redactor }, [flag]);
+      expect(summary.flags).toEqual([flag, 'tokens-unknown']);
+      expect(summary.tokensKnown).toBe(false);
+    }
   });
 });

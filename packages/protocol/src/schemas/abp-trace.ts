@@ -153,35 +153,42 @@ function loose(event: unknown): LooseEvent {
   return view;
 }
 
+export interface TraceRuleChecker {
+  /** Checks the next event (an unparseable line may be passed as anything; it is skipped) and returns its violations. */
+  add(event: unknown): TraceRuleViolation[];
+  /** The violations only the end of the trace reveals (a run.end that other events follow), at their events' indices. */
+  finish(): TraceRuleViolation[];
+}
+
 /**
- * The rules of a whole trace, over its events in line order (unparseable lines may be passed as anything; they are skipped).
- * A subagent still open at run.end is allowed: a timeout ends a run with branches in flight, and the spec's own example does.
+ * The rules of a whole trace, checked one event at a time so a long trace need not be held in memory. It keeps only the
+ * subagent ids and the running token sums. A subagent still open at run.end is allowed: a timeout ends a run with
+ * branches in flight, and the spec's own example does.
  */
-export function traceRuleViolations(events: readonly unknown[]): TraceRuleViolation[] {
-  const violations: TraceRuleViolation[] = [];
-  const views = events.map(loose);
-  const add = (index: number, path: Array<string | number>, message: string) =>
-    violations.push({ index, path, message });
-
-  const firstKind = views[0]?.kind;
-  if (firstKind !== undefined && firstKind !== 'run.start')
-    add(0, ['kind'], `the first event must be run.start, got ${describeValue(firstKind)}`);
-
+export function createTraceRuleChecker(): TraceRuleChecker {
   const started = new Map<string, number | undefined>(); // subagent id -> seq of its subagent.start
   const ended = new Map<string, number | undefined>();
   const open = new Set<string>();
   const summed: TokenCounts = { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 };
+  const runEnds: number[] = []; // indices of run.end events: whether one was last is known only at the end
   let previousSeq: number | undefined;
+  let count = 0;
   // After an unreadable event, an unknown subagent id may have been opened there: stay quiet rather than guess.
   let unreadableSeen = false;
   const at = (seq: number | undefined) => (seq === undefined ? 'an earlier event' : `seq ${seq}`);
   const known = new Set<string>(traceEventKinds);
 
-  views.forEach((event, index) => {
+  const add = (raw: unknown): TraceRuleViolation[] => {
+    const violations: TraceRuleViolation[] = [];
+    const index = count;
+    count += 1;
+    const event = loose(raw);
+    const report = (path: Array<string | number>, message: string) => violations.push({ index, path, message });
+    if (index === 0 && event.kind !== undefined && event.kind !== 'run.start')
+      report(['kind'], `the first event must be run.start, got ${describeValue(event.kind)}`);
     if (event.seq !== undefined) {
       if (previousSeq !== undefined && event.seq <= previousSeq) {
-        add(
-          index,
+        report(
           ['seq'],
           `must be greater than the previous event's seq ${previousSeq} (seq strictly increases), got ${event.seq}`,
         );
@@ -197,25 +204,18 @@ export function traceRuleViolations(events: readonly unknown[]): TraceRuleViolat
           : `no subagent.start with id ${describeValue(id)} precedes this event`;
     const reportNotOpen = (path: string, prefix: string, id: string) => {
       const reason = notOpen(id);
-      if (reason !== null) add(index, [path], `${prefix}: ${reason}`);
+      if (reason !== null) report([path], `${prefix}: ${reason}`);
     };
     switch (event.kind) {
       case 'run.start':
-        if (index > 0) add(index, ['kind'], 'run.start may only be the first event of a trace');
+        if (index > 0) report(['kind'], 'run.start may only be the first event of a trace');
         break;
       case 'run.end': {
-        const following = views.length - index - 1;
-        if (following > 0)
-          add(
-            index,
-            ['kind'],
-            `run.end must be the last event, but ${following} event${following === 1 ? '' : 's'} follow${following === 1 ? 's' : ''} it`,
-          );
+        runEnds.push(index);
         if (event.tokens) {
           for (const field of tokenFields) {
             if (event.tokens[field] < summed[field]) {
-              add(
-                index,
+              report(
                 ['tokens', field],
                 `run.end reports ${event.tokens[field]} ${field} tokens, fewer than the ${summed[field]} summed over the model.call events before it`,
               );
@@ -227,8 +227,7 @@ export function traceRuleViolations(events: readonly unknown[]): TraceRuleViolat
       case 'subagent.start':
         if (event.id !== undefined) {
           if (started.has(event.id))
-            add(
-              index,
+            report(
               ['id'],
               `subagent id ${describeValue(event.id)} was already started at ${at(started.get(event.id))}; ids are unique within a trace`,
             );
@@ -260,7 +259,37 @@ export function traceRuleViolations(events: readonly unknown[]): TraceRuleViolat
         break; // unknown or missing kinds are reported by the event schema
     }
     if (event.kind === undefined || !known.has(event.kind)) unreadableSeen = true;
-  });
+    return violations;
+  };
+
+  const finish = (): TraceRuleViolation[] =>
+    runEnds.flatMap((index) => {
+      const following = count - index - 1;
+      return following === 0
+        ? []
+        : [
+            {
+              index,
+              path: ['kind'],
+              message: `run.end must be the last event, but ${following} event${following === 1 ? '' : 's'} follow${following === 1 ? 's' : ''} it`,
+            },
+          ];
+    });
+
+  return { add, finish };
+}
+
+/**
+ * The rules of a whole trace, over its events in line order (unparseable lines may be passed as anything; they are skipped).
+ * In event order; at one event, the end-of-trace finding comes first, as a reader meets it.
+ */
+export function traceRuleViolations(events: readonly unknown[]): TraceRuleViolation[] {
+  const checker = createTraceRuleChecker();
+  const violations = events.flatMap((event) => checker.add(event));
+  for (const late of checker.finish()) {
+    const at = violations.findIndex((violation) => violation.index >= late.index);
+    violations.splice(at === -1 ? violations.length : at, 0, late);
+  }
   return violations;
 }
 
