@@ -4,7 +4,7 @@ import { Option, type Command } from 'commander';
 import type { AuditDrawOptions, AuditLogOptions } from './audit.js';
 import type { EnvStoreOptions } from './env.js';
 import type { BaselineCommandOptions, GateOptions } from './gate.js';
-import { fraction, jsonOption, wholeNumber, type CommandGroup } from './program.js';
+import { fraction, jsonOption, sha256Flag, wholeNumber, type CommandGroup } from './program.js';
 import type { PullCommandOptions } from './pull.js';
 import type { RunCommandOptions } from './run.js';
 import type { VerifyOptions } from './verify.js';
@@ -52,6 +52,12 @@ function registerGate(program: Command): void {
     .option(
       '--require-significant',
       'fail the resolve rate only on a drop the exact McNemar test finds significant at the baseline alpha',
+    )
+    .addOption(
+      new Option(
+        '--journal-digest <sha256>',
+        'the journal digest `abp run` printed: refuse the run unless its progress.jsonl still has it',
+      ).argParser(sha256Flag('--journal-digest')),
     )
     .addOption(jsonOption())
     .action(async (run: string, options: GateOptions) => (await import('./gate.js')).gateCommand(run, options));

@@ -1,8 +1,16 @@
 // `abp gate <run>`: compare a run with the committed baseline in CI (spec §10); `abp baseline <run>`: take that baseline.
-// Exit codes come from CommandFailed: 1 when the gate fails, 3 when it refuses to compare.
+// Exit codes come from CommandFailed: 1 when the gate fails, 3 when it refuses to compare (a folder that does not
+// match its journal included: a gate must never pass on receipts something rewrote).
 import { gatedMetrics, type GatedMetric } from '@abp/protocol/schemas/abp-baseline';
-import { createBaseline, evaluateGate, readBaselineFile, writeBaselineFile, type GateReport } from '../gate/index.js';
-import { formatChange, formatPercent, metricLabels, readRunResults } from '../results/index.js';
+import {
+  createBaseline,
+  evaluateGate,
+  readBaselineFile,
+  refuseTamperedRun,
+  writeBaselineFile,
+  type GateReport,
+} from '../gate/index.js';
+import { formatChange, formatPercent, metricLabels, readRunResults, ResultsError } from '../results/index.js';
 import { CommandFailed, createOutput, type OutputOptions } from './output.js';
 
 export interface GateOptions extends OutputOptions {
@@ -11,27 +19,42 @@ export interface GateOptions extends OutputOptions {
   /** The run's engine to gate; the baseline's engine when left out. */
   engine?: string | undefined;
   requireSignificant?: boolean | undefined;
+  /** The journal digest `abp run` printed, kept outside the run folder; the run is refused unless it still matches. */
+  journalDigest?: string | undefined;
 }
 
 export async function gateCommand(runDir: string, options: GateOptions): Promise<void> {
   const out = createOutput(options);
-  const results = await readRunResults(runDir);
   const baseline = await readBaselineFile(options.baseline);
-  const report = evaluateGate({
-    results,
-    baseline,
-    requireSignificant: options.requireSignificant === true,
-    ...(options.engine === undefined ? {} : { engine: options.engine }),
-  });
+  let report: GateReport;
+  try {
+    report = evaluateGate({
+      results: await readRunResults(runDir, { journalDigest: options.journalDigest }),
+      baseline,
+      requireSignificant: options.requireSignificant === true,
+      ...(options.engine === undefined ? {} : { engine: options.engine }),
+    });
+  } catch (error) {
+    if (!(error instanceof ResultsError && error.code === 'results-tampered')) throw error;
+    report = refuseTamperedRun({
+      run: runDir,
+      baseline,
+      engine: options.engine,
+      message: error.message,
+      findings: error.findings,
+    });
+  }
   for (const line of gateScreen(report, options.baseline)) out.line(line);
   out.data(report);
   // The screen (or the JSON) already gives the reasons in full; the error line only names them.
-  if (!report.comparable)
+  if (!report.comparable) {
+    const codes = report.reasons.map((reason) => reason.code);
     throw new CommandFailed(
-      'not-comparable',
-      `gate refused: not comparable (${report.reasons.map((reason) => reason.code).join(', ')})`,
+      codes.includes('results-tampered') ? 'results-tampered' : 'not-comparable',
+      `gate refused: ${codes.includes('results-tampered') ? 'the run folder does not match its journal' : 'not comparable'} (${codes.join(', ')})`,
       options.json === true,
     );
+  }
   const failed = report.checks.filter((check) => check.status === 'fail').map((check) => check.id);
   if (failed.length > 0)
     throw new CommandFailed('gate-failed', `gate failed: ${failed.join(', ')}`, options.json === true);
@@ -40,6 +63,16 @@ export async function gateCommand(runDir: string, options: GateOptions): Promise
 /** One screen: the verdict, then a line per check (or per refusal reason) with its figures and why. */
 function gateScreen(report: GateReport, baselineFile: string): string[] {
   const subject = `engine ${report.engine}, run ${report.run} vs baseline ${baselineFile} (run ${report.baselineRun})`;
+  const tampered = report.reasons.find((reason) => reason.code === 'results-tampered');
+  if (tampered !== undefined)
+    return [
+      `REFUSED  ${subject}: the run folder does not match the journal that sealed it`,
+      ...(tampered.findings ?? []).map(
+        (finding) =>
+          `  - ${finding.file}: ${finding.change} (journal: ${finding.recorded ?? 'nothing'}, folder: ${finding.found ?? 'nothing'})`,
+      ),
+      `  ${tampered.message}`,
+    ];
   if (!report.comparable)
     return [`REFUSED  ${subject}: not comparable`, ...report.reasons.map((reason) => `  - ${reason.message}`)];
   const failed = report.checks.filter((check) => check.status === 'fail').map((check) => check.id);

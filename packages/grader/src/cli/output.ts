@@ -32,13 +32,18 @@ export type CommandFailureCode =
   | 'not-running'
   | 'gate-failed'
   | 'not-comparable'
+  /** `abp gate` refused a run folder that does not match the journal that sealed it. */
+  | 'results-tampered'
   | 'conformance-failed'
   | 'workflow-failed'
   | 'stage-failed'
   /** The main job finished, but the freeze rejected a merged fix: the summary names it and why. */
   | 'tasks-rejected';
 
-/** A command that ran and failed: exit 1, or 3 when `abp gate` refuses to compare (usage errors are commander's and exit 2). */
+/**
+ * A command that ran and failed: exit 1, or 3 when `abp gate` refuses to compare, a run folder that does not match its
+ * journal included (usage errors are commander's and exit 2).
+ */
 export class CommandFailed extends AbpError<CommandFailureCode> {
   constructor(
     code: CommandFailureCode,
@@ -50,6 +55,6 @@ export class CommandFailed extends AbpError<CommandFailureCode> {
   }
 
   get exitCode(): number {
-    return this.code === 'not-comparable' ? 3 : 1;
+    return this.code === 'not-comparable' || this.code === 'results-tampered' ? 3 : 1;
   }
 }

@@ -82,4 +82,13 @@ export function fraction(label: string, max = Number.POSITIVE_INFINITY) {
   };
 }
 
+/** A flag's parser for a sha256 digest as abp spells them: "sha256:" and 64 lowercase hex digits. */
+export function sha256Flag(label: string) {
+  return (raw: string): string => {
+    if (!/^sha256:[0-9a-f]{64}$/.test(raw))
+      throw new InvalidArgumentError(`${label} must be "sha256:" followed by 64 lowercase hex digits, got "${raw}"`);
+    return raw;
+  };
+}
+
 export const jsonOption = () => new Option('--json', 'print the result as JSON on stdout');

@@ -4,6 +4,7 @@ import { gatedMetrics, type AbpBaseline, type GatedMetric } from '@abp/protocol/
 import { scoredOutcomes, type AbpTrial } from '@abp/protocol/schemas/abp-trial';
 import { compareCodeUnits } from '@abp/protocol/schemas/primitives';
 import { generatorSeed } from '../run/schedule.js';
+import type { SealFinding } from '../run/seal.js';
 import {
   StatsError,
   bootstrapRelativeMedianDelta,
@@ -14,6 +15,7 @@ import {
 } from '../stats/index.js';
 import {
   describeMissingTrials,
+  describeUnreadableTrials,
   formatChange,
   formatInterval,
   formatMetric,
@@ -22,6 +24,7 @@ import {
   metricLabels,
   missingTrials,
   runIdOf,
+  unreadableTrials,
   type RunResults,
 } from '../results/index.js';
 
@@ -50,6 +53,10 @@ export type RefusalCode =
   | 'no-trials'
   | 'no-scored-trials'
   | 'incomplete-run'
+  /** A trial file the run sealed that this grader cannot read (another grader's schema): its trial cannot be counted. */
+  | 'unreadable-trials'
+  /** The results folder does not match its journal's digests: set by `abp gate` itself, before any comparison. */
+  | 'results-tampered'
   | 'models-not-matched'
   | 'model-differs'
   | 'task-set-differs';
@@ -61,7 +68,12 @@ export interface GateReport {
   comparable: boolean;
   /** Every reason the run cannot be compared, in one sentence; null when comparable. */
   refusal: string | null;
-  reasons: Array<{ code: RefusalCode; message: string }>;
+  reasons: Array<{
+    code: RefusalCode;
+    message: string;
+    /** results-tampered: every file of the run folder that differs from its journal, and how. */
+    findings?: SealFinding[];
+  }>;
   passed: boolean;
   /** Empty when the run is refused. */
   checks: GateCheck[];
@@ -79,6 +91,30 @@ export interface GateInput {
 // Paired bootstrap figures where they are impossible rather than wrong: the check itself still stands.
 const intervalUnavailable = new Set(['zero-baseline-median', 'zero-baseline-median-in-resample']);
 const NAMED_IDS = 10;
+
+/**
+ * The refusal of a run folder that does not match its journal: nothing in it is compared, whatever it says. `run` is
+ * the folder as given, since its run.json cannot be believed either.
+ */
+export function refuseTamperedRun(input: {
+  run: string;
+  baseline: AbpBaseline;
+  engine?: string | undefined;
+  message: string;
+  findings: readonly SealFinding[];
+}): GateReport {
+  const reason = { code: 'results-tampered' as const, message: input.message, findings: [...input.findings] };
+  return {
+    engine: input.engine ?? input.baseline.engine,
+    run: input.run,
+    baselineRun: input.baseline.run,
+    comparable: false,
+    refusal: reason.message,
+    reasons: [reason],
+    passed: false,
+    checks: [],
+  };
+}
 
 export function evaluateGate(input: GateInput): GateReport {
   const { results, baseline, requireSignificant } = input;
@@ -143,6 +179,12 @@ function refusals(results: RunResults, baseline: AbpBaseline, engine: string): G
       });
     }
   }
+  const unreadable = engines.includes(engine) ? unreadableTrials(results, engine) : [];
+  if (unreadable.length > 0)
+    reasons.push({
+      code: 'unreadable-trials',
+      message: `${describeUnreadableTrials(unreadable)}; gate the run with the grader that wrote it, or rerun it`,
+    });
   if (!run.matchedModels) {
     reasons.push({
       code: 'models-not-matched',

@@ -6,6 +6,7 @@ export { createBaseline, validateBaseline, type BaselineOptions } from './baseli
 export { baselineText, readBaselineFile, writeBaselineFile } from './baseline-file.js';
 export {
   evaluateGate,
+  refuseTamperedRun,
   type GateCheck,
   type GateCheckId,
   type GateInput,

@@ -5,6 +5,7 @@ import { gatedMetrics, type GatedMetric } from '@abp/protocol/schemas/abp-baseli
 import type { AbpVerdict } from '@abp/protocol/schemas/abp-verdict';
 import {
   describeMissingTrials,
+  describeUnreadableTrials,
   formatChange,
   formatInterval,
   formatMetric,
@@ -13,7 +14,7 @@ import {
   metricLabels,
   missingTrials,
   runIdOf,
-  type RunResults,
+  type RunContents,
 } from '../results/index.js';
 import { escapeHtml, receiptHref } from './html.js';
 import { stripPlot } from './plots.js';
@@ -65,7 +66,7 @@ export interface ReportOptions {
  * The report of a results folder: warnings first, then per-engine and paired figures, plots, the tasks with their
  * bundles, the trials and the reproduce command.
  */
-export function renderReport(results: RunResults, options: ReportOptions = {}): string {
+export function renderReport(results: RunContents, options: ReportOptions = {}): string {
   const { run, verdict } = results;
   const serveUrl = options.serveUrl === undefined ? null : parseServeUrl(options.serveUrl);
   const runId = runIdOf(results);
@@ -100,7 +101,7 @@ export function renderReport(results: RunResults, options: ReportOptions = {}): 
   ].join('\n');
 }
 
-function mismatchBanner(results: RunResults): string {
+function mismatchBanner(results: RunContents): string {
   const models = results.run.engines.map((engine) => `${engine.name}: ${engine.model ?? results.run.model}`).join(', ');
   return (
     '<div class="banner" id="mismatched-models" role="alert"><strong>The engines did not run the same model (matchedModels: false).</strong> ' +
@@ -109,7 +110,7 @@ function mismatchBanner(results: RunResults): string {
   );
 }
 
-function header(results: RunResults, runId: string): string {
+function header(results: RunContents, runId: string): string {
   const { run } = results;
   const engines = run.engines
     .map((engine) => `${engine.name} ${engine.version}${engine.model ? ` (model ${engine.model})` : ''}`)
@@ -128,17 +129,19 @@ function header(results: RunResults, runId: string): string {
   return `<header><h1>${escapeHtml(`ABP run ${runId}`)}</h1><dl class="run">${list}</dl></header>`;
 }
 
-function warnings(results: RunResults): string {
+function warnings(results: RunContents): string {
   const items = [...(results.verdict?.warnings ?? [])];
   const missing = missingTrials(results);
   if (missing.length > 0) items.push(`The run is incomplete: ${describeMissingTrials(results, missing)}.`);
+  if (results.unreadable.length > 0)
+    items.push(`${describeUnreadableTrials(results.unreadable)}; the trial table and the plots leave them out.`);
   if (!results.verdict)
     items.push('There is no verdict.json yet: the run has not finished, so only the trials recorded so far are shown.');
   if (items.length === 0) return '';
   return `<section id="warnings"><h2>Warnings</h2><ul class="warnings">${items.map((item) => `<li>${escapeHtml(item)}</li>`).join('')}</ul></section>`;
 }
 
-function engineTable(results: RunResults, verdict: AbpVerdict): string {
+function engineTable(results: RunContents, verdict: AbpVerdict): string {
   const versions = new Map(results.run.engines.map((engine) => [engine.name, engine.version]));
   const count = (value: number | undefined) => `<td class="num">${value === undefined ? '—' : value}</td>`;
   const rows = verdict.perEngine.map((result) => {
@@ -197,7 +200,7 @@ function pairTable(verdict: AbpVerdict, matched: boolean): string {
   );
 }
 
-function plots(results: RunResults): string {
+function plots(results: RunContents): string {
   const engines = results.run.engines.map((engine) => engine.name);
   const figures = gatedMetrics.map(
     (metric) =>
@@ -231,7 +234,7 @@ function signerText(provenance: TaskProvenance): string {
 }
 
 function taskTable(
-  results: RunResults,
+  results: RunContents,
   provenance: ReadonlyMap<string, TaskProvenance>,
   serveUrl: string | null,
 ): string {
@@ -262,7 +265,7 @@ function taskTable(
   );
 }
 
-function trialTable(results: RunResults): string {
+function trialTable(results: RunContents): string {
   const rows = results.trials.map((trial) => {
     const links: Array<[string, string | null]> = [
       ['trial', `trials/${trial.trialId}.json`],

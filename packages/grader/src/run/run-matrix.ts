@@ -1,25 +1,34 @@
 // `abp run` as a function: validate every input, stamp and write abp-run/v1 before the first trial, take the lock, preflight
-// every adapter, run the ABBA-ordered matrix with bounded concurrency into the journal, then write the verdict and report.
+// every adapter, run the ABBA-ordered matrix with bounded concurrency into the journal, then write the verdict and report
+// and seal them. The journal digests every file as it is written, so a reader can tell what changed after.
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, readdir, realpath, rm, stat, symlink, rename } from 'node:fs/promises';
+import { mkdir, readdir, readFile, realpath, rm, stat, symlink, rename } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import type { AbpRun } from '@abp/protocol/schemas/abp-run';
-import { RUN_SCHEMA_ID } from '@abp/protocol/schemas/abp-run';
+import { RUN_SCHEMA_ID, runSchema } from '@abp/protocol/schemas/abp-run';
 import type { AbpTrial } from '@abp/protocol/schemas/abp-trial';
-import type { AbpVerdict } from '@abp/protocol/schemas/abp-verdict';
+import { verdictSchema, type AbpVerdict } from '@abp/protocol/schemas/abp-verdict';
 import { loadRunInputs, type RunInputs } from '../config/load-run-inputs.js';
 import { loadPriceTable, type PriceTable } from '../prices/index.js';
 import { sandboxStatus } from '../execution/sandbox.js';
-import { readRunResults } from '../results/read-results.js';
+import { checkTrials, type RunContents } from '../results/read-results.js';
 import { renderReport } from '../html-report/index.js';
 import { readTasksProvenance } from '../pull/provenance.js';
 import { cacheDigest, prepareFixtureRepo, prepareTaskRepo, type TaskRepo } from '../workspace/index.js';
 import { isAlive } from '../execution/liveness.js';
 import { RunError } from './errors.js';
-import { jsonText, removeTree, writeFileAtomic } from './files.js';
+import { jsonText, makeDurable, recordingWrites, removeTree, writeFileAtomic } from './files.js';
 import { runFingerprint, runIdOf } from './fingerprint.js';
-import { createJournal, resumeJournal, type Journal } from './journal.js';
+import {
+  createJournal,
+  journalDigest,
+  receiptsOf,
+  resumeJournal,
+  trialFileOf,
+  type FileDigests,
+  type Journal,
+} from './journal.js';
 import { acquireRunLock } from './lock.js';
 import { runPreflight } from './preflight.js';
 import { scheduleTrials, type ScheduledTrial } from './schedule.js';
@@ -29,6 +38,7 @@ import { checkEnvironmentFits, EnvironmentError, EnvironmentStore, filesAtCommit
 import { homePaths, resolveHome } from '../home.js';
 import { buildVerdict } from './verdict.js';
 import { checkedTrialRecord } from './trial-record.js';
+import { sha256Of } from './seal.js';
 
 export interface RunOptions {
   config: string;
@@ -72,6 +82,11 @@ export interface RunOutcome {
   runDir: string;
   verdict: AbpVerdict;
   trials: AbpTrial[];
+  /**
+   * The sha256 of the sealed progress.jsonl. Nothing in the run folder holds it (whoever rewrites the folder would
+   * rewrite it too): keep it elsewhere, and `abp gate --journal-digest` refuses a folder whose journal changed.
+   */
+  journalDigest: string;
 }
 
 function containerized(): boolean {
@@ -244,6 +259,57 @@ async function openJournal(
   return { journal: await createJournal(join(runDir, 'progress.jsonl'), header), resumed: false };
 }
 
+/**
+ * The end of a run whose journal holds every trial: verdict.json and report.html, both made from the journal's own
+ * records (never read back from the folder, so one trial file that fails its schema cannot keep the run from ending),
+ * made durable, then sealed by the journal's last line. Returns the verdict and the sealed journal's digest.
+ */
+async function seal(
+  journal: Journal,
+  runDir: string,
+  finished: {
+    run: AbpRun & { id: string };
+    tasks: RunContents['tasks'];
+    trials: AbpTrial[];
+    /** What the verdict must lead with: comparison metadata, unpriced models, a run without namespaces, rebuilt caches. */
+    warnings: readonly string[];
+    provenance: Awaited<ReturnType<typeof readTasksProvenance>>;
+  },
+): Promise<{ verdict: AbpVerdict; journalDigest: string }> {
+  const { run, tasks, trials, warnings, provenance } = finished;
+  const verdict = buildVerdict(run, trials, [...warnings]);
+  // The report shows what a reader of the folder would see: a record that fails the schema is named, not rendered.
+  const checked = checkTrials(
+    run,
+    tasks,
+    trials.map((trial) => ({
+      file: trialFileOf(trial.trialId),
+      trialId: trial.trialId,
+      engine: trial.engine,
+      // As a reader parses the trial file: fields left undefined are absent.
+      value: JSON.parse(JSON.stringify(trial)) as unknown,
+    })),
+  );
+  const contents: RunContents = { dir: runDir, run, verdict, tasks, ...checked };
+  const written: Record<string, string> = {
+    'verdict.json': jsonText(verdict),
+    'report.html': renderReport(contents, { provenance }),
+  };
+  for (const [file, text] of Object.entries(written)) await writeFileAtomic(join(runDir, file), text);
+  await makeDurable(Object.keys(written).map((file) => join(runDir, file)));
+  const sealed: FileDigests = Object.fromEntries(Object.entries(written).map(([file, text]) => [file, sha256Of(text)]));
+  return { verdict, journalDigest: await journal.seal(sealed) };
+}
+
+/** A finished run resumed: resumeJournal checked every file against the seal, so nothing is written again. */
+async function alreadySealed(
+  journal: Journal,
+  runDir: string,
+): Promise<{ verdict: AbpVerdict; journalDigest: string }> {
+  const verdict = verdictSchema.parse(JSON.parse(await readFile(join(runDir, 'verdict.json'), 'utf8')));
+  return { verdict, journalDigest: await journalDigest(journal.path) };
+}
+
 export async function runMatrix(options: RunOptions): Promise<RunOutcome> {
   const now = options.now ?? (() => new Date());
   const hostEnv = options.hostEnv ?? process.env;
@@ -313,18 +379,26 @@ export async function runMatrix(options: RunOptions): Promise<RunOutcome> {
       host: { os: process.platform, arch: process.arch, containerized: containerized() },
       reproduce: reproduceCommand(inputs, output, runUnsupported),
     };
-    // Written once, before the first trial; a resumed run keeps the manifest its first start wrote.
-    if (!resumed || !existsSync(join(runDir, 'run.json'))) {
-      await writeFileAtomic(join(runDir, 'run.json'), jsonText(run));
-      await writeFileAtomic(
-        join(runDir, 'tasks.json'),
-        jsonText(
-          inputs.tasks
-            .map((task) => ({ id: task.manifest.id, digest: task.digest }))
-            .sort((a, b) => (a.id < b.id ? -1 : 1)),
-        ),
+    const taskEntries = inputs.tasks
+      .map((task) => ({ id: task.manifest.id, digest: task.digest }))
+      .sort((a, b) => (a.id < b.id ? -1 : 1));
+    // Written once, before the first trial, and digested into the journal as written; a resumed run keeps the manifest
+    // its first start wrote (resumeJournal checked it), unless that start was killed before recording it. Its host and
+    // reproduce command are what the report shows, not this start's.
+    const recordedRun: AbpRun & { id: string } = journal.hasManifest
+      ? { ...runSchema.parse(JSON.parse(await readFile(join(runDir, 'run.json'), 'utf8'))), id: runId }
+      : run;
+    if (!journal.hasManifest) {
+      const written: Record<string, string> = {
+        'run.json': jsonText(run),
+        'tasks.json': jsonText(taskEntries),
+        'reproduce.txt': `${run.reproduce}\n`,
+      };
+      for (const [file, text] of Object.entries(written)) await writeFileAtomic(join(runDir, file), text);
+      await makeDurable(Object.keys(written).map((file) => join(runDir, file)));
+      await journal.recordManifest(
+        Object.fromEntries(Object.entries(written).map(([file, text]) => [file, sha256Of(text)])),
       );
-      await writeFileAtomic(join(runDir, 'reproduce.txt'), `${run.reproduce}\n`);
     }
     options.onEvent?.({
       kind: 'started',
@@ -375,28 +449,31 @@ export async function runMatrix(options: RunOptions): Promise<RunOutcome> {
 
     let done = journal.done.size;
     await inOrderPool(pending, Math.max(1, options.concurrency ?? 1), async (scheduled) => {
+      const { value: executed, written } = await recordingWrites(() => executeTrial(withPreflight, scheduled));
       // One malformed record must not stop the verdict, the report or the gate for every other trial.
-      const trial = checkedTrialRecord(await executeTrial(withPreflight, scheduled), now);
-      await writeFileAtomic(join(runDir, 'trials', `${trial.trialId}.json`), jsonText(trial));
-      await journal.append(trial);
+      const trial = checkedTrialRecord(executed, now);
+      const trialFile = trialFileOf(trial.trialId);
+      const trialText = jsonText(trial);
+      await writeFileAtomic(join(runDir, trialFile), trialText);
+      const files: Record<string, string> = { [trialFile]: sha256Of(trialText) };
+      for (const receipt of receiptsOf(trial))
+        // Every receipt trial.ts writes goes through writeFileAtomic; a path written some other way is read back.
+        files[receipt] = written.get(resolve(runDir, receipt)) ?? sha256Of(await readFile(join(runDir, receipt)));
+      await makeDurable(Object.keys(files).map((file) => join(runDir, file)));
+      await journal.append(trial, files);
       done += 1;
       options.onEvent?.({ kind: 'trial', trial, done, total: schedule.length });
     });
     await journal.close();
 
-    // The journal is the record: trial files lost with a killed run are rewritten from it.
     const trials = schedule
       .map((scheduled) => journal.done.get(scheduled.trialId))
       .filter((trial): trial is AbpTrial => trial !== undefined);
-    const present = new Set(await readdir(join(runDir, 'trials')).catch(() => [] as string[]));
-    for (const trial of trials)
-      if (!present.has(`${trial.trialId}.json`))
-        await writeFileAtomic(join(runDir, 'trials', `${trial.trialId}.json`), jsonText(trial));
-    const verdict = buildVerdict(run, trials, warnings);
-    await writeFileAtomic(join(runDir, 'verdict.json'), jsonText(verdict));
-    await writeFileAtomic(join(runDir, 'report.html'), renderReport(await readRunResults(runDir), { provenance }));
+    const finished = journal.sealed
+      ? await alreadySealed(journal, runDir)
+      : await seal(journal, runDir, { run: recordedRun, tasks: taskEntries, trials, warnings, provenance });
     await pointLatest(output, runId);
-    return { runId, runDir, verdict, trials };
+    return { runId, runDir, trials, ...finished };
   } finally {
     if (!options.keepWorkspaces) await removeTree(workRoot);
     await lock.release();

@@ -1,7 +1,7 @@
 // One trial, start to receipt: a fresh scrubbed workspace, the adapter as a bounded command, the diff taken by the grader,
 // the trace checked, test changes classified, held-out verification in a fresh checkout, and an abp-trial/v1 record whose
 // outcome follows spec §3.4: engine and harness errors are excluded, never counted as losses.
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Adapter, ExecutionPolicy } from '@abp/protocol/schemas/abp-adapters';
 import type { AbpRun } from '@abp/protocol/schemas/abp-run';

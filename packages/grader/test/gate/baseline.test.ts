@@ -1,5 +1,5 @@
 // Making a baseline from a run and its file on disk: what it keeps, when it refuses, and stable bytes.
-import { mkdir, mkdtemp, readdir, readFile, rm, unlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -109,8 +109,14 @@ describe('createBaseline', () => {
       engines: [{ name: 'oxagen', version: '1.4.2', model: 'openai/gpt-5.2' }],
     });
     expect(codeOf(() => createBaseline(mismatched, 'oxagen'))).toBe('models-not-matched');
-    await unlink(join(results.dir, 'trials', 'task-a.oxagen.1.json'));
-    const incomplete = await readRunResults(results.dir);
+    // A run in progress: every trial but one journaled, nothing sealed yet.
+    const incomplete = await readRunResults(
+      await writeResultsFolder(await scratch(), {
+        run: twoEngines,
+        trials: matrix(twoEngines).filter((trial) => trial.trialId !== 'task-a.oxagen.1'),
+        finished: false,
+      }),
+    );
     expect(codeOf(() => createBaseline(incomplete, 'oxagen'))).toBe('incomplete-run');
     expect(codeOf(() => createBaseline(incomplete, 'claude-code'))).toBeUndefined(); // only the engine's own row must be complete
     const crashed = await resultsOf(twoEngines, (_task, engine) =>

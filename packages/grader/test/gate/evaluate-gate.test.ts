@@ -1,5 +1,5 @@
 // The gate's decision on real results folders: each reason to fail, each reason to refuse, and the passing cases.
-import { mkdir, mkdtemp, rm, unlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -343,9 +343,15 @@ describe('evaluateGate: refusals', () => {
   });
 
   it('refuses an incomplete run and names the missing trial', async () => {
-    const results = await resultsOf(runOf());
-    await unlink(join(results.dir, 'trials', 'task-07.oxagen.1.json'));
-    const report = evaluateGate({ results: await readRunResults(results.dir), baseline, requireSignificant: true });
+    // A run in progress: its journal holds every trial but this one, and nothing is sealed yet.
+    const run = runOf();
+    const parent = join(root, `case-${(folders += 1)}`);
+    await mkdir(parent);
+    const trials = matrix(run, (task) => ({ metrics: metricsOf(task) })).filter(
+      (trial) => trial.trialId !== 'task-07.oxagen.1',
+    );
+    const results = await readRunResults(await writeResultsFolder(parent, { run, trials, finished: false }));
+    const report = evaluateGate({ results, baseline, requireSignificant: true });
     expect(refusalCodes(report)).toEqual(['incomplete-run']);
     expect(report.refusal).toContain('task-07');
   });

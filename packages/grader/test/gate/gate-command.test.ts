@@ -1,6 +1,6 @@
 // `abp gate` and `abp baseline` through their command functions: the screen, --json, and the CommandFailed codes
 // that become exit codes (1 failed, 3 refused).
-import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it, vi } from 'vitest';
@@ -9,7 +9,8 @@ import type { AbpRun } from '@abp/protocol/schemas/abp-run';
 import { baselineCommand, gateCommand } from '../../src/cli/gate.js';
 import { CommandFailed } from '../../src/cli/output.js';
 import { GateError, readBaselineFile, type GateReport } from '../../src/gate/index.js';
-import { makeRun, matrix, writeResultsFolder, type TrialSpec } from '../support/results.js';
+import { sha256Of } from '../../src/run/seal.js';
+import { makeRun, matrix, rewriteSealed, writeResultsFolder, type TrialSpec } from '../support/results.js';
 
 const root = await mkdtemp(join(tmpdir(), 'abp-gate-cli-'));
 afterAll(() => rm(root, { recursive: true, force: true }));
@@ -154,6 +155,68 @@ describe('abp gate', () => {
     expect(
       (await capture(() => gateCommand(renamed, { baseline: baselineFile, engine: 'oxagen-next' }))).error,
     ).toBeUndefined();
+  });
+
+  it('refuses with results-tampered (exit 3) a run folder that does not match its journal, and says which file', async () => {
+    const folder = await resultsFolder(prRun, (task) => ({ outcome: task === 'task-a' ? 'unresolved' : 'resolved' }));
+    const trialFile = join(folder, 'trials', 'task-a.oxagen.0.json');
+    const trial = JSON.parse(await readFile(trialFile, 'utf8')) as Record<string, unknown>;
+    await writeFile(trialFile, JSON.stringify({ ...trial, outcome: 'resolved' }));
+
+    const screen = await capture(() => gateCommand(folder, { baseline: baselineFile }));
+    expect(failure(screen.error)).toEqual({ code: 'results-tampered', exitCode: 3, reportedAsData: false });
+    expect(screen.stdout).toMatch(/^REFUSED {2}/);
+    expect(screen.stdout).toContain('trials/task-a.oxagen.0.json: changed');
+
+    const json = await capture(() => gateCommand(folder, { baseline: baselineFile, json: true }));
+    expect(failure(json.error)).toEqual({ code: 'results-tampered', exitCode: 3, reportedAsData: true });
+    const report = JSON.parse(json.stdout) as GateReport;
+    expect([report.comparable, report.passed, report.checks]).toEqual([false, false, []]);
+    expect(report.reasons.map((reason) => reason.code)).toEqual(['results-tampered']);
+    expect(report.reasons[0]?.findings).toEqual([
+      expect.objectContaining({ file: 'trials/task-a.oxagen.0.json', change: 'changed' }),
+    ]);
+  });
+
+  it('checks the journal against the digest abp run printed, with --journal-digest', async () => {
+    const folder = await resultsFolder(prRun);
+    const printed = sha256Of(await readFile(join(folder, 'progress.jsonl')));
+    expect((await capture(() => gateCommand(folder, { baseline: baselineFile, journalDigest: printed }))).error).toBe(
+      undefined,
+    );
+    const other = `sha256:${'0'.repeat(64)}`;
+    const { error, stdout } = await capture(() =>
+      gateCommand(folder, { baseline: baselineFile, journalDigest: other, json: true }),
+    );
+    expect(failure(error)).toMatchObject({ code: 'results-tampered', exitCode: 3 });
+    expect((JSON.parse(stdout) as GateReport).reasons[0]?.findings).toEqual([
+      { file: 'progress.jsonl', change: 'changed', recorded: other, found: printed },
+    ]);
+  });
+
+  it('refuses a run whose sealed trial file this grader cannot read, naming it, and gates the other engine', async () => {
+    const twoEngines = makeRun({
+      id: 'run-pr',
+      tasks: TASKS,
+      trials: 2,
+      engines: [
+        { name: 'oxagen', version: '1.4.2' },
+        { name: 'hermes', version: '0.1.0' },
+      ],
+    });
+    const folder = await resultsFolder(twoEngines);
+    const file = 'trials/task-a.hermes.0.json';
+    const trial = JSON.parse(await readFile(join(folder, file), 'utf8')) as Record<string, unknown>;
+    await rewriteSealed(folder, file, JSON.stringify({ ...trial, metrics: 'none' }));
+    expect((await capture(() => gateCommand(folder, { baseline: baselineFile }))).error).toBeUndefined();
+    const { error, stdout } = await capture(() =>
+      gateCommand(folder, { baseline: baselineFile, engine: 'hermes', json: true }),
+    );
+    expect(failure(error)).toMatchObject({ code: 'not-comparable', exitCode: 3 });
+    expect((JSON.parse(stdout) as GateReport).reasons.map((reason) => reason.code)).toEqual([
+      'incomplete-run',
+      'unreadable-trials',
+    ]);
   });
 
   it('stops on a missing baseline file before comparing anything', async () => {

@@ -1,6 +1,6 @@
 // report.html from real results folders: the mismatched-models banner first, escaping of everything engines write,
 // one SVG per metric, receipts as links, and the same bytes for the same folder.
-import { mkdir, mkdtemp, rm, unlink } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -9,7 +9,15 @@ import type { AbpRun } from '@abp/protocol/schemas/abp-run';
 import type { AbpTrial } from '@abp/protocol/schemas/abp-trial';
 import { readRunResults, type RunResults } from '../../src/results/index.js';
 import { renderReport } from '../../src/html-report/index.js';
-import { makeRun, makeVerdict, matrix, MODEL, writeResultsFolder, type TrialSpec } from '../support/results.js';
+import {
+  makeRun,
+  makeVerdict,
+  matrix,
+  MODEL,
+  rewriteSealed,
+  writeResultsFolder,
+  type TrialSpec,
+} from '../support/results.js';
 
 const root = await mkdtemp(join(tmpdir(), 'abp-report-'));
 afterAll(() => rm(root, { recursive: true, force: true }));
@@ -38,7 +46,7 @@ function hostile(task: string, engine: string, trial: number): Partial<TrialSpec
 let folders = 0;
 async function resultsOf(
   run: AbpRun,
-  options: { withVerdict?: boolean; warnings?: string[] } = {},
+  options: { withVerdict?: boolean; warnings?: string[]; without?: string } = {},
 ): Promise<RunResults> {
   const parent = join(root, `case-${(folders += 1)}`);
   await mkdir(parent);
@@ -58,8 +66,8 @@ async function resultsOf(
   });
   const folder = await writeResultsFolder(parent, {
     run,
-    trials: matrix(run, hostile),
-    ...(options.withVerdict === false ? {} : { verdict }),
+    trials: matrix(run, hostile).filter((trial) => trial.trialId !== options.without),
+    ...(options.withVerdict === false ? { finished: false } : { verdict }),
   });
   return readRunResults(folder);
 }
@@ -146,12 +154,26 @@ describe('renderReport', () => {
   });
 
   it('reports a run in progress: no verdict yet and the trials still missing', async () => {
-    const results = await resultsOf(matchedRun, { withVerdict: false });
-    await unlink(join(results.dir, 'trials', 'task-c.oxagen.1.json'));
-    const html = renderReport(await readRunResults(results.dir));
+    const results = await resultsOf(matchedRun, { withVerdict: false, without: 'task-c.oxagen.1' });
+    const html = renderReport(results);
     expect(html).toContain('There is no verdict.json yet');
-    expect(html).toContain('1 of 6 trials of oxagen have no record in trials/ (task-c × oxagen × trial 1)');
+    expect(html).toContain('1 of 6 trials of oxagen have no readable record in trials/ (task-c × oxagen × trial 1)');
     expect(html).not.toContain('<section id="engines">');
+    expect(html).toContain('<h2>Trials (11)</h2>');
+  });
+
+  it('renders a finished run around a sealed trial file it cannot read, and names that file', async () => {
+    const results = await resultsOf(matchedRun);
+    const file = 'trials/task-a.oxagen.0.json';
+    const trial = JSON.parse(await readFile(join(results.dir, file), 'utf8')) as Record<string, unknown>;
+    await rewriteSealed(results.dir, file, JSON.stringify({ ...trial, outcome: 'won' }));
+    const html = renderReport(await readRunResults(results.dir));
+    expect(html).toContain('<section id="engines">');
+    const warnings = html.slice(
+      html.indexOf('<section id="warnings">'),
+      html.indexOf('</section>', html.indexOf('<section id="warnings">')),
+    );
+    expect(warnings).toContain(file);
     expect(html).toContain('<h2>Trials (11)</h2>');
   });
 });

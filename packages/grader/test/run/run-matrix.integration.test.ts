@@ -304,8 +304,17 @@ describe('interrupting abp run', () => {
       cacheDir: join(built.dir, 'cache'),
     });
     expect(resumed.trials).toHaveLength(12);
-    const journal = (await readFile(join(resumed.runDir, 'progress.jsonl'), 'utf8')).trim().split('\n').slice(1);
-    const ids = journal.map((line) => (JSON.parse(line) as { trial: { trialId: string } }).trial.trialId);
+    const journal = (await readFile(join(resumed.runDir, 'progress.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { kind: string; trial?: { trialId: string } });
+    // The header, the manifest, a line per trial, and the seal the resumed start wrote at the end.
+    expect(journal.map((line) => line.kind).filter((kind) => kind !== 'trial')).toEqual([
+      'abp-progress/v2',
+      'manifest',
+      'seal',
+    ]);
+    const ids = journal.flatMap((line) => (line.trial === undefined ? [] : [line.trial.trialId]));
     expect(ids).toHaveLength(12);
     expect(new Set(ids).size).toBe(12);
     expect((await readdir(join(resumed.runDir, 'trials'))).filter((name) => name.endsWith('.json'))).toHaveLength(12);

@@ -1,11 +1,14 @@
 // Hand-made results folders for the results, gate and report tests: abp-trial/v1 records built from a few fields and
-// written the way `abp run` lays a run out (run.json, tasks.json, trials/, verdict.json, results/run-latest).
+// written the way `abp run` lays a run out and seals it (run.json, tasks.json, trials/, receipts, verdict.json,
+// report.html, progress.jsonl through the grader's own journal, results/run-latest).
 import { createHash } from 'node:crypto';
-import { mkdir, symlink, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import type { AbpRun } from '@abp/protocol/schemas/abp-run';
 import type { AbpTrial, TrialOutcome } from '@abp/protocol/schemas/abp-trial';
 import type { AbpVerdict } from '@abp/protocol/schemas/abp-verdict';
+import { createJournal, receiptsOf, trialFileOf } from '../../src/run/journal.js';
+import { sha256Of } from '../../src/run/seal.js';
 
 export const MODEL = 'anthropic/claude-sonnet-5';
 
@@ -134,10 +137,23 @@ export function makeVerdict(run: AbpRun, overrides: Partial<AbpVerdict> = {}): A
 
 export interface ResultsSpec {
   run: AbpRun;
+  /** Written and journaled in this order; a record may break the schema on purpose (it is written as given). */
   trials: AbpTrial[];
   /** Defaults to run.tasks with taskDigest of each. */
   tasks?: Array<{ id: string; digest: string }>;
+  /** Sealed with report.html when the run is finished; defaults to makeVerdict(run). */
   verdict?: AbpVerdict;
+  /** A finished run (the default) seals verdict.json and report.html; a run in progress has neither. */
+  finished?: boolean;
+}
+
+const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+
+/** Writes a file of the run folder and returns its digest, as `abp run` records it. */
+async function put(folder: string, file: string, text: string): Promise<string> {
+  await mkdir(dirname(join(folder, file)), { recursive: true });
+  await writeFile(join(folder, file), text);
+  return sha256Of(text);
 }
 
 /** Writes <parent>/<run id>/ and points <parent>/run-latest at it; returns the run folder. */
@@ -145,12 +161,42 @@ export async function writeResultsFolder(parent: string, spec: ResultsSpec): Pro
   const runId = spec.run.id ?? 'run-current';
   const folder = join(parent, runId);
   await mkdir(join(folder, 'trials'), { recursive: true });
-  const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
-  await writeFile(join(folder, 'run.json'), json(spec.run));
+  const journal = await createJournal(join(folder, 'progress.jsonl'), {
+    runId,
+    fingerprint: sha256Of(runId),
+    trials: spec.trials.length,
+  });
   const tasks = spec.tasks ?? [...spec.run.tasks].sort().map((id) => ({ id, digest: taskDigest(id) }));
-  await writeFile(join(folder, 'tasks.json'), json(tasks));
-  for (const trial of spec.trials) await writeFile(join(folder, 'trials', `${trial.trialId}.json`), json(trial));
-  if (spec.verdict) await writeFile(join(folder, 'verdict.json'), json(spec.verdict));
+  await journal.recordManifest({
+    'run.json': await put(folder, 'run.json', json(spec.run)),
+    'tasks.json': await put(folder, 'tasks.json', json(tasks)),
+    'reproduce.txt': await put(folder, 'reproduce.txt', `${spec.run.reproduce}\n`),
+  });
+  for (const trial of spec.trials) {
+    const files: Record<string, string> = {};
+    for (const receipt of receiptsOf(trial)) files[receipt] = await put(folder, receipt, `${receipt} of the run\n`);
+    files[trialFileOf(trial.trialId)] = await put(folder, trialFileOf(trial.trialId), json(trial));
+    await journal.append(trial, files);
+  }
+  if (spec.finished ?? true)
+    await journal.seal({
+      'verdict.json': await put(folder, 'verdict.json', json(spec.verdict ?? makeVerdict(spec.run))),
+      'report.html': await put(folder, 'report.html', '<!doctype html>\n'),
+    });
+  await journal.close();
   await symlink(runId, join(parent, 'run-latest'));
   return folder;
+}
+
+/**
+ * Replaces a file of a sealed folder and its digest in the journal, as a grader that wrote it so would have: the
+ * folder still matches its journal, so what a reader then refuses is the content, not the seal.
+ */
+export async function rewriteSealed(folder: string, file: string, text: string): Promise<void> {
+  const journalPath = join(folder, 'progress.jsonl');
+  const before = sha256Of(await readFile(join(folder, file)));
+  const journal = await readFile(journalPath, 'utf8');
+  if (!journal.includes(`"${file}":"${before}"`)) throw new Error(`${file} is not sealed in ${journalPath}`);
+  await writeFile(join(folder, file), text);
+  await writeFile(journalPath, journal.replace(`"${file}":"${before}"`, `"${file}":"${sha256Of(text)}"`));
 }
