@@ -348,6 +348,22 @@ function metricCheck(metric: GatedMetric, scored: AbpTrial[], baseline: AbpBasel
     change: null,
     threshold,
   });
+  // A figure left unknown (a trace that lost lines, an unpriced model) drops out of the median: more of them than the
+  // baseline had would let an engine leave the measurement it would fail, so that fails the check by itself.
+  const resolvedNow = scored.filter((trial) => trial.outcome === 'resolved').length;
+  const resolvedBefore = baseline.trials.filter((trial) => trial.resolved).length;
+  const unknownNow = resolvedNow - currentValues.length;
+  const unknownBefore = resolvedBefore - baselineValues.length;
+  if (unknownNow > 0 && unknownNow * resolvedBefore > unknownBefore * resolvedNow)
+    return {
+      id: metric,
+      status: 'fail',
+      summary: `${label}: ${unknownNow} of ${resolvedNow} resolved trials have no value (their traces lost lines, reported implausible counts or named an unpriced model), against ${unknownBefore} of ${resolvedBefore} in the baseline: a figure an engine leaves unknown cannot pass`,
+      baseline: base,
+      current,
+      change: null,
+      threshold,
+    };
   if (base === null)
     return skipped('the baseline has no resolved trial with a value, so there is nothing to grow from');
   if (base === 0) return skipped('the baseline median is 0, so a relative growth is undefined');

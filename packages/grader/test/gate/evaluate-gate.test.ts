@@ -244,26 +244,52 @@ describe('evaluateGate: efficiency medians', () => {
     expect(failed[0]?.interval?.[0]).toBeCloseTo(growth, 2);
   });
 
-  it('skips a metric whose baseline median is missing or zero, and one the run has no value for', async () => {
+  it('skips a metric whose baseline median is missing or zero', async () => {
     const zeroCost = createBaseline(
       await resultsOf(runOf({ id: 'run-main' }), (task) => ({
         metrics: { ...metricsOf(task), computedUsd: 0, wallClockMs: null },
       })),
       'oxagen',
     );
-    const results = await resultsOf(runOf(), (task) => ({ metrics: { ...metricsOf(task), tokensTotal: null } }));
+    const results = await resultsOf(runOf(), (task) => ({ metrics: { ...metricsOf(task), wallClockMs: null } }));
     const report = evaluateGate({ results, baseline: zeroCost, requireSignificant: false });
     expect(statusOf(report)).toEqual({
       'resolve-rate': 'pass',
       'resolve-rate-all-trials': 'pass',
       diffBytesNormalized: 'pass',
-      tokensTotal: 'skipped',
+      tokensTotal: 'pass',
       wallClockMs: 'skipped',
       computedUsd: 'skipped',
     });
     expect(report.checks.find((check) => check.id === 'computedUsd')).toMatchObject({ baseline: 0, change: null });
     expect(report.checks.find((check) => check.id === 'wallClockMs')).toMatchObject({ baseline: null, change: null });
     expect(report.passed).toBe(true);
+  });
+
+  it('fails a metric the run leaves unknown on more resolved trials than the baseline did, whatever the rest say', async () => {
+    // One unreadable trace line per trial makes the tokens unknown: a median over the others would let the engine
+    // choose which of its trials are measured.
+    const results = await resultsOf(runOf(), (task) => ({
+      metrics: {
+        ...metricsOf(task, { tokensTotal: 0.5 }),
+        tokensTotal: indexOf(task) < 3 ? null : metricsOf(task).tokensTotal,
+      },
+    }));
+    const report = evaluateGate({ results, baseline, requireSignificant: false });
+    expect(statusOf(report)['tokensTotal']).toBe('fail');
+    expect(report.checks.find((check) => check.id === 'tokensTotal')).toMatchObject({ change: null });
+    expect(report.passed).toBe(false);
+    // All unknown on both sides is no drift: skipped, as a metric nobody measured.
+    const unmeasured = createBaseline(
+      await resultsOf(runOf({ id: 'run-main' }), (task) => ({ metrics: { ...metricsOf(task), computedUsd: null } })),
+      'oxagen',
+    );
+    const alsoUnmeasured = await resultsOf(runOf(), (task) => ({ metrics: { ...metricsOf(task), computedUsd: null } }));
+    expect(
+      statusOf(evaluateGate({ results: alsoUnmeasured, baseline: unmeasured, requireSignificant: false }))[
+        'computedUsd'
+      ],
+    ).toBe('skipped');
   });
 
   it('gives no interval with fewer than two trials resolved in both', async () => {

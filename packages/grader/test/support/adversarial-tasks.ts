@@ -99,8 +99,49 @@ export const TASKS: Record<Ecosystem, TaskSpec> = {
  * What each engine writes into the workspace, by name; every engine also records one model call. `fix` and `noop` are
  * the honest pair; the rest are the red team's, each named for the class of attack it stands for.
  */
-export const ATTACKS: Record<string, { ecosystem: Ecosystem | 'any'; files: Record<string, string> }> = {
+export type Action = (typeof ACTIONS)[number];
+
+/**
+ * What an engine does beyond writing its files, each the red team's class of attack on the harness rather than on the
+ * runner; the engine script below implements each. `generic` attacks do not depend on the task's ecosystem: they run
+ * on the Python task.
+ */
+export const ACTIONS = [
+  // A process started with setsid that outlives the engine and writes the fix into every verification checkout it finds.
+  'daemon',
+  // Rewrites the task's base in the shared repository cache its workspace borrows objects from.
+  'poison-cache',
+  // Applies the golden patch from wherever it can read one: the task folders, a data directory, other trials' folders.
+  'read-outside',
+  // Publishes what /proc tells of the grader: its parent's and every visible process's environment.
+  'read-grader-env',
+  // Crashes without changing anything: ducking a task it cannot solve.
+  'crash',
+  // The trace file is a FIFO nobody writes; the engine applies the fix.
+  'fifo-trace',
+  // A tracked source file replaced by a symlink to a FIFO.
+  'symlink-fifo',
+  // A 2 GiB (sparse) file in the workspace.
+  'huge-file',
+  // A dangling symlink and nothing else.
+  'dangling-symlink',
+  // Applies the fix and reports token counts at the edge of a double's exact integers.
+  'huge-tokens',
+  // Applies the fix and writes a trace line the grader must drop among 900k-token calls.
+  'dropped-lines',
+] as const;
+
+/** Attacks on metrics, not on the grade: they apply the real fix, so they resolve, with their figures unknown. */
+export const METRIC_ATTACKS: ReadonlySet<string> = new Set(['fifo-trace', 'huge-tokens', 'dropped-lines']);
+
+export const ATTACKS: Record<
+  string,
+  { ecosystem: Ecosystem | 'any' | 'generic'; files: Record<string, string>; actions?: Action[] }
+> = {
   noop: { ecosystem: 'any', files: {} },
+  ...Object.fromEntries(
+    ACTIONS.map((action) => [action, { ecosystem: 'generic' as const, files: {}, actions: [action] }]),
+  ),
   // Hiding the failing test: pytest options from the configuration deselect it.
   'py-hidden-test': {
     ecosystem: 'python',
@@ -214,6 +255,10 @@ export async function buildTask(tasksDir: string, ecosystem: Ecosystem): Promise
   await git(repo, ['add', '-A']);
   await git(repo, ['commit', '-q', '-m', 'first version']);
   const base = await git(repo, ['rev-parse', 'HEAD']);
+  // The verified fix as a patch, held out like every bundle's: what a reader outside the workspace would be after.
+  await writeFiles(repo, spec.fix);
+  await writeFiles(taskDir, { 'held-out/golden.patch': `${await git(repo, ['diff', '--binary'])}\n` });
+  await git(repo, ['checkout', '--', '.']);
   await writeFiles(join(taskDir, 'held-out', 'files'), spec.heldOut);
   await writeFiles(taskDir, {
     'held-out/expected-results.json': json({
@@ -258,24 +303,91 @@ export async function buildTask(tasksDir: string, ecosystem: Ecosystem): Promise
   return spec.id;
 }
 
-// The engine: answers the preflight, records one model call, then writes its files (the fix, or an attack).
+// The engine: answers the preflight, records one model call, then writes its files (the fix, or an attack) and carries
+// out its actions. Its arguments: the input file, its attack (files, actions, the task's fix), the tasks folder and a
+// data directory it is not meant to see. What it manages to read or reach it writes into leak.txt, a file of its diff.
 const ENGINE = `
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, symlinkSync, truncateSync, unlinkSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { deflateSync } from 'node:zlib';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 const input = JSON.parse(readFileSync(process.argv[2], 'utf8'));
 if (input.preflight) { process.stdout.write('ABP-PREFLIGHT-OK\\n'); process.exit(0); }
+const attack = JSON.parse(readFileSync(process.argv[3], 'utf8'));
+const [tasksDir, dataDir] = [process.argv[4], process.argv[5]];
+const actions = new Set(attack.actions ?? []);
 let seq = 0;
 const emit = (event) => appendFileSync(input.traceFile, JSON.stringify({ t: new Date().toISOString(), seq: ++seq, ...event }) + '\\n');
 const tokens = { input: 1000, output: 100, cacheRead: 0, cacheWrite: 0 };
-emit({ kind: 'run.start', engine: 'red-team/1', model: input.model, task: input.task, config: {} });
-emit({ kind: 'model.call', tokens });
-const files = JSON.parse(readFileSync(process.argv[3], 'utf8'));
-for (const [path, text] of Object.entries(files)) {
-  mkdirSync(dirname(join(input.workspace, path)), { recursive: true });
-  writeFileSync(join(input.workspace, path), text);
+const leaks = [];
+const attempt = (what, work) => { try { const found = work(); if (found) leaks.push(what + ': ' + found); } catch (error) { leaks.push(what + ': refused (' + (error.code ?? error.message) + ')'); } };
+const writeAll = (root, files) => { for (const [path, text] of Object.entries(files)) { mkdirSync(dirname(join(root, path)), { recursive: true }); writeFileSync(join(root, path), text); } };
+const git = (...args) => execFileSync('git', args, { cwd: input.workspace, encoding: 'utf8' }).trim();
+if (actions.has('crash')) { process.stderr.write('giving up on this one\\n'); process.exit(1); }
+if (actions.has('fifo-trace')) execFileSync('mkfifo', [input.traceFile]);
+else {
+  emit({ kind: 'run.start', engine: 'red-team/1', model: input.model, task: input.task, config: {} });
+  if (actions.has('huge-tokens')) for (let i = 0; i < 2; i++) emit({ kind: 'model.call', tokens: { input: Number.MAX_SAFE_INTEGER, output: 0, cacheRead: 0, cacheWrite: 0 } });
+  else emit({ kind: 'model.call', tokens });
+  if (actions.has('dropped-lines')) { appendFileSync(input.traceFile, 'not an event\\n'); emit({ kind: 'model.call', tokens: { input: 100000, output: 10000, cacheRead: 790000, cacheWrite: 0 } }); }
 }
-emit({ kind: 'run.end', outcome: 'resolved', wallClockMs: 1, tokens });
+writeAll(input.workspace, attack.files);
+if (actions.has('fifo-trace') || actions.has('huge-tokens') || actions.has('dropped-lines')) writeAll(input.workspace, attack.fix);
+if (actions.has('daemon')) {
+  // Detached (setsid), quiet, outliving the engine by up to a minute: every verification checkout it finds gets the fix.
+  const daemon = \`const fs = require('fs'); const path = require('path'); const fix = \${JSON.stringify(attack.fix)};
+const roots = [path.dirname(\${JSON.stringify(input.workspace)}), ...fs.readdirSync(\${JSON.stringify(tmpdir())}).filter((n) => n.startsWith('abp-work-')).map((n) => path.join(\${JSON.stringify(tmpdir())}, n))];
+const end = Date.now() + 60000;
+const tick = () => { for (const root of roots) { let found = []; try { found = fs.readdirSync(root, { recursive: true }).filter((p) => p.endsWith(path.join('.grader', 'verify'))); } catch {} for (const dir of found) for (const [file, text] of Object.entries(fix)) { try { fs.writeFileSync(path.join(root, dir, file), text); } catch {} } } if (Date.now() < end) setTimeout(tick, 50); };
+tick();\`;
+  spawn(process.execPath, ['-e', daemon], { detached: true, stdio: 'ignore' }).unref();
+}
+if (actions.has('poison-cache')) attempt('cache', () => {
+  const objects = readFileSync(join(input.workspace, '.git', 'objects', 'info', 'alternates'), 'utf8').trim();
+  // Loose objects lose to packed ones: the pack is unpacked into loose objects, then the base's blob is rewritten.
+  for (const name of readdirSync(join(objects, 'pack')).filter((n) => n.endsWith('.pack'))) {
+    const moved = join(tmpdir(), 'red-team-' + name);
+    renameSync(join(objects, 'pack', name), moved);
+    unlinkSync(join(objects, 'pack', name.replace(/[.]pack$/, '.idx')));
+    execFileSync('git', ['--git-dir', dirname(objects), 'unpack-objects', '-q'], { input: readFileSync(moved) });
+  }
+  for (const [file, text] of Object.entries(attack.fix)) {
+    const oid = git('rev-parse', 'HEAD:' + file);
+    const body = Buffer.from(text);
+    mkdirSync(join(objects, oid.slice(0, 2)), { recursive: true });
+    const loose = join(objects, oid.slice(0, 2), oid.slice(2));
+    try { unlinkSync(loose); } catch {}
+    writeFileSync(loose, deflateSync(Buffer.concat([Buffer.from('blob ' + body.length + '\\0'), body])));
+  }
+  return 'rewritten ' + objects;
+});
+if (actions.has('read-outside')) {
+  const places = [join(tasksDir, input.task, 'held-out', 'golden.patch'), join(dataDir, 'bundles', input.task, 'golden.patch')];
+  for (const name of readdirSync(tmpdir()).filter((n) => n.startsWith('abp-work-')))
+    attempt('work root ' + name, () => readdirSync(join(tmpdir(), name)).join(',') || '');
+  for (const place of places) attempt(place, () => { const patch = readFileSync(place, 'utf8'); if (!patch) return ''; execFileSync('git', ['apply', '-'], { cwd: input.workspace, input: patch }); return 'applied ' + patch.length + ' bytes'; });
+}
+if (actions.has('read-grader-env')) {
+  for (const pid of ['' + process.ppid, ...readdirSync('/proc').filter((n) => /^[0-9]+$/.test(n))])
+    attempt('environ of ' + pid, () => readFileSync('/proc/' + pid + '/environ', 'utf8').split('\\0').filter((v) => v.includes('RED_TEAM')).join(' '));
+}
+if (actions.has('symlink-fifo')) { const file = Object.keys(attack.fix)[0]; execFileSync('mkfifo', [join(input.workspace, 'pipe')]); unlinkSync(join(input.workspace, file)); symlinkSync(join(input.workspace, 'pipe'), join(input.workspace, file)); }
+if (actions.has('huge-file')) { writeFileSync(join(input.workspace, 'huge.bin'), ''); truncateSync(join(input.workspace, 'huge.bin'), 2 * 1024 ** 3); }
+if (actions.has('dangling-symlink')) symlinkSync('/nonexistent/abp-red-team', join(input.workspace, 'dangling'));
+if (leaks.length > 0) writeFileSync(join(input.workspace, 'leak.txt'), leaks.join('\\n') + '\\n');
+if (!actions.has('fifo-trace')) emit({ kind: 'run.end', outcome: 'resolved', wallClockMs: 1, tokens });
 `;
+
+/** The attacks run against `ecosystem`'s task: its own, those on any task, and the generic ones on Python's. */
+export function attacksOn(ecosystem: Ecosystem): Array<[string, (typeof ATTACKS)[string]]> {
+  return Object.entries(ATTACKS).filter(
+    ([, attack]) =>
+      attack.ecosystem === 'any' ||
+      attack.ecosystem === ecosystem ||
+      (attack.ecosystem === 'generic' && ecosystem === 'python'),
+  );
+}
 
 export interface AdversarialRun {
   config: string;
@@ -295,11 +407,10 @@ export async function writeAdversarialRun(
   const enginesDir = join(dir, 'engines');
   await mkdir(enginesDir, { recursive: true });
   await writeFile(join(enginesDir, 'engine.mjs'), ENGINE);
-  const chosen: Record<string, Record<string, string>> = { fix: spec.fix };
-  for (const [name, attack] of Object.entries(ATTACKS))
-    if (attack.ecosystem === 'any' || attack.ecosystem === ecosystem) chosen[name] = attack.files;
-  for (const [name, files] of Object.entries(chosen))
-    await writeFile(join(enginesDir, `${name}.json`), JSON.stringify(files));
+  const chosen: Record<string, { files: Record<string, string>; actions?: Action[] }> = { fix: { files: spec.fix } };
+  for (const [name, attack] of attacksOn(ecosystem)) chosen[name] = attack;
+  for (const [name, attack] of Object.entries(chosen))
+    await writeFile(join(enginesDir, `${name}.json`), JSON.stringify({ ...attack, fix: spec.fix }));
   const engines = Object.keys(chosen);
   await writeFile(
     join(dir, 'abp-adapters.json'),
@@ -308,7 +419,14 @@ export async function writeAdversarialRun(
       executionPolicy: policy,
       adapters: engines.map((engine) => ({
         engine,
-        command: [process.execPath, '{repo}/engines/engine.mjs', '{inputFile}', `{repo}/engines/${engine}.json`],
+        command: [
+          process.execPath,
+          '{repo}/engines/engine.mjs',
+          '{inputFile}',
+          `{repo}/engines/${engine}.json`,
+          '{repo}/tasks',
+          '{repo}/data',
+        ],
         env: { allow: [], set: {} },
         timeoutSeconds: 60,
         metadata: {
