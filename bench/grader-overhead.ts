@@ -5,12 +5,15 @@
 // trial through the real `abp run` code (runMatrix), read from the trial's own
 // timing.harnessOverheadMs: everything except the engine's and the verification commands' time. The trial is judged
 // as every trial is (issue 17): its frozen test ids, sentinel tests beside the held-out one, and a runner file the
-// engine wrote put back; run this file on an older checkout to compare (c) with the grader before those.
+// engine wrote put back. What those two cost is measured beside it, each against the same step without it: (d) the
+// patch applied with its runner file put back against the patch applied plainly, and (e) the sentinels planned,
+// written and run with the held-out test against the held-out test run alone; their sum is set against (f), a whole
+// trial's grading time (everything but the engine), as the share of it that is new (target: under 20 %).
 // The repository has 400 commits of incompressible content (> 50 MB of history) over 3,000 files.
 //   node bin/run-ts.js bench/grader-overhead.ts [rounds]
 // Everything lives under os.tmpdir(); TMPDIR=/dev/shm takes the disk out and leaves git's CPU cost.
 import { spawn } from 'node:child_process';
-import { createCipheriv } from 'node:crypto';
+import { createCipheriv, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { appendFile, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -24,7 +27,8 @@ import {
   createTrialWorkspace,
   prepareTaskRepo,
 } from '@abp/grader/workspace';
-import { git as runGit, gitEnvironment } from '@abp/grader/execution';
+import { git as runGit, gitEnvironment, hostPathEnvironment, runProgram } from '@abp/grader/execution';
+import { machineryRule, planCanaries, planRunner } from '@abp/grader/verification';
 
 const rounds = Math.max(15, Number(process.argv[2] ?? 15));
 const historyVersion = 'v1';
@@ -36,6 +40,7 @@ const baseIndex = 360;
 const minimumHistoryBytes = 50 * 1024 ** 2;
 const overheadTargetMs = 300;
 const ratioTarget = 2;
+const integrityTarget = 0.2;
 
 const gitEnv = gitEnvironment();
 const git = async (args: string[], cwd: string) => (await runGit(args, { cwd })).stdout.toString('utf8').trim();
@@ -150,6 +155,9 @@ const samples = {
   capture: [] as number[],
   verify: [] as number[],
   trial: [] as number[],
+  restore: [] as number[],
+  sentinels: [] as number[],
+  grading: [] as number[],
 };
 let treeFiles = 0;
 let treeBytes = 0;
@@ -183,6 +191,86 @@ async function harnessRound(round: number): Promise<void> {
   samples.capture.push(captureMs);
   samples.verify.push(verifyMs);
   samples.harness.push(createMs + captureMs + verifyMs);
+  await rm(trialRoot, { recursive: true, force: true });
+}
+
+const heldOutTest = 'packages/pkg-00/test/fix.test.mjs';
+const heldOutText =
+  "import { test } from 'node:test';\nimport assert from 'node:assert/strict';\ntest('module 0 is fixed', () => assert.equal(1, 1));\n";
+
+/** Runs `node --test` on the held-out test in `dir`, as verification would, and returns its wall time. */
+async function nodeTest(argv: readonly string[], dir: string): Promise<number> {
+  const [, ms] = await timed(() =>
+    runProgram([process.execPath, ...argv.slice(1)], { cwd: dir, env: hostPathEnvironment(), allowExit: [1] }),
+  );
+  return ms;
+}
+
+async function integrityRound(round: number): Promise<void> {
+  const trialRoot = join(scratch, `integrity-${round}`);
+  await mkdir(trialRoot);
+  const trial = await createTrialWorkspace(repo, trialRoot);
+  // The engine's work: one edit, and a runner file that must not reach verification.
+  await appendFile(join(trial.workspace, pathOf(0)), '// fixed\n');
+  await writeFile(join(trial.workspace, 'pytest.ini'), '[pytest]\naddopts = -p planted\n');
+  const patch = await captureDiff(repo, trial);
+  const plain = await checkOutForVerification(repo, join(trialRoot, 'plain'));
+  const guarded = await checkOutForVerification(repo, join(trialRoot, 'guarded'));
+  // (d) Alternating which goes first, so the page cache favours neither.
+  const applyPlain = () => timed(() => applyForVerification(plain, { patch, overlayDir }));
+  const applyGuarded = () =>
+    timed(() =>
+      applyForVerification(guarded, {
+        patch,
+        overlayDir,
+        guarded: {
+          paths: ['pytest.ini'],
+          restore: (path, before, after) =>
+            after === null ? before : (machineryRule(path)?.restore(before, after) ?? before),
+        },
+      }),
+    );
+  let plainMs: number;
+  let guardedRun: Awaited<ReturnType<typeof applyGuarded>>;
+  if (round % 2 === 0) {
+    [, plainMs] = await applyPlain();
+    guardedRun = await applyGuarded();
+  } else {
+    guardedRun = await applyGuarded();
+    [, plainMs] = await applyPlain();
+  }
+  const [restored, guardedMs] = guardedRun;
+  if (restored.restored.join() !== 'pytest.ini') throw new Error(`round ${round}: pytest.ini was not put back`);
+  samples.restore.push(guardedMs - plainMs);
+  // (e) The held-out test alone, and with its sentinels planned, written and selected.
+  for (const dir of [plain.dir, guarded.dir]) {
+    await mkdir(join(dir, dirname(heldOutTest)), { recursive: true });
+    await writeFile(join(dir, heldOutTest), heldOutText);
+  }
+  const plan = planRunner(['node', '--test', heldOutTest], join(trialRoot, 'reports'));
+  await mkdir(join(trialRoot, 'reports'));
+  const [canaries, planMs] = await timed(async () => {
+    const planned = planCanaries({
+      commands: [{ index: 0, plan }],
+      heldOut: [{ path: heldOutTest, text: heldOutText }],
+      failToPass: ['module 0 is fixed'],
+      token: () => randomBytes(6).toString('hex'),
+    });
+    for (const write of planned.writes) await appendFile(join(guarded.dir, write.path), write.text);
+    return planned;
+  });
+  const withSentinels = canaries.commands.get(0)?.argv;
+  if (withSentinels === undefined) throw new Error(`round ${round}: no sentinels for node --test`);
+  let alone: number;
+  let together: number;
+  if (round % 2 === 0) {
+    alone = await nodeTest(plan.argv, plain.dir);
+    together = await nodeTest(withSentinels, guarded.dir);
+  } else {
+    together = await nodeTest(withSentinels, guarded.dir);
+    alone = await nodeTest(plan.argv, plain.dir);
+  }
+  samples.sentinels.push(planMs + together - alone);
   await rm(trialRoot, { recursive: true, force: true });
 }
 
@@ -296,6 +384,9 @@ async function trialRound(round: number): Promise<void> {
   if (!trial || trial.outcome !== 'resolved')
     throw new Error(`round ${round}: the bench trial ended ${trial?.outcome ?? 'missing'} (${trial?.detail ?? ''})`);
   samples.trial.push(trial.timing.harnessOverheadMs);
+  // (f) Everything a trial costs but the engine: the grader's own work and the verification commands.
+  const span = Date.parse(trial.timing.finishedAt) - Date.parse(trial.timing.startedAt);
+  samples.grading.push(span - (trial.engineProcess?.durationMs ?? 0));
   await rm(join(scratch, `results-${round}`), { recursive: true, force: true });
 }
 
@@ -304,7 +395,9 @@ try {
   await writeTrialSetup();
   for (let round = 0; round < rounds; round++) {
     const order =
-      round % 2 === 0 ? [worktreeRound, harnessRound, trialRound] : [trialRound, harnessRound, worktreeRound];
+      round % 2 === 0
+        ? [worktreeRound, harnessRound, trialRound, integrityRound]
+        : [integrityRound, trialRound, harnessRound, worktreeRound];
     for (const step of order) await step(round);
   }
 } finally {
@@ -333,6 +426,16 @@ const trialRatio = median(samples.trial) / median(samples.worktree);
 console.log(`\nratio b/a (medians): ${ratio.toFixed(2)}x   ratio c/a: ${trialRatio.toFixed(2)}x`);
 console.log(`target c/a <= ${ratioTarget}x:   ${trialRatio <= ratioTarget ? 'met' : 'MISSED'}`);
 console.log(`target c < ${overheadTargetMs} ms:   ${median(samples.trial) < overheadTargetMs ? 'met' : 'MISSED'}`);
+console.log(row('(d) runner files put back, added', samples.restore));
+console.log(row('(e) sentinels planned and run, added', samples.sentinels));
+console.log(row('(f) whole trial, all but the engine', samples.grading));
+const added =
+  (median(samples.restore) + median(samples.sentinels)) /
+  (median(samples.grading) - median(samples.restore) - median(samples.sentinels));
+console.log(
+  `\nsentinels and restored runner files add ${(added * 100).toFixed(1)} % to a trial's grading (d+e against f-d-e)`,
+);
+console.log(`target under ${integrityTarget * 100} %:   ${added < integrityTarget ? 'met' : 'MISSED'}`);
 if (historyBytes < minimumHistoryBytes) {
   console.error(`the history repository holds only ${mib(historyBytes)}; delete ${source} and rerun`);
   process.exitCode = 1;

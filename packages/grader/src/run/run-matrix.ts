@@ -162,6 +162,8 @@ function priceWarnings(inputs: RunInputs, prices: PriceTable): string[] {
 async function prepareRepos(
   inputs: RunInputs,
   cacheDir: string,
+  /** Whether engines run in namespaces, where none can write the cache: then its bytes need no second reading. */
+  namespaces: boolean,
 ): Promise<{ repos: Map<string, TaskRepo>; digests: Map<string, string>; warnings: string[] }> {
   const repos = new Map<string, TaskRepo>();
   const digests = new Map<string, string>();
@@ -176,7 +178,7 @@ async function prepareRepos(
         `the repository cache of task ${task.manifest.id} (${repo.gitDir}) failed its check (${repo.rebuilt}) and was built again from the task folder: something wrote to it since an earlier run`,
       );
     repos.set(task.manifest.id, repo);
-    digests.set(task.manifest.id, await cacheDigest(repo));
+    if (!namespaces) digests.set(task.manifest.id, await cacheDigest(repo));
   }
   return { repos, digests, warnings };
 }
@@ -413,7 +415,7 @@ export async function runMatrix(options: RunOptions): Promise<RunOutcome> {
     });
 
     await mkdir(workRoot, { recursive: true });
-    const { repos, digests, warnings: cacheWarnings } = await prepareRepos(inputs, cacheDir);
+    const { repos, digests, warnings: cacheWarnings } = await prepareRepos(inputs, cacheDir, sandbox.available);
     warnings.push(...cacheWarnings);
     const environments = await prepareEnvironments(inputs, repos, environmentStore);
     const context: TrialContext = {

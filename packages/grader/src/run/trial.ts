@@ -53,7 +53,7 @@ export interface TrialContext {
   adapterOf: ReadonlyMap<string, Adapter>;
   tasks: ReadonlyMap<string, TaskDirectory>;
   repos: ReadonlyMap<string, TaskRepo>;
-  /** Each repository cache's digest as the run checked it (cacheDigest). */
+  /** Each repository cache's digest as the run checked it (cacheDigest); taken only where engines lack namespaces. */
   cacheDigests: ReadonlyMap<string, string>;
   /** Each task's environment (its root file system, verified), or null for a task graded on the host's toolchains. */
   environments: ReadonlyMap<string, TaskEnvironment | null>;

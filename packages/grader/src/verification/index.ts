@@ -25,3 +25,5 @@ export {
   type AssertionResult,
   type FixtureAssertion,
 } from './assertions.js';
+export { isCanary, planCanaries, readCanaries, type CanaryNames, type CanaryPlan } from './canaries.js';
+export { MACHINERY, machineryRule, type MachineryRule } from './machinery.js';
