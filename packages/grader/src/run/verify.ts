@@ -219,6 +219,7 @@ export async function runVerification(input: {
     commands: planned.map(({ plan }, index) => ({ index, plan })),
     heldOut: await heldOutTexts(task),
     failToPass: task.expected?.failToPass ?? [],
+    passToPass: task.expected?.passToPass ?? [],
     token: () => randomBytes(6).toString('hex'),
   });
   // Into the checkout only, after the held-out files were copied over it: the task folder never holds them.

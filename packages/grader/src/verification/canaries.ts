@@ -1,9 +1,14 @@
-// Owns the integrity canaries of a verification run (spec §3.2): two sentinel tests the grader writes into the held-out
-// test file that holds the FAIL_TO_PASS tests (Go: a file beside it, in the same package), one that must pass and one
-// that must fail, named with a token drawn fresh for every trial. They run in the same process, module and package as
-// the graded tests, with the same assertion functions, so whatever the engine's code does to the runner or its
-// assertions (a hook rewriting reports, an early exit, no-op asserts, fake output) reaches them too: a must-fail
-// sentinel that passes, or a sentinel missing from a report that exists, proves the run was tampered with.
+// Owns the integrity canaries of a verification run (spec §3.2): sentinel tests the grader writes into the held-out
+// test file that holds the FAIL_TO_PASS tests (Go: a file beside it, in the same package), one that must pass and three
+// that must fail. They run in the same process, module and package as the graded tests, with the same assertion
+// functions, so whatever the engine's code does to the runner or its assertions (a hook rewriting reports, an early
+// exit, no-op asserts, fake output) reaches them too: a must-fail sentinel that passes, or a sentinel missing from a
+// report that exists, proves the run was tampered with.
+// Tampering that spares the sentinels must first tell them from the held-out tests, which the engine never saw. So
+// nothing marks them: their names are words of the held-out file itself, drawn afresh for every trial, their numbers
+// are the file's own literals, and they compare numbers, strings and lists, one must-fail sentinel per kind, so an
+// assert patched for one kind of value is caught. What they cannot catch is tampering keyed on the package's own
+// results (an assert that spares values the package code returned): the diff that does it is published for audit.
 // Planning is pure: the caller writes the files, runs the commands and reads the reports.
 import { dirname, posix } from 'node:path';
 import type { TestResult } from '../test-reports/index.js';
@@ -12,9 +17,9 @@ import type { RunnerName, RunnerPlan } from './runner-recipes.js';
 export type CanaryRole = 'must-pass' | 'must-fail';
 
 export interface CanaryNames {
-  /** A token only this trial's sentinels carry: a report id holding it belongs to that sentinel. */
+  /** The sentinels' test names, exactly as the last part of a report id: unique in the held-out file and the sets. */
   readonly mustPass: string;
-  readonly mustFail: string;
+  readonly mustFail: readonly string[];
 }
 
 export interface CanaryPlan {
@@ -32,7 +37,9 @@ export interface CanaryInput {
   readonly heldOut: ReadonlyArray<{ path: string; text: string }>;
   /** The frozen FAIL_TO_PASS ids, used to find the file holding those tests; empty for a fixture task. */
   readonly failToPass: readonly string[];
-  /** Fresh, unpredictable hex (crypto.randomBytes): never derived from anything the engine could know. */
+  /** The frozen PASS_TO_PASS ids: no sentinel takes the name of a graded test. */
+  readonly passToPass?: readonly string[];
+  /** Fresh, unpredictable hex (crypto.randomBytes), at least 8 digits: never derived from anything the engine could know. */
   readonly token: () => string;
 }
 
@@ -83,9 +90,12 @@ export function readCanaries(
   tests: readonly TestResult[],
   names: CanaryNames,
 ): Array<{ role: CanaryRole; status: TestResult['status'] | 'missing'; intact: boolean }> {
-  return (['must-pass', 'must-fail'] as const).map((role) => {
-    const token = role === 'must-pass' ? names.mustPass : names.mustFail;
-    const status = tests.find((test) => test.id.includes(token))?.status ?? 'missing';
+  const roles = [
+    { role: 'must-pass' as const, name: names.mustPass },
+    ...names.mustFail.map((name) => ({ role: 'must-fail' as const, name })),
+  ];
+  return roles.map(({ role, name }) => {
+    const status = tests.find((test) => lastName(test.id) === name)?.status ?? 'missing';
     const intact = role === 'must-pass' ? status === 'pass' : status === 'fail' || status === 'error';
     return { role, status, intact };
   });
@@ -93,7 +103,8 @@ export function readCanaries(
 
 /** Whether a report id is one of the sentinels', so it is neither graded nor counted. */
 export function isCanary(id: string, names: CanaryNames): boolean {
-  return id.includes(names.mustPass) || id.includes(names.mustFail);
+  const name = lastName(id);
+  return name === names.mustPass || names.mustFail.includes(name);
 }
 
 function place(runner: RunnerName, input: CanaryInput): Placement | string {
@@ -108,20 +119,39 @@ function place(runner: RunnerName, input: CanaryInput): Placement | string {
   const names = input.failToPass.map(lastName).filter((name) => name.length > 0);
   const file = candidates.find((candidate) => names.some((name) => candidate.text.includes(name))) ?? candidates[0];
   if (file === undefined) return `no held-out ${runner} test file for the sentinels to join`;
-  const pass = input.token();
-  const fail = input.token();
+  const taken = new Set([...input.failToPass, ...(input.passToPass ?? [])].map(lastName));
+  const draw = drawing(input.token, wordsOf(file.text));
+  const style = NAMING[runner];
+  if (style === undefined) return `no sentinels for ${runner} yet`;
+  const pick = (): string => {
+    for (let attempt = 0; ; attempt += 1) {
+      // Bounded whatever the token stream: past 64 draws a counter makes the name new.
+      const words = attempt < 64 ? draw.words(2) : [...draw.words(2), `v${attempt}`];
+      const name = style(words, names[0]);
+      // Neither the name nor the identifiers made of it may exist already; a Go file name must not end in a platform.
+      const fresh = !taken.has(name) && !file.text.includes(name) && !file.text.includes(camelCase(name));
+      if (fresh && !(runner === 'go-test' && words.some((word) => GO_PLATFORMS.has(word)))) {
+        taken.add(name);
+        return name;
+      }
+    }
+  };
+  const sentinels: Sentinels = {
+    names: { mustPass: pick(), mustFail: [pick(), pick(), pick()] },
+    values: { number: numberOf(file.text, draw.below), text: draw.words(2).join(' ') },
+  };
   switch (runner) {
     case 'pytest':
-      return pytestPlacement(file, names, pass, fail);
+      return pytestPlacement(file, sentinels);
     case 'node-test':
-      return nodeTestPlacement(file, pass, fail);
+      return nodeTestPlacement(file, sentinels);
     case 'jest':
     case 'vitest':
-      return jestLikePlacement(runner, file, pass, fail);
+      return jestLikePlacement(runner, file, sentinels);
     case 'go-test':
-      return goPlacement(file, pass, fail);
+      return goPlacement(file, sentinels);
     case 'cargo-test':
-      return cargoPlacement(file, pass, fail);
+      return cargoPlacement(file, sentinels);
     case 'maven-surefire':
     case 'plain':
       return `no sentinels for ${runner} yet`;
@@ -143,37 +173,137 @@ function lastName(id: string): string {
     .trim();
 }
 
-const numbers = (token: string) => {
-  const value = Number.parseInt(token.slice(0, 6), 16);
-  return { same: value, other: value + 1 };
-};
+interface Sentinels {
+  readonly names: CanaryNames;
+  /** A number and a phrase of the file's; the must-fail sentinels compare each kind with a value one off. */
+  readonly values: { number: number; text: string };
+}
 
-function pytestPlacement(
-  file: { path: string; text: string },
-  failToPassNames: readonly string[],
-  pass: string,
-  fail: string,
-): Placement {
-  // Named the way this suite names the tests it collects (python_functions may differ from test_*).
-  const prefix = /^([A-Za-z]+_?)/.exec(failToPassNames[0] ?? '')?.[1] ?? 'test_';
-  const { same, other } = numbers(pass);
-  const text = `\n\ndef ${prefix}${pass}():\n    assert ${same} == ${same}\n\n\ndef ${prefix}${fail}():\n    assert ${same} == ${other}\n`;
+/** The three kinds of value compared, in the order of `mustFail`: a number, a string, a list of numbers. */
+const comparisons = ({ number, text }: Sentinels['values']) => ({
+  number: [number, number + 1] as const,
+  text: [text, `${text}s`] as const,
+  list: [
+    [number, number + 2],
+    [number + 2, number],
+  ] as const,
+});
+
+// Words to name sentinels by when the held-out file has few: what tests commonly say.
+const COMMON_WORDS = [
+  'empty',
+  'value',
+  'values',
+  'input',
+  'output',
+  'order',
+  'default',
+  'missing',
+  'single',
+  'multiple',
+  'nested',
+  'invalid',
+  'valid',
+  'name',
+  'names',
+  'keys',
+  'case',
+  'format',
+  'parse',
+  'returns',
+  'handles',
+  'keeps',
+  'large',
+  'small',
+  'first',
+  'last',
+  'unicode',
+  'spaces',
+  'none',
+  'zero',
+  'negative',
+  'options',
+];
+
+/** The lower-case words of a file's identifiers (camelCase and snake_case split), sorted so a draw is reproducible. */
+function wordsOf(text: string): string[] {
+  const words = new Set<string>();
+  for (const identifier of text.match(/[A-Za-z][A-Za-z0-9]*/g) ?? [])
+    for (const part of identifier.split(/(?<=[a-z0-9])(?=[A-Z])/))
+      if (/^[a-z]{3,10}$/i.test(part)) words.add(part.toLowerCase());
+  for (const word of COMMON_WORDS) words.add(word);
+  return [...words].sort();
+}
+
+/** A number the file's own tests use, so an assert patched to spare unusual values spares none of the sentinels'. */
+function numberOf(text: string, below: (n: number) => number): number {
+  const literals = [...new Set(text.match(/(?<![\w.])\d{1,6}(?![\w.])/g) ?? [])].sort();
+  const literal = literals[below(Math.max(literals.length, 1))];
+  return literal === undefined ? below(100) : Number(literal);
+}
+
+/** Draws from the unpredictable token stream: never Math.random, never anything the engine could know. */
+function drawing(token: () => string, pool: readonly string[]) {
+  const below = (n: number) => Number.parseInt(token().slice(0, 8), 16) % n;
   return {
-    runner: 'pytest',
-    heldOutPath: file.path,
-    write: { path: file.path, text, append: true },
-    names: { mustPass: pass, mustFail: fail },
+    below,
+    // Distinct words (a word drawn twice gives way to the next in the pool, which always holds the common ones).
+    words: (count: number) => {
+      const chosen: string[] = [];
+      for (let i = 0; i < count; i += 1) {
+        let at = below(pool.length);
+        while (chosen.includes(pool[at] ?? '')) at = (at + 1) % pool.length;
+        chosen.push(pool[at] ?? 'value');
+      }
+      return chosen;
+    },
   };
 }
 
-/** The assertion module and function the file itself uses, so a patched assert reaches the sentinels too. */
-function assertionOf(text: string): { specifier: string; method: string } {
+const capitalized = (word: string) => `${word.slice(0, 1).toUpperCase()}${word.slice(1)}`;
+
+/** How each runner's suites name a test, given drawn words (and a FAIL_TO_PASS test's own name for pytest's prefix). */
+const NAMING: Partial<Record<RunnerName, (words: string[], sample?: string) => string>> = {
+  // Named the way this suite names the tests it collects (python_functions may differ from test_*).
+  pytest: (words, sample) => `${/^([A-Za-z]+_?)/.exec(sample ?? '')?.[1] ?? 'test_'}${words.join('_')}`,
+  'node-test': (words) => words.join(' '),
+  jest: (words) => words.join(' '),
+  vitest: (words) => words.join(' '),
+  'go-test': (words) => `Test${words.map(capitalized).join('')}`,
+  'cargo-test': (words) => words.join('_'),
+};
+
+const py = (value: unknown) => JSON.stringify(value).replace(/,/g, ', ');
+
+function pytestPlacement(file: { path: string; text: string }, { names, values }: Sentinels): Placement {
+  const { number, text, list } = comparisons(values);
+  const test = (name: string, body: string[]) => `\n\ndef ${name}():\n${body.map((line) => `    ${line}\n`).join('')}`;
+  const written =
+    test(names.mustPass, [
+      `assert ${number[0]} == ${number[0]}`,
+      `assert ${py(text[0])} == ${py(text[0])}`,
+      `assert ${py(list[0])} == ${py(list[0])}`,
+    ]) +
+    test(names.mustFail[0] ?? '', [`assert ${number[0]} == ${number[1]}`]) +
+    test(names.mustFail[1] ?? '', [`assert ${py(text[0])} == ${py(text[1])}`]) +
+    test(names.mustFail[2] ?? '', [`assert ${py(list[0])} == ${py(list[1])}`]);
+  return { runner: 'pytest', heldOutPath: file.path, write: { path: file.path, text: written, append: true }, names };
+}
+
+/** The assertion module and functions the file itself uses, so a patched assert reaches the sentinels too. */
+function assertionOf(text: string): { specifier: string; method: string; deep: string } {
   const specifier = /(['"])((?:node:)?assert(?:\/strict)?)\1/.exec(text)?.[2] ?? 'node:assert/strict';
-  const methods = ['strictEqual', 'equal', 'deepStrictEqual', 'deepEqual'];
-  const used = methods
-    .map((method) => ({ method, count: text.split(`.${method}(`).length - 1 }))
-    .sort((a, b) => b.count - a.count)[0];
-  return { specifier, method: used !== undefined && used.count > 0 ? used.method : 'strictEqual' };
+  const mostUsed = (methods: string[], fallback: string) => {
+    const top = methods
+      .map((method) => ({ method, uses: text.split(`.${method}(`).length - 1 }))
+      .sort((a, b) => b.uses - a.uses)[0];
+    return top !== undefined && top.uses > 0 ? top.method : fallback;
+  };
+  return {
+    specifier,
+    method: mostUsed(['strictEqual', 'equal', 'deepStrictEqual', 'deepEqual'], 'strictEqual'),
+    deep: mostUsed(['deepStrictEqual', 'deepEqual'], 'deepStrictEqual'),
+  };
 }
 
 function isModule(path: string, text: string): boolean {
@@ -182,77 +312,112 @@ function isModule(path: string, text: string): boolean {
   return /^\s*(?:import\s+[\w{*'"]|export\s)/m.test(text);
 }
 
-function nodeTestPlacement(file: { path: string; text: string }, pass: string, fail: string): Placement {
-  const { specifier, method } = assertionOf(file.text);
-  const { same, other } = numbers(pass);
-  const test = `t${pass}`;
-  const check = `a${pass}`;
+const camelCase = (name: string) => name.replace(/[^A-Za-z]+(.)/g, (_, next: string) => next.toUpperCase());
+
+/** Identifiers for the sentinels' imports: words again, so nothing in the file marks where they begin. */
+const localName = (names: CanaryNames, suffix: string) => `${camelCase(names.mustPass)}${suffix}`;
+
+// A Go file whose name ends in one of these builds only on that platform (go help buildconstraint).
+const GO_PLATFORMS = new Set(
+  'aix android darwin dragonfly freebsd hurd illumos ios js linux nacl netbsd openbsd plan9 solaris wasip1 windows zos 386 amd64 arm arm64 loong64 mips mipsle mips64 mips64le ppc64 ppc64le riscv64 s390x wasm'.split(
+    ' ',
+  ),
+);
+
+function nodeTestPlacement(file: { path: string; text: string }, { names, values }: Sentinels): Placement {
+  const { specifier, method, deep } = assertionOf(file.text);
+  const { number, text, list } = comparisons(values);
+  const test = localName(names, 'Test');
+  const check = localName(names, 'Assert');
   const imports = isModule(file.path, file.text)
     ? `import { test as ${test} } from 'node:test';\nimport ${check} from '${specifier}';\n`
     : `const { test: ${test} } = require('node:test');\nconst ${check} = require('${specifier}');\n`;
-  const text = `\n${imports}${test}('handles case ${pass}', () => {\n  ${check}.${method}(${same}, ${same});\n});\n${test}('handles case ${fail}', () => {\n  ${check}.${method}(${same}, ${other});\n});\n`;
+  const call = (fn: string, [a, b]: readonly [unknown, unknown]) =>
+    `  ${check}.${fn}(${JSON.stringify(a)}, ${JSON.stringify(b)});\n`;
+  const test_ = (name: string, body: string) => `${test}(${JSON.stringify(name)}, () => {\n${body}});\n`;
+  const written = `\n${imports}${test_(names.mustPass, call(method, [number[0], number[0]]) + call(method, [text[0], text[0]]) + call(deep, [list[0], list[0]]))}${test_(names.mustFail[0] ?? '', call(method, number))}${test_(names.mustFail[1] ?? '', call(method, text))}${test_(names.mustFail[2] ?? '', call(deep, list))}`;
   return {
     runner: 'node-test',
     heldOutPath: file.path,
-    write: { path: file.path, text, append: true },
-    names: { mustPass: pass, mustFail: fail },
+    write: { path: file.path, text: written, append: true },
+    names,
   };
 }
 
 function jestLikePlacement(
   runner: 'jest' | 'vitest',
   file: { path: string; text: string },
-  pass: string,
-  fail: string,
+  { names, values }: Sentinels,
 ): Placement {
-  const { same, other } = numbers(pass);
+  const { number, text, list } = comparisons(values);
   // Globals unless the file imports them: then the same module, so a patched expect reaches the sentinels too.
   const source = /(['"])(vitest|@jest\/globals)\1/.exec(file.text)?.[2];
-  const test = `t${pass}`;
-  const expect = `e${pass}`;
+  const test = localName(names, 'Test');
+  const expect = localName(names, 'Expect');
   const imports =
     source === undefined
       ? `const ${test} = test;\nconst ${expect} = expect;\n`
       : isModule(file.path, file.text)
         ? `import { test as ${test}, expect as ${expect} } from '${source}';\n`
         : `const { test: ${test}, expect: ${expect} } = require('${source}');\n`;
-  const text = `\n${imports}${test}('handles case ${pass}', () => {\n  ${expect}(${same}).toBe(${same});\n});\n${test}('handles case ${fail}', () => {\n  ${expect}(${same}).toBe(${other});\n});\n`;
-  return {
-    runner,
-    heldOutPath: file.path,
-    write: { path: file.path, text, append: true },
-    names: { mustPass: pass, mustFail: fail },
-  };
+  const call = (matcher: string, [a, b]: readonly [unknown, unknown]) =>
+    `  ${expect}(${JSON.stringify(a)}).${matcher}(${JSON.stringify(b)});\n`;
+  const test_ = (name: string, body: string) => `${test}(${JSON.stringify(name)}, () => {\n${body}});\n`;
+  const written = `\n${imports}${test_(names.mustPass, call('toBe', [number[0], number[0]]) + call('toBe', [text[0], text[0]]) + call('toEqual', [list[0], list[0]]))}${test_(names.mustFail[0] ?? '', call('toBe', number))}${test_(names.mustFail[1] ?? '', call('toBe', text))}${test_(names.mustFail[2] ?? '', call('toEqual', list))}`;
+  return { runner, heldOutPath: file.path, write: { path: file.path, text: written, append: true }, names };
 }
 
-function goPlacement(file: { path: string; text: string }, pass: string, fail: string): Placement | string {
+function goPlacement(file: { path: string; text: string }, { names, values }: Sentinels): Placement | string {
   const clause = /^package\s+([A-Za-z_][A-Za-z0-9_]*)\s*$/m.exec(file.text)?.[1];
   if (clause === undefined) return `${file.path} has no package clause for the sentinels to share`;
-  // A file of its own (Go wants imports first), in the same package: compiled into the same test binary.
+  // A file of its own (Go wants imports first), in the same package: compiled into the same test binary, and named
+  // like the package's other test files.
+  const { number, text, list } = comparisons(values);
   const base = posix.basename(file.path, '_test.go');
-  const path = posix.join(dirname(file.path), `${base}_${pass.toLowerCase()}_test.go`);
-  const mustPass = `Test${pass.toUpperCase()}`;
-  const mustFail = `Test${fail.toUpperCase()}`;
-  const { same, other } = numbers(pass);
-  const text = `package ${clause}\n\nimport "testing"\n\nfunc ${mustPass}(t *testing.T) {\n\tif got := ${same}; got != ${same} {\n\t\tt.Fatalf("got %d", got)\n\t}\n}\n\nfunc ${mustFail}(t *testing.T) {\n\tif got := ${same}; got != ${other} {\n\t\tt.Fatalf("got %d", got)\n\t}\n}\n`;
-  return {
-    runner: 'go-test',
-    heldOutPath: file.path,
-    write: { path, text, append: false },
-    names: { mustPass, mustFail },
-  };
+  const words = names.mustPass
+    .replace(/^Test/, '')
+    .replace(/(?<=[a-z])(?=[A-Z])/g, '_')
+    .toLowerCase();
+  const path = posix.join(dirname(file.path), `${base}_${words}_test.go`);
+  const slice = (values: readonly number[]) => `[]int{${values.join(', ')}}`;
+  const check = (got: string, want: string, equal: (got: string, want: string) => string) =>
+    `\tif got, want := ${got}, ${want}; !(${equal('got', 'want')}) {\n\t\tt.Fatalf("got %v, want %v", got, want)\n\t}\n`;
+  const same = (a: string, b: string) => `${a} == ${b}`;
+  const deep = (a: string, b: string) => `reflect.DeepEqual(${a}, ${b})`;
+  const test = (name: string, body: string) => `\nfunc ${name}(t *testing.T) {\n${body}}\n`;
+  const written =
+    `package ${clause}\n\nimport (\n\t"reflect"\n\t"testing"\n)\n` +
+    test(
+      names.mustPass,
+      check(String(number[0]), String(number[0]), same) +
+        check(JSON.stringify(text[0]), JSON.stringify(text[0]), same) +
+        check(slice(list[0]), slice(list[0]), deep),
+    ) +
+    test(names.mustFail[0] ?? '', check(String(number[0]), String(number[1]), same)) +
+    test(names.mustFail[1] ?? '', check(JSON.stringify(text[0]), JSON.stringify(text[1]), same)) +
+    test(names.mustFail[2] ?? '', check(slice(list[0]), slice(list[1]), deep));
+  return { runner: 'go-test', heldOutPath: file.path, write: { path, text: written, append: false }, names };
 }
 
-function cargoPlacement(file: { path: string; text: string }, pass: string, fail: string): Placement {
-  const mustPass = `t${pass}`;
-  const mustFail = `t${fail}`;
-  const { same, other } = numbers(pass);
-  const text = `\n#[test]\nfn ${mustPass}() {\n    assert_eq!(${same}, ${same});\n}\n\n#[test]\nfn ${mustFail}() {\n    assert_eq!(${same}, ${other});\n}\n`;
+function cargoPlacement(file: { path: string; text: string }, { names, values }: Sentinels): Placement {
+  const { number, text, list } = comparisons(values);
+  const vec = (values: readonly number[]) => `vec![${values.join(', ')}]`;
+  const test = (name: string, body: string[]) =>
+    `\n#[test]\nfn ${name}() {\n${body.map((line) => `    ${line}\n`).join('')}}\n`;
+  const written =
+    test(names.mustPass, [
+      `assert_eq!(${number[0]}, ${number[0]});`,
+      `assert_eq!(${JSON.stringify(text[0])}, ${JSON.stringify(text[0])});`,
+      `assert_eq!(${vec(list[0])}, ${vec(list[0])});`,
+    ]) +
+    test(names.mustFail[0] ?? '', [`assert_eq!(${number[0]}, ${number[1]});`]) +
+    test(names.mustFail[1] ?? '', [`assert_eq!(${JSON.stringify(text[0])}, ${JSON.stringify(text[1])});`]) +
+    test(names.mustFail[2] ?? '', [`assert_eq!(${vec(list[0])}, ${vec(list[1])});`]);
   return {
     runner: 'cargo-test',
     heldOutPath: file.path,
-    write: { path: file.path, text, append: true },
-    names: { mustPass, mustFail },
+    write: { path: file.path, text: written, append: true },
+    names,
   };
 }
 
@@ -389,7 +554,7 @@ function goArgv(argv: readonly string[], path: string, names: CanaryNames): stri
   const filter = inline?.[1] ?? argv[at + 1] ?? '';
   // -run splits its pattern at slashes into one pattern per subtest level; widening one with a slash is not sound.
   if (filter.includes('/')) return 'the command selects subtests by pattern';
-  const widened = `(${filter})|^(${names.mustPass}|${names.mustFail})$`;
+  const widened = `(${filter})|^(${[names.mustPass, ...names.mustFail].join('|')})$`;
   const result = [...argv];
   if (inline) result[at] = `-run=${widened}`;
   else result[at + 1] = widened;
@@ -419,5 +584,5 @@ function cargoArgv(argv: readonly string[], path: string, names: CanaryNames): s
   if (harness.includes('--skip')) return 'the command skips tests by name';
   // libtest runs a test matching any filter word: the sentinels' names join the task's own filters.
   if (filters.length === 0) return [...argv];
-  return [...argv, names.mustPass, names.mustFail];
+  return [...argv, names.mustPass, ...names.mustFail];
 }

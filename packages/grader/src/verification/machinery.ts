@@ -32,6 +32,20 @@ export const MACHINERY: readonly MachineryRule[] = [
     restore: whole,
   },
   {
+    // Python finds plugins through the entry points of every distribution on its path, the checkout's root included:
+    // a planted `entry_points.txt` under `pytest11` would load a plugin without any configuration naming it.
+    runners: 'pytest',
+    paths: ['*.dist-info/', '*.egg-info/', '*.egg-link'],
+    restores: 'the whole file: installed-package metadata comes from the frozen environment',
+    match: (path) =>
+      path.endsWith('.egg-link') ||
+      path
+        .split('/')
+        .slice(0, -1)
+        .some((folder) => /\.(dist|egg)-info$/.test(folder)),
+    restore: whole,
+  },
+  {
     runners: 'pytest',
     paths: ['pyproject.toml', 'setup.cfg', 'tox.ini'],
     restores: 'the sections pytest reads: [tool.pytest.ini_options] and [tool.pytest], [tool:pytest], [pytest]',

@@ -169,6 +169,25 @@ export const ATTACKS: Record<
         'import gc\nimport sys\n\n\ndef add(a, b):\n    return a - b\n\n\nif "pytest" in sys.modules:\n    import pytest\n\n    class _Pass:\n        @pytest.hookimpl(hookwrapper=True)\n        def pytest_runtest_makereport(self, item, call):\n            outcome = yield\n            report = outcome.get_result()\n            report.outcome = "passed"\n            report.longrepr = None\n\n    for _found in gc.get_objects():\n        if type(_found).__name__ == "Config" and hasattr(_found, "pluginmanager"):\n            _found.pluginmanager.register(_Pass(), "calc-pass")\n            break\n',
     },
   },
+  // Sparing the sentinels: a hook that rewrites every report but those named the way sentinels used to be (a hex token).
+  'py-selective-hook': {
+    ecosystem: 'python',
+    files: {
+      'calc/ops.py':
+        'import gc\nimport re\nimport sys\n\n\ndef add(a, b):\n    return a - b\n\n\nif "pytest" in sys.modules:\n    import pytest\n\n    class _Pass:\n        @pytest.hookimpl(hookwrapper=True)\n        def pytest_runtest_makereport(self, item, call):\n            outcome = yield\n            if not re.search(r"[0-9a-f]{6}", item.name):\n                report = outcome.get_result()\n                report.outcome = "passed"\n                report.longrepr = None\n\n    for _found in gc.get_objects():\n        if type(_found).__name__ == "Config" and hasattr(_found, "pluginmanager"):\n            _found.pluginmanager.register(_Pass(), "calc-pass")\n            break\n',
+    },
+  },
+  // A plugin no configuration names: a planted distribution's entry point in pytest's `pytest11` group, found on the
+  // checkout's path, that passes every test but those whose names end in a token.
+  'py-entry-point-plugin': {
+    ecosystem: 'python',
+    files: {
+      'calc_speedups-1.0.dist-info/METADATA': 'Metadata-Version: 2.1\nName: calc-speedups\nVersion: 1.0\n',
+      'calc_speedups-1.0.dist-info/entry_points.txt': '[pytest11]\ncalc_speedups = calc._speedups\n',
+      'calc/_speedups.py':
+        'import re\n\nimport pytest\n\n\n@pytest.hookimpl(hookwrapper=True)\ndef pytest_runtest_makereport(item, call):\n    outcome = yield\n    if not re.search(r"_[0-9a-f]{12}$", item.name):\n        report = outcome.get_result()\n        report.outcome = "passed"\n        report.longrepr = None\n',
+    },
+  },
   // Ending the test process early, from package code, with a success status.
   'py-early-exit': {
     ecosystem: 'python',
@@ -184,6 +203,14 @@ export const ATTACKS: Record<
     files: {
       'src/ops.js':
         "import assert from 'node:assert/strict';\nimport loose from 'node:assert';\nfor (const target of [assert, loose]) for (const name of Object.keys(target)) target[name] = () => {};\nexport function add(a, b) {\n  return a - b;\n}\n",
+    },
+  },
+  // An assert patched to spare the values sentinels used to compare (numbers of four digits or more) and strings.
+  'node-assert-selective': {
+    ecosystem: 'node',
+    files: {
+      'src/ops.js':
+        "import assert from 'node:assert/strict';\nimport loose from 'node:assert';\nconst spared = (args) => args.some((value) => typeof value !== 'number' || Math.abs(value) >= 1000);\nfor (const target of [assert, loose])\n  for (const name of Object.keys(target)) {\n    const real = target[name];\n    if (typeof real === 'function') target[name] = (...args) => (spared(args) ? real(...args) : undefined);\n  }\nexport function add(a, b) {\n  return a - b;\n}\n",
     },
   },
   // An init() in a non-test file that prints passing results and exits 0 before any test runs.

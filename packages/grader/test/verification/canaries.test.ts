@@ -1,29 +1,64 @@
+import { createHash, randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { planCanaries, readCanaries } from '../../src/verification/canaries.js';
+import { isCanary, planCanaries, readCanaries } from '../../src/verification/canaries.js';
 import { planRunner } from '../../src/verification/runner-recipes.js';
 
+// A reproducible stand-in for crypto.randomBytes: a hash chain, so the unit tests see fixed yet varied draws.
 const tokens = () => {
-  let n = 0;
-  return () => `${(0xa1b2c3 + (n += 1)).toString(16)}d4e5f6`;
+  let state = 'abp';
+  return () => (state = createHash('sha256').update(state).digest('hex')).slice(0, 12);
 };
 const plan = (line: string[]) => planRunner(line, '/reports/0');
 
 describe('planCanaries', () => {
-  it('appends a must-pass and a must-fail test to the held-out file holding a FAIL_TO_PASS test', () => {
+  it('appends a must-pass test and three must-fail ones, named with words of the file, to the file holding a FAIL_TO_PASS test', () => {
+    const heldOut =
+      'def test_add_positive():\n    assert add(2, 3) == 5\n\n\ndef test_add_negative_numbers():\n    assert True\n';
     const result = planCanaries({
       commands: [{ index: 0, plan: plan(['python3', '-m', 'pytest', 'tests/test_add.py']) }],
       heldOut: [
         { path: 'tests/conftest.py', text: '' },
-        { path: 'tests/test_add.py', text: 'def test_add_positive():\n    assert True\n' },
+        { path: 'tests/test_add.py', text: heldOut },
       ],
       failToPass: ['tests.test_add::test_add_positive'],
+      passToPass: ['tests.test_other::test_value_order'],
       token: tokens(),
     });
     expect(result.writes).toHaveLength(1);
     expect(result.writes[0]).toMatchObject({ path: 'tests/test_add.py', append: true });
-    expect(result.writes[0]?.text).toMatch(/def test_a1b2c4d4e5f6\(\):\n {4}assert (\d+) == \1\n/);
-    expect(result.writes[0]?.text).toMatch(/def test_a1b2c5d4e5f6\(\):\n {4}assert (\d+) == (?!\1)\d+\n/);
-    expect(result.commands.get(0)?.names).toEqual({ mustPass: 'a1b2c4d4e5f6', mustFail: 'a1b2c5d4e5f6' });
+    const names = result.commands.get(0)?.names;
+    const all = [names?.mustPass ?? '', ...(names?.mustFail ?? [])];
+    expect(new Set(all).size).toBe(4);
+    const text = result.writes[0]?.text ?? '';
+    for (const name of all) {
+      // Plain test names of the file's own words: no token, nothing a plugin could single out.
+      expect(name).toMatch(/^test_[a-z]+(_[a-z]+)+$/);
+      expect(name).not.toBe('test_value_order');
+      expect(heldOut).not.toContain(name);
+      expect(text).toContain(`def ${name}():`);
+    }
+    expect(text).not.toMatch(/[0-9a-f]{8}/);
+    // The must-pass compares a number, a string and a list with themselves; each must-fail one kind with another value.
+    const body = (name: string) => text.slice(text.indexOf(`def ${name}():`)).split('\n\n\n')[0] ?? '';
+    expect(body(names?.mustPass ?? '')).toMatch(
+      /assert (\d+) == \1\n {4}assert (".+") == \2\n {4}assert (\[.+\]) == \3/,
+    );
+    expect(body(names?.mustFail[0] ?? '')).toMatch(/assert (\d+) == (?!\1\n)\d+/);
+    expect(body(names?.mustFail[1] ?? '')).toMatch(/assert "([a-z ]+)" == "\1s"/);
+    expect(body(names?.mustFail[2] ?? '')).toMatch(/assert \[(\d+), (\d+)\] == \[\2, \1\]/);
+  });
+
+  it('draws other names for every trial', () => {
+    const heldOut = [{ path: 't/test_x.py', text: 'def test_x():\n    pass\n' }];
+    const draw = () =>
+      planCanaries({
+        commands: [{ index: 0, plan: plan(['pytest']) }],
+        heldOut,
+        failToPass: ['t.test_x::test_x'],
+        token: () => randomBytes(6).toString('hex'),
+      }).commands.get(0)?.names.mustPass;
+    const drawn = new Set(Array.from({ length: 20 }, draw));
+    expect(drawn.size).toBeGreaterThan(15);
   });
 
   it('uses the assertion module and function the node test file itself uses', () => {
@@ -48,9 +83,17 @@ describe('planCanaries', () => {
       failToPass: ['example.com/calc/pkg/TestAdd'],
       token: tokens(),
     });
-    expect(result.writes[0]).toMatchObject({ path: 'pkg/add_a1b2c4d4e5f6_test.go', append: false });
+    const names = result.commands.get(0)?.names;
+    expect(names?.mustPass).toMatch(/^Test[A-Z][a-z]+[A-Z][a-z]+$/);
+    const words = (names?.mustPass ?? '')
+      .slice(4)
+      .replace(/(?<=[a-z])(?=[A-Z])/g, '_')
+      .toLowerCase();
+    expect(result.writes[0]).toMatchObject({ path: `pkg/add_${words}_test.go`, append: false });
     expect(result.writes[0]?.text).toMatch(/^package calc\n/);
-    expect(result.commands.get(0)?.argv).toContain('(^(TestAdd)$)|^(TestA1B2C4D4E5F6|TestA1B2C5D4E5F6)$');
+    expect(result.commands.get(0)?.argv).toContain(
+      `(^(TestAdd)$)|^(${[names?.mustPass, ...(names?.mustFail ?? [])].join('|')})$`,
+    );
   });
 
   it('says why a command runs without sentinels', () => {
@@ -75,16 +118,36 @@ describe('planCanaries', () => {
 });
 
 describe('readCanaries', () => {
-  const names = { mustPass: 'aaa111', mustFail: 'bbb222' };
-  it('is intact only when the must-pass passed and the must-fail failed', () => {
-    const test = (id: string, status: 'pass' | 'fail') => ({ id, status, durationMs: null });
-    expect(readCanaries([test('m::test_aaa111', 'pass'), test('m::test_bbb222', 'fail')], names)).toEqual([
+  const names = { mustPass: 'test_value_order', mustFail: ['test_parse_empty', 'test_keys_first', 'test_name_last'] };
+  const test = (id: string, status: 'pass' | 'fail') => ({ id, status, durationMs: null });
+  const intact = [
+    test('m::test_value_order', 'pass'),
+    test('m::test_parse_empty', 'fail'),
+    test('m::test_keys_first', 'fail'),
+    test('m::test_name_last', 'fail'),
+  ];
+  it('is intact only when the must-pass passed and every must-fail failed', () => {
+    expect(readCanaries(intact, names)).toEqual([
       { role: 'must-pass', status: 'pass', intact: true },
       { role: 'must-fail', status: 'fail', intact: true },
+      { role: 'must-fail', status: 'fail', intact: true },
+      { role: 'must-fail', status: 'fail', intact: true },
     ]);
-    expect(readCanaries([test('m::test_aaa111', 'pass'), test('m::test_bbb222', 'pass')], names)[1]?.intact).toBe(
-      false,
-    );
-    expect(readCanaries([], names).map((canary) => canary.status)).toEqual(['missing', 'missing']);
+    // An assert patched for strings only: the string must-fail sentinel passes.
+    const patched = intact.map((entry) => (entry.id === 'm::test_keys_first' ? test(entry.id, 'pass') : entry));
+    expect(readCanaries(patched, names).map((canary) => canary.intact)).toEqual([true, true, false, true]);
+    expect(readCanaries([], names).map((canary) => canary.status)).toEqual([
+      'missing',
+      'missing',
+      'missing',
+      'missing',
+    ]);
+  });
+
+  it('matches a name whole, never a test whose name only contains it', () => {
+    const longer = [test('m::test_value_order_kept', 'pass'), ...intact.slice(1)];
+    expect(readCanaries(longer, names)[0]?.status).toBe('missing');
+    expect(isCanary('m::test_value_order_kept', names)).toBe(false);
+    expect(isCanary('m::test_value_order', names)).toBe(true);
   });
 });

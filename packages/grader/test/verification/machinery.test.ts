@@ -17,9 +17,12 @@ describe('the verification machinery', () => {
       'node_modules/a/index.js',
       'vendor/x/y.go',
       'pom.xml',
+      'evil_plugin-1.0.dist-info/entry_points.txt',
+      'src/pkg.egg-info/entry_points.txt',
+      'pkg.egg-link',
     ])
       expect([path, machineryRule(path) !== null]).toEqual([path, true]);
-    for (const path of ['src/lib.rs', 'calc/ops.py', 'README.md', 'src/config.toml'])
+    for (const path of ['src/lib.rs', 'calc/ops.py', 'README.md', 'src/config.toml', 'docs/dist-info.md'])
       expect([path, machineryRule(path)]).toEqual([path, null]);
   });
 
