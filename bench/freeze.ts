@@ -1,6 +1,7 @@
 // What a freeze costs against one plain run of the same repository's whole test suite, measured in the same run:
 // three runs in each of two states are six suite runs when they run one after another (target ≤ 6.5×), fewer where
-// the two states' checkouts overlap on the cores; and how much building the bundle and signing it add on top.
+// the two states' checkouts overlap on the cores; how much the gold proof (the grader's own trials of the golden and the
+// empty patch) adds to the freeze without it (target: under 50% more); and what building the bundle and signing add.
 // Repositories: the simulator's live world (node --test, pytest, go test, cargo test), each with a known fix.
 //   node bin/run-ts.js bench/freeze.ts
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -90,7 +91,9 @@ async function main(): Promise<void> {
     const store = new BundleStore(join(root, 'bundles'));
     await createSigningKey(join(root, 'keys'));
     const signer = await createSigner({ keyDir: join(root, 'keys') });
-    console.log('repository    plain run   freeze seq (×plain)   freeze ‖2 (×plain)   bundle+store   sign');
+    console.log(
+      'repository    plain run   freeze seq (×plain)   freeze ‖2 (×plain)   bundle+store   sign    gold proof (+% of the freeze without it)',
+    );
     const slow = join(root, 'slow-suite');
     const slowFix = await slowSuiteRepo(slow);
     const cases = [
@@ -123,6 +126,7 @@ async function main(): Promise<void> {
         },
       },
     ];
+    const goldShares: number[] = [];
     for (const { name, repo, gitDir, recipe, fix } of cases) {
       // Baseline: one plain run of the whole suite at the base, in a checkout warmed by one untimed run (as the freeze's are by install).
       const checkout = join(root, `plain-${name}`);
@@ -182,11 +186,17 @@ async function main(): Promise<void> {
           56,
         ) +
           `${seconds(parallel.totalMs).padStart(8)} (×${(parallel.totalMs / plainMs).toFixed(1)})`.padEnd(21) +
-          `${String(parallel.bundleMs).padStart(6)} ms   ${String(parallel.signMs).padStart(4)} ms`,
+          `${String(parallel.bundleMs).padStart(6)} ms   ${String(parallel.signMs).padStart(4)} ms` +
+          `   ${seconds(parallel.goldMs).padStart(8)} (+${((100 * parallel.goldMs) / (parallel.totalMs - parallel.goldMs)).toFixed(0)}%)`,
       );
+      goldShares.push(parallel.goldMs / (parallel.totalMs - parallel.goldMs));
     }
+    const median = [...goldShares].sort((a, b) => a - b)[Math.floor(goldShares.length / 2)] ?? 0;
     console.log(
-      'plain run: the faster of two timed runs of the whole suite at base after one warm-up; freeze: 3 runs per state, two states, plus install per checkout, bundle, store and sign',
+      `gold proof: median +${(median * 100).toFixed(0)}% over the freeze without it (target: under +50%)${median < 0.5 ? '' : '  MISSED'}`,
+    );
+    console.log(
+      'plain run: the faster of two timed runs of the whole suite at base after one warm-up; freeze: 3 runs per state, two states, plus install per checkout, the gold proof (3 grader trials of the golden patch, 3 of the empty one), bundle, store and sign',
     );
   } finally {
     await rm(root, { recursive: true, force: true });

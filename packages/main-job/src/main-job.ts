@@ -12,7 +12,8 @@ import { drawWithSeed } from './draw.js';
 import type { ProgressSink, StageName } from './events.js';
 import { waitForFreezes } from './freeze.js';
 import { gateRun } from './gate.js';
-import { gradeEngines, writeRunInputs } from './grade.js';
+import { writeOracleRun } from '@abp/grader/engines';
+import { gradeEngines } from './grade.js';
 import { processMemory, type ProcessMemory } from './memory.js';
 import { waitForMerges, type WatchedFix } from './merge.js';
 import type { MainJobOptions } from './options.js';
@@ -194,7 +195,7 @@ export async function runMainJob(
     const graded = timed(
       'grade',
       await guarded('grade', null, async (report) => {
-        await writeRunInputs({
+        await writeOracleRun({
           config: paths.config,
           adapters: paths.adapters,
           tasksDir: paths.pulled,

@@ -120,7 +120,10 @@ export async function freezeCommand(options: FreezeCommandOptions): Promise<void
     out.line(`bundle ${outcome.digest}  ${outcome.archivePath}`);
     out.line(`held-out part ${outcome.heldOutDigest}; signature ${outcome.signaturePath}`);
     out.line(
-      `time: runs ${outcome.timings.freezeMs} ms, bundle ${outcome.timings.bundleMs} ms, signing ${outcome.timings.signMs} ms`,
+      `proved: the golden patch resolved ${outcome.gold.trials} of ${outcome.gold.trials} trials, the empty patch none`,
+    );
+    out.line(
+      `time: runs ${outcome.timings.freezeMs} ms, gold proof ${outcome.timings.goldMs} ms, bundle ${outcome.timings.bundleMs} ms, signing ${outcome.timings.signMs} ms`,
     );
     out.line(`logged in ${paths.log}; audit: abp audit log`);
     out.line(`verify: abp verify ${outcome.archivePath}`);

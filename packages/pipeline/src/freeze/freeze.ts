@@ -14,6 +14,7 @@ import { buildStateTrees, openFix } from './fix-trees.js';
 import { parseFreezeInput, type FreezeInput } from './inputs.js';
 import { measureFix, readHeldOutFiles, splitFix, type RecordedFile } from './split.js';
 import { runSuites, type RunRecord } from './suite-runs.js';
+import type { GoldRejection } from './gold.js';
 
 export interface FreezeOptions {
   /** A folder the freeze may write in: it makes (and removes) its own subfolder there, and keeps Go's build cache in go-build/. */
@@ -41,7 +42,8 @@ export type RejectionReason =
   | 'regression'
   | 'tests-already-pass'
   | 'no-fail-to-pass'
-  | 'suite-did-not-run';
+  | 'suite-did-not-run'
+  | GoldRejection;
 
 export interface FrozenFix {
   status: 'frozen';

@@ -16,8 +16,10 @@ import { buildBundle } from './bundle/build.js';
 import { EXPECTED_RESULTS_SCHEMA_ID, type ExpectedResults } from '@abp/protocol/bundle/expected-results';
 import { type BundleStore } from './bundle/store.js';
 import { freezeFix, type FreezeOptions, type RejectedFix } from './freeze.js';
+import { proveWithGold } from './gold.js';
 import type { FreezeInput } from './inputs.js';
 import { packageRoot } from '../package-root.js';
+import { FreezeError } from './errors.js';
 
 /** Which bundle builder made a bundle; an auditor rebuilds with the same one and compares digests. */
 export const BUILDER = 'abp/0.1.0';
@@ -43,8 +45,10 @@ export interface PublishedTask {
   failToPass: string[];
   passToPass: string[];
   flaky: string[];
-  /** Wall time of the suite runs, and of building, storing and signing the bundle. */
-  timings: { freezeMs: number; bundleMs: number; signMs: number };
+  /** The grader's trials that proved the task before it was signed: the golden patch resolved in each, the empty in none. */
+  gold: { trials: number };
+  /** Wall time of the suite runs, of the gold proof, and of building, storing and signing the bundle. */
+  timings: { freezeMs: number; goldMs: number; bundleMs: number; signMs: number };
 }
 
 export type TaskFreezeOutcome = PublishedTask | (RejectedFix & { taskId: string });
@@ -56,6 +60,8 @@ export interface TaskFreezeDependencies extends FreezeOptions {
   log?: Pick<Attestor, 'logSignature'>;
   /** Held-out verification budget written into the manifest. */
   timeoutSeconds?: number;
+  /** Trials of the golden and of the empty patch that prove the task before signing. Default 3. */
+  goldTrials?: number;
   now?: () => Date;
 }
 
@@ -100,6 +106,8 @@ export function freezeInputOf(input: TaskFreezeInput): FreezeInput {
   return { taskId, repo, gitDir, baseCommit, fix, recipe, ...(pathRules === undefined ? {} : { pathRules }) };
 }
 
+const GOLD_TRIALS = 3;
+
 /** Everything a published task follows from; the same digest means the same bundle, so the freeze need not run again. */
 function freezeKey(input: TaskFreezeInput, deps: TaskFreezeDependencies, cutoffsVerified: string[]): string {
   // Where the clone lives is not an input: a fresh clone of the same repository freezes to the same bundle.
@@ -110,6 +118,7 @@ function freezeKey(input: TaskFreezeInput, deps: TaskFreezeDependencies, cutoffs
     inputs,
     cutoffsVerified,
     runs: deps.runs ?? 3,
+    goldTrials: deps.goldTrials ?? GOLD_TRIALS,
     timeoutSeconds: deps.timeoutSeconds ?? 900,
     ...(deps.environments === undefined ? {} : { environment: true }),
   });
@@ -190,8 +199,30 @@ export async function freezeTask(input: TaskFreezeInput, deps: TaskFreezeDepende
     baseCommit: input.baseCommit,
     heldOut: { files: outcome.heldOutFiles, expected, goldenPatch: outcome.golden.patch },
   });
-  const digest = await deps.store.put(bundle.archive);
   const bundleMs = performance.now() - bundleStarted;
+
+  // Proved before it is stored or signed: nothing of a task its own fix cannot resolve is ever published.
+  const goldTrials = deps.goldTrials ?? GOLD_TRIALS;
+  if (!(Number.isSafeInteger(goldTrials) && goldTrials >= 1))
+    throw new FreezeError('invalid-options', `goldTrials must be a positive integer; got ${goldTrials}`);
+  const proof = await proveWithGold({
+    archive: bundle.archive,
+    taskId: input.taskId,
+    workDir: deps.workDir,
+    trials: goldTrials,
+    timeoutSeconds: deps.timeoutSeconds ?? 900,
+    ...(deps.environments === undefined ? {} : { environments: deps.environments }),
+  });
+  if (!proof.proven)
+    return {
+      status: 'rejected',
+      reason: proof.reason,
+      detail: proof.detail,
+      regressions: [],
+      runs: outcome.runs,
+      taskId: input.taskId,
+    };
+  const digest = await deps.store.put(bundle.archive);
 
   const signStarted = performance.now();
   // ECDSA signatures are randomized: the first signature of a bundle is kept, so a re-run changes no byte.
@@ -231,7 +262,13 @@ export async function freezeTask(input: TaskFreezeInput, deps: TaskFreezeDepende
     failToPass: outcome.failToPass,
     passToPass: outcome.passToPass,
     flaky: outcome.flaky.map((test) => test.id),
-    timings: { freezeMs: Math.round(freezeMs), bundleMs: Math.round(bundleMs), signMs: Math.round(signMs) },
+    gold: { trials: proof.trials },
+    timings: {
+      freezeMs: Math.round(freezeMs),
+      goldMs: proof.ms,
+      bundleMs: Math.round(bundleMs),
+      signMs: Math.round(signMs),
+    },
   };
   await mkdir(dirname(recordPath), { recursive: true });
   await writeFileDurably(recordPath, `${JSON.stringify(published, null, 2)}\n`);
