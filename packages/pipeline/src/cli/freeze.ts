@@ -115,7 +115,7 @@ export async function freezeCommand(options: FreezeCommandOptions): Promise<void
       );
     }
     out.line(
-      `frozen ${outcome.taskId}: ${outcome.failToPass.length} FAIL_TO_PASS, ${outcome.passToPass.length} PASS_TO_PASS, ${outcome.flaky.length} flaky (quarantined)`,
+      `frozen ${outcome.taskId}: ${outcome.failToPass.length} FAIL_TO_PASS, ${outcome.passToPass.length} PASS_TO_PASS, ${outcome.flaky.length} flaky (quarantined), ${outcome.volatile.length} with run-specific ids (not published)`,
     );
     out.line(`bundle ${outcome.digest}  ${outcome.archivePath}`);
     out.line(`held-out part ${outcome.heldOutDigest}; signature ${outcome.signaturePath}`);

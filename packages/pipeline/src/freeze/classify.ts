@@ -26,6 +26,11 @@ export interface Classification {
   /** Passing in every run of both states. */
   passToPass: string[];
   flaky: FlakyTest[];
+  /**
+   * Named by some runs of a state and not by others (a test parametrized with the time or a random value gets a new id
+   * every run): never graded, and only counted where the task is published, so the same inputs freeze to the same bytes.
+   */
+  volatile: string[];
   /** Passing in every before-run, not passing in any after-run (missing included: a crash must not hide it). */
   regressions: string[];
   rejection: { reason: ClassificationRejection; detail: string } | null;
@@ -46,10 +51,21 @@ export function classifyRuns(before: readonly RunResults[], after: readonly RunR
   const outcomesOf = (runs: readonly RunResults[], id: string): TestOutcome[] =>
     runs.map((run) => run.get(id) ?? 'missing');
 
-  const result: Classification = { failToPass: [], passToPass: [], flaky: [], regressions: [], rejection: null };
+  const result: Classification = {
+    failToPass: [],
+    passToPass: [],
+    flaky: [],
+    volatile: [],
+    regressions: [],
+    rejection: null,
+  };
   const failingBefore: string[] = [];
   for (const id of [...ids].sort(compareCodeUnits)) {
     const outcomes = { before: outcomesOf(before, id), after: outcomesOf(after, id) };
+    if (isVolatile(outcomes)) {
+      result.volatile.push(id);
+      continue;
+    }
     const was = passing(outcomes.before);
     const is = passing(outcomes.after);
     if (was === 'mixed' || is === 'mixed') result.flaky.push({ id, outcomes });
@@ -60,6 +76,17 @@ export function classifyRuns(before: readonly RunResults[], after: readonly RunR
   }
   result.rejection = rejection(result, failingBefore, before.length);
   return result;
+}
+
+/**
+ * Named by some runs of a state and missing from others, and named by every run of neither state. A test every run of
+ * one state names stays classified: one that passed before and crashed in some runs after is still a regression.
+ */
+function isVolatile(outcomes: { before: readonly TestOutcome[]; after: readonly TestOutcome[] }): boolean {
+  const named = (runs: readonly TestOutcome[]) => runs.filter((outcome) => outcome !== 'missing').length;
+  const partly = (runs: readonly TestOutcome[]) => named(runs) > 0 && named(runs) < runs.length;
+  const wholly = (runs: readonly TestOutcome[]) => named(runs) === runs.length;
+  return (partly(outcomes.before) || partly(outcomes.after)) && !wholly(outcomes.before) && !wholly(outcomes.after);
 }
 
 function passing(outcomes: readonly TestOutcome[]): 'always' | 'never' | 'mixed' {

@@ -50,6 +50,8 @@ export interface FrozenFix {
   failToPass: string[];
   passToPass: string[];
   flaky: FlakyTest[];
+  /** Ids named by only some runs of a state: reported here, never published in the held-out part. */
+  volatile: string[];
   split: { codePatch: string; testPatch: string; recorded: RecordedFile[] };
   /** Every file the test part adds or changes, at the after state: the held-out tests. */
   heldOutFiles: Array<{ path: string; content: Buffer }>;
@@ -126,6 +128,7 @@ export async function freezeFix(input: FreezeInput, options: FreezeOptions): Pro
       failToPass: classified.failToPass,
       passToPass: classified.passToPass,
       flaky: classified.flaky,
+      volatile: classified.volatile,
       split: { codePatch: split.codePatch, testPatch: split.testPatch, recorded: measure.recorded },
       heldOutFiles,
       commands: verificationCommands({ test: fix.recipe.test, failToPass: classified.failToPass, heldOutFiles }),

@@ -45,6 +45,8 @@ export interface PublishedTask {
   failToPass: string[];
   passToPass: string[];
   flaky: string[];
+  /** Ids named by only some runs of a state (parametrized with the time, say): counted, never published verbatim. */
+  volatile: string[];
   /** The grader's trials that proved the task before it was signed: the golden patch resolved in each, the empty in none. */
   gold: { trials: number };
   /** Wall time of the suite runs, of the gold proof, and of building, storing and signing the bundle. */
@@ -262,6 +264,7 @@ export async function freezeTask(input: TaskFreezeInput, deps: TaskFreezeDepende
     failToPass: outcome.failToPass,
     passToPass: outcome.passToPass,
     flaky: outcome.flaky.map((test) => test.id),
+    volatile: outcome.volatile,
     gold: { trials: proof.trials },
     timings: {
       freezeMs: Math.round(freezeMs),

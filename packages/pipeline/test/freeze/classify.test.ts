@@ -96,6 +96,21 @@ describe('classifyRuns', () => {
     expect([result.failToPass, result.passToPass, result.regressions, result.flaky]).toEqual([['n'], [], [], []]);
   });
 
+  it('counts ids that only some runs name, and neither state names in every run, as volatile: never graded nor listed', () => {
+    // A test parametrized with the time: each run names it anew.
+    const before = [run('n:fail', 't[1001]:pass'), run('n:fail', 't[1002]:pass'), run('n:fail', 't[1003]:pass')];
+    const after = [run('n:pass', 't[1004]:pass'), run('n:pass', 't[1005]:pass'), run('n:pass', 't[1006]:pass')];
+    const result = classifyRuns(before, after);
+    expect(result.volatile).toEqual(['t[1001]', 't[1002]', 't[1003]', 't[1004]', 't[1005]', 't[1006]']);
+    expect([result.failToPass, result.passToPass, result.flaky, result.regressions]).toEqual([['n'], [], [], []]);
+  });
+
+  it('keeps a test every run of one state names classified: passing before and crashing in some runs after regresses', () => {
+    const result = classifyRuns(three('a:pass', 'n:fail'), [run('n:pass'), run('a:fail', 'n:pass'), run('n:pass')]);
+    expect(result.volatile).toEqual([]);
+    expect(result.regressions).toEqual(['a']);
+  });
+
   it('needs at least one run of each state', () => {
     expect(() => classifyRuns([], three('a:pass'))).toThrow(FreezeError);
     expect(() => classifyRuns(three('a:pass'), [])).toThrow(

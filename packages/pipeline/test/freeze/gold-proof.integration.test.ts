@@ -14,12 +14,18 @@ import { unpackBundle } from '@abp/grader/bundle';
 import { buildBundle } from '../../src/freeze/bundle/build.js';
 import { proveWithGold } from '../../src/freeze/gold.js';
 import { BundleStore } from '../../src/freeze/bundle/store.js';
-import { freezeTask, type TaskFreezeInput, type TaskFreezeOutcome } from '../../src/freeze/index.js';
+import {
+  freezeTask,
+  type PublishedTask,
+  type TaskFreezeInput,
+  type TaskFreezeOutcome,
+} from '../../src/freeze/index.js';
 import { createSigningKey } from '../../src/signing/keys.js';
 import { createSigner } from '../../src/signing/signer.js';
 
 let root: string;
 let store: BundleStore;
+let noisy: PublishedTask;
 
 const RECIPE = {
   runner: 'pytest',
@@ -86,7 +92,11 @@ async function scenario(
   return { gitDir, base: baseCommit, fix: fixCommit };
 }
 
-async function freeze(name: string, repo: { gitDir: string; base: string; fix: string }): Promise<TaskFreezeOutcome> {
+async function freeze(
+  name: string,
+  repo: { gitDir: string; base: string; fix: string },
+  into = store,
+): Promise<TaskFreezeOutcome> {
   const input: TaskFreezeInput = {
     taskId: githubTaskId(`abp/${name}`, 1),
     repo: `abp/${name}`,
@@ -102,7 +112,7 @@ async function freeze(name: string, repo: { gitDir: string; base: string; fix: s
   };
   return freezeTask(input, {
     workDir: join(root, 'work'),
-    store,
+    store: into,
     signer: await createSigner({ keyDir: join(root, 'keys') }),
     timeoutSeconds: 120,
   });
@@ -127,6 +137,9 @@ describe('the gold proof before signing', () => {
         // An optional dependency the machine lacks: fails before and after the fix alike.
         'tests/test_optional.py':
           'def test_optional_speedups():\n    import calc_speedups_not_installed  # noqa: F401\n',
+        // Parametrized with the time: a new id every run, never published.
+        'tests/test_stamp.py':
+          'import time\n\nimport pytest\n\n\n@pytest.mark.parametrize("stamp", [time.time_ns()])\ndef test_stamp(stamp):\n    assert stamp > 0\n',
       },
       { 'calc/ops.py': FIXED, 'tests/test_add.py': `${ADD_TEST}\n\n${FLAKY_TEST}` },
     );
@@ -135,6 +148,9 @@ describe('the gold proof before signing', () => {
     expect(outcome.failToPass).toEqual(['tests.test_add::test_add_positive']);
     expect(outcome.flaky).toEqual(['tests.test_add::test_counts_runs']);
     expect(outcome.passToPass).toEqual(['tests.test_basic::test_zero']);
+    expect(outcome.volatile).toHaveLength(6);
+    expect(outcome.volatile.every((id) => id.startsWith('tests.test_stamp::test_stamp['))).toBe(true);
+    noisy = outcome;
     // The grader's own trials: the golden patch resolved in each, the empty patch in none.
     expect(outcome.gold).toEqual({ trials: 3 });
     expect(outcome.timings.goldMs).toBeGreaterThan(0);
@@ -177,15 +193,26 @@ describe('the gold proof before signing', () => {
     if (outcome.status === 'rejected') expect(outcome.detail).toContain('deleted-test-file');
   });
 
+  it('freezes the same inputs again, in another store, to the same bundle: the run-specific ids leave no trace', async () => {
+    const again = await freeze(
+      'calc-noisy',
+      {
+        gitDir: join(root, 'calc-noisy'),
+        base: await git(join(root, 'calc-noisy'), ['rev-parse', 'HEAD~1']),
+        fix: await git(join(root, 'calc-noisy'), ['rev-parse', 'HEAD']),
+      },
+      new BundleStore(join(root, 'bundles-again')),
+    );
+    if (again.status !== 'frozen') throw new Error(`${again.reason}: ${again.detail}`);
+    expect(again.volatile).toHaveLength(6);
+    expect(again.volatile).not.toEqual(noisy.volatile);
+    expect([again.digest, again.heldOutDigest]).toEqual([noisy.digest, noisy.heldOutDigest]);
+  });
+
   it('rejects a bundle whose held-out tests pass with no change at all', async () => {
     // The first task's bundle, rebuilt with a held-out test that already passes at the base under the same id: the
     // proof runs the grader's trials on the bundle itself, whatever the classification claimed.
-    const frozen = await freeze('calc-noisy', {
-      gitDir: join(root, 'calc-noisy'),
-      base: await git(join(root, 'calc-noisy'), ['rev-parse', 'HEAD~1']),
-      fix: await git(join(root, 'calc-noisy'), ['rev-parse', 'HEAD']),
-    });
-    if (frozen.status !== 'frozen') throw new Error(`${frozen.reason}: ${frozen.detail}`);
+    const frozen = noisy;
     const unpacked = join(root, 'unpacked');
     await unpackBundle(frozen.archivePath, { taskDir: unpacked });
     const expected = parseExpectedResults(
