@@ -13,7 +13,7 @@ function registerRun(program: Command): void {
   program
     .command('run')
     .description(
-      'grade agent engines on frozen tasks: ABBA-ordered trials, held-out verification, verdict with receipts',
+      'grade agent engines on frozen tasks: ABBA-ordered trials, held-out verification, verdict with receipts (exit 4 when no trial could be scored)',
     )
     .requiredOption('--config <file>', 'the abp-run/v1 configuration')
     .option('--adapters <file>', 'the abp-adapters/v1 file (default: abp-adapters.json beside the config)')

@@ -38,11 +38,13 @@ export type CommandFailureCode =
   | 'workflow-failed'
   | 'stage-failed'
   /** The main job finished, but the freeze rejected a merged fix: the summary names it and why. */
-  | 'tasks-rejected';
+  | 'tasks-rejected'
+  /** `abp run` finished and wrote its receipts, but every trial was excluded: nothing in it can be compared. */
+  | 'no-trial-scored';
 
 /**
- * A command that ran and failed: exit 1, or 3 when `abp gate` refuses to compare, a run folder that does not match its
- * journal included (usage errors are commander's and exit 2).
+ * A command that ran and failed: exit 1; 3 when `abp gate` refuses to compare, a run folder that does not match its
+ * journal included; 4 when `abp run` scored no trial (usage errors are commander's and exit 2).
  */
 export class CommandFailed extends AbpError<CommandFailureCode> {
   constructor(
@@ -55,6 +57,8 @@ export class CommandFailed extends AbpError<CommandFailureCode> {
   }
 
   get exitCode(): number {
-    return this.code === 'not-comparable' || this.code === 'results-tampered' ? 3 : 1;
+    if (this.code === 'not-comparable' || this.code === 'results-tampered') return 3;
+    // Apart from 1, so CI can tell "the engine could not be graded at all" from "the command broke".
+    return this.code === 'no-trial-scored' ? 4 : 1;
   }
 }

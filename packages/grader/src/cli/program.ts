@@ -1,7 +1,8 @@
 // The one place where an `abp` command's errors become exit codes (0 ok, 1 the command failed, 2 it was used wrongly,
-// 3 `abp gate` could not compare), shared by every `abp` binary: the grader's, the pipeline's (which adds the
-// operators' commands) and the main job's. Each builds its program from the command groups of its own package and
-// of the packages below it; command modules load on use, so `abp --help` pays for commander alone.
+// 3 `abp gate` could not compare, 4 `abp run` scored no trial), shared by every `abp` binary: the grader's, the
+// pipeline's (which adds the operators' commands) and the main job's. Each builds its program from the command groups
+// of its own package and of the packages below it; command modules load on use, so `abp --help` pays for commander
+// alone.
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { AbpError } from '@abp/protocol/errors';

@@ -4,7 +4,8 @@ import { readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { killRunningCommands } from '../execution/index.js';
 import { runMatrix, type RunEvent } from '../run/run-matrix.js';
-import { createOutput } from './output.js';
+import { describeUnscoredRun } from '../run/unscored.js';
+import { CommandFailed, createOutput } from './output.js';
 
 export interface RunCommandOptions {
   config: string;
@@ -82,7 +83,7 @@ export async function runCommand(options: RunCommandOptions): Promise<void> {
   for (const engine of verdict.perEngine) {
     const rate = engine.resolveRate
       ? `${percent(engine.resolveRate.point)} [${percent(engine.resolveRate.wilson95[0])}, ${percent(engine.resolveRate.wilson95[1])}]`
-      : 'n/a';
+      : 'none (no trial could be scored)';
     out.line(
       `${engine.engine}: resolved ${engine.resolvedTrials ?? 0}/${engine.scoredTrials} scored, rate ${rate}; excluded ${engine.excludedEngineErrors} engine errors, ${engine.excludedHarnessErrors ?? 0} harness errors; ${engine.unsupportedTrials ?? 0} unsupported`,
     );
@@ -99,5 +100,15 @@ export async function runCommand(options: RunCommandOptions): Promise<void> {
   out.line(
     `journal: ${result.journalDigest}  (abp gate --journal-digest ${result.journalDigest} refuses a rewritten folder)`,
   );
-  out.data({ runId: result.runId, runDir: result.runDir, journalDigest: result.journalDigest, verdict });
+  // The run ended and sealed its receipts, but with nothing scored it is no evidence: a CI job must not read it as one.
+  const unscored = describeUnscoredRun(verdict, result.trials);
+  const failure = unscored === null ? null : new CommandFailed('no-trial-scored', unscored, options.json === true);
+  out.data({
+    runId: result.runId,
+    runDir: result.runDir,
+    journalDigest: result.journalDigest,
+    verdict,
+    ...(failure === null ? {} : { error: { code: failure.code, message: failure.message } }),
+  });
+  if (failure !== null) throw failure;
 }

@@ -9,6 +9,7 @@ import type { FileChange } from './patch.js';
 export interface DiffSize {
   codeBytes: number;
   testBytes: number;
+  /** Lockfiles, generated files and documentation, measured raw: informational, never ranked. */
   excludedBytes: number;
   /** Code files added, deleted, renamed, or whose normalized diff is not empty. */
   filesTouched: number;
@@ -68,7 +69,7 @@ async function measureFile(
   input: DiffSizeInput,
 ): Promise<{ kind: PathKind; bytes: number; formatter: FormatterName | null }> {
   const kind = classifyChange(change, input.rules);
-  if ((kind === 'lockfile' || kind === 'generated') && !change.binary) {
+  if ((kind === 'lockfile' || kind === 'generated' || kind === 'docs') && !change.binary) {
     return { kind, bytes: patchLineBytes(change), formatter: null };
   }
   const oldPath = change.oldPath ?? change.path;
@@ -105,7 +106,7 @@ async function readSide(
   return content;
 }
 
-/** Excluded files are measured raw from the patch: informational, and it spares formatting huge lockfiles. */
+/** Excluded files are measured raw from the patch: informational, and it spares formatting huge lockfiles (and docs). */
 function patchLineBytes(change: FileChange): number {
   let bytes = 0;
   for (const line of [...change.addedLines, ...change.removedLines]) bytes += Buffer.byteLength(line) + 1;

@@ -1,7 +1,8 @@
-// Owns what a changed path is for the grader (spec §4.5): a test (counted apart, guarded against
-// weakening), a lockfile or generated file (excluded from diff size), or code (what is ranked).
+// Owns what a changed path is for the grader and the freeze alike (spec §4.5): a test (counted apart, guarded against
+// weakening), a lockfile, generated file or documentation (excluded from diff size), or code (what is ranked). The
+// golden fix's size and every engine's are measured with this one classification, so they stay comparable.
 
-export type PathKind = 'test' | 'lockfile' | 'generated' | 'code';
+export type PathKind = 'test' | 'lockfile' | 'generated' | 'docs' | 'code';
 
 /**
  * Per-repository overrides, as globs: `*` and `?` stay within one path segment, `**` spans
@@ -71,6 +72,30 @@ const GENERATED_HEADERS: readonly RegExp[] = [
 // Markers count only near the top; a file that merely mentions "@generated" further down is code.
 const GENERATED_HEADER_CHARS = 2048;
 
+// Changelogs and readmes by name, in any case: CHANGELOG*, CHANGES*, HISTORY*, NEWS*, RELEASE*NOTES*, README*. The
+// name may go on after a separator (CHANGELOG-1.x.md, README.zh-CN.md) but not run on (changeset.md is not CHANGES*).
+const DOC_FILE_STEMS = /^(?:changelog|changes|history|news|release[-_ .]?notes|readme)(?:[-_.].*)?$/;
+
+// What a document is written in. Only these count: history.py, news.go and changes.ts are code that happens to share a
+// changelog's name, and hiding them would let an engine shrink its diff by naming a module after one.
+const DOC_EXTENSIONS = new Set(['md', 'markdown', 'mdx', 'rst', 'txt', 'adoc', 'asciidoc', 'org', 'rdoc', 'textile']);
+
+// Folders of documents: doc/ and docs/ (Doc/ in CPython), and the fragment folders changelog tools collect entries from
+// (towncrier's newsfragments/ and changelog.d/, pytest's changelog/, CPython's NEWS.d/, changesets' .changeset/). Only
+// files with a document's extension count in them: docs/conf.py and docs/Makefile stay code.
+const DOC_FOLDERS = new Set([
+  'doc',
+  'docs',
+  'documentation',
+  'changelog',
+  'changelog.d',
+  'changes',
+  'changes.d',
+  'news.d',
+  'newsfragments',
+  '.changeset',
+]);
+
 export function classifyPath(path: string, rules?: PathRules): PathKind {
   if (matchesAny(path, rules?.generated)) return 'generated';
   if (matchesAny(path, rules?.test)) return 'test';
@@ -81,22 +106,42 @@ export function classifyPath(path: string, rules?: PathRules): PathKind {
   if (!matchesAny(path, rules?.notTest) && isDefaultTestPath(name, folders)) return 'test';
   if (LOCKFILE_NAMES.has(name)) return 'lockfile';
   if (GENERATED_FILE_NAMES.some((pattern) => pattern.test(name))) return 'generated';
+  if (isDocumentation(name, folders)) return 'docs';
   return 'code';
 }
 
-/** A renamed file is a test when either of its paths is: moving a test elsewhere is still touching tests. */
+/**
+ * A renamed file is a test when either of its paths is: moving a test elsewhere is still touching tests. It is docs only
+ * when both paths are: moving code into docs/ removes code, which a rename must not hide from the diff size.
+ */
 export function classifyChange(
   change: { readonly path: string; readonly oldPath: string | null },
   rules?: PathRules,
 ): PathKind {
-  if (change.oldPath !== null && classifyPath(change.oldPath, rules) === 'test') return 'test';
-  return classifyPath(change.path, rules);
+  const oldKind = change.oldPath === null ? null : classifyPath(change.oldPath, rules);
+  if (oldKind === 'test') return 'test';
+  const kind = classifyPath(change.path, rules);
+  return kind === 'docs' && oldKind === 'code' ? 'code' : kind;
 }
 
 /** Whether a file's opening announces that a tool wrote it. */
 export function isGeneratedContent(text: string): boolean {
   const head = text.slice(0, GENERATED_HEADER_CHARS);
   return GENERATED_HEADERS.some((pattern) => pattern.test(head));
+}
+
+/**
+ * A changelog, a readme, or a document in a documentation or changelog folder (case-insensitive): not code, so left out of
+ * the diff size. Tests come first (tests/README.md is a test file), so nothing here can take a file from the held-out part.
+ */
+function isDocumentation(name: string, folders: readonly string[]): boolean {
+  const lower = name.toLowerCase();
+  const dot = lower.lastIndexOf('.');
+  // A leading dot starts a hidden file's name, not an extension.
+  const extension = dot <= 0 ? '' : lower.slice(dot + 1);
+  const documentExtension = DOC_EXTENSIONS.has(extension);
+  if ((extension === '' || documentExtension) && DOC_FILE_STEMS.test(lower)) return true;
+  return documentExtension && folders.some((folder) => DOC_FOLDERS.has(folder.toLowerCase()));
 }
 
 function isDefaultTestPath(name: string, folders: readonly string[]): boolean {

@@ -3,6 +3,7 @@
 // Links leave the page only to a task's signed bundle and statement, where it has a provenance.json (provenance.ts).
 import { gatedMetrics, type GatedMetric } from '@abp/protocol/schemas/abp-baseline';
 import type { AbpVerdict } from '@abp/protocol/schemas/abp-verdict';
+import { DIFFICULTY_MEASURES, type DifficultyMeasure } from '@abp/protocol/schemas/difficulty-bands';
 import {
   describeMissingTrials,
   describeUnreadableTrials,
@@ -40,7 +41,7 @@ const deltaOf: Record<GatedMetric, (pair: PairResult) => PairResult['diffDelta']
 
 const STYLE = `
 body{font:15px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;color:#1b1f24;background:#fff;margin:0 auto;max-width:1200px;padding:1.5rem}
-h1{font-size:1.5rem;margin:0 0 .5rem}h2{font-size:1.15rem;margin:2rem 0 .6rem;border-bottom:1px solid #d0d7de;padding-bottom:.25rem}
+h1{font-size:1.5rem;margin:0 0 .5rem}h2{font-size:1.15rem;margin:2rem 0 .6rem;border-bottom:1px solid #d0d7de;padding-bottom:.25rem}h3{font-size:1rem;margin:1.2rem 0 .4rem}
 .banner{background:#ffebe9;border:2px solid #cf222e;color:#82071e;padding:.9rem 1rem;border-radius:6px;margin-bottom:1.2rem}
 .warnings li{margin:.2rem 0}.notice{color:#57606a}
 dl.run{display:grid;grid-template-columns:max-content 1fr;gap:.15rem 1rem;margin:0}dl.run dt{font-weight:600}dl.run dd{margin:0}
@@ -76,6 +77,7 @@ export function renderReport(results: RunContents, options: ReportOptions = {}):
     header(results, runId),
     warnings(results),
     verdict ? engineTable(results, verdict) : '',
+    verdict ? difficultyTables(verdict) : '',
     verdict ? pairTable(verdict, matched) : '',
     plots(results),
     taskTable(results, options.provenance ?? new Map(), serveUrl),
@@ -167,9 +169,59 @@ function engineTable(results: RunContents, verdict: AbpVerdict): string {
   );
 }
 
+function rateText(rate: Rate | undefined): string {
+  if (!rate) return '—';
+  return `${formatPercent(rate.point)} <small>${formatInterval(rate.wilson95, formatPercent)}</small>`;
+}
+
 function rateCell(rate: Rate | undefined): string {
-  if (!rate) return '<td class="num">—</td>';
-  return `<td class="num">${formatPercent(rate.point)} <small>${formatInterval(rate.wilson95, formatPercent)}</small></td>`;
+  return `<td class="num">${rateText(rate)}</td>`;
+}
+
+const measureLabels: Record<DifficultyMeasure, { title: string; unit: (size: number) => string }> = {
+  diffBytesNormalized: { title: 'By golden diff size', unit: (size) => `${size} B` },
+  filesTouched: { title: 'By golden files touched', unit: (size) => `${size} file${size === 1 ? '' : 's'}` },
+};
+
+/** Each engine's resolve rate per difficulty band, one table per golden size measure; nothing for a verdict without bands. */
+function difficultyTables(verdict: AbpVerdict): string {
+  const { difficulty } = verdict;
+  if (difficulty === undefined) return '';
+  const tables = DIFFICULTY_MEASURES.map((measure) => {
+    const { title, unit } = measureLabels[measure];
+    const { edges, bands } = difficulty[measure];
+    const heads = bands.map((band) => {
+      const tasks = `${band.tasks.length} task${band.tasks.length === 1 ? '' : 's'}`;
+      const range =
+        band.range === null
+          ? 'no golden fix'
+          : band.range[0] === band.range[1]
+            ? unit(band.range[0])
+            : `${unit(band.range[0])} – ${unit(band.range[1])}`;
+      return `<th>${escapeHtml(band.band)} <small>${escapeHtml(`${range}, ${tasks}`)}</small></th>`;
+    });
+    const rows = verdict.perEngine.map((result) => {
+      const cells = (result.byDifficulty?.[measure] ?? []).map(
+        (rate) =>
+          `<td class="num">${rateText(rate.resolveRate)} <small>${rate.resolvedTrials}/${rate.scoredTrials}</small></td>`,
+      );
+      return `<tr><th scope="row">${escapeHtml(result.engine)}</th>${cells.join('')}</tr>`;
+    });
+    const edgeText =
+      edges.length === 0
+        ? 'none: no task has a golden size'
+        : `${unit(edges[0] ?? 0)} and ${unit(edges[1] ?? 0)}: small up to the first, medium above it up to the second, large above the second`;
+    return (
+      `<h3>${escapeHtml(title)}</h3><p class="notice">Edges ${escapeHtml(edgeText)}.</p>` +
+      `<div class="scroll"><table><thead><tr><th>Engine</th>${heads.join('')}</tr></thead><tbody>${rows.join('')}</tbody></table></div>`
+    );
+  });
+  return (
+    '<section id="difficulty"><h2>Resolve rate by difficulty</h2>' +
+    '<p class="notice">Tasks are banded by their golden fix\'s size (spec §4.5): the edges are the nearest-rank terciles of the task set\'s sizes, so tied tasks share a band, and a band left empty by ties is not shown; ' +
+    "tasks without a golden fix (fixtures) form the unknown band. Each cell is the resolve rate over scored trials of the band's tasks, with its Wilson 95% interval, then resolved/scored.</p>" +
+    `${tables.join('')}</section>`
+  );
 }
 
 function pairTable(verdict: AbpVerdict, matched: boolean): string {

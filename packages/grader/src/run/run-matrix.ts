@@ -36,7 +36,7 @@ import { checkProgramPaths } from './engine-placement.js';
 import { executeTrial, type PreflightResult, type TaskEnvironment, type TrialContext } from './trial.js';
 import { checkEnvironmentFits, EnvironmentError, EnvironmentStore, filesAtCommit } from '../environments/index.js';
 import { homePaths, resolveHome } from '../home.js';
-import { buildVerdict } from './verdict.js';
+import { buildVerdict, type GoldenSize } from './verdict.js';
 import { checkedTrialRecord } from './trial-record.js';
 import { sha256Of } from './seal.js';
 
@@ -275,11 +275,13 @@ async function seal(
     trials: AbpTrial[];
     /** What the verdict must lead with: comparison metadata, unpriced models, a run without namespaces, rebuilt caches. */
     warnings: readonly string[];
+    /** Each task's golden size from its manifest, which the task digests in the fingerprint pin. */
+    goldenSizes: ReadonlyMap<string, GoldenSize>;
     provenance: Awaited<ReturnType<typeof readTasksProvenance>>;
   },
 ): Promise<{ verdict: AbpVerdict; journalDigest: string }> {
-  const { run, tasks, trials, warnings, provenance } = finished;
-  const verdict = buildVerdict(run, trials, [...warnings]);
+  const { run, tasks, trials, warnings, goldenSizes, provenance } = finished;
+  const verdict = buildVerdict(run, trials, { warnings, goldenSizes });
   // The report shows what a reader of the folder would see: a record that fails the schema is named, not rendered.
   const checked = checkTrials(
     run,
@@ -473,7 +475,23 @@ export async function runMatrix(options: RunOptions): Promise<RunOutcome> {
       .filter((trial): trial is AbpTrial => trial !== undefined);
     const finished = journal.sealed
       ? await alreadySealed(journal, runDir)
-      : await seal(journal, runDir, { run: recordedRun, tasks: taskEntries, trials, warnings, provenance });
+      : await seal(journal, runDir, {
+          run: recordedRun,
+          tasks: taskEntries,
+          trials,
+          warnings,
+          goldenSizes: new Map(
+            inputs.tasks.map((task) => {
+              const { golden } = task.manifest;
+              const size: GoldenSize =
+                golden === undefined
+                  ? null
+                  : { diffBytesNormalized: golden.diffBytesNormalized, filesTouched: golden.filesTouched };
+              return [task.manifest.id, size];
+            }),
+          ),
+          provenance,
+        });
     await pointLatest(output, runId);
     return { runId, runDir, trials, ...finished };
   } finally {

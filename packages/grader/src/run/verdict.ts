@@ -1,16 +1,37 @@
-// Builds abp-verdict/v1 from a run's trial records: per-engine rates with Wilson intervals, exact McNemar on paired
-// outcomes, seeded paired bootstrap intervals of each efficiency metric (spec §3.3, §8). Data in, data out: no I/O, and
-// the same trials give the same verdict byte for byte (only wall-clock figures vary between runs).
+// Builds abp-verdict/v1 from a run's trial records: per-engine rates with Wilson intervals, the same rates per difficulty
+// band of the task set, exact McNemar on paired outcomes, seeded paired bootstrap intervals of each efficiency metric
+// (spec §3.3, §4.5, §8). Data in, data out: no I/O, and the same trials give the same verdict byte for byte (only
+// wall-clock figures vary between runs).
 import type { AbpRun } from '@abp/protocol/schemas/abp-run';
 import { scoredOutcomes, type AbpTrial } from '@abp/protocol/schemas/abp-trial';
 import { VERDICT_SCHEMA_ID, type AbpVerdict } from '@abp/protocol/schemas/abp-verdict';
+import {
+  bandOf,
+  DIFFICULTY_MEASURES,
+  DIFFICULTY_METHOD,
+  difficultyBands,
+  type DifficultyMeasure,
+} from '@abp/protocol/schemas/difficulty-bands';
+import { compareCodeUnits } from '@abp/protocol/schemas/primitives';
 import { bootstrapRelativeMedianDelta, mcnemarExact, median, StatsError, wilsonInterval } from '../stats/index.js';
 import { generatorSeed } from './schedule.js';
 
 type Metric = keyof AbpTrial['metrics'];
 type EngineResult = AbpVerdict['perEngine'][number];
+type Difficulty = NonNullable<AbpVerdict['difficulty']>;
+type Strata = NonNullable<EngineResult['byDifficulty']>;
 type Pairwise = AbpVerdict['pairwise'][number];
 type Delta = NonNullable<Pairwise['diffDelta']>;
+
+/** A task's golden fix size (abp-task/v1 `golden`); null for a task without one (a fixture). */
+export type GoldenSize = { diffBytesNormalized: number; filesTouched: number } | null;
+
+export interface VerdictInputs {
+  /** What the verdict must lead with, after the matched-models warning. */
+  warnings?: readonly string[];
+  /** Each task's golden size by task id; a task of the run left out counts as one without. */
+  goldenSizes?: ReadonlyMap<string, GoldenSize>;
+}
 
 /** Below this many scored trials a rate is reported with a small-sample warning (harness spec). */
 export const SMALL_SAMPLE = 30;
@@ -30,7 +51,47 @@ function medianOf(trials: readonly AbpTrial[], metric: Metric): number | null {
   return values.length === 0 ? null : round(median(values));
 }
 
-function engineResult(engine: string, trials: readonly AbpTrial[]): EngineResult {
+/** The task set's bands: every task of the run (and of any trial) with its golden sizes, in code-unit order. */
+function difficultyOf(run: AbpRun, trials: readonly AbpTrial[], sizes: ReadonlyMap<string, GoldenSize>): Difficulty {
+  const ids = [...new Set([...run.tasks, ...trials.map((trial) => trial.task)])].sort(compareCodeUnits);
+  const tasks = ids.map((task) => {
+    const size = sizes.get(task) ?? null;
+    return {
+      task,
+      diffBytesNormalized: size?.diffBytesNormalized ?? null,
+      filesTouched: size?.filesTouched ?? null,
+    };
+  });
+  const bandsOf = (measure: DifficultyMeasure) =>
+    difficultyBands(tasks.map((entry) => ({ task: entry.task, size: entry[measure] })));
+  return {
+    method: DIFFICULTY_METHOD,
+    tasks,
+    diffBytesNormalized: bandsOf('diffBytesNormalized'),
+    filesTouched: bandsOf('filesTouched'),
+  };
+}
+
+/** An engine's scored trials split by the band of their task, with the same Wilson rate as its overall one. */
+function strataOf(scored: readonly AbpTrial[], difficulty: Difficulty): Strata {
+  const sizeOf = new Map(difficulty.tasks.map((entry) => [entry.task, entry]));
+  const ratesOf = (measure: DifficultyMeasure) =>
+    difficulty[measure].bands.map(({ band }) => {
+      const inBand = scored.filter(
+        (trial) => bandOf(difficulty[measure].edges, sizeOf.get(trial.task)?.[measure] ?? null) === band,
+      );
+      const resolved = inBand.filter((trial) => trial.outcome === 'resolved').length;
+      return {
+        band,
+        scoredTrials: inBand.length,
+        resolvedTrials: resolved,
+        resolveRate: rate(resolved, inBand.length),
+      };
+    });
+  return Object.fromEntries(DIFFICULTY_MEASURES.map((measure) => [measure, ratesOf(measure)])) as Strata;
+}
+
+function engineResult(engine: string, trials: readonly AbpTrial[], difficulty: Difficulty): EngineResult {
   const count = (outcome: AbpTrial['outcome']) => trials.filter((trial) => trial.outcome === outcome).length;
   const scored = trials.filter((trial) => scoredOutcomes.has(trial.outcome));
   const resolved = scored.filter((trial) => trial.outcome === 'resolved');
@@ -52,6 +113,7 @@ function engineResult(engine: string, trials: readonly AbpTrial[]): EngineResult
     unsupportedTrials: unsupported,
     verifiedRateExecuted: resolveRate,
     verifiedRateAllTrials: rate(resolved.length, scored.length + unsupported),
+    byDifficulty: strataOf(scored, difficulty),
   };
 }
 
@@ -119,6 +181,16 @@ const flagMeanings: ReadonlyMap<string, string> = new Map([
   ['budget-unchecked', 'cost not measured, so budgetUsd was not checked'],
 ]);
 
+/** What kept an engine's trials from being scored, by outcome: "3 engine errors, 1 harness error, 0 unsupported". */
+export function describeExclusions(result: EngineResult): string {
+  const counted = (count: number, what: string) => `${count} ${what}${count === 1 ? '' : 's'}`;
+  return [
+    counted(result.excludedEngineErrors, 'engine error'),
+    counted(result.excludedHarnessErrors ?? 0, 'harness error'),
+    `${result.unsupportedTrials ?? 0} unsupported`,
+  ].join(', ');
+}
+
 function warnings(
   run: AbpRun,
   perEngine: readonly EngineResult[],
@@ -132,7 +204,12 @@ function warnings(
     );
   list.push(...extra);
   for (const result of perEngine) {
-    if (result.scoredTrials < SMALL_SAMPLE)
+    // Not a small sample but none at all: said as such, since `abp run` fails when no engine has one (cli/run.ts).
+    if (result.scoredTrials === 0)
+      list.push(
+        `${result.engine}: no trial could be scored, so it has no resolve rate and takes no part in any comparison; ${describeExclusions(result)}`,
+      );
+    else if (result.scoredTrials < SMALL_SAMPLE)
       list.push(
         `${result.engine}: ${result.scoredTrials} scored trials is a small sample; read the intervals, not the points`,
       );
@@ -169,11 +246,12 @@ function warnings(
 export function buildVerdict(
   run: AbpRun & { id: string },
   trials: readonly AbpTrial[],
-  extraWarnings: readonly string[] = [],
+  inputs: VerdictInputs = {},
 ): AbpVerdict {
   const byEngine = new Map(run.engines.map((engine) => [engine.name, [] as AbpTrial[]]));
   for (const trial of [...trials].sort((x, y) => x.order - y.order)) byEngine.get(trial.engine)?.push(trial);
-  const perEngine = run.engines.map((engine) => engineResult(engine.name, byEngine.get(engine.name) ?? []));
+  const difficulty = difficultyOf(run, trials, inputs.goldenSizes ?? new Map());
+  const perEngine = run.engines.map((engine) => engineResult(engine.name, byEngine.get(engine.name) ?? [], difficulty));
   const pairs: Pairwise[] = [];
   run.engines.forEach((a, i) =>
     run.engines.slice(i + 1).forEach((b) => pairs.push(pairwise(a.name, b.name, byEngine, run.seed))),
@@ -184,7 +262,8 @@ export function buildVerdict(
     perEngine,
     pairwise: pairs,
     matchedModels: run.matchedModels,
-    warnings: warnings(run, perEngine, trials, extraWarnings),
+    difficulty,
+    warnings: warnings(run, perEngine, trials, inputs.warnings ?? []),
     receipts: { trials: 'trials/', transcripts: 'transcripts/', diffs: 'diffs/', traces: 'traces/' },
   };
 }

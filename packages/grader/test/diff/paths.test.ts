@@ -72,6 +72,58 @@ describe('classifyPath defaults', () => {
   });
 });
 
+describe('classifyPath: documentation is not code (one rule for golden and engine diffs)', () => {
+  it.each<[string, PathKind]>([
+    // Changelogs by name, in any case, with no extension or a document's.
+    ['CHANGELOG.rst', 'docs'],
+    ['CHANGELOG.md', 'docs'],
+    ['changelog', 'docs'],
+    ['Changelog.txt', 'docs'],
+    ['CHANGELOG-1.x.md', 'docs'],
+    ['packages/core/CHANGELOG.md', 'docs'],
+    ['CHANGES', 'docs'],
+    ['CHANGES.rst', 'docs'],
+    ['HISTORY.md', 'docs'],
+    ['History.rst', 'docs'],
+    ['NEWS', 'docs'],
+    ['NEWS.adoc', 'docs'],
+    ['RELEASE_NOTES.md', 'docs'],
+    ['release-notes.txt', 'docs'],
+    ['RELEASENOTES.md', 'docs'],
+    ['README', 'docs'],
+    ['README.md', 'docs'],
+    ['readme.rst', 'docs'],
+    ['README.zh-CN.md', 'docs'],
+    ['lib/widgets/README.markdown', 'docs'],
+    // Documents under doc folders and changelog fragment folders, in any case.
+    ['docs/guide.md', 'docs'],
+    ['docs/api/reference.rst', 'docs'],
+    ['doc/usage.txt', 'docs'],
+    ['Doc/library/json.rst', 'docs'],
+    ['DOCS/Index.MD', 'docs'],
+    ['packages/web/docs/intro.mdx', 'docs'],
+    ['changelog/1234.bugfix.rst', 'docs'],
+    ['changelog.d/20240101_fix.md', 'docs'],
+    ['Misc/NEWS.d/next/Library/2024-01-01.gh-issue-1.rst', 'docs'],
+    ['newsfragments/99.feature.rst', 'docs'],
+    ['.changeset/brave-owls.md', 'docs'],
+    // Code that shares a changelog's name or sits in a doc folder without a document's extension stays code.
+    ['src/history.py', 'code'],
+    ['pkg/news/news.go', 'code'],
+    ['lib/changes.ts', 'code'],
+    ['README.py', 'code'],
+    ['docs/conf.py', 'code'],
+    ['docs/Makefile', 'code'],
+    ['docs/api.spec.yaml', 'code'],
+    ['src/doc.go', 'code'],
+    // Tests come first: a readme among the tests is test material, held out with them.
+    ['tests/README.md', 'test'],
+    ['docs/tests/example.md', 'test'],
+  ])('%s is %s', (path, kind) => {
+    expect(classifyPath(path)).toBe(kind);
+  });
+});
+
 describe('classifyPath with repository rules', () => {
   it('generated globs win over everything, anchored when they contain a slash', () => {
     const rules = { generated: ['dist/', 'src/gen/**/*.ts'] };
@@ -112,6 +164,13 @@ describe('classifyChange', () => {
     expect(classifyChange({ path: 'tests/test_helper.py', oldPath: 'src/helper.py' })).toBe('test');
     expect(classifyChange({ path: 'src/b.py', oldPath: 'src/a.py' })).toBe('code');
     expect(classifyChange({ path: 'go.sum', oldPath: null })).toBe('lockfile');
+  });
+
+  it('calls a rename docs only when both paths are: moving code into docs/ still removes code', () => {
+    expect(classifyChange({ path: 'docs/old-guide.md', oldPath: 'docs/guide.md' })).toBe('docs');
+    expect(classifyChange({ path: 'docs/history.md', oldPath: 'CHANGELOG.md' })).toBe('docs');
+    expect(classifyChange({ path: 'docs/helper.md', oldPath: 'src/helper.py' })).toBe('code');
+    expect(classifyChange({ path: 'src/readme.py', oldPath: 'README.md' })).toBe('code');
   });
 });
 

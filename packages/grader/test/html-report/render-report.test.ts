@@ -9,6 +9,7 @@ import type { AbpRun } from '@abp/protocol/schemas/abp-run';
 import type { AbpTrial } from '@abp/protocol/schemas/abp-trial';
 import { readRunResults, type RunResults } from '../../src/results/index.js';
 import { renderReport } from '../../src/html-report/index.js';
+import { buildVerdict } from '../../src/run/verdict.js';
 import {
   makeRun,
   makeVerdict,
@@ -119,6 +120,35 @@ describe('renderReport', () => {
     expect(html).toContain('small sample &lt;script&gt;'); // a verdict warning
     expect(html).toContain('&lt;script&gt;steal()&lt;/script&gt;');
     expect(html).toContain('href="javascript%3Aalert(3)"');
+  });
+
+  it("shows each engine's resolve rate per difficulty band of the verdict, after the per-engine table", async () => {
+    const results = await resultsOf(matchedRun);
+    const goldenSizes = new Map([
+      ['task-a', { diffBytesNormalized: 120, filesTouched: 1 }],
+      ['task-b', { diffBytesNormalized: 300, filesTouched: 2 }],
+      ['task-c', null],
+    ]);
+    const verdict = buildVerdict({ ...matchedRun, id: 'run-current' }, results.trials, { goldenSizes });
+    const html = renderReport({ ...results, verdict });
+    const section = html.slice(html.indexOf('<section id="difficulty">'), html.indexOf('<section id="pairwise">'));
+    expect(html.indexOf('<section id="engines">')).toBeLessThan(html.indexOf('<section id="difficulty">'));
+    expect(section).toContain(
+      '<h3>By golden diff size</h3><p class="notice">Edges 120 B and 300 B: small up to the first, medium above it up to the second, large above the second.</p>',
+    );
+    expect(section).toContain(
+      '<th>small <small>120 B, 1 task</small></th><th>medium <small>300 B, 1 task</small></th><th>unknown <small>no golden fix, 1 task</small></th>',
+    );
+    // oxagen resolved task-a twice and task-b once of two; claude-code's task-c trials were engine errors: no rate.
+    expect(section).toContain(
+      '<tr><th scope="row">oxagen</th><td class="num">100.0% <small>[34.2%, 100.0%]</small> <small>2/2</small></td>' +
+        '<td class="num">50.0% <small>[9.5%, 90.5%]</small> <small>1/2</small></td>',
+    );
+    expect(section).toContain('<td class="num">— <small>0/0</small></td></tr>');
+    expect(section).toContain('<h3>By golden files touched</h3>');
+    expect(section).toContain('<th>medium <small>2 files, 1 task</small></th>');
+    // A verdict without bands (another harness's, or an older one) has no such section.
+    expect(renderReport(results)).not.toContain('<section id="difficulty">');
   });
 
   it('draws one SVG per metric, a dot per resolved trial with a value', async () => {

@@ -62,6 +62,28 @@ describe('abp run on real tasks and real processes', () => {
       result.trials.filter((trial) => trial.engine === 'noop').every((trial) => trial.outcome === 'unresolved'),
     ).toBe(true);
     expect(result.verdict.pairwise[0]?.mcnemar).toEqual({ discordant: [4, 0], pExact: 0.125 });
+    // The slug task's golden fix (task.json golden) makes the only sized band; the fixture has none.
+    expect(result.verdict.difficulty?.diffBytesNormalized).toEqual({
+      edges: [180, 180],
+      bands: [
+        { band: 'small', range: [180, 180], tasks: [SLUG_TASK] },
+        { band: 'unknown', range: null, tasks: [GREETING_TASK] },
+      ],
+    });
+    expect(
+      result.verdict.perEngine.map((engine) =>
+        engine.byDifficulty?.diffBytesNormalized.map((rate) => [rate.band, rate.resolvedTrials, rate.scoredTrials]),
+      ),
+    ).toEqual([
+      [
+        ['small', 2, 2],
+        ['unknown', 2, 2],
+      ],
+      [
+        ['small', 0, 2],
+        ['unknown', 0, 2],
+      ],
+    ]);
     const files = await readdir(result.runDir);
     expect(files.sort()).toEqual([
       'diffs',

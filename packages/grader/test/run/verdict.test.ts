@@ -153,3 +153,90 @@ describe('trials whose tokens or cost are unknown', () => {
     expect(verdictSchema.safeParse(verdict).success).toBe(true);
   });
 });
+
+describe('difficulty strata (spec §4.5)', () => {
+  // t1..t3 small fixes, t4 and t5 large ones, t6 a fixture without a golden fix.
+  const goldenSizes = new Map([
+    ['t1', { diffBytesNormalized: 120, filesTouched: 1 }],
+    ['t2', { diffBytesNormalized: 300, filesTouched: 1 }],
+    ['t3', { diffBytesNormalized: 300, filesTouched: 1 }],
+    ['t4', { diffBytesNormalized: 2400, filesTouched: 3 }],
+    ['t5', { diffBytesNormalized: 9000, filesTouched: 6 }],
+    ['t6', null],
+  ]);
+  const verdict = buildVerdict({ ...run, id: 'run-x' }, trials, { goldenSizes });
+
+  it('records every task of the run with its golden sizes, the edges and the bands, and validates', () => {
+    expect(verdictSchema.safeParse(verdict).success).toBe(true);
+    expect(verdict.difficulty?.tasks).toEqual([
+      { task: 't1', diffBytesNormalized: 120, filesTouched: 1 },
+      { task: 't2', diffBytesNormalized: 300, filesTouched: 1 },
+      { task: 't3', diffBytesNormalized: 300, filesTouched: 1 },
+      { task: 't4', diffBytesNormalized: 2400, filesTouched: 3 },
+      { task: 't5', diffBytesNormalized: 9000, filesTouched: 6 },
+      { task: 't6', diffBytesNormalized: null, filesTouched: null },
+    ]);
+    // Five known sizes: the edges are the 2nd and 4th smallest; t2 and t3 tie and share a band.
+    expect(verdict.difficulty?.diffBytesNormalized).toEqual({
+      edges: [300, 2400],
+      bands: [
+        { band: 'small', range: [120, 300], tasks: ['t1', 't2', 't3'] },
+        { band: 'medium', range: [2400, 2400], tasks: ['t4'] },
+        { band: 'large', range: [9000, 9000], tasks: ['t5'] },
+        { band: 'unknown', range: null, tasks: ['t6'] },
+      ],
+    });
+    expect(verdict.difficulty?.filesTouched.edges).toEqual([1, 3]);
+  });
+
+  it("gives each engine's scored trials per band, with the Wilson interval its overall rate uses", () => {
+    const [a, b] = verdict.perEngine;
+    // a: t1..t3 resolved; t4 disqualified (scored, not resolved); t5 a harness error and t6 unsupported, not scored.
+    expect(a?.byDifficulty?.diffBytesNormalized).toEqual([
+      { band: 'small', scoredTrials: 3, resolvedTrials: 3, resolveRate: { point: 1, wilson95: [0.438503, 1] } },
+      { band: 'medium', scoredTrials: 1, resolvedTrials: 0, resolveRate: { point: 0, wilson95: [0, 0.793451] } },
+      { band: 'large', scoredTrials: 0, resolvedTrials: 0, resolveRate: null },
+      { band: 'unknown', scoredTrials: 0, resolvedTrials: 0, resolveRate: null },
+    ]);
+    // b: t1 and t3 resolved, t2 not; t4 an engine error; t5 resolved; t6 unresolved.
+    expect(
+      b?.byDifficulty?.diffBytesNormalized.map((rate) => [rate.band, rate.resolvedTrials, rate.scoredTrials]),
+    ).toEqual([
+      ['small', 2, 3],
+      ['medium', 0, 0],
+      ['large', 1, 1],
+      ['unknown', 0, 1],
+    ]);
+  });
+
+  it('counts tasks left out of the sizes as unknown, and is byte-identical whatever the order', () => {
+    const unsized = buildVerdict({ ...run, id: 'run-x' }, trials);
+    expect(unsized.difficulty?.diffBytesNormalized).toEqual({
+      edges: [],
+      bands: [{ band: 'unknown', range: null, tasks: ['t1', 't2', 't3', 't4', 't5', 't6'] }],
+    });
+    expect(unsized.perEngine[0]?.byDifficulty?.filesTouched).toEqual([
+      { band: 'unknown', scoredTrials: 4, resolvedTrials: 3, resolveRate: unsized.perEngine[0]?.resolveRate },
+    ]);
+    const shuffled = new Map([...goldenSizes].reverse());
+    expect(
+      JSON.stringify(buildVerdict({ ...run, id: 'run-x' }, [...trials].reverse(), { goldenSizes: shuffled })),
+    ).toBe(JSON.stringify(verdict));
+  });
+});
+
+describe('an engine none of whose trials was scored', () => {
+  it('is named in the warnings with what excluded its trials, not as a small sample', () => {
+    const verdict = buildVerdict({ ...run, id: 'run-x' }, [
+      makeTrial({ task: 't1', engine: 'a', outcome: 'resolved' }),
+      makeTrial({ task: 't1', engine: 'b', outcome: 'engine-error', reason: 'failed-preflight' }),
+      makeTrial({ task: 't2', engine: 'b', outcome: 'harness-error' }),
+    ]);
+    const about = (verdict.warnings ?? []).filter((warning) => warning.startsWith('b: '));
+    expect(about[0]).toBe(
+      'b: no trial could be scored, so it has no resolve rate and takes no part in any comparison; 1 engine error, 1 harness error, 0 unsupported',
+    );
+    expect(about.some((warning) => warning.includes('small sample'))).toBe(false);
+    expect(verdictSchema.safeParse(verdict).success).toBe(true);
+  });
+});

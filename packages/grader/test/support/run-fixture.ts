@@ -82,6 +82,8 @@ export interface AdapterSpec {
   env?: { allow?: string[]; set?: Record<string, string> };
   /** Run the script from this path instead of {repo}/engines/ (the test copies it there). */
   scriptPath?: string;
+  /** The adapter's whole command instead of node and a script: an engine that cannot even start, say. */
+  command?: string[];
   program?: string[];
 }
 
@@ -113,7 +115,7 @@ export async function buildRunFixture(input: {
         executionPolicy: input.policy ?? 'trusted-local',
         adapters: input.adapters.map((adapter) => ({
           engine: adapter.engine,
-          command: [
+          command: adapter.command ?? [
             process.execPath,
             adapter.scriptPath ?? `{repo}/engines/${adapter.script}.mjs`,
             '{inputFile}',

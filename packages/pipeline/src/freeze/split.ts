@@ -1,5 +1,5 @@
 // Owns what a freeze learns from the fix's patch alone: its code and test parts (grader/diff rules plus
-// the repository's overrides), the lockfiles and generated files it touches, its normalized size
+// the repository's overrides), the lockfiles, generated files and docs it touches, its normalized size
 // (spec §4.5, the same function the grader ranks agents with) and the held-out test files.
 
 import {
@@ -21,11 +21,11 @@ export interface FixSplit {
 
 export interface RecordedFile {
   path: string;
-  kind: 'lockfile' | 'generated';
+  kind: 'lockfile' | 'generated' | 'docs';
 }
 
 export interface FixMeasure {
-  /** Lockfiles and generated files: kept in the patch, left out of the size. */
+  /** Lockfiles, generated files and docs (changelogs, readmes): kept in the patch, left out of the size. */
   recorded: RecordedFile[];
   golden: { diffBytesNormalized: number; filesTouched: number };
 }
@@ -59,7 +59,10 @@ export async function measureFix(
   });
   // perFile, not the split's kinds: a file whose base version carries a generator header is generated too.
   const recorded = size.perFile
-    .filter((file): file is typeof file & RecordedFile => file.kind === 'lockfile' || file.kind === 'generated')
+    .filter(
+      (file): file is typeof file & RecordedFile =>
+        file.kind === 'lockfile' || file.kind === 'generated' || file.kind === 'docs',
+    )
     .map(({ path, kind }) => ({ path, kind }));
   return { recorded, golden: { diffBytesNormalized: size.codeBytes, filesTouched: size.filesTouched } };
 }

@@ -93,6 +93,18 @@ describe('splitFix', () => {
     expect(splitFix(patch.join(''), { test: ['src/'] }).codePatch).toBe(patch[2]);
   });
 
+  it('keeps changelogs and docs in the code part: applied with the fix, never held out', () => {
+    const patch = [
+      'diff --git a/src/a.py b/src/a.py\n--- a/src/a.py\n+++ b/src/a.py\n@@ -1 +1 @@\n-old\n+new\n',
+      'diff --git a/CHANGELOG.rst b/CHANGELOG.rst\n--- a/CHANGELOG.rst\n+++ b/CHANGELOG.rst\n@@ -1 +1 @@\n-1.0\n+1.1\n',
+      'diff --git a/docs/usage.rst b/docs/usage.rst\n--- a/docs/usage.rst\n+++ b/docs/usage.rst\n@@ -1 +1 @@\n-a\n+b\n',
+    ];
+    const split = splitFix(patch.join(''), undefined);
+    expect(split.testPatch).toBe('');
+    expect(split.codePatch).toBe(patch.join(''));
+    expect(split.changes.map((change) => change.kind)).toEqual(['code', 'docs', 'docs']);
+  });
+
   it('refuses text that is not git diff output', () => {
     expect(codeOf(() => splitFix('this is not a patch\n', undefined))).toBe('unreadable-patch');
   });

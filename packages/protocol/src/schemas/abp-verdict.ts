@@ -1,6 +1,16 @@
-// The abp-verdict/v1 report (spec §8): per-engine rates with their intervals, pairwise tests, and the receipts behind them.
+// The abp-verdict/v1 report (spec §8): per-engine rates with their intervals, overall and per difficulty band of the
+// task set (§4.5), pairwise tests, and the receipts behind them.
 import { z } from 'zod';
 import {
+  DIFFICULTY_MEASURES,
+  DIFFICULTY_METHOD,
+  difficultyBands,
+  SIZED_BANDS,
+  UNKNOWN_BAND,
+  type DifficultyMeasure,
+} from './difficulty-bands.js';
+import {
+  compareCodeUnits,
   describeValue,
   documentId,
   duplicateIndices,
@@ -40,6 +50,44 @@ const resolveRate = z
 // Medians are null when the engine has nothing to take a median of (no scored or no resolved trials).
 const median = z.number().nonnegative().nullable();
 
+const bandName = z.enum([...SIZED_BANDS, UNKNOWN_BAND]);
+
+const bandRate = z
+  .strictObject({
+    band: bandName,
+    scoredTrials: nonNegativeInt,
+    resolvedTrials: nonNegativeInt,
+    resolveRate: resolveRate
+      .nullable()
+      .describe('resolved / scored trials of the tasks in the band, Wilson 95%; null when none was scored.'),
+  })
+  .superRefine((rate, ctx) => {
+    if (rate.resolvedTrials > rate.scoredTrials)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['resolvedTrials'],
+        message: `must not exceed scoredTrials (${rate.scoredTrials}), got ${rate.resolvedTrials}`,
+      });
+    if ((rate.scoredTrials === 0) !== (rate.resolveRate === null))
+      ctx.addIssue({
+        code: 'custom',
+        path: ['resolveRate'],
+        message:
+          rate.scoredTrials === 0
+            ? 'must be null when scoredTrials is 0'
+            : `is required: the band has ${rate.scoredTrials} scored trials`,
+      });
+  });
+
+const byDifficulty = z
+  .strictObject(
+    Object.fromEntries(DIFFICULTY_MEASURES.map((measure) => [measure, z.array(bandRate)])) as Record<
+      DifficultyMeasure,
+      z.ZodArray<typeof bandRate>
+    >,
+  )
+  .describe("The engine's resolve rate in each band of verdict.difficulty, in the same order (spec §4.5).");
+
 const engineResult = z
   .strictObject({
     engine: documentId,
@@ -73,6 +121,7 @@ const engineResult = z
       .nullable()
       .optional()
       .describe('resolved / (scored + unsupported) trials: unsupported trials count as not verified.'),
+    byDifficulty: byDifficulty.optional(),
   })
   .superRefine((result, ctx) => {
     if (result.scoredTrials === 0 && result.resolveRate !== null)
@@ -104,6 +153,71 @@ const metricDelta = z
       });
   });
 
+const goldenSize = nonNegativeInt.nullable();
+
+const bands = z.strictObject({
+  edges: z
+    .array(nonNegativeInt)
+    .describe(
+      'Inclusive upper edges of the small and medium bands: the nearest-rank terciles of the known sizes; empty when none is known.',
+    ),
+  bands: z.array(
+    z.strictObject({
+      band: bandName,
+      range: z.tuple([nonNegativeInt, nonNegativeInt]).nullable().describe('Smallest and largest size in the band.'),
+      tasks: z.array(documentId),
+    }),
+  ),
+});
+
+const difficulty = z
+  .strictObject({
+    method: z.literal(DIFFICULTY_METHOD),
+    tasks: z
+      .array(
+        z.strictObject({
+          task: documentId,
+          diffBytesNormalized: goldenSize,
+          filesTouched: goldenSize,
+        }),
+      )
+      .describe("Every task of the run with its golden fix's size (abp-task/v1 golden); null for tasks without one."),
+    ...(Object.fromEntries(DIFFICULTY_MEASURES.map((measure) => [measure, bands])) as Record<
+      DifficultyMeasure,
+      typeof bands
+    >),
+  })
+  .superRefine((value, ctx) => {
+    value.tasks.forEach((entry, index) => {
+      const previous = value.tasks[index - 1];
+      if (previous !== undefined && compareCodeUnits(previous.task, entry.task) >= 0)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['tasks', index, 'task'],
+          message: `must come after ${describeValue(previous.task)}: tasks are listed once each, in code-unit order`,
+        });
+      if ((entry.diffBytesNormalized === null) !== (entry.filesTouched === null))
+        ctx.addIssue({
+          code: 'custom',
+          path: ['tasks', index],
+          message: 'must give both golden sizes or neither: a task has a golden fix or it does not',
+        });
+    });
+    // The bands are recomputed from the recorded sizes: a verdict cannot claim bands its own tasks do not give.
+    for (const measure of DIFFICULTY_MEASURES) {
+      const expected = difficultyBands(value.tasks.map((entry) => ({ task: entry.task, size: entry[measure] })));
+      if (JSON.stringify({ edges: value[measure].edges, bands: value[measure].bands }) !== JSON.stringify(expected))
+        ctx.addIssue({
+          code: 'custom',
+          path: [measure],
+          message: `does not follow ${DIFFICULTY_METHOD} on the recorded task sizes, which give edges ${show(expected.edges)} and bands ${expected.bands.map((band) => `${band.band} (${band.tasks.length})`).join(', ')}`,
+        });
+    }
+  })
+  .describe(
+    "Difficulty strata fixed by the task set: its tasks cut into bands by each golden size (spec §4.5); each engine's rate per band is in perEngine[].byDifficulty.",
+  );
+
 const pairwise = z.strictObject({
   a: documentId,
   b: documentId,
@@ -134,6 +248,7 @@ export const verdictSchema = z
       .boolean()
       .optional()
       .describe('Copied from the run: false means no engine-vs-engine conclusion may be drawn (spec §7).'),
+    difficulty: difficulty.optional(),
     warnings: z
       .array(z.string())
       .optional()
@@ -175,6 +290,7 @@ export const verdictSchema = z
           message: 'must differ from a: an engine is not compared with itself',
         });
     });
+    checkStrata(verdict, ctx);
     for (const { index, first } of duplicateIndices(verdict.pairwise, (pair) => [pair.a, pair.b].sort().join('\n'))) {
       ctx.addIssue({
         code: 'custom',
@@ -188,3 +304,59 @@ export const verdictSchema = z
   );
 
 export type AbpVerdict = z.infer<typeof verdictSchema>;
+
+type VerdictShape = {
+  perEngine: Array<z.infer<typeof engineResult>>;
+  difficulty?: z.infer<typeof difficulty> | undefined;
+};
+
+/**
+ * Each engine's strata name the verdict's bands, in order, and add up to its totals: every scored trial is in exactly
+ * one band of each measure. Both or neither: strata without the bands they refer to cannot be read.
+ */
+function checkStrata(verdict: VerdictShape, ctx: z.core.$RefinementCtx<unknown>): void {
+  verdict.perEngine.forEach((result, index) => {
+    const strata = result.byDifficulty;
+    if (verdict.difficulty === undefined) {
+      if (strata !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['perEngine', index, 'byDifficulty'],
+          message: 'needs the bands it refers to: the verdict has no difficulty block',
+        });
+      return;
+    }
+    if (strata === undefined) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['perEngine', index, 'byDifficulty'],
+        message: 'is required: the verdict defines difficulty bands, and every engine reports its rate in each',
+      });
+      return;
+    }
+    for (const measure of DIFFICULTY_MEASURES) {
+      const names = verdict.difficulty[measure].bands.map((band) => band.band);
+      const given = strata[measure].map((rate) => rate.band);
+      if (given.join() !== names.join())
+        ctx.addIssue({
+          code: 'custom',
+          path: ['perEngine', index, 'byDifficulty', measure],
+          message: `must give the bands [${names.join(', ')}] in that order, got [${given.join(', ')}]`,
+        });
+      const sum = (key: 'scoredTrials' | 'resolvedTrials') =>
+        strata[measure].reduce((total, rate) => total + rate[key], 0);
+      if (sum('scoredTrials') !== result.scoredTrials)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['perEngine', index, 'byDifficulty', measure],
+          message: `holds ${sum('scoredTrials')} scored trials in all, but the engine has ${result.scoredTrials}`,
+        });
+      if (result.resolvedTrials !== undefined && sum('resolvedTrials') !== result.resolvedTrials)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['perEngine', index, 'byDifficulty', measure],
+          message: `holds ${sum('resolvedTrials')} resolved trials in all, but the engine has ${result.resolvedTrials}`,
+        });
+    }
+  });
+}
