@@ -1,5 +1,6 @@
 // Owns reading Jest `--json` and Vitest `--reporter=json` output (the same shape) into the
-// common result model, including test files that failed before any test could run.
+// common result model, including test files that failed before any test could run. Tolerant of the shapes the versions
+// in use have written: a title or an ancestor title as an array of parts (older jest), `testFilePath` for the file.
 
 import { TestReportError } from './errors.js';
 import { relativeToRoot, roundMs, testResult } from './model.js';
@@ -13,6 +14,15 @@ const STATUSES: Readonly<Record<string, TestStatus>> = {
   todo: 'skip',
   disabled: 'skip',
 };
+
+/** A title as one string: older jest writes some as arrays of parts (joined with a space, as jest prints them). */
+function titleText(value: unknown): string | null {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number') return String(value);
+  if (Array.isArray(value) && value.length > 0 && value.every((part) => ['string', 'number'].includes(typeof part)))
+    return value.map(String).join(' ');
+  return null;
+}
 
 export function parseJestJson(text: string, options: ParseOptions = {}): TestResult[] {
   let report: unknown;
@@ -35,16 +45,18 @@ export function parseJestJson(text: string, options: ParseOptions = {}): TestRes
 }
 
 function readFile(file: unknown, index: number, options: ParseOptions): TestResult[] {
-  if (!isRecord(file) || typeof file.name !== 'string' || !Array.isArray(file.assertionResults)) {
+  const name = isRecord(file) ? (file.name ?? file.testFilePath) : undefined;
+  if (!isRecord(file) || typeof name !== 'string' || !Array.isArray(file.assertionResults)) {
     throw new TestReportError(
       'malformed-report',
       `jest-json: testResults[${index}] needs a string "name" and an "assertionResults" array`,
     );
   }
-  const fileName = relativeToRoot(file.name, options.rootDir);
+  const fileName = relativeToRoot(name, options.rootDir);
   const results = file.assertionResults.map((assertion: unknown, assertionIndex) => {
     const where = `testResults[${index}].assertionResults[${assertionIndex}]`;
-    if (!isRecord(assertion) || typeof assertion.title !== 'string' || typeof assertion.status !== 'string') {
+    const title = isRecord(assertion) ? titleText(assertion.title) : null;
+    if (!isRecord(assertion) || title === null || typeof assertion.status !== 'string') {
       throw new TestReportError('malformed-report', `jest-json: ${where} needs a string "title" and "status"`);
     }
     const status = STATUSES[assertion.status];
@@ -54,12 +66,14 @@ function readFile(file: unknown, index: number, options: ParseOptions): TestResu
         `jest-json: ${where} has status "${assertion.status}"; expected one of ${Object.keys(STATUSES).join(', ')}`,
       );
     }
-    const ancestors = Array.isArray(assertion.ancestorTitles) ? assertion.ancestorTitles.map(String) : [];
+    const ancestors = Array.isArray(assertion.ancestorTitles)
+      ? assertion.ancestorTitles.map((ancestor) => titleText(ancestor) ?? String(ancestor))
+      : [];
     const durationMs = typeof assertion.duration === 'number' ? roundMs(assertion.duration) : null;
     const failureMessages = Array.isArray(assertion.failureMessages)
       ? assertion.failureMessages.map(String).join('\n')
       : undefined;
-    return testResult([fileName, ...ancestors, assertion.title].join(' › '), status, durationMs, failureMessages);
+    return testResult([fileName, ...ancestors, title].join(' › '), status, durationMs, failureMessages);
   });
   // A file that failed with no failed test (import error, a throwing afterAll) failed outside
   // its tests; it becomes an `error` result so the run cannot look clean.

@@ -105,6 +105,25 @@ describe('jest-json', () => {
     ]);
   });
 
+  it('reads the shapes older jest wrote: titles and ancestors as arrays of parts, testFilePath for the file', () => {
+    const text = JSON.stringify({
+      testResults: [
+        {
+          testFilePath: 'old.test.js',
+          status: 'passed',
+          assertionResults: [
+            { title: ['adds', 2, 'and', 3], status: 'passed', ancestorTitles: [['math', 'ops']] },
+            { title: 'keeps a plain title', status: 'passed', ancestorTitles: [] },
+          ],
+        },
+      ],
+    });
+    expect(parseReport('jest-json', text).tests.map((test) => [test.id, test.status])).toEqual([
+      ['old.test.js › keeps a plain title', 'pass'],
+      ['old.test.js › math ops › adds 2 and 3', 'pass'],
+    ]);
+  });
+
   it.each([
     ['text that is not JSON', 'PASS src/math.test.js'],
     ['JSON without testResults', '{"numTotalTests":0}'],
