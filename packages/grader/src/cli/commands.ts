@@ -1,5 +1,5 @@
 // The grader's commands, one registration per command: what a task consumer runs in CI (run, gate, baseline,
-// conformance, validate) and what an auditor runs without trusting the operator (verify, pull, audit).
+// conformance, validate) and what an auditor runs without trusting the operator (verify, pull, unpack, audit).
 import { Option, type Command } from 'commander';
 import type { AuditDrawOptions, AuditLogOptions } from './audit.js';
 import type { EnvStoreOptions } from './env.js';
@@ -7,6 +7,7 @@ import type { BaselineCommandOptions, GateOptions } from './gate.js';
 import { fraction, jsonOption, sha256Flag, wholeNumber, type CommandGroup } from './program.js';
 import type { PullCommandOptions } from './pull.js';
 import type { RunCommandOptions } from './run.js';
+import type { UnpackCommandOptions } from './unpack.js';
 import type { VerifyOptions } from './verify.js';
 
 function registerRun(program: Command): void {
@@ -176,6 +177,37 @@ function registerPull(program: Command): void {
     );
 }
 
+function registerUnpack(program: Command): void {
+  program
+    .command('unpack')
+    .description(
+      'unpack a task bundle read from a file into the task folder abp run reads, as abp pull lays it out, once its signature verifies against a pinned trust root (and, with --from, its log entry against the registry): exit 1 with the reason code abp pull gives; nothing is left behind',
+    )
+    .argument('<bundle>', 'the bundle archive (<sha256>.tar)')
+    .requiredOption('-o, --output <dir>', 'where <task>/task and <task>/held-out are made (abp run --tasks <dir>)')
+    .option('--signature <file>', 'the Sigstore bundle (default: <bundle without .tar>.sigstore.json beside it)')
+    .option(
+      '--trust-root <file>',
+      "the pinned abp-trust-root/v1 document (default: the data directory's trust-root.json)",
+    )
+    .option(
+      '--from <url>',
+      "the registry's abp serve: prove the signature logged in its transparency log and fetch a missing environment, as abp pull does (default: the log is not consulted, the environment must be in the store)",
+    )
+    .option(
+      '--checkpoints <dir>',
+      "with --from: where the log checkpoints seen of each registry are kept (default: the data directory's kept-checkpoints/)",
+    )
+    .option(
+      '--environments <dir>',
+      "the environment store the task's environment must be in (default: the data directory's environments/)",
+    )
+    .addOption(jsonOption())
+    .action(async (bundle: string, options: UnpackCommandOptions) =>
+      (await import('./unpack.js')).unpackCommand(bundle, options),
+    );
+}
+
 function registerAudit(program: Command): void {
   const audit = program
     .command('audit')
@@ -282,6 +314,7 @@ export const graderCommands: CommandGroup = (program) => {
     registerValidate,
     registerVerify,
     registerPull,
+    registerUnpack,
     registerAudit,
     registerEnv,
   ])

@@ -1,6 +1,6 @@
-// Pulling a frozen task from a registry's `abp serve` as a consumer: the client, the checks (trust root chain,
-// digest, signature, log inclusion and consistency), the checkpoints kept between pulls, and the provenance.json the
-// pull leaves beside the task. This file only re-exports.
+// Pulling a frozen task from a registry's `abp serve` as a consumer, or unpacking a bundle read from a file with the
+// same checks: the client, the checks (trust root chain, digest, signature, log inclusion and consistency), the
+// checkpoints kept between pulls, and the provenance.json left beside the task. This file only re-exports.
 
 export { PullError, type PullErrorCode } from './errors.js';
 export {
@@ -12,6 +12,7 @@ export {
   type PullOptions,
   type PulledTask,
 } from './pull.js';
+export { unpackTask, type UnpackOptions, type UnpackedTask } from './unpack.js';
 export { createRegistryClient, registryName, type RegistryClient } from './client.js';
 export { keepCheckpoints, keptCheckpointsFile, readKeptCheckpoints } from './kept-checkpoints.js';
 export { logKeysOf } from './log-proof.js';

@@ -4,12 +4,13 @@
 // these bytes and this task, its key must have been valid when it signed, and the registry's transparency log must hold
 // the signature and extend what the consumer saw of it before (distribution/log-proof.ts). All of it happens in one
 // staging folder beside the destination, renamed into place at the end; any failure removes everything the pull wrote.
+// `abp unpack` (pull/unpack.ts) runs the same checks and the same staging on a bundle read from a file.
 import { randomUUID } from 'node:crypto';
 import { mkdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { BundleError } from '@abp/protocol/bundle/errors';
 import { provenanceOf, writeTaskProvenance } from './provenance.js';
-import { readBundleSubjects, unpackBundle } from '../bundle/unpack.js';
+import { readBundleSubjects, unpackBundle, type UnpackedBundle } from '../bundle/unpack.js';
 import type { TrustRoot } from '@abp/protocol/schemas/abp-trust-root';
 import { conforms, documentId } from '@abp/protocol/schemas/primitives';
 import { SigningError, type SigningErrorCode } from '@abp/protocol/signing/errors';
@@ -18,7 +19,7 @@ import { advanceTrustRoot } from '../trust/trust-root-chain.js';
 import { loadTrustRoot } from '@abp/protocol/signing/trust-root';
 import { verifyStatementBundle, type VerifiedSigner, type VerifiedStatement } from '../trust/verify.js';
 import { syncFolder } from '@abp/protocol/files/durable-files';
-import { createRegistryClient, type RegistryClient } from './client.js';
+import { createRegistryClient, type FetchedSignature, type RegistryClient } from './client.js';
 import {
   checkEnvironmentFits,
   EnvironmentError,
@@ -29,7 +30,7 @@ import {
 import { homePaths, resolveHome } from '../home.js';
 import { PullError, type PullErrorCode } from './errors.js';
 import { keepCheckpoints, keptCheckpointsFile, readKeptCheckpoints } from './kept-checkpoints.js';
-import { proveBundleLogged } from './log-proof.js';
+import { proveBundleLogged, type LoggedBundle } from './log-proof.js';
 
 export interface PullOptions {
   taskId: string;
@@ -106,7 +107,8 @@ export interface PulledEnvironment {
  * config and layers, each streamed to a file, hashed and compared with the digest that names it before it is kept.
  */
 async function pullEnvironment(
-  client: RegistryClient,
+  /** Where missing blobs are fetched from; null: every blob must be in the store already (`abp unpack`). */
+  client: RegistryClient | null,
   image: string,
   store: EnvironmentStore,
   taskId: string,
@@ -122,6 +124,11 @@ async function pullEnvironment(
       counts.reused += 1;
       return;
     }
+    if (client === null)
+      throw new PullError(
+        'environment-missing',
+        `task ${taskId} names environment ${digest}, but its ${what} ${blob} is not in ${store.root}: unpack with --from <the registry's abp serve> to fetch it, or import the environment there (abp env import)`,
+      );
     const file = await store.scratch('pull');
     try {
       const got = await client.downloadEnvironmentBlob(blob, file).catch((error: unknown) => {
@@ -167,6 +174,85 @@ async function pullEnvironment(
 export const PULLED_TASK_DIR = 'task';
 export const PULLED_HELD_OUT_DIR = 'held-out';
 
+/** A bundle archive and its signature, as `abp pull` fetched them or `abp unpack` found them. */
+export interface BundleToUnpack<Logged> {
+  taskId: string;
+  /** The archive's path or bytes; unpacked only once the checks hold, and hashed again as it is unpacked. */
+  archive: string | Buffer;
+  /** sha256 (hex) of the archive's bytes, taken before anything parsed them. */
+  archiveHex: string;
+  signature: FetchedSignature;
+  /** The trust root the signer must be trusted by (pinned, or walked forward from the pinned one). */
+  trustRoot: TrustRoot;
+  /** Proves the signature logged in the registry's transparency log; runs after the signature verified. */
+  proveLogged: (verified: VerifiedStatement) => Promise<Logged>;
+  /** A new folder the task is unpacked into: task/ (with provenance.json) and held-out/. */
+  staging: string;
+  /** The `abp serve` it came from, linked in provenance.json; null for a bundle taken from a file. */
+  serveUrl: string | null;
+}
+
+/**
+ * The checks `abp pull` and `abp unpack` share, in order: the signature must vouch for these bytes as this task's bundle
+ * (keyed or keyless, by the trust root), the log must hold it (as the caller proves), the signed held-out digest must be
+ * the archive's, and the manifest must be this task's. Only then is the archive unpacked, with provenance.json beside
+ * task.json, into the staging folder.
+ */
+export async function verifyAndUnpack<Logged extends LoggedBundle | null>(
+  bundle: BundleToUnpack<Logged>,
+): Promise<{ verified: VerifiedStatement; logged: Logged; unpacked: UnpackedBundle }> {
+  const { taskId, archive, staging } = bundle;
+  const digest = `sha256:${bundle.archiveHex}`;
+  const verified = await verifySignature(bundle.signature.value, bundle.trustRoot, taskId, bundle.archiveHex);
+  const logged = await bundle.proveLogged(verified);
+  const subjects = await readBundleSubjects(archive).catch((error: unknown) => rethrowBundle(error, taskId));
+  const signedHeldOut = verified.statement.subject.find(
+    (subject) => subject.name === taskBundleSubjectNames(taskId).heldOut,
+  )?.digest.sha256;
+  if (signedHeldOut !== subjects.heldOut) {
+    throw new PullError(
+      'tampered-bundle',
+      `the held-out part of ${digest} hashes to sha256:${subjects.heldOut}, but the signed statement names ${signedHeldOut === undefined ? 'no held-out part' : `sha256:${signedHeldOut}`}`,
+    );
+  }
+
+  // unpackBundle hashes the bytes again: the bytes unpacked are the bytes verified, whatever touched the file since.
+  const unpacked = await unpackBundle(archive, {
+    taskDir: join(staging, PULLED_TASK_DIR),
+    heldOutDir: join(staging, PULLED_HELD_OUT_DIR),
+    expectedDigest: digest,
+  }).catch((error: unknown) => rethrowBundle(error, taskId));
+  if (unpacked.manifest.id !== taskId)
+    throw new PullError(
+      'tampered-bundle',
+      `the signed bundle ${digest} holds task ${unpacked.manifest.id}, not ${taskId}`,
+    );
+  // Beside task.json, so the grader's report links each task to the bundle and statement it was verified from.
+  const proved: LoggedBundle | null = logged;
+  await writeTaskProvenance(
+    join(staging, PULLED_TASK_DIR),
+    provenanceOf({
+      taskId,
+      bundleDigest: digest,
+      heldOutDigest: unpacked.heldOutDigest,
+      verified,
+      trustRootVersion: bundle.trustRoot.version,
+      serveUrl: bundle.serveUrl,
+      ...(proved === null
+        ? {}
+        : {
+            log: {
+              origin: proved.checkpoint.checkpoint.origin,
+              index: proved.entry.index,
+              checkpointSize: proved.checkpoint.checkpoint.size,
+              rootHash: proved.checkpoint.checkpoint.rootHash,
+            },
+          }),
+    }),
+  );
+  return { verified, logged, unpacked };
+}
+
 export async function pullTask(
   options: PullOptions,
   client: RegistryClient = createRegistryClient(options.from),
@@ -179,8 +265,7 @@ export async function pullTask(
     );
   const pinned = await loadPinnedTrustRoot(options.trustRootPath);
   const outputDir = resolve(options.outputDir);
-  const destination = join(outputDir, taskId);
-  await ensureAbsent(destination);
+  await ensureAbsent(join(outputDir, taskId));
   const keptIn =
     options.checkpointsDir === undefined ? null : keptCheckpointsFile(resolve(options.checkpointsDir), options.from);
   const kept = keptIn === null ? [] : await readKeptCheckpoints(keptIn);
@@ -188,10 +273,7 @@ export async function pullTask(
   const task = await client.task(taskId);
   const trustRoot = await walkTrustRoot(pinned, client);
 
-  const created = await mkdir(outputDir, { recursive: true });
-  const staging = join(outputDir, `.${taskId}.pull-${randomUUID()}`);
-  try {
-    await mkdir(staging);
+  return intoTaskFolder({ outputDir, taskId, purpose: 'pull' }, async (staging, destination) => {
     const archive = join(staging, 'bundle.tar');
     const downloaded = await client.downloadBundle(task.bundleDigest, archive);
     const digest = `sha256:${downloaded.sha256}`;
@@ -203,70 +285,29 @@ export async function pullTask(
     }
 
     const signature = await client.bundleSignature(digest);
-    const verified = await verifySignature(signature.value, trustRoot, taskId, downloaded.sha256);
-    const logged = await proveBundleLogged({
-      client,
+    const { verified, logged, unpacked } = await verifyAndUnpack({
+      taskId,
+      archive,
+      archiveHex: downloaded.sha256,
+      signature,
       trustRoot,
-      taskId,
-      signatureSha256: signature.sha256,
-      keyId: verified.keyId,
-      kept,
+      staging,
+      serveUrl: options.from,
+      proveLogged: (signed) =>
+        proveBundleLogged({
+          client,
+          trustRoot,
+          taskId,
+          signatureSha256: signature.sha256,
+          keyId: signed.keyId,
+          kept,
+        }),
     });
-    const { checkpoint } = logged.checkpoint;
-    const subjects = await readBundleSubjects(archive).catch((error: unknown) => rethrowBundle(error, taskId));
-    const signedHeldOut = verified.statement.subject.find(
-      (subject) => subject.name === taskBundleSubjectNames(taskId).heldOut,
-    )?.digest.sha256;
-    if (signedHeldOut !== subjects.heldOut) {
-      throw new PullError(
-        'tampered-bundle',
-        `the held-out part of ${digest} hashes to sha256:${subjects.heldOut}, but the signed statement names ${signedHeldOut === undefined ? 'no held-out part' : `sha256:${signedHeldOut}`}`,
-      );
-    }
-
-    // unpackBundle hashes the file again: the bytes unpacked are the bytes verified, whatever touched the file since.
-    const unpacked = await unpackBundle(archive, {
-      taskDir: join(staging, PULLED_TASK_DIR),
-      heldOutDir: join(staging, PULLED_HELD_OUT_DIR),
-      expectedDigest: digest,
-    }).catch((error: unknown) => rethrowBundle(error, taskId));
-    if (unpacked.manifest.id !== taskId)
-      throw new PullError(
-        'tampered-bundle',
-        `the signed bundle ${digest} holds task ${unpacked.manifest.id}, not ${taskId}`,
-      );
-    // Beside task.json, so the grader's report links each task to the bundle and statement it was verified from.
-    await writeTaskProvenance(
-      join(staging, PULLED_TASK_DIR),
-      provenanceOf({
-        taskId,
-        bundleDigest: digest,
-        heldOutDigest: unpacked.heldOutDigest,
-        verified,
-        trustRootVersion: trustRoot.version,
-        serveUrl: options.from,
-        log: {
-          origin: checkpoint.origin,
-          index: logged.entry.index,
-          checkpointSize: checkpoint.size,
-          rootHash: checkpoint.rootHash,
-        },
-      }),
-    );
     await rm(archive);
-    const environment = await pullEnvironment(
-      client,
-      unpacked.manifest.environment.image,
-      new EnvironmentStore(resolve(options.environments ?? homePaths(resolveHome()).environments)),
-      taskId,
-      unpacked.manifest.source.kind === 'github-issue'
-        ? filesAtCommit(join(staging, PULLED_TASK_DIR, 'repo'), unpacked.manifest.source.baseCommit)
-        : null,
-    );
+    const environment = await taskEnvironment(client, unpacked, staging, options.environments);
     // Kept before the rename: a checkpoint that verified is what this consumer knows of the log, even if the rename
     // then loses a race for the destination.
     if (keptIn !== null) await keepCheckpoints(keptIn, [logged.checkpoint]);
-    await publish(staging, destination);
     return {
       taskId,
       state: task.state,
@@ -280,16 +321,65 @@ export async function pullTask(
       signedAt: verified.signedAt,
       trustRoot: { pinnedVersion: pinned.version, version: trustRoot.version },
       environment,
-      log: {
-        origin: checkpoint.origin,
-        index: logged.entry.index,
-        checkpointSize: checkpoint.size,
-        rootHash: checkpoint.rootHash,
-        keptSize: logged.keptSize,
-        loggedBeforeRetirement: logged.loggedBeforeRetirement,
-        keptIn,
-      },
+      log: logProofOf(logged, keptIn),
     };
+  });
+}
+
+/** What a pull or an unpack reports of the log proof. */
+export function logProofOf(logged: LoggedBundle, keptIn: string | null): PulledLogProof {
+  const { checkpoint } = logged.checkpoint;
+  return {
+    origin: checkpoint.origin,
+    index: logged.entry.index,
+    checkpointSize: checkpoint.size,
+    rootHash: checkpoint.rootHash,
+    keptSize: logged.keptSize,
+    loggedBeforeRetirement: logged.loggedBeforeRetirement,
+    keptIn,
+  };
+}
+
+/**
+ * The environment an unpacked task names, verified in the store `abp run` reads (default $ABP_HOME/environments): blobs
+ * it lacks are fetched from `client`, and without one they must be there already. Null for a task graded on the host.
+ */
+export async function taskEnvironment(
+  client: RegistryClient | null,
+  unpacked: UnpackedBundle,
+  staging: string,
+  environments: string | undefined,
+): Promise<PulledEnvironment | null> {
+  const { manifest } = unpacked;
+  return pullEnvironment(
+    client,
+    manifest.environment.image,
+    new EnvironmentStore(resolve(environments ?? homePaths(resolveHome()).environments)),
+    manifest.id,
+    manifest.source.kind === 'github-issue'
+      ? filesAtCommit(join(staging, PULLED_TASK_DIR, 'repo'), manifest.source.baseCommit)
+      : null,
+  );
+}
+
+/**
+ * Makes `<outputDir>/<taskId>/` whole or not at all: `fill` writes the task into a staging folder beside it, which is
+ * renamed into place once `fill` returns; if anything fails, the staging folder and the folders made for it are removed.
+ */
+export async function intoTaskFolder<T>(
+  target: { outputDir: string; taskId: string; purpose: 'pull' | 'unpack' },
+  fill: (staging: string, destination: string) => Promise<T>,
+): Promise<T> {
+  const { outputDir, taskId } = target;
+  const destination = join(outputDir, taskId);
+  await ensureAbsent(destination);
+  const created = await mkdir(outputDir, { recursive: true });
+  const staging = join(outputDir, `.${taskId}.${target.purpose}-${randomUUID()}`);
+  try {
+    await mkdir(staging);
+    const value = await fill(staging, destination);
+    await publish(staging, destination);
+    return value;
   } catch (error) {
     await rm(staging, { recursive: true, force: true });
     if (created !== undefined) await removeEmptyFolders(outputDir, created);
@@ -333,7 +423,10 @@ async function ensureAbsent(path: string): Promise<void> {
     () => false,
   );
   if (found)
-    throw new PullError('destination-exists', `${path} already exists: remove it, or pull into another folder with -o`);
+    throw new PullError(
+      'destination-exists',
+      `${path} already exists: remove it, or write the task into another folder with -o`,
+    );
 }
 
 /** What each refusal of signature verification means for a pull; any other is `signature-rejected`, naming its code. */
@@ -398,7 +491,7 @@ async function publish(staging: string, destination: string): Promise<void> {
     if (error.code === 'ENOTEMPTY' || error.code === 'EEXIST')
       throw new PullError(
         'destination-exists',
-        `${destination} appeared while the task was pulled: remove it, or pull into another folder with -o`,
+        `${destination} appeared while the task was written: remove it, or write the task into another folder with -o`,
         { cause: error },
       );
     throw error;

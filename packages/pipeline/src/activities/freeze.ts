@@ -214,6 +214,10 @@ export function createFreezeActivities({ db, github, bundleDir, attestor, workDi
           }),
         );
       } catch (error) {
+        // A draw older than every model cutoff is the task's own fault, found before anything ran: the task is rejected
+        // with the reason, as a suite's verdict would reject it, rather than failing the workflow.
+        if (error instanceof FreezeError && error.code === 'no-verified-cutoff')
+          return { status: 'rejected', taskId: input.taskId, reason: error.code, detail: error.message };
         if (error instanceof FreezeError) throw permanent(error);
         throw error;
       }

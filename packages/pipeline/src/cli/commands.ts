@@ -1,6 +1,6 @@
 // The operators' commands, one registration per command: the embedded stack and the worker, the registry and its
 // draws, tasks, the freeze, signing keys, the read-only API, status and the training export.
-import { Option, type Command } from 'commander';
+import { InvalidArgumentError, Option, type Command } from 'commander';
 import { envGroup, jsonOption, wholeNumber, type CommandGroup } from '@abp/grader/cli';
 import { DEFAULT_SCHEDULED_ROTATION } from '../contracts/rotation-defaults.js';
 import type { ExportTrainingOptions } from './export.js';
@@ -220,18 +220,69 @@ function registerFreeze(program: Command): void {
       'the runner recipe {runner, ecosystem, install, test, report} (default: the criteria override, else detected)',
     )
     .option(
-      '--registry-version <version>',
-      'the registry version the issue was drawn from (default: the current quarter)',
+      '--sourced-at <time>',
+      'required: when the issue was drawn from the live backlog, RFC 3339 UTC, e.g. 2026-07-02T14:11:09Z',
+      utcTime('--sourced-at'),
     )
-    .option('--draw-seed <n>', 'the seed of the draw that picked the issue', wholeNumber('--draw-seed'), 0)
-    .option('--sourced-at <time>', 'when the issue was drawn, RFC 3339 UTC (default: now)')
+    .option(
+      '--registry-version <version>',
+      'required: the registry version the issue was drawn from, e.g. abp-registry/2026Q3',
+      registryVersionFlag,
+    )
+    .option(
+      '--draw-seed <n>',
+      'required: the published seed of the draw that picked the issue',
+      wholeNumber('--draw-seed'),
+    )
     .option('--runs <n>', 'runs per state (at least 3)', wholeNumber('--runs', 20), 3)
     .option(
       '--host',
       "run the suites on this machine's toolchains instead of in the task's environment (the default, abp env build); the task then names no image",
     )
     .addOption(jsonOption())
-    .action(async (options: FreezeCommandOptions) => (await import('./freeze.js')).freezeCommand(options));
+    .action(async (options: FreezeFlags, command: Command) => {
+      // Checked here, all at once and before any work: a missing one used to be filled in (now, this quarter, seed 0),
+      // which published an old fix as unseen by every model trained after it.
+      const missing = PROVENANCE_FLAGS.filter(({ key }) => options[key] === undefined).map(({ flag }) => flag);
+      const { sourcedAt, registryVersion, drawSeed } = options;
+      if (sourcedAt === undefined || registryVersion === undefined || drawSeed === undefined)
+        return command.error(
+          `error: abp freeze needs the task's provenance and never guesses it; missing ${missing.join(', ')} (${PROVENANCE_FLAGS.map(({ flag, what }) => `${flag}: ${what}`).join('; ')})`,
+          { exitCode: 2, code: 'abp.missing-provenance' },
+        );
+      return (await import('./freeze.js')).freezeCommand({ ...options, sourcedAt, registryVersion, drawSeed });
+    });
+}
+
+type ProvenanceKey = 'sourcedAt' | 'registryVersion' | 'drawSeed';
+type FreezeFlags = Omit<FreezeCommandOptions, ProvenanceKey> & Partial<Pick<FreezeCommandOptions, ProvenanceKey>>;
+
+/** The draw's facts a task carries (spec §4.1, §4.4), which `abp freeze` takes only from its operator. */
+const PROVENANCE_FLAGS: ReadonlyArray<{ key: ProvenanceKey; flag: string; what: string }> = [
+  { key: 'sourcedAt', flag: '--sourced-at', what: 'when the issue was drawn, e.g. 2026-07-02T14:11:09Z' },
+  {
+    key: 'registryVersion',
+    flag: '--registry-version',
+    what: 'the registry it was drawn from, e.g. abp-registry/2026Q3',
+  },
+  { key: 'drawSeed', flag: '--draw-seed', what: "that draw's published seed, e.g. 424242" },
+];
+
+/** A flag's parser for an RFC 3339 UTC time; the schema checks it again (utcTimestamp), this only fails it early. */
+function utcTime(label: string) {
+  return (raw: string): string => {
+    if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z$/.test(raw) || Number.isNaN(Date.parse(raw)))
+      throw new InvalidArgumentError(`${label} must be an RFC 3339 UTC time ending in Z, e.g. 2026-07-02T14:11:09Z`);
+    return raw;
+  };
+}
+
+function registryVersionFlag(raw: string): string {
+  if (!/^abp-registry\/\d{4}Q[1-4]$/.test(raw))
+    throw new InvalidArgumentError(
+      '--registry-version must be abp-registry/YYYYQn with n from 1 to 4, e.g. abp-registry/2026Q3',
+    );
+  return raw;
 }
 
 function registerEnvBuild(program: Command): void {
@@ -291,6 +342,10 @@ function registerServe(program: Command): void {
       new Option('--port <n>', 'TCP port (0: any free port)').argParser(wholeNumber('--port', 65_535)).default(8080),
     )
     .option('--host <address>', 'address to listen on (0.0.0.0 to accept deliveries from other machines)', '127.0.0.1')
+    .option(
+      '--published-only',
+      'serve the published files and the tasks `abp freeze` published, without Temporal: the tasks the pipeline tracks are not served, and there is no webhook route',
+    )
     .action(async (options: ServeCommandOptions) => (await import('./serve.js')).serveCommand(options));
 }
 

@@ -1,14 +1,16 @@
-// `abp freeze`: freeze one merged fix into a signed, content-addressed task bundle in the data directory's store.
-// For operators and tests; the pipeline runs the same freezeTask from the task workflow.
+// `abp freeze`: freeze one merged fix into a signed, content-addressed task bundle in the data directory's store, and
+// publish it (freeze/published-tasks.ts) so `abp serve` lists it and `abp pull` fetches it. For operators and tests; the
+// pipeline runs the same freezeTask from the task workflow. The draw's facts are the operator's to give (cli/commands.ts
+// refuses a freeze without them); the cutoffs they imply are resolved before anything is built or run.
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { BundleStore } from '../freeze/bundle/store.js';
-import { freezeTask, recipeFor, type TaskFreezeInput } from '../freeze/index.js';
+import { freezeTask, recipeFor, verifiedCutoffs, type TaskFreezeInput } from '../freeze/index.js';
+import { publishFrozenTask } from '../freeze/published-tasks.js';
 import { runnerRecipeSchema, type RunnerRecipe } from '../registry/criteria/schema.js';
 import { githubTaskId } from '@abp/protocol/schemas/abp-task';
-import { quarterVersion } from '../contracts/rotation.js';
 import { signingPaths } from '../signing/home.js';
 import { loadOperatorAttestor } from '../signing/operator.js';
 import { resolveStackConfig } from '../worker/config.js';
@@ -24,9 +26,10 @@ export interface FreezeCommandOptions extends OutputOptions {
   pr: string;
   gitDir: string;
   recipe?: string;
-  registryVersion?: string;
+  /** The draw's facts (spec §4.1, §4.4): required, never defaulted. */
+  registryVersion: string;
   drawSeed: number;
-  sourcedAt?: string;
+  sourcedAt: string;
   runs: number;
   host?: boolean;
 }
@@ -70,12 +73,13 @@ async function readIssue(path: string): Promise<TaskFreezeInput['issue']> {
 
 export async function freezeCommand(options: FreezeCommandOptions): Promise<void> {
   const out = createOutput(options);
+  // First: a task sourced before every model cutoff is refused before the issue, the repository or the key is read.
+  const cutoffs = await verifiedCutoffs(options);
   const gitDir = resolve(options.gitDir);
   const issue = await readIssue(options.issue);
   const fix: TaskFreezeInput['fix'] = /^[0-9a-f]{40}$/.test(options.fix)
     ? { kind: 'commit', commit: options.fix }
     : { kind: 'patch', patch: await readFile(options.fix, 'utf8') };
-  const now = new Date();
   const home = resolveStackConfig().home;
   const paths = signingPaths(home);
   const attestor = await loadOperatorAttestor(home).catch((error: Error) => {
@@ -93,8 +97,8 @@ export async function freezeCommand(options: FreezeCommandOptions): Promise<void
         recipe: await recipeOf(options, gitDir),
         issue,
         mergedPr: options.pr,
-        sourcedAt: options.sourcedAt ?? `${now.toISOString().slice(0, 19)}Z`,
-        registryVersion: options.registryVersion ?? quarterVersion(now),
+        sourcedAt: options.sourcedAt,
+        registryVersion: options.registryVersion,
         drawSeed: options.drawSeed,
       },
       {
@@ -126,8 +130,15 @@ export async function freezeCommand(options: FreezeCommandOptions): Promise<void
       `time: runs ${outcome.timings.freezeMs} ms, gold proof ${outcome.timings.goldMs} ms, bundle ${outcome.timings.bundleMs} ms, signing ${outcome.timings.signMs} ms`,
     );
     out.line(`logged in ${paths.log}; audit: abp audit log`);
-    out.line(`verify: abp verify ${outcome.archivePath}`);
-    out.data(outcome);
+    out.line(`verified against the cutoffs ${cutoffs.join(', ')} (sourced ${options.sourcedAt})`);
+    const published = await publishFrozenTask(join(home, 'published'), outcome);
+    out.line(
+      `published in ${published.path}: \`abp serve\` lists it, \`abp pull ${outcome.taskId} --from <serve url>\` fetches it`,
+    );
+    out.line(
+      `verify: abp verify ${outcome.archivePath}; unpack for abp run: abp unpack ${outcome.archivePath} -o tasks`,
+    );
+    out.data({ ...outcome, published: published.path });
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }

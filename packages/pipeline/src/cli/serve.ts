@@ -1,11 +1,12 @@
 // `abp serve`: the read-only distribution API under /v1 (registry versions, draws, tasks, bundles, statements, trust
 // roots, the transparency log) and, when ABP_WEBHOOK_SECRET is set, the GitHub webhook receiver that signals the task
-// workflows, in the foreground until SIGINT or SIGTERM. Each request is logged as one JSON line on stdout.
+// workflows, in the foreground until SIGINT or SIGTERM. Each request is logged as one JSON line on stdout. With
+// --published-only it needs no Temporal: it serves the data directory, tasks frozen by hand (`abp freeze`) included.
 import { Client, Connection } from '@temporalio/client';
 import { API_PREFIX } from '../serve/api.js';
 import { ServeError } from '../serve/errors.js';
 import type { ServeLogRecord } from '../serve/log.js';
-import { startServer } from '../serve/server.js';
+import { startServer, type RunningServer } from '../serve/server.js';
 import { createTemporalSignaller } from '../serve/signaller.js';
 import { createTemporalTaskSource } from '../serve/tasks.js';
 import { WEBHOOK_PATH } from '../serve/webhooks.js';
@@ -14,6 +15,8 @@ import { resolveStackConfig } from '../worker/config.js';
 export interface ServeCommandOptions {
   port: number;
   host: string;
+  /** Serve what the data directory holds, tasks frozen by hand included, without connecting to Temporal. */
+  publishedOnly?: boolean;
 }
 
 function printRecord(record: ServeLogRecord): void {
@@ -33,16 +36,38 @@ function webhookSecretOf(env: NodeJS.ProcessEnv): string | null {
   return secret;
 }
 
+/** Serves until SIGINT or SIGTERM, then closes the server. */
+async function serveUntilStopped(server: RunningServer): Promise<void> {
+  await new Promise<void>((stop) => {
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+  });
+  await server.close();
+}
+
 export async function serveCommand(options: ServeCommandOptions): Promise<void> {
   // Checked before connecting to anything.
   const webhookSecret = webhookSecretOf(process.env);
   const { temporal, home } = resolveStackConfig();
+  if (options.publishedOnly === true) {
+    if (webhookSecret !== null)
+      throw new ServeError(
+        'invalid-setting',
+        'ABP_WEBHOOK_SECRET is set, but --published-only serves without Temporal, which the webhook route signals: unset it, or drop --published-only',
+      );
+    // Published files only: tasks frozen by hand are read from their records, so nothing here needs the worker.
+    const server = await startServer({ port: options.port, host: options.host, api: { home }, log: printRecord });
+    console.log(
+      `abp serve: read-only API at ${server.url}${API_PREFIX} serving ${home}, tasks frozen by hand only (--published-only: the pipeline's tasks are not served); no webhook route`,
+    );
+    return serveUntilStopped(server);
+  }
   // One connection for the life of the server (stack/client.ts holds one per command): task reads and webhook signals
   // go through it. Tasks live in the worker's database, so even the API alone needs Temporal.
   const connection = await Connection.connect({ address: temporal.address }).catch((error: unknown) => {
     throw new ServeError(
       'unreachable',
-      `Temporal at ${temporal.address} did not answer: start the stack with \`abp dev up\`, or set TEMPORAL_ADDRESS to a running cluster`,
+      `Temporal at ${temporal.address} did not answer: start the stack with \`abp dev up\`, or set TEMPORAL_ADDRESS to a running cluster, or serve only the tasks \`abp freeze\` published with \`abp serve --published-only\``,
       { cause: error },
     );
   });
@@ -55,18 +80,14 @@ export async function serveCommand(options: ServeCommandOptions): Promise<void> 
       ...(webhookSecret === null ? {} : { webhookSecret, signaller: createTemporalSignaller(client) }),
       log: printRecord,
     });
-    const api = `read-only API at ${server.url}${API_PREFIX} serving ${home}, tasks through Temporal ${temporal.address} (namespace ${temporal.namespace})`;
+    const api = `read-only API at ${server.url}${API_PREFIX} serving ${home}, tasks frozen by hand and the pipeline's through Temporal ${temporal.address} (namespace ${temporal.namespace})`;
     // "webhooks at <url>" ends the line: scripts read the receiver's URL from it.
     console.log(
       webhookSecret === null
         ? `abp serve: ${api}; no webhook route (ABP_WEBHOOK_SECRET is not set)`
         : `abp serve: ${api}; signalling tasks from webhooks at ${server.url}${WEBHOOK_PATH}`,
     );
-    await new Promise<void>((stop) => {
-      process.once('SIGTERM', stop);
-      process.once('SIGINT', stop);
-    });
-    await server.close();
+    await serveUntilStopped(server);
   } finally {
     await connection.close();
   }

@@ -10,6 +10,8 @@ export type FreezeErrorCode =
   | 'empty-fix'
   | 'unreadable-patch'
   | 'unsupported-runner'
-  | 'sandbox-unavailable';
+  | 'sandbox-unavailable'
+  /** The task was sourced before every committed model cutoff ended: it is contamination-free for no model (spec §4.4). */
+  | 'no-verified-cutoff';
 
 export class FreezeError extends AbpError<FreezeErrorCode> {}

@@ -27,6 +27,7 @@ export {
   cutoffsBefore,
   freezeInputOf,
   freezeTask,
+  verifiedCutoffs,
   type PublishedTask,
   type TaskFreezeDependencies,
   type TaskFreezeInput,

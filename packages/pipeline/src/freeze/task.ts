@@ -6,7 +6,8 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
 import { taskSchema, type AbpTask } from '@abp/protocol/schemas/abp-task';
-import { cutoffEnd, modelCutoff } from '@abp/protocol/schemas/primitives';
+import { cutoffEnd, modelCutoff, registryVersion, seed, utcTimestamp } from '@abp/protocol/schemas/primitives';
+import { formatIssues } from '@abp/protocol/schemas/issues';
 import { contentDigest } from '@abp/protocol/schemas/registry-digest';
 import type { Signer } from '../signing/signer.js';
 import { writeFileDurably } from '@abp/protocol/files/durable-files';
@@ -15,6 +16,7 @@ import { createTaskBundleStatement, signedAtOf, taskBundleSubjectNames } from '@
 import { buildBundle } from './bundle/build.js';
 import { EXPECTED_RESULTS_SCHEMA_ID, type ExpectedResults } from '@abp/protocol/bundle/expected-results';
 import { type BundleStore } from './bundle/store.js';
+import { FreezeError } from './errors.js';
 import { freezeFix, type FreezeOptions, type RejectedFix } from './freeze.js';
 import { proveWithGold } from './gold.js';
 import type { FreezeInput } from './inputs.js';
@@ -82,15 +84,45 @@ const cutoffsFile = z.strictObject({
 });
 const CUTOFFS_PATH = join(packageRoot, 'data', 'model-cutoffs.json');
 
-/** The committed model cutoffs that end before `sourcedAt`: the models this task is contamination-free for. */
-export async function cutoffsBefore(sourcedAt: string): Promise<string[]> {
+async function committedCutoffs(): Promise<string[]> {
   const parsed = cutoffsFile.safeParse(JSON.parse(await readFile(CUTOFFS_PATH, 'utf8')));
   if (!parsed.success)
     throw new Error(
       `${CUTOFFS_PATH}: ${parsed.error.issues[0]?.path.join('.') ?? ''}: ${parsed.error.issues[0]?.message ?? 'invalid'}; fix the committed list`,
     );
+  return parsed.data.cutoffs;
+}
+
+/** The committed model cutoffs that end before `sourcedAt`: the models this task is contamination-free for. */
+export async function cutoffsBefore(sourcedAt: string): Promise<string[]> {
   const at = Date.parse(sourcedAt);
-  return parsed.data.cutoffs.filter((cutoff) => (cutoffEnd(cutoff)?.getTime() ?? Infinity) <= at).sort();
+  return (await committedCutoffs()).filter((cutoff) => (cutoffEnd(cutoff)?.getTime() ?? Infinity) <= at).sort();
+}
+
+/**
+ * The task's provenance checked, and the cutoffs it is verified against resolved, before anything is built or run: a
+ * task sourced before every committed cutoff ended would be published as contamination-free for no model, so it is
+ * refused at once (`no-verified-cutoff`) rather than after its suites ran.
+ */
+export async function verifiedCutoffs(
+  input: Pick<TaskFreezeInput, 'sourcedAt' | 'registryVersion' | 'drawSeed'>,
+): Promise<string[]> {
+  const provenance = z
+    .strictObject({ sourcedAt: utcTimestamp, registryVersion, drawSeed: seed })
+    .safeParse({ sourcedAt: input.sourcedAt, registryVersion: input.registryVersion, drawSeed: input.drawSeed });
+  if (!provenance.success)
+    throw new FreezeError(
+      'invalid-input',
+      `the task's provenance is not valid:\n${formatIssues(provenance.error.issues)}`,
+    );
+  const cutoffs = await cutoffsBefore(input.sourcedAt);
+  if (cutoffs.length > 0) return cutoffs;
+  const ends = (await committedCutoffs()).flatMap((cutoff) => cutoffEnd(cutoff) ?? []).map((end) => end.getTime());
+  const earliest = ends.length === 0 ? null : new Date(Math.min(...ends)).toISOString().replace('.000Z', 'Z');
+  throw new FreezeError(
+    'no-verified-cutoff',
+    `sourcedAt ${input.sourcedAt} is before every model cutoff in ${CUTOFFS_PATH}${earliest === null ? ' (it lists none)' : ` (the earliest ends ${earliest})`}, so the task would be verified against no model (spec §4.4): freeze only issues drawn after ${earliest ?? 'a listed cutoff'}, with their true sourcedAt, or list in that file a model whose cutoff this issue postdates`,
+  );
 }
 
 /** The image reference a task names: a name for `docker load` and the environment's digest, which is its identity. */
@@ -135,7 +167,8 @@ async function readFreezeRecord(path: string, store: BundleStore): Promise<Publi
 }
 
 export async function freezeTask(input: TaskFreezeInput, deps: TaskFreezeDependencies): Promise<TaskFreezeOutcome> {
-  const cutoffsVerified = await cutoffsBefore(input.sourcedAt);
+  // First, before the freeze record, the environment or any suite: a task with no cutoff is never worth running.
+  const cutoffsVerified = await verifiedCutoffs(input);
   const recordPath = join(
     deps.store.root,
     'freezes',

@@ -28,6 +28,8 @@ export function publicationPaths(root: string) {
     draw: (id: string) => join(root, 'draws', `${id}.json`),
     /** An opt-out list as it was in force for a draw, by its digest (registry/draw/record.ts optOutsDigest). */
     optOutsAt: (digest: string) => join(root, 'opt-outs', `${hex(digest)}.json`),
+    /** Records of the tasks frozen by hand, one per task id (freeze/published-tasks.ts). */
+    tasksDir: join(root, 'tasks'),
   };
 }
 

@@ -1,5 +1,6 @@
 // The read-only distribution API of `abp serve`, versioned under /v1 (docs/api.md documents each route): registry
-// versions, draws, frozen tasks, bundles by digest with their signatures, signed statements, the trust root and its
+// versions, draws, frozen tasks (the pipeline's, through a TaskSource, and those frozen by hand, from their published
+// records), bundles by digest with their signatures, signed statements, the trust root and its
 // versions, and the transparency log with its proofs. Nothing here verifies what it hands out: consumers verify
 // against the trust root they pin (`abp pull`), so the server is trusted for availability only.
 import { conforms, documentId } from '@abp/protocol/schemas/primitives';
@@ -8,6 +9,7 @@ import { drawSubjectName, taskBundleSubjectNames, trustRootSubjectName } from '@
 import { LOG_ENTRY_KINDS, type LogEntryKind } from '@abp/protocol/transparency/formats';
 import { ServeError } from './errors.js';
 import { checkpointPath, checkpointSizes, proveConsistency, proveInclusion, readLogSnapshot } from './log-reader.js';
+import type { PublishedTaskRecord } from '../freeze/published-tasks.js';
 import { heldOutDigestOf, openIfPresent, publishedFiles, readIfPresent, type PublishedFiles } from './published.js';
 import type { Route, ServeReply, ServeRequest } from './router.js';
 import type { TaskEntry, TaskSource } from './tasks.js';
@@ -15,9 +17,10 @@ import type { TaskEntry, TaskSource } from './tasks.js';
 export const API_PREFIX = '/v1';
 
 export interface ApiOptions {
-  /** The data directory (`ABP_HOME`) whose published files are served. */
+  /** The data directory (`ABP_HOME`) whose published files, tasks frozen by hand among them, are served. */
   home: string;
-  tasks: TaskSource;
+  /** The pipeline's tasks, read through the worker; without it only the tasks frozen by hand are served. */
+  tasks?: TaskSource;
 }
 
 /** The states a task is distributed in: frozen, and either still in the scored set or moved to practice. */
@@ -99,14 +102,34 @@ function wholeParam(request: ServeRequest, name: string): number | undefined | S
 
 const isReply = (value: unknown): value is ServeReply => typeof value === 'object' && value !== null;
 
-function isDistributed(task: TaskEntry): task is TaskEntry & { state: DistributedState; bundleDigest: string } {
+function isDistributed(task: TaskEntry): task is DistributedTask {
   return (DISTRIBUTED_STATES as readonly string[]).includes(task.state) && task.bundleDigest !== null;
 }
 
-async function viewOf(
-  task: TaskEntry & { state: DistributedState; bundleDigest: string },
-  files: PublishedFiles,
-): Promise<TaskView> {
+type DistributedTask = TaskEntry & { state: DistributedState; bundleDigest: string };
+
+/**
+ * A task frozen by hand, as the API describes every task: in the scored set, with no scored window, since no workflow
+ * tracks its merge or ages it; ordered among the pipeline's tasks by when it was published.
+ */
+function entryOfPublished(record: PublishedTaskRecord): DistributedTask {
+  const { taskId, registryVersion, drawSeed, repo, issue, bundleDigest } = record;
+  return {
+    taskId,
+    registryVersion,
+    drawSeed,
+    repo,
+    issue,
+    state: 'scored',
+    bundleDigest,
+    // In the worker's spelling of an instant, so the two sources order together.
+    createdAt: new Date(record.publishedAt).toISOString(),
+    mergedAt: null,
+    scoredUntil: null,
+  };
+}
+
+async function viewOf(task: DistributedTask, files: PublishedFiles): Promise<TaskView> {
   const digest = task.bundleDigest;
   const subject = taskBundleSubjectNames(task.taskId).bundle;
   return {
@@ -146,6 +169,13 @@ async function readingTasks(read: () => Promise<ServeReply>): Promise<ServeReply
 export function apiRoutes(options: ApiOptions): Route[] {
   const files = publishedFiles(options.home);
   const { tasks } = options;
+  // A task frozen by hand is found in its published record, without asking the worker; its record wins over a task of
+  // the same id in the pipeline's database, as the operator's latest word on it.
+  const taskById = async (taskId: string): Promise<TaskEntry | null> => {
+    const record = await files.publishedTask(taskId);
+    if (record !== null) return entryOfPublished(record);
+    return tasks === undefined ? null : tasks.get(taskId);
+  };
   const get = (path: string, handle: Route['handle']): Route => ({
     method: 'GET',
     path: `${API_PREFIX}${path}`,
@@ -214,9 +244,21 @@ export function apiRoutes(options: ApiOptions): Route[] {
         if (limit !== undefined && (limit < 1 || limit > MAX_LIMIT))
           return problem(400, `?limit=${limit} is out of range: give 1 to ${MAX_LIMIT}`);
         const wanted = limit ?? MAX_LIMIT;
-        const states = state === null ? DISTRIBUTED_STATES : [state as DistributedState];
-        const found = (await Promise.all(states.map((one) => tasks.list({ state: one, limit: wanted })))).flat();
-        // Oldest first across both states, as the worker orders each.
+        const states: readonly string[] = state === null ? DISTRIBUTED_STATES : [state];
+        const published = (await files.publishedTasks()).map(entryOfPublished);
+        const byHand = new Set(published.map((task) => task.taskId));
+        const tracked =
+          tasks === undefined
+            ? []
+            : (
+                await Promise.all(
+                  states.map((one) => tasks.list({ state: one as DistributedState, limit: wanted + byHand.size })),
+                )
+              )
+                .flat()
+                .filter((task) => !byHand.has(task.taskId));
+        const found = [...published.filter((task) => states.includes(task.state)), ...tracked];
+        // Oldest first across both states and both sources, as the worker orders each.
         found.sort((a, b) =>
           a.createdAt === b.createdAt ? (a.taskId < b.taskId ? -1 : 1) : a.createdAt < b.createdAt ? -1 : 1,
         );
@@ -234,7 +276,7 @@ export function apiRoutes(options: ApiOptions): Route[] {
         const id = params.id ?? '';
         if (!conforms(documentId, id))
           return problem(400, `${JSON.stringify(id.slice(0, 200))} is not a task id: e.g. gh-<owner>-<name>-<issue>`);
-        const task = await tasks.get(id);
+        const task = await taskById(id);
         if (task === null) return problem(404, `no task ${id} here; ${API_PREFIX}/tasks lists the frozen ones`);
         if (!isDistributed(task))
           return problem(404, `task ${id} is ${task.state}: only frozen tasks (scored or practice) are distributed`);
@@ -291,7 +333,7 @@ export function apiRoutes(options: ApiOptions): Route[] {
             `${JSON.stringify(subject.slice(0, 200))} is not a statement subject: segments of letters, digits, ".", "_" and "-", e.g. ${urls.statement('draw-record', 'draw/<draw id>')}`,
           );
         }
-        const found = await statementOf(kind as LogEntryKind, subject, files, tasks);
+        const found = await statementOf(kind as LogEntryKind, subject, files, taskById);
         return orNotFound(found, JSON_TYPE, `no signed ${kind} statement for ${subject} here`);
       }),
     ),
@@ -472,7 +514,7 @@ async function statementOf(
   kind: LogEntryKind,
   subject: string,
   files: PublishedFiles,
-  tasks: TaskSource,
+  taskById: (taskId: string) => Promise<TaskEntry | null>,
 ): Promise<Buffer | null> {
   const kept = await files.statement(kind, subject);
   if (kept !== null) return kept;
@@ -480,7 +522,7 @@ async function statementOf(
     case 'task-bundle': {
       const taskId = /^task\/([^/]+)\/(?:bundle|held-out)$/.exec(subject)?.[1];
       if (taskId === undefined) return null;
-      const task = await tasks.get(taskId);
+      const task = await taskById(taskId);
       return task !== null && isDistributed(task) ? readIfPresent(files.store.signaturePath(task.bundleDigest)) : null;
     }
     case 'trust-root': {

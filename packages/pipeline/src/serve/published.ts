@@ -1,5 +1,6 @@
 // What the read-only API reads from the data directory, by the contracts of the modules that write it: published
-// documents (registry/publication.ts), the bundle store (freeze/bundle/store.ts), signed statements
+// documents (registry/publication.ts), tasks frozen by hand (freeze/published-tasks.ts), the bundle store
+// (freeze/bundle/store.ts), signed statements
 // (signing/attestor.ts), the trust root and its versions (signing/home.ts). Only reads; a file that is absent is null,
 // never an error, so the API can answer 404.
 import { EnvironmentStore } from '@abp/grader/environments';
@@ -7,6 +8,7 @@ import { homePaths } from '@abp/grader/home';
 import { open, readdir, readFile, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { BundleStore } from '../freeze/bundle/store.js';
+import { listPublishedTasks, readPublishedTask, type PublishedTaskRecord } from '../freeze/published-tasks.js';
 import { publicationPaths } from '../registry/publication.js';
 import { compareCodeUnits, documentId, conforms } from '@abp/protocol/schemas/primitives';
 import { statementPath } from '../signing/attestor.js';
@@ -80,11 +82,16 @@ export interface PublishedFiles {
   readonly logDir: string;
   /** The environment store tasks frozen with an environment name theirs in, by digest. */
   readonly environments: EnvironmentStore;
+  /** The records of tasks frozen by hand (`abp freeze`), in task id order; a damaged record is an error naming it. */
+  publishedTasks(): Promise<PublishedTaskRecord[]>;
+  /** The record of one, or null. */
+  publishedTask(taskId: string): Promise<PublishedTaskRecord | null>;
 }
 
 export function publishedFiles(home: string): PublishedFiles {
   const signing = signingPaths(home);
-  const publication = publicationPaths(join(home, 'published'));
+  const publicationRoot = join(home, 'published');
+  const publication = publicationPaths(publicationRoot);
   const trustRootFile = (version: number, suffix: '.json' | '.sigstore.json') =>
     join(signing.trustRoots, `v${version}${suffix}`);
   return {
@@ -125,6 +132,8 @@ export function publishedFiles(home: string): PublishedFiles {
       return statement === null ? null : document;
     },
     trustRootStatement: (version) => readIfPresent(trustRootFile(version, '.sigstore.json')),
+    publishedTasks: () => listPublishedTasks(publicationRoot),
+    publishedTask: (taskId) => readPublishedTask(publicationRoot, taskId),
   };
 }
 

@@ -1,6 +1,7 @@
-// Where the read-only API learns about tasks. The worker owns the database (PGlite allows one process), so `abp serve`
-// asks it through Temporal: the `describeTasks` workflow around one read-only activity, as `abp task list` does. The
-// API depends only on the one-method-per-question interface below.
+// Where the read-only API learns about the pipeline's tasks. The worker owns the database (PGlite allows one process),
+// so `abp serve` asks it through Temporal: the `describeTasks` workflow around one read-only activity, as `abp task
+// list` does. The API depends only on the one-method-per-question interface below. Tasks frozen by hand are not here:
+// the API reads their published records (freeze/published-tasks.ts) without the worker.
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { TaskRecord } from '../activities/tasks.js';

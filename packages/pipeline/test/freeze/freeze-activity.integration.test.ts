@@ -1,7 +1,8 @@
 // The freeze activity against a real database: a drawn task's merged fix is frozen, and the bundle, its signature and
-// the task's bundle digest are recorded in one transaction; running the activity again records nothing twice.
+// the task's bundle digest are recorded in one transaction; running the activity again records nothing twice. A task
+// drawn before every model cutoff ended is rejected with its reason before anything runs.
 // Temporal's activity environment gives the activity its heartbeat context without a server.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
@@ -63,6 +64,28 @@ describe('the freeze activity', () => {
                  (select bundle_digest from tasks where id = ${input.taskId}) as digest, (select base_commit from tasks where id = ${input.taskId}) as base`,
     );
     expect(row).toEqual({ bundles: 1, signatures: 1, digest: first.digest, base: input.baseCommit });
+  });
+
+  it('rejects a task drawn before every model cutoff with its reason, before anything is cloned, built or run', async () => {
+    const activities = createFreezeActivities({
+      db: database.db,
+      bundleDir: join(root, 'early-bundles'),
+      attestor: createAttestor({
+        signer: await createSigner({ keyDir: join(root, 'keys') }),
+        statementsDir: join(root, 'statements'),
+      }),
+      workDir: join(root, 'work'),
+    });
+    const summary: FreezeSummary = await new MockActivityEnvironment().run(
+      (arg: TaskFreezeInput) => activities.freezeMergedFix(arg),
+      // Nothing is at gitDir: a freeze that looked before checking the cutoffs would fail as not-a-repository.
+      { ...input, sourcedAt: '2019-05-01T00:00:00Z', gitDir: join(root, 'no-such-mirror') },
+    );
+    expect(summary).toMatchObject({ status: 'rejected', taskId: input.taskId, reason: 'no-verified-cutoff' });
+    if (summary.status === 'rejected') expect(summary.detail).toContain('before every model cutoff');
+    expect(await readdir(join(root, 'early-bundles')).catch((error: NodeJS.ErrnoException) => error.code)).toBe(
+      'ENOENT',
+    );
   });
 
   it('fails without retry for an input the freeze refuses', async () => {

@@ -1,7 +1,8 @@
 // `abp pull` against `abp serve`, both real: a task frozen from the simulator's live textkit repository (freezeTask with
 // the bundle store and the operator's signer), its record in PGlite read by a real worker through Temporal's
 // describeTasks, the read-only API on a real socket, and the `abp pull` command as a child process. It pulls the task
-// (also after a key rotation), proving its signature logged in the registry's transparency log, and fails closed, each
+// (also after a key rotation), proving its signature logged in the registry's transparency log (and `abp unpack` makes
+// the same folder from the bundle file, its environment from the store or the registry), and fails closed, each
 // with its own code and nothing left in the output folder, for a tampered bundle, a statement signed by a key after its
 // retirement, a digest mismatch, an unknown signer, an unvouched trust root version, a signature the log does not hold,
 // a retired key's signature logged after the retirement, a log rewritten since the consumer kept a checkpoint, and a
@@ -461,6 +462,39 @@ describe('abp pull against abp serve', () => {
       reused: (await environmentBlobs()).length,
       bytesFetched: 0,
     });
+  });
+
+  it('unpacks the bundle file with abp unpack: its environment from the store, or from the registry with --from', async () => {
+    const unpack = (outputDir: string, extra: string[]) =>
+      runAbp(['unpack', store.path(published.digest), '-o', outputDir, '--trust-root', pinnedV1, ...extra, '--json'], {
+        ABP_HOME: consumerHome,
+      });
+    const blobs = (await environmentBlobs()).length;
+    // A store without the environment, and no registry to fetch it from: refused, nothing written.
+    const empty = join(root, `environments-${randomUUID()}`);
+    const missingOutput = join(root, 'unpacked-missing');
+    const missing = await unpack(missingOutput, ['--environments', empty]);
+    expect(missing.code).toBe(1);
+    expect((JSON.parse(missing.stdout) as { error: { code: string } }).error.code).toBe('environment-missing');
+    expect(await readdir(missingOutput).catch((error: NodeJS.ErrnoException) => error.code)).toBe('ENOENT');
+    // With the registry: the environment is fetched and verified, and the signature proved logged, as a pull does.
+    const fetched = await unpack(join(root, 'unpacked-fetched'), [
+      ...['--environments', empty, '--from', server.url, '--checkpoints', join(root, 'unpack-checkpoints')],
+    ]);
+    expect(fetched.code, fetched.stderr).toBe(0);
+    expect(JSON.parse(fetched.stdout)).toMatchObject({
+      taskId: published.taskId,
+      digest: published.digest,
+      environment: { fetched: blobs, reused: 0 },
+      log: { origin: LOG_ORIGIN, index: 0 },
+    });
+    // The consumer's own store holds it since the pull: no registry needed, and the folder is the pull's.
+    const local = await unpack(join(root, 'unpacked-local'), []);
+    expect(local.code, local.stderr).toBe(0);
+    const unpacked = JSON.parse(local.stdout) as { taskDir: string; environment: unknown; log: unknown };
+    expect(unpacked).toMatchObject({ environment: { fetched: 0, reused: blobs }, log: null });
+    const task = await loadTaskDirectory(join(root, 'unpacked-local', published.taskId));
+    expect(task.digest).toBe((await loadTaskDirectory(join(root, 'pulled', published.taskId))).digest);
   });
 
   it('grades the pulled task in the fresh data directory: the reference engine resolved, the no-op unresolved', async () => {
