@@ -2,8 +2,7 @@
 // publish it (freeze/published-tasks.ts) so `abp serve` lists it and `abp pull` fetches it. For operators and tests; the
 // pipeline runs the same freezeTask from the task workflow. The draw's facts are the operator's to give (cli/commands.ts
 // refuses a freeze without them); the cutoffs they imply are resolved before anything is built or run.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { BundleStore } from '../freeze/bundle/store.js';
@@ -85,61 +84,57 @@ export async function freezeCommand(options: FreezeCommandOptions): Promise<void
   const attestor = await loadOperatorAttestor(home).catch((error: Error) => {
     throw new CommandFailed('invalid-documents', `${error.message}; run \`abp init\` to create the signing key`);
   });
-  const workDir = await mkdtemp(join(tmpdir(), 'abp-freeze-'));
-  try {
-    const outcome = await freezeTask(
-      {
-        taskId: githubTaskId(options.repo, issue.number),
-        repo: options.repo,
-        gitDir,
-        baseCommit: options.base,
-        fix,
-        recipe: await recipeOf(options, gitDir),
-        issue,
-        mergedPr: options.pr,
-        sourcedAt: options.sourcedAt,
-        registryVersion: options.registryVersion,
-        drawSeed: options.drawSeed,
-      },
-      {
-        workDir,
-        runs: options.runs,
-        store: new BundleStore(paths.bundles),
-        signer: attestor.signer,
-        log: attestor,
-        ...(options.host === true ? {} : { environments: new EnvironmentStore(homePaths(home).environments) }),
-      },
+  // Scratch in the data directory, as the worker's: each freeze makes and removes its own subfolder there, and Go's build
+  // cache stays between freezes. The system temp folder may be small, and is not the operator's to fill.
+  const workDir = join(home, 'freeze-work');
+  const outcome = await freezeTask(
+    {
+      taskId: githubTaskId(options.repo, issue.number),
+      repo: options.repo,
+      gitDir,
+      baseCommit: options.base,
+      fix,
+      recipe: await recipeOf(options, gitDir),
+      issue,
+      mergedPr: options.pr,
+      sourcedAt: options.sourcedAt,
+      registryVersion: options.registryVersion,
+      drawSeed: options.drawSeed,
+    },
+    {
+      workDir,
+      runs: options.runs,
+      store: new BundleStore(paths.bundles),
+      signer: attestor.signer,
+      log: attestor,
+      ...(options.host === true ? {} : { environments: new EnvironmentStore(homePaths(home).environments) }),
+    },
+  );
+  if (outcome.status === 'rejected') {
+    out.data(outcome);
+    throw new CommandFailed(
+      'invalid-documents',
+      `freeze of ${outcome.taskId} rejected (${outcome.reason}): ${outcome.detail}`,
+      options.json === true,
     );
-    if (outcome.status === 'rejected') {
-      out.data(outcome);
-      throw new CommandFailed(
-        'invalid-documents',
-        `freeze of ${outcome.taskId} rejected (${outcome.reason}): ${outcome.detail}`,
-        options.json === true,
-      );
-    }
-    out.line(
-      `frozen ${outcome.taskId}: ${outcome.failToPass.length} FAIL_TO_PASS, ${outcome.passToPass.length} PASS_TO_PASS, ${outcome.flaky.length} flaky (quarantined), ${outcome.volatile.length} with run-specific ids (not published)`,
-    );
-    out.line(`bundle ${outcome.digest}  ${outcome.archivePath}`);
-    out.line(`held-out part ${outcome.heldOutDigest}; signature ${outcome.signaturePath}`);
-    out.line(
-      `proved: the golden patch resolved ${outcome.gold.trials} of ${outcome.gold.trials} trials, the empty patch none`,
-    );
-    out.line(
-      `time: runs ${outcome.timings.freezeMs} ms, gold proof ${outcome.timings.goldMs} ms, bundle ${outcome.timings.bundleMs} ms, signing ${outcome.timings.signMs} ms`,
-    );
-    out.line(`logged in ${paths.log}; audit: abp audit log`);
-    out.line(`verified against the cutoffs ${cutoffs.join(', ')} (sourced ${options.sourcedAt})`);
-    const published = await publishFrozenTask(join(home, 'published'), outcome);
-    out.line(
-      `published in ${published.path}: \`abp serve\` lists it, \`abp pull ${outcome.taskId} --from <serve url>\` fetches it`,
-    );
-    out.line(
-      `verify: abp verify ${outcome.archivePath}; unpack for abp run: abp unpack ${outcome.archivePath} -o tasks`,
-    );
-    out.data({ ...outcome, published: published.path });
-  } finally {
-    await rm(workDir, { recursive: true, force: true });
   }
+  out.line(
+    `frozen ${outcome.taskId}: ${outcome.failToPass.length} FAIL_TO_PASS, ${outcome.passToPass.length} PASS_TO_PASS, ${outcome.flaky.length} flaky (quarantined), ${outcome.volatile.length} with run-specific ids (not published)`,
+  );
+  out.line(`bundle ${outcome.digest}  ${outcome.archivePath}`);
+  out.line(`held-out part ${outcome.heldOutDigest}; signature ${outcome.signaturePath}`);
+  out.line(
+    `proved: the golden patch resolved ${outcome.gold.trials} of ${outcome.gold.trials} trials, the empty patch none`,
+  );
+  out.line(
+    `time: runs ${outcome.timings.freezeMs} ms, gold proof ${outcome.timings.goldMs} ms, bundle ${outcome.timings.bundleMs} ms, signing ${outcome.timings.signMs} ms`,
+  );
+  out.line(`logged in ${paths.log}; audit: abp audit log`);
+  out.line(`verified against the cutoffs ${cutoffs.join(', ')} (sourced ${options.sourcedAt})`);
+  const published = await publishFrozenTask(join(home, 'published'), outcome);
+  out.line(
+    `published in ${published.path}: \`abp serve\` lists it, \`abp pull ${outcome.taskId} --from <serve url>\` fetches it`,
+  );
+  out.line(`verify: abp verify ${outcome.archivePath}; unpack for abp run: abp unpack ${outcome.archivePath} -o tasks`);
+  out.data({ ...outcome, published: published.path });
 }

@@ -21,7 +21,6 @@ import { freezeFix, type FreezeOptions, type RejectedFix } from './freeze.js';
 import { proveWithGold } from './gold.js';
 import type { FreezeInput } from './inputs.js';
 import { packageRoot } from '../package-root.js';
-import { FreezeError } from './errors.js';
 
 /** Which bundle builder made a bundle; an auditor rebuilds with the same one and compares digests. */
 export const BUILDER = 'abp/0.1.0';

@@ -60,7 +60,9 @@ async function frozenTask(bytes: string): Promise<PublishedTask> {
     failToPass: ['a'],
     passToPass: ['b'],
     flaky: [],
-    timings: { freezeMs: 1, bundleMs: 1, signMs: 1 },
+    volatile: [],
+    gold: { trials: 3 },
+    timings: { freezeMs: 1, goldMs: 1, bundleMs: 1, signMs: 1 },
   };
 }
 
