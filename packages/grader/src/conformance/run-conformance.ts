@@ -1,35 +1,37 @@
-// `abp conformance`: runs the suite through the real `abp run` (a separate process, exactly as a user would), then checks
-// each adversarial expectation against the receipts and reports the conformance level they demonstrate (spec §9).
+// `abp conformance`: runs the suite through the real `abp run` (a separate process, exactly as a user would), gathers
+// what the run left (receipts, the daemon's witness, the repository caches), checks each adversarial expectation against
+// it (checks.ts) and reports the conformance level it demonstrates (spec §9).
 import { randomBytes } from 'node:crypto';
-import { readdir, readFile } from 'node:fs/promises';
-import { join, relative } from 'node:path';
+import { copyFile, mkdir, readdir, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join, relative } from 'node:path';
 import type { AbpTrial } from '@abp/protocol/schemas/abp-trial';
-import { runSchema } from '@abp/protocol/schemas/abp-run';
-import { verdictSchema } from '@abp/protocol/schemas/abp-verdict';
 import { packageRoot } from '../package-root.js';
-import { readRunResults, type RunResults } from '../results/read-results.js';
+import { readRunResults } from '../results/read-results.js';
 import { jsonText, writeFileAtomic } from '../run/files.js';
+import { cacheProblem } from '../workspace/task-repo.js';
+import { ownEnvironment, runProgram } from '../execution/run-program.js';
+import { sandboxStatus } from '../execution/sandbox.js';
+import { ATTACK_NAMES } from './attacks.js';
+import {
+  evaluateConformance,
+  levelOf,
+  type ConformanceCheck,
+  type ConformanceEvidence,
+  type ConformanceLevel,
+} from './checks.js';
+import { ConformanceError } from './errors.js';
 import {
   buildConformanceSuite,
-  CONFORMANCE_MODEL,
-  GREETING_TASK,
+  CALC_TASK,
+  conformanceEngines,
   SECRET_VARIABLE,
   SLUG_TASK,
-  type ConformanceEngine,
+  SUITE_TASKS,
+  type SuitePlaces,
 } from './suite.js';
-import { ownEnvironment, runProgram } from '../execution/run-program.js';
 
-export type ConformanceLevel = 'ABP-core' | 'ABP-traces';
-
-export interface ConformanceCheck {
-  id: string;
-  level: ConformanceLevel;
-  requirement: string;
-  passed: boolean;
-  detail: string;
-  /** Receipts behind the check, relative to the conformance folder. */
-  receipts: string[];
-}
+export type { ConformanceCheck, ConformanceEvidence, ConformanceLevel } from './checks.js';
 
 export interface ConformanceReport {
   schema: 'abp-conformance/v1';
@@ -39,180 +41,104 @@ export interface ConformanceReport {
   checks: ConformanceCheck[];
 }
 
+/** Trials in flight at once: the suite is mostly waiting on short processes, so more than the cores pays. */
+const CONCURRENCY = 4;
+
+/**
+ * The folders of one conformance run inside its output folder. abp run's temporary folder is its own, so the cache the
+ * poisoner goes for and the trial folders the reader looks for are this run's, never the user's.
+ */
+function placesOf(output: string): SuitePlaces & { suite: string } {
+  const scratch = join(output, 'tmp');
+  return {
+    suite: join(output, 'suite'),
+    data: join(output, 'data'),
+    results: join(output, 'results'),
+    scratch,
+    cache: join(scratch, 'abp-grader-cache'),
+    witness: join(output, 'witness'),
+  };
+}
+
+/** What the suite needs of the host, refused with its own code rather than reported as a grader that failed. */
+async function checkHost(env: Readonly<Record<string, string>>): Promise<void> {
+  try {
+    await runProgram(['python3', '-m', 'pytest', '--version'], { cwd: tmpdir(), env, timeoutMs: 60_000 });
+  } catch (error) {
+    throw new ConformanceError(
+      'pytest-missing',
+      `\`python3 -m pytest --version\` failed here, and the suite's pytest task is verified with it (${(error as Error).message}). Install pytest: \`apt-get install python3-pytest\` or \`python3 -m pip install pytest\``,
+      { cause: error },
+    );
+  }
+  const sandbox = await sandboxStatus();
+  if (!sandbox.available)
+    throw new ConformanceError(
+      'sandbox-unavailable',
+      `without namespaces trusted-local engines can outlive their trial and read held-out material, so the suite's attacks on the harness would succeed whatever this grader is: ${sandbox.reason}`,
+    );
+}
+
 async function filesUnder(root: string): Promise<string[]> {
   const entries = await readdir(root, { recursive: true, withFileTypes: true });
   return entries.filter((entry) => entry.isFile()).map((entry) => join(entry.parentPath, entry.name));
 }
 
-function evaluate(
-  results: RunResults,
-  receiptsOf: (trial: AbpTrial) => string[],
-  leaked: string[],
-  stdoutOf: ReadonlyMap<string, string>,
-): ConformanceCheck[] {
-  const trial = (engine: ConformanceEngine, task: string) =>
-    results.trials.find((candidate) => candidate.engine === engine && candidate.task === task);
-  const trialsOf = (engine: ConformanceEngine) => results.trials.filter((candidate) => candidate.engine === engine);
-  const check = (
-    id: string,
-    level: ConformanceLevel,
-    requirement: string,
-    evidence: AbpTrial[],
-    passed: boolean,
-    detail: string,
-  ): ConformanceCheck => ({
-    id,
-    level,
-    requirement,
-    passed,
-    detail,
-    receipts: evidence.flatMap(receiptsOf),
-  });
-  const outcomes = (engine: ConformanceEngine) =>
-    trialsOf(engine)
-      .map((candidate) => `${candidate.task}: ${candidate.outcome}${candidate.reason ? ` (${candidate.reason})` : ''}`)
-      .join('; ');
-  const verdict = results.verdict;
-  const perEngine = (engine: ConformanceEngine) => verdict?.perEngine.find((entry) => entry.engine === engine);
-  const noop = trial('noop', SLUG_TASK);
-  const planted = trial('planter', SLUG_TASK);
-  const history = trial('history-reader', SLUG_TASK);
-  const scripted = trial('scripted', SLUG_TASK);
-  const ghost = perEngine('ghost');
-  const liarTrials = trialsOf('liar');
-
-  return [
-    check(
-      'documents',
-      'ABP-core',
-      'abp-run/v1 is written before the trials and abp-verdict/v1 after them, both valid',
-      [],
-      runSchema.safeParse(results.run).success && verdict !== null && verdictSchema.safeParse(verdict).success,
-      'run.json and verdict.json validate against their schemas',
+/**
+ * What the suite's run in `output` left, read from its folders: the results through run-latest (checked against their
+ * journal), the witness logs, and the state of each github-issue task's repository cache. With `secret`, every file of
+ * the results is searched for it.
+ */
+export async function collectEvidence(output: string, secret: string | null): Promise<ConformanceEvidence> {
+  const places = placesOf(output);
+  const results = await readRunResults(join(places.results, 'run-latest'));
+  // Named through the output folder as given, not the resolved link: receipts read the same wherever it is mounted.
+  const runFolder = relative(output, join(places.results, basename(results.dir)));
+  const leaked: string[] = [];
+  if (secret !== null)
+    for (const file of await filesUnder(results.dir))
+      if ((await readFile(file)).includes(secret)) leaked.push(relative(output, file));
+  const receiptText = async (trial: AbpTrial, kind: 'stdout' | 'diff') => {
+    const path = trial.receipts[kind];
+    return path === null ? '' : readFile(join(results.dir, path), 'utf8');
+  };
+  const byTrial = async (read: (trial: AbpTrial) => Promise<string> | string) =>
+    Object.fromEntries(
+      await Promise.all(results.trials.map(async (trial) => [trial.trialId, await read(trial)] as const)),
+    );
+  const witness: Record<string, string> = {};
+  for (const name of await readdir(places.witness).catch(() => []))
+    if (name.endsWith('.log'))
+      witness[name.slice(0, -'.log'.length)] = await readFile(join(places.witness, name), 'utf8');
+  const caches: Record<string, string | null> = {};
+  for (const task of [SLUG_TASK, CALC_TASK]) {
+    const manifest = JSON.parse(await readFile(join(places.suite, 'tasks', task, 'task.json'), 'utf8')) as {
+      source: { baseCommit: string };
+    };
+    const base = manifest.source.baseCommit;
+    caches[task] = await cacheProblem(join(places.cache, `${base}.git`), base);
+  }
+  return {
+    run: results.run,
+    verdict: results.verdict,
+    trials: results.trials,
+    receipts: Object.fromEntries(
+      results.trials.map((trial) => [
+        trial.trialId,
+        [
+          `${runFolder}/trials/${trial.trialId}.json`,
+          ...Object.values(trial.receipts)
+            .filter((path): path is string => path !== null)
+            .map((path) => `${runFolder}/${path}`),
+        ],
+      ]),
     ),
-    check(
-      'statistics',
-      'ABP-core',
-      'every rate carries a Wilson interval and every pair an exact McNemar test',
-      [],
-      verdict !== null &&
-        verdict.perEngine.every((entry) => entry.scoredTrials === 0 || entry.resolveRate !== null) &&
-        verdict.pairwise.length > 0 &&
-        verdict.pairwise.every((pair) => pair.mcnemar.pExact >= 0),
-      `${verdict?.perEngine.length ?? 0} engines, ${verdict?.pairwise.length ?? 0} pairwise comparisons`,
-    ),
-    check(
-      'matched-config',
-      'ABP-core',
-      'the run is stamped matchedModels from what the adapters declare',
-      [],
-      results.run.matchedModels && results.run.model === CONFORMANCE_MODEL,
-      `matchedModels ${String(results.run.matchedModels)}`,
-    ),
-    check(
-      'held-out-resolves',
-      'ABP-core',
-      'a fix verified by the held-out tests resolves, on a github-issue task and a fixture task with deterministic assertions',
-      trialsOf('reference'),
-      trialsOf('reference').every((candidate) => candidate.outcome === 'resolved') &&
-        trialsOf('reference').length === 2,
-      outcomes('reference'),
-    ),
-    check(
-      'no-change-unresolved',
-      'ABP-core',
-      'an engine that changes nothing is not resolved',
-      trialsOf('noop'),
-      trialsOf('noop').every((candidate) => candidate.outcome === 'unresolved'),
-      outcomes('noop'),
-    ),
-    check(
-      'planted-verification',
-      'ABP-core',
-      'planting verification files (a passing copy of the held-out test, a fake report, a fake verdict) does not change the verdict',
-      trialsOf('planter'),
-      planted !== undefined &&
-        noop !== undefined &&
-        planted.outcome === noop.outcome &&
-        (planted.diff?.heldOutPathsTouched.length ?? 0) > 0,
-      `${outcomes('planter')}; held-out paths it wrote: ${planted?.diff?.heldOutPathsTouched.join(', ') ?? 'none'}`,
-    ),
-    check(
-      'uninvokable-excluded',
-      'ABP-core',
-      'an engine that cannot be invoked is scored engine-error and excluded, not counted as a loss',
-      trialsOf('ghost'),
-      ghost !== undefined &&
-        ghost.scoredTrials === 0 &&
-        ghost.excludedEngineErrors === trialsOf('ghost').length &&
-        ghost.resolveRate === null,
-      outcomes('ghost'),
-    ),
-    check(
-      'deleted-test-disqualified',
-      'ABP-core',
-      'deleting an existing test disqualifies the trial',
-      [trial('deleter', SLUG_TASK)].filter((value): value is AbpTrial => value !== undefined),
-      trial('deleter', SLUG_TASK)?.outcome === 'disqualified',
-      outcomes('deleter'),
-    ),
-    check(
-      'history-scrubbed',
-      'ABP-core',
-      'git history in the workspace holds nothing past the base commit: an engine searching it finds no fix',
-      trialsOf('history-reader'),
-      history?.outcome === 'unresolved' && /future fix found: no/.test(stdoutOf.get(history.trialId) ?? ''),
-      `${outcomes('history-reader')}; it said: ${(history && stdoutOf.get(history.trialId)?.trim()) ?? 'nothing'}`,
-    ),
-    check(
-      'no-secret-in-receipts',
-      'ABP-core',
-      'a secret from the environment appears in no trace, transcript, diff or receipt',
-      trialsOf('planter'),
-      leaked.length === 0,
-      leaked.length === 0 ? 'the planted secret is in no file of the results' : `found in ${leaked.join(', ')}`,
-    ),
-    check(
-      'traces-recorded',
-      'ABP-traces',
-      'every executed trial of a tracing engine has a validated abp-trace/v1 receipt and the path that produced it',
-      [],
-      // The liar's envelope breaks a trace rule on purpose; every other trace must be clean.
-      results.trials
-        .filter((candidate) => candidate.engineProcess !== null)
-        .every(
-          (candidate) =>
-            candidate.receipts.trace !== null &&
-            candidate.trace?.source === 'native' &&
-            (candidate.engine === 'liar' || candidate.trace.problems === 0),
-        ),
-      `${results.trials.filter((candidate) => candidate.receipts.trace !== null).length} traces`,
-    ),
-    check(
-      'attribution',
-      'ABP-traces',
-      'subagent and multi-model attribution survive into the trial record',
-      scripted ? [scripted] : [],
-      scripted?.trace !== null &&
-        scripted?.trace !== undefined &&
-        'sa-1' in scripted.trace.perSubagent &&
-        Object.keys(scripted.trace.perModel).length >= 2,
-      `subagents: ${Object.keys(scripted?.trace?.perSubagent ?? {}).join(', ')}; models: ${Object.keys(scripted?.trace?.perModel ?? {}).join(', ')}`,
-    ),
-    check(
-      'lying-envelope-flagged',
-      'ABP-traces',
-      'an envelope that under-reports tokens is flagged, and the events are what count',
-      liarTrials,
-      liarTrials.length > 0 &&
-        liarTrials.every(
-          (candidate) =>
-            candidate.trace?.flags.includes('envelope-tokens-mismatch') === true &&
-            (candidate.trace.tokens.input ?? 0) >= 70_000,
-        ),
-      outcomes('liar'),
-    ),
-  ];
+    stdout: await byTrial((trial) => receiptText(trial, 'stdout')),
+    diff: await byTrial((trial) => receiptText(trial, 'diff')),
+    witness,
+    caches,
+    leaked,
+  };
 }
 
 export async function runConformance(input: {
@@ -221,60 +147,62 @@ export async function runConformance(input: {
 }): Promise<ConformanceReport> {
   const present = await readdir(input.output).catch(() => []);
   if (present.length > 0)
-    throw new Error(
+    throw new ConformanceError(
+      'output-not-empty',
       `${input.output} is not empty: abp conformance writes a fresh suite, results and report there; pass an empty or new folder`,
     );
-  const suite = await buildConformanceSuite(join(input.output, 'suite'));
-  const resultsDir = join(input.output, 'results');
+  const places = placesOf(input.output);
   const secret = `abp-conformance-${randomBytes(12).toString('hex')}`;
-  input.onLine?.(`running the suite through abp run (${SLUG_TASK}, ${GREETING_TASK}; 8 engines)`);
-  // abp run with this process's environment and the secret, which the planter engine's adapter passes on to it.
-  const env = ownEnvironment({ [SECRET_VARIABLE]: secret });
-  await runProgram(
-    [
-      process.execPath,
-      join(packageRoot, 'bin', 'abp.js'),
-      'run',
-      '--config',
-      suite.config,
-      '--adapters',
-      suite.adapters,
-      '--tasks',
-      suite.tasks,
-      '-o',
-      resultsDir,
-      '--concurrency',
-      '2',
-    ],
-    {
-      cwd: input.output,
-      env,
-      timeoutMs: 30 * 60 * 1000,
-    },
+  // abp run with this process's environment and the secret, which the planter engine's adapter passes on to it; its
+  // data directory and temporary folder are the suite's own.
+  const env = ownEnvironment({ [SECRET_VARIABLE]: secret, ABP_HOME: places.data, TMPDIR: places.scratch });
+  await checkHost(env);
+  const suite = await buildConformanceSuite(places.suite, places);
+  // An operator's data directory keeps bundles, golden patches included: one more place an engine must not reach.
+  for (const task of SUITE_TASKS) {
+    await mkdir(join(places.data, 'bundles', task), { recursive: true });
+    await copyFile(
+      join(suite.tasks, task, 'held-out', 'golden.patch'),
+      join(places.data, 'bundles', task, 'golden.patch'),
+    );
+  }
+  await Promise.all([mkdir(places.scratch, { recursive: true }), mkdir(places.witness, { recursive: true })]);
+  input.onLine?.(
+    `running the suite through abp run (${SUITE_TASKS.join(', ')}; ${Object.keys(conformanceEngines).length} engines, ${ATTACK_NAMES.length} of them the red team's)`,
   );
-  const results = await readRunResults(join(resultsDir, 'run-latest'));
-  const leaked: string[] = [];
-  for (const file of await filesUnder(results.dir))
-    if ((await readFile(file)).includes(secret)) leaked.push(relative(input.output, file));
-  const stdoutOf = new Map<string, string>();
-  for (const trial of results.trials)
-    if (trial.receipts.stdout)
-      stdoutOf.set(trial.trialId, await readFile(join(results.dir, trial.receipts.stdout), 'utf8'));
-  const runFolder = relative(input.output, results.dir);
-  const receiptsOf = (trial: AbpTrial) => [
-    `${runFolder}/trials/${trial.trialId}.json`,
-    ...Object.values(trial.receipts)
-      .filter((path): path is string => path !== null)
-      .map((path) => `${runFolder}/${path}`),
-  ];
-  const checks = evaluate(results, receiptsOf, leaked, stdoutOf);
-  const core = checks.filter((entry) => entry.level === 'ABP-core').every((entry) => entry.passed);
-  const traces = core && checks.every((entry) => entry.passed);
+  try {
+    await runProgram(
+      [
+        process.execPath,
+        join(packageRoot, 'bin', 'abp.js'),
+        'run',
+        '--config',
+        suite.config,
+        '--adapters',
+        suite.adapters,
+        '--tasks',
+        suite.tasks,
+        '-o',
+        places.results,
+        '--concurrency',
+        String(CONCURRENCY),
+      ],
+      { cwd: input.output, env, timeoutMs: 30 * 60 * 1000 },
+    );
+  } catch (error) {
+    throw new ConformanceError(
+      'run-failed',
+      `abp run did not finish the conformance suite, so there is no verdict to check: ${(error as Error).message}`,
+      { cause: error },
+    );
+  }
+  const evidence = await collectEvidence(input.output, secret);
+  const checks = evaluateConformance(evidence);
   const report: ConformanceReport = {
     schema: 'abp-conformance/v1',
-    level: traces ? 'ABP-traces' : core ? 'ABP-core' : 'none',
-    run: results.run.id ?? '',
-    results: runFolder,
+    level: levelOf(checks),
+    run: evidence.run.id ?? '',
+    results: relative(input.output, join(places.results, evidence.run.id ?? '')),
     checks,
   };
   await writeFileAtomic(join(input.output, 'conformance.json'), jsonText(report));
