@@ -13,7 +13,7 @@ import { FreezeError } from './errors.js';
 import { buildStateTrees, openFix } from './fix-trees.js';
 import { parseFreezeInput, type FreezeInput } from './inputs.js';
 import { measureFix, readHeldOutFiles, splitFix, type RecordedFile } from './split.js';
-import { runSuites, type RunRecord } from './suite-runs.js';
+import { runSuites, type RunRecord, type SuiteFailure } from './suite-runs.js';
 import type { GoldRejection } from './gold.js';
 
 export interface FreezeOptions {
@@ -42,7 +42,7 @@ export type RejectionReason =
   | 'regression'
   | 'tests-already-pass'
   | 'no-fail-to-pass'
-  | 'suite-did-not-run'
+  | SuiteFailure
   | GoldRejection;
 
 export interface FrozenFix {
@@ -119,7 +119,7 @@ export async function freezeFix(input: FreezeInput, options: FreezeOptions): Pro
           ? null
           : { store: options.environments, digest: environment.digest },
     });
-    if (!suites.ran) return rejected('suite-did-not-run', suites.detail, [], suites.runs);
+    if (!suites.ran) return rejected(suites.reason, suites.detail, [], suites.runs);
     const classified = classifyRuns(suites.results.before, suites.results.after);
     if (classified.rejection !== null)
       return rejected(classified.rejection.reason, classified.rejection.detail, classified.regressions, suites.runs);

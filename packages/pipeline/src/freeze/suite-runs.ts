@@ -64,9 +64,21 @@ export interface SuiteRunsInput {
   environment: { store: EnvironmentStore; digest: string } | null;
 }
 
+/**
+ * Why the suites could not decide the sets: the recipe's install failed, a report could not be parsed, or a run left no
+ * report or no test (it crashed, timed out, or ran nothing). A runner that leaves no report abp reads never gets here:
+ * the input is refused first (unsupported-runner).
+ */
+export type SuiteFailure = 'install-failed' | 'report-unreadable' | 'suite-did-not-run';
+
+interface Failure {
+  reason: SuiteFailure;
+  detail: string;
+}
+
 export type SuiteRuns =
   | { ran: true; results: Record<RunState, RunResults[]>; runs: RunRecord[] }
-  | { ran: false; detail: string; runs: RunRecord[] };
+  | { ran: false; reason: SuiteFailure; detail: string; runs: RunRecord[] };
 
 // go test -json and libtest print their reports on stdout; a large suite's must not be cut short.
 const MAX_OUTPUT_BYTES = 64 * 1024 * 1024;
@@ -109,7 +121,7 @@ export async function runSuites(input: SuiteRunsInput): Promise<SuiteRuns> {
           rootfs: await input.environment.store.rootfs(input.environment.digest),
           config: (await input.environment.store.readImage(input.environment.digest)).config,
         };
-  const makeLane = async (plan: LanePlan, name: string): Promise<Lane | string> => {
+  const makeLane = async (plan: LanePlan, name: string): Promise<Lane | Failure> => {
     const dir = join(input.root, 'lanes', name);
     const checkout = join(dir, 'repo');
     const [home, tmp, reports, target] = ['home', 'tmp', 'reports', 'target'].map((folder) => join(dir, folder)) as [
@@ -164,7 +176,10 @@ export async function runSuites(input: SuiteRunsInput): Promise<SuiteRuns> {
     };
     const installed = await run(lane, install.argv, install.env, input.runTimeoutMs);
     if (installed.exitCode !== 0) {
-      return `recipe.install ${JSON.stringify(input.recipe.install)} failed in the ${plan.state} checkout (${outcomeOf(installed)}): ${tail(installed.stderr) || tail(installed.stdout)}`;
+      return {
+        reason: 'install-failed',
+        detail: `recipe.install ${JSON.stringify(input.recipe.install)} failed in the ${plan.state} checkout (${outcomeOf(installed)}): ${logOf(installed)}`,
+      };
     }
     return lane;
   };
@@ -183,22 +198,30 @@ export async function runSuites(input: SuiteRunsInput): Promise<SuiteRuns> {
   );
   const records: RunRecord[] = [];
   const results: Record<RunState, RunResults[]> = { before: [], after: [] };
-  let failure: string | null = null;
+  let failure: Failure | null = null;
   let next = 0;
   const worker = async (): Promise<void> => {
     for (let at = next++; at < plans.length && failure === null; at = next++) {
       const plan = plans[at] as LanePlan;
       const lane = await makeLane(plan, `${plan.state}-${at}`);
-      if (typeof lane === 'string') {
+      if ('reason' in lane) {
         failure ??= lane;
         return;
       }
       for (const index of plan.indices) {
         if (failure !== null) return;
-        const { record, tests } = await runOnce(lane, { state: plan.state, index }, test.env, input.runTimeoutMs);
+        const { record, tests, reason } = await runOnce(
+          lane,
+          { state: plan.state, index },
+          test.env,
+          input.runTimeoutMs,
+        );
         records.push(record);
         if (tests === null)
-          failure ??= `the ${plan.state} run ${index + 1} of ${JSON.stringify(input.recipe.test)}: ${record.problem ?? 'no report'}`;
+          failure ??= {
+            reason,
+            detail: `the ${plan.state} run ${index + 1} of ${JSON.stringify(input.recipe.test)}: ${record.problem ?? 'no report'}`,
+          };
         else results[plan.state][index] = tests;
       }
     }
@@ -207,7 +230,11 @@ export async function runSuites(input: SuiteRunsInput): Promise<SuiteRuns> {
   const crashed = settled.find((outcome): outcome is PromiseRejectedResult => outcome.status === 'rejected');
   if (crashed !== undefined) throw crashed.reason;
   records.sort((a, b) => (a.state === b.state ? a.index - b.index : a.state === 'before' ? -1 : 1));
-  return failure === null ? { ran: true, results, runs: records } : { ran: false, detail: failure, runs: records };
+  // Set by the workers: the compiler cannot see through their closures.
+  const failed = failure as Failure | null;
+  return failed === null
+    ? { ran: true, results, runs: records }
+    : { ran: false, reason: failed.reason, detail: failed.detail, runs: records };
 }
 
 async function useSandbox(requested: boolean | undefined, environment: boolean): Promise<boolean> {
@@ -272,10 +299,10 @@ async function runOnce(
   job: Job,
   env: Record<string, string>,
   timeoutMs: number,
-): Promise<{ record: RunRecord; tests: RunResults | null }> {
+): Promise<{ record: RunRecord; tests: RunResults | null; reason: SuiteFailure }> {
   await removeReports(lane);
   const result = await run(lane, lane.plan.argv, env, timeoutMs);
-  const { report, problem } = await readReport(lane, result);
+  const { report, problem, reason } = await readReport(lane, result);
   const counts = { total: 0, pass: 0, fail: 0, error: 0, skip: 0 };
   for (const test of report?.tests ?? []) {
     counts.total += 1;
@@ -292,7 +319,7 @@ async function runOnce(
   };
   const tests =
     report === null ? null : new Map<string, TestStatus>(report.tests.map((test) => [test.id, test.status]));
-  return { record, tests };
+  return { record, tests, reason };
 }
 
 /** Reports left by an earlier run (or committed to the repository) must never stand in for this run's. */
@@ -310,8 +337,8 @@ async function removeReports(lane: Lane): Promise<void> {
 async function readReport(
   lane: Lane,
   result: CommandResult,
-): Promise<{ report: ParsedReport | null; problem: string | null }> {
-  const fail = (problem: string) => ({ report: null, problem });
+): Promise<{ report: ParsedReport | null; problem: string | null; reason: SuiteFailure }> {
+  const fail = (problem: string, reason: SuiteFailure = 'suite-did-not-run') => ({ report: null, problem, reason });
   if (result.spawnError !== null) return fail(`could not start: ${result.spawnError.message}`);
   if (result.timedOut) return fail(`timed out (${outcomeOf(result)})`);
   const expected = lane.plan.report;
@@ -338,15 +365,15 @@ async function readReport(
       }
     }
   } catch (error) {
-    const reason =
-      (error as NodeJS.ErrnoException).code === 'ENOENT'
-        ? 'it wrote no report'
-        : `its report is unreadable: ${(error as Error).message}`;
-    return fail(`${reason} (${outcomeOf(result)}): ${tail(result.stderr) || tail(result.stdout)}`);
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      return fail(`it wrote no report (${outcomeOf(result)}): ${logOf(result)}`);
+    return fail(
+      `its report is unreadable: ${(error as Error).message} (${outcomeOf(result)}): ${logOf(result)}`,
+      'report-unreadable',
+    );
   }
-  if (report.tests.length === 0)
-    return fail(`its report lists no tests (${outcomeOf(result)}): ${tail(result.stderr) || tail(result.stdout)}`);
-  return { report, problem: null };
+  if (report.tests.length === 0) return fail(`its report lists no tests (${outcomeOf(result)}): ${logOf(result)}`);
+  return { report, problem: null, reason: 'suite-did-not-run' };
 }
 
 async function matchingFiles(checkout: string, dir: string, pattern: RegExp): Promise<string[]> {
@@ -361,6 +388,19 @@ async function matchingFiles(checkout: string, dir: string, pattern: RegExp): Pr
 function outcomeOf(result: CommandResult): string {
   if (result.spawnError !== null) return `not started: ${result.spawnError.code}`;
   return result.exitCode === null ? `killed by ${result.signal ?? 'a signal'}` : `exit ${result.exitCode}`;
+}
+
+// The lines that usually name why a tool failed, among retries, progress and warnings.
+const ROOT_CAUSE =
+  /\b(error|ERROR|Error|ERR!|FAILED|fatal|No matching distribution|not found|Could not|cannot|Cannot|unable to|Unable to)\b/;
+
+/** The last line that names a failure, when one does, then the output's tail: the cause first, not the retries. */
+function logOf(result: CommandResult): string {
+  const output = result.stderr.length > 0 ? result.stderr : result.stdout;
+  const lines = output.toString('utf8').split('\n');
+  const cause = lines.findLast((line) => ROOT_CAUSE.test(line))?.trim();
+  const rest = tail(output);
+  return cause === undefined || cause === '' ? rest : `${cause.slice(0, 500)}\n${rest}`;
 }
 
 function tail(output: Buffer): string {

@@ -200,14 +200,28 @@ test('keeps digits', () => {
     expect(outcome).toMatchObject({ status: 'rejected', reason: 'fix-does-not-apply', runs: [] });
   });
 
-  it('rejects a freeze whose suite cannot be set up', async () => {
+  it('rejects a freeze whose install fails as install-failed, with the line that names the cause', async () => {
     const fix = knownFix(textkit, 3);
     const input = {
       ...freezeInput(textkit, 3, fix.baseOid, { kind: 'patch', patch: fix.patch }),
-      recipe: { ...RECIPES['node-test'], install: 'node -e "process.exit(3)"' },
+      recipe: {
+        ...RECIPES['node-test'],
+        install: `node -e "for (let i = 0; i < 400; i += 1) console.error('retrying the registry ' + i); console.error('ERROR: no version of left-pad matches 9.9.9'); for (let i = 0; i < 400; i += 1) console.error('cleaning up ' + i); process.exit(3)"`,
+      },
     };
     const outcome = await freezeFix(input, { workDir: workDir() });
-    expect(outcome).toMatchObject({ status: 'rejected', reason: 'suite-did-not-run', runs: [] });
+    expect(outcome).toMatchObject({ status: 'rejected', reason: 'install-failed', runs: [] });
+    if (outcome.status === 'rejected')
+      expect(outcome.detail).toMatch(/\(exit 3\): ERROR: no version of left-pad matches 9\.9\.9\n/);
+  });
+
+  it('refuses a recipe whose runner leaves no per-test report before anything runs (unsupported-runner)', async () => {
+    const fix = knownFix(textkit, 3);
+    const input = {
+      ...freezeInput(textkit, 3, fix.baseOid, { kind: 'patch', patch: fix.patch }),
+      recipe: { ...RECIPES['node-test'], test: 'node test/run-all.js' },
+    };
+    await expect(freezeFix(input, { workDir: workDir() })).rejects.toMatchObject({ code: 'unsupported-runner' });
   });
 
   it('bounds every run in time: a suite that outlasts the timeout did not run', async () => {
