@@ -9,8 +9,10 @@ import { packageRoot } from '../package-root.js';
 import { git as runGit, gitIdentityEnvironment } from '../execution/git.js';
 import { ATTACK_NAMES, ATTACKS, type Attack } from './attacks.js';
 import { ConformanceError } from './errors.js';
+import { localAdapter, ORACLE_MODEL } from '../engines/oracle-run.js';
 
-export const CONFORMANCE_MODEL = 'abp/demo-model';
+/** The model the bundled engines declare: the suite's engines are abp's own too. */
+export const CONFORMANCE_MODEL = ORACLE_MODEL;
 export const FUTURE_FIX_MARKER = 'ABP-FUTURE-FIX';
 export const SLUG_TASK = 'gh-abp-conformance-slug-1';
 export const GREETING_TASK = 'fixture-greeting';
@@ -305,24 +307,16 @@ export async function buildConformanceSuite(dir: string, places?: SuitePlaces): 
     json({
       schema: 'abp-adapters/v1',
       executionPolicy: 'trusted-local',
-      adapters: engines.map((engine) => ({
-        engine,
-        command: engineCommand(engine, tasks, places),
-        // The oracle reads each task's golden patch: the one engine whose adapter shows it the task folders.
-        ...(engine === 'reference' ? { program: [tasks] } : {}),
-        env: { allow: engine === 'planter' ? [SECRET_VARIABLE] : [], set: {} },
-        timeoutSeconds: 120,
-        metadata: {
-          model: CONFORMANCE_MODEL,
-          provider: 'abp',
-          sampling: { temperature: 0 },
-          toolPolicy: 'default',
-          deployment: 'local',
-        },
-        capabilities: ['edit-files', 'run-commands'],
-        preflight: { prompt: 'Reply with exactly: ABP-PREFLIGHT-OK', sentinel: 'ABP-PREFLIGHT-OK', timeoutSeconds: 60 },
-        trace: { kind: 'native' },
-      })),
+      adapters: engines.map((engine) =>
+        localAdapter({
+          engine,
+          command: engineCommand(engine, tasks, places),
+          // The oracle reads each task's golden patch: the one engine whose adapter shows it the task folders.
+          ...(engine === 'reference' ? { program: [tasks] } : {}),
+          allow: engine === 'planter' ? [SECRET_VARIABLE] : [],
+          timeoutSeconds: 120,
+        }),
+      ),
     }),
   );
   const config = join(dir, 'abp-run.json');

@@ -11,6 +11,36 @@ export const ORACLE_ENGINES = ['reference', 'noop'] as const;
 /** The model both bundled engines declare: they call none, and say so (their traces carry made-up token counts). */
 export const ORACLE_MODEL = 'abp/demo-model';
 
+/**
+ * An adapter entry for an engine program abp ships (the bundled and the conformance engines): trusted-local, on the
+ * model they declare, with the preflight and native trace every one of them speaks.
+ */
+export function localAdapter(input: {
+  engine: string;
+  command: string[];
+  program?: string[];
+  allow?: string[];
+  timeoutSeconds: number;
+}) {
+  return {
+    engine: input.engine,
+    command: input.command,
+    ...(input.program === undefined ? {} : { program: input.program }),
+    env: { allow: input.allow ?? [], set: {} },
+    timeoutSeconds: input.timeoutSeconds,
+    metadata: {
+      model: ORACLE_MODEL,
+      provider: 'abp',
+      sampling: { temperature: 0 },
+      toolPolicy: 'default',
+      deployment: 'local',
+    },
+    capabilities: ['edit-files', 'run-commands'],
+    preflight: { prompt: 'Reply with exactly: ABP-PREFLIGHT-OK', sentinel: 'ABP-PREFLIGHT-OK', timeoutSeconds: 60 },
+    trace: { kind: 'native' },
+  };
+}
+
 export async function writeOracleRun(input: {
   config: string;
   adapters: string;
@@ -29,24 +59,15 @@ export async function writeOracleRun(input: {
       // The bundled engines are abp's own code, and the reference engine reads each task's golden patch from the task
       // folders, which a sandbox would hide from it.
       executionPolicy: 'trusted-local',
-      adapters: ORACLE_ENGINES.map((engine) => ({
-        engine,
-        command: [process.execPath, engineProgram(engine), '--input', '{inputFile}', '--tasks', input.tasksDir],
-        // In a task's environment the engine sees only these of the host: its node, its code and the golden patches.
-        program: [...engineProgramPaths(), input.tasksDir],
-        env: { allow: [], set: {} },
-        timeoutSeconds,
-        metadata: {
-          model: ORACLE_MODEL,
-          provider: 'abp',
-          sampling: { temperature: 0 },
-          toolPolicy: 'default',
-          deployment: 'local',
-        },
-        capabilities: ['edit-files', 'run-commands'],
-        preflight: { prompt: 'Reply with exactly: ABP-PREFLIGHT-OK', sentinel: 'ABP-PREFLIGHT-OK', timeoutSeconds: 60 },
-        trace: { kind: 'native' },
-      })),
+      adapters: ORACLE_ENGINES.map((engine) =>
+        localAdapter({
+          engine,
+          command: [process.execPath, engineProgram(engine), '--input', '{inputFile}', '--tasks', input.tasksDir],
+          // In a task's environment the engine sees only these of the host: its node, its code and the golden patches.
+          program: [...engineProgramPaths(), input.tasksDir],
+          timeoutSeconds,
+        }),
+      ),
     }),
   );
   await writeFileAtomic(
