@@ -65,7 +65,7 @@ const ECOSYSTEMS: Record<string, Ecosystem> = {
       test: 'python -m pytest -p no:cacheprovider --junitxml=test-report.xml',
       report: 'junit-xml',
     },
-    request: { ecosystem: 'python', toolchain: {}, install: 'pip install -e .', runner: 'pytest' },
+    request: { ecosystem: 'python', toolchain: {}, install: ['pip install -e .'], runner: 'pytest' },
     plainInstall: (dir, scratch) => {
       sh(['python3', '-m', 'venv', join(scratch, 'venv')], dir);
       sh([join(scratch, 'venv/bin/pip'), 'install', '-q', '-e', '.', 'pytest'], dir);
@@ -102,7 +102,7 @@ const ECOSYSTEMS: Record<string, Ecosystem> = {
       test: 'npx vitest run',
       report: 'junit-xml',
     },
-    request: { ecosystem: 'node', toolchain: { node: '22' }, install: 'npm ci', runner: 'vitest' },
+    request: { ecosystem: 'node', toolchain: { node: '22' }, install: ['npm ci'], runner: 'vitest' },
     prepare: (dir) => sh(['npm', 'install', '--package-lock-only', '--no-audit', '--no-fund'], dir),
     plainInstall: (dir) => sh(['npm', 'ci', '--no-audit', '--no-fund'], dir),
     plainTest: (dir) => sh(['npx', 'vitest', 'run'], dir),
@@ -131,7 +131,7 @@ const ECOSYSTEMS: Record<string, Ecosystem> = {
       test: 'go test -json ./...',
       report: 'go-test-json',
     },
-    request: { ecosystem: 'go', toolchain: { go: '1.24.5' }, install: 'go mod download', runner: 'go-test' },
+    request: { ecosystem: 'go', toolchain: { go: '1.24.5' }, install: ['go mod download'], runner: 'go-test' },
     plainInstall: (dir, scratch) =>
       sh(['go', 'mod', 'download'], dir, { ...process.env, GOMODCACHE: join(scratch, 'mod'), GOFLAGS: '-modcacherw' }),
     plainTest: (dir, scratch) =>

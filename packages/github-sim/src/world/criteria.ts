@@ -74,7 +74,7 @@ export interface RunnerRecipe {
   install: string;
   test: string;
   /** How per-test outcomes are read back. */
-  report: 'junit-xml' | 'go-test-json' | 'cargo-test-text';
+  report: 'junit-xml' | 'jest-json' | 'go-test-json' | 'cargo-test-text';
 }
 
 /**
@@ -94,14 +94,14 @@ export const RUNNER_RECIPES: Readonly<Record<RunnerId, RunnerRecipe>> = {
     ecosystem: 'node',
     install: 'npm ci',
     test: 'npx vitest run',
-    report: 'junit-xml',
+    report: 'jest-json',
   },
   jest: {
     runner: 'jest',
     ecosystem: 'node',
     install: 'npm ci',
-    test: 'npx jest --ci --reporters=default --reporters=jest-junit',
-    report: 'junit-xml',
+    test: 'npx jest --ci',
+    report: 'jest-json',
   },
   mocha: {
     runner: 'mocha',

@@ -44,8 +44,8 @@ const NODE_SCRATCH = ['node_modules/.cache', 'node_modules/.vite'];
 export interface EnvironmentRequest {
   readonly ecosystem: Ecosystem;
   readonly toolchain: ToolchainRequest;
-  /** The recipe's install step, a command line. */
-  readonly install: string;
+  /** The recipe's install steps, each one command line run without a shell, in order. */
+  readonly install: readonly string[];
   /** The recipe's runner: a pytest environment gets pytest if the install did not bring it. */
   readonly runner: string;
   /** The files the install reads (lockfiles, manifests) by path, with their contents' sha256: part of the cache key. */
@@ -106,8 +106,14 @@ async function cachedInstall(
   const labels = (await store.readImage(digest)).config.config.Labels;
   const fits =
     labels[LABELS.dependencyFiles] === canonicalJson(request.dependencyFiles) &&
-    labels['org.abp.install'] === request.install;
+    labels['org.abp.install'] === installRecord(request.install);
   return fits ? digest : null;
+}
+
+/** The install as the cache key and the image's label hold it: one step as its line (so images built before still
+ * match), several as a JSON list. */
+function installRecord(steps: readonly string[]): string {
+  return steps.length === 1 ? (steps[0] ?? '') : JSON.stringify(steps);
 }
 
 /** Writes a small record whole or not at all: a cache entry read half-written would poison every later build. */
@@ -306,7 +312,7 @@ export async function buildEnvironment(input: BuildInput): Promise<EnvironmentBu
     image: INSTALL_IMAGE_FORMAT,
     base: base.digest,
     ecosystem: request.ecosystem,
-    install: request.install,
+    install: installRecord(request.install),
     runner: request.runner,
     dependencyFiles: request.dependencyFiles,
   });
@@ -410,10 +416,14 @@ export async function buildEnvironment(input: BuildInput): Promise<EnvironmentBu
       if (result.exitCode !== 0) throw buildFailed(what, Buffer.concat(log).toString('utf8'));
     };
     if (request.ecosystem === 'python') await must(['python3', '-m', 'venv', VENV], 'creating the virtualenv');
-    const install = parseCommandLine(request.install);
-    const installResult = await run(install.argv, true, install.env);
-    if (installResult.exitCode !== 0)
-      throw buildFailed(`recipe.install ${JSON.stringify(request.install)}`, Buffer.concat(log).toString('utf8'));
+    for (const [index, step] of request.install.entries()) {
+      const install = parseCommandLine(step);
+      const installResult = await run(install.argv, true, install.env);
+      if (installResult.exitCode !== 0) {
+        const which = request.install.length === 1 ? 'recipe.install' : `recipe.install[${index}]`;
+        throw buildFailed(`${which} ${JSON.stringify(step)}`, Buffer.concat(log).toString('utf8'));
+      }
+    }
     if (request.runner === 'pytest' && (await run(['python', '-c', 'import pytest'], false)).exitCode !== 0)
       await must(['python', '-m', 'pip', 'install', 'pytest'], 'installing pytest');
 
@@ -441,7 +451,7 @@ export async function buildEnvironment(input: BuildInput): Promise<EnvironmentBu
       [LABELS.checkoutMounts]: JSON.stringify(roots),
       [LABELS.scratchMounts]: JSON.stringify(scratch),
       [LABELS.dependencyFiles]: canonicalJson(request.dependencyFiles),
-      'org.abp.install': request.install,
+      'org.abp.install': installRecord(request.install),
       'org.abp.base': base.digest,
     };
     for (const [name, version] of Object.entries(toolchains)) labels[`${LABELS.toolchainPrefix}${name}`] = version;

@@ -108,13 +108,13 @@ async function matchingReportFiles(checkoutDir: string, dir: string, pattern: Re
 
 async function readReport(
   plan: RunnerPlan,
-  stdout: Buffer,
+  { stdout, stderr }: { stdout: Buffer; stderr: Buffer },
   checkoutDir: string,
   where: { rootDir: string; reportFile(path: string): string },
 ): Promise<{ report: ParsedReport | null; error: string | null }> {
   if (!plan.report) return { report: null, error: null };
   const { format, source } = plan.report;
-  const options = { rootDir: where.rootDir };
+  const options = { rootDir: where.rootDir, stderr: stderr.toString('utf8') };
   try {
     switch (source.kind) {
       case 'stdout':
@@ -213,7 +213,7 @@ export async function runVerification(input: {
   ];
   const planned = roles.map(([role, line], index) => {
     const parsed = parseCommandLine(line);
-    return { role, line, parsed, plan: planRunner(parsed.argv, placement.reportDir(index).inside) };
+    return { role, line, parsed, plan: planRunner(parsed.argv, placement.reportDir(index).inside, parsed.env) };
   });
   const canaries = planCanaries({
     commands: planned.map(({ plan }, index) => ({ index, plan })),
@@ -234,6 +234,7 @@ export async function runVerification(input: {
   for (const [index, { role, line, parsed, plan }] of planned.entries()) {
     const reportDir = placement.reportDir(index);
     await mkdir(reportDir.host, { recursive: true });
+    for (const file of plan.files) await writeFile(join(reportDir.host, file.name), file.text, { flag: 'wx' });
     const sentinels: CanaryNames | undefined = canaries.commands.get(index)?.names;
     const argv = canaries.commands.get(index)?.argv ?? plan.argv;
     const reportFile = (path: string): string =>
@@ -244,10 +245,10 @@ export async function runVerification(input: {
       for (const path of await matchingReportFiles(checkoutDir, dir, pattern))
         await rm(join(checkoutDir, path), { force: true });
     }
-    const result = await run(argv, parsed.env);
+    const result = await run(argv, { ...parsed.env, ...plan.env });
     const { report, error } = result.spawnError
       ? { report: null, error: result.spawnError.message }
-      : await readReport(plan, result.stdout, checkoutDir, { rootDir: placement.rootDir, reportFile });
+      : await readReport(plan, result, checkoutDir, { rootDir: placement.rootDir, reportFile });
     if (report !== null) reports.push(report.tests);
     // Read only from a run that ended by itself: a timeout cuts a report short and proves nothing either way.
     if (sentinels !== undefined && report !== null && !result.timedOut && result.exitCode !== null)

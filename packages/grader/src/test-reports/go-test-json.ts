@@ -1,4 +1,5 @@
-// Owns reading `go test -json` (test2json) event streams into the common result model,
+// Owns reading `go test -json` (test2json) event streams into the common result model, each test named
+// `<import path>::<Test>[/<subtest>…]` (go prints the package and the test apart; '/' is in both),
 // including packages that failed outside any test, which must never read as "no tests".
 
 import { TestReportError } from './errors.js';
@@ -69,13 +70,13 @@ export function parseGoTestJson(text: string): TestResult[] {
       results.push(
         test.status === undefined
           ? testResult(
-              `${packageName}/${testName}`,
+              `${packageName}::${testName}`,
               'error',
               durationMs,
               `no result: the test binary exited while this test ran\n${output}`,
             )
           : testResult(
-              `${packageName}/${testName}`,
+              `${packageName}::${testName}`,
               test.status,
               durationMs,
               test.status === 'pass' ? undefined : output,

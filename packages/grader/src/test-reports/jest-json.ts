@@ -1,5 +1,5 @@
 // Owns reading Jest `--json` and Vitest `--reporter=json` output (the same shape) into the
-// common result model, including test files that failed before any test could run. Tolerant of the shapes the versions
+// common result model, each test named by its file and title path joined as its runner prints them, including test files that failed before any test could run. Tolerant of the shapes the versions
 // in use have written: a title or an ancestor title as an array of parts (older jest), `testFilePath` for the file.
 
 import { TestReportError } from './errors.js';
@@ -24,7 +24,8 @@ function titleText(value: unknown): string | null {
   return null;
 }
 
-export function parseJestJson(text: string, options: ParseOptions = {}): TestResult[] {
+/** `separator` joins the file and titles: jest prints ` › `, vitest ` > `. */
+export function parseJestJson(text: string, options: ParseOptions = {}, separator = ' › '): TestResult[] {
   let report: unknown;
   try {
     report = JSON.parse(text);
@@ -41,10 +42,10 @@ export function parseJestJson(text: string, options: ParseOptions = {}): TestRes
   if (!Array.isArray(files)) {
     throw new TestReportError('malformed-report', 'jest-json: the report has no "testResults" array');
   }
-  return files.flatMap((file: unknown, index) => readFile(file, index, options));
+  return files.flatMap((file: unknown, index) => readFile(file, index, options, separator));
 }
 
-function readFile(file: unknown, index: number, options: ParseOptions): TestResult[] {
+function readFile(file: unknown, index: number, options: ParseOptions, separator: string): TestResult[] {
   const name = isRecord(file) ? (file.name ?? file.testFilePath) : undefined;
   if (!isRecord(file) || typeof name !== 'string' || !Array.isArray(file.assertionResults)) {
     throw new TestReportError(
@@ -73,7 +74,7 @@ function readFile(file: unknown, index: number, options: ParseOptions): TestResu
     const failureMessages = Array.isArray(assertion.failureMessages)
       ? assertion.failureMessages.map(String).join('\n')
       : undefined;
-    return testResult([fileName, ...ancestors, title].join(' › '), status, durationMs, failureMessages);
+    return testResult([fileName, ...ancestors, title].join(separator), status, durationMs, failureMessages);
   });
   // A file that failed with no failed test (import error, a throwing afterAll) failed outside
   // its tests; it becomes an `error` result so the run cannot look clean.

@@ -5,10 +5,21 @@ import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { TestReportError } from './errors.js';
 import { relativeToRoot, secondsToMs, testResult } from './model.js';
 import type { ParseOptions, TestResult, TestStatus } from './model.js';
+import { PYTEST_NODE_ID_PLUGIN } from './pytest-node-ids.js';
 
 type XmlNode = Record<string, unknown>;
 
-const REPEATED_ELEMENTS = new Set(['testsuites', 'testsuite', 'testcase', 'failure', 'error', 'skipped', '#comment']);
+const REPEATED_ELEMENTS = new Set([
+  'testsuites',
+  'testsuite',
+  'testcase',
+  'failure',
+  'error',
+  'skipped',
+  'properties',
+  'property',
+  '#comment',
+]);
 
 const parser = new XMLParser({
   ignoreAttributes: false,
@@ -105,7 +116,29 @@ function testCaseId(
     const file = attribute(testcase, 'file');
     return file === undefined ? title : `${relativeToRoot(file, context.rootDir)}::${title}`;
   }
+  const nodeId = pytestNodeId(testcase, classname, name);
+  if (nodeId !== undefined) return nodeId;
   return classname === '' ? name : `${classname}::${name}`;
+}
+
+/**
+ * The node id abp's pytest plugin recorded (runner-recipes.ts), when it is the one pytest's own junit writer turns
+ * into this classname and name: folders become dotted, `.py` goes, the last `::` part is the name.
+ */
+function pytestNodeId(testcase: XmlNode, classname: string, name: string): string | undefined {
+  const recorded = children(testcase, 'properties')
+    .flatMap((properties) => children(properties, 'property'))
+    .filter((property) => attribute(property, 'name') === PYTEST_NODE_ID_PLUGIN.property)
+    .map((property) => attribute(property, 'value'));
+  const nodeId = recorded.length === 1 ? recorded[0] : undefined;
+  if (nodeId === undefined) return undefined;
+  const bracket = nodeId.indexOf('[');
+  const parts = (bracket === -1 ? nodeId : nodeId.slice(0, bracket)).split('::');
+  const params = bracket === -1 ? '' : nodeId.slice(bracket);
+  const [path = '', ...rest] = parts;
+  const names = [path.replaceAll('/', '.').replace(/\.py$/, ''), ...rest];
+  const expected = { classname: names.slice(0, -1).join('.'), name: `${names.at(-1) ?? ''}${params}` };
+  return expected.classname === classname && expected.name === name ? nodeId : undefined;
 }
 
 function outcome(testcase: XmlNode): { status: TestStatus; detail: string | undefined } {

@@ -1,5 +1,7 @@
 // Owns reading the stdout of `cargo test` (libtest's default "pretty" format, one block per
-// test binary) into the common result model.
+// test binary) into the common result model. Each test is named `<target>::<libtest name>`, the target being
+// the source cargo names on stderr as it starts each binary ("Running tests/cli.rs (…)", "Running unittests
+// src/lib.rs (…)", "Doc-tests mycrate" as `doc-tests/mycrate`): the same name can be a test in several binaries.
 
 import { TestReportError } from './errors.js';
 import { testResult } from './model.js';
@@ -16,7 +18,11 @@ interface Block {
   readonly failureOutput: Map<string, string[]>;
 }
 
-export function parseLibtest(text: string): TestResult[] {
+// cargo's headers on stderr, one per test binary, in the order the binaries run and print their blocks.
+const BINARY_HEADER = /^\s*(?:Running (?:unittests )?(\S+) \(|Doc-tests (\S+)\s*$)/;
+
+/** `stderr` is cargo's; without it (libtest run directly) tests keep libtest's own names. */
+export function parseLibtest(text: string, stderr?: string): TestResult[] {
   const blocks: Block[] = [];
   let current: Block | undefined;
   let failureName: string | undefined;
@@ -53,11 +59,34 @@ export function parseLibtest(text: string): TestResult[] {
     }
   });
 
-  return blocks.flatMap((block) =>
+  const targets = stderr === undefined ? null : binaryTargets(stderr, blocks.length);
+  return blocks.flatMap((block, index) =>
     [...block.results].map(([name, { status, message }]) =>
-      testResult(name, status, null, status === 'fail' ? block.failureOutput.get(name)?.join('\n') : message),
+      testResult(
+        targets === null ? name : `${targets[index] ?? ''}::${name}`,
+        status,
+        null,
+        status === 'fail' ? block.failureOutput.get(name)?.join('\n') : message,
+      ),
     ),
   );
+}
+
+function binaryTargets(stderr: string, blockCount: number): string[] {
+  const targets: string[] = [];
+  for (const line of stderr.split(/\r?\n/)) {
+    const header = BINARY_HEADER.exec(line);
+    if (header === null) continue;
+    targets.push(header[1] ?? `doc-tests/${header[2] ?? ''}`);
+  }
+  // Paired by position: a binary that printed no block (or cargo -v's command lines) would shift every later name.
+  if (targets.length !== blockCount) {
+    throw new TestReportError(
+      'malformed-report',
+      `libtest: cargo named ${targets.length} test binaries on stderr but stdout holds ${blockCount} libtest blocks; run cargo test without -v or -q, and with every test target on libtest's harness`,
+    );
+  }
+  return targets;
 }
 
 /** A finished block must list every test it announced; fewer means another output format (terse, json). */

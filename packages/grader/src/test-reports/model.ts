@@ -4,14 +4,17 @@
 export type TestStatus = 'pass' | 'fail' | 'error' | 'skip';
 
 export interface TestResult {
-  /** Stable, human-readable: junit `classname::name`, go `pkg/TestName/sub`, jest `file › titles`, libtest `module::test`. */
+  /**
+   * The test as its runner names it (docs/test-ids.md): pytest's node id, go `<import path>::TestName/sub`,
+   * cargo `<target source>::<module>::test`, jest `file › titles`, vitest `file > titles`, JUnit `classname::name`.
+   */
   readonly id: string;
   readonly status: TestStatus;
   readonly durationMs: number | null;
   readonly message?: string;
 }
 
-export const REPORT_FORMATS = ['junit-xml', 'go-test-json', 'jest-json', 'libtest'] as const;
+export const REPORT_FORMATS = ['junit-xml', 'go-test-json', 'jest-json', 'vitest-json', 'libtest'] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
 export interface ParsedReport {
@@ -26,6 +29,8 @@ export interface ParseOptions {
    * absolute path; paths under rootDir become relative so ids survive a different temp dir.
    */
   readonly rootDir?: string;
+  /** What the command wrote to stderr: cargo names each test binary there, before libtest's block on stdout. */
+  readonly stderr?: string;
 }
 
 // Stack traces can run to megabytes; the verdict needs the gist, the receipts keep the rest.

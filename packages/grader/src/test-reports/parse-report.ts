@@ -30,9 +30,11 @@ function parseTests(format: ReportFormat, text: string, options: ParseOptions): 
     case 'go-test-json':
       return parseGoTestJson(text);
     case 'jest-json':
-      return parseJestJson(text, options);
+      return parseJestJson(text, options, ' › ');
+    case 'vitest-json':
+      return parseJestJson(text, options, ' > ');
     case 'libtest':
-      return parseLibtest(text);
+      return parseLibtest(text, options.stderr);
     default:
       // Formats arrive from task manifests and stored plans too, not only from typed code.
       throw new TestReportError(

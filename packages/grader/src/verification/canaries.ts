@@ -166,7 +166,7 @@ function isTestFile(runner: RunnerName, path: string): boolean {
 
 /** The test's own name in a report id: after the last `::`, ` › `, `/` or `.` separator, parameters dropped. */
 function lastName(id: string): string {
-  const tail = id.split(/::| › |\//).pop() ?? id;
+  const tail = id.split(/::| › | > |\//).pop() ?? id;
   return tail
     .replace(/\[.*\]$/, '')
     .replace(/ #\d+$/, '')
@@ -519,7 +519,11 @@ function selectingArgv(plan: RunnerPlan, placement: Placement): string[] | strin
       const words = positionals(after, new Set(['--outputFile', '--reporter', '--config', '-c'])).filter(
         (word) => word !== 'run',
       );
-      return words.length === 0 ? [...argv] : 'the command filters test files: sentinels might be filtered out';
+      // A file named exactly (the freeze narrows to held-out files) is selected; any other filter might miss them.
+      if (words.length === 0 || words.includes(path)) return [...argv];
+      return words.some((word) => pathSelects(word, path))
+        ? 'the command filters test files by pattern: sentinels might be filtered out'
+        : notSelected;
     }
     case 'go-test':
       return goArgv(argv, path, placement.names);

@@ -4,6 +4,7 @@
 
 import path from 'node:path';
 import type { ParsedReport, ReportFormat } from '../test-reports/index.js';
+import { PYTEST_NODE_ID_PLUGIN } from '../test-reports/pytest-node-ids.js';
 import { AbpError } from '@abp/protocol/errors';
 
 export type RunnerName =
@@ -23,6 +24,10 @@ export interface RunnerPlan {
   readonly runner: RunnerName;
   readonly argv: string[];
   readonly report: { readonly format: ReportFormat; readonly source: ReportSource } | null;
+  /** abp's own helper files, which the caller writes into the report folder (its path in `argv`) before the run. */
+  readonly files: ReadonlyArray<{ readonly name: string; readonly text: string }>;
+  /** Variables set over the command's own for the run. */
+  readonly env: Readonly<Record<string, string>>;
 }
 
 export type VerificationRole = 'failToPass' | 'passToPass';
@@ -84,7 +89,15 @@ const NODE_OPTIONS_WITH_VALUE = new Set([
   ],
 ]);
 
-export function planRunner(argv: readonly string[], reportDir: string): RunnerPlan {
+/**
+ * How to run `argv` so it leaves a report abp can read. `reportDir` is where the report and abp's helper files go,
+ * as the command sees it; `env` holds the command's own variables (a task's `PYTHONPATH` is kept behind abp's).
+ */
+export function planRunner(
+  argv: readonly string[],
+  reportDir: string,
+  env: Readonly<Record<string, string>> = {},
+): RunnerPlan {
   const program = argv[0];
   if (program === undefined) {
     throw new RunnerPlanError('empty-argv', 'planRunner needs the verification command as argv; got an empty array');
@@ -98,7 +111,7 @@ export function planRunner(argv: readonly string[], reportDir: string): RunnerPl
   }
   const name = baseName(program);
   if (name === 'pytest' || name === 'py.test' || (PYTHON.test(name) && argv[1] === '-m' && argv[2] === 'pytest')) {
-    return planPytest(argv, reportDir);
+    return planPytest(argv, reportDir, env);
   }
   if (name === 'go' && argv[1] === 'test') return planGoTest(argv);
   if (name === 'cargo') {
@@ -114,16 +127,21 @@ export function planRunner(argv: readonly string[], reportDir: string): RunnerPl
   if (jsName === 'vitest') return planVitest(argv, jsBin, reportDir);
   if (jsName === 'jest') return planJest(argv, reportDir);
   // npm/pnpm/yarn `test` scripts hide which runner they call: trust the exit code only.
-  return { runner: 'plain', argv: [...argv], report: null };
+  return { runner: 'plain', argv: [...argv], report: null, files: [], env: {} };
 }
 
-function planPytest(argv: readonly string[], reportDir: string): RunnerPlan {
+function planPytest(argv: readonly string[], reportDir: string, env: Readonly<Record<string, string>>): RunnerPlan {
   const file = path.join(reportDir, 'junit.xml');
+  const own = env['PYTHONPATH'];
   // Options go before any `--`, after the task's own, so our --junitxml wins over a task's.
   return {
     runner: 'pytest',
-    argv: beforeDoubleDash(argv, ['-p', 'no:cacheprovider', `--junitxml=${file}`]),
+    argv: beforeDoubleDash(argv, ['-p', 'no:cacheprovider', '-p', PYTEST_NODE_ID_PLUGIN.module, `--junitxml=${file}`]),
     report: { format: 'junit-xml', source: { kind: 'file', path: file } },
+    files: [{ name: `${PYTEST_NODE_ID_PLUGIN.module}.py`, text: PYTEST_NODE_ID_PLUGIN.text }],
+    env: {
+      PYTHONPATH: own === undefined || own === '' ? reportDir : `${reportDir}${path.delimiter}${own}`,
+    },
   };
 }
 
@@ -137,15 +155,21 @@ function planGoTest(argv: readonly string[]): RunnerPlan {
     runner: 'go-test',
     argv: [...argv.slice(0, 2), ...extra, ...argv.slice(2)],
     report: { format: 'go-test-json', source: { kind: 'stdout' } },
+    files: [],
+    env: {},
   };
 }
 
 function planCargoTest(argv: readonly string[], testAt: number): RunnerPlan {
   const head = argv.slice(0, testAt + 1);
   const rest = argv.slice(testAt + 1);
-  // Without --no-fail-fast cargo stops at the first failing test binary and later ones never report.
-  const cargoArgs = rest.includes('--no-fail-fast') ? [] : ['--no-fail-fast'];
   const separator = rest.indexOf('--');
+  // cargo's own -q hides, and -v rewrites, the "Running <target>" lines that name each test binary's tests.
+  const cargoRest = (separator === -1 ? rest : rest.slice(0, separator)).filter(
+    (arg) => !/^(-q|--quiet|-v+|--verbose)$/.test(arg),
+  );
+  // Without --no-fail-fast cargo stops at the first failing test binary and later ones never report.
+  const cargoArgs = cargoRest.includes('--no-fail-fast') ? cargoRest : [...cargoRest, '--no-fail-fast'];
   const harnessArgs = separator === -1 ? [] : rest.slice(separator + 1);
   // `-q` would make libtest print terse dots; the parser reads the one-line-per-test format.
   const formatArgs = harnessArgs.some((arg) => arg === '--format' || arg.startsWith('--format='))
@@ -153,8 +177,10 @@ function planCargoTest(argv: readonly string[], testAt: number): RunnerPlan {
     : ['--format=pretty'];
   return {
     runner: 'cargo-test',
-    argv: [...head, ...cargoArgs, ...rest, ...(separator === -1 ? ['--'] : []), ...formatArgs],
+    argv: [...head, ...cargoArgs, '--', ...harnessArgs, ...formatArgs],
     report: { format: 'libtest', source: { kind: 'stdout' } },
+    files: [],
+    env: {},
   };
 }
 
@@ -179,6 +205,8 @@ function planNodeTest(argv: readonly string[], reportDir: string): RunnerPlan {
       ...withoutReporters.slice(at),
     ],
     report: { format: 'junit-xml', source: { kind: 'file', path: file } },
+    files: [],
+    env: {},
   };
 }
 
@@ -192,17 +220,22 @@ function planMavenSurefire(argv: readonly string[]): RunnerPlan {
       format: 'junit-xml',
       source: { kind: 'files', dir: '.', pattern: /(^|\/)target\/surefire-reports\/TEST-[^/]+\.xml$/ },
     },
+    files: [],
+    env: {},
   };
 }
 
 function planVitest(argv: readonly string[], binAt: number, reportDir: string): RunnerPlan {
-  const file = path.join(reportDir, 'junit.xml');
-  // --run: without a TTY vitest runs once anyway, but a grader must never sit in watch mode.
+  const file = path.join(reportDir, 'vitest.json');
+  // --run: without a TTY vitest runs once anyway, but a grader must never sit in watch mode. --outputFile takes a
+  // plain path: `--outputFile.json=` crashes vitest when the project's configuration gives outputFile as a string.
   const runOnce = argv[binAt + 1] === 'run' ? [] : ['--run'];
   return {
     runner: 'vitest',
-    argv: beforeDoubleDash(argv, [...runOnce, '--reporter=default', '--reporter=junit', `--outputFile.junit=${file}`]),
-    report: { format: 'junit-xml', source: { kind: 'file', path: file } },
+    argv: beforeDoubleDash(argv, [...runOnce, '--reporter=default', '--reporter=json', `--outputFile=${file}`]),
+    report: { format: 'vitest-json', source: { kind: 'file', path: file } },
+    files: [],
+    env: {},
   };
 }
 
@@ -212,6 +245,8 @@ function planJest(argv: readonly string[], reportDir: string): RunnerPlan {
     runner: 'jest',
     argv: beforeDoubleDash(argv, ['--json', `--outputFile=${file}`]),
     report: { format: 'jest-json', source: { kind: 'file', path: file } },
+    files: [],
+    env: {},
   };
 }
 

@@ -87,9 +87,11 @@ async function pythonBuild(dir: string) {
   return buildEnvironment({
     store,
     checkout: dir,
-    request: await request(dir, { ecosystem: 'python', toolchain: {}, install: 'pip install -e .', runner: 'pytest' }, [
-      'pyproject.toml',
-    ]),
+    request: await request(
+      dir,
+      { ecosystem: 'python', toolchain: {}, install: ['pip install -e .'], runner: 'pytest' },
+      ['pyproject.toml'],
+    ),
   });
 }
 
@@ -245,7 +247,7 @@ print("PROBE " + json.dumps(seen, sort_keys=True))
         checkout: dir,
         request: await request(
           dir,
-          { ecosystem: 'python', toolchain: {}, install: 'python3 net_probe.py', runner: 'pytest' },
+          { ecosystem: 'python', toolchain: {}, install: ['python3 net_probe.py'], runner: 'pytest' },
           ['pyproject.toml', 'net_probe.py'],
         ),
       });
@@ -303,7 +305,7 @@ describe('Node and Go environments carry the toolchain the repository names, not
         checkout: dir,
         request: await request(
           dir,
-          { ecosystem: 'node', toolchain: { node: '22' }, install: 'npm ci', runner: 'vitest' },
+          { ecosystem: 'node', toolchain: { node: '22' }, install: ['npm ci'], runner: 'vitest' },
           ['package.json', 'package-lock.json', '.nvmrc'],
         ),
       });
@@ -341,7 +343,7 @@ describe('Node and Go environments carry the toolchain the repository names, not
         checkout: dir,
         request: await request(
           dir,
-          { ecosystem: 'go', toolchain: { go: '1.24.5' }, install: 'go mod download', runner: 'go-test' },
+          { ecosystem: 'go', toolchain: { go: '1.24.5' }, install: ['go mod download'], runner: 'go-test' },
           ['go.mod', 'go.sum'],
         ),
       });

@@ -38,7 +38,10 @@ export const TASKS: Record<Ecosystem, TaskSpec> = {
     passToPass: ['python3 -m pytest'],
     runner: 'pytest',
     reportFormat: 'junit-xml',
-    expected: { failToPass: ['tests.test_add::test_add_positive'], passToPass: ['tests.test_basic::test_zero'] },
+    expected: {
+      failToPass: ['tests/test_add.py::test_add_positive'],
+      passToPass: ['tests/test_basic.py::test_zero'],
+    },
   },
   node: {
     id: 'gh-abp-adv-node-1',
@@ -76,7 +79,7 @@ export const TASKS: Record<Ecosystem, TaskSpec> = {
     passToPass: ['go test ./...'],
     runner: 'go-test',
     reportFormat: 'go-test-json',
-    expected: { failToPass: ['example.com/calc/TestAddPositive'], passToPass: ['example.com/calc/TestZero'] },
+    expected: { failToPass: ['example.com/calc::TestAddPositive'], passToPass: ['example.com/calc::TestZero'] },
   },
   rust: {
     id: 'gh-abp-adv-rust-1',
@@ -91,7 +94,7 @@ export const TASKS: Record<Ecosystem, TaskSpec> = {
     passToPass: ['cargo test'],
     runner: 'cargo-test',
     reportFormat: 'cargo-test-text',
-    expected: { failToPass: ['adds_positive'], passToPass: ['adds_zero'] },
+    expected: { failToPass: ['tests/add.rs::adds_positive'], passToPass: ['tests/basic.rs::adds_zero'] },
   },
 };
 

@@ -27,10 +27,10 @@ describe('go-test-json', () => {
       { Action: 'fail', Package: pkg, Elapsed: 0.005 },
     );
     expect(parseReport('go-test-json', text).tests).toEqual([
-      { id: 'example.com/m/TestFail', status: 'fail', durationMs: 10, message: 'm_test.go:4: boom <x>' },
-      { id: 'example.com/m/TestPass', status: 'pass', durationMs: 5 },
-      { id: 'example.com/m/TestPass/sub_case', status: 'pass', durationMs: 0 },
-      { id: 'example.com/m/TestSkip', status: 'skip', durationMs: 0, message: 'm_test.go:5: not now' },
+      { id: 'example.com/m::TestFail', status: 'fail', durationMs: 10, message: 'm_test.go:4: boom <x>' },
+      { id: 'example.com/m::TestPass', status: 'pass', durationMs: 5 },
+      { id: 'example.com/m::TestPass/sub_case', status: 'pass', durationMs: 0 },
+      { id: 'example.com/m::TestSkip', status: 'skip', durationMs: 0, message: 'm_test.go:5: not now' },
     ]);
   });
 
@@ -67,7 +67,7 @@ describe('go-test-json', () => {
     );
     expect(outcomes(text)).toEqual([
       ['example.com/m [package failed]', 'error'],
-      ['example.com/m/TestA', 'pass'],
+      ['example.com/m::TestA', 'pass'],
     ]);
   });
 
@@ -78,7 +78,7 @@ describe('go-test-json', () => {
       { Action: 'fail', Package: pkg, Elapsed: 0.01 },
     );
     const tests = parseReport('go-test-json', text).tests;
-    expect(tests.map((test) => [test.id, test.status])).toEqual([['example.com/m/TestCrash', 'error']]);
+    expect(tests.map((test) => [test.id, test.status])).toEqual([['example.com/m::TestCrash', 'error']]);
     expect(tests[0]?.message).toContain('concurrent map writes');
   });
 

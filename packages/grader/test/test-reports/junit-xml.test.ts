@@ -48,6 +48,21 @@ describe('junit-xml: pytest --junitxml', () => {
     expect(byId.get('tests.test_x::test_xf')).toEqual({ id: 'tests.test_x::test_xf', status: 'skip', durationMs: 0 });
   });
 
+  it("names a test by the node id abp's pytest plugin recorded, where it agrees with the classname and name", () => {
+    const nodeId = (value: string) => `<properties><property name="abp-node-id" value="${value}" /></properties>`;
+    const xml = `<testsuites><testsuite name="pytest">
+<testcase classname="tests.sub.d.test_b.TestY.TestInner" name="test_in" time="0.001">${nodeId('tests/sub.d/test_b.py::TestY::TestInner::test_in')}</testcase>
+<testcase classname="tests.test_a.TestX" name="test_p[x::y]" time="0.001">${nodeId('tests/test_a.py::TestX::test_p[x::y]')}</testcase>
+<testcase classname="tests.test_a" name="test_f" time="0.001">${nodeId('tests/test_other.py::test_f')}<failure message="boom" /></testcase>
+</testsuite></testsuites>`;
+    expect(statuses(xml)).toEqual({
+      'tests/sub.d/test_b.py::TestY::TestInner::test_in': 'pass',
+      'tests/test_a.py::TestX::test_p[x::y]': 'pass',
+      // A recorded id naming another test is a planted one: the report's own names stand.
+      'tests.test_a::test_f': 'fail',
+    });
+  });
+
   it('names a collection error (empty classname) by its module', () => {
     const xml = `<testsuites><testsuite name="pytest"><testcase classname="" name="tests.test_broken" time="0.000"><error message="collection failure">ImportError</error></testcase></testsuite></testsuites>`;
     expect(statuses(xml)).toEqual({ 'tests.test_broken': 'error' });

@@ -72,6 +72,28 @@ describe('libtest', () => {
     ]);
   });
 
+  it("names each test by the target cargo announced on stderr before the binary's block", () => {
+    const stdout =
+      'running 1 test\ntest tests::a ... ok\n\ntest result: ok.\n\nrunning 1 test\ntest tests::a ... FAILED\n\ntest result: FAILED.\n\nrunning 1 test\ntest src/lib.rs - f (line 1) ... ok\n\ntest result: ok.\n';
+    const stderr = [
+      '   Compiling ct v0.1.0 (/tmp/ct)',
+      '     Running unittests src/lib.rs (target/debug/deps/ct-c4066ebb79ee0019)',
+      '     Running tests/cli.rs (target/debug/deps/cli-32ea5584f2b36abd)',
+      'error: test failed, to rerun pass `--test cli`',
+      '   Doc-tests ct',
+    ].join('\n');
+    expect(parseReport('libtest', stdout, { stderr }).tests.map((test) => [test.id, test.status])).toEqual([
+      ['doc-tests/ct::src/lib.rs - f (line 1)', 'pass'],
+      ['src/lib.rs::tests::a', 'pass'],
+      ['tests/cli.rs::tests::a', 'fail'],
+    ]);
+    // A header short (cargo -q, or a binary off libtest's harness) cannot be paired: refused, not guessed.
+    const short = stderr.replace('   Doc-tests ct', '');
+    expect(errorCode(TestReportError, () => parseReport('libtest', stdout, { stderr: short }))).toBe(
+      'malformed-report',
+    );
+  });
+
   it('empty stdout (the build failed before any binary ran) is a report with no tests', () => {
     expect(parseReport('libtest', '').tests).toEqual([]);
   });

@@ -4,8 +4,25 @@ import type { ReportFormat } from '../../src/test-reports/index.js';
 import { errorCode } from './error-code.js';
 
 describe('parseReport', () => {
-  it('lists the four formats', () => {
-    expect(REPORT_FORMATS).toEqual(['junit-xml', 'go-test-json', 'jest-json', 'libtest']);
+  it('lists the five formats', () => {
+    expect(REPORT_FORMATS).toEqual(['junit-xml', 'go-test-json', 'jest-json', 'vitest-json', 'libtest']);
+  });
+
+  it('joins a jest title path with › and a vitest one with >, as each runner prints them', () => {
+    const json = JSON.stringify({
+      testResults: [
+        {
+          name: '/w/test/a.test.ts',
+          assertionResults: [{ ancestorTitles: ['math'], title: 'adds', status: 'passed' }],
+        },
+      ],
+    });
+    expect(parseReport('jest-json', json, { rootDir: '/w' }).tests.map((test) => test.id)).toEqual([
+      'test/a.test.ts › math › adds',
+    ]);
+    expect(parseReport('vitest-json', json, { rootDir: '/w' }).tests.map((test) => test.id)).toEqual([
+      'test/a.test.ts > math > adds',
+    ]);
   });
 
   it('refuses a format it does not know, e.g. from a stored plan', () => {

@@ -20,8 +20,8 @@ describe('planCanaries', () => {
         { path: 'tests/conftest.py', text: '' },
         { path: 'tests/test_add.py', text: heldOut },
       ],
-      failToPass: ['tests.test_add::test_add_positive'],
-      passToPass: ['tests.test_other::test_value_order'],
+      failToPass: ['tests/test_add.py::test_add_positive'],
+      passToPass: ['tests/test_other.py::test_value_order'],
       token: tokens(),
     });
     expect(result.writes).toHaveLength(1);
@@ -80,7 +80,7 @@ describe('planCanaries', () => {
       heldOut: [
         { path: 'pkg/add_test.go', text: 'package calc\n\nimport "testing"\n\nfunc TestAdd(t *testing.T) {}\n' },
       ],
-      failToPass: ['example.com/calc/pkg/TestAdd'],
+      failToPass: ['example.com/calc/pkg::TestAdd'],
       token: tokens(),
     });
     const names = result.commands.get(0)?.names;

@@ -1,9 +1,10 @@
 // Each recipe against the real runner on a tiny temp project with one passing, one failing
 // and one skipped test: a one-line command → parseCommandLine → planRunner → run (no shell)
-// → parseReport → summarizeRun.
+// → parseReport → summarizeRun. The ids read are the ones the runner itself lists (docs/test-ids.md).
 import { execFile } from 'node:child_process';
 import { access, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
+import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { TestReportError, parseReport } from '../../src/test-reports/index.js';
@@ -57,8 +58,9 @@ async function verify(
 ): Promise<Verified> {
   const command = parseCommandLine(line);
   const reportDir = await mkdtemp(path.join(root, 'report-'));
-  const plan = planRunner(command.argv, reportDir);
-  const ran = await run(plan.argv, checkout, { ...env, ...command.env });
+  const plan = planRunner(command.argv, reportDir, command.env);
+  for (const file of plan.files) await writeFile(path.join(reportDir, file.name), file.text);
+  const ran = await run(plan.argv, checkout, { ...env, ...command.env, ...plan.env });
   let report: ParsedReport | null = null;
   let reportError: string | undefined;
   if (plan.report !== null) {
@@ -66,7 +68,7 @@ async function verify(
     if (source.kind === 'files') throw new Error('no files-sourced runner is exercised here');
     try {
       const text = source.kind === 'stdout' ? ran.stdout : await readFile(source.path, 'utf8');
-      report = parseReport(format, text, { rootDir: checkout });
+      report = parseReport(format, text, { rootDir: checkout, stderr: ran.stderr });
     } catch (error) {
       if (!(error instanceof TestReportError)) throw error;
       reportError = error.message;
@@ -110,20 +112,41 @@ describe('pytest (python3 -m pytest)', () => {
         '@pytest.mark.skip(reason="not now")',
         'def test_skipped():',
         '    pass',
+        'class TestGroup:',
+        '    @pytest.mark.parametrize("value", [1, "a b", "x::y"])',
+        '    def test_each(self, value):',
+        '        assert value',
         '',
       ].join('\n'),
+      // A folder with a dot and a class whose tests are defined in another file: no dotted name can say where.
+      'tests/sub.d/test_inherit.py':
+        'from tests.test_demo import TestGroup\n\n\nclass TestMore(TestGroup):\n    pass\n',
+      'tests/__init__.py': '',
     });
   });
 
+  it('names every test by the node id pytest itself prints (--collect-only -q)', async () => {
+    const result = await verify('python3 -m pytest tests -q', 'passToPass', checkout, env);
+    const collected = await run(
+      ['python3', '-m', 'pytest', '--collect-only', '-q', '-p', 'no:cacheprovider', 'tests'],
+      checkout,
+      env,
+    );
+    const listed = collected.stdout.split('\n').filter((line) => line.includes('::'));
+    expect(listed).toHaveLength(12);
+    expect(result.report?.tests.map((test) => test.id)).toEqual([...listed].sort());
+    expect(listed).toContain('tests/sub.d/test_inherit.py::TestMore::test_each[x::y]');
+  });
+
   it('reports pass, fail and skip through a junit file outside the checkout, leaving no cache behind', async () => {
-    const result = await verify('python3 -m pytest tests -q', 'failToPass', checkout, env);
+    const result = await verify('python3 -m pytest tests/test_demo.py -q -k "not each"', 'failToPass', checkout, env);
     expect(result.plan.runner).toBe('pytest');
     expect(result.ran.exitCode).toBe(1);
-    expect(await readdir(result.reportDir)).toEqual(['junit.xml']);
+    expect((await readdir(result.reportDir)).sort()).toEqual(['abp_pytest_node_ids.py', 'junit.xml']);
     expect(statusesOf(result.report)).toEqual({
-      'tests.test_demo::test_fails': 'fail',
-      'tests.test_demo::test_passes': 'pass',
-      'tests.test_demo::test_skipped': 'skip',
+      'tests/test_demo.py::test_fails': 'fail',
+      'tests/test_demo.py::test_passes': 'pass',
+      'tests/test_demo.py::test_skipped': 'skip',
     });
     expect(result.report?.tests.find((test) => test.status === 'fail')?.message).toContain('a < b & c');
     expect(result.verdict).toMatchObject({
@@ -132,6 +155,7 @@ describe('pytest (python3 -m pytest)', () => {
       tests: { total: 3, pass: 1, fail: 1, error: 0, skip: 1 },
     });
     expect(await readdir(checkout)).toEqual(['tests']);
+    expect((await readdir(path.join(checkout, 'tests'))).sort()).toEqual(['__init__.py', 'sub.d', 'test_demo.py']);
   });
 
   it('passes a failToPass command that selects the passing test', async () => {
@@ -145,7 +169,7 @@ describe('pytest (python3 -m pytest)', () => {
   });
 
   it('a skip passes in passToPass but not in failToPass', async () => {
-    const line = 'python3 -m pytest tests -q -k "not fails"';
+    const line = 'python3 -m pytest tests/test_demo.py -q -k "not fails and not each"';
     expect((await verify(line, 'passToPass', checkout, env)).verdict.passed).toBe(true);
     const failToPass = await verify(line, 'failToPass', checkout, env);
     expect(failToPass.ran.exitCode).toBe(0);
@@ -186,11 +210,17 @@ describe('go test', () => {
     expect(result.plan.argv).toEqual(['go', 'test', '-json', '-count=1', '.']);
     expect(result.ran.exitCode).toBe(1);
     expect(statusesOf(result.report)).toEqual({
-      'example.com/demo/TestFails': 'fail',
-      'example.com/demo/TestPasses': 'pass',
-      'example.com/demo/TestPasses/sub_case': 'pass',
-      'example.com/demo/TestSkipped': 'skip',
+      'example.com/demo::TestFails': 'fail',
+      'example.com/demo::TestPasses': 'pass',
+      'example.com/demo::TestPasses/sub_case': 'pass',
+      'example.com/demo::TestSkipped': 'skip',
     });
+    // go test -list prints the package's top-level tests; each is the package's id with its name.
+    const listed = await run(['go', 'test', '-list', '.', '.'], checkout, env);
+    const names = listed.stdout.split('\n').filter((line) => /^Test/.test(line));
+    expect(names.map((name) => `example.com/demo::${name}`).sort()).toEqual(
+      result.report?.tests.map((test) => test.id).filter((id) => !id.includes('/sub')),
+    );
     expect(result.report?.tests[0]?.message).toContain('a < b & c');
     expect(result.verdict).toMatchObject({
       passed: false,
@@ -259,6 +289,46 @@ describe('node --test', () => {
   });
 });
 
+describe('vitest (its JSON reporter)', () => {
+  // The workspace's own vitest; --globals lets the project's tests run without importing it.
+  const vitest = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../node_modules/.bin/vitest');
+  let checkout: string;
+  beforeAll(async () => {
+    checkout = await mkdtemp(path.join(root, 'vitest-'));
+    await writeFiles(checkout, {
+      'test/demo.test.js': [
+        "describe('math', () => {",
+        "  describe('nested', () => { test('adds', () => { expect(1 + 1).toBe(2); }); });",
+        "  test('fails', () => { expect(1 + 1, 'a < b & c').toBe(3); });",
+        "  test.skip('skipped', () => {});",
+        '});',
+        "test('top level', () => {});",
+        '',
+      ].join('\n'),
+    });
+  });
+
+  it('names each test by its file and title path as `vitest list` prints it', async () => {
+    const result = await verify(`${vitest} run --globals`, 'failToPass', checkout, baseEnv());
+    expect(result.plan.runner).toBe('vitest');
+    expect(result.ran.exitCode).toBe(1);
+    expect(statusesOf(result.report)).toEqual({
+      'test/demo.test.js > math > fails': 'fail',
+      'test/demo.test.js > math > nested > adds': 'pass',
+      'test/demo.test.js > math > skipped': 'skip',
+      'test/demo.test.js > top level': 'pass',
+    });
+    const listed = await run([vitest, 'list', '--globals'], checkout, baseEnv());
+    const ids = result.report?.tests.filter((test) => test.status !== 'skip').map((test) => test.id);
+    expect(
+      listed.stdout
+        .split('\n')
+        .filter((line) => line.includes(' > '))
+        .sort(),
+    ).toEqual(ids);
+  });
+});
+
 describe('cargo test', () => {
   let checkout: string;
   let env: NodeJS.ProcessEnv;
@@ -285,16 +355,21 @@ describe('cargo test', () => {
     });
   });
 
-  it('reports pass, fail and ignored from libtest stdout, even under -q', async () => {
+  it('reports pass, fail and ignored from libtest stdout, named by target, even when asked for -q', async () => {
     const result = await verify('cargo test -q', 'failToPass', checkout, env);
-    expect(result.plan.argv).toEqual(['cargo', 'test', '--no-fail-fast', '-q', '--', '--format=pretty']);
+    expect(result.plan.argv).toEqual(['cargo', 'test', '--no-fail-fast', '--', '--format=pretty']);
     expect(result.ran.exitCode).toBe(101);
     expect(statusesOf(result.report)).toEqual({
-      'tests::fails': 'fail',
-      'tests::passes': 'pass',
-      'tests::skipped': 'skip',
+      'src/lib.rs::tests::fails': 'fail',
+      'src/lib.rs::tests::passes': 'pass',
+      'src/lib.rs::tests::skipped': 'skip',
     });
-    expect(result.report?.tests.find((test) => test.id === 'tests::fails')?.message).toContain('a < b & c');
+    expect(result.report?.tests.find((test) => test.id === 'src/lib.rs::tests::fails')?.message).toContain('a < b & c');
+    // cargo test -- --list prints each binary's tests as "<name>: test" under the target cargo names on stderr.
+    const listed = await run(['cargo', 'test', '--', '--list'], checkout, env);
+    expect(listed.stderr).toContain('Running unittests src/lib.rs');
+    const names = listed.stdout.split('\n').flatMap((line) => /^(.+): test$/.exec(line)?.[1] ?? []);
+    expect(names.map((name) => `src/lib.rs::${name}`).sort()).toEqual(result.report?.tests.map((test) => test.id));
     expect(result.verdict).toMatchObject({
       passed: false,
       evidence: 'report',

@@ -3,6 +3,7 @@ import type { ParsedReport, TestStatus } from '../../src/test-reports/index.js';
 import { RunnerPlanError, planRunner, summarizeRun } from '../../src/verification/runner-recipes.js';
 import type { RunnerPlan, VerificationRole } from '../../src/verification/runner-recipes.js';
 import { errorCode } from '../test-reports/error-code.js';
+import { PYTEST_NODE_ID_PLUGIN } from '../../src/test-reports/pytest-node-ids.js';
 
 const dir = '/tmp/abp-report-0';
 
@@ -15,9 +16,15 @@ describe('planRunner', () => {
   ])('pytest: %j gets a junit file outside the checkout and no cache', (argv) => {
     expect(planRunner(argv, dir)).toEqual({
       runner: 'pytest',
-      argv: [...argv, '-p', 'no:cacheprovider', `--junitxml=${dir}/junit.xml`],
+      argv: [...argv, '-p', 'no:cacheprovider', '-p', 'abp_pytest_node_ids', `--junitxml=${dir}/junit.xml`],
       report: { format: 'junit-xml', source: { kind: 'file', path: `${dir}/junit.xml` } },
+      files: [{ name: 'abp_pytest_node_ids.py', text: PYTEST_NODE_ID_PLUGIN.text }],
+      env: { PYTHONPATH: dir },
     });
+  });
+
+  it("pytest: abp's plugin folder comes before the command's own PYTHONPATH", () => {
+    expect(planRunner(['pytest'], dir, { PYTHONPATH: 'src' }).env).toEqual({ PYTHONPATH: `${dir}:src` });
   });
 
   it('pytest: options go before a `--` so they are not taken as file names', () => {
@@ -26,6 +33,8 @@ describe('planRunner', () => {
       '-q',
       '-p',
       'no:cacheprovider',
+      '-p',
+      'abp_pytest_node_ids',
       `--junitxml=${dir}/junit.xml`,
       '--',
       '-weird-file.py',
@@ -37,6 +46,8 @@ describe('planRunner', () => {
       runner: 'plain',
       argv: ['python3', 'run_tests.py'],
       report: null,
+      files: [],
+      env: {},
     });
   });
 
@@ -45,6 +56,8 @@ describe('planRunner', () => {
       runner: 'go-test',
       argv: ['go', 'test', '-json', '-count=1', './...', '-run', 'TestA'],
       report: { format: 'go-test-json', source: { kind: 'stdout' } },
+      files: [],
+      env: {},
     });
     expect(planRunner(['go', 'test', '-json', '-count=3', './...'], dir).argv).toEqual([
       'go',
@@ -61,14 +74,16 @@ describe('planRunner', () => {
       runner: 'cargo-test',
       argv: ['cargo', 'test', '--no-fail-fast', '--', '--format=pretty'],
       report: { format: 'libtest', source: { kind: 'stdout' } },
+      files: [],
+      env: {},
     });
+    // cargo's -q and -v would hide or rewrite the lines that name each test binary.
     expect(planRunner(['cargo', '+stable', 'test', '-q', 'parser', '--', '--test-threads=1'], dir).argv).toEqual([
       'cargo',
       '+stable',
       'test',
-      '--no-fail-fast',
-      '-q',
       'parser',
+      '--no-fail-fast',
       '--',
       '--test-threads=1',
       '--format=pretty',
@@ -97,6 +112,8 @@ describe('planRunner', () => {
         'test/a.test.mjs',
       ],
       report: { format: 'junit-xml', source: { kind: 'file', path: `${dir}/junit.xml` } },
+      files: [],
+      env: {},
     });
     expect(
       planRunner(
@@ -117,12 +134,15 @@ describe('planRunner', () => {
     expect(planRunner(['node', 'script.js', '--test'], dir).runner).toBe('plain');
   });
 
-  it('vitest: run once, junit file beside the default console reporter', () => {
-    const junit = ['--reporter=default', '--reporter=junit', `--outputFile.junit=${dir}/junit.xml`];
+  it('vitest: run once, its own JSON report beside the default console reporter', () => {
+    // A plain --outputFile: the .json form crashes vitest when the project's configuration gives a string.
+    const junit = ['--reporter=default', '--reporter=json', `--outputFile=${dir}/vitest.json`];
     expect(planRunner(['vitest', 'run', 'test/a.test.ts'], dir)).toEqual({
       runner: 'vitest',
       argv: ['vitest', 'run', 'test/a.test.ts', ...junit],
-      report: { format: 'junit-xml', source: { kind: 'file', path: `${dir}/junit.xml` } },
+      report: { format: 'vitest-json', source: { kind: 'file', path: `${dir}/vitest.json` } },
+      files: [],
+      env: {},
     });
     expect(planRunner(['npx', 'vitest', 'test/a.test.ts'], dir).argv).toEqual([
       'npx',
@@ -141,6 +161,8 @@ describe('planRunner', () => {
       runner: 'jest',
       argv: ['npx', 'jest', 'src/math.test.js', '--json', `--outputFile=${dir}/jest.json`],
       report: { format: 'jest-json', source: { kind: 'file', path: `${dir}/jest.json` } },
+      files: [],
+      env: {},
     });
   });
 
@@ -174,7 +196,7 @@ describe('planRunner', () => {
     [['make', 'check']],
     [['npx', 'mocha']],
   ])('%j is plain', (argv) => {
-    expect(planRunner(argv, dir)).toEqual({ runner: 'plain', argv, report: null });
+    expect(planRunner(argv, dir)).toEqual({ runner: 'plain', argv, report: null, files: [], env: {} });
   });
 
   it('refuses an empty argv and a relative report dir', () => {

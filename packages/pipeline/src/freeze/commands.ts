@@ -1,5 +1,6 @@
 // Owns the abp-task/v1 verification commands of a frozen task: the recipe's test command narrowed to
-// the FAIL_TO_PASS tests where the runner can be told which tests to run, and the full command for
+// the FAIL_TO_PASS tests where the runner can be told which tests to run (their files, packages or targets, as
+// the runner-native ids name them: docs/test-ids.md), and the full command for
 // PASS_TO_PASS. Commands are one-line strings parseCommandLine splits without a shell. The expected
 // test ids travel with the held-out part, so a command may run more tests than its set names.
 
@@ -40,11 +41,14 @@ export function verificationCommands(input: {
       narrowed = narrowCargoTest(narrow);
       break;
     case 'vitest':
+      narrowed = narrowJestLike(narrow, ' > ');
+      break;
     case 'jest':
+      narrowed = narrowJestLike(narrow, ' › ');
+      break;
     case 'maven-surefire':
     case 'plain':
-      // Not narrowed: vitest's and jest's ids name a file only with some reporters, and Surefire's
-      // -Dtest wants class names that junit ids do not reliably give. The full suite runs instead.
+      // Not narrowed: Surefire's -Dtest wants class names that junit ids do not reliably give.
       narrowed = null;
       break;
   }
@@ -93,16 +97,13 @@ const PYTEST_OPTIONS_WITH_VALUE = new Set([
 function narrowPytest({ argv, failToPass, heldOutFiles }: NarrowInput): string[] | null {
   const start = argv[1] === '-m' ? 3 : 1;
   if (hasPositional(argv.slice(start), PYTEST_OPTIONS_WITH_VALUE)) return null;
-  const modules = heldOutFiles
-    .filter((file) => file.path.endsWith('.py'))
-    .map((file) => ({ path: file.path, module: file.path.slice(0, -3).replaceAll('/', '.') }));
+  // Node ids start with the test's file. Whole files rather than the ids: a parameter may hold what pytest's own
+  // argument parsing splits on, and the expected ids are judged one by one anyway.
   const files = new Set<string>();
   for (const id of failToPass) {
-    // JUnit ids are "<dotted module>[.<class>]::<name>".
-    const classname = id.split('::', 1)[0] ?? id;
-    const found = modules.find(({ module }) => classname === module || classname.startsWith(`${module}.`));
-    if (found === undefined) return null;
-    files.add(found.path);
+    const file = id.split('::', 1)[0] ?? id;
+    if (!heldOutFiles.some((held) => held.path === file)) return null;
+    files.add(file);
   }
   return [...argv, ...sorted(files)];
 }
@@ -146,6 +147,23 @@ function narrowNodeTest({ argv, failToPass, heldOutFiles }: NarrowInput): string
   return [...argv, ...sorted(files)];
 }
 
+// ---- vitest and jest: the held-out files the ids begin with ----
+
+const JEST_LIKE_OPTIONS_WITH_VALUE = new Set(['-c', '--config', '--reporter', '--outputFile', '--project', '--root']);
+
+function narrowJestLike({ argv, failToPass, heldOutFiles }: NarrowInput, separator: string): string[] | null {
+  const bin = argv.findIndex((arg) => /(^|\/)(jest|vitest)$/.test(arg));
+  const after = argv.slice(bin + 1).filter((arg, index) => !(index === 0 && arg === 'run'));
+  if (bin === -1 || hasPositional(after, JEST_LIKE_OPTIONS_WITH_VALUE)) return null;
+  const files = new Set<string>();
+  for (const id of failToPass) {
+    const file = id.split(separator, 1)[0] ?? id;
+    if (!heldOutFiles.some((held) => held.path === file)) return null;
+    files.add(file);
+  }
+  return [...argv, ...sorted(files)];
+}
+
 // ---- go test: -run with the top-level test names ----
 
 const GO_TEST_NAME = /^(?:Test|Example|Fuzz)(?![a-z])/;
@@ -154,9 +172,10 @@ function narrowGoTest({ argv, failToPass }: NarrowInput): string[] | null {
   if (argv.some((arg) => /^--?run(=|$)/.test(arg) || arg === '-args')) return null;
   const names = new Set<string>();
   for (const id of failToPass) {
-    // Ids are "<import path>/<Test>[/<subtest>…]": the first segment named like a test is the function.
-    const name = id.split('/').find((segment, index) => index > 0 && GO_TEST_NAME.test(segment));
-    if (name === undefined) return null;
+    // Ids are "<import path>::<Test>[/<subtest>…]": -run takes the top-level function.
+    const separator = id.indexOf('::');
+    const name = separator === -1 ? undefined : id.slice(separator + 2).split('/', 1)[0];
+    if (name === undefined || !GO_TEST_NAME.test(name)) return null;
     names.add(name);
   }
   return [...argv.slice(0, 2), '-run', `^(${sorted(names).join('|')})$`, ...argv.slice(2)];
@@ -166,21 +185,16 @@ function narrowGoTest({ argv, failToPass }: NarrowInput): string[] | null {
 
 const CARGO_TARGET_OPTIONS = /^--(?:test|tests|lib|bin|bins|example|examples|bench|benches|doc|all-targets)(?:=|$)/;
 
-function narrowCargoTest({ argv, failToPass, heldOutFiles }: NarrowInput): string[] | null {
+function narrowCargoTest({ argv, failToPass }: NarrowInput): string[] | null {
   const separator = argv.indexOf('--');
   const cargoArgs = separator === -1 ? argv : argv.slice(0, separator);
   if (cargoArgs.some((arg) => CARGO_TARGET_OPTIONS.test(arg))) return null;
   const targets = new Set<string>();
   for (const id of failToPass) {
-    // libtest names are "<module path>::<fn>"; a repeated name got " #n" from the report parser.
-    const name = (id.split('::').pop() ?? id).replace(/ #\d+$/, '');
-    const definition = new RegExp(`\\bfn\\s+${name.replace(/[^A-Za-z0-9_]/g, '')}\\s*\\(`);
-    // Only tests/<name>.rs files are integration targets of their own; unit tests live in the library.
-    const holding = heldOutFiles.filter(
-      (file) => /^tests\/[^/]+\.rs$/.test(file.path) && definition.test(file.content.toString('utf8')),
-    );
-    if (holding.length === 0) return null;
-    for (const file of holding) targets.add(file.path.slice('tests/'.length, -'.rs'.length));
+    // Ids are "<target source>::<libtest name>"; only the root's tests/<name>.rs are targets --test can name.
+    const target = /^tests\/([^/]+?)(?:\.rs|\/main\.rs)::/.exec(id)?.[1];
+    if (target === undefined) return null;
+    targets.add(target);
   }
   const targetArgs = sorted(targets).flatMap((target) => ['--test', target]);
   return separator === -1 ? [...argv, ...targetArgs] : [...cargoArgs, ...targetArgs, ...argv.slice(separator)];

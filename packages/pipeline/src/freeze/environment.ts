@@ -13,7 +13,7 @@ import {
   type EnvironmentBuild,
   type EnvironmentStore,
 } from '@abp/grader/environments';
-import type { RunnerRecipe } from '../registry/criteria/schema.js';
+import { installSteps, type RunnerRecipe } from '../registry/criteria/schema.js';
 import { checkOutTree, type FixSource } from './fix-trees.js';
 
 const ECOSYSTEMS: readonly Ecosystem[] = ['python', 'node', 'go', 'rust', 'jvm'];
@@ -33,10 +33,12 @@ export type FreezeEnvironment = { built: true; build: EnvironmentBuild } | { bui
 async function dependencyFiles(
   checkout: string,
   ecosystem: Ecosystem,
-  install: string,
+  install: readonly string[],
 ): Promise<Record<string, string>> {
   // `pip install .` copies the project into the virtualenv: an environment reused at another commit would test old code.
-  const wholeTree = ecosystem === 'python' && !/(^|\s)(-e|--editable)(\s|=|$)/.test(install);
+  const wholeTree =
+    ecosystem === 'python' &&
+    install.some((step) => /\bpip\b/.test(step) && !/(^|\s)(-e|--editable)(\s|=|$)/.test(step));
   const entries = await readdir(checkout, { recursive: wholeTree, withFileTypes: true });
   const files: Record<string, string> = {};
   for (const entry of entries) {
@@ -78,9 +80,9 @@ export async function freezeEnvironment(input: {
       request: {
         ecosystem,
         toolchain: input.recipe.toolchain ?? requestedToolchain(ecosystem, texts),
-        install: input.recipe.install,
+        install: installSteps(input.recipe),
         runner: input.recipe.runner,
-        dependencyFiles: await dependencyFiles(input.dir, ecosystem, input.recipe.install),
+        dependencyFiles: await dependencyFiles(input.dir, ecosystem, installSteps(input.recipe)),
         ...(input.recipe.base === undefined ? {} : { base: input.recipe.base }),
       },
     });

@@ -6,7 +6,7 @@ import { formatIssues } from '@abp/protocol/schemas/issues';
 import type { PathRules } from '@abp/grader/diff';
 import { CommandLineError, parseCommandLine } from '@abp/grader/verification';
 import { planRunner } from '@abp/grader/verification';
-import { runnerRecipeSchema, type RunnerRecipe } from '../registry/criteria/schema.js';
+import { installSteps, runnerRecipeSchema, type RunnerRecipe } from '../registry/criteria/schema.js';
 import { githubTaskId } from '@abp/protocol/schemas/abp-task';
 import { describeValue, gitSha, repoFullName } from '@abp/protocol/schemas/primitives';
 import { FreezeError } from './errors.js';
@@ -73,9 +73,16 @@ export function parseFreezeInput(value: unknown): FreezeInput {
 }
 
 function checkRecipe(recipe: RunnerRecipe): void {
-  for (const field of ['install', 'test'] as const) {
+  const lines = [
+    ...installSteps(recipe).map((line, index) => [
+      typeof recipe.install === 'string' ? 'install' : `install[${index}]`,
+      line,
+    ]),
+    ['test', recipe.test],
+  ] as const;
+  for (const [field, line] of lines) {
     try {
-      parseCommandLine(recipe[field]);
+      parseCommandLine(line);
     } catch (error) {
       if (!(error instanceof CommandLineError)) throw error;
       throw new FreezeError('invalid-input', `recipe.${field}: ${error.message}`, { cause: error });

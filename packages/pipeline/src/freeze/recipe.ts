@@ -22,14 +22,24 @@ const ECOSYSTEM_OF_LANGUAGE: Readonly<Record<string, string>> = {
   scala: 'jvm',
 };
 
-/** A registry entry's runner as a recipe; the runner's name is read from its test command, as the grader plans it. */
-function fromEntry(runner: RegistryEntry['runner']): RunnerRecipe {
-  const test = runner.test.join(' && ');
+/**
+ * A registry entry's runner as a recipe; the runner's name is read from its test command, as the grader plans it.
+ * Install steps stay a list (commands run without a shell: joined with "&&" they would be refused); the suite is one
+ * command, since the freeze reads one report per run.
+ */
+function fromEntry(repo: string, runner: RegistryEntry['runner']): RunnerRecipe {
+  const [test, ...more] = runner.test;
+  if (test === undefined || more.length > 0) {
+    throw new FreezeError(
+      'invalid-input',
+      `${repo}: the registry entry's runner.test holds ${runner.test.length} commands; the freeze runs the suite as one command whose report it reads, so give one (build steps belong in runner.install)`,
+    );
+  }
   const name = planRunner(parseCommandLine(test).argv, '/').runner;
   return {
     runner: name === 'plain' ? 'custom' : name,
     ecosystem: ECOSYSTEM_OF_LANGUAGE[runner.language] ?? runner.language,
-    install: runner.install.join(' && '),
+    install: [...runner.install],
     test,
     report: runner.reportFormat,
   };
@@ -41,7 +51,7 @@ export async function recipeFor(where: {
   base: string;
   entry: RegistryEntry['runner'] | null;
 }): Promise<RunnerRecipe> {
-  if (where.entry !== null) return fromEntry(where.entry);
+  if (where.entry !== null) return fromEntry(where.repo, where.entry);
   const criteria = await loadCriteria();
   const override = criteria.overrides.find((candidate) => candidate.repo.toLowerCase() === where.repo.toLowerCase());
   if (override !== undefined) return override.runner;

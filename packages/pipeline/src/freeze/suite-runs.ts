@@ -3,7 +3,7 @@
 // the test command repeated per state, each run bounded, pinned and offline (in bubblewrap where it
 // works), its report read fresh into per-test statuses. Every run is recorded.
 
-import { mkdir, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join, relative, resolve, sep } from 'node:path';
 import {
   reducedEnvironment,
@@ -23,7 +23,7 @@ import {
 import { parseReport, mergeReports, type ParsedReport, type TestStatus } from '@abp/grader/test-reports';
 import { parseCommandLine } from '@abp/grader/verification';
 import { planRunner, type RunnerPlan } from '@abp/grader/verification';
-import type { RunnerRecipe } from '../registry/criteria/schema.js';
+import { installSteps, type RunnerRecipe } from '../registry/criteria/schema.js';
 import type { RunResults } from './classify.js';
 import { FreezeError } from './errors.js';
 import { checkOutTree, type FixSource } from './fix-trees.js';
@@ -111,7 +111,7 @@ export async function runSuites(input: SuiteRunsInput): Promise<SuiteRuns> {
   const sandboxed = await useSandbox(input.sandbox, input.environment !== null);
   const { goCache } = input;
   await mkdir(goCache, { recursive: true });
-  const install = parseCommandLine(input.recipe.install);
+  const installs = installSteps(input.recipe).map((line) => ({ line, ...parseCommandLine(line) }));
   const test = parseCommandLine(input.recipe.test);
 
   const image =
@@ -132,6 +132,9 @@ export async function runSuites(input: SuiteRunsInput): Promise<SuiteRuns> {
     ];
     await Promise.all([checkout, home, tmp, reports, target].map((path) => mkdir(path, { recursive: true })));
     await checkOutTree(input.source, input.trees[plan.state], checkout);
+    // abp's helpers for the runner (the same for every lane: the plan depends on the command alone).
+    for (const file of planRunner(test.argv, reports, test.env).files)
+      await writeFile(join(reports, file.name), file.text);
     if (image !== null) {
       // The environment holds the install's output already; every run sees the same toolchain and dependencies.
       const environment: EnvironmentRun = {
@@ -155,7 +158,7 @@ export async function runSuites(input: SuiteRunsInput): Promise<SuiteRuns> {
         path.startsWith(`${INSIDE.reports}/`) ? join(reports, path.slice(INSIDE.reports.length + 1)) : path;
       return {
         checkout,
-        plan: planRunner(test.argv, INSIDE.reports),
+        plan: planRunner(test.argv, INSIDE.reports, test.env),
         env,
         sandbox: null,
         environment,
@@ -167,19 +170,22 @@ export async function runSuites(input: SuiteRunsInput): Promise<SuiteRuns> {
     const sandbox = sandboxed ? { writable: [dir, goCache], hidden: [], readOnly: input.source.objectDirs } : null;
     const lane: Lane = {
       checkout,
-      plan: planRunner(test.argv, reports),
+      plan: planRunner(test.argv, reports, test.env),
       env,
       sandbox,
       environment: null,
       cwd: checkout,
       hostPath: (path) => path,
     };
-    const installed = await run(lane, install.argv, install.env, input.runTimeoutMs);
-    if (installed.exitCode !== 0) {
-      return {
-        reason: 'install-failed',
-        detail: `recipe.install ${JSON.stringify(input.recipe.install)} failed in the ${plan.state} checkout (${outcomeOf(installed)}): ${logOf(installed)}`,
-      };
+    for (const [index, install] of installs.entries()) {
+      const installed = await run(lane, install.argv, install.env, input.runTimeoutMs);
+      if (installed.exitCode !== 0) {
+        const which = installs.length === 1 ? 'recipe.install' : `recipe.install[${index}]`;
+        return {
+          reason: 'install-failed',
+          detail: `${which} ${JSON.stringify(install.line)} failed in the ${plan.state} checkout (${outcomeOf(installed)}): ${logOf(installed)}`,
+        };
+      }
     }
     return lane;
   };
@@ -301,7 +307,7 @@ async function runOnce(
   timeoutMs: number,
 ): Promise<{ record: RunRecord; tests: RunResults | null; reason: SuiteFailure }> {
   await removeReports(lane);
-  const result = await run(lane, lane.plan.argv, env, timeoutMs);
+  const result = await run(lane, lane.plan.argv, { ...env, ...lane.plan.env }, timeoutMs);
   const { report, problem, reason } = await readReport(lane, result);
   const counts = { total: 0, pass: 0, fail: 0, error: 0, skip: 0 };
   for (const test of report?.tests ?? []) {
@@ -343,7 +349,7 @@ async function readReport(
   if (result.timedOut) return fail(`timed out (${outcomeOf(result)})`);
   const expected = lane.plan.report;
   if (expected === null) return fail('the runner leaves no machine-readable report');
-  const options = { rootDir: lane.cwd };
+  const options = { rootDir: lane.cwd, stderr: result.stderr.toString('utf8') };
   let report: ParsedReport;
   try {
     switch (expected.source.kind) {

@@ -20,6 +20,7 @@ import { FreezeError } from './errors.js';
 import { freezeFix, type FreezeOptions, type RejectedFix } from './freeze.js';
 import { proveWithGold } from './gold.js';
 import type { FreezeInput } from './inputs.js';
+import { installSteps } from '../registry/criteria/schema.js';
 import { packageRoot } from '../package-root.js';
 
 /** Which bundle builder made a bundle; an auditor rebuilds with the same one and compares digests. */
@@ -198,7 +199,7 @@ export async function freezeTask(input: TaskFreezeInput, deps: TaskFreezeDepende
     // the host, and the install is a step the grader's host repeats.
     environment:
       outcome.environment === null
-        ? { image: hostImageReference(input.recipe.ecosystem), setup: [input.recipe.install] }
+        ? { image: hostImageReference(input.recipe.ecosystem), setup: installSteps(input.recipe) }
         : { image: environmentReference(input.repo, outcome.environment.digest), setup: [] },
     verification: {
       kind: 'commands',

@@ -11,9 +11,9 @@ describe('verificationCommands', () => {
     const commands = verificationCommands({
       test: 'python3 -m pytest -q -p no:cacheprovider',
       failToPass: [
-        'tests.test_parse::test_negative',
-        'tests.unit.test_merge.TestMerge::test_touching',
-        'tests.test_parse::test_spaces',
+        'tests/test_parse.py::test_negative',
+        'tests/unit/test_merge.py::TestMerge::test_touching[a::b]',
+        'tests/test_parse.py::test_spaces',
       ],
       heldOutFiles: [file('tests/test_parse.py'), file('tests/unit/test_merge.py'), file('tests/conftest.py')],
     });
@@ -27,14 +27,14 @@ describe('verificationCommands', () => {
     expect(
       verificationCommands({
         test: 'pytest tests/unit',
-        failToPass: ['tests.unit.test_a::test_x'],
+        failToPass: ['tests/unit/test_a.py::test_x'],
         heldOutFiles: [file('tests/unit/test_a.py')],
       }),
     ).toEqual({ failToPass: ['pytest tests/unit'], passToPass: [] });
     expect(
       verificationCommands({
         test: 'pytest',
-        failToPass: ['tests.test_old::test_x'],
+        failToPass: ['tests/test_old.py::test_x'],
         heldOutFiles: [file('tests/test_new.py')],
       }),
     ).toEqual({ failToPass: ['pytest'], passToPass: [] });
@@ -73,10 +73,10 @@ describe('verificationCommands', () => {
     const commands = verificationCommands({
       test: 'GOFLAGS=-mod=mod go test -json ./...',
       failToPass: [
-        'example.com/m/pkg/TestParse/negative',
-        'example.com/m/TestFormat',
-        'example.com/m/pkg/TestParse/zero',
-        'example.com/m/ExampleFormat',
+        'example.com/m/pkg::TestParse/negative',
+        'example.com/m::TestFormat',
+        'example.com/m/pkg::TestParse/zero',
+        'example.com/m::ExampleFormat',
       ],
       heldOutFiles: [],
     });
@@ -88,42 +88,53 @@ describe('verificationCommands', () => {
       argv: ['go', 'test', '-run', '^(ExampleFormat|TestFormat|TestParse)$', '-json', './...'],
     });
     expect(
-      verificationCommands({ test: 'go test -run TestX ./...', failToPass: ['m/TestY'], heldOutFiles: [] }).passToPass,
+      verificationCommands({ test: 'go test -run TestX ./...', failToPass: ['m::TestY'], heldOutFiles: [] }).passToPass,
     ).toEqual([]);
     expect(
       verificationCommands({ test: 'go test ./...', failToPass: ['m [build failed]'], heldOutFiles: [] }).passToPass,
     ).toEqual([]);
   });
 
-  it('narrows cargo test to the integration targets that define the tests, before any libtest arguments', () => {
-    const heldOutFiles = [
-      file('tests/version.rs', '#[test]\nfn sorts_prereleases() {}\n'),
-      file('tests/common/mod.rs', 'fn helper_only() {}\n'),
-    ];
+  it('narrows cargo test to the integration targets the ids name, before any libtest arguments', () => {
+    const heldOutFiles = [file('tests/version.rs', '#[test]\nfn sorts_prereleases() {}\n')];
     expect(
       verificationCommands({
         test: 'cargo test --no-fail-fast -- --test-threads=1',
-        failToPass: ['sorts_prereleases'],
+        failToPass: ['tests/version.rs::sorts_prereleases', 'tests/cli/main.rs::runs'],
         heldOutFiles,
       }).failToPass,
-    ).toEqual(['cargo test --no-fail-fast --test version -- --test-threads=1']);
+    ).toEqual(['cargo test --no-fail-fast --test cli --test version -- --test-threads=1']);
     // A unit test in the library, or a target already chosen by the recipe, keeps the full command.
     expect(
-      verificationCommands({ test: 'cargo test', failToPass: ['tests::in_lib'], heldOutFiles }).passToPass,
+      verificationCommands({ test: 'cargo test', failToPass: ['src/lib.rs::tests::in_lib'], heldOutFiles }).passToPass,
     ).toEqual([]);
     expect(
-      verificationCommands({ test: 'cargo test --lib', failToPass: ['sorts_prereleases'], heldOutFiles }).passToPass,
+      verificationCommands({
+        test: 'cargo test --lib',
+        failToPass: ['tests/version.rs::sorts_prereleases'],
+        heldOutFiles,
+      }).passToPass,
+    ).toEqual([]);
+  });
+
+  it('narrows vitest and jest to the held-out files their ids begin with', () => {
+    const heldOutFiles = [file('test/a.test.ts'), file('test/b.test.ts')];
+    expect(
+      verificationCommands({ test: 'npx vitest run', failToPass: ['test/b.test.ts > math > adds'], heldOutFiles }),
+    ).toEqual({ failToPass: ['npx vitest run test/b.test.ts'], passToPass: ['npx vitest run'] });
+    expect(
+      verificationCommands({ test: 'npx jest --ci', failToPass: ['test/a.test.ts › adds'], heldOutFiles }).failToPass,
+    ).toEqual(['npx jest --ci test/a.test.ts']);
+    // Files named already, or an id outside the held-out files, keep the full command.
+    expect(
+      verificationCommands({ test: 'npx jest test/', failToPass: ['test/a.test.ts › adds'], heldOutFiles }).passToPass,
+    ).toEqual([]);
+    expect(
+      verificationCommands({ test: 'npx vitest', failToPass: ['src/x.test.ts > adds'], heldOutFiles }).passToPass,
     ).toEqual([]);
   });
 
   it('runs the full suite for runners whose ids cannot be mapped back to a selection', () => {
-    expect(
-      verificationCommands({
-        test: 'npx vitest run',
-        failToPass: ['test/a.test.ts › adds'],
-        heldOutFiles: [file('test/a.test.ts')],
-      }),
-    ).toEqual({ failToPass: ['npx vitest run'], passToPass: [] });
     expect(
       verificationCommands({ test: 'mvn -B test', failToPass: ['com.example.AppTest::adds'], heldOutFiles: [] }),
     ).toEqual({ failToPass: ['mvn -B test'], passToPass: [] });
@@ -133,7 +144,7 @@ describe('verificationCommands', () => {
     const path = "tests/it's here/test_x.py";
     const commands = verificationCommands({
       test: "A='1 2' pytest -q",
-      failToPass: ["tests.it's here.test_x::test_y"],
+      failToPass: [`${path}::test_y`],
       heldOutFiles: [file(path)],
     });
     expect(parseCommandLine(commands.failToPass[0] ?? '')).toEqual({ env: { A: '1 2' }, argv: ['pytest', '-q', path] });

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EnvironmentStore } from '@abp/grader/environments';
 import type { BuiltRepo } from '@abp/github-sim/world/live/build';
 import { freezeFix, recipeFor } from '../../src/freeze/index.js';
-import { buildRepos, knownFix, reportIds, repoNamed, suiteIdsAt } from './live-repos.js';
+import { buildRepos, knownFix, reportIds, repoNamed, runnerListedIds, suiteIdsAt } from './live-repos.js';
 import { sharedEnvironmentStore } from '../../../../test-support/toolchain-caches.js';
 
 const store = new EnvironmentStore(sharedEnvironmentStore);
@@ -58,6 +58,9 @@ describe('live repositories with third-party dependencies, frozen in their envir
       const after = await suiteIdsAt(repo, fix.baseOid, fix.patch, join(root, `oracle-${name}`));
       expect(outcome.passToPass).toEqual(after.filter((id) => !outcome.failToPass.includes(id)));
       expect(outcome.passToPass.length).toBeGreaterThanOrEqual(3);
+      // Published ids are the runner's own: each FAIL_TO_PASS id is one the runner itself lists for the fixed tree.
+      const listed = await runnerListedIds(repo.runner, join(root, `oracle-${name}`));
+      expect(listed).toEqual(expect.arrayContaining(outcome.failToPass));
       expect(outcome.flaky).toEqual([]);
       const [tool, version] = toolchain;
       expect(outcome.environment?.toolchains[tool], JSON.stringify(outcome.environment?.toolchains)).toMatch(version);

@@ -112,8 +112,8 @@ describe('a freeze in the task environment', () => {
     expect(fix.recipe).toMatchObject({ runner: 'pytest', ecosystem: 'python', install: 'pip install -e .' });
     const outcome = await freezeFix(fix, { workDir: join(root, 'work'), environments: store });
     if (outcome.status !== 'frozen') throw new Error(`expected a frozen fix, got ${outcome.reason}: ${outcome.detail}`);
-    expect(outcome.failToPass).toEqual(['tests.test_slug::test_spaces']);
-    expect(outcome.passToPass).toEqual(['tests.test_slug::test_lower']);
+    expect(outcome.failToPass).toEqual(['tests/test_slug.py::test_spaces']);
+    expect(outcome.passToPass).toEqual(['tests/test_slug.py::test_lower']);
     expect(outcome.environment?.toolchains['python']).toMatch(/^3\.11\./);
     const again = await freezeFix(fix, { workDir: join(root, 'work'), environments: store });
     if (again.status !== 'frozen') throw new Error(`expected a frozen fix, got ${again.reason}: ${again.detail}`);

@@ -6,7 +6,16 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freezeFix } from '../../src/freeze/index.js';
 import type { BuiltRepo } from '@abp/github-sim/world/live/build';
-import { buildRepos, freezeInput, knownFix, RECIPES, repoNamed, reportIds, suiteIdsAt } from './live-repos.js';
+import {
+  buildRepos,
+  freezeInput,
+  knownFix,
+  RECIPES,
+  repoNamed,
+  reportIds,
+  runnerListedIds,
+  suiteIdsAt,
+} from './live-repos.js';
 import { sharedGoBuildCache } from '../../../../test-support/toolchain-caches.js';
 
 let root: string;
@@ -36,6 +45,10 @@ describe('freezing durafmt with go test', () => {
       expect(outcome.failToPass).toEqual(failToPass);
       const suite = await suiteIdsAt(durafmt, fix.baseOid, fix.patch, join(root, 'oracle'));
       expect(outcome.passToPass).toEqual(suite.filter((id) => !failToPass.includes(id)));
+      // go test -list names top-level tests: every one is a published id, the FAIL_TO_PASS ones among them.
+      const listed = await runnerListedIds('go-test', join(root, 'oracle'));
+      expect(suite).toEqual(expect.arrayContaining(listed ?? ['no listing']));
+      expect(listed).toEqual(expect.arrayContaining(failToPass));
       expect(outcome.flaky).toEqual([]);
       expect(outcome.heldOutFiles.map((file) => file.path)).toEqual(['durafmt_test.go']);
       // gofmt canonicalizes both sides before the bytes are counted.

@@ -206,13 +206,32 @@ test('keeps digits', () => {
       ...freezeInput(textkit, 3, fix.baseOid, { kind: 'patch', patch: fix.patch }),
       recipe: {
         ...RECIPES['node-test'],
-        install: `node -e "for (let i = 0; i < 400; i += 1) console.error('retrying the registry ' + i); console.error('ERROR: no version of left-pad matches 9.9.9'); for (let i = 0; i < 400; i += 1) console.error('cleaning up ' + i); process.exit(3)"`,
+        install: `node -e "for (let i = 0; i < 400; i += 1) console.error('retrying the registry ' + i); console.error('ERROR: no version of left-pad matches 9.9.9'); for (let i = 0; i < 400; i += 1) console.error('cleaning up ' + i); process.exitCode = 3"`,
       },
     };
     const outcome = await freezeFix(input, { workDir: workDir() });
     expect(outcome).toMatchObject({ status: 'rejected', reason: 'install-failed', runs: [] });
     if (outcome.status === 'rejected')
       expect(outcome.detail).toMatch(/\(exit 3\): ERROR: no version of left-pad matches 9\.9\.9\n/);
+  });
+
+  it('runs install steps one by one, without a shell, and names the step that failed', async () => {
+    const fix = knownFix(textkit, 3);
+    const input = {
+      ...freezeInput(textkit, 3, fix.baseOid, { kind: 'patch', patch: fix.patch }),
+      recipe: {
+        ...RECIPES['node-test'],
+        // The first step leaves a file the second reads: they ran in order, in the same checkout.
+        install: [
+          `node -e "require('fs').writeFileSync('step-1', 'ran')"`,
+          `node -e "const s = require('fs').readFileSync('step-1', 'utf8'); console.error('ERROR: step 2 saw ' + s); process.exitCode = 4"`,
+        ],
+      },
+    };
+    const outcome = await freezeFix(input, { workDir: workDir() });
+    expect(outcome).toMatchObject({ status: 'rejected', reason: 'install-failed', runs: [] });
+    if (outcome.status === 'rejected')
+      expect(outcome.detail).toMatch(/^recipe\.install\[1\] .*\(exit 4\): ERROR: step 2 saw ran\n/);
   });
 
   it('refuses a recipe whose runner leaves no per-test report before anything runs (unsupported-runner)', async () => {

@@ -16,6 +16,7 @@ import {
   repoNamed,
   reportId,
   reportIds,
+  runnerListedIds,
   suiteIdsAt,
 } from './live-repos.js';
 
@@ -47,6 +48,10 @@ describe('freezing rangeset with pytest', () => {
     expect(outcome.failToPass).toEqual(failToPass);
     const suite = await suiteIdsAt(rangeset, fix.baseOid, fix.patch, join(root, 'oracle-4'));
     expect(outcome.passToPass).toEqual(suite.filter((id) => !failToPass.includes(id)));
+    // The published ids are exactly the node ids `pytest --collect-only -q` prints.
+    expect((await runnerListedIds('pytest', join(root, 'oracle-4')))?.sort()).toEqual(
+      [...outcome.failToPass, ...outcome.passToPass].sort(),
+    );
     expect(outcome.flaky).toEqual([]);
     expect(outcome.heldOutFiles.map((file) => file.path)).toEqual(['tests/test_parse.py']);
     expect(outcome.commands).toEqual({

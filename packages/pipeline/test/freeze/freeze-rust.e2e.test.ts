@@ -5,7 +5,16 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freezeFix } from '../../src/freeze/index.js';
 import type { BuiltRepo } from '@abp/github-sim/world/live/build';
-import { buildRepos, freezeInput, knownFix, RECIPES, repoNamed, reportIds, suiteIdsAt } from './live-repos.js';
+import {
+  buildRepos,
+  freezeInput,
+  knownFix,
+  RECIPES,
+  repoNamed,
+  reportIds,
+  runnerListedIds,
+  suiteIdsAt,
+} from './live-repos.js';
 
 let root: string;
 let semverLite: BuiltRepo;
@@ -33,6 +42,10 @@ describe('freezing semver-lite with cargo test', () => {
       expect(outcome.failToPass).toEqual(failToPass);
       const suite = await suiteIdsAt(semverLite, fix.baseOid, fix.patch, join(root, 'oracle'));
       expect(outcome.passToPass).toEqual(suite.filter((id) => !failToPass.includes(id)));
+      // The published ids are exactly what `cargo test -- --list` prints, under the targets cargo names.
+      expect((await runnerListedIds('cargo-test', join(root, 'oracle')))?.sort()).toEqual(
+        [...outcome.failToPass, ...outcome.passToPass].sort(),
+      );
       expect(outcome.flaky).toEqual([]);
       expect(outcome.heldOutFiles.map((file) => file.path)).toEqual(['tests/version.rs']);
       expect(outcome.split.codePatch).toContain('diff --git a/src/lib.rs b/src/lib.rs');

@@ -145,11 +145,11 @@ describe('the gold proof before signing', () => {
     );
     const outcome = await freeze('calc-noisy', repo);
     if (outcome.status !== 'frozen') throw new Error(`${outcome.reason}: ${outcome.detail}`);
-    expect(outcome.failToPass).toEqual(['tests.test_add::test_add_positive']);
-    expect(outcome.flaky).toEqual(['tests.test_add::test_counts_runs']);
-    expect(outcome.passToPass).toEqual(['tests.test_basic::test_zero']);
+    expect(outcome.failToPass).toEqual(['tests/test_add.py::test_add_positive']);
+    expect(outcome.flaky).toEqual(['tests/test_add.py::test_counts_runs']);
+    expect(outcome.passToPass).toEqual(['tests/test_basic.py::test_zero']);
     expect(outcome.volatile).toHaveLength(6);
-    expect(outcome.volatile.every((id) => id.startsWith('tests.test_stamp::test_stamp['))).toBe(true);
+    expect(outcome.volatile.every((id) => id.startsWith('tests/test_stamp.py::test_stamp['))).toBe(true);
     noisy = outcome;
     // The grader's own trials: the golden patch resolved in each, the empty patch in none.
     expect(outcome.gold).toEqual({ trials: 3 });
@@ -173,7 +173,7 @@ describe('the gold proof before signing', () => {
     expect(outcome).toMatchObject({ status: 'rejected', reason: 'golden-fails-verification' });
     if (outcome.status !== 'rejected') return;
     expect(outcome.detail).toMatch(/did not resolve 3 of 3 trials/);
-    expect(outcome.detail).toContain('tests.test_add::test_add_positive');
+    expect(outcome.detail).toContain('tests/test_add.py::test_add_positive');
     // Nothing of it was stored or signed.
     expect(await readdir(store.root).catch(() => [])).toEqual(before);
   });

@@ -3,14 +3,14 @@
 // ids in the report ids the freeze uses, and an oracle for "the rest of the suite": every test the
 // simulator's own runner sees at a state, read with its own parser, independent of the freeze's.
 import { execFile } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { access, mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import type { FreezeInput } from '../../src/freeze/index.js';
 import type { RunnerRecipe } from '../../src/registry/criteria/schema.js';
 import { githubTaskId } from '@abp/protocol/schemas/abp-task';
 import { buildLiveRepos, type BuiltRepo, type KnownFix } from '@abp/github-sim/world/live/build';
-import { installDependencies, runTests, type LiveRunnerId } from '@abp/github-sim/world/live/runners';
+import { installDependencies, runnerEnv, runTests, VENV, type LiveRunnerId } from '@abp/github-sim/world/live/runners';
 
 const execFileAsync = promisify(execFile);
 
@@ -44,7 +44,7 @@ export const RECIPES: Readonly<Record<LiveRunnerId, RunnerRecipe>> = {
     ecosystem: 'node',
     install: 'npm ci',
     test: 'npx vitest run',
-    report: 'junit-xml',
+    report: 'jest-json',
   },
   pytest: {
     runner: 'pytest',
@@ -87,23 +87,77 @@ export function freezeInput(
   };
 }
 
-/** A simulator test id as grader/reports names the same test. */
+/**
+ * A simulator test id as abp names the same test. The simulator's ids are its runners' own (pytest node ids, go
+ * `<package>::<Test>`, cargo `<target>::<name>`, vitest's `file > titles`), as abp's are; Node 20's junit reporter
+ * names no file, so a node:test id is its title path alone.
+ */
 export function reportId(runner: LiveRunnerId, id: string): string {
+  return runner === 'node-test' ? id.split(' > ').join(' › ') : id;
+}
+
+/**
+ * The tests the runner itself lists in `dir` (a checkout whose dependencies are installed), in its own words:
+ * `pytest --collect-only -q`, `go test -list`, `cargo test -- --list` with the targets cargo names on stderr, and
+ * `vitest list`. node:test has no listing command: null.
+ */
+export async function runnerListedIds(runner: LiveRunnerId, dir: string): Promise<string[] | null> {
+  // The simulator's runner environment, with a repository's .venv first on PATH where its CI installed into one.
+  const env = runnerEnv({ RANGESET_TEST_SEED: '1' });
+  const venv = join(dir, VENV, 'bin');
+  if (
+    await access(venv).then(
+      () => true,
+      () => false,
+    )
+  )
+    env['PATH'] = `${venv}:${env['PATH'] ?? ''}`;
+  const run = async (argv: string[]) => {
+    const [file = '', ...args] = argv;
+    return execFileAsync(file, args, { cwd: dir, env, maxBuffer: 64 << 20 });
+  };
   switch (runner) {
-    case 'node-test':
-      return id.split(' > ').join(' › ');
-    case 'vitest':
-      // The grader names a vitest case by its JUnit classname (the file) and its name (describes and test).
-      return id.replace(' > ', '::');
     case 'pytest': {
-      const [file = '', name = ''] = id.split('::');
-      return `${file.replace(/\.py$/, '').replaceAll('/', '.')}::${name}`;
+      const { stdout } = await run(['python3', '-m', 'pytest', '--collect-only', '-q', '-p', 'no:cacheprovider']);
+      return stdout.split('\n').filter((line) => line.includes('::'));
     }
-    case 'go-test':
-      return id.replace('::', '/');
-    case 'cargo-test':
-      // libtest does not name the test binary on stdout; the simulator reads it from cargo's stderr.
-      return id.slice(id.indexOf('::') + 2);
+    case 'go-test': {
+      // Each package's names, then "ok  <package>  <time>".
+      const { stdout } = await run(['go', 'test', '-count=1', '-list', '.', './...']);
+      const ids: string[] = [];
+      let names: string[] = [];
+      for (const line of stdout.split('\n')) {
+        const done = /^ok\s+(\S+)/.exec(line);
+        if (done !== null) {
+          ids.push(...names.map((name) => `${done[1] ?? ''}::${name}`));
+          names = [];
+        } else if (/^(Test|Example|Fuzz|Benchmark)\w*$/.test(line)) names.push(line);
+      }
+      return ids;
+    }
+    case 'cargo-test': {
+      const { stdout, stderr } = await run(['cargo', 'test', '--offline', '--', '--list']);
+      const targets: string[] = [];
+      for (const line of stderr.split('\n')) {
+        const header = /^\s*(?:Running (?:unittests )?(\S+) \(|Doc-tests (\S+))/.exec(line);
+        if (header !== null) targets.push(header[1] ?? `doc-tests/${header[2] ?? ''}`);
+      }
+      // Each binary lists "<name>: test" lines and closes with "N tests, M benchmarks".
+      const ids: string[] = [];
+      let binary = 0;
+      for (const line of stdout.split('\n')) {
+        const test = /^(.+): test$/.exec(line);
+        if (test !== null) ids.push(`${targets[binary] ?? '?'}::${test[1] ?? ''}`);
+        else if (/^\d+ tests?, \d+ benchmarks?$/.test(line)) binary += 1;
+      }
+      return ids;
+    }
+    case 'vitest': {
+      const { stdout } = await run(['npx', 'vitest', 'list']);
+      return stdout.split('\n').filter((line) => line.includes(' > '));
+    }
+    case 'node-test':
+      return null;
   }
 }
 

@@ -20,7 +20,9 @@ const identifier = z.string().regex(/^[a-z][a-z0-9-]*$/, {
 export const runnerRecipeSchema = z.strictObject({
   runner: identifier,
   ecosystem: identifier,
-  install: command,
+  install: z
+    .union([command, z.array(command).min(1)])
+    .describe('One command line, or several run in order; each runs without a shell, so never joined with "&&".'),
   test: command,
   report: z.enum(runnerReportFormats),
   toolchain: z
@@ -44,6 +46,11 @@ export const runnerRecipeSchema = z.strictObject({
 });
 /** How the freeze step installs a repository and runs its tests, and how it reads per-test outcomes back. */
 export type RunnerRecipe = z.infer<typeof runnerRecipeSchema>;
+
+/** A recipe's install as its list of steps. */
+export function installSteps(recipe: Pick<RunnerRecipe, 'install'>): string[] {
+  return typeof recipe.install === 'string' ? [recipe.install] : [...recipe.install];
+}
 
 /**
  * A path in the repository, relative to its root. The last segment may hold `*` (any characters but "/"); a trailing

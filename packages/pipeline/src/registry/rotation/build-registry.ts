@@ -10,7 +10,7 @@ import {
 } from '@abp/protocol/schemas/abp-registry';
 import { compareCodeUnits } from '@abp/protocol/schemas/primitives';
 import { registryDigest } from '@abp/protocol/schemas/registry-digest';
-import type { RunnerRecipe } from '../criteria/schema.js';
+import { installSteps, type RunnerRecipe } from '../criteria/schema.js';
 
 type RemovalReason = AbpRegistry['diff']['removed'][number]['reason'];
 
@@ -19,7 +19,7 @@ export function entryRunner(recipe: RunnerRecipe, primaryLanguage: string | null
   const language = (primaryLanguage ?? recipe.ecosystem).toLowerCase().replace(/[^a-z0-9+#-]+/g, '-');
   return {
     language: /^[a-z]/.test(language) ? language : recipe.ecosystem,
-    install: [recipe.install],
+    install: installSteps(recipe),
     test: [recipe.test],
     reportFormat: recipe.report,
   };
