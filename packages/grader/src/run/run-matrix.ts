@@ -51,6 +51,12 @@ export interface RunOptions {
   lockFile?: string | undefined;
   concurrency?: number | undefined;
   keepWorkspaces?: boolean | undefined;
+  /**
+   * Stop each trial's verification at its first failed command, once the trial cannot resolve: the gold proof's
+   * question (does the empty patch ever resolve?) needs no more, and the commands after it are skipped. An engine's
+   * grade never uses it: a later command could still show tampering, which disqualifies rather than fails.
+   */
+  decisive?: boolean | undefined;
   runUnsupported?: boolean | undefined;
   strictComparison?: boolean | undefined;
   /** Where scrubbed task repositories are cached between runs. */
@@ -438,6 +444,7 @@ export async function runMatrix(options: RunOptions): Promise<RunOutcome> {
       namespaces: sandbox.available,
       runUnsupported,
       keepWorkspaces: options.keepWorkspaces ?? false,
+      decisive: options.decisive ?? false,
       now,
     };
     const pending: ScheduledTrial[] = schedule.filter((scheduled) => !journal.done.has(scheduled.trialId));

@@ -71,6 +71,8 @@ export interface TrialContext {
   namespaces: boolean;
   runUnsupported: boolean;
   keepWorkspaces: boolean;
+  /** Verification stops at the first failed command (RunOptions.decisive). */
+  decisive: boolean;
   now(): Date;
 }
 
@@ -542,6 +544,7 @@ export async function executeTrial(context: TrialContext, scheduled: ScheduledTr
       engineStdout: engine.stdout,
       environment,
       redact: (text) => redactor.redactText(text),
+      decisive: context.decisive,
     });
     excludedMs += verification.commandMs;
     await writeLog([setup.log, verification.log].filter(Boolean).join('\n'));

@@ -185,6 +185,8 @@ export async function runVerification(input: {
   engineStdout: Buffer;
   environment: VerificationEnvironment;
   redact(text: string): string;
+  /** Stop at the first command that did not pass: the trial is unresolved whatever the rest would show. */
+  decisive?: boolean;
 }): Promise<VerificationOutcome> {
   const { task, checkoutDir, environment } = input;
   const { verification } = task.manifest;
@@ -282,6 +284,11 @@ export async function runVerification(input: {
       input.redact(tail(result.stdout)),
       input.redact(tail(result.stderr)),
     );
+    const left = planned.length - index - 1;
+    if (input.decisive === true && commands.at(-1)?.passed === false && left > 0) {
+      logLines.push(`stopped: the trial cannot resolve; ${left} later command${left === 1 ? '' : 's'} not run`);
+      break;
+    }
   }
   const judged = task.expected === null ? null : judgeSets(task.expected, reports);
   const tampered = canaryRecords.some((canary) => !canary.intact);

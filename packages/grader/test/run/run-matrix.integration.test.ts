@@ -108,6 +108,23 @@ describe('abp run on real tasks and real processes', () => {
     expect(fixed?.metrics.diffBytesNormalized).toBeGreaterThan(0);
   });
 
+  it('decisive: stops a verification at its first failed command, with the same outcomes', async () => {
+    const result = await run(fast, 'decisive', { decisive: true });
+    const commandsOf = (engine: string) =>
+      result.trials
+        .filter((trial) => trial.engine === engine && trial.task === SLUG_TASK)
+        .map((trial) => [trial.outcome, trial.verification?.commands.map((command) => command.role)]);
+    // The slug task's FAIL_TO_PASS command fails without the fix: its PASS_TO_PASS command never runs.
+    expect(commandsOf('noop')).toEqual([
+      ['unresolved', ['failToPass']],
+      ['unresolved', ['failToPass']],
+    ]);
+    expect(commandsOf('fixer')).toEqual([
+      ['resolved', ['failToPass', 'passToPass']],
+      ['resolved', ['failToPass', 'passToPass']],
+    ]);
+  });
+
   it('gives byte-identical verdicts for the same inputs, apart from wall-clock figures', async () => {
     const again = await run(fast, 'second');
     const first = JSON.parse(

@@ -61,6 +61,8 @@ export async function proveWithGold(input: {
       output: join(dir, 'results'),
       cacheDir: join(dir, 'cache'),
       concurrency: 2,
+      // A trial is decided at its first failed command: the empty patch's trials need only the FAIL_TO_PASS command.
+      decisive: true,
       ...(input.environments === undefined ? {} : { environments: input.environments.root }),
     });
     const golden = outcome.trials.filter((trial) => trial.engine === 'reference');
