@@ -99,13 +99,8 @@ function narrowPytest({ argv, failToPass, heldOutFiles }: NarrowInput): string[]
   if (hasPositional(argv.slice(start), PYTEST_OPTIONS_WITH_VALUE)) return null;
   // Node ids start with the test's file. Whole files rather than the ids: a parameter may hold what pytest's own
   // argument parsing splits on, and the expected ids are judged one by one anyway.
-  const files = new Set<string>();
-  for (const id of failToPass) {
-    const file = id.split('::', 1)[0] ?? id;
-    if (!heldOutFiles.some((held) => held.path === file)) return null;
-    files.add(file);
-  }
-  return [...argv, ...sorted(files)];
+  const files = leadingFiles(failToPass, '::', heldOutFiles);
+  return files === null ? null : [...argv, ...files];
 }
 
 // ---- node --test: the held-out files that define the tests ----
@@ -155,13 +150,8 @@ function narrowJestLike({ argv, failToPass, heldOutFiles }: NarrowInput, separat
   const bin = argv.findIndex((arg) => /(^|\/)(jest|vitest)$/.test(arg));
   const after = argv.slice(bin + 1).filter((arg, index) => !(index === 0 && arg === 'run'));
   if (bin === -1 || hasPositional(after, JEST_LIKE_OPTIONS_WITH_VALUE)) return null;
-  const files = new Set<string>();
-  for (const id of failToPass) {
-    const file = id.split(separator, 1)[0] ?? id;
-    if (!heldOutFiles.some((held) => held.path === file)) return null;
-    files.add(file);
-  }
-  return [...argv, ...sorted(files)];
+  const files = leadingFiles(failToPass, separator, heldOutFiles);
+  return files === null ? null : [...argv, ...files];
 }
 
 // ---- go test: -run with the top-level test names ----
@@ -201,6 +191,21 @@ function narrowCargoTest({ argv, failToPass }: NarrowInput): string[] | null {
 }
 
 // ---- shared ----
+
+/** The held-out files the ids begin with (before `separator`), sorted; null when an id begins with none of them. */
+function leadingFiles(
+  ids: readonly string[],
+  separator: string,
+  heldOutFiles: NarrowInput['heldOutFiles'],
+): string[] | null {
+  const files = new Set<string>();
+  for (const id of ids) {
+    const file = id.split(separator, 1)[0] ?? id;
+    if (!heldOutFiles.some((held) => held.path === file)) return null;
+    files.add(file);
+  }
+  return sorted(files);
+}
 
 /** Whether `args` hold a word that is neither an option nor an option's value (a path or a test filter). */
 function hasPositional(args: readonly string[], optionsWithValue: ReadonlySet<string>): boolean {

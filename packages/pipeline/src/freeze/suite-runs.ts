@@ -132,9 +132,9 @@ export async function runSuites(input: SuiteRunsInput): Promise<SuiteRuns> {
     ];
     await Promise.all([checkout, home, tmp, reports, target].map((path) => mkdir(path, { recursive: true })));
     await checkOutTree(input.source, input.trees[plan.state], checkout);
-    // abp's helpers for the runner (the same for every lane: the plan depends on the command alone).
-    for (const file of planRunner(test.argv, reports, test.env).files)
-      await writeFile(join(reports, file.name), file.text);
+    // The report folder as the runs see it: bound at INSIDE.reports in an environment. abp's helpers go there first.
+    const runner = planRunner(test.argv, image === null ? reports : INSIDE.reports, test.env);
+    for (const file of runner.files) await writeFile(join(reports, file.name), file.text);
     if (image !== null) {
       // The environment holds the install's output already; every run sees the same toolchain and dependencies.
       const environment: EnvironmentRun = {
@@ -158,7 +158,7 @@ export async function runSuites(input: SuiteRunsInput): Promise<SuiteRuns> {
         path.startsWith(`${INSIDE.reports}/`) ? join(reports, path.slice(INSIDE.reports.length + 1)) : path;
       return {
         checkout,
-        plan: planRunner(test.argv, INSIDE.reports, test.env),
+        plan: runner,
         env,
         sandbox: null,
         environment,
@@ -170,7 +170,7 @@ export async function runSuites(input: SuiteRunsInput): Promise<SuiteRuns> {
     const sandbox = sandboxed ? { writable: [dir, goCache], hidden: [], readOnly: input.source.objectDirs } : null;
     const lane: Lane = {
       checkout,
-      plan: planRunner(test.argv, reports, test.env),
+      plan: runner,
       env,
       sandbox,
       environment: null,
