@@ -5,12 +5,13 @@
 // request itself).
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Client } from '@temporalio/client';
-import type { TaskRecord } from '@abp/pipeline/activities/tasks';
+import type { TaskReads } from '@abp/pipeline/task-reads/reader';
+import { MAX_TASK_LIMIT, type TaskRecord } from '@abp/pipeline/task-reads/records';
 import type { TaskState } from '@abp/pipeline/contracts/task-workflow';
 import { taskSignals } from '@abp/pipeline/workflows/task';
 import { PipelineError } from './errors.js';
 import type { StageReport } from './stage.js';
-import { activityProgress, readTasks, retryReporter } from './temporal.js';
+import { activityProgress, retryReporter } from './temporal.js';
 
 /** A task that has left the freeze: frozen into the scored set (or aged to practice), or not. */
 const FROZEN: readonly TaskState[] = ['scored', 'practice'];
@@ -33,8 +34,8 @@ export interface FreezeWait {
   pollMs?: number;
 }
 
-async function reasonOf(client: Client, taskId: string): Promise<string> {
-  const [record] = await readTasks(client, { taskId });
+async function reasonOf(reads: TaskReads, taskId: string): Promise<string> {
+  const [record] = await reads.read({ taskId });
   const last = record?.events.at(-1);
   return last === undefined
     ? 'no event recorded'
@@ -47,7 +48,13 @@ async function reasonOf(client: Client, taskId: string): Promise<string> {
  */
 export async function waitForFreezes(
   client: Client,
-  input: { taskIds: readonly string[]; merged: ReadonlySet<string>; workerLog: string; wait: FreezeWait },
+  input: {
+    reads: TaskReads;
+    taskIds: readonly string[];
+    merged: ReadonlySet<string>;
+    workerLog: string;
+    wait: FreezeWait;
+  },
   report: StageReport,
 ): Promise<{ value: FrozenTask[]; summary: string }> {
   const pollMs = input.wait.pollMs ?? 1_000;
@@ -61,12 +68,14 @@ export async function waitForFreezes(
   const watched = (record: TaskRecord) =>
     input.merged.has(record.taskId) || record.state === 'freezing' || DONE.includes(record.state);
   const alreadyDone = new Set(
-    (await readTasks(client))
+    (await input.reads.read({ limit: MAX_TASK_LIMIT }))
       .filter((record) => picks.has(record.taskId) && DONE.includes(record.state) && !input.merged.has(record.taskId))
       .map((record) => record.taskId),
   );
   for (;;) {
-    records = (await readTasks(client)).filter((record) => picks.has(record.taskId) && watched(record));
+    records = (await input.reads.read({ limit: MAX_TASK_LIMIT })).filter(
+      (record) => picks.has(record.taskId) && watched(record),
+    );
     const waiting = records.filter((record) => !DONE.includes(record.state));
     const frozen = records.filter((record) => FROZEN.includes(record.state)).length;
     report.progress(
@@ -112,7 +121,7 @@ export async function waitForFreezes(
   }
   const tasks: FrozenTask[] = [];
   for (const record of records) {
-    const reason = FROZEN.includes(record.state) ? null : await reasonOf(client, record.taskId);
+    const reason = FROZEN.includes(record.state) ? null : await reasonOf(input.reads, record.taskId);
     tasks.push({
       taskId: record.taskId,
       repo: record.repo,

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { homePaths } from '@abp/grader/home';
 import { jsonText, writeFileAtomic } from '@abp/grader/run';
+import { openTaskReads } from '@abp/pipeline/task-reads/reader';
 import type { StackConfig } from '@abp/pipeline/worker/config';
 import { drawWithSeed } from './draw.js';
 import type { ProgressSink, StageName } from './events.js';
@@ -95,7 +96,12 @@ export async function runMainJob(
     log: string | null,
     body: (report: StageReport) => Promise<{ value: T; summary: string }>,
   ) => runStage(sink, stage, log, body, guard.exited);
-  const connection = await Connection.connect({ address: config.temporal.address });
+  // Task records come from the read path (the worker that holds the database), never through a workflow.
+  const reads = await openTaskReads({ home: config.home });
+  const connection = await Connection.connect({ address: config.temporal.address }).catch(async (error: unknown) => {
+    await reads.close();
+    throw error;
+  });
   try {
     const client = new Client({ connection, namespace: config.temporal.namespace });
     const rotation = timed(
@@ -122,6 +128,7 @@ export async function runMainJob(
         solveDrawnTasks(
           client,
           {
+            reads,
             github: stack.github,
             picks,
             forkOwner: SIMULATOR_FORK_OWNER,
@@ -161,6 +168,7 @@ export async function runMainJob(
         waitForFreezes(
           client,
           {
+            reads,
             taskIds: picks.map((pick) => pick.taskId),
             merged,
             workerLog,
@@ -273,5 +281,6 @@ export async function runMainJob(
   } finally {
     guard.stop();
     await connection.close();
+    await reads.close();
   }
 }

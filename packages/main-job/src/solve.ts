@@ -6,7 +6,8 @@ import type { DrawnTask } from '@abp/pipeline/contracts/draw-workflow';
 import { temporalHandOff } from './solver/hand-off.js';
 import { createReferenceSolver, type SolveOutcome } from './solver/reference-solver.js';
 import type { StageReport } from './stage.js';
-import { readTasks } from './temporal.js';
+import type { TaskReads } from '@abp/pipeline/task-reads/reader';
+import { MAX_TASK_LIMIT } from '@abp/pipeline/task-reads/records';
 
 /** The simulator's solver account: its forks carry the known fixes (simulator/world/live/repos/catalog.ts). */
 export const SIMULATOR_FORK_OWNER = 'abp-solver';
@@ -29,6 +30,7 @@ function describe(outcome: SolveOutcome): string {
 export async function solveDrawnTasks(
   client: Client,
   input: {
+    reads: TaskReads;
     github: GithubClient;
     picks: readonly DrawnTask[];
     forkOwner: string;
@@ -37,7 +39,7 @@ export async function solveDrawnTasks(
   },
   report: StageReport,
 ): Promise<{ value: SolveOutcome[]; summary: string }> {
-  const records = new Map((await readTasks(client)).map((task) => [task.taskId, task]));
+  const records = new Map((await input.reads.read({ limit: MAX_TASK_LIMIT })).map((task) => [task.taskId, task]));
   const solver = createReferenceSolver({
     github: input.github,
     tasks: temporalHandOff(client),

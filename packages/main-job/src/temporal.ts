@@ -1,7 +1,6 @@
 // The main job's reads and starts on Temporal: a state-changing workflow started or joined (one rotation or draw at a
-// time, as `abp registry rotate` and `abp draw` do), the task records read through the worker that owns the database,
-// and what a running workflow is doing now, for the progress line.
-import { randomUUID } from 'node:crypto';
+// time, as `abp registry rotate` and `abp draw` do), and what a running workflow is doing now, for the progress line.
+// Task records are read through the read path (@abp/pipeline/task-reads/reader), never through Temporal.
 import {
   WorkflowExecutionAlreadyStartedError,
   WorkflowFailedError,
@@ -9,9 +8,6 @@ import {
   type WorkflowHandle,
 } from '@temporalio/client';
 import proto from '@temporalio/proto';
-import type { TaskQuery, TaskRecord } from '@abp/pipeline/activities/tasks';
-import type { describeTasks } from '@abp/pipeline/workflows/describe-tasks';
-import { taskQueues } from '@abp/pipeline/workflows/shared';
 
 /** Reports each retry of a workflow's activity once, with the reason the attempt before it failed. */
 export function retryReporter(note: (message: string) => void): (retrying: readonly PendingActivity[]) => void {
@@ -64,16 +60,6 @@ export async function startOrJoin<R>(
     watching = false;
     await watcher;
   }
-}
-
-/** Task records (state, pull request, bundle…) through the worker, which owns the database; events only for one task. */
-export function readTasks(client: Client, query: TaskQuery = {}): Promise<TaskRecord[]> {
-  return client.workflow.execute<typeof describeTasks>('describeTasks', {
-    taskQueue: taskQueues.main,
-    workflowId: `describe-tasks-${randomUUID()}`,
-    args: [{ limit: 10_000, ...query }],
-    workflowExecutionTimeout: '1 minute',
-  });
 }
 
 const { EventType } = proto.temporal.api.enums.v1;

@@ -2,9 +2,9 @@
 // write is one transaction and idempotent: a retried activity finds its transition done and writes nothing.
 import { ApplicationFailure } from '@temporalio/activity';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { and, asc, desc, eq, gt, inArray, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import type { Database } from '../db/connection.js';
-import { draws, taskEvents, tasks } from '../db/schema/index.js';
+import { taskEvents, tasks } from '../db/schema/index.js';
 import { canonicalJson } from '@abp/protocol/schemas/canonical-json';
 import {
   TASK_SIGNAL_NAMES,
@@ -16,47 +16,6 @@ import {
   type Withdrawal,
 } from '../contracts/task-workflow.js';
 import { parsed } from './arguments.js';
-
-export interface TaskRecord {
-  taskId: string;
-  registryVersion: string;
-  drawSeed: number;
-  repo: string;
-  issue: number;
-  state: TaskState;
-  prUrl: string | null;
-  mergeCommit: string | null;
-  bundleDigest: string | null;
-  createdAt: string;
-  updatedAt: string;
-  mergedAt: string | null;
-  /** When the task entered the scored set: its first `scored` event (the freeze recorded its bundle). */
-  scoredAt: string | null;
-  scoredUntil: string | null;
-  /** When its issue was drawn, and the model cutoffs it was verified against (spec §4.4); set with the bundle. */
-  sourcedAt: string | null;
-  cutoffsVerified: string[] | null;
-  events: Array<{
-    seq: number;
-    at: string;
-    from: TaskState | null;
-    to: TaskState;
-    cause: string;
-    detail: Record<string, unknown>;
-  }>;
-}
-
-/** Which tasks `describeTasks` returns; every field given narrows the list. */
-export interface TaskQuery {
-  taskId?: string;
-  state?: TaskState;
-  /**
-   * The scored set as of this instant (RFC 3339): tasks that entered the scored set at or before it and whose scored
-   * window (until scoredUntil, exclusive) had not run out, whatever their state now.
-   */
-  scoredAsOf?: string;
-  limit?: number;
-}
 
 export interface TaskDependencies {
   db: Database;
@@ -202,75 +161,6 @@ export function createTaskActivities({ db, temporal }: TaskDependencies) {
         }
       }
       return { signalled };
-    },
-
-    /** Tasks with their state, pull request and timings, and (for one task) its event log: what `abp task list|show` and `abp tasks` print. */
-    async describeTasks(query: TaskQuery): Promise<TaskRecord[]> {
-      const asOf = query.scoredAsOf === undefined ? undefined : Date.parse(query.scoredAsOf);
-      if (asOf !== undefined && Number.isNaN(asOf)) {
-        throw ApplicationFailure.create({
-          type: 'InvalidActivityInput',
-          message: `describeTasks: scoredAsOf ${JSON.stringify(query.scoredAsOf)} is not a date; pass RFC 3339, e.g. "2026-07-02T00:00:00Z"`,
-          nonRetryable: true,
-        });
-      }
-      // A task enters the scored set once, when its bundle is recorded (its one `scored` event).
-      const scored = db
-        .select({
-          taskId: taskEvents.taskId,
-          at: sql<Date>`min(${taskEvents.at})`.mapWith(taskEvents.at).as('scored_at'),
-        })
-        .from(taskEvents)
-        .where(eq(taskEvents.toState, 'scored'))
-        .groupBy(taskEvents.taskId)
-        .as('scored');
-      const asOfDate = asOf === undefined ? undefined : new Date(asOf);
-      const rows = await db
-        .select({ task: tasks, registryVersion: draws.registryVersion, seed: draws.seed, scoredAt: scored.at })
-        .from(tasks)
-        .innerJoin(draws, eq(draws.id, tasks.drawId))
-        .leftJoin(scored, eq(scored.taskId, tasks.id))
-        .where(
-          and(
-            query.taskId === undefined ? undefined : eq(tasks.id, query.taskId),
-            query.state === undefined ? undefined : eq(tasks.state, query.state),
-            asOfDate === undefined
-              ? undefined
-              : and(sql`${scored.at} <= ${asOfDate.toISOString()}::timestamptz`, gt(tasks.scoredUntil, asOfDate)),
-          ),
-        )
-        .orderBy(asc(tasks.createdAt), asc(tasks.id))
-        .limit(query.limit ?? 1_000);
-      const events =
-        query.taskId === undefined
-          ? []
-          : await db.select().from(taskEvents).where(eq(taskEvents.taskId, query.taskId)).orderBy(asc(taskEvents.seq));
-      return rows.map(({ task: row, registryVersion, seed, scoredAt }) => ({
-        taskId: row.id,
-        registryVersion,
-        drawSeed: Number(seed),
-        repo: row.repo,
-        issue: row.issueNumber,
-        state: row.state,
-        prUrl: row.prUrl,
-        mergeCommit: row.mergeCommit,
-        bundleDigest: row.bundleDigest,
-        createdAt: row.createdAt.toISOString(),
-        updatedAt: row.updatedAt.toISOString(),
-        mergedAt: row.mergedAt?.toISOString() ?? null,
-        scoredAt: scoredAt?.toISOString() ?? null,
-        scoredUntil: row.scoredUntil?.toISOString() ?? null,
-        sourcedAt: row.sourcedAt?.toISOString() ?? null,
-        cutoffsVerified: row.cutoffsVerified,
-        events: events.map((event) => ({
-          seq: event.seq,
-          at: event.at.toISOString(),
-          from: event.fromState,
-          to: event.toState,
-          cause: event.cause,
-          detail: event.detail,
-        })),
-      }));
     },
   };
 }

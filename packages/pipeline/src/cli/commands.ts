@@ -344,7 +344,7 @@ function registerServe(program: Command): void {
     .option('--host <address>', 'address to listen on (0.0.0.0 to accept deliveries from other machines)', '127.0.0.1')
     .option(
       '--published-only',
-      'serve the published files and the tasks `abp freeze` published, without Temporal: the tasks the pipeline tracks are not served, and there is no webhook route',
+      'serve the published files and the tasks `abp freeze` published alone: the tasks the pipeline tracks are not served, and there is no webhook route',
     )
     .action(async (options: ServeCommandOptions) => (await import('./serve.js')).serveCommand(options));
 }

@@ -1,14 +1,16 @@
 // `abp serve`: the read-only distribution API under /v1 (registry versions, draws, tasks, bundles, statements, trust
 // roots, the transparency log) and, when ABP_WEBHOOK_SECRET is set, the GitHub webhook receiver that signals the task
-// workflows, in the foreground until SIGINT or SIGTERM. Each request is logged as one JSON line on stdout. With
-// --published-only it needs no Temporal: it serves the data directory, tasks frozen by hand (`abp freeze`) included.
+// workflows, in the foreground until SIGINT or SIGTERM. Each request is logged as one JSON line on stdout. The
+// pipeline's tasks come from the read path (task-reads/reader.ts); only the webhook route needs Temporal. With
+// --published-only it serves the data directory alone, tasks frozen by hand (`abp freeze`) included.
 import { Client, Connection } from '@temporalio/client';
 import { API_PREFIX } from '../serve/api.js';
 import { ServeError } from '../serve/errors.js';
-import type { ServeLogRecord } from '../serve/log.js';
+import { createLogLines } from '../serve/log-lines.js';
 import { startServer, type RunningServer } from '../serve/server.js';
 import { createTemporalSignaller } from '../serve/signaller.js';
-import { createTemporalTaskSource } from '../serve/tasks.js';
+import { createTaskSource } from '../serve/tasks.js';
+import { openTaskReads } from '../task-reads/reader.js';
 import { WEBHOOK_PATH } from '../serve/webhooks.js';
 import { resolveStackConfig } from '../worker/config.js';
 
@@ -19,9 +21,9 @@ export interface ServeCommandOptions {
   publishedOnly?: boolean;
 }
 
-function printRecord(record: ServeLogRecord): void {
-  console.log(JSON.stringify({ at: new Date().toISOString(), ...record }));
-}
+// One JSON line per request on stdout, written in batches (serve/log-lines.ts); closed when the server stops.
+const requestLog = createLogLines((text) => process.stdout.write(text));
+const printRecord = requestLog.log;
 
 /** The webhook secret, or null when the receiver is not wanted. Set but blank is a mistake, not a choice. */
 function webhookSecretOf(env: NodeJS.ProcessEnv): string | null {
@@ -43,6 +45,7 @@ async function serveUntilStopped(server: RunningServer): Promise<void> {
     process.once('SIGINT', stop);
   });
   await server.close();
+  requestLog.close();
 }
 
 export async function serveCommand(options: ServeCommandOptions): Promise<void> {
@@ -62,33 +65,43 @@ export async function serveCommand(options: ServeCommandOptions): Promise<void> 
     );
     return serveUntilStopped(server);
   }
-  // One connection for the life of the server (stack/client.ts holds one per command): task reads and webhook signals
-  // go through it. Tasks live in the worker's database, so even the API alone needs Temporal.
-  const connection = await Connection.connect({ address: temporal.address }).catch((error: unknown) => {
-    throw new ServeError(
-      'unreachable',
-      `Temporal at ${temporal.address} did not answer: start the stack with \`abp dev up\`, or set TEMPORAL_ADDRESS to a running cluster, or serve only the tasks \`abp freeze\` published with \`abp serve --published-only\``,
-      { cause: error },
-    );
-  });
+  // The pipeline's tasks through the read path (the database, or the worker that holds the embedded one), never a
+  // workflow; Temporal only for the webhook route, which signals the task workflows.
+  const reads = await openTaskReads({ home });
+  let connection: Connection | undefined;
   try {
-    const client = new Client({ connection, namespace: temporal.namespace });
+    if (webhookSecret !== null)
+      connection = await Connection.connect({ address: temporal.address }).catch((error: unknown) => {
+        throw new ServeError(
+          'unreachable',
+          `Temporal at ${temporal.address} did not answer, and the webhook route (ABP_WEBHOOK_SECRET is set) signals task workflows through it: start the stack with \`abp dev up\`, set TEMPORAL_ADDRESS to a running cluster, or unset ABP_WEBHOOK_SECRET to serve the read-only API alone`,
+          { cause: error },
+        );
+      });
     const server = await startServer({
       port: options.port,
       host: options.host,
-      api: { home, tasks: createTemporalTaskSource({ client }) },
-      ...(webhookSecret === null ? {} : { webhookSecret, signaller: createTemporalSignaller(client) }),
+      api: { home, tasks: createTaskSource(reads) },
+      ...(webhookSecret === null || connection === undefined
+        ? {}
+        : {
+            webhookSecret,
+            signaller: createTemporalSignaller(new Client({ connection, namespace: temporal.namespace })),
+          }),
       log: printRecord,
     });
-    const api = `read-only API at ${server.url}${API_PREFIX} serving ${home}, tasks frozen by hand and the pipeline's through Temporal ${temporal.address} (namespace ${temporal.namespace})`;
+    const source =
+      reads.via === 'database' ? 'from the database' : `through the worker that holds the database in ${home}`;
+    const api = `read-only API at ${server.url}${API_PREFIX} serving ${home}, tasks frozen by hand and the pipeline's ${source}`;
     // "webhooks at <url>" ends the line: scripts read the receiver's URL from it.
     console.log(
       webhookSecret === null
         ? `abp serve: ${api}; no webhook route (ABP_WEBHOOK_SECRET is not set)`
-        : `abp serve: ${api}; signalling tasks from webhooks at ${server.url}${WEBHOOK_PATH}`,
+        : `abp serve: ${api}; signalling tasks through Temporal ${temporal.address} (namespace ${temporal.namespace}) from webhooks at ${server.url}${WEBHOOK_PATH}`,
     );
     await serveUntilStopped(server);
   } finally {
-    await connection.close();
+    await connection?.close();
+    await reads.close();
   }
 }

@@ -1,32 +1,30 @@
 // `abp task list|show|submit-fix|open-pr` and `abp tasks [--scored]`: operators' view of tasks and the two ways a fix
-// enters the pipeline. Reads go through the worker, which owns the database; fixes are signals to the task's workflow
-// (workflow id = task id).
-import { randomUUID } from 'node:crypto';
+// enters the pipeline. Reads take the read path (task-reads/reader.ts: the database, or the worker that holds the
+// embedded one), never a workflow; fixes are signals to the task's workflow (workflow id = task id).
 import { readFile } from 'node:fs/promises';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { TaskQuery, TaskRecord } from '../activities/tasks.js';
+import { openTaskReads } from '../task-reads/reader.js';
+import type { TaskQuery, TaskRecord } from '../task-reads/records.js';
 import { createGithubClient } from '../github/client.js';
 import { disclosureText, fixPullRequestBody } from '../github/disclosure.js';
 import { openFixPullRequest } from '../github/pulls.js';
 import { taskStates, type TaskState, type TaskStatus } from '../contracts/task-workflow.js';
 import { withTemporalClient } from '../worker/temporal-client.js';
 import { resolveStackConfig } from '../worker/config.js';
-import type { describeTasks } from '../workflows/describe-tasks.js';
-import { taskQueues } from '../workflows/shared.js';
 import { taskQueries, taskSignals } from '../workflows/task.js';
 import { CommandFailed, createOutput, type OutputOptions } from '@abp/grader/cli';
 
-function read(client: Client, query: TaskQuery): Promise<TaskRecord[]> {
-  return client.workflow.execute<typeof describeTasks>('describeTasks', {
-    taskQueue: taskQueues.main,
-    workflowId: `describe-tasks-${randomUUID()}`,
-    args: [query],
-    workflowExecutionTimeout: '1 minute',
-  });
+async function read(query: TaskQuery): Promise<TaskRecord[]> {
+  const reads = await openTaskReads({ home: resolveStackConfig().home });
+  try {
+    return await reads.read(query);
+  } finally {
+    await reads.close();
+  }
 }
 
-async function one(client: Client, taskId: string): Promise<TaskRecord> {
-  const [task] = await read(client, { taskId });
+async function one(taskId: string): Promise<TaskRecord> {
+  const [task] = await read({ taskId });
   if (task === undefined)
     throw new CommandFailed('invalid-documents', `no task ${taskId}: \`abp task list\` shows the tasks there are`);
   return task;
@@ -39,12 +37,10 @@ export async function taskListCommand(options: OutputOptions & { state?: string;
   if (options.state !== undefined && !(taskStates as readonly string[]).includes(options.state)) {
     throw new CommandFailed('invalid-documents', `--state ${options.state}: use one of ${taskStates.join(', ')}`);
   }
-  const tasks = await withTemporalClient(resolveStackConfig(), (client) =>
-    read(client, {
-      ...(options.state === undefined ? {} : { state: options.state as TaskState }),
-      limit: options.limit,
-    }),
-  );
+  const tasks = await read({
+    ...(options.state === undefined ? {} : { state: options.state as TaskState }),
+    limit: options.limit,
+  });
   const counts = new Map<string, number>();
   for (const task of tasks) counts.set(task.state, (counts.get(task.state) ?? 0) + 1);
   out.line(`${tasks.length} tasks: ${[...counts].map(([state, n]) => `${n} ${state}`).join(', ') || 'none'}`);
@@ -87,9 +83,7 @@ export async function tasksCommand(options: TasksCommandOptions): Promise<void> 
   if (options.scored !== true) return taskListCommand(options);
   const out = createOutput(options);
   const asOf = asOfInstant(options.asOf);
-  const tasks = await withTemporalClient(resolveStackConfig(), (client) =>
-    read(client, { scoredAsOf: asOf, limit: options.limit }),
-  );
+  const tasks = await read({ scoredAsOf: asOf, limit: options.limit });
   out.line(`${tasks.length} task${tasks.length === 1 ? '' : 's'} in the scored set as of ${asOf}`);
   for (const task of tasks) {
     out.line(`  ${task.taskId.padEnd(44)} ${task.bundleDigest ?? ''}`);
@@ -102,17 +96,17 @@ export async function tasksCommand(options: TasksCommandOptions): Promise<void> 
 
 export async function taskShowCommand(taskId: string, options: OutputOptions): Promise<void> {
   const out = createOutput(options);
-  const [task, live] = await withTemporalClient(resolveStackConfig(), async (client) => {
-    const record = await one(client, taskId);
-    const status = await client.workflow
+  const task = await one(taskId);
+  // What the workflow holds beyond the record (failed fixes): a query, answered from the workflow's state.
+  const live = await withTemporalClient(resolveStackConfig(), (client) =>
+    client.workflow
       .getHandle(taskId)
       .query(taskQueries.status)
       .catch((error: unknown) => {
         if (error instanceof WorkflowNotFoundError) return null;
         throw error;
-      });
-    return [record, status] as const;
-  });
+      }),
+  );
   out.line(
     `${task.taskId}  ${task.repo}#${task.issue}  ${task.state}${live?.failedAttempts ? ` (${live.failedAttempts} failed fixes)` : ''}`,
   );
@@ -180,7 +174,7 @@ export async function taskOpenPrCommand(taskId: string, options: OpenPrOptions):
         ? options.contributing
         : await readFile(options.contributing, 'utf8');
   const result = await withTemporalClient(resolveStackConfig(), async (client) => {
-    const task = await one(client, taskId);
+    const task = await one(taskId);
     const body = fixPullRequestBody({
       issue: task.issue,
       summary: options.summary,

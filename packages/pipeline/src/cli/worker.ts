@@ -7,6 +7,7 @@ import { migrate, openDatabase, type DatabaseHandle } from '../db/connection.js'
 import { createGithubClient, GithubConfigError, type GithubClient } from '../github/client.js';
 import { SigningError } from '@abp/protocol/signing/errors';
 import { signingPaths } from '../signing/home.js';
+import { startTaskReadEndpoint, taskReadEndpointFile, type RunningTaskReads } from '../task-reads/endpoint.js';
 import type { Attestor } from '../signing/attestor.js';
 import { loadOperatorAttestor } from '../signing/operator.js';
 import { resolveStackConfig, type StackConfig } from '../worker/config.js';
@@ -17,7 +18,14 @@ export async function workerCommand(): Promise<void> {
   // Bundling the workflows and migrating the database are independent, so they overlap; neither
   // holds a server connection, so a failed migration exits at once with nothing to unwind.
   const [workflowBundle, database] = await Promise.all([bundleWorkflowsApart(), migrateDatabase(config.home)]);
+  // The embedded database is this process's alone: other processes (abp serve, abp task, abp status, the main job) read
+  // tasks through this endpoint, before the worker takes any work. A server database they read themselves.
+  let reads: RunningTaskReads | null = null;
   try {
+    if (database.kind === 'pglite') {
+      reads = await startTaskReadEndpoint({ db: database.db, home: config.home });
+      console.log(`task reads: answered at ${reads.endpoint.url} (${taskReadEndpointFile(config.home)})`);
+    }
     const connection = await connectWorker(config.temporal.address);
     // Activities signal workflows (poller nudges, withdrawals) through a client of their own.
     const clientConnection = await Connection.connect({ address: config.temporal.address });
@@ -37,6 +45,7 @@ export async function workerCommand(): Promise<void> {
       await connection.close();
     }
   } finally {
+    await reads?.close();
     await database.close();
   }
 }

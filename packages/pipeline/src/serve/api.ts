@@ -11,7 +11,10 @@ import { ServeError } from './errors.js';
 import { checkpointPath, checkpointSizes, proveConsistency, proveInclusion, readLogSnapshot } from './log-reader.js';
 import type { PublishedTaskRecord } from '../freeze/published-tasks.js';
 import { heldOutDigestOf, openIfPresent, publishedFiles, readIfPresent, type PublishedFiles } from './published.js';
+import { sha256Etag } from './reply.js';
 import type { Route, ServeReply, ServeRequest } from './router.js';
+import { createFreshCache } from './fresh-cache.js';
+import { createImmutableCache } from './immutable-cache.js';
 import type { TaskEntry, TaskSource } from './tasks.js';
 
 export const API_PREFIX = '/v1';
@@ -19,9 +22,25 @@ export const API_PREFIX = '/v1';
 export interface ApiOptions {
   /** The data directory (`ABP_HOME`) whose published files, tasks frozen by hand among them, are served. */
   home: string;
-  /** The pipeline's tasks, read through the worker; without it only the tasks frozen by hand are served. */
+  /** The pipeline's tasks (serve/tasks.ts); without it only the tasks frozen by hand are served. */
   tasks?: TaskSource;
+  /**
+   * How old a task listing or task view may be when served: one read of the tasks answers every request for that long
+   * (TASK_ANSWER_MAX_AGE_MS by default; 0 reads for every request).
+   */
+  taskAnswerMaxAgeMs?: number;
+  /** How many bytes of bundles and environment blobs are kept in memory (CONTENT_CACHE_BYTES by default; 0 keeps none). */
+  contentCacheBytes?: number;
 }
+
+/** Bundles and blobs kept in memory: 128 MiB, each at most 8 MiB (a task bundle is tens of KiB; image layers stream). */
+export const CONTENT_CACHE_BYTES = 128 * 1024 * 1024;
+const CONTENT_CACHE_ENTRY_BYTES = 8 * 1024 * 1024;
+
+/** Task answers are at most a second old: a burst of consumers costs one read of the tasks, not one each. */
+export const TASK_ANSWER_MAX_AGE_MS = 1_000;
+// Each kept answer is a few KiB; the listing has at most three states × MAX_LIMIT keys, task views one per id asked.
+const TASK_ANSWERS_KEPT = 2_000;
 
 /** The states a task is distributed in: frozen, and either still in the scored set or moved to practice. */
 export const DISTRIBUTED_STATES = ['scored', 'practice'] as const satisfies readonly TaskState[];
@@ -69,6 +88,16 @@ const bytes = (content: Buffer, contentType: string): ServeReply => ({
   content: { $case: 'bytes', bytes: content, contentType },
   headers: { 'cache-control': REVALIDATE },
 });
+/** A JSON answer rendered once, with its entity tag, to be sent many times from a cache. */
+function rendered(reply: ServeReply): ServeReply {
+  if ('content' in reply || reply.status !== 200) return reply;
+  const body = Buffer.from(JSON.stringify(reply.body));
+  return {
+    status: 200,
+    content: { $case: 'bytes', bytes: body, contentType: JSON_TYPE, etag: sha256Etag(body) },
+    ...(reply.headers === undefined ? {} : { headers: reply.headers }),
+  };
+}
 const orNotFound = (content: Buffer | null, contentType: string, missing: string): ServeReply =>
   content === null ? problem(404, missing) : bytes(content, contentType);
 
@@ -169,6 +198,42 @@ async function readingTasks(read: () => Promise<ServeReply>): Promise<ServeReply
 export function apiRoutes(options: ApiOptions): Route[] {
   const files = publishedFiles(options.home);
   const { tasks } = options;
+  const immutable = createImmutableCache({
+    maxBytes: options.contentCacheBytes ?? CONTENT_CACHE_BYTES,
+    maxEntryBytes: CONTENT_CACHE_ENTRY_BYTES,
+  });
+  /**
+   * The file named by `digest`: from memory when kept, else read once and kept when small enough, else streamed. The
+   * digest names the bytes: it is their strong entity tag, and they never change.
+   */
+  const contentAddressed = async (
+    path: string,
+    digest: string,
+    contentType: string,
+    missing: string,
+  ): Promise<ServeReply> => {
+    const headers = { 'cache-control': IMMUTABLE };
+    const etag = `"${digest}"`;
+    const kept = immutable.lookup(digest);
+    if (kept !== undefined)
+      return { status: 200, content: { $case: 'bytes', bytes: kept, contentType, etag }, headers };
+    const opened = await openIfPresent(path);
+    if (opened === null) return problem(404, missing);
+    if (!immutable.fits(opened.size))
+      return { status: 200, content: { $case: 'file', ...opened, contentType, etag }, headers };
+    let bytes: Buffer;
+    try {
+      bytes = await opened.file.readFile();
+    } finally {
+      await opened.file.close();
+    }
+    immutable.keep(digest, bytes);
+    return { status: 200, content: { $case: 'bytes', bytes, contentType, etag }, headers };
+  };
+  const taskAnswers = createFreshCache<ServeReply>({
+    maxAgeMs: options.taskAnswerMaxAgeMs ?? TASK_ANSWER_MAX_AGE_MS,
+    maxEntries: TASK_ANSWERS_KEPT,
+  });
   // A task frozen by hand is found in its published record, without asking the worker; its record wins over a task of
   // the same id in the pipeline's database, as the operator's latest word on it.
   const taskById = async (taskId: string): Promise<TaskEntry | null> => {
@@ -230,83 +295,83 @@ export function apiRoutes(options: ApiOptions): Route[] {
       );
     }),
 
-    get('/tasks', (request) =>
-      readingTasks(async () => {
-        const state = request.url.searchParams.get('state');
-        if (state !== null && !(DISTRIBUTED_STATES as readonly string[]).includes(state)) {
-          return problem(
+    get('/tasks', (request) => {
+      const state = request.url.searchParams.get('state');
+      if (state !== null && !(DISTRIBUTED_STATES as readonly string[]).includes(state)) {
+        return Promise.resolve(
+          problem(
             400,
             `?state=${state.slice(0, 40)} is not a distributed state: use ?state=scored or ?state=practice, or leave it out for both`,
-          );
-        }
-        const limit = wholeParam(request, 'limit');
-        if (isReply(limit)) return limit;
-        if (limit !== undefined && (limit < 1 || limit > MAX_LIMIT))
-          return problem(400, `?limit=${limit} is out of range: give 1 to ${MAX_LIMIT}`);
-        const wanted = limit ?? MAX_LIMIT;
-        const states: readonly string[] = state === null ? DISTRIBUTED_STATES : [state];
-        const published = (await files.publishedTasks()).map(entryOfPublished);
-        const byHand = new Set(published.map((task) => task.taskId));
-        const tracked =
-          tasks === undefined
-            ? []
-            : (
-                await Promise.all(
-                  states.map((one) => tasks.list({ state: one as DistributedState, limit: wanted + byHand.size })),
+          ),
+        );
+      }
+      const limit = wholeParam(request, 'limit');
+      if (isReply(limit)) return Promise.resolve(limit);
+      if (limit !== undefined && (limit < 1 || limit > MAX_LIMIT))
+        return Promise.resolve(problem(400, `?limit=${limit} is out of range: give 1 to ${MAX_LIMIT}`));
+      const wanted = limit ?? MAX_LIMIT;
+      const states: readonly string[] = state === null ? DISTRIBUTED_STATES : [state];
+      return readingTasks(() =>
+        taskAnswers.get(`list ${states.join(',')} ${wanted}`, async () => {
+          const published = (await files.publishedTasks()).map(entryOfPublished);
+          const byHand = new Set(published.map((task) => task.taskId));
+          const tracked =
+            tasks === undefined
+              ? []
+              : (
+                  await Promise.all(
+                    states.map((one) => tasks.list({ state: one as DistributedState, limit: wanted + byHand.size })),
+                  )
                 )
-              )
-                .flat()
-                .filter((task) => !byHand.has(task.taskId));
-        const found = [...published.filter((task) => states.includes(task.state)), ...tracked];
-        // Oldest first across both states and both sources, as the worker orders each.
-        found.sort((a, b) =>
-          a.createdAt === b.createdAt ? (a.taskId < b.taskId ? -1 : 1) : a.createdAt < b.createdAt ? -1 : 1,
+                  .flat()
+                  .filter((task) => !byHand.has(task.taskId));
+          const found = [...published.filter((task) => states.includes(task.state)), ...tracked];
+          // Oldest first across both states and both sources, as the worker orders each.
+          found.sort((a, b) =>
+            a.createdAt === b.createdAt ? (a.taskId < b.taskId ? -1 : 1) : a.createdAt < b.createdAt ? -1 : 1,
+          );
+          const views = await Promise.all(
+            found
+              .filter(isDistributed)
+              .slice(0, wanted)
+              .map((task) => viewOf(task, files)),
+          );
+          return rendered(json({ tasks: views }));
+        }),
+      );
+    }),
+    get('/tasks/:id', ({ params }) => {
+      const id = params.id ?? '';
+      if (!conforms(documentId, id))
+        return Promise.resolve(
+          problem(400, `${JSON.stringify(id.slice(0, 200))} is not a task id: e.g. gh-<owner>-<name>-<issue>`),
         );
-        const views = await Promise.all(
-          found
-            .filter(isDistributed)
-            .slice(0, wanted)
-            .map((task) => viewOf(task, files)),
-        );
-        return json({ tasks: views });
-      }),
-    ),
-    get('/tasks/:id', ({ params }) =>
-      readingTasks(async () => {
-        const id = params.id ?? '';
-        if (!conforms(documentId, id))
-          return problem(400, `${JSON.stringify(id.slice(0, 200))} is not a task id: e.g. gh-<owner>-<name>-<issue>`);
-        const task = await taskById(id);
-        if (task === null) return problem(404, `no task ${id} here; ${API_PREFIX}/tasks lists the frozen ones`);
-        if (!isDistributed(task))
-          return problem(404, `task ${id} is ${task.state}: only frozen tasks (scored or practice) are distributed`);
-        return json(await viewOf(task, files));
-      }),
-    ),
+      return readingTasks(() =>
+        taskAnswers.get(`task ${id}`, async () => {
+          const task = await taskById(id);
+          if (task === null) return problem(404, `no task ${id} here; ${API_PREFIX}/tasks lists the frozen ones`);
+          if (!isDistributed(task))
+            return problem(404, `task ${id} is ${task.state}: only frozen tasks (scored or practice) are distributed`);
+          return rendered(json(await viewOf(task, files)));
+        }),
+      );
+    }),
 
     get('/bundles/:digest', async ({ params }) => {
       const digest = params.digest ?? '';
       if (!DIGEST.test(digest)) return badDigest(digest);
-      const opened = await openIfPresent(files.store.path(digest));
-      if (opened === null) return problem(404, `no bundle ${digest} here`);
-      // The digest names the bytes: it is their strong entity tag, and they never change.
-      return {
-        status: 200,
-        content: { $case: 'file', ...opened, contentType: TAR_TYPE, etag: `"${digest}"` },
-        headers: { 'cache-control': IMMUTABLE },
-      };
+      return contentAddressed(files.store.path(digest), digest, TAR_TYPE, `no bundle ${digest} here`);
     }),
     get('/environments/blobs/:digest', async ({ params }) => {
       const digest = params.digest ?? '';
       if (!DIGEST.test(digest)) return badDigest(digest);
-      const opened = await openIfPresent(files.environments.blobPath(digest));
-      if (opened === null) return problem(404, `no environment blob ${digest} here`);
       // An image manifest, a config or a layer: named by its digest like a bundle, and as immutable.
-      return {
-        status: 200,
-        content: { $case: 'file', ...opened, contentType: 'application/octet-stream', etag: `"${digest}"` },
-        headers: { 'cache-control': IMMUTABLE },
-      };
+      return contentAddressed(
+        files.environments.blobPath(digest),
+        digest,
+        'application/octet-stream',
+        `no environment blob ${digest} here`,
+      );
     }),
     get('/bundles/:digest/signature', async ({ params }) => {
       const digest = params.digest ?? '';

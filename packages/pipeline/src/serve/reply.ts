@@ -8,8 +8,11 @@ import { pipeline } from 'node:stream/promises';
 import { noneMatch, parseRange, rangeAllowed, type RangeRequest } from './ranges.js';
 
 export type Content =
-  /** A small representation held in memory (a published document, a signature); its ETag is the sha256 of `bytes`. */
-  | { $case: 'bytes'; bytes: Buffer; contentType: string }
+  /**
+   * A small representation held in memory (a published document, a signature); its ETag is the sha256 of `bytes`,
+   * given when already known (a cached answer) so it is not hashed again for every request.
+   */
+  | { $case: 'bytes'; bytes: Buffer; contentType: string; etag?: string }
   /** An open file, streamed. The router closes it whatever the answer; `etag` is given, since hashing means reading. */
   | { $case: 'file'; file: FileHandle; size: number; contentType: string; etag: string };
 
@@ -57,7 +60,7 @@ export async function sendReply(
   const { content } = reply;
   try {
     const size = content.$case === 'bytes' ? content.bytes.length : content.size;
-    const etag = content.$case === 'bytes' ? sha256Etag(content.bytes) : content.etag;
+    const etag = content.$case === 'bytes' ? (content.etag ?? sha256Etag(content.bytes)) : content.etag;
     if (read && noneMatch(request.headers['if-none-match'], etag)) return notModified(response, etag, reply.headers);
     const range: RangeRequest = rangeAllowed(header(request, 'if-range'), etag)
       ? parseRange(header(request, 'range'), size)

@@ -195,9 +195,16 @@ function parseTarget(target: string): URL {
   }
 }
 
+const EMPTY = Buffer.alloc(0);
+
 /** The body, or null when it is longer than `maxBytes` (then nothing past the cap is kept). */
 function readBody(request: IncomingMessage, maxBytes: number): Promise<Buffer | null> {
   if (Number(request.headers['content-length']) > maxBytes) return Promise.resolve(null);
+  // No body announced (a read): nothing to wait for. What a client sends anyway is drained, never kept.
+  if (request.headers['content-length'] === undefined && request.headers['transfer-encoding'] === undefined) {
+    request.resume();
+    return Promise.resolve(EMPTY);
+  }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let length = 0;

@@ -1,6 +1,6 @@
 // `abp status` as data: one read-only pass over the data directory and the running stack that says what is published,
-// signed and scheduled. The file parts are read whether or not anything runs; the live parts (tasks, Schedule) only
-// through Temporal, each with a deadline. Nothing here writes, starts or creates anything.
+// signed and scheduled. The file parts are read whether or not anything runs; the tasks through the read path
+// (task-reads/reader.ts) and the Schedule through Temporal, each with a deadline. Nothing here writes, starts or creates anything.
 import { Connection, Client } from '@temporalio/client';
 import { join } from 'node:path';
 import { signingPaths } from '../signing/home.js';
@@ -8,7 +8,7 @@ import type { StackConfig } from '../worker/config.js';
 import { stackStatus } from '../dev-stack/dev-stack.js';
 import { serveStatus } from '../dev-stack/serve-stack.js';
 import { simStatus } from '../dev-stack/sim-state.js';
-import { taskQueues } from '../workflows/shared.js';
+import { openTaskReads } from '../task-reads/reader.js';
 import {
   scheduleFacts,
   TASK_READ_LIMIT,
@@ -115,44 +115,37 @@ function trustRootFacts(state: TrustRootState): Part<TrustRootFacts> {
   }
 }
 
-/**
- * The tasks and the Schedule, read with the caller's client or a fresh connection closed afterwards. Without a server to
- * ask, both parts say why.
- */
-async function liveParts(
-  options: StatusOptions,
-  temporalRunning: boolean,
-): Promise<{ tasks: Part<TaskFacts>; schedule: Part<ScheduleFacts> }> {
+/** The tasks by state, through the read path with the status's deadline. */
+async function tasksPart(options: StatusOptions): Promise<Part<TaskFacts>> {
+  let reads;
+  try {
+    reads = await openTaskReads({
+      home: options.config.home,
+      timeoutMs: options.timeoutMs ?? DEFAULT_STATUS_TIMEOUT_MS,
+    });
+  } catch (error) {
+    return unavailable(`the tasks could not be read: ${messageOf(error)}`);
+  }
+  try {
+    return await taskFacts(reads, options.taskReadLimit ?? TASK_READ_LIMIT);
+  } finally {
+    await reads.close();
+  }
+}
+
+/** The Schedule, read with the caller's client or a fresh connection closed afterwards; without a server, why not. */
+async function schedulePart(options: StatusOptions, temporalRunning: boolean): Promise<Part<ScheduleFacts>> {
   const { config } = options;
   const timeoutMs = options.timeoutMs ?? DEFAULT_STATUS_TIMEOUT_MS;
-  const now = options.now ?? (() => new Date());
-  const read = async (client: Client) => {
-    const sources: LiveSources = {
-      client,
-      namespace: config.temporal.namespace,
-      taskQueue: taskQueues.main,
-      timeoutMs,
-      now,
-      taskReadLimit: options.taskReadLimit ?? TASK_READ_LIMIT,
-    };
-    const [tasks, schedule] = await Promise.all([
-      settle(() => taskFacts(sources)),
-      settle(() => scheduleFacts(sources)),
-    ]);
-    return { tasks, schedule };
-  };
-  const neither = (detail: string) => ({
-    tasks: unavailable<TaskFacts>(detail),
-    schedule: unavailable<ScheduleFacts>(detail),
-  });
+  const read = (client: Client) => scheduleFacts({ client, timeoutMs } satisfies LiveSources);
   if (options.client) return read(options.client);
   // The embedded server's pid file already says it is down: no connection attempt to wait for.
-  if (!temporalRunning) return neither('the Temporal dev server is not running: `abp dev up` starts the stack');
+  if (!temporalRunning) return unavailable('the Temporal dev server is not running: `abp dev up` starts the stack');
   let connection: Connection;
   try {
     connection = await Connection.connect({ address: config.temporal.address, connectTimeout: timeoutMs });
   } catch (error) {
-    return neither(
+    return unavailable(
       `Temporal at ${config.temporal.address} does not answer (${messageOf(error)}): start the stack with \`abp dev up\`, or check TEMPORAL_ADDRESS`,
     );
   }
@@ -171,12 +164,13 @@ export async function gatherStatus(options: StatusOptions): Promise<OperatorStat
   const trustRoot = await loadTrustRootState(paths.trustRoot);
   const published = { publishedDir: join(home, 'published'), statementsDir: paths.statements, trustRoot };
 
-  const [registry, draws, bundles, log, { tasks, schedule }] = await Promise.all([
+  const [registry, draws, bundles, log, tasks, schedule] = await Promise.all([
     settle(() => registryFacts(published)),
     settle(() => drawFacts(published)),
     settle(() => bundleFacts(paths.bundles)),
     settle(() => logFacts(paths.log, trustRoot)),
-    liveParts(options, temporalRunning),
+    settle(() => tasksPart(options)),
+    settle(() => schedulePart(options, temporalRunning)),
   ]);
   return { home, stack, trustRoot: trustRootFacts(trustRoot), registry, draws, tasks, bundles, log, schedule };
 }

@@ -7,4 +7,3 @@ export { drawTasks } from './draw.js';
 export { taskLifecycle } from './task.js';
 export { freezeMergedTask } from './freeze.js';
 export { pollPullRequests } from './pr-poller.js';
-export { describeTasks } from './describe-tasks.js';

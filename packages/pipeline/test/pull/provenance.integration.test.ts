@@ -7,7 +7,6 @@ import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { unpackBundle } from '@abp/grader/bundle';
 import { renderReport } from '@abp/grader/html-report';
@@ -23,7 +22,6 @@ import {
 import { readRunResults, type RunResults } from '@abp/grader/results';
 import { loadTaskDirectory } from '@abp/grader/config';
 import { startServer, type RunningServer } from '../../src/serve/server.js';
-import { createTemporalTaskSource } from '../../src/serve/tasks.js';
 import { TASK_BUNDLE_PREDICATE, taskBundleSubjectNames } from '@abp/protocol/signing/statement';
 import { verifyStatementBundle } from '@abp/grader/trust';
 import type { LogEntry, SignedCheckpoint } from '@abp/protocol/transparency/formats';
@@ -73,9 +71,8 @@ async function pull(taskId: string, digest: string, from: string, taskDir: strin
 
 beforeAll(async () => {
   data = await buildDataDir(root);
-  // Bundles and their signatures are served from the store alone; the task routes (unused here) would ask a worker.
-  const tasks = createTemporalTaskSource({ client: new Client({ connection: Connection.lazy() }) });
-  server = await startServer({ port: 0, host: '127.0.0.1', api: { home: data.home, tasks }, log: () => undefined });
+  // Bundles and their signatures are served from the store alone: no task source is needed.
+  server = await startServer({ port: 0, host: '127.0.0.1', api: { home: data.home }, log: () => undefined });
 
   tasksDir = join(root, 'tasks');
   pulledDir = join(tasksDir, data.bundle.taskId);

@@ -1,6 +1,6 @@
 // `abp pull` against `abp serve`, both real: a task frozen from the simulator's live textkit repository (freezeTask with
-// the bundle store and the operator's signer), its record in PGlite read by a real worker through Temporal's
-// describeTasks, the read-only API on a real socket, and the `abp pull` command as a child process. It pulls the task
+// the bundle store and the operator's signer), its record in PGlite read through the worker's task-read endpoint (as
+// `abp worker` answers it), the read-only API on a real socket, and the `abp pull` command as a child process. It pulls the task
 // (also after a key rotation), proving its signature logged in the registry's transparency log (and `abp unpack` makes
 // the same folder from the bundle file, its environment from the store or the registry), and fails closed, each
 // with its own code and nothing left in the output folder, for a tampered bundle, a statement signed by a key after its
@@ -24,12 +24,8 @@ import {
 } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import { Worker } from '@temporalio/worker';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTaskActivities } from '../../src/activities/tasks.js';
 import {
   backlogIssues,
   backlogSnapshots,
@@ -51,7 +47,9 @@ import type { TrustRoot } from '@abp/protocol/schemas/abp-trust-root';
 import { canonicalJson } from '@abp/protocol/schemas/canonical-json';
 import type { ServeLogRecord } from '../../src/serve/log.js';
 import { startServer, type RunningServer } from '../../src/serve/server.js';
-import { createTemporalTaskSource } from '../../src/serve/tasks.js';
+import { createTaskSource } from '../../src/serve/tasks.js';
+import { startTaskReadEndpoint, type RunningTaskReads } from '../../src/task-reads/endpoint.js';
+import { openTaskReads, type TaskReads } from '../../src/task-reads/reader.js';
 import { signatureDigest } from '../../src/signing/attestor.js';
 import { LOG_ORIGIN } from '@abp/protocol/transparency/formats';
 import { signingPaths } from '../../src/signing/home.js';
@@ -63,7 +61,6 @@ import { trustRootStatement } from '@abp/grader/trust';
 import { addKey, createTrustRoot, parseTrustRoot, saveTrustRoot } from '@abp/protocol/signing/trust-root';
 import { signCheckpoint, type SignedCheckpoint } from '@abp/protocol/transparency/formats';
 import { openLog } from '@abp/protocol/transparency/log';
-import { taskQueues } from '../../src/workflows/shared.js';
 import {
   backlogIssueRow,
   backlogSnapshotRow,
@@ -77,7 +74,6 @@ import {
 } from '../support/database.js';
 import { gradeBundledEngines } from '../support/bundled-engines.js';
 import { runAbp, type CliResult } from '../support/cli.js';
-import { startDevServer } from '../support/temporal.js';
 import { buildRepos, freezeInput, knownFix, repoNamed } from '../freeze/live-repos.js';
 import { EnvironmentError, EnvironmentStore, LABELS } from '@abp/grader/environments';
 import type { AbpTask } from '@abp/protocol/schemas/abp-task';
@@ -91,9 +87,13 @@ const AFTER_RETIREMENT = '2026-10-01T00:00:00Z';
 // Before the retirement: what someone holding the retired key would write to pass the signature's own time check.
 const BACKDATED = '2026-08-01T00:00:00Z';
 
-let env: TestWorkflowEnvironment;
-let worker: Worker | undefined;
-let running: Promise<void> = Promise.resolve();
+/**
+ * These tests change the database and the store under a running server, as an attacker or an operator would, and must
+ * see each change at once: no task answer kept for a moment, no bundle kept in memory.
+ */
+const ANSWER_EVERY_CHANGE = { taskAnswerMaxAgeMs: 0, contentCacheBytes: 0 };
+let endpoint: RunningTaskReads | undefined;
+let reads: TaskReads;
 let root: string;
 let home: string;
 /** The consumer's data directory: it has no trust root of its own, so only the pinned one counts. */
@@ -110,13 +110,6 @@ let trackingTaskId: string;
 /** The upstream repository the task was frozen from, and its base: what a second bundle of it is built from. */
 let textkitGitDir: string;
 let textkitBase: string;
-
-beforeAll(async () => {
-  env = await startDevServer();
-});
-afterAll(async () => {
-  await env?.teardown();
-});
 
 describe('abp pull against abp serve', () => {
   const database = useTestDatabase('pglite');
@@ -220,26 +213,19 @@ describe('abp pull against abp serve', () => {
       }),
     );
 
-    // The worker that owns the database answers describeTasks; the server asks it through Temporal.
-    worker = await Worker.create({
-      connection: env.nativeConnection,
-      namespace: env.namespace ?? 'default',
-      taskQueue: taskQueues.main,
-      workflowsPath: fileURLToPath(new URL('../../src/workflows/describe-tasks.ts', import.meta.url)),
-      activities: createTaskActivities({ db }),
-    });
-    running = worker.run();
+    // The database answers reads through the endpoint a worker runs; the server reads it as `abp serve` does.
+    endpoint = await startTaskReadEndpoint({ db, home });
+    reads = await openTaskReads({ home, env: {} });
     server = await startServer({
       port: 0,
       host: '127.0.0.1',
-      api: { home, tasks: createTemporalTaskSource({ client: env.client }) },
+      api: { home, tasks: createTaskSource(reads), ...ANSWER_EVERY_CHANGE },
       log: (record) => log.push(record),
     });
   });
   afterAll(async () => {
     await server?.close();
-    worker?.shutdown();
-    await running;
+    await endpoint?.close();
     if (root) await rm(root, { recursive: true, force: true });
   });
 
@@ -965,7 +951,7 @@ describe('abp pull against abp serve', () => {
     const closed = await startServer({
       port: 0,
       host: '127.0.0.1',
-      api: { home, tasks: createTemporalTaskSource({ client: env.client }) },
+      api: { home, tasks: createTaskSource(reads), ...ANSWER_EVERY_CHANGE },
       log: () => undefined,
     });
     await closed.close();

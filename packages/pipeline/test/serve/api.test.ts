@@ -187,7 +187,8 @@ beforeAll(async () => {
   server = await startServer({
     port: 0,
     host: '127.0.0.1',
-    api: { home, tasks: taskSource },
+    // Every request reads the source, so a test that takes the worker down sees it at once; the cache has its own test.
+    api: { home, tasks: taskSource, taskAnswerMaxAgeMs: 0 },
     log: (record) => log.push(record),
   });
 });
@@ -351,6 +352,61 @@ describe('the read-only API: tasks', () => {
       expect(((await response.json()) as { error: string }).error).toContain('did not answer');
     } finally {
       tasksDown = false;
+    }
+  });
+});
+
+describe('the read-only API: task answers kept for a moment', () => {
+  it('reads the tasks once for a burst of requests, again once the answer is older than its age, and never keeps a failure', async () => {
+    let reads = 0;
+    let down = false;
+    const counted: TaskSource = {
+      list(query) {
+        reads += 1;
+        return down
+          ? Promise.reject(new ServeError('unreachable', 'the abp worker did not answer'))
+          : taskSource.list(query);
+      },
+      get(taskId) {
+        reads += 1;
+        return taskSource.get(taskId);
+      },
+    };
+    // Long enough that a burst on a loaded machine falls inside one answer's life.
+    const maxAgeMs = 1_000;
+    const cached = await startServer({
+      port: 0,
+      host: '127.0.0.1',
+      api: { home, tasks: counted, taskAnswerMaxAgeMs: maxAgeMs },
+      log: () => undefined,
+    });
+    try {
+      const list = () => fetch(`${cached.url}${API_PREFIX}/tasks`);
+      const burst = await Promise.all(Array.from({ length: 20 }, list));
+      const bodies = await Promise.all(burst.map((response) => response.text()));
+      expect(burst.map((response) => response.status)).toEqual(Array(20).fill(200));
+      expect(new Set(bodies).size).toBe(1);
+      expect(new Set(burst.map((response) => response.headers.get('etag'))).size).toBe(1);
+      // One listing of both distributed states: two reads of the source, however many requests.
+      expect(reads).toBe(2);
+      const etag = burst[0]?.headers.get('etag') ?? '';
+      expect((await fetch(`${cached.url}${API_PREFIX}/tasks`, { headers: { 'if-none-match': etag } })).status).toBe(
+        304,
+      );
+      expect(reads).toBe(2);
+
+      await new Promise((resolve) => setTimeout(resolve, maxAgeMs + 50));
+      expect((await list()).status).toBe(200);
+      expect(reads).toBe(4);
+
+      await new Promise((resolve) => setTimeout(resolve, maxAgeMs + 50));
+      down = true;
+      expect((await list()).status).toBe(503);
+      down = false;
+      // The failure was not kept: the next request reads again at once.
+      expect((await list()).status).toBe(200);
+    } finally {
+      await cached.close();
     }
   });
 });

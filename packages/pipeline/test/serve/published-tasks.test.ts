@@ -141,7 +141,7 @@ beforeAll(async () => {
   withPipeline = await startServer({
     port: 0,
     host: '127.0.0.1',
-    api: { home, tasks: pipeline },
+    api: { home, tasks: pipeline, taskAnswerMaxAgeMs: 0 },
     log: () => undefined,
   });
 });

@@ -1,5 +1,5 @@
-// `abp status` against real data directories (test/ops/data-dir.ts: made by the code that makes them in production) and a
-// real Temporal dev server with a real worker reading a real PGlite database: every part found and verified, every part
+// `abp status` against real data directories (test/ops/data-dir.ts: made by the code that makes them in production), a
+// real Temporal dev server, and a real PGlite database read through the task-read endpoint a worker runs: every part found and verified, every part
 // degrading on its own with the line that says why (fresh directory, no stack, damaged files, no worker, a server that
 // does not answer), the rotation Schedule's next run and pause, the read staying read-only and fast.
 import { cp, lstat, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
@@ -7,9 +7,7 @@ import { existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createActivities } from '../../src/activities/index.js';
 import { gatherStatus, type OperatorStatus } from '../../src/status/status.js';
 import { formatBytes, statusLines } from '../../src/status/status-text.js';
 import { ROTATION_SCHEDULE_ID } from '../../src/contracts/rotation.js';
@@ -20,7 +18,7 @@ import { createRegistryVersionStatement } from '@abp/protocol/signing/statement'
 import { resolveStackConfig, type StackConfig } from '../../src/worker/config.js';
 import { freePort } from '../../src/dev-stack/processes.js';
 import { ensureRotationSchedule } from '../../src/worker/rotation-schedule.js';
-import { bundleWorkflows, createWorker } from '../../src/worker/worker.js';
+import { startTaskReadEndpoint, type RunningTaskReads } from '../../src/task-reads/endpoint.js';
 import { auditLog } from '@abp/grader/audit';
 import { insertDrawnTask, useTestDatabase } from '../support/database.js';
 import { startDevServer } from '../support/temporal.js';
@@ -73,11 +71,14 @@ describe('abp status from the data directory alone (no stack running)', () => {
     expect(status.draws).toEqual({ $case: 'absent', detail: expect.stringContaining('`abp draw --seed') as string });
     expect(status.bundles.$case).toBe('absent');
     expect(status.log.$case).toBe('absent');
-    for (const part of [status.tasks, status.schedule])
-      expect(part).toEqual({
-        $case: 'unavailable',
-        detail: 'the Temporal dev server is not running: `abp dev up` starts the stack',
-      });
+    expect(status.tasks).toEqual({
+      $case: 'unavailable',
+      detail: expect.stringContaining(`no abp worker holds the embedded database in ${home}`) as string,
+    });
+    expect(status.schedule).toEqual({
+      $case: 'unavailable',
+      detail: 'the Temporal dev server is not running: `abp dev up` starts the stack',
+    });
     expect(status.stack.components.map((component) => [component.name, component.state])).toEqual([
       ['temporal', 'stopped'],
       ['worker', 'stopped'],
@@ -95,7 +96,10 @@ describe('abp status from the data directory alone (no stack running)', () => {
       ),
     );
     expect(lines).toContain(
-      line('tasks', 'unavailable: the Temporal dev server is not running: `abp dev up` starts the stack'),
+      line(
+        'tasks',
+        `unavailable: the tasks could not be read: no abp worker holds the embedded database in ${home} (${join(home, 'run', 'task-reads.json')} is absent): start it with \`abp dev up\` or \`abp worker\`, or set DATABASE_URL to read a PostgreSQL server`,
+      ),
     );
     expect(lines).toContain(
       line('schedule', 'unavailable: the Temporal dev server is not running: `abp dev up` starts the stack'),
@@ -244,14 +248,15 @@ describe('abp status from the data directory alone (no stack running)', () => {
       config: configOf(data.home, { TEMPORAL_ADDRESS: `127.0.0.1:${closedPort}` }),
       timeoutMs: 1_500,
     });
-    for (const part of [status.tasks, status.schedule]) {
-      expect(part).toEqual({
-        $case: 'unavailable',
-        detail: expect.stringMatching(
-          new RegExp(`^Temporal at 127\\.0\\.0\\.1:${closedPort} does not answer`),
-        ) as string,
-      });
-    }
+    expect(status.schedule).toEqual({
+      $case: 'unavailable',
+      detail: expect.stringMatching(new RegExp(`^Temporal at 127\\.0\\.0\\.1:${closedPort} does not answer`)) as string,
+    });
+    // Tasks are not read through Temporal: what stops them here is that no worker holds the database.
+    expect(status.tasks).toEqual({
+      $case: 'unavailable',
+      detail: expect.stringContaining('no abp worker holds the embedded database') as string,
+    });
     expect(status.stack.components[0]).toMatchObject({
       name: 'temporal',
       state: 'external',
@@ -265,12 +270,10 @@ describe('abp status from the data directory alone (no stack running)', () => {
 describe('abp status with a running stack', () => {
   const database = useTestDatabase('pglite');
   let env: TestWorkflowEnvironment;
-  let worker: Worker | undefined;
-  let running: Promise<void> | undefined;
+  let reads: RunningTaskReads | undefined;
 
   beforeAll(async () => {
-    let bundle: Awaited<ReturnType<typeof bundleWorkflows>>;
-    [env, bundle] = await Promise.all([startDevServer(), bundleWorkflows()]);
+    env = await startDevServer();
     // Five tasks in four states, each with the draw chain it needs.
     for (const [n, task] of [
       [1, { state: 'drawn' }],
@@ -281,29 +284,20 @@ describe('abp status with a running stack', () => {
     ] as const) {
       await insertDrawnTask(database.db, { task: { id: `gh-acme-status-${n}`, ...task } });
     }
-    worker = await createWorker({
-      connection: env.nativeConnection,
-      namespace: env.namespace ?? 'default',
-      workflowBundle: bundle,
-      activities: createActivities({ now: () => new Date(), tasks: { db: database.db } }),
-    });
   });
   afterAll(async () => {
-    if (running !== undefined) {
-      worker?.shutdown();
-      await running;
-    }
+    await reads?.close();
     await env?.teardown();
   });
 
   const statusNow = (options: { taskReadLimit?: number } = {}): Promise<OperatorStatus> =>
     gatherStatus({ config: configOf(data.home), client: env.client, ...options });
 
-  it('before a worker polls: tasks say no worker is there; the Schedule is not there yet', async () => {
+  it('before the worker holds the database: tasks say so; the Schedule is not there yet', async () => {
     const status = await statusNow();
     expect(status.tasks).toEqual({
       $case: 'unavailable',
-      detail: expect.stringContaining('no worker polls task queue abp-main') as string,
+      detail: expect.stringContaining(`no abp worker holds the embedded database in ${data.home}`) as string,
     });
     expect(status.schedule).toEqual({
       $case: 'absent',
@@ -317,16 +311,10 @@ describe('abp status with a running stack', () => {
     );
   });
 
-  it('counts the tasks by state through the worker, names the next rotation', async () => {
-    running = worker!.run();
+  it("counts the tasks by state through the worker's read endpoint, no workflow started; names the next rotation", async () => {
+    reads = await startTaskReadEndpoint({ db: database.db, home: data.home });
     const scheduled = await ensureRotationSchedule(env.client);
-    // The worker's first poll reaches the server shortly after run().
-    const deadline = Date.now() + 30_000;
-    let status = await statusNow();
-    while (status.tasks.$case !== 'found' && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      status = await statusNow();
-    }
+    const status = await statusNow();
     expect(found(status.tasks)).toEqual({
       total: 5,
       byState: { drawn: 2, solving: 1, tracking: 1, freezing: 0, scored: 0, practice: 0, withdrawn: 1, rejected: 0 },
@@ -341,16 +329,17 @@ describe('abp status with a running stack', () => {
       nextRuns: scheduled.nextRuns.map((time) => time.toISOString()),
       lastRunAt: null,
     });
-
-    const warm = await statusNow();
-    expect(statusLines(warm)).toEqual(
+    expect(statusLines(status)).toEqual(
       expect.arrayContaining([
         line('tasks', '5: 2 drawn, 1 solving, 1 tracking, 1 withdrawn'),
         line('schedule', `next rotation ${nextRun} (Schedule ${ROTATION_SCHEDULE_ID})`),
       ]),
     );
+    // Reading tasks started no workflow: the server has none at all.
+    const started = [];
+    for await (const workflow of env.client.workflow.list()) started.push(workflow.workflowId);
+    expect(started).toEqual([]);
   });
-
   it('reads per state when one read is not enough, and marks a state at the limit as a floor', async () => {
     const status = await statusNow({ taskReadLimit: 2 });
     expect(found(status.tasks)).toMatchObject({

@@ -35,6 +35,7 @@ import { WebhookDispatcher } from '@abp/github-sim/webhooks/dispatcher';
 import { createLiveWorld, SOLVER_LOGIN, type KnownFix, type LiveWorld } from '@abp/github-sim/world/live/world';
 import type { SimRepo } from '@abp/github-sim/world/model';
 import { createWorker } from '../../src/worker/worker.js';
+import { startTaskReadEndpoint, type RunningTaskReads } from '../../src/task-reads/endpoint.js';
 import { PULL_POLLER_ID, pollPullRequests } from '../../src/workflows/pr-poller.js';
 import { taskLifecycle, taskQueries, taskSignals } from '../../src/workflows/task.js';
 import { taskQueues } from '../../src/workflows/shared.js';
@@ -131,6 +132,7 @@ export async function startBench(options: BenchOptions): Promise<Bench> {
   let worker: Worker | null = null;
   let running: Promise<void> = Promise.resolve();
   let attestor: Attestor | null = null;
+  let reads: RunningTaskReads | null = null;
   if (bundle !== undefined) {
     attestor = await loadOperatorAttestor(home);
     worker = await createWorker({
@@ -150,6 +152,8 @@ export async function startBench(options: BenchOptions): Promise<Bench> {
       },
     });
     running = worker.run();
+    // As `abp worker` does on PGlite: `abp task …` processes read tasks through this endpoint.
+    reads = await startTaskReadEndpoint({ db, home });
   }
   const startPoller = async (): Promise<void> => {
     const intervalSeconds = options.pollSeconds;
@@ -318,6 +322,7 @@ export async function startBench(options: BenchOptions): Promise<Bench> {
       await dispatcher.close();
       worker?.shutdown();
       await running;
+      await reads?.close();
       await serve.close();
       await sim.close();
       await rm(root, { recursive: true, force: true });

@@ -9,7 +9,7 @@ import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAgingActivities } from '../../src/activities/aging.js';
-import { createTaskActivities, type TaskRecord } from '../../src/activities/tasks.js';
+import { describeTasks, type TaskRecord } from '../../src/task-reads/records.js';
 import { cutoffsBefore } from '../../src/freeze/index.js';
 import { readStatementFile, signatureDigest } from '../../src/signing/attestor.js';
 import { LOG_ORIGIN } from '@abp/protocol/transparency/formats';
@@ -67,7 +67,7 @@ describe('aging under the time-skipping server', () => {
   });
 
   const describeTask = async (id: string): Promise<TaskRecord> => {
-    const [record] = await createTaskActivities({ db: database.db }).describeTasks({ taskId: id });
+    const [record] = await describeTasks(database.db, { taskId: id });
     if (record === undefined) throw new Error(`task ${id} is not stored`);
     return record;
   };
@@ -130,7 +130,7 @@ describe('aging under the time-skipping server', () => {
     expect(await scoredAsOf(new Date(scoredAt).toISOString())).toEqual([taskId]);
     expect(await scoredAsOf(new Date(scoredUntil - 1).toISOString())).toEqual([taskId]);
     expect(await scoredAsOf(new Date(scoredUntil).toISOString())).toEqual([]);
-    const [listed] = await createTaskActivities({ db: database.db }).describeTasks({
+    const [listed] = await describeTasks(database.db, {
       scoredAsOf: new Date(scoredAt + 1_000).toISOString(),
     });
     expect(listed).toMatchObject({

@@ -5,11 +5,9 @@
 import { cp, mkdir, mkdtemp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keptCheckpointsFile } from '@abp/grader/pull';
 import { startServer, type RunningServer } from '../../src/serve/server.js';
-import { createTemporalTaskSource } from '../../src/serve/tasks.js';
 import { LOG_ORIGIN } from '@abp/protocol/transparency/formats';
 import { signingPaths } from '../../src/signing/home.js';
 import { createSigningKey, type SigningKey } from '../../src/signing/keys.js';
@@ -102,12 +100,10 @@ describe('abp audit log --from: the log a registry serves', () => {
   let auditorTmp: string;
 
   beforeAll(async () => {
-    // The registry's data directory, served by a real abp serve; its log routes read files only (the task routes,
-    // unused here, would ask a worker through a connection that is never dialled).
+    // The registry's data directory, served by a real abp serve; its log routes read files only.
     served = join(home, 'served');
     await writeLog(signingPaths(served).log, 7, [3, 7]);
-    const tasks = createTemporalTaskSource({ client: new Client({ connection: Connection.lazy() }) });
-    server = await startServer({ port: 0, host: '127.0.0.1', api: { home: served, tasks }, log: () => undefined });
+    server = await startServer({ port: 0, host: '127.0.0.1', api: { home: served }, log: () => undefined });
     auditorTmp = join(home, 'auditor-tmp');
     await mkdir(auditorTmp);
   });
@@ -218,7 +214,7 @@ describe('abp audit log --from: the log a registry serves', () => {
     const closed = await startServer({
       port: 0,
       host: '127.0.0.1',
-      api: { home: served, tasks: createTemporalTaskSource({ client: new Client({ connection: Connection.lazy() }) }) },
+      api: { home: served },
       log: () => undefined,
     });
     await closed.close();
