@@ -6,7 +6,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Client } from '@temporalio/client';
 import type { TaskReads } from '@abp/pipeline/task-reads/reader';
-import { MAX_TASK_LIMIT, type TaskRecord } from '@abp/pipeline/task-reads/records';
+import { MAX_TASK_LIMIT, type TaskEvent, type TaskRecord } from '@abp/pipeline/task-reads/records';
 import type { TaskState } from '@abp/pipeline/contracts/task-workflow';
 import { taskSignals } from '@abp/pipeline/workflows/task';
 import { PipelineError } from './errors.js';
@@ -28,18 +28,16 @@ export interface FrozenTask {
   reason: string | null;
 }
 
+/** A task's latest event as a reason: its cause, and its detail when it has one. */
+export function reasonOfEvent(event: TaskEvent | null): string | null {
+  if (event === null) return null;
+  return `${event.cause}${Object.keys(event.detail).length > 0 ? ` ${JSON.stringify(event.detail)}` : ''}`;
+}
+
 export interface FreezeWait {
   timeoutMs: number;
   nudgeAfterMs?: number;
   pollMs?: number;
-}
-
-async function reasonOf(reads: TaskReads, taskId: string): Promise<string> {
-  const [record] = await reads.read({ taskId });
-  const last = record?.events.at(-1);
-  return last === undefined
-    ? 'no event recorded'
-    : `${last.cause}${Object.keys(last.detail).length > 0 ? ` ${JSON.stringify(last.detail)}` : ''}`;
 }
 
 /**
@@ -121,7 +119,7 @@ export async function waitForFreezes(
   }
   const tasks: FrozenTask[] = [];
   for (const record of records) {
-    const reason = FROZEN.includes(record.state) ? null : await reasonOf(input.reads, record.taskId);
+    const reason = FROZEN.includes(record.state) ? null : reasonOfEvent(record.lastEvent);
     tasks.push({
       taskId: record.taskId,
       repo: record.repo,

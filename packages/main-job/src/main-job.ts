@@ -8,10 +8,11 @@ import { Client, Connection } from '@temporalio/client';
 import { homePaths } from '@abp/grader/home';
 import { jsonText, writeFileAtomic } from '@abp/grader/run';
 import { openTaskReads } from '@abp/pipeline/task-reads/reader';
+import { MAX_TASK_LIMIT } from '@abp/pipeline/task-reads/records';
 import type { StackConfig } from '@abp/pipeline/worker/config';
 import { drawWithSeed } from './draw.js';
 import type { ProgressSink, StageName } from './events.js';
-import { waitForFreezes } from './freeze.js';
+import { reasonOfEvent, waitForFreezes } from './freeze.js';
 import { gateRun } from './gate.js';
 import { writeOracleRun } from '@abp/grader/engines';
 import { gradeEngines } from './grade.js';
@@ -38,6 +39,10 @@ export interface MainJobSummary {
   tasks: { drawn: number; solved: number; merged: number; scored: number; rejected: number; pulled: number };
   /** Every merged fix the freeze rejected, with its reason code and detail: the job exits 1 when there is one. */
   rejected: Array<{ taskId: string; reason: string }>;
+  /** Every drawn task where this run left it, with why for a task not in the scored set (its latest event). */
+  drawnTasks: Array<{ taskId: string; state: string; reason: string | null }>;
+  /** Merged fixes that did not end pulled and graded, and why: the job exits 1 when there is one. */
+  notDelivered: Array<{ taskId: string; why: string }>;
   /** Bundle digest of every pulled task, by task id. */
   bundles: Record<string, string>;
   temporalUi: string | null;
@@ -234,6 +239,25 @@ export async function runMainJob(
       ),
     );
 
+    // Where every pick ended, read once more now that every stage is done.
+    const pickIds = new Set(picks.map((pick) => pick.taskId));
+    const endStates = (await reads.read({ limit: MAX_TASK_LIMIT }))
+      .filter((record) => pickIds.has(record.taskId))
+      .map((record) => ({
+        taskId: record.taskId,
+        state: record.state,
+        reason: ['scored', 'practice'].includes(record.state) ? null : reasonOfEvent(record.lastEvent),
+      }));
+    const pulledIds = new Set(pulled.map((task) => task.taskId));
+    const notDelivered = endStates
+      .filter((task) => merged.has(task.taskId) && !pulledIds.has(task.taskId))
+      .map((task) => ({
+        taskId: task.taskId,
+        why: ['scored', 'practice'].includes(task.state)
+          ? `${task.state} but not pulled and graded`
+          : `${task.state}${task.reason === null ? '' : `: ${task.reason}`}`,
+      }));
+
     const summary: MainJobSummary = {
       schema: 'abp-main-job-summary/1',
       startedAt: startedAt.toISOString(),
@@ -253,6 +277,8 @@ export async function runMainJob(
         pulled: pulled.length,
       },
       rejected: rejected.map((task) => ({ taskId: task.taskId, reason: task.reason ?? task.state })),
+      drawnTasks: endStates,
+      notDelivered,
       bundles: Object.fromEntries(pulled.map((task) => [task.taskId, task.digest])),
       temporalUi: stack.temporal.ui,
       serve: stack.serve.url,

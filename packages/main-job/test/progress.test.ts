@@ -23,6 +23,12 @@ const summary: MainJobSummary = {
   auditCommand: 'abp audit draw /home/.abp/published/draws/draw-2026Q4-8-abc.json --snapshot s.jsonl --opt-outs o.json',
   tasks: { drawn: 2, solved: 2, merged: 2, scored: 2, rejected: 0, pulled: 2 },
   rejected: [],
+  drawnTasks: [
+    { taskId: 'gh-mira-quill-textkit-3', state: 'scored', reason: null },
+    { taskId: 'gh-tern-labs-rangeset-2', state: 'scored', reason: null },
+    { taskId: 'gh-tern-labs-durafmt-5', state: 'drawn', reason: 'drawn {"drawId":"draw-2026Q4-8-abc"}' },
+  ],
+  notDelivered: [],
   bundles: { 'gh-mira-quill-textkit-3': `sha256:${'2'.repeat(64)}` },
   temporalUi: 'http://127.0.0.1:8233',
   serve: 'http://127.0.0.1:40000',
@@ -135,7 +141,24 @@ describe('abp start progress', () => {
       rejected: [{ taskId: 'gh-tern-labs-rangeset-2', reason }],
     });
     expect(lines[1]).toContain('1 scored, 1 rejected by the freeze');
-    expect(lines[1]).toContain('the job exits 1 for what did not');
+    expect(lines[1]).toContain('the job exits 1 for the merged fixes that were not frozen and graded');
     expect(lines).toContain(`    ${'gh-tern-labs-rangeset-2'.padEnd(34)} ${reason}`);
+  });
+
+  it('lists where every drawn task ended, and each merged fix that was not delivered, with why', () => {
+    const lines = summaryLines({
+      ...summary,
+      notDelivered: [{ taskId: 'gh-tern-labs-rangeset-2', why: 'freezing: freeze-stalled {"fault":"disk-full"}' }],
+    });
+    expect(lines[1]).toContain('the job exits 1 for the merged fixes that were not frozen and graded');
+    const at = lines.indexOf('  every drawn task, where it ended:');
+    expect(lines.slice(at + 1, at + 4)).toEqual([
+      `    ${'gh-mira-quill-textkit-3'.padEnd(34)} scored`,
+      `    ${'gh-tern-labs-rangeset-2'.padEnd(34)} scored`,
+      `    ${'gh-tern-labs-durafmt-5'.padEnd(34)} drawn: drawn {"drawId":"draw-2026Q4-8-abc"}`,
+    ]);
+    expect(lines).toContain(
+      `    ${'gh-tern-labs-rangeset-2'.padEnd(34)} freezing: freeze-stalled {"fault":"disk-full"}`,
+    );
   });
 });

@@ -39,6 +39,8 @@ export type CommandFailureCode =
   | 'stage-failed'
   /** The main job finished, but the freeze rejected a merged fix: the summary names it and why. */
   | 'tasks-rejected'
+  /** The main job finished, but a merged fix did not end frozen, pulled and graded (stalled, withdrawn, not pulled). */
+  | 'tasks-not-delivered'
   /** `abp run` finished and wrote its receipts, but every trial was excluded: nothing in it can be compared. */
   | 'no-trial-scored';
 

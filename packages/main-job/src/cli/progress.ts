@@ -226,9 +226,13 @@ export function summaryLines(summary: MainJobSummary): string[] {
   );
   const bundles = Object.entries(summary.bundles).map(([taskId, digest]) => `    ${taskId.padEnd(34)} ${digest}`);
   const rejected = summary.rejected.map((task) => `    ${task.taskId.padEnd(34)} ${task.reason}`);
+  const drawn = summary.drawnTasks.map(
+    (task) => `    ${task.taskId.padEnd(34)} ${task.state}${task.reason === null ? '' : `: ${task.reason}`}`,
+  );
+  const failing = summary.rejected.length > 0 || summary.notDelivered.length > 0;
   return [
     '',
-    `Main job done in ${seconds(summary.totalMs)} (cold start ${seconds(summary.coldStartMs)}): ${summary.tasks.drawn} drawn with seed ${summary.seed}, ${summary.tasks.solved} solved, ${summary.tasks.merged} merged this run, ${summary.tasks.scored} scored${summary.tasks.rejected > 0 ? `, ${summary.tasks.rejected} rejected by the freeze` : ''}, ${summary.tasks.pulled} pulled and graded; the gate passed${summary.tasks.rejected > 0 ? ' on what froze, and the job exits 1 for what did not' : ''}.`,
+    `Main job done in ${seconds(summary.totalMs)} (cold start ${seconds(summary.coldStartMs)}): ${summary.tasks.drawn} drawn with seed ${summary.seed}, ${summary.tasks.solved} solved, ${summary.tasks.merged} merged this run, ${summary.tasks.scored} scored${summary.tasks.rejected > 0 ? `, ${summary.tasks.rejected} rejected by the freeze` : ''}, ${summary.tasks.pulled} pulled and graded; the gate passed${failing ? ' on what froze, and the job exits 1 for the merged fixes that were not frozen and graded' : ''}.`,
     `  Temporal Web UI    ${summary.temporalUi ?? '(external cluster: see its own UI)'}`,
     `  HTML report        ${summary.report}`,
     `  results folder     ${summary.results}`,
@@ -238,6 +242,14 @@ export function summaryLines(summary: MainJobSummary): string[] {
     `  bundles (pulled and verified against the pinned trust root):`,
     ...bundles,
     ...(rejected.length > 0 ? ['  rejected by the freeze (reason code and detail):', ...rejected] : []),
+    ...(summary.notDelivered.length > 0
+      ? [
+          '  merged but not frozen and graded:',
+          ...summary.notDelivered.map((task) => `    ${task.taskId.padEnd(34)} ${task.why}`),
+        ]
+      : []),
+    '  every drawn task, where it ended:',
+    ...drawn,
     `  stage timings      ${stages.join(' · ')}`,
     `  peak memory        ${memory.join(' · ')}`,
     `  logs               worker ${summary.logs.worker}, simulator ${summary.logs.simulator}, serve ${summary.logs.serve}`,

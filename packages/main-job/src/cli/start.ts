@@ -83,6 +83,12 @@ export async function startCommand(options: StartOptions): Promise<void> {
       `the freeze rejected ${summary.rejected.length} of ${summary.tasks.scored + summary.rejected.length} tasks with merged fixes: ${summary.rejected.map((task) => `${task.taskId} (${task.reason})`).join('; ')}`,
       options.json === true,
     );
+  if (summary.notDelivered.length > 0)
+    throw new CommandFailed(
+      'tasks-not-delivered',
+      `${summary.notDelivered.length} merged fixes did not end frozen, pulled and graded: ${summary.notDelivered.map((task) => `${task.taskId} (${task.why})`).join('; ')}`,
+      options.json === true,
+    );
 }
 
 /** Stops what `abp start` runs, the receiver first (it signals through Temporal), the server last. */

@@ -23,6 +23,8 @@ import {
 import { registryEntrySchema } from '@abp/protocol/schemas/abp-registry';
 import type { Attestor } from '../signing/attestor.js';
 import { permanent } from './arguments.js';
+import { createTaskActivities } from './tasks.js';
+import { diskFullAt, faultOfError, faultOfText, type MachineFault } from '../freeze/machine-faults.js';
 import { heartbeating } from './heartbeat.js';
 import { git } from '@abp/grader/execution';
 import type { EnvironmentStore } from '@abp/grader/environments';
@@ -100,6 +102,32 @@ function frozenSummary(task: PublishedTask): Extract<FreezeSummary, { status: 'f
 export function createFreezeActivities({ db, github, bundleDir, attestor, workDir, environments }: FreezeDependencies) {
   const { signer } = attestor;
   const store = new BundleStore(bundleDir);
+  const taskRecords = createTaskActivities({ db });
+
+  /**
+   * The failure that has Temporal retry the freeze with backoff, after noting on the task why it is stalled: a machine
+   * fault (full disk, memory, a killed process, a service that did not answer) or an error nobody expected. The note is
+   * an event (`freeze-stalled`, once per distinct cause) that `abp task show`, `abp status` and the main job read.
+   */
+  async function stalled(taskId: string, fault: MachineFault | null, error: unknown): Promise<ApplicationFailure> {
+    const message = fault?.message ?? (error instanceof Error ? error.message : JSON.stringify(error));
+    const kind = fault?.code ?? 'unexpected';
+    await taskRecords
+      .recordTaskTransition({
+        taskId,
+        from: 'freezing',
+        to: 'freezing',
+        cause: 'freeze-stalled',
+        detail: { fault: kind, message: message.slice(0, 1000) },
+      })
+      .catch(() => undefined); // a database that does not answer is itself the stall: the retry will note it
+    return ApplicationFailure.create({
+      type: fault === null ? 'FreezeStalled:unexpected' : `MachineFault:${fault.code}`,
+      message: `the freeze of ${taskId} stalled (${kind}): ${message}; it is retried with backoff`,
+      nonRetryable: false,
+      ...(error instanceof Error ? { cause: error } : {}),
+    });
+  }
 
   async function prepare(fix: MergedFix): Promise<TaskFreezeInput> {
     const [task] = await db
@@ -219,10 +247,14 @@ export function createFreezeActivities({ db, github, bundleDir, attestor, workDi
         if (error instanceof FreezeError && error.code === 'no-verified-cutoff')
           return { status: 'rejected', taskId: input.taskId, reason: error.code, detail: error.message };
         if (error instanceof FreezeError) throw permanent(error);
-        throw error;
+        throw await stalled(input.taskId, faultOfError(error) ?? (await diskFullAt(workDir)), error);
       }
-      if (outcome.status === 'rejected')
+      if (outcome.status === 'rejected') {
+        // A verdict reached on a machine that was failing says nothing about the fix: retried, never a rejection.
+        const fault = faultOfText(outcome.detail) ?? (await diskFullAt(workDir));
+        if (fault !== null) throw await stalled(input.taskId, fault, null);
         return { status: 'rejected', taskId: outcome.taskId, reason: outcome.reason, detail: outcome.detail };
+      }
       const signature = await store.getSignature(outcome.digest);
       if (signature === null)
         throw ApplicationFailure.create({

@@ -27,6 +27,13 @@ export interface Route {
   path: string;
   /** Longer bodies are answered 413 without reaching the handler (0 for routes that take none). */
   maxBodyBytes: number;
+  /**
+   * Looked at before the body is read: an answer here refuses the request without reading (let alone keeping) its body,
+   * e.g. a webhook delivery with no signature header.
+   */
+  admit?(request: Pick<ServeRequest, 'headers' | 'remoteAddress'>): ServeReply | null;
+  /** How many requests of this route are read and handled at once; more are answered 503 with Retry-After. */
+  maxConcurrent?: number;
   handle(request: ServeRequest): Promise<ServeReply>;
 }
 
@@ -125,6 +132,7 @@ export function createRouter(
   log: ServeLog,
 ): (request: IncomingMessage, response: ServerResponse) => void {
   const compiled = routes.map(compile);
+  const inFlight = new Map<Route, number>();
   return (request, response) => {
     const method = request.method ?? 'GET';
     const target = request.url ?? '/';
@@ -158,6 +166,19 @@ export function createRouter(
       });
     }
     const { route, params } = found;
+    const early = route.admit?.({ headers: request.headers, remoteAddress }) ?? null;
+    if (early !== null) {
+      // What the client still sends is drained, never kept.
+      request.resume();
+      void sendReply(request, response, early);
+      return;
+    }
+    const busy = inFlight.get(route) ?? 0;
+    if (route.maxConcurrent !== undefined && busy >= route.maxConcurrent)
+      return refuse(503, `${route.maxConcurrent} requests to ${path} are being handled already: retry shortly`, {
+        'retry-after': '1',
+      });
+    inFlight.set(route, busy + 1);
     void (async () => {
       try {
         const body = await readBody(request, route.maxBodyBytes);
@@ -181,6 +202,8 @@ export function createRouter(
         if (!response.headersSent)
           await sendReply(request, response, { status: 500, body: { error: 'internal error; see the abp serve log' } });
         else response.destroy();
+      } finally {
+        inFlight.set(route, (inFlight.get(route) ?? 1) - 1);
       }
     })();
   };

@@ -57,8 +57,34 @@ function routesOf(options: ServerOptions): Route[] {
   return routes;
 }
 
+/** A client has this long to send its request's headers, and this long for the whole request, body included. */
+export const HEADERS_TIMEOUT_MS = 10_000;
+export const REQUEST_TIMEOUT_MS = 30_000;
+
 export async function startServer(options: ServerOptions): Promise<RunningServer> {
-  const server = createServer(createRouter(routesOf(options), options.log));
+  const server = createServer(
+    { headersTimeout: HEADERS_TIMEOUT_MS, requestTimeout: REQUEST_TIMEOUT_MS },
+    createRouter(routesOf(options), options.log),
+  );
+  // Node's parser refuses a method it does not know before any route sees it; RFC 9110 asks for 501, not its 400.
+  server.on('clientError', (error: NodeJS.ErrnoException, socket) => {
+    if (!socket.writable) {
+      socket.destroy();
+      return;
+    }
+    const [status, text, why] =
+      error.code === 'HPE_INVALID_METHOD'
+        ? [501, 'Not Implemented', 'that method is not one abp serve implements: use GET or HEAD']
+        : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? [408, 'Request Timeout', `send the request within ${REQUEST_TIMEOUT_MS / 1000} s`]
+          : error.code === 'HPE_HEADER_OVERFLOW'
+            ? [431, 'Request Header Fields Too Large', 'the request headers are too large']
+            : [400, 'Bad Request', 'malformed request'];
+    const body = JSON.stringify({ error: why });
+    socket.end(
+      `HTTP/1.1 ${status} ${text}\r\ncontent-type: application/json; charset=utf-8\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`,
+    );
+  });
   await new Promise<void>((listening, failed) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
       failed(

@@ -12,6 +12,10 @@ import { planDelivery } from './task-signals.js';
 export const WEBHOOK_PATH = '/webhooks/github';
 /** GitHub does not send payloads larger than 25 MB. */
 export const maxWebhookBytes = 25 * 1024 * 1024;
+/** Deliveries read at once: at most this many bodies of up to 25 MB are held in memory together. */
+export const maxConcurrentDeliveries = 8;
+const UNSIGNED =
+  'X-Hub-Signature-256 is missing: give the GitHub webhook the secret abp serve has in ABP_WEBHOOK_SECRET';
 // Redeliveries come minutes to days after the original; ten thousand ids cover days of a busy hook.
 const rememberedDeliveries = 10_000;
 
@@ -39,6 +43,20 @@ export function webhookRoute(options: WebhookRouteOptions): Route {
     method: 'POST',
     path: WEBHOOK_PATH,
     maxBodyBytes: maxWebhookBytes,
+    maxConcurrent: maxConcurrentDeliveries,
+    // An unsigned delivery is refused before its body is read: an anonymous client cannot make the server hold 25 MB.
+    admit(request) {
+      if (header(request.headers, 'x-hub-signature-256') !== null) return null;
+      log({
+        kind: 'delivery-rejected',
+        reason: 'unsigned',
+        status: 401,
+        event: header(request.headers, 'x-github-event'),
+        deliveryId: header(request.headers, 'x-github-delivery'),
+        remoteAddress: request.remoteAddress,
+      });
+      return { status: 401, body: { error: UNSIGNED } };
+    },
     async handle(request): Promise<ServeReply> {
       const delivery: DeliveryIdentity = {
         event: header(request.headers, 'x-github-event'),
@@ -55,12 +73,7 @@ export function webhookRoute(options: WebhookRouteOptions): Route {
       };
 
       const signature = header(request.headers, 'x-hub-signature-256');
-      if (signature === null)
-        return reject(
-          401,
-          'unsigned',
-          'X-Hub-Signature-256 is missing: give the GitHub webhook the secret abp serve has in ABP_WEBHOOK_SECRET',
-        );
+      if (signature === null) return reject(401, 'unsigned', UNSIGNED);
       const text = request.body.toString('utf8');
       // GitHub never sends an empty body, and @octokit/webhooks refuses to verify one.
       if (text === '' || !(await webhooks.verify(text, signature))) {

@@ -3,7 +3,7 @@
 // worker is down.
 import { ScheduleNotFoundError, type Client } from '@temporalio/client';
 import type { TaskReads } from '../task-reads/reader.js';
-import type { TaskRecord } from '../task-reads/records.js';
+import { FREEZE_STALLED, type TaskRecord } from '../task-reads/records.js';
 import { ROTATION_SCHEDULE_ID } from '../contracts/rotation.js';
 import { taskStates, type TaskState } from '../contracts/task-workflow.js';
 import { absent, found, messageOf, unavailable, type Part } from './part.js';
@@ -21,6 +21,8 @@ export interface TaskFacts {
   /** States holding at least `limit` tasks: their count is a floor, shown as "<limit>+". */
   capped: TaskState[];
   limit: number;
+  /** Freezes waiting out a machine fault (a full disk, memory, a service not answering), with the fault they met. */
+  stalled: Array<{ taskId: string; fault: string; message: string; since: string }>;
 }
 
 export interface ScheduleFacts {
@@ -39,6 +41,16 @@ export interface ScheduleFacts {
  */
 export const TASK_READ_LIMIT = 1_000;
 
+function stalledOf(records: readonly TaskRecord[]): TaskFacts['stalled'] {
+  return records.flatMap((record) => {
+    const last = record.lastEvent;
+    if (record.state !== 'freezing' || last === null || last.cause !== FREEZE_STALLED) return [];
+    return [
+      { taskId: record.taskId, fault: String(last.detail.fault), message: String(last.detail.message), since: last.at },
+    ];
+  });
+}
+
 function countStates(records: readonly TaskRecord[]): Record<TaskState, number> {
   const byState = Object.fromEntries(taskStates.map((state) => [state, 0])) as Record<TaskState, number>;
   for (const record of records) byState[record.state] += 1;
@@ -49,17 +61,22 @@ function countStates(records: readonly TaskRecord[]): Record<TaskState, number> 
 export async function taskFacts(reads: TaskReads, limit: number): Promise<Part<TaskFacts>> {
   try {
     const all = await reads.read({ limit });
-    if (all.length < limit) return found({ total: all.length, byState: countStates(all), capped: [], limit });
+    if (all.length < limit)
+      return found({ total: all.length, byState: countStates(all), capped: [], limit, stalled: stalledOf(all) });
     // Too many to count in one read: one read per state, each up to the limit.
     const perState = await Promise.all(
-      taskStates.map(async (state) => [state, (await reads.read({ state, limit })).length] as const),
+      taskStates.map(async (state) => [state, await reads.read({ state, limit })] as const),
     );
-    const byState = Object.fromEntries(perState) as Record<TaskState, number>;
+    const byState = Object.fromEntries(perState.map(([state, read]) => [state, read.length])) as Record<
+      TaskState,
+      number
+    >;
     return found({
-      total: perState.reduce((sum, [, count]) => sum + count, 0),
+      total: perState.reduce((sum, [, read]) => sum + read.length, 0),
       byState,
-      capped: perState.filter(([, count]) => count >= limit).map(([state]) => state),
+      capped: perState.filter(([, read]) => read.length >= limit).map(([state]) => state),
       limit,
+      stalled: stalledOf(perState.find(([state]) => state === 'freezing')?.[1] ?? []),
     });
   } catch (error) {
     return unavailable(`the tasks could not be read: ${messageOf(error)}`);

@@ -135,7 +135,12 @@ export function statusLines(status: OperatorStatus): string[] {
       const count = (state: TaskState) => `${tasks.byState[state]}${tasks.capped.includes(state) ? '+' : ''} ${state}`;
       const present = (Object.keys(tasks.byState) as TaskState[]).filter((state) => tasks.byState[state] > 0);
       if (present.length === 0) return ['none yet: `abp draw` starts one task per pick'];
-      return [`${tasks.total}${tasks.capped.length > 0 ? '+' : ''}: ${present.map(count).join(', ')}`];
+      return [
+        `${tasks.total}${tasks.capped.length > 0 ? '+' : ''}: ${present.map(count).join(', ')}`,
+        ...tasks.stalled.map(
+          (task) => `STALLED ${task.taskId}: its freeze waits out ${task.fault} since ${task.since} (${task.message})`,
+        ),
+      ];
     }),
   );
   lines.push(

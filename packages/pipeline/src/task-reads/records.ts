@@ -27,16 +27,23 @@ export interface TaskRecord {
   /** When its issue was drawn, and the model cutoffs it was verified against (spec §4.4); set with the bundle. */
   sourcedAt: string | null;
   cutoffsVerified: string[] | null;
+  /** The task's latest event, whatever the query: why it is where it is (a rejection's reason, a stalled freeze's fault). */
+  lastEvent: TaskEvent | null;
   /** The event log, oldest first; only when the query names one task. */
-  events: Array<{
-    seq: number;
-    at: string;
-    from: TaskState | null;
-    to: TaskState;
-    cause: string;
-    detail: Record<string, unknown>;
-  }>;
+  events: TaskEvent[];
 }
+
+export interface TaskEvent {
+  seq: number;
+  at: string;
+  from: TaskState | null;
+  to: TaskState;
+  cause: string;
+  detail: Record<string, unknown>;
+}
+
+/** A freeze waiting out a machine fault (activities/freeze.ts): the task is freezing and its latest event says why not. */
+export const FREEZE_STALLED = 'freeze-stalled';
 
 /** Which tasks a read returns; every field given narrows the list. */
 export interface TaskQuery {
@@ -107,8 +114,25 @@ export async function describeTasks(db: Database, query: TaskQuery): Promise<Tas
     .groupBy(taskEvents.taskId)
     .as('scored');
   const asOf = query.scoredAsOf === undefined ? undefined : new Date(Date.parse(query.scoredAsOf));
+  // The latest event of each task, beside it in the same query.
+  const last = sql<{
+    seq: number;
+    at: string;
+    from: TaskState | null;
+    to: TaskState;
+    cause: string;
+    detail: Record<string, unknown>;
+  } | null>`(
+    select jsonb_build_object('seq', e.seq, 'at', e.at, 'from', e.from_state, 'to', e.to_state, 'cause', e.cause, 'detail', e.detail)
+    from ${taskEvents} e where e.task_id = ${tasks.id} order by e.seq desc limit 1)`;
   const rows = await db
-    .select({ task: tasks, registryVersion: draws.registryVersion, seed: draws.seed, scoredAt: scored.at })
+    .select({
+      task: tasks,
+      registryVersion: draws.registryVersion,
+      seed: draws.seed,
+      scoredAt: scored.at,
+      lastEvent: last,
+    })
     .from(tasks)
     .innerJoin(draws, eq(draws.id, tasks.drawId))
     .leftJoin(scored, eq(scored.taskId, tasks.id))
@@ -127,7 +151,7 @@ export async function describeTasks(db: Database, query: TaskQuery): Promise<Tas
     query.taskId === undefined
       ? []
       : await db.select().from(taskEvents).where(eq(taskEvents.taskId, query.taskId)).orderBy(asc(taskEvents.seq));
-  return rows.map(({ task: row, registryVersion, seed, scoredAt }) => ({
+  return rows.map(({ task: row, registryVersion, seed, scoredAt, lastEvent }) => ({
     taskId: row.id,
     registryVersion,
     drawSeed: Number(seed),
@@ -144,6 +168,7 @@ export async function describeTasks(db: Database, query: TaskQuery): Promise<Tas
     scoredUntil: row.scoredUntil?.toISOString() ?? null,
     sourcedAt: row.sourcedAt?.toISOString() ?? null,
     cutoffsVerified: row.cutoffsVerified,
+    lastEvent: lastEvent === null ? null : { ...lastEvent, at: new Date(lastEvent.at).toISOString() },
     events: events.map((event) => ({
       seq: event.seq,
       at: event.at.toISOString(),

@@ -1,8 +1,10 @@
 // The freeze activity against a real database: a drawn task's merged fix is frozen, and the bundle, its signature and
 // the task's bundle digest are recorded in one transaction; running the activity again records nothing twice. A task
-// drawn before every model cutoff ended is rejected with its reason before anything runs.
+// drawn before every model cutoff ended is rejected with its reason before anything runs. On a full disk (a real small
+// tmpfs, filled) the freeze stalls, retryably, noting why on the task, and freezes once there is room again.
 // Temporal's activity environment gives the activity its heartbeat context without a server.
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, rm, statfs, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MockActivityEnvironment } from '@temporalio/testing';
@@ -14,7 +16,8 @@ import type { TaskFreezeInput } from '../../src/freeze/index.js';
 import { createSigningKey } from '../../src/signing/keys.js';
 import { createAttestor } from '../../src/signing/attestor.js';
 import { createSigner } from '../../src/signing/signer.js';
-import { insertDrawnTask, useTestDatabase } from '../support/database.js';
+import { commitOf, insertDrawnTask, useTestDatabase } from '../support/database.js';
+import { describeTasks } from '../../src/task-reads/records.js';
 import { buildRepos, freezeInput, knownFix, repoNamed } from './live-repos.js';
 
 let root: string;
@@ -102,5 +105,74 @@ describe('the freeze activity', () => {
       .run((arg: TaskFreezeInput) => activities.freezeMergedFix(arg), { ...input, taskId: 'gh-other-repo-3' })
       .catch((error: unknown) => error);
     expect(failure).toMatchObject({ nonRetryable: true, type: 'FreezeError:invalid-input' });
+  });
+});
+
+// Mounting a small tmpfs needs root, which CI and the machines this runs on have; elsewhere the block is skipped, named.
+describe.runIf(process.getuid?.() === 0)('the freeze activity on a full disk', () => {
+  const database = useTestDatabase('pglite');
+  let small: string;
+
+  beforeAll(async () => {
+    small = join(root, 'small-disk');
+    await mkdir(small, { recursive: true });
+    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64m', 'tmpfs', small]);
+  });
+  afterAll(() => {
+    if (small) execFileSync('umount', [small]);
+  });
+
+  it('stalls, retryably and noted on the task, while the disk is full, and freezes once there is room', async () => {
+    const taskId = input.taskId;
+    await insertDrawnTask(database.db, {
+      task: {
+        id: taskId,
+        state: 'freezing',
+        prUrl: input.mergedPr,
+        mergeCommit: commitOf('merge'),
+        mergedAt: new Date('2026-06-02T00:00:00Z'),
+      },
+    });
+    const activities = createFreezeActivities({
+      db: database.db,
+      bundleDir: join(small, 'bundles'),
+      attestor: createAttestor({
+        signer: await createSigner({ keyDir: join(root, 'keys') }),
+        statementsDir: join(small, 'statements'),
+      }),
+      workDir: join(small, 'freeze-work'),
+    });
+    const freeze = () =>
+      new MockActivityEnvironment().run<
+        [TaskFreezeInput],
+        FreezeSummary,
+        (arg: TaskFreezeInput) => Promise<FreezeSummary>
+      >((arg) => activities.freezeMergedFix(arg), input);
+
+    // Every byte taken, as another process filling the data directory would leave it.
+    const free = await statfs(small);
+    const filler = join(small, 'filler');
+    await writeFile(filler, Buffer.alloc(free.bavail * free.bsize)).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOSPC') throw error;
+    });
+    expect((await statfs(small)).bavail).toBe(0);
+    const failure = await freeze().catch((error: unknown) => error);
+    expect(failure).toMatchObject({ nonRetryable: false, type: 'MachineFault:disk-full' });
+    const [stalledTask] = await describeTasks(database.db, { taskId });
+    expect(stalledTask?.state).toBe('freezing');
+    expect(stalledTask?.events.at(-1)).toMatchObject({
+      from: 'freezing',
+      to: 'freezing',
+      cause: 'freeze-stalled',
+      detail: { fault: 'disk-full' },
+    });
+
+    await rm(filler);
+    const summary: FreezeSummary = await freeze();
+    expect(summary).toMatchObject({ status: 'frozen', taskId });
+    const [frozen] = await describeTasks(database.db, { taskId });
+    expect(frozen?.bundleDigest).toBe(summary.status === 'frozen' ? summary.digest : null);
+    // The stalled attempt left no checkout behind in the scratch folder, only the cache kept between freezes.
+    expect((await readdir(join(small, 'freeze-work'))).filter((name) => name !== 'go-build')).toEqual([]);
   });
 });

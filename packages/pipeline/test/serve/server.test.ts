@@ -2,6 +2,7 @@
 // before anything else, ping, and start-up failures. No delivery here reaches a task, so its Temporal client, pointed
 // at a port where nothing listens, is never used (test/serve/webhooks-temporal.test.ts signals for real).
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ServeError } from '../../src/serve/errors.js';
@@ -9,7 +10,7 @@ import type { ServeLogRecord } from '../../src/serve/log.js';
 import { startServer } from '../../src/serve/server.js';
 import type { RunningServer } from '../../src/serve/server.js';
 import { createTemporalSignaller } from '../../src/serve/signaller.js';
-import { maxWebhookBytes, WEBHOOK_PATH } from '../../src/serve/webhooks.js';
+import { maxConcurrentDeliveries, maxWebhookBytes, WEBHOOK_PATH } from '../../src/serve/webhooks.js';
 import { signWebhookBody } from '@abp/github-sim/webhooks/signing';
 
 const secret = 'serve-edge-secret';
@@ -229,5 +230,71 @@ describe('abp serve over HTTP', () => {
     await expect(
       startServer({ port, host: '127.0.0.1', webhookSecret: secret, signaller, log: () => undefined }),
     ).rejects.toMatchObject({ code: 'port-in-use' } satisfies Partial<ServeError>);
+  });
+});
+
+/** Writes `head` (and nothing more) on a fresh connection; resolves with what the server answers before closing. */
+function rawExchange(head: string, waitMs = 5_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const url = new URL(server.url);
+    const socket = connect(Number(url.port), url.hostname, () => socket.write(head));
+    let answer = '';
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve(answer);
+    }, waitMs);
+    socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
+    socket.once('close', () => {
+      clearTimeout(timer);
+      resolve(answer);
+    });
+    socket.once('error', reject);
+  });
+}
+
+describe('the edge, bounded', () => {
+  it('answers a method Node does not know with 501, as the API documents, not 400', async () => {
+    const answer = await rawExchange('BREW /v1 HTTP/1.1\r\nhost: x\r\n\r\n');
+    expect(answer).toMatch(/^HTTP\/1\.1 501 Not Implemented\r\n/);
+    expect(answer).toContain('not one abp serve implements');
+  });
+
+  it('refuses an unsigned delivery before reading its body: the answer comes with the body still unsent', async () => {
+    const before = log.length;
+    // 20 MB announced, none sent: a server that read the body first would wait for it.
+    const answer = await rawExchange(
+      `POST ${WEBHOOK_PATH} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 20000000\r\nx-github-event: ping\r\nx-github-delivery: unsigned-early\r\n\r\n`,
+      3_000,
+    );
+    expect(answer).toMatch(/^HTTP\/1\.1 401 /);
+    expect(answer).toContain('X-Hub-Signature-256 is missing');
+    expect(log.slice(before)).toContainEqual(
+      expect.objectContaining({ kind: 'delivery-rejected', reason: 'unsigned', deliveryId: 'unsigned-early' }),
+    );
+  });
+
+  it(`reads at most ${maxConcurrentDeliveries} deliveries at once; one more is 503 with Retry-After`, async () => {
+    const url = new URL(server.url);
+    // Signed deliveries whose bodies never finish: each holds a place while the server waits for it.
+    const holders = Array.from({ length: maxConcurrentDeliveries }, () => {
+      const socket = connect(Number(url.port), url.hostname);
+      socket.write(
+        `POST ${WEBHOOK_PATH} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 100\r\nx-hub-signature-256: sha256=${'0'.repeat(64)}\r\n\r\n{`,
+      );
+      return socket;
+    });
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const body = '{"zen":"x"}';
+      const refused = await post(body, github('ping', body));
+      expect(refused.status).toBe(503);
+      expect(refused.headers.get('retry-after')).toBe('1');
+    } finally {
+      for (const socket of holders) socket.destroy();
+    }
+    // Once they are gone, deliveries are read again.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const body = '{"zen":"y"}';
+    expect((await post(body, github('ping', body))).status).toBe(200);
   });
 });

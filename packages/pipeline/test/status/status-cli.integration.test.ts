@@ -94,6 +94,7 @@ describe('abp status on a running embedded stack', () => {
         byState: { drawn: 0, solving: 0, tracking: 0, freezing: 0, scored: 0, practice: 0, withdrawn: 0, rejected: 0 },
         capped: [],
         limit: 1_000,
+        stalled: [],
       },
     });
     expect(status.schedule).toMatchObject({

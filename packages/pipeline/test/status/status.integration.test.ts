@@ -20,7 +20,8 @@ import { freePort } from '../../src/dev-stack/processes.js';
 import { ensureRotationSchedule } from '../../src/worker/rotation-schedule.js';
 import { startTaskReadEndpoint, type RunningTaskReads } from '../../src/task-reads/endpoint.js';
 import { auditLog } from '@abp/grader/audit';
-import { insertDrawnTask, useTestDatabase } from '../support/database.js';
+import { insertDrawnTask, taskEventRow, useTestDatabase } from '../support/database.js';
+import { taskEvents } from '../../src/db/schema/index.js';
 import { startDevServer } from '../support/temporal.js';
 import { buildDataDir, SIGNED_AT, type DataDir } from './data-dir.js';
 
@@ -320,6 +321,7 @@ describe('abp status with a running stack', () => {
       byState: { drawn: 2, solving: 1, tracking: 1, freezing: 0, scored: 0, practice: 0, withdrawn: 1, rejected: 0 },
       capped: [],
       limit: 1_000,
+      stalled: [],
     });
     const nextRun = scheduled.nextRuns[0]?.toISOString();
     expect(found(status.schedule)).toEqual({
@@ -357,6 +359,45 @@ describe('abp status with a running stack', () => {
     expect(found(status.schedule)).toMatchObject({ paused: true, note: 'registry frozen for the audit' });
     expect(statusLines(status)).toContain(
       line('schedule', 'PAUSED (registry frozen for the audit): no rotation runs until it is unpaused'),
+    );
+  });
+
+  it('names each freeze that waits out a machine fault, with the fault and since when', async () => {
+    const taskId = 'gh-acme-status-6';
+    await insertDrawnTask(database.db, {
+      task: {
+        id: taskId,
+        state: 'freezing',
+        prUrl: 'https://github.com/acme/widgets/pull/6',
+        mergeCommit: 'f'.repeat(40),
+        mergedAt: new Date('2026-07-01T00:00:00Z'),
+      },
+    });
+    await database.db.insert(taskEvents).values(
+      taskEventRow({
+        taskId,
+        seq: 1,
+        fromState: 'freezing',
+        toState: 'freezing',
+        cause: 'freeze-stalled',
+        detail: { fault: 'disk-full', message: 'ENOSPC: no space left on device, write' },
+        at: new Date('2026-07-02T00:00:00Z'),
+      }),
+    );
+    const status = await statusNow();
+    expect(found(status.tasks).stalled).toEqual([
+      {
+        taskId,
+        fault: 'disk-full',
+        message: 'ENOSPC: no space left on device, write',
+        since: '2026-07-02T00:00:00.000Z',
+      },
+    ]);
+    expect(statusLines(status)).toContain(
+      line(
+        '',
+        `STALLED ${taskId}: its freeze waits out disk-full since 2026-07-02T00:00:00.000Z (ENOSPC: no space left on device, write)`,
+      ),
     );
   });
 });

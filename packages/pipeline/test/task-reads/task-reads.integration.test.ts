@@ -101,6 +101,17 @@ describe('task reads on PGlite, through the worker that holds the database', () 
     const [scored] = await reads.read({ taskId: 'gh-acme-reads-3' });
     expect(scored?.events.map((event) => event.cause)).toEqual(['drawn', 'frozen']);
     expect(scored?.scoredAt).toBe('2026-07-10T00:00:00.000Z');
+    // Every listing carries each task's latest event, as an instant in the records' own spelling.
+    const listed = await reads.read({});
+    expect(listed.find((task) => task.taskId === 'gh-acme-reads-3')?.lastEvent).toEqual({
+      seq: 2,
+      at: '2026-07-10T00:00:00.000Z',
+      from: 'freezing',
+      to: 'scored',
+      cause: 'frozen',
+      detail: { bundle: 'sha256:1' },
+    });
+    expect(listed.find((task) => task.taskId === 'gh-acme-reads-1')?.lastEvent).toBeNull();
     expect((await reads.read({ state: 'drawn' })).map((task) => task.taskId)).toEqual([
       'gh-acme-reads-1',
       'gh-acme-reads-2',
