@@ -171,6 +171,23 @@ function registerPull(program: Command): void {
       '--environments <dir>',
       "where the task's environment is fetched, layers shared with other tasks once (default: the data directory's environments/)",
     )
+    .addOption(
+      new Option(
+        '--max-bytes <n>',
+        'the most bytes one bundle or environment blob may have (default: 8 GiB)',
+      ).argParser(wholeNumber('--max-bytes')),
+    )
+    .addOption(
+      new Option(
+        '--idle-timeout <seconds>',
+        'give a download up after this long without a byte (default: 60)',
+      ).argParser(wholeNumber('--idle-timeout', 86_400)),
+    )
+    .addOption(
+      new Option('--deadline <seconds>', 'the longest one download may take (default: 7200)').argParser(
+        wholeNumber('--deadline', 7 * 86_400),
+      ),
+    )
     .addOption(jsonOption())
     .action(async (task: string, options: PullCommandOptions) =>
       (await import('./pull.js')).pullCommand(task, options),

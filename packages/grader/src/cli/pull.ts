@@ -1,6 +1,7 @@
 // `abp pull <task> --from <url>`: a consumer fetches one frozen task from a registry's `abp serve`, verifies it against
 // the trust root it pins and the registry's transparency log, and unpacks what the agent sees and the held-out part into
 // separate folders. A refused pull exits 1 with its PullError code (in --json output too) and leaves nothing behind.
+import { DEFAULT_DOWNLOAD_LIMITS } from '../pull/client.js';
 import { pullTask } from '../pull/pull.js';
 import { homePaths, resolveHome } from '../home.js';
 import { createOutput, type OutputOptions } from './output.js';
@@ -15,6 +16,12 @@ export interface PullCommandOptions extends OutputOptions {
   checkpoints?: string;
   /** Where the task's environment is fetched; the data directory's environments/ by default. */
   environments?: string;
+  /** The most bytes one download may have. */
+  maxBytes?: number;
+  /** Seconds without a byte that end a download. */
+  idleTimeout?: number;
+  /** Seconds one download may take in all. */
+  deadline?: number;
 }
 
 export async function pullCommand(taskId: string, options: PullCommandOptions): Promise<void> {
@@ -29,6 +36,11 @@ export async function pullCommand(taskId: string, options: PullCommandOptions): 
     outputDir: options.output ?? '.',
     checkpointsDir,
     environments: options.environments ?? homePaths(home).environments,
+    limits: {
+      maxBytes: options.maxBytes ?? DEFAULT_DOWNLOAD_LIMITS.maxBytes,
+      idleMs: (options.idleTimeout ?? DEFAULT_DOWNLOAD_LIMITS.idleMs / 1000) * 1000,
+      deadlineMs: (options.deadline ?? DEFAULT_DOWNLOAD_LIMITS.deadlineMs / 1000) * 1000,
+    },
   });
   const rotated =
     pulled.trustRoot.version === pulled.trustRoot.pinnedVersion

@@ -138,16 +138,33 @@ async function problemOf(response: Response): Promise<string> {
   return text.slice(0, 200) || response.statusText;
 }
 
-export function createRegistryClient(from: string): RegistryClient {
+/** How much one download may take, in bytes and time: a hostile or broken server must not fill the disk or hang. */
+export interface DownloadLimits {
+  /** The most bytes one bundle or environment blob may have; refused before reading when the server announces more. */
+  maxBytes: number;
+  /** No byte for this long ends the download. */
+  idleMs: number;
+  /** The whole download must end within this. */
+  deadlineMs: number;
+}
+
+export const DEFAULT_DOWNLOAD_LIMITS: DownloadLimits = {
+  // A task bundle is tens of KiB; an environment's layer (a toolchain with a project's dependencies) can be gigabytes.
+  maxBytes: 8 * 1024 ** 3,
+  idleMs: 60_000,
+  deadlineMs: 2 * 60 * 60_000,
+};
+
+/** The most any JSON answer (a task, a signature, a checkpoint, a page of the log) may have. */
+export const MAX_JSON_BYTES = 16 * 1024 * 1024;
+
+export function createRegistryClient(from: string, limits: DownloadLimits = DEFAULT_DOWNLOAD_LIMITS): RegistryClient {
   const root = apiRoot(from);
   const urlOf = (path: string) => new URL(path, root);
 
-  const request = async (url: URL, timeoutMs: number | null): Promise<Response> => {
+  const request = async (url: URL, signal: AbortSignal | null): Promise<Response> => {
     try {
-      return await fetch(url, {
-        redirect: 'follow',
-        ...(timeoutMs === null ? {} : { signal: AbortSignal.timeout(timeoutMs) }),
-      });
+      return await fetch(url, { redirect: 'follow', ...(signal === null ? {} : { signal }) });
     } catch (error) {
       const cause = (error as { cause?: { code?: unknown } }).cause?.code;
       const reason = typeof cause === 'string' ? cause : (error as Error).message;
@@ -165,7 +182,7 @@ export function createRegistryClient(from: string): RegistryClient {
     onMissing: (problem: string) => PullError | null,
   ): Promise<{ url: URL; bytes: Buffer } | null> => {
     const url = urlOf(path);
-    const response = await request(url, jsonTimeoutMs);
+    const response = await request(url, AbortSignal.timeout(jsonTimeoutMs));
     if (response.status === 404) {
       const refused = onMissing(await problemOf(response));
       if (refused === null) return null;
@@ -173,13 +190,30 @@ export function createRegistryClient(from: string): RegistryClient {
     }
     if (!response.ok)
       throw new PullError('server-error', `${url.href} answered ${response.status}: ${await problemOf(response)}`);
+    const tooLarge = () =>
+      new PullError(
+        'download-too-large',
+        `${url.href} answered more than ${MAX_JSON_BYTES} bytes, where the API answers a small JSON document: refused`,
+      );
+    if (Number(response.headers.get('content-length')) > MAX_JSON_BYTES) {
+      await response.body?.cancel();
+      throw tooLarge();
+    }
+    const chunks: Buffer[] = [];
+    let length = 0;
     try {
-      return { url, bytes: Buffer.from(await response.arrayBuffer()) };
+      for await (const chunk of response.body ?? []) {
+        length += (chunk as Uint8Array).length;
+        if (length > MAX_JSON_BYTES) throw tooLarge();
+        chunks.push(Buffer.from(chunk as Uint8Array));
+      }
     } catch (error) {
+      if (error instanceof PullError) throw error;
       throw new PullError('unreachable', `the answer of ${url.href} broke off: ${(error as Error).message}`, {
         cause: error,
       });
     }
+    return { url, bytes: Buffer.concat(chunks) };
   };
 
   const parseJson = (url: URL, bytes: Buffer): unknown => {
@@ -221,23 +255,74 @@ export function createRegistryClient(from: string): RegistryClient {
     );
   };
 
-  /** Streams `path` of the API into a new file, hashing as it goes; 404 is `not-found` naming `what`. */
+  /**
+   * Streams `path` of the API into a new file, hashing as it goes; 404 is `not-found` naming `what`. Bounded by `limits`:
+   * more bytes than allowed (or than the server announced), a silence longer than the idle time, or a transfer past the
+   * deadline ends it with its own code.
+   */
   const download = async (apiPath: string, what: string, path: string): Promise<Download> => {
     const url = urlOf(apiPath);
-    const response = await request(url, null);
-    if (response.status === 404)
-      throw new PullError('not-found', `${from} advertises ${what} but does not have it: ${await problemOf(response)}`);
-    if (response.status !== 200 || response.body === null)
-      throw new PullError('server-error', `${url.href} answered ${response.status}: ${await problemOf(response)}`);
+    const stop = new AbortController();
+    const abort = (reason: PullError) => stop.abort(reason);
+    const deadline = setTimeout(
+      () =>
+        abort(
+          new PullError(
+            'download-timeout',
+            `the download of ${url.href} did not end within ${Math.round(limits.deadlineMs / 1000)} s: refused`,
+          ),
+        ),
+      limits.deadlineMs,
+    );
+    let idle: NodeJS.Timeout | undefined;
+    const quiet = () => {
+      clearTimeout(idle);
+      idle = setTimeout(
+        () =>
+          abort(
+            new PullError(
+              'download-timeout',
+              `${url.href} sent nothing for ${Math.round(limits.idleMs / 1000)} s: the download was given up`,
+            ),
+          ),
+        limits.idleMs,
+      );
+    };
     const hash = createHash('sha256');
     let bytes = 0;
     try {
+      quiet();
+      const response = await request(url, stop.signal);
+      if (response.status === 404)
+        throw new PullError(
+          'not-found',
+          `${from} advertises ${what} but does not have it: ${await problemOf(response)}`,
+        );
+      if (response.status !== 200 || response.body === null)
+        throw new PullError('server-error', `${url.href} answered ${response.status}: ${await problemOf(response)}`);
+      const header = response.headers.get('content-length');
+      const announced = header === null ? null : Number(header);
+      if (announced !== null && announced > limits.maxBytes) {
+        await response.body.cancel();
+        throw new PullError(
+          'download-too-large',
+          `${url.href} announces ${announced} bytes for ${what}, more than the ${limits.maxBytes} allowed (--max-bytes): refused before reading`,
+        );
+      }
       await pipeline(
         Readable.fromWeb(response.body),
         async function* (source: AsyncIterable<Buffer>) {
           for await (const chunk of source) {
+            quiet();
             hash.update(chunk);
             bytes += chunk.length;
+            if (bytes > limits.maxBytes)
+              throw new PullError(
+                'download-too-large',
+                `${url.href} sent more than the ${limits.maxBytes} bytes allowed for ${what} (--max-bytes): refused`,
+              );
+            if (announced !== null && bytes > announced)
+              throw new PullError('server-error', `${url.href} sent more than the ${announced} bytes it announced`);
             yield chunk;
           }
         },
@@ -245,6 +330,7 @@ export function createRegistryClient(from: string): RegistryClient {
         createWriteStream(path, { flags: 'wx' }),
       );
     } catch (error) {
+      if (stop.signal.reason instanceof PullError) throw stop.signal.reason;
       if (error instanceof PullError) throw error;
       const code = (error as NodeJS.ErrnoException).code;
       // Local write failures are the consumer's to fix; anything else broke the transfer.
@@ -254,6 +340,9 @@ export function createRegistryClient(from: string): RegistryClient {
         `the download of ${url.href} broke off after ${bytes} bytes: ${(error as Error).message}`,
         { cause: error },
       );
+    } finally {
+      clearTimeout(deadline);
+      clearTimeout(idle);
     }
     return { sha256: hash.digest('hex'), bytes };
   };
@@ -338,7 +427,7 @@ export function createRegistryClient(from: string): RegistryClient {
     },
     async consistencyProof(oldSize, newSize) {
       const url = urlOf(`log/proofs/consistency?from=${oldSize}&to=${newSize}`);
-      const response = await request(url, jsonTimeoutMs);
+      const response = await request(url, AbortSignal.timeout(jsonTimeoutMs));
       // 400 is the server saying it does not hold one of the sizes: for a size it signed, that is the log's problem.
       if (response.status === 400) return { $case: 'refused', problem: await problemOf(response) };
       if (!response.ok)

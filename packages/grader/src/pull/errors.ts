@@ -13,6 +13,10 @@ export type PullErrorCode =
   | 'trust-root-unverified'
   /** The server did not answer, or the transfer broke off. */
   | 'unreachable'
+  /** A download, or a JSON answer, is larger than allowed (`--max-bytes`, or the API's 16 MiB for JSON). */
+  | 'download-too-large'
+  /** A download sent nothing for the idle time, or did not end by its deadline. */
+  | 'download-timeout'
   /** The server answered with an error, or with something that is not what the API documents. */
   | 'server-error'
   /** The server has no such frozen task, or not the bundle it advertises. */

@@ -6,7 +6,8 @@
 // staging folder beside the destination, renamed into place at the end; any failure removes everything the pull wrote.
 // `abp unpack` (pull/unpack.ts) runs the same checks and the same staging on a bundle read from a file.
 import { randomUUID } from 'node:crypto';
-import { mkdir, rename, rm, rmdir, stat } from 'node:fs/promises';
+import { rmSync } from 'node:fs';
+import { mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { BundleError } from '@abp/protocol/bundle/errors';
 import { provenanceOf, writeTaskProvenance } from './provenance.js';
@@ -19,7 +20,7 @@ import { advanceTrustRoot } from '../trust/trust-root-chain.js';
 import { loadTrustRoot } from '@abp/protocol/signing/trust-root';
 import { verifyStatementBundle, type VerifiedSigner, type VerifiedStatement } from '../trust/verify.js';
 import { syncFolder } from '@abp/protocol/files/durable-files';
-import { createRegistryClient, type FetchedSignature, type RegistryClient } from './client.js';
+import { createRegistryClient, type DownloadLimits, type FetchedSignature, type RegistryClient } from './client.js';
 import {
   checkEnvironmentFits,
   EnvironmentError,
@@ -51,6 +52,8 @@ export interface PullOptions {
    * it); blobs it already holds, shared by other tasks, are not transferred again.
    */
   environments?: string;
+  /** How large and how slow one download may be (DEFAULT_DOWNLOAD_LIMITS by default). */
+  limits?: DownloadLimits;
 }
 
 /** What the pull proved about the signature's place in the registry's transparency log. */
@@ -255,7 +258,7 @@ export async function verifyAndUnpack<Logged extends LoggedBundle | null>(
 
 export async function pullTask(
   options: PullOptions,
-  client: RegistryClient = createRegistryClient(options.from),
+  client: RegistryClient = createRegistryClient(options.from, options.limits),
 ): Promise<PulledTask> {
   const { taskId } = options;
   if (!conforms(documentId, taskId))
@@ -374,7 +377,10 @@ export async function intoTaskFolder<T>(
   const destination = join(outputDir, taskId);
   await ensureAbsent(destination);
   const created = await mkdir(outputDir, { recursive: true });
-  const staging = join(outputDir, `.${taskId}.${target.purpose}-${randomUUID()}`);
+  await removeStaleStaging(outputDir, taskId);
+  // The pid in the name tells a later pull whether the process that staged it is still at work.
+  const staging = join(outputDir, `.${taskId}.${target.purpose}-${process.pid}-${randomUUID()}`);
+  const unregister = removedOnSignal(staging);
   try {
     await mkdir(staging);
     const value = await fill(staging, destination);
@@ -384,7 +390,52 @@ export async function intoTaskFolder<T>(
     await rm(staging, { recursive: true, force: true });
     if (created !== undefined) await removeEmptyFolders(outputDir, created);
     throw error;
+  } finally {
+    unregister();
   }
+}
+
+/** Staging folders of `taskId` left by a process that no longer runs (killed mid-pull): removed before a new pull. */
+async function removeStaleStaging(outputDir: string, taskId: string): Promise<void> {
+  const names = await readdir(outputDir).catch(() => [] as string[]);
+  for (const name of names) {
+    if (!name.startsWith(`.${taskId}.`)) continue;
+    const pid = /^\.(?:pull|unpack)-(\d+)-[0-9a-f-]{36}$/.exec(name.slice(taskId.length + 1))?.[1];
+    if (pid !== undefined && !processAlive(Number(pid)))
+      await rm(join(outputDir, name), { recursive: true, force: true });
+  }
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+// The staging folders of pulls in progress in this process: SIGINT or SIGTERM removes them before the process ends, as
+// docs/api.md promises that nothing half-written is left behind.
+const staged = new Set<string>();
+const onSignal = (signal: NodeJS.Signals) => {
+  for (const folder of staged) rmSync(folder, { recursive: true, force: true });
+  process.exit(signal === 'SIGINT' ? 130 : 143);
+};
+
+function removedOnSignal(folder: string): () => void {
+  if (staged.size === 0) {
+    process.once('SIGINT', onSignal);
+    process.once('SIGTERM', onSignal);
+  }
+  staged.add(folder);
+  return () => {
+    staged.delete(folder);
+    if (staged.size === 0) {
+      process.removeListener('SIGINT', onSignal);
+      process.removeListener('SIGTERM', onSignal);
+    }
+  };
 }
 
 /**
