@@ -1,7 +1,9 @@
 // `abp audit draw` re-derives a published draw offline from its record, the backlog snapshot it names and the opt-out
 // list in force (spec §4.1); `abp audit log` checks the transparency log, in a folder or as a registry's `abp serve`
 // serves it. Neither trusts the operator or reaches GitHub.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { checkRegularFile, readBoundedFile } from '@abp/protocol/files/bounded-read';
+import { MAX_DOCUMENT_BYTES, MAX_SNAPSHOT_BYTES } from '../input-limits.js';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
@@ -35,9 +37,7 @@ export interface AuditDrawOptions {
 const optOutList = z.array(z.string().min(1));
 
 async function readJson(path: string, what: string): Promise<unknown> {
-  const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    throw new CommandFailed('invalid-documents', `${path}: cannot read the ${what} (${error.code ?? error.message})`);
-  });
+  const text = (await readBoundedFile(path, { maxBytes: MAX_DOCUMENT_BYTES, what: `the ${what}` })).toString('utf8');
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
@@ -50,6 +50,8 @@ async function readJson(path: string, what: string): Promise<unknown> {
 
 export async function auditDrawCommand(recordPath: string, options: AuditDrawOptions): Promise<void> {
   const out = createOutput(options);
+  // A snapshot is streamed line by line, but only from a regular file of a sane size; checked before anything is read.
+  await checkRegularFile(options.snapshot, { maxBytes: MAX_SNAPSHOT_BYTES, what: 'a backlog snapshot' });
   const record = await readJson(recordPath, 'draw record');
   const snapshot = await readSnapshot(options.snapshot);
   let optOuts = new Set<string>();

@@ -1,5 +1,6 @@
 // `abp validate <file…>`: check ABP documents and JSONL traces against their schemas.
-import { readFile } from 'node:fs/promises';
+import { BoundedReadError, readBoundedFile } from '@abp/protocol/files/bounded-read';
+import { MAX_DOCUMENT_BYTES, MAX_TRACE_BYTES } from '../input-limits.js';
 import { validateDocumentText, type DocumentValidation } from '@abp/protocol/schemas/documents';
 import { CommandFailed, createOutput, type OutputOptions } from './output.js';
 
@@ -14,16 +15,17 @@ export async function validateCommand(files: string[], options: ValidateOptions)
   for (const file of files) {
     let text: string;
     try {
-      text = await readFile(file, 'utf8');
+      const maxBytes = file.endsWith('.jsonl') ? MAX_TRACE_BYTES : MAX_DOCUMENT_BYTES;
+      text = (await readBoundedFile(file, { maxBytes, what: 'an ABP document or trace' })).toString('utf8');
     } catch (error) {
-      const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
+      if (!(error instanceof BoundedReadError)) throw error;
       results.push({
         file,
         schema: null,
         valid: false,
-        errors: [{ path: '$', message: `cannot read the file: ${reason}` }],
+        errors: [{ path: '$', message: `${error.code}: ${error.message}` }],
       });
-      out.error(`${file}: cannot read the file: ${reason}`);
+      out.error(`${error.code}: ${error.message}`);
       if (!options.all) break;
       continue;
     }

@@ -1,7 +1,8 @@
 // `abp verify <bundle>`: a task bundle against a pinned trust root. Verification failures keep the signing module's
 // codes, so each tampering has its own in --json output.
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
+import { MAX_BUNDLE_BYTES, MAX_JSON_INPUT_BYTES } from '../input-limits.js';
+import { readBoundedFile } from '@abp/protocol/files/bounded-read';
 import { readBundleSubjects } from '../bundle/unpack.js';
 import { TASK_BUNDLE_PREDICATE, taskBundleSubjectNames } from '@abp/protocol/signing/statement';
 import { loadTrustRoot } from '@abp/protocol/signing/trust-root';
@@ -19,17 +20,15 @@ export async function verifyCommand(archive: string, options: VerifyOptions): Pr
   const out = createOutput(options);
   const signaturePath = options.signature ?? archive.replace(/\.tar$/, '') + '.sigstore.json';
   const trustRootPath = options.trustRoot ?? homePaths(resolveHome()).trustRoot;
-  const bytes = await readFile(archive).catch((error: NodeJS.ErrnoException) => {
-    throw new SigningError('digest-mismatch', `${archive}: cannot read the bundle (${error.code ?? error.message})`);
-  });
+  const bytes = await readBoundedFile(archive, { maxBytes: MAX_BUNDLE_BYTES, what: 'a task bundle' });
   // The archive's digest is taken over its bytes before anything parses them: a tampered archive is a digest mismatch.
   const archiveHex = createHash('sha256').update(bytes).digest('hex');
-  const text = await readFile(signaturePath, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    throw new SigningError(
-      'malformed-bundle',
-      `${signaturePath}: cannot read the signature (${error.code ?? error.message}); pass it with --signature`,
-    );
-  });
+  const text = (
+    await readBoundedFile(signaturePath, {
+      maxBytes: MAX_JSON_INPUT_BYTES,
+      what: "the bundle's signature (--signature)",
+    })
+  ).toString('utf8');
   let signature: unknown;
   try {
     signature = JSON.parse(text);

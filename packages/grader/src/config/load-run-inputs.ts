@@ -1,6 +1,5 @@
 // Reads and cross-checks everything `abp run` needs before any process starts: the abp-run/v1 config, the adapters file
 // and the task folders. Every problem names the file, the field and the fix; nothing runs until all of it is valid.
-import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import {
   adaptersSchema,
@@ -12,6 +11,8 @@ import { runConfigSchema, type AbpRunConfig } from '@abp/protocol/schemas/abp-ru
 import { findPlaceholderProblems } from '../execution/placeholders.js';
 import { loadTaskDirectory, type TaskDirectory } from './task-directory.js';
 import { traceTranslators } from '../traces/index.js';
+import { BoundedReadError, readBoundedFile } from '@abp/protocol/files/bounded-read';
+import { MAX_DOCUMENT_BYTES } from '../input-limits.js';
 import { GraderConfigError } from './errors.js';
 import { formatIssues } from '@abp/protocol/schemas/issues';
 
@@ -38,9 +39,14 @@ export interface RunInputs {
 }
 
 async function readJson(path: string, what: string): Promise<unknown> {
-  const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    throw new GraderConfigError('missing-file', `${path}: cannot read the ${what} (${error.code ?? error.message})`);
-  });
+  const text = (
+    await readBoundedFile(path, { maxBytes: MAX_DOCUMENT_BYTES, what: `the ${what}` }).catch((error: unknown) => {
+      // Absent stays the configuration's own missing-file; a special or oversized file keeps its bounded-read code.
+      if (error instanceof BoundedReadError && error.code === 'unreadable')
+        throw new GraderConfigError('missing-file', error.message, { cause: error });
+      throw error;
+    })
+  ).toString('utf8');
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {

@@ -20,6 +20,8 @@ import { canonicalJson } from '@abp/protocol/schemas/canonical-json';
 import { compareCodeUnits } from '@abp/protocol/schemas/primitives';
 import { formatIssues } from '@abp/protocol/schemas/issues';
 import { expectedResultsSchema } from '@abp/protocol/bundle/expected-results';
+import { BoundedReadError, readBoundedFile } from '@abp/protocol/files/bounded-read';
+import { MAX_DOCUMENT_BYTES } from '../input-limits.js';
 import { GraderConfigError } from './errors.js';
 import { parseCommandLine } from '../verification/command-line.js';
 import { assertionsSchema, type FixtureAssertion } from '../verification/assertions.js';
@@ -79,9 +81,14 @@ async function digestFiles(root: string, paths: readonly string[]): Promise<Arra
 }
 
 async function readJsonFile(path: string): Promise<unknown> {
-  const text = await readFile(path, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    throw new GraderConfigError('missing-file', `${path}: cannot read it (${error.code ?? error.message})`);
-  });
+  const text = (
+    await readBoundedFile(path, { maxBytes: MAX_DOCUMENT_BYTES, what: 'a JSON document' }).catch((error: unknown) => {
+      // Absent stays the configuration's own missing-file; a special or oversized file keeps its bounded-read code.
+      if (error instanceof BoundedReadError && error.code === 'unreadable')
+        throw new GraderConfigError('missing-file', error.message, { cause: error });
+      throw error;
+    })
+  ).toString('utf8');
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {

@@ -46,7 +46,9 @@ describe('abp validate', () => {
   it('names a missing file, and exits 2 when no file is given', async () => {
     const missing = await runAbp(['validate', '/nonexistent/task.json']);
     expect(missing.code).toBe(1);
-    expect(missing.stderr).toContain('/nonexistent/task.json: cannot read the file: no such file');
+    expect(missing.stderr).toContain(
+      'unreadable: /nonexistent/task.json: cannot read an ABP document or trace (no such file)',
+    );
     const usage = await runAbp(['validate']);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain("missing required argument 'files'");

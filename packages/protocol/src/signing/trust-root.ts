@@ -2,7 +2,7 @@
 // key, saved atomically, and changed only by functions that raise its version (addKey, rotateKey). Publishing and
 // signing each version is signing/trust-root-versions.ts.
 import { createPublicKey } from 'node:crypto';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import {
   KEY_ALGORITHM,
@@ -14,6 +14,7 @@ import {
 import { writeFileDurably } from '../files/durable-files.js';
 import { describeIssues, plainWordsParseOptions } from '../schemas/issues.js';
 import { SigningError } from './errors.js';
+import { MiB, readBoundedFile } from '../files/bounded-read.js';
 import { keyIdOf } from './key-id.js';
 
 /** The public half of a signing key, as a trust root lists it. */
@@ -63,9 +64,10 @@ export function parseTrustRoot(value: unknown, source: string): TrustRoot {
 export async function loadTrustRoot(path: string): Promise<TrustRoot> {
   let text: string;
   try {
-    text = await readFile(path, 'utf8');
+    // A trust root lists a few keys: a few KiB. Anything else (a device, a huge file) is refused before it is read.
+    text = (await readBoundedFile(path, { maxBytes: MiB, what: 'a trust root' })).toString('utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+    if ((error as { cause?: NodeJS.ErrnoException }).cause?.code === 'ENOENT') {
       throw new SigningError(
         'trust-root-missing',
         `${path} does not exist: \`abp init\` writes the trust root beside the signing key, and a consumer pins the registry's published one`,
