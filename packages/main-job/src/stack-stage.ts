@@ -2,14 +2,14 @@
 // follows the dependencies: the signing key (`abp init`); the serve port and webhook secret (the simulator delivers
 // there); the simulator's small live world; Temporal and the worker, the worker bound to the simulator's endpoint;
 // then `abp serve`, which needs Temporal.
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createGithubClient, type GithubClient } from '@abp/pipeline/github/client';
 import { signingPaths } from '@abp/pipeline/signing/home';
 import { initSigning } from '@abp/pipeline/signing/key-rotation';
 import { utcDate } from '@abp/github-sim/world/live/world';
 import type { StackConfig } from '@abp/pipeline/worker/config';
 import { layoutOf, stackStatus, stackUp, type StackStatus } from '@abp/pipeline/dev-stack/dev-stack';
-import { tailOf } from '@abp/pipeline/dev-stack/processes';
+import { portIsFree, tailOf } from '@abp/pipeline/dev-stack/processes';
 import {
   serveLayout,
   servePort,
@@ -77,13 +77,18 @@ async function ensureSimulator(
   // taken out again at once, so no process started later (the worker) inherits it.
   process.env.ABP_SIM_WEBHOOK_SECRET = input.secret;
   const date = utcDate();
+  // Back on the address it had: the tasks of this data directory name pull requests by their URLs on it.
+  const { portFile } = simLayout(config);
+  const last = existsSync(portFile) ? Number(readFileSync(portFile, 'utf8').trim()) : Number.NaN;
+  const port = Number.isInteger(last) && last > 0 && (await portIsFree(last)) ? last : 0;
   let started: SimStatus;
   try {
     started = await simUp(
       config,
       { world: 'small', seed: input.worldSeed, date },
-      { port: 0, reviewDelayMs: input.reviewDelayMs, webhookUrl: input.webhookUrl, faultsFile: null },
+      { port, reviewDelayMs: input.reviewDelayMs, webhookUrl: input.webhookUrl, faultsFile: null },
     );
+    if (started.sim !== null) writeFileSync(portFile, `${new URL(started.sim.apiUrl).port}\n`);
   } catch (error) {
     throw new PipelineError('stack', (error as Error).message, log, { cause: error });
   } finally {

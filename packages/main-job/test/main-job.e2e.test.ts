@@ -262,6 +262,9 @@ describe('abp start: the main job', () => {
         log: join(home, 'logs', 'worker.log'),
         reason: expect.stringContaining('the worker exited while the job ran') as string,
       });
+      // Started again after `abp stop`, the simulator came back on its address: the tasks' pull request URLs still work.
+      expect(readFileSync(join(home, 'run', 'sim.port'), 'utf8').trim()).toBe(new URL(first.summary.simulator).port);
+      expect(events.some((event) => event.event === 'stage-done' && event.stage === 'merge')).toBe(true);
     },
     RUN_TIMEOUT_MS,
   );

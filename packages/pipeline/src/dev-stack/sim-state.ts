@@ -42,6 +42,8 @@ export function simLayout(config: StackConfig) {
     stateFile: join(run, 'sim.json'),
     tokenFile: join(run, 'sim.token'),
     lockFile: join(run, 'sim.lock'),
+    /** The port it last served on, kept after it stops: tasks keep the pull request URLs it gave out. */
+    portFile: join(run, 'sim.port'),
     logFile: join(config.home, 'logs', 'sim.log'),
   };
 }
