@@ -7,6 +7,7 @@
 // `abp unpack` (pull/unpack.ts) runs the same checks and the same staging on a bundle read from a file.
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
+import { isAlive } from '../execution/liveness.js';
 import { mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { BundleError } from '@abp/protocol/bundle/errors';
@@ -401,17 +402,7 @@ async function removeStaleStaging(outputDir: string, taskId: string): Promise<vo
   for (const name of names) {
     if (!name.startsWith(`.${taskId}.`)) continue;
     const pid = /^\.(?:pull|unpack)-(\d+)-[0-9a-f-]{36}$/.exec(name.slice(taskId.length + 1))?.[1];
-    if (pid !== undefined && !processAlive(Number(pid)))
-      await rm(join(outputDir, name), { recursive: true, force: true });
-  }
-}
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
+    if (pid !== undefined && !isAlive(Number(pid))) await rm(join(outputDir, name), { recursive: true, force: true });
   }
 }
 

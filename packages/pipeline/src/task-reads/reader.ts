@@ -2,6 +2,7 @@
 // one (any number of processes share it), else the worker that holds the embedded PGlite database, through its read
 // endpoint (task-reads/endpoint.ts). Neither path starts a workflow or touches the pipeline's task queue.
 import { readFile } from 'node:fs/promises';
+import { isAlive } from '@abp/grader/execution';
 import { databaseTarget, openDatabase, type DatabaseHandle } from '../db/connection.js';
 import { checkTaskQuery, describeTasks, TaskReadError, type TaskQuery, type TaskRecord } from './records.js';
 import { TASK_READS_PATH, taskQueryParams, taskReadEndpointFile, type TaskReadEndpoint } from './endpoint.js';
@@ -80,8 +81,8 @@ async function readFromWorker(home: string, query: TaskQuery, timeoutMs: number)
     });
   } catch (cause) {
     throw new TaskReadError(
-      alive(endpoint.pid) ? 'worker-unreachable' : 'worker-not-running',
-      alive(endpoint.pid)
+      isAlive(endpoint.pid) ? 'worker-unreachable' : 'worker-not-running',
+      isAlive(endpoint.pid)
         ? `the abp worker (pid ${endpoint.pid}) did not answer a task read at ${endpoint.url} within ${timeoutMs} ms: see its log (\`abp dev status\` names it)`
         : `the abp worker that held the embedded database in ${home} (pid ${endpoint.pid}) has stopped: start it with \`abp dev up\` or \`abp worker\``,
       { cause },
@@ -98,15 +99,6 @@ async function readFromWorker(home: string, query: TaskQuery, timeoutMs: number)
       `the abp worker (pid ${endpoint.pid}) answered a task read with ${response.status}: ${body.slice(0, 500)}`,
     );
   return JSON.parse(body) as TaskRecord[];
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 /** The body as text, refused past `maxBytes` without reading further. */

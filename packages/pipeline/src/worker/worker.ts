@@ -1,12 +1,12 @@
 // Builds the abp worker: the workflows bundle plus the activities, on one task queue.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleWorkflowCode, NativeConnection, Worker, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import type { Activities } from '../activities/index.js';
 import { taskQueues } from '../workflows/shared.js';
 import { packageRoot } from '../package-root.js';
-import { ownEnvironment, runProgram } from '@abp/grader/execution';
+import { isAlive, ownEnvironment, runProgram } from '@abp/grader/execution';
 
 export const workflowsPath = join(packageRoot, 'dist', 'workflows', 'index.js');
 
@@ -46,7 +46,9 @@ export function bundleWorkflows(): Promise<WorkflowBundleWithSourceMap> {
  * for its whole life (peak memory is a target of the worker that carries thousands of tasks).
  */
 export async function bundleWorkflowsApart(): Promise<WorkflowBundleWithSourceMap> {
-  const dir = await mkdtemp(join(tmpdir(), 'abp-bundle-'));
+  await removeStaleBundleFolders();
+  // The pid in the name lets a later worker tell a folder a killed worker left from one still in use.
+  const dir = await mkdtemp(join(tmpdir(), `${BUNDLE_FOLDER_PREFIX}${process.pid}-`));
   try {
     const out = join(dir, 'bundle.json');
     await runProgram([process.execPath, join(packageRoot, 'dist', 'worker', 'bundle-entry.js'), out], {
@@ -56,6 +58,18 @@ export async function bundleWorkflowsApart(): Promise<WorkflowBundleWithSourceMa
     return JSON.parse(await readFile(out, 'utf8')) as WorkflowBundleWithSourceMap;
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const BUNDLE_FOLDER_PREFIX = 'abp-bundle-';
+
+/** Bundle folders of workers that no longer run (killed while bundling, so their finally never ran). */
+async function removeStaleBundleFolders(): Promise<void> {
+  const names = await readdir(tmpdir()).catch(() => [] as string[]);
+  for (const name of names) {
+    const pid = new RegExp(`^${BUNDLE_FOLDER_PREFIX}(\\d+)-[A-Za-z0-9]{6}$`).exec(name)?.[1];
+    if (pid === undefined || isAlive(Number(pid))) continue;
+    await rm(join(tmpdir(), name), { recursive: true, force: true });
   }
 }
 
