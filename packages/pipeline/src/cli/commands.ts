@@ -346,6 +346,10 @@ function registerServe(program: Command): void {
       '--published-only',
       'serve the published files and the tasks `abp freeze` published alone: the tasks the pipeline tracks are not served, and there is no webhook route',
     )
+    .option(
+      '--log-file <file>',
+      'write the request log (one JSON line per request) to this file, moved to <file>.1 past 64 MiB and kept 4 deep, rather than to stdout',
+    )
     .action(async (options: ServeCommandOptions) => (await import('./serve.js')).serveCommand(options));
 }
 

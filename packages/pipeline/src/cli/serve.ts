@@ -6,7 +6,8 @@
 import { Client, Connection } from '@temporalio/client';
 import { API_PREFIX } from '../serve/api.js';
 import { ServeError } from '../serve/errors.js';
-import { createLogLines } from '../serve/log-lines.js';
+import type { ServeLog } from '../serve/log.js';
+import { createLogLines, REQUEST_LOG_ROTATION, rotatingWriter, type LogLines } from '../serve/log-lines.js';
 import { startServer, type RunningServer } from '../serve/server.js';
 import { createTemporalSignaller } from '../serve/signaller.js';
 import { createTaskSource } from '../serve/tasks.js';
@@ -19,11 +20,14 @@ export interface ServeCommandOptions {
   host: string;
   /** Serve what the data directory holds, tasks frozen by hand included, without connecting to Temporal. */
   publishedOnly?: boolean;
+  /** The request log's file, rotated by size; stdout without it. */
+  logFile?: string;
 }
 
-// One JSON line per request on stdout, written in batches (serve/log-lines.ts); closed when the server stops.
-const requestLog = createLogLines((text) => process.stdout.write(text));
-const printRecord = requestLog.log;
+// One JSON line per request, written in batches (serve/log-lines.ts) to stdout or to --log-file, which rotates by size;
+// closed when the server stops.
+let requestLog: LogLines = createLogLines((text) => process.stdout.write(text));
+const printRecord: ServeLog = (record) => requestLog.log(record);
 
 /** The webhook secret, or null when the receiver is not wanted. Set but blank is a mistake, not a choice. */
 function webhookSecretOf(env: NodeJS.ProcessEnv): string | null {
@@ -49,6 +53,8 @@ async function serveUntilStopped(server: RunningServer): Promise<void> {
 }
 
 export async function serveCommand(options: ServeCommandOptions): Promise<void> {
+  if (options.logFile !== undefined)
+    requestLog = createLogLines(rotatingWriter({ path: options.logFile, ...REQUEST_LOG_ROTATION }));
   // Checked before connecting to anything.
   const webhookSecret = webhookSecretOf(process.env);
   const { temporal, home } = resolveStackConfig();

@@ -57,6 +57,7 @@ export function serveLayout(config: StackConfig) {
     stateFile: join(run, 'serve.json'),
     lockFile: join(run, 'serve.lock'),
     logFile: join(config.home, 'logs', 'serve.log'),
+    requestLogFile: join(config.home, 'logs', 'serve-requests.log'),
     /** Kept across restarts: the simulator signs its deliveries with it. */
     secretFile: join(config.home, 'serve', 'webhook-secret'),
     /** The port last served on, tried first on the next start, so a webhook URL given out before stays right. */
@@ -169,7 +170,17 @@ export function serveUp(config: StackConfig, options: ServeUpOptions): Promise<S
     const secret = webhookSecret(config);
     const pid = await startDetached({
       command: process.execPath,
-      args: [join(packageRoot, 'bin', 'abp.js'), 'serve', '--port', String(options.port), '--host', '127.0.0.1'],
+      // Requests go to their own rotating log; the start line and any failure stay in serve.log.
+      args: [
+        join(packageRoot, 'bin', 'abp.js'),
+        'serve',
+        '--port',
+        String(options.port),
+        '--host',
+        '127.0.0.1',
+        '--log-file',
+        layout.requestLogFile,
+      ],
       pidFile: layout.pidFile,
       logFile: layout.logFile,
       cwd: packageRoot,

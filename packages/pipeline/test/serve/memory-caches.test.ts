@@ -1,8 +1,12 @@
-// The two things `abp serve` keeps in memory to answer fast: content-addressed bytes (bounded in total and per entry,
-// least recently used out first) and the request log's batches (every line written, in order, at the size or on close).
+// What `abp serve` keeps to answer fast, and bounded: content-addressed bytes (bounded in total and per entry, least
+// recently used out first), the request log's batches (every line written, in order, at the size or on close), and the
+// request log's file (rotated by size, a fixed number kept).
+import { mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createImmutableCache } from '../../src/serve/immutable-cache.js';
-import { createLogLines } from '../../src/serve/log-lines.js';
+import { createLogLines, rotatingWriter } from '../../src/serve/log-lines.js';
 
 describe('content-addressed bytes kept in memory', () => {
   it('keeps at most maxBytes, dropping the least recently used, and never an entry larger than maxEntryBytes', () => {
@@ -67,5 +71,26 @@ describe('the request log in batches', () => {
     lines.log(record('/v1/tasks'));
     await new Promise((resolve) => setTimeout(resolve, 400));
     expect(writes.join('').trimEnd().split('\n')).toHaveLength(71);
+  });
+});
+
+describe('the request log in a file that rotates', () => {
+  it('moves the file aside past its size, keeps `keep` of them, and loses no line of the newest', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'abp-request-log-'));
+    try {
+      const path = join(dir, 'logs', 'requests.log');
+      const write = rotatingWriter({ path, maxBytes: 100, keep: 2 });
+      const lines = Array.from({ length: 12 }, (_, n) => `${JSON.stringify({ n, pad: 'x'.repeat(20) })}\n`);
+      for (const line of lines) write(line);
+      expect((await readdir(join(dir, 'logs'))).sort()).toEqual(['requests.log', 'requests.log.1', 'requests.log.2']);
+      for (const name of ['requests.log', 'requests.log.1', 'requests.log.2'])
+        expect((await stat(join(dir, 'logs', name))).size).toBeLessThanOrEqual(100);
+      // Newest last, each file whole lines: the three files end with the last lines written, in order.
+      const kept = ['requests.log.2', 'requests.log.1', 'requests.log'];
+      const text = (await Promise.all(kept.map((name) => readFile(join(dir, 'logs', name), 'utf8')))).join('');
+      expect(lines.join('').endsWith(text)).toBe(true);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
