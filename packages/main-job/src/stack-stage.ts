@@ -100,7 +100,45 @@ async function ensureSimulator(
   return started;
 }
 
+/** The stack's components running now, by name. */
+function runningComponents(config: StackConfig): Map<string, number | null> {
+  const running = new Map<string, number | null>();
+  for (const component of stackStatus(config).components)
+    if (component.state === 'running')
+      running.set(component.name === 'temporal' ? 'Temporal dev server' : 'worker', component.pid);
+  const sim = simStatus(config);
+  if (sim.state === 'running') running.set('simulator', sim.pid);
+  const serve = serveStatus(config);
+  if (serve.state === 'running') running.set('abp serve', serve.pid);
+  return running;
+}
+
+/**
+ * Starts or reuses every component. A start that fails part way says which of the components it launched are still
+ * running and how to stop them: they are left up (the next start reuses them), never silently.
+ */
 export async function startStack(
+  config: StackConfig,
+  input: { worldSeed: number; reviewDelayMs: number },
+  report: StageReport,
+): Promise<RunningStack> {
+  const before = runningComponents(config);
+  try {
+    return await startComponents(config, input, report);
+  } catch (error) {
+    if (!(error instanceof PipelineError)) throw error;
+    const launched = [...runningComponents(config)].filter(([name]) => !before.has(name));
+    if (launched.length === 0) throw error;
+    throw new PipelineError(
+      error.stage,
+      `${error.reason}; this start left running what it launched (${launched.map(([name, pid]) => `${name} pid ${pid ?? '?'}`).join(', ')}): \`abp stop\` stops it, and the next \`abp start\` reuses it`,
+      error.log,
+      { cause: error },
+    );
+  }
+}
+
+async function startComponents(
   config: StackConfig,
   input: { worldSeed: number; reviewDelayMs: number },
   report: StageReport,
@@ -134,7 +172,11 @@ export async function startStack(
       onStep: (line) => report.note(line),
     });
   } catch (error) {
-    throw new PipelineError('stack', (error as Error).message, layout.worker.logFile, { cause: error });
+    // The log of the component that is not up is the one that says why (a Temporal port clash is in temporal.log).
+    const down = stackStatus(config).components.find(
+      (component) => component.state !== 'running' && component.state !== 'external',
+    );
+    throw new PipelineError('stack', (error as Error).message, down?.log ?? layout.worker.logFile, { cause: error });
   }
   const temporal = status.components.find((component) => component.name === 'temporal');
   const worker = status.components.find((component) => component.name === 'worker');

@@ -5,6 +5,8 @@
 // hook, and the tests read what it left: a run that fails is one failure, not one per test that reads it. The stack
 // is torn down even when an assertion fails.
 import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -271,6 +273,65 @@ describe('abp start: the main job', () => {
 });
 
 describe('abp start on a data directory it cannot use', () => {
+  it(
+    'a start that fails on a busy port names the log that says why and what it left running, and how to stop it',
+    async () => {
+      const home = await mkdtemp(join(tmpdir(), 'abp-main-job-busy-'));
+      const [temporalPort, uiPort, servePort] = [await freePort(), await freePort(), await freePort()];
+      const env = {
+        ABP_HOME: home,
+        ABP_TEMPORAL_PORT: String(temporalPort),
+        ABP_TEMPORAL_UI_PORT: String(uiPort),
+        ABP_SERVE_PORT: String(servePort),
+        TEMPORAL_ADDRESS: '',
+      };
+      const occupy = async (port: number) => {
+        const server = createServer();
+        server.listen(port, '127.0.0.1');
+        await once(server, 'listening');
+        return server;
+      };
+      const failure = (result: CliResult) =>
+        result.stdout
+          .split('\n')
+          .filter((line) => line !== '')
+          .map((line) => JSON.parse(line) as PipelineEvent)
+          .at(-1);
+      try {
+        // Temporal's port is taken: the failure names temporal.log, and the simulator this start launched.
+        const temporalBlock = await occupy(temporalPort);
+        const clash = await runAbp(['start', ...JOB, '--json'], env, RUN_TIMEOUT_MS);
+        temporalBlock.close();
+        expect(clash.code).toBe(1);
+        expect(failure(clash)).toMatchObject({
+          event: 'stage-failed',
+          stage: 'stack',
+          log: join(home, 'logs', 'temporal.log'),
+          reason: expect.stringMatching(
+            /this start left running what it launched \(simulator pid \d+\): `abp stop` stops it/,
+          ) as string,
+        });
+        await runAbp(['stop'], env);
+
+        // abp serve's port is taken: the failure names serve.log, and everything else this start launched.
+        const serveBlock = await occupy(servePort);
+        const busy = await runAbp(['start', ...JOB, '--json'], env, RUN_TIMEOUT_MS);
+        serveBlock.close();
+        expect(busy.code).toBe(1);
+        const event = failure(busy);
+        expect(event).toMatchObject({ event: 'stage-failed', stage: 'stack', log: join(home, 'logs', 'serve.log') });
+        const reason = (event as { reason: string }).reason;
+        for (const name of ['simulator', 'Temporal dev server', 'worker'])
+          expect(reason).toMatch(new RegExp(`${name} pid \\d+`));
+        expect(reason).toContain('`abp stop` stops it');
+      } finally {
+        await runAbp(['stop'], env);
+        await rm(home, { recursive: true, force: true });
+      }
+    },
+    RUN_TIMEOUT_MS,
+  );
+
   it('fails the stack stage with the reason and the simulator log when another world runs there, and starts nothing', async () => {
     const home = await mkdtemp(join(tmpdir(), 'abp-main-job-refused-'));
     const env = {
