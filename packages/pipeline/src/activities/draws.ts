@@ -121,6 +121,7 @@ export function createDrawActivities({ db, github, publishDir, attestor }: DrawD
         repos: fetched.snapshot.repos.length,
         issues,
         eligible: issues - eligibility.rejected.length,
+        excluded: excludedByRule(eligibility.rejected),
         mode: fetched.mode,
         cost: fetched.cost,
       };
@@ -194,4 +195,11 @@ export function createDrawActivities({ db, github, publishDir, attestor }: DrawD
       return recorded(record, false);
     },
   };
+}
+
+/** How many issues each eligibility rule left out, in the rules' order: why a draw has fewer picks than asked. */
+function excludedByRule(rejected: ReadonlyArray<{ reason: string }>): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const { reason } of rejected) counts[reason] = (counts[reason] ?? 0) + 1;
+  return counts;
 }

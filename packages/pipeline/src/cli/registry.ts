@@ -215,6 +215,15 @@ export async function drawCommand(
     `draw ${draw.drawId} ${draw.created ? 'recorded' : 'was recorded before'}: ${draw.picks.length} picks, digest ${draw.digest}`,
   );
   for (const pick of draw.picks) out.line(`  ${pick.taskId}`);
+  // Fewer picks than asked is the backlog running out; say so, and what left the rest out, before anything is believed.
+  if (draw.picks.length < input.count) {
+    const excluded = Object.entries(snapshot?.excluded ?? {})
+      .filter(([, count]) => count > 0)
+      .map(([reason, count]) => `${count} ${reason}`);
+    out.line(
+      `${draw.picks.length === 0 ? 'no picks' : `only ${draw.picks.length} of ${input.count} picks`}: the eligible backlog ${snapshot === null ? 'of this draw' : `held ${snapshot.eligible} of ${snapshot.issues} open issues`} ran out${excluded.length === 0 ? '' : `; left out by the eligibility rules: ${excluded.join(', ')}`} (the record is published and signed all the same: the seed's outcome is what it is)`,
+    );
+  }
   out.line(`task workflows: ${result.tasksStarted} started, ${result.tasksExisting} existed already`);
   out.line(
     `record ${draw.recordPath}${draw.statementPath === null ? ' (unsigned: the worker has no signing key; run `abp init`)' : `, signed: ${draw.statementPath}`}`,

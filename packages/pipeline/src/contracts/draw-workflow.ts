@@ -35,6 +35,8 @@ export const takenSnapshot = z.strictObject({
   repos: nonNegativeInt,
   issues: nonNegativeInt,
   eligible: nonNegativeInt,
+  /** How many issues each eligibility rule left out (absent from snapshots taken before it was recorded). */
+  excluded: z.record(z.string(), nonNegativeInt).optional(),
   mode: z.enum(['full', 'incremental']),
   cost: apiCost,
 });

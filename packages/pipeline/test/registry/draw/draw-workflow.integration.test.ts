@@ -260,6 +260,12 @@ describe('abp registry and abp draw against a worker', () => {
     expect(next.snapshot?.mode).toBe('incremental');
     const record = drawSchema.parse(JSON.parse(await readFile(next.draw.recordPath, 'utf8')));
     expect(record.picks.map((pick) => pick.repo.toLowerCase())).not.toContain(optedOut.toLowerCase());
+    // Every issue left out is counted under the rule that left it out, the opt-out among them.
+    const excluded = next.snapshot?.excluded ?? {};
+    expect(Object.values(excluded).reduce((sum, count) => sum + count, 0)).toBe(
+      (next.snapshot?.issues ?? 0) - (next.snapshot?.eligible ?? 0),
+    );
+    expect(excluded['opted-out']).toBeGreaterThan(0);
     expect(JSON.parse(await readFile(next.draw.optOutsPath, 'utf8'))).toEqual([optedOut]);
     const audit = await runAbp([
       'audit',
