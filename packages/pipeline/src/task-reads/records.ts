@@ -115,14 +115,7 @@ export async function describeTasks(db: Database, query: TaskQuery): Promise<Tas
     .as('scored');
   const asOf = query.scoredAsOf === undefined ? undefined : new Date(Date.parse(query.scoredAsOf));
   // The latest event of each task, beside it in the same query.
-  const last = sql<{
-    seq: number;
-    at: string;
-    from: TaskState | null;
-    to: TaskState;
-    cause: string;
-    detail: Record<string, unknown>;
-  } | null>`(
+  const last = sql<TaskEvent | null>`(
     select jsonb_build_object('seq', e.seq, 'at', e.at, 'from', e.from_state, 'to', e.to_state, 'cause', e.cause, 'detail', e.detail)
     from ${taskEvents} e where e.task_id = ${tasks.id} order by e.seq desc limit 1)`;
   const rows = await db

@@ -11,7 +11,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFreezeActivities, type FreezeSummary } from '../../src/activities/freeze.js';
-import { selectRows } from '../../src/db/connection.js';
+import { selectRows, type Database } from '../../src/db/connection.js';
 import type { TaskFreezeInput } from '../../src/freeze/index.js';
 import { createSigningKey } from '../../src/signing/keys.js';
 import { createAttestor } from '../../src/signing/attestor.js';
@@ -41,18 +41,27 @@ afterAll(async () => {
   if (root) await rm(root, { recursive: true, force: true });
 });
 
+/** The freeze activities on `db`, signing with the test key, writing where `dirs` say. */
+async function activitiesOn(db: Database, dirs: { bundleDir: string; statementsDir: string; workDir: string }) {
+  return createFreezeActivities({
+    db,
+    bundleDir: dirs.bundleDir,
+    attestor: createAttestor({
+      signer: await createSigner({ keyDir: join(root, 'keys') }),
+      statementsDir: dirs.statementsDir,
+    }),
+    workDir: dirs.workDir,
+  });
+}
+
 describe('the freeze activity', () => {
   const database = useTestDatabase('pglite');
 
   it('records the bundle, its signature and the task in one transaction, once', async () => {
     await insertDrawnTask(database.db, { task: { id: input.taskId } });
-    const activities = createFreezeActivities({
-      db: database.db,
+    const activities = await activitiesOn(database.db, {
       bundleDir: join(root, 'bundles'),
-      attestor: createAttestor({
-        signer: await createSigner({ keyDir: join(root, 'keys') }),
-        statementsDir: join(root, 'statements'),
-      }),
+      statementsDir: join(root, 'statements'),
       workDir: join(root, 'work'),
     });
     const env = new MockActivityEnvironment();
@@ -70,13 +79,9 @@ describe('the freeze activity', () => {
   });
 
   it('rejects a task drawn before every model cutoff with its reason, before anything is cloned, built or run', async () => {
-    const activities = createFreezeActivities({
-      db: database.db,
+    const activities = await activitiesOn(database.db, {
       bundleDir: join(root, 'early-bundles'),
-      attestor: createAttestor({
-        signer: await createSigner({ keyDir: join(root, 'keys') }),
-        statementsDir: join(root, 'statements'),
-      }),
+      statementsDir: join(root, 'statements'),
       workDir: join(root, 'work'),
     });
     const summary: FreezeSummary = await new MockActivityEnvironment().run(
@@ -92,13 +97,9 @@ describe('the freeze activity', () => {
   });
 
   it('fails without retry for an input the freeze refuses', async () => {
-    const activities = createFreezeActivities({
-      db: database.db,
+    const activities = await activitiesOn(database.db, {
       bundleDir: join(root, 'bundles'),
-      attestor: createAttestor({
-        signer: await createSigner({ keyDir: join(root, 'keys') }),
-        statementsDir: join(root, 'statements'),
-      }),
+      statementsDir: join(root, 'statements'),
       workDir: join(root, 'work'),
     });
     const failure = await new MockActivityEnvironment()
@@ -133,13 +134,9 @@ describe.runIf(process.getuid?.() === 0)('the freeze activity on a full disk', (
         mergedAt: new Date('2026-06-02T00:00:00Z'),
       },
     });
-    const activities = createFreezeActivities({
-      db: database.db,
+    const activities = await activitiesOn(database.db, {
       bundleDir: join(small, 'bundles'),
-      attestor: createAttestor({
-        signer: await createSigner({ keyDir: join(root, 'keys') }),
-        statementsDir: join(small, 'statements'),
-      }),
+      statementsDir: join(small, 'statements'),
       workDir: join(small, 'freeze-work'),
     });
     const freeze = () =>
