@@ -13,6 +13,7 @@ import {
   type InclusionProof,
   type SignedCheckpoint,
 } from '@abp/protocol/transparency/formats';
+import { refuseDuplicateKeys } from '@abp/protocol/signing/trust-root';
 import { PullError } from './errors.js';
 
 // The API version this client speaks; the server mounts it at /v1 (serve/api.ts API_PREFIX).
@@ -370,8 +371,14 @@ export function createRegistryClient(from: string, limits: DownloadLimits = DEFA
       return parsed.data;
     },
     async trustRootVersion(version) {
-      const document = await getJson(`trust-roots/${version}`, () => null);
-      if (document === null) return null;
+      const answer = await getBytes(`trust-roots/${version}`, () => null);
+      if (answer === null) return null;
+      const document = parseJson(answer.url, answer.bytes);
+      try {
+        refuseDuplicateKeys(answer.bytes.toString('utf8'), answer.url.href);
+      } catch (error) {
+        throw new PullError('trust-root-unverified', (error as Error).message, { cause: error });
+      }
       // A version without its statement is offered unsigned: the chain check refuses it, naming the version.
       const signature = await getJson(`trust-roots/${version}/statement`, () => null);
       return { document, signature };

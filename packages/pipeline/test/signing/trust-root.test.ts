@@ -96,6 +96,19 @@ describe('saveTrustRoot and loadTrustRoot', () => {
     await writeFile(file, '{ "schema": ');
     await expect(loadTrustRoot(file)).rejects.toMatchObject({ code: 'trust-root-invalid' });
   });
+
+  it('refuse a trust root that names a member twice, which JSON.parse would resolve silently', async () => {
+    const saved = path.join(root, 'saved.json');
+    await saveTrustRoot(saved, createTrustRoot(first, '2026-01-01T00:00:00Z'));
+    const text = await readFile(saved, 'utf8');
+    // The second "keyless" wins for JSON.parse; a reader that took the first would see another document.
+    const doubled = path.join(root, 'doubled.json');
+    await writeFile(doubled, text.replace('"keyless": []', '"keyless": [], "keyless": []'));
+    await expect(loadTrustRoot(doubled)).rejects.toMatchObject({
+      code: 'trust-root-invalid',
+      message: expect.stringContaining('$ names "keyless" twice') as string,
+    });
+  });
 });
 
 describe('parseTrustRoot', () => {

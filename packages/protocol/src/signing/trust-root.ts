@@ -15,6 +15,7 @@ import { writeFileDurably } from '../files/durable-files.js';
 import { describeIssues, plainWordsParseOptions } from '../schemas/issues.js';
 import { SigningError } from './errors.js';
 import { MiB, readBoundedFile } from '../files/bounded-read.js';
+import { firstDuplicateKey } from '../schemas/duplicate-keys.js';
 import { keyIdOf } from './key-id.js';
 
 /** The public half of a signing key, as a trust root lists it. */
@@ -82,7 +83,18 @@ export async function loadTrustRoot(path: string): Promise<TrustRoot> {
   } catch (error) {
     throw new SigningError('trust-root-invalid', `${path} is not JSON: ${(error as Error).message}`, { cause: error });
   }
+  refuseDuplicateKeys(text, path);
   return parseTrustRoot(value, path);
+}
+
+/** A trust root that names a member twice means what its last writer wanted: refused, naming the member. */
+export function refuseDuplicateKeys(text: string, source: string): void {
+  const duplicate = firstDuplicateKey(text);
+  if (duplicate !== null)
+    throw new SigningError(
+      'trust-root-invalid',
+      `${source}: ${duplicate.path} names "${duplicate.key}" twice; a trust root must mean one thing: keep one of them`,
+    );
 }
 
 /** The text a trust root document is stored as: in trust-root.json and in each published `trust-roots/v<N>.json`. */
