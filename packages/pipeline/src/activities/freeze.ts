@@ -220,7 +220,13 @@ export function createFreezeActivities({ db, github, bundleDir, attestor, workDi
      * first parent), the issue's title and body, the registry's runner recipe for the repository, and the draw's facts.
      */
     async prepareFreeze(fix: MergedFix): Promise<TaskFreezeInput> {
-      return heartbeating(() => prepare(fix));
+      try {
+        return await heartbeating(() => prepare(fix));
+      } catch (error) {
+        // What the task gets wrong is refused for good; a clone that met a full disk or GitHub not answering waits.
+        if (error instanceof ApplicationFailure && error.nonRetryable) throw error;
+        throw await stalled(fix.taskId, faultOfError(error) ?? (await diskFullAt(workDir)), error);
+      }
     },
 
     async freezeMergedFix(input: TaskFreezeInput): Promise<FreezeSummary> {
