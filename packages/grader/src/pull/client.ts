@@ -14,6 +14,7 @@ import {
   type SignedCheckpoint,
 } from '@abp/protocol/transparency/formats';
 import { refuseDuplicateKeys } from '@abp/protocol/signing/trust-root';
+import { readCappedBody } from './capped-body.js';
 import { PullError } from './errors.js';
 
 // The API version this client speaks; the server mounts it at /v1 (serve/api.ts API_PREFIX).
@@ -196,25 +197,14 @@ export function createRegistryClient(from: string, limits: DownloadLimits = DEFA
         'download-too-large',
         `${url.href} answered more than ${MAX_JSON_BYTES} bytes, where the API answers a small JSON document: refused`,
       );
-    if (Number(response.headers.get('content-length')) > MAX_JSON_BYTES) {
-      await response.body?.cancel();
-      throw tooLarge();
-    }
-    const chunks: Buffer[] = [];
-    let length = 0;
     try {
-      for await (const chunk of response.body ?? []) {
-        length += (chunk as Uint8Array).length;
-        if (length > MAX_JSON_BYTES) throw tooLarge();
-        chunks.push(Buffer.from(chunk as Uint8Array));
-      }
+      return { url, bytes: await readCappedBody(response, MAX_JSON_BYTES, tooLarge) };
     } catch (error) {
       if (error instanceof PullError) throw error;
       throw new PullError('unreachable', `the answer of ${url.href} broke off: ${(error as Error).message}`, {
         cause: error,
       });
     }
-    return { url, bytes: Buffer.concat(chunks) };
   };
 
   const parseJson = (url: URL, bytes: Buffer): unknown => {

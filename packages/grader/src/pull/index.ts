@@ -14,6 +14,7 @@ export {
 } from './pull.js';
 export { unpackTask, type UnpackOptions, type UnpackedTask } from './unpack.js';
 export { createRegistryClient, registryName, type RegistryClient } from './client.js';
+export { readCappedBody } from './capped-body.js';
 export { keepCheckpoints, keptCheckpointsFile, readKeptCheckpoints } from './kept-checkpoints.js';
 export { logKeysOf } from './log-proof.js';
 export { downloadLog } from './remote-log.js';

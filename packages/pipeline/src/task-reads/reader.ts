@@ -3,6 +3,7 @@
 // endpoint (task-reads/endpoint.ts). Neither path starts a workflow or touches the pipeline's task queue.
 import { readFile } from 'node:fs/promises';
 import { isAlive } from '@abp/grader/execution';
+import { readCappedBody } from '@abp/grader/pull';
 import { databaseTarget, openDatabase, type DatabaseHandle } from '../db/connection.js';
 import { checkTaskQuery, describeTasks, TaskReadError, type TaskQuery, type TaskRecord } from './records.js';
 import { TASK_READS_PATH, taskQueryParams, taskReadEndpointFile, type TaskReadEndpoint } from './endpoint.js';
@@ -88,7 +89,17 @@ async function readFromWorker(home: string, query: TaskQuery, timeoutMs: number)
       { cause },
     );
   }
-  const body = await boundedText(response, MAX_ANSWER_BYTES);
+  const body = (
+    await readCappedBody(
+      response,
+      MAX_ANSWER_BYTES,
+      () =>
+        new TaskReadError(
+          'worker-unreachable',
+          `the worker's answer exceeds ${MAX_ANSWER_BYTES} bytes: ask for fewer tasks (limit)`,
+        ),
+    )
+  ).toString('utf8');
   if (response.status === 400) {
     const { error } = JSON.parse(body) as { error: string };
     throw new TaskReadError('invalid-task-query', error);
@@ -99,26 +110,4 @@ async function readFromWorker(home: string, query: TaskQuery, timeoutMs: number)
       `the abp worker (pid ${endpoint.pid}) answered a task read with ${response.status}: ${body.slice(0, 500)}`,
     );
   return JSON.parse(body) as TaskRecord[];
-}
-
-/** The body as text, refused past `maxBytes` without reading further. */
-async function boundedText(response: Response, maxBytes: number): Promise<string> {
-  const declared = Number(response.headers.get('content-length'));
-  const tooLarge = () =>
-    new TaskReadError(
-      'worker-unreachable',
-      `the worker's answer exceeds ${maxBytes} bytes: ask for fewer tasks (limit)`,
-    );
-  if (declared > maxBytes) {
-    await response.body?.cancel();
-    throw tooLarge();
-  }
-  const chunks: Buffer[] = [];
-  let length = 0;
-  for await (const chunk of response.body ?? []) {
-    length += (chunk as Uint8Array).length;
-    if (length > maxBytes) throw tooLarge();
-    chunks.push(Buffer.from(chunk as Uint8Array));
-  }
-  return Buffer.concat(chunks).toString('utf8');
 }
