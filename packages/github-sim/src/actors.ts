@@ -51,7 +51,10 @@ export class Actors {
     this.sleep = options.sleep ?? ((ms) => new Promise((done) => setTimeout(done, ms)));
   }
 
-  /** Subscribes to the world, and first takes up the open pull requests that have no checks yet. */
+  /**
+   * Subscribes to the world, and first takes up the open pull requests it left undone: those with no checks yet, and
+   * green ones no maintainer has decided (a world resumed after a restart).
+   */
   start(): void {
     if (this.unsubscribe) return;
     this.unsubscribe = this.options.world.onEvent((event) => this.react(event));
@@ -61,6 +64,7 @@ export class Actors {
       if (!repo) continue;
       for (const pull of world.pulls(repo, { states: ['OPEN'] }, 0, Number.MAX_SAFE_INTEGER).items) {
         if (pull.checks === null) this.enqueue(() => this.runChecks(repo.id, pull.number));
+        else if (pull.checks === 'SUCCESS') this.enqueue(() => this.review(repo.id, pull.number, pull.headRefOid));
       }
       const closeRate = this.options.plan.issueCloseRate ?? 0;
       for (const issue of closeRate > 0

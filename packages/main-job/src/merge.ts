@@ -4,7 +4,7 @@
 // those are settled as not merged.
 import { setTimeout as delay } from 'node:timers/promises';
 import type { GithubClient } from '@abp/pipeline/github/client';
-import { readPullByUrl, type PullStatus } from '@abp/pipeline/github/pulls';
+import { PullRequestError, readPullByUrl, type PullStatus } from '@abp/pipeline/github/pulls';
 import type { StageReport } from './stage.js';
 
 export type MergeOutcome = 'merged' | 'closed' | 'ci-failed' | 'not-merged' | 'timed-out';
@@ -58,7 +58,15 @@ export async function waitForMerges(
     const open: Array<{ fix: WatchedFix; pull: PullStatus }> = [];
     for (const fix of fixes) {
       if (settled.has(fix.taskId)) continue;
-      const pull = await readPullByUrl(github, fix.prUrl);
+      const pull = await readPullByUrl(github, fix.prUrl).catch((error: unknown) => {
+        if (!(error instanceof PullRequestError) || error.code !== 'pull-not-found') throw error;
+        // The job's GitHub is the simulator: what is missing is the pull request in its world, not a token's access.
+        throw new PullRequestError(
+          'pull-not-found',
+          `${fix.taskId} follows ${fix.prUrl}, which the simulator's world does not have: the world was built afresh (the simulator's log says when and why), so the pull requests opened in the one before are gone; run the job on a new data directory (ABP_HOME)`,
+          { cause: error },
+        );
+      });
       const outcome = settledOutcome(pull);
       if (outcome === null) {
         open.push({ fix, pull });

@@ -12,6 +12,7 @@ import {
   type SimStatus,
   type WorldSpec,
 } from '@abp/pipeline/dev-stack/sim-state';
+import { savedLiveWorldDate, utcDate } from '@abp/github-sim/world/live/world';
 import { isOurProcess, startDetached, stopDetached, tailOf, withLock } from '@abp/pipeline/dev-stack/processes';
 import type { StackConfig } from '@abp/pipeline/worker/config';
 import { StackError } from '@abp/pipeline/worker/errors';
@@ -26,6 +27,28 @@ export interface ServeSpec {
   webhookUrl: string | null;
   /** A fault plan file (schemas/sim-faults.ts), absolute. */
   faultsFile: string | null;
+}
+
+/** Where the small world of `seed` lives in a data directory: its repositories and state, and CI's scratch folder. */
+export function smallWorldFolder(home: string, seed: number): string {
+  return join(home, 'sim', `small-${seed}`);
+}
+
+/**
+ * How long a kept small world is resumed. Its last merges lie 18 to 21 days before its date and the registry criteria
+ * want one within 30 days of a rotation, so an older world would leave a new quarter's rotation empty.
+ */
+export const KEPT_WORLD_MAX_AGE_DAYS = 7;
+
+/**
+ * The day of the small world this data directory keeps for `seed`, while it is recent enough to resume; null when it
+ * keeps none or one too old (then a world dated today is built, without the pull requests of the old one).
+ */
+export function keptWorldDate(home: string, seed: number, today: string = utcDate()): string | null {
+  const kept = savedLiveWorldDate(join(smallWorldFolder(home, seed), 'world'));
+  if (kept === null) return null;
+  const ageDays = (Date.parse(`${today}T00:00:00Z`) - Date.parse(`${kept}T00:00:00Z`)) / 86_400_000;
+  return ageDays >= 0 && ageDays <= KEPT_WORLD_MAX_AGE_DAYS ? kept : null;
 }
 
 export function worldArgs(world: WorldSpec): string[] {

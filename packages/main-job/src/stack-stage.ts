@@ -6,7 +6,6 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createGithubClient, type GithubClient } from '@abp/pipeline/github/client';
 import { signingPaths } from '@abp/pipeline/signing/home';
 import { initSigning } from '@abp/pipeline/signing/key-rotation';
-import { utcDate } from '@abp/github-sim/world/live/world';
 import type { StackConfig } from '@abp/pipeline/worker/config';
 import { layoutOf, stackStatus, stackUp, type StackStatus } from '@abp/pipeline/dev-stack/dev-stack';
 import { portIsFree, tailOf } from '@abp/pipeline/dev-stack/processes';
@@ -19,7 +18,8 @@ import {
   webhookSecret,
 } from '@abp/pipeline/dev-stack/serve-stack';
 import { simLayout, simStatus, type SimStatus } from '@abp/pipeline/dev-stack/sim-state';
-import { simDown, simUp } from './sim-stack.js';
+import { keptWorldDate, simDown, simUp } from './sim-stack.js';
+import { utcDate } from '@abp/github-sim/world/live/world';
 import { PipelineError } from './errors.js';
 import type { StageReport } from './stage.js';
 import { AbpError } from '@abp/protocol/errors';
@@ -67,7 +67,7 @@ async function ensureSimulator(
       );
       return running;
     }
-    // Its deliveries would go nowhere: a restart rebuilds the world from its seed and today's date.
+    // Its deliveries would go nowhere: restarted, it resumes the world it keeps in the data directory.
     await simDown(config);
     report.note(
       `simulator restarted: it delivered webhooks to ${deliversTo || 'nowhere'}, abp serve listens at ${input.webhookUrl}`,
@@ -76,7 +76,9 @@ async function ensureSimulator(
   // The secret travels in the environment (never on a command line): simUp hands this process's environment on. It is
   // taken out again at once, so no process started later (the worker) inherits it.
   process.env.ABP_SIM_WEBHOOK_SECRET = input.secret;
-  const date = utcDate();
+  // The world this data directory keeps (resumed with its pull requests), or one dated today.
+  const kept = keptWorldDate(config.home, input.worldSeed);
+  const date = kept ?? utcDate();
   // Back on the address it had: the tasks of this data directory name pull requests by their URLs on it.
   const { portFile } = simLayout(config);
   const last = existsSync(portFile) ? Number(readFileSync(portFile, 'utf8').trim()) : Number.NaN;
@@ -95,7 +97,7 @@ async function ensureSimulator(
     delete process.env.ABP_SIM_WEBHOOK_SECRET;
   }
   report.note(
-    `simulator started (pid ${started.pid ?? '?'}): small world seed ${input.worldSeed} dated ${date}, maintainers merge green pull requests after ${input.reviewDelayMs} ms, log ${log}`,
+    `simulator started (pid ${started.pid ?? '?'}): small world seed ${input.worldSeed} dated ${date}${kept === null ? '' : ' (resumed with its pull requests)'}, maintainers merge green pull requests after ${input.reviewDelayMs} ms, log ${log}`,
   );
   return started;
 }

@@ -363,3 +363,63 @@ describe('abp start on a data directory it cannot use', () => {
     }
   });
 });
+
+describe('abp stop, then abp start, while a fix is still under review', () => {
+  it(
+    'resumes the same data directory: the simulator keeps its world, the task follows its pull request to the end',
+    async () => {
+      const home = await mkdtemp(join(tmpdir(), 'abp-main-job-resume-'));
+      const env = {
+        ABP_HOME: home,
+        ABP_TEMPORAL_PORT: String(await freePort()),
+        ABP_TEMPORAL_UI_PORT: String(await freePort()),
+        TEMPORAL_ADDRESS: '',
+        DATABASE_URL: '',
+        GITHUB_TOKEN: '',
+        GITHUB_API_URL: '',
+        ABP_SERVE_PORT: '',
+        ABP_FREEZE_IN: '',
+        ABP_ENVIRONMENTS: sharedEnvironmentStore,
+      };
+      const events = (result: CliResult) =>
+        result.stdout
+          .split('\n')
+          .filter((line) => line !== '')
+          .map((line) => JSON.parse(line) as PipelineEvent);
+      const notes = (all: PipelineEvent[], stage: string) =>
+        all.flatMap((event) => (event.event === 'note' && event.stage === stage ? [event.message] : []));
+      const oneTask = ['--seed', '16', '--count', '1', '--trials', '1', '--freeze-timeout', '240', '--json'];
+      try {
+        // The maintainers would take ten minutes: the merge stage gives up first, with the pull request open and green.
+        const first = await runAbp(
+          ['start', ...oneTask, '--review-delay-ms', '600000', '--merge-timeout', '20'],
+          env,
+          RUN_TIMEOUT_MS,
+        );
+        expect(first.code, first.stderr).toBe(1);
+        const opened = notes(events(first), 'solve').find((note) => note.includes(': opened '));
+        const prUrl = opened?.slice(opened.indexOf(': opened ') + ': opened '.length) ?? '';
+        expect(prUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/[^/]+\/[^/]+\/pull\/\d+$/);
+        expect(notes(events(first), 'merge').join('\n')).toContain('still waiting when the stage timed out');
+
+        const stopped = await runAbp(['stop'], env);
+        expect(stopped.code, stopped.stderr).toBe(0);
+
+        // Started again: the simulator resumes its world on its address, the task still follows the same pull request,
+        // the maintainers merge it, and the task freezes, is pulled and graded.
+        const second = await runAbp(['start', ...oneTask, '--review-delay-ms', '200'], env, RUN_TIMEOUT_MS);
+        const all = events(second);
+        expect(second.code, `${second.stderr}\n${JSON.stringify(all.at(-1))}`).toBe(0);
+        expect(notes(all, 'solve').join('\n')).toContain(`tracking, following ${prUrl}`);
+        expect(notes(all, 'merge').join('\n')).toContain(`${prUrl} (gh-`);
+        const summary = all.find((event) => event.event === 'summary')?.summary as MainJobSummary;
+        expect(summary.tasks).toMatchObject({ drawn: 1, merged: 1, scored: 1, pulled: 1 });
+        expect(readFileSync(join(home, 'logs', 'sim.log'), 'utf8')).toContain('resumed the world kept in');
+      } finally {
+        await runAbp(['stop'], env);
+        await rm(home, { recursive: true, force: true });
+      }
+    },
+    2 * RUN_TIMEOUT_MS,
+  );
+});

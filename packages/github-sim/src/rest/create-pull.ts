@@ -128,6 +128,7 @@ export function createPull(world: WorldReader, repo: SimRepo, input: CreatePullB
       // Not answers to a request: a world that cannot open pull requests at all is a simulator fault.
       case 'bad-option':
       case 'dir-not-empty':
+      case 'saved-state-invalid':
       case 'merge-conflict':
       case 'not-open':
         throw error;

@@ -6,7 +6,14 @@ import { Actors } from '@abp/github-sim/actors';
 import { startSimulator, type RunningSimulator } from '@abp/github-sim/server';
 import { WebhookDispatcher } from '@abp/github-sim/webhooks/dispatcher';
 import { createLiveCi } from '@abp/github-sim/world/live/ci';
-import { createLiveWorld, LiveWorldError, utcDate, worldDateClock } from '@abp/github-sim/world/live/world';
+import {
+  createLiveWorld,
+  LiveWorldError,
+  resumeLiveWorld,
+  savedLiveWorldDate,
+  utcDate,
+  worldDateClock,
+} from '@abp/github-sim/world/live/world';
 import { createScaleWorld } from '@abp/github-sim/world/scale';
 import { simFaultsFile, type SimFaultsFile } from '@abp/github-sim/fault-plan';
 import { resolveStackConfig } from '@abp/pipeline/worker/config';
@@ -18,7 +25,7 @@ import {
   type SimStatus,
   type WorldSpec,
 } from '@abp/pipeline/dev-stack/sim-state';
-import { simDown, simUp, type ServeSpec } from '../sim-stack.js';
+import { keptWorldDate, simDown, simUp, smallWorldFolder, type ServeSpec } from '../sim-stack.js';
 import { createOutput, type Output, type OutputOptions } from '@abp/grader/cli';
 
 export interface WorldOptions {
@@ -30,15 +37,18 @@ export interface WorldOptions {
   reviewDelayMs: number;
   webhookUrl?: string;
   faults?: string;
-  /** Small world: the day its clock starts (YYYY-MM-DD, 00:00 UTC); default today, so its history is recent. */
+  /**
+   * Small world: the day its clock starts (YYYY-MM-DD, 00:00 UTC). Default: the day of the world this data directory
+   * keeps for the seed, so a restart resumes it; today for a new one, so its history is recent.
+   */
   worldDate?: string;
 }
 
-/** The world to serve; a small world without a date is dated today (UTC), checked here where the user sees the error. */
-export function worldSpec(options: WorldOptions): WorldSpec {
+/** The world to serve, its date checked here where the user sees the error. */
+export function worldSpec(options: WorldOptions, home: string): WorldSpec {
   if (options.world === 'scale')
     return { world: 'scale', seed: options.seed, repos: options.repos, issues: options.issues };
-  const date = options.worldDate ?? utcDate();
+  const date = options.worldDate ?? keptWorldDate(home, options.seed) ?? utcDate();
   try {
     worldDateClock(date);
   } catch (error) {
@@ -106,7 +116,7 @@ export async function simServeCommand(options: WorldOptions): Promise<void> {
       'invalid-setting',
       'no token: set ABP_SIM_TOKEN (or ABP_SIM_TOKEN_FILE), or start the simulator with `abp sim up`',
     );
-  const spec = worldSpec(options);
+  const spec = worldSpec(options, config.home);
   const faults = options.faults ? readFaultsFile(options.faults) : null;
   const started = performance.now();
   const served =
@@ -156,16 +166,29 @@ async function serveLiveWorld(
   home: string,
   faults: SimFaultsFile | null,
 ): Promise<Served> {
-  // The world is rebuilt from its seed and date on every start: the same seed and day give the same repositories.
-  const dir = join(home, 'sim', `small-${spec.seed}`);
-  await rm(dir, { recursive: true, force: true });
+  // The world this data directory keeps for the seed and day is resumed, pull requests and all: tasks follow them by
+  // URL. Any other is built afresh from its seed and date, which give the same repositories.
+  const dir = smallWorldFolder(home, spec.seed);
+  const worldDir = join(dir, 'world');
+  const kept = savedLiveWorldDate(worldDir);
+  const resume = kept === spec.date;
+  if (kept !== null && !resume)
+    console.log(
+      `simulator: building the world dated ${spec.date} afresh in place of the one dated ${kept}; the pull requests opened in that one are gone`,
+    );
+  if (!resume) await rm(dir, { recursive: true, force: true });
+  await rm(join(dir, 'ci'), { recursive: true, force: true });
   // The solver's forks carry every known fix as fix/<issue>: what the reference solver of `abp start` opens upstream.
-  const world = await createLiveWorld({
-    seed: spec.seed,
-    dir: join(dir, 'world'),
-    generatedAt: worldDateClock(spec.date),
-    solverFixBranches: true,
-  });
+  const world = resume
+    ? resumeLiveWorld({ dir: worldDir })
+    : await createLiveWorld({
+        seed: spec.seed,
+        dir: worldDir,
+        generatedAt: worldDateClock(spec.date),
+        solverFixBranches: true,
+        keepState: true,
+      });
+  if (resume) console.log(`simulator: resumed the world kept in ${worldDir}`);
   const simulator = await startSimulator({
     world,
     tokens: new Set([token]),
@@ -219,7 +242,8 @@ export async function simUpCommand(options: WorldOptions & OutputOptions): Promi
   const out = createOutput(options);
   // Check the plan here, where the user sees the error, not only in the background process.
   if (options.faults) readFaultsFile(options.faults);
-  const status = await simUp(resolveStackConfig(), worldSpec(options), serveSpec(options));
+  const config = resolveStackConfig();
+  const status = await simUp(config, worldSpec(options, config.home), serveSpec(options));
   printStatus(out, status);
   out.data(status);
 }

@@ -4,7 +4,9 @@
 // repositories (pull request heads fetched as refs/pull/<n>/head, merges as real merge commits)
 // and are recorded as WorldEvents, in order, with times from an injected clock.
 
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { readdir, mkdir } from 'node:fs/promises';
+import { isAbsolute, join, relative } from 'node:path';
 import type {
   CheckConclusion,
   IssueQuery,
@@ -45,6 +47,25 @@ export interface LiveWorldOptions {
    * solver (solver/) looks for. Off by default, so the forks start as bare copies of upstream and tests push their own.
    */
   solverFixBranches?: boolean;
+  /**
+   * Save the world's state beside its repositories (SAVED_STATE_FILE) after every change, so `resumeLiveWorld` takes
+   * it up again after a restart: pull requests opened, checked and merged stay, as they do on GitHub.
+   */
+  keepState?: boolean;
+}
+
+/** Where a kept live world saves its issues, pull requests and clock, in its folder. */
+export const SAVED_STATE_FILE = 'world-state.json';
+const SAVED_FORMAT = 'abp-sim-live-world/1';
+
+/** A kept world's state file: what it was built as, and its data now, with repository paths relative to its folder. */
+interface SavedLiveWorld {
+  format: typeof SAVED_FORMAT;
+  seed: number;
+  generatedAt: string;
+  /** The clock's last reading: a resumed world's times go on from there. */
+  clockMs: number;
+  world: BuiltWorld;
 }
 
 /** `YYYY-MM-DD`: the day a served small world's clock starts, 00:00 UTC. */
@@ -80,7 +101,8 @@ export type LiveWorldErrorCode =
   | 'pull-exists'
   | 'no-commits'
   | 'not-open'
-  | 'merge-conflict';
+  | 'merge-conflict'
+  | 'saved-state-invalid';
 
 export class LiveWorldError extends AbpError<LiveWorldErrorCode> {}
 
@@ -150,12 +172,24 @@ export class LiveWorld implements WorldReader, WorldWriter {
   private readonly listeners = new Set<(event: WorldEvent) => void>();
   private readonly log: WorldEvent[] = [];
   private readonly clock: () => number;
+  private lastClockMs: number;
+  private readonly saveTo: string | null;
 
-  constructor(input: { seed: number; generatedAt: string; dir: string; now: () => number; built: BuiltWorld }) {
+  constructor(input: {
+    seed: number;
+    generatedAt: string;
+    dir: string;
+    now: () => number;
+    built: BuiltWorld;
+    /** The state file to keep current, or null for a world that lives only in memory. */
+    saveTo: string | null;
+  }) {
     this.seed = input.seed;
     this.generatedAt = input.generatedAt;
     this.gitRoot = input.dir;
     this.clock = input.now;
+    this.lastClockMs = Date.parse(input.generatedAt);
+    this.saveTo = input.saveTo;
     this.users = input.built.users;
     for (const user of this.users) {
       this.usersByLogin.set(user.login.toLowerCase(), user);
@@ -476,6 +510,7 @@ export class LiveWorld implements WorldReader, WorldWriter {
         });
       }
     }
+    this.save();
   }
 
   setChecks(repo: SimRepo, number: number, conclusion: CheckConclusion): SimPull {
@@ -591,12 +626,59 @@ export class LiveWorld implements WorldReader, WorldWriter {
   // ---- internals ----------------------------------------------------------------------------
 
   private now(): string {
-    return isoSeconds(Math.floor(this.clock() / 1000));
+    this.lastClockMs = this.clock();
+    return isoSeconds(Math.floor(this.lastClockMs / 1000));
   }
 
   private emit(event: WorldEvent): void {
     this.log.push(event);
+    // Saved before anyone hears of it: a webhook or a maintainer never acts on a change a restart would forget.
+    this.save();
     for (const listener of [...this.listeners]) listener(event);
+  }
+
+  /** Writes the state file of a kept world whole (a temporary file, then a rename): a crash leaves the last one. */
+  save(): void {
+    if (this.saveTo === null) return;
+    const saved: SavedLiveWorld = {
+      format: SAVED_FORMAT,
+      seed: this.seed,
+      generatedAt: this.generatedAt,
+      clockMs: this.lastClockMs,
+      world: this.builtNow(),
+    };
+    writeFileSync(`${this.saveTo}.partial`, JSON.stringify(saved));
+    renameSync(`${this.saveTo}.partial`, this.saveTo);
+  }
+
+  /** The world's data now in the shape it was built in, one entry per upstream repository with its fork. */
+  private builtNow(): BuiltWorld {
+    const comments = [...this.commentsOf.values()].flat();
+    const heads = [...this.heads.values()];
+    const repos = this.repos
+      .filter((repo) => !repo.isFork)
+      .map((repo) => {
+        const fork = this.repos.find((candidate) => this.upstreamOf.get(candidate.id) === repo.id);
+        const runner = this.runners.get(repo.id);
+        if (fork === undefined || runner === undefined)
+          throw new LiveWorldError('not-found', `${repo.owner}/${repo.name} has no fork or runner in this world`);
+        const fullName = `${repo.owner}/${repo.name}`;
+        return {
+          repo,
+          fork,
+          runner,
+          install: this.installs.get(repo.id) ?? null,
+          upstreamPath: relative(this.gitRoot, this.gitPathOf(repo)),
+          forkPath: relative(this.gitRoot, this.gitPathOf(fork)),
+          issues: this.issuesOf.get(repo.id) ?? [],
+          pulls: this.pullsOf.get(repo.id) ?? [],
+          comments: comments.filter((comment) => comment.repoId === repo.id),
+          heads: heads.filter((head) => head.repoId === repo.id),
+          fixes: this.fixes.filter((fix) => fix.repo === fullName),
+          flaky: this.flaky.filter((test) => test.repo === fullName),
+        };
+      });
+    return { users: this.users, repos };
   }
 
   private own(repo: Pick<SimRepo, 'id'>): SimRepo {
@@ -690,7 +772,91 @@ export async function createLiveWorld(options: LiveWorldOptions): Promise<LiveWo
     );
   const seed32 = mix32((seed >>> 0) ^ mix32(Math.floor(seed / 0x1_0000_0000) >>> 0));
   const built = await buildLiveRepos({ seed32, now, dir, solverFixBranches: options.solverFixBranches ?? false });
-  return new LiveWorld({ seed, generatedAt: isoSeconds(now), dir, now: options.now ?? tickingClock(now), built });
+  const world = new LiveWorld({
+    seed,
+    generatedAt: isoSeconds(now),
+    dir,
+    now: options.now ?? tickingClock(now),
+    built,
+    saveTo: options.keepState === true ? join(dir, SAVED_STATE_FILE) : null,
+  });
+  world.save();
+  return world;
+}
+
+/** The day (`YYYY-MM-DD`) of the kept world in `dir`, or null when `dir` holds none. */
+export function savedLiveWorldDate(dir: string): string | null {
+  const file = join(dir, SAVED_STATE_FILE);
+  return existsSync(file) ? readSavedWorld(file).generatedAt.slice(0, 10) : null;
+}
+
+/**
+ * The kept world in `dir` as it was last saved, its repositories as they are on disk, its clock going on from its last
+ * reading (or `now`), still saving every change.
+ */
+export function resumeLiveWorld(options: { dir: string; now?: () => number }): LiveWorld {
+  const file = join(options.dir, SAVED_STATE_FILE);
+  const saved = readSavedWorld(file);
+  const built: BuiltWorld = {
+    users: saved.world.users,
+    repos: saved.world.repos.map((entry) => ({
+      ...entry,
+      upstreamPath: gitFolder(options.dir, file, entry.upstreamPath),
+      forkPath: gitFolder(options.dir, file, entry.forkPath),
+    })),
+  };
+  return new LiveWorld({
+    seed: saved.seed,
+    generatedAt: saved.generatedAt,
+    dir: options.dir,
+    now: options.now ?? tickingClock(Math.floor(saved.clockMs / 1000)),
+    built,
+    saveTo: file,
+  });
+}
+
+function savedStateInvalid(file: string, problem: string): LiveWorldError {
+  return new LiveWorldError(
+    'saved-state-invalid',
+    `${file}: ${problem}; remove its folder to build the world again from its seed (its pull requests are then gone)`,
+  );
+}
+
+function readSavedWorld(file: string): SavedLiveWorld {
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw savedStateInvalid(file, `not readable as JSON (${(error as Error).message})`);
+  }
+  const saved = value as Partial<SavedLiveWorld> | null;
+  if (saved?.format !== SAVED_FORMAT)
+    throw savedStateInvalid(
+      file,
+      `format is ${JSON.stringify(saved?.format)}, expected ${JSON.stringify(SAVED_FORMAT)}`,
+    );
+  if (
+    !Number.isSafeInteger(saved.seed) ||
+    typeof saved.generatedAt !== 'string' ||
+    !Number.isFinite(Date.parse(saved.generatedAt)) ||
+    !Number.isFinite(saved.clockMs) ||
+    !Array.isArray(saved.world?.users) ||
+    !Array.isArray(saved.world.repos)
+  )
+    throw savedStateInvalid(
+      file,
+      'seed, generatedAt, clockMs, world.users or world.repos is missing or of the wrong type',
+    );
+  return saved as SavedLiveWorld;
+}
+
+/** A saved repository path, which must name a bare repository inside the world's folder. */
+function gitFolder(dir: string, file: string, saved: unknown): string {
+  if (typeof saved !== 'string' || saved === '' || isAbsolute(saved) || saved.split(/[\\/]/).includes('..'))
+    throw savedStateInvalid(file, `repository path ${JSON.stringify(saved)} is not a folder inside ${dir}`);
+  const path = join(dir, saved);
+  if (!existsSync(join(path, 'HEAD'))) throw savedStateInvalid(file, `${path} is not a bare git repository`);
+  return path;
 }
 
 /** The known fixes of a live world, one per fixable open issue. */
