@@ -4,11 +4,11 @@
 // same seed reuses what is stored and gives the same draw record bytes and bundle digests. Each run happens once, in a
 // hook, and the tests read what it left: a run that fails is one failure, not one per test that reads it. The stack
 // is torn down even when an assertion fails.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, statfs, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -421,5 +421,82 @@ describe('abp stop, then abp start, while a fix is still under review', () => {
       }
     },
     2 * RUN_TIMEOUT_MS,
+  );
+});
+
+// Mounting a tmpfs needs root, which CI and the machines this runs on have; elsewhere the block is skipped, named.
+describe.runIf(process.getuid?.() === 0)('abp start with the freeze folder on a full disk', () => {
+  it(
+    'stalls the freeze with its cause, shown by abp status, and ends scored once the disk is freed',
+    async () => {
+      const home = await mkdtemp(join(tmpdir(), 'abp-main-job-full-'));
+      const env = {
+        ABP_HOME: home,
+        ABP_TEMPORAL_PORT: String(await freePort()),
+        ABP_TEMPORAL_UI_PORT: String(await freePort()),
+        TEMPORAL_ADDRESS: '',
+        DATABASE_URL: '',
+        GITHUB_TOKEN: '',
+        GITHUB_API_URL: '',
+        ABP_SERVE_PORT: '',
+        ABP_FREEZE_IN: '',
+        ABP_ENVIRONMENTS: sharedEnvironmentStore,
+      };
+      // The worker's freeze checkouts go to <home>/freeze-work: a 64 MiB tmpfs, filled to the last byte.
+      const small = join(home, 'freeze-work');
+      await mkdir(small, { recursive: true });
+      execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=64m', 'tmpfs', small]);
+      const filler = join(small, 'filler');
+      const free = await statfs(small);
+      await writeFile(filler, Buffer.alloc(free.bavail * free.bsize)).catch((error: NodeJS.ErrnoException) => {
+        if (error.code !== 'ENOSPC') throw error;
+      });
+      try {
+        const child = spawn(
+          process.execPath,
+          [abpBin, 'start', '--seed', '16', '--count', '1', '--trials', '1', '--review-delay-ms', '200', '--json'],
+          { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] },
+        );
+        let stdout = '';
+        child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+        const exited = new Promise<number | null>((resolveExit) => child.once('close', resolveExit));
+
+        // The operator's view, through the CLI, while the job waits on the freeze.
+        let stalled: Array<{ taskId: string; fault: string; message: string }> = [];
+        const deadline = Date.now() + RUN_TIMEOUT_MS / 2;
+        while (stalled.length === 0 && Date.now() < deadline && child.exitCode === null) {
+          await new Promise((resolveWait) => setTimeout(resolveWait, 2_000));
+          const status = await runAbp(['status', '--json'], env);
+          if (status.code !== 0) continue;
+          const tasks = (JSON.parse(status.stdout) as { tasks: { value?: { stalled?: typeof stalled } } }).tasks;
+          stalled = tasks.value?.stalled ?? [];
+        }
+        expect(stalled, stdout.slice(-3_000)).toEqual([
+          expect.objectContaining({ taskId: 'gh-priya-venkat-batchkit-3', fault: 'disk-full' }),
+        ]);
+        await rm(filler);
+
+        const code = await exited;
+        const events = stdout
+          .split('\n')
+          .filter((line) => line !== '')
+          .map((line) => JSON.parse(line) as PipelineEvent);
+        expect(code, JSON.stringify(events.at(-1))).toBe(0);
+        const summary = events.find((event) => event.event === 'summary')?.summary as MainJobSummary;
+        expect(summary.tasks).toMatchObject({ drawn: 1, merged: 1, scored: 1, rejected: 0 });
+        const shown = await runAbp(['task', 'show', 'gh-priya-venkat-batchkit-3', '--json'], env);
+        expect(shown.code, shown.stderr).toBe(0);
+        const causes = (JSON.parse(shown.stdout) as { events: Array<{ cause: string; to: string }> }).events.map(
+          (event) => `${event.cause}→${event.to}`,
+        );
+        expect(causes).toEqual(expect.arrayContaining(['freeze-stalled→freezing', 'frozen→scored']));
+        expect(causes.some((cause) => cause.endsWith('→rejected'))).toBe(false);
+      } finally {
+        await runAbp(['stop'], env);
+        execFileSync('umount', ['-l', small]);
+        await rm(home, { recursive: true, force: true });
+      }
+    },
+    RUN_TIMEOUT_MS,
   );
 });
