@@ -15,6 +15,8 @@ export type EnvironmentErrorCode =
   | 'unsafe-layer'
   | 'layer-source-changed'
   | 'invalid-image'
+  /** An imported base's layer (or its index, manifest or config) larger than stated, compressed or not. */
+  | 'image-too-large'
   | 'environment-unavailable';
 
 export class EnvironmentError extends AbpError<EnvironmentErrorCode> {}

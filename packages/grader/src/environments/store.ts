@@ -27,6 +27,28 @@ import { canonicalJson } from '@abp/protocol/schemas/canonical-json';
 import { EnvironmentError } from './errors.js';
 import { unpackLayer, writeLayer } from './layer-tar.js';
 import { isAlive } from '../execution/liveness.js';
+import { BoundedReadError, MiB, readBoundedFile } from '@abp/protocol/files/bounded-read';
+
+/** An image's index, manifest or config: KiB; a blob far larger is not one. */
+const MAX_IMAGE_JSON_BYTES = 16 * MiB;
+/**
+ * One layer of an imported base, compressed and uncompressed: a slim base's layers are tens of MiB, a full one's a few
+ * hundred. Read whole, so bounded; a gzip bomb stops at the bound instead of filling memory.
+ */
+export const MAX_IMAGE_LAYER_BYTES = 1024 * MiB;
+
+function gunzipLayer(bytes: Buffer, archive: string): Buffer {
+  try {
+    return gunzipSync(bytes, { maxOutputLength: MAX_IMAGE_LAYER_BYTES });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE')
+      throw new EnvironmentError(
+        'image-too-large',
+        `${archive}: a layer uncompresses to more than the ${MAX_IMAGE_LAYER_BYTES / MiB} MiB allowed for one layer`,
+      );
+    throw new EnvironmentError('invalid-image', `${archive}: a layer is not valid gzip (${(error as Error).message})`);
+  }
+}
 
 export const MEDIA_TYPES = {
   manifest: 'application/vnd.oci.image.manifest.v1+json',
@@ -321,10 +343,14 @@ export class EnvironmentStore {
     await mkdir(staging, { recursive: true });
     try {
       await unpackLayer(archive, staging, `OCI archive ${archive}`);
-      const read = async (digest: string): Promise<Buffer> => {
-        const bytes = await readFile(join(staging, 'blobs', 'sha256', checkDigest(digest, `${archive}: blob`))).catch(
-          () => {
-            throw new EnvironmentError('layer-missing', `${archive} names blob ${digest} but does not hold it`);
+      // Each blob read whole, bounded: a JSON one to MAX_IMAGE_JSON_BYTES, a layer to MAX_IMAGE_LAYER_BYTES.
+      const read = async (digest: string, maxBytes = MAX_IMAGE_JSON_BYTES): Promise<Buffer> => {
+        const path = join(staging, 'blobs', 'sha256', checkDigest(digest, `${archive}: blob`));
+        const bytes = await readBoundedFile(path, { maxBytes, what: `a blob of ${archive}` }).catch(
+          (error: unknown) => {
+            if (error instanceof BoundedReadError && error.code === 'unreadable')
+              throw new EnvironmentError('layer-missing', `${archive} names blob ${digest} but does not hold it`);
+            throw error;
           },
         );
         const found = `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
@@ -335,7 +361,14 @@ export class EnvironmentStore {
           );
         return bytes;
       };
-      const index = JSON.parse(await readFile(join(staging, 'index.json'), 'utf8')) as { manifests?: Descriptor[] };
+      const index = JSON.parse(
+        (
+          await readBoundedFile(join(staging, 'index.json'), {
+            maxBytes: MAX_IMAGE_JSON_BYTES,
+            what: `the index of ${archive}`,
+          })
+        ).toString('utf8'),
+      ) as { manifests?: Descriptor[] };
       const entry = index.manifests?.[0];
       if (entry === undefined)
         throw new EnvironmentError('invalid-image', `${archive}: its index.json names no manifest`);
@@ -348,9 +381,11 @@ export class EnvironmentStore {
       const config = JSON.parse((await read(manifest.config.digest)).toString('utf8')) as ImageConfig;
       const layers: Descriptor[] = [];
       for (const [position, layer] of manifest.layers.entries()) {
-        const bytes = await read(layer.digest);
+        const bytes = await read(layer.digest, MAX_IMAGE_LAYER_BYTES);
         const plain =
-          layer.mediaType.endsWith('+gzip') || layer.mediaType.endsWith('.tar.gzip') ? gunzipSync(bytes) : bytes;
+          layer.mediaType.endsWith('+gzip') || layer.mediaType.endsWith('.tar.gzip')
+            ? gunzipLayer(bytes, archive)
+            : bytes;
         if (layer.mediaType.endsWith('+zstd'))
           throw new EnvironmentError(
             'invalid-image',

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { codeOf } from './environment-error.js';
 import { unpackLayer } from '../../src/environments/layer-tar.js';
-import { EnvironmentStore, type ImageConfig } from '../../src/environments/store.js';
+import { EnvironmentStore, MAX_IMAGE_LAYER_BYTES, type ImageConfig } from '../../src/environments/store.js';
 
 let work: string;
 let store: EnvironmentStore;
@@ -130,18 +130,20 @@ describe('root file systems by chain of layers', () => {
 });
 
 describe('importing an OCI archive as a base', () => {
+  let archives = 0;
   /** An OCI layout as registries serve it: one gzip layer, the config naming its uncompressed digest. */
-  async function layoutArchive(diffIdOverride?: string): Promise<string> {
+  async function layoutArchive(diffIdOverride?: string, layerOverride?: Buffer): Promise<string> {
     const { gzipSync } = await import('node:zlib');
     const { createHash } = await import('node:crypto');
     const { writeLayer } = await import('../../src/environments/layer-tar.js');
     const sha = (bytes: Buffer) => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
-    const tar = path.join(work, 'base-layer.tar');
+    const made = (archives += 1);
+    const tar = path.join(work, `base-layer-${made}.tar`);
     const plain = await writeLayer(
-      await folder('base-root', { 'etc/os-release': 'ID=debian\n', 'usr/bin/python3': '#!' }),
+      await folder(`base-root-${made}`, { 'etc/os-release': 'ID=debian\n', 'usr/bin/python3': '#!' }),
       tar,
     );
-    const gzipped = gzipSync(await readFile(tar));
+    const gzipped = layerOverride ?? gzipSync(await readFile(tar));
     const config = Buffer.from(
       JSON.stringify({
         architecture: 'amd64',
@@ -189,6 +191,19 @@ describe('importing an OCI archive as a base', () => {
 
   it('refuses a layer that does not uncompress to the diff id its config names', async () => {
     expect(await codeOf(store.importArchive(await layoutArchive(`sha256:${'2'.repeat(64)}`)))).toBe('layer-tampered');
+  });
+
+  it('refuses a gzip layer that is not gzip, and one that uncompresses past the bound (a gzip bomb), by their codes', async () => {
+    expect(await codeOf(store.importArchive(await layoutArchive(undefined, Buffer.from('not gzip at all'))))).toBe(
+      'invalid-image',
+    );
+    // Seventeen gzip members of 64 MiB of zeros each: about 1 MiB that would uncompress to 1088 MiB.
+    const { gzipSync } = await import('node:zlib');
+    const member = gzipSync(Buffer.alloc(64 * 1024 * 1024), { level: 9 });
+    const bomb = Buffer.concat(Array.from({ length: 17 }, () => member));
+    const refusal = store.importArchive(await layoutArchive(undefined, bomb));
+    await expect(refusal).rejects.toThrow(`uncompresses to more than the ${MAX_IMAGE_LAYER_BYTES / (1024 * 1024)} MiB`);
+    expect(await codeOf(refusal)).toBe('image-too-large');
   });
 });
 

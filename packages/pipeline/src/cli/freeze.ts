@@ -2,7 +2,6 @@
 // publish it (freeze/published-tasks.ts) so `abp serve` lists it and `abp pull` fetches it. For operators and tests; the
 // pipeline runs the same freezeTask from the task workflow. The draw's facts are the operator's to give (cli/commands.ts
 // refuses a freeze without them); the cutoffs they imply are resolved before anything is built or run.
-import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { BundleStore } from '../freeze/bundle/store.js';
@@ -16,6 +15,15 @@ import { resolveStackConfig } from '../worker/config.js';
 import { CommandFailed, createOutput, type OutputOptions } from '@abp/grader/cli';
 import { EnvironmentStore } from '@abp/grader/environments';
 import { homePaths } from '@abp/grader/home';
+import { MiB, readBoundedFile } from '@abp/protocol/files/bounded-read';
+
+/** An issue file, a recipe or a fix patch: KiB, a large patch a few MiB; far larger is not one, and is not read. */
+const MAX_FREEZE_INPUT_BYTES = 16 * MiB;
+
+/** The text of an operator's input file: a regular file, at most MAX_FREEZE_INPUT_BYTES (bounded-read's codes). */
+async function readInput(path: string, what: string): Promise<string> {
+  return (await readBoundedFile(path, { maxBytes: MAX_FREEZE_INPUT_BYTES, what })).toString('utf8');
+}
 
 export interface FreezeCommandOptions extends OutputOptions {
   repo: string;
@@ -39,7 +47,14 @@ export async function recipeOf(
   gitDir: string,
 ): Promise<RunnerRecipe> {
   if (options.recipe === undefined) return recipeFor({ repo: options.repo, gitDir, base: options.base, entry: null });
-  const parsed = runnerRecipeSchema.safeParse(JSON.parse(await readFile(options.recipe, 'utf8')));
+  let value: unknown;
+  try {
+    value = JSON.parse(await readInput(options.recipe, 'a runner recipe'));
+  } catch (error) {
+    if (!(error instanceof SyntaxError)) throw error;
+    throw new CommandFailed('invalid-documents', `${options.recipe}: not JSON (${error.message})`);
+  }
+  const parsed = runnerRecipeSchema.safeParse(value);
   if (!parsed.success)
     throw new CommandFailed(
       'invalid-documents',
@@ -52,9 +67,10 @@ const issueFile = z.object({ number: z.int().positive(), title: z.string().trim(
 
 /** The issue as GitHub gives it (`gh issue view N --json number,title,body`): the text captured into the bundle. */
 async function readIssue(path: string): Promise<TaskFreezeInput['issue']> {
+  const text = await readInput(path, 'an issue file');
   let value: unknown;
   try {
-    value = JSON.parse(await readFile(path, 'utf8'));
+    value = JSON.parse(text);
   } catch (error) {
     throw new CommandFailed(
       'invalid-documents',
@@ -78,7 +94,7 @@ export async function freezeCommand(options: FreezeCommandOptions): Promise<void
   const issue = await readIssue(options.issue);
   const fix: TaskFreezeInput['fix'] = /^[0-9a-f]{40}$/.test(options.fix)
     ? { kind: 'commit', commit: options.fix }
-    : { kind: 'patch', patch: await readFile(options.fix, 'utf8') };
+    : { kind: 'patch', patch: await readInput(options.fix, 'a fix patch') };
   const home = resolveStackConfig().home;
   const paths = signingPaths(home);
   const attestor = await loadOperatorAttestor(home).catch((error: Error) => {

@@ -96,6 +96,21 @@ describe('abp freeze takes the provenance from its operator, and checks it first
     expect(refused.stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(refused.stderr).toContain('model-cutoffs.json');
   });
+
+  it('refuses an issue, recipe or patch that is not a regular file, each naming it', async () => {
+    const facts = ['--sourced-at', '2026-06-01T00:00:00Z', '--registry-version', 'abp-registry/2026Q2'];
+    for (const [flag, what] of [
+      ['--issue', 'an issue file'],
+      ['--recipe', 'a runner recipe'],
+      ['--fix', 'a fix patch'],
+    ] as const) {
+      // The last of a repeated flag counts: /dev/zero, which would never end, stands in for the real file.
+      const refused = await freeze([...facts, '--draw-seed', '7', flag, '/dev/zero'], join(root, 'no-such-clone'));
+      expect(refused.code, flag).toBe(1);
+      expect(errorCode(refused), flag).toBe('not-a-regular-file');
+      expect(refused.stderr, flag).toContain(`/dev/zero is not a regular file (a device): give ${what} as a file`);
+    }
+  });
 });
 
 describe('a task frozen by hand reaches abp run', () => {
