@@ -91,6 +91,8 @@ export default tseslint.config(
       '.cache/',
       'coverage/',
       'packages/pipeline/migrations/',
+      // Other repositories' manifests, captured for the detection coverage bench.
+      'bench/corpus/',
       // Deliberate rule breaches that test/layering.test.ts lints on purpose.
       'test/fixtures/',
     ],

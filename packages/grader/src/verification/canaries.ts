@@ -152,6 +152,7 @@ function place(runner: RunnerName, input: CanaryInput): Placement | string {
       return goPlacement(file, sentinels);
     case 'cargo-test':
       return cargoPlacement(file, sentinels);
+    case 'mocha':
     case 'maven-surefire':
     case 'plain':
       return `no sentinels for ${runner} yet`;
@@ -529,6 +530,7 @@ function selectingArgv(plan: RunnerPlan, placement: Placement): string[] | strin
       return goArgv(argv, path, placement.names);
     case 'cargo-test':
       return cargoArgv(argv, path, placement.names);
+    case 'mocha':
     case 'maven-surefire':
     case 'plain':
       return notSelected;

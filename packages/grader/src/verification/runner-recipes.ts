@@ -8,7 +8,7 @@ import { PYTEST_NODE_ID_PLUGIN } from '../test-reports/pytest-node-ids.js';
 import { AbpError } from '@abp/protocol/errors';
 
 export type RunnerName =
-  'pytest' | 'go-test' | 'vitest' | 'jest' | 'node-test' | 'cargo-test' | 'maven-surefire' | 'plain';
+  'pytest' | 'go-test' | 'vitest' | 'jest' | 'mocha' | 'node-test' | 'cargo-test' | 'maven-surefire' | 'plain';
 
 export type ReportSource =
   | { readonly kind: 'file'; readonly path: string }
@@ -126,6 +126,7 @@ export function planRunner(
   const jsName = jsBin === -1 ? undefined : baseName(argv[jsBin] ?? '');
   if (jsName === 'vitest') return planVitest(argv, jsBin, reportDir);
   if (jsName === 'jest') return planJest(argv, reportDir);
+  if (jsName === 'mocha' || jsName === '_mocha') return planMocha(argv, jsBin, reportDir);
   // npm/pnpm/yarn `test` scripts hide which runner they call: trust the exit code only.
   return { runner: 'plain', argv: [...argv], report: null, files: [], env: {} };
 }
@@ -245,6 +246,26 @@ function planJest(argv: readonly string[], reportDir: string): RunnerPlan {
     runner: 'jest',
     argv: beforeDoubleDash(argv, ['--json', `--outputFile=${file}`]),
     report: { format: 'jest-json', source: { kind: 'file', path: file } },
+    files: [],
+    env: {},
+  };
+}
+
+const MOCHA_REPORTER_OPTIONS = new Set(['--reporter', '-R', '--reporter-option', '--reporter-options', '-O']);
+
+function planMocha(argv: readonly string[], binAt: number, reportDir: string): RunnerPlan {
+  const file = path.join(reportDir, 'mocha.xml');
+  // One reporter per run: a task's own (and its options) would take the report's place, so they are replaced; watch
+  // mode is never a grader's.
+  const own = argv.filter((arg, index) => {
+    const option = arg.split('=', 1)[0] ?? arg;
+    const isValueOfPrevious = index > binAt && !arg.startsWith('-') && MOCHA_REPORTER_OPTIONS.has(argv[index - 1] ?? '');
+    return !MOCHA_REPORTER_OPTIONS.has(option) && !isValueOfPrevious && arg !== '--watch' && arg !== '-w';
+  });
+  return {
+    runner: 'mocha',
+    argv: beforeDoubleDash(own, ['--reporter', 'xunit', '--reporter-option', `output=${file}`]),
+    report: { format: 'junit-xml', source: { kind: 'file', path: file } },
     files: [],
     env: {},
   };

@@ -46,9 +46,11 @@ export function verificationCommands(input: {
     case 'jest':
       narrowed = narrowJestLike(narrow, ' › ');
       break;
+    case 'mocha':
     case 'maven-surefire':
     case 'plain':
-      // Not narrowed: Surefire's -Dtest wants class names that junit ids do not reliably give.
+      // Not narrowed: Surefire's -Dtest wants class names that junit ids do not reliably give; mocha's --grep matches
+      // titles, not the file-and-title ids its xunit report gives.
       narrowed = null;
       break;
   }

@@ -4,6 +4,7 @@ import { parseCommandLine } from '@abp/grader/verification';
 import { planRunner } from '@abp/grader/verification';
 import { detectRunner, readFiles } from '../registry/criteria/detect.js';
 import { loadCriteria } from '../registry/criteria/load.js';
+import { detectSuite, isReadManifest } from '../registry/suites/detect-suite.js';
 import type { RunnerRecipe } from '../registry/criteria/schema.js';
 import type { RegistryEntry } from '@abp/protocol/schemas/abp-registry';
 import { FreezeError } from './errors.js';
@@ -61,11 +62,22 @@ export async function recipeFor(where: {
   for (const path of readFiles(criteria))
     if (present.has(path)) texts[path] = await git(where.gitDir, ['show', `${where.base}:${path}`]);
   const { ecosystem, recipe } = detectRunner({ paths, texts }, criteria);
-  if (recipe === null) {
-    throw new FreezeError(
-      'unsupported-runner',
-      `${where.repo}: no runner recipe at ${where.base} (${ecosystem ?? 'unknown ecosystem'}); add an override to registry/criteria/overrides.json`,
-    );
-  }
-  return recipe;
+  if (recipe !== null) return recipe;
+  // Where the criteria's rules find nothing, detection over the whole tree (registry/suites/): the package manager the
+  // repository declares, the runner its scripts call, wherever its tests are.
+  const manifests = paths
+    .filter(isReadManifest)
+    .sort((a, b) => a.split('/').length - b.split('/').length)
+    .slice(0, MAX_MANIFESTS);
+  const manifestTexts = new Map<string, string>();
+  for (const path of manifests) manifestTexts.set(path, await git(where.gitDir, ['show', `${where.base}:${path}`]));
+  const suite = detectSuite({ paths, text: (path) => manifestTexts.get(path) });
+  if (suite?.recipe) return suite.recipe;
+  throw new FreezeError(
+    'unsupported-runner',
+    `${where.repo}: no runner recipe at ${where.base} (${suite === null ? (ecosystem ?? 'unknown ecosystem') : `${suite.ecosystem}, ${suite.runners.join(' and ') || 'no runner found'}: ${suite.unsupported ?? ''}`}); add an override to registry/criteria/overrides.json`,
+  );
 }
+
+/** Manifests read for detection at most: a monorepo's package.json files, shallowest first. */
+const MAX_MANIFESTS = 300;

@@ -1,0 +1,3 @@
+module github.com/gohugoio/hugoDocs
+
+go 1.26.0

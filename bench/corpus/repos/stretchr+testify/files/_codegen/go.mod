@@ -1,0 +1,3 @@
+module github.com/stretchr/testify/_codegen
+
+go 1.11

@@ -1,0 +1,77 @@
+// Python suites: pytest wherever the project configures or depends on it (pytest.ini, [tool.pytest…] in
+// pyproject.toml, [tool:pytest] in setup.cfg, [pytest] in tox.ini, a conftest.py), else unittest, which pytest runs and
+// names as it names its own; installed with the project's test extras, dependency groups and test requirements, so the
+// suite has what it imports. Run by pytest, read by its JUnit XML with node ids (the freeze's pytest plan).
+import { isOwnTestPath, type RepoTree } from './repo-tree.js';
+import { runnable, type SuiteCandidate } from './suite.js';
+
+const TEST_FILE = /(^|\/)(test_[^/]*|[^/]*_test)\.py$|(^|\/)tests?\/.*\.py$/;
+/** Extras and dependency groups that hold what the tests need, by the names projects give them. */
+const TEST_SETS = ['test', 'tests', 'testing', 'dev'];
+
+export function detectPython(tree: RepoTree): SuiteCandidate | null {
+  const present = (path: string) => tree.paths.includes(path);
+  if (!['pyproject.toml', 'setup.py', 'setup.cfg'].some(present)) return null;
+  const pyproject = tree.text('pyproject.toml') ?? '';
+  const setupCfg = tree.text('setup.cfg') ?? '';
+  const toxIni = tree.text('tox.ini') ?? '';
+  const testFiles = tree.paths.filter((path) => isOwnTestPath(path) && TEST_FILE.test(path)).length;
+  // requirements-test.txt, test-requirements.txt, requirements/tests.txt: near the root, where projects keep them.
+  const requirements = tree.paths.filter(
+    (path) =>
+      path.split('/').length <= 2 &&
+      /(^|\/)(requirements[^/]*test[^/]*|test[^/]*requirements[^/]*|requirements\/(test|tests|testing|dev)[^/]*)\.txt$/i.test(
+        path,
+      ),
+  );
+  const mentionsPytest =
+    present('pytest.ini') ||
+    /^\[tool\.pytest(\.ini_options)?\]/m.test(pyproject) ||
+    /^\[tool:pytest\]/m.test(setupCfg) ||
+    /^\[pytest\]/m.test(toxIni) ||
+    tree.paths.some((path) => isOwnTestPath(path) && /(^|\/)conftest\.py$/.test(path)) ||
+    /\bpytest\b/.test(pyproject) ||
+    /\bpytest\b/.test(toxIni) ||
+    requirements.some((path) => /\bpytest\b/.test(tree.text(path) ?? ''));
+  const packageManager = present('uv.lock')
+    ? 'uv'
+    : present('poetry.lock') || /^\[tool\.poetry\]/m.test(pyproject)
+      ? 'poetry'
+      : present('pdm.lock')
+        ? 'pdm'
+        : /^\[tool\.hatch\.envs/m.test(pyproject)
+          ? 'hatch'
+          : 'pip';
+
+  const extras = tableKeys(pyproject, 'project.optional-dependencies').filter((key) => TEST_SETS.includes(key));
+  const groups = tableKeys(pyproject, 'dependency-groups').filter((key) => TEST_SETS.includes(key));
+  const install = [
+    `python -m pip install -e .${extras.length > 0 ? `[${extras.join(',')}]` : ''}`,
+    // PEP 735 groups: pip installs them since 25.1.
+    ...groups.map((group) => `python -m pip install --group ${group}`),
+    ...requirements.map((path) => `python -m pip install -r ${path}`),
+    // The runner itself, whether or not the project lists it (unittest suites do not).
+    'python -m pip install pytest',
+  ];
+  return runnable(
+    { ecosystem: 'python', packageManager, runners: [mentionsPytest ? 'pytest' : 'unittest'], testFiles },
+    { install, test: 'python -m pytest', report: 'junit-xml' },
+    'pytest',
+  );
+}
+
+/** The keys of a TOML table (`[project.optional-dependencies]`), read line by line: enough for keys at its top level. */
+export function tableKeys(toml: string, table: string): string[] {
+  const keys: string[] = [];
+  let inside = false;
+  for (const line of toml.split('\n')) {
+    const header = /^\s*\[([^\]]+)\]\s*$/.exec(line);
+    if (header) {
+      inside = header[1]?.trim() === table;
+      continue;
+    }
+    const key = inside ? /^\s*["']?([A-Za-z0-9_.-]+)["']?\s*=/.exec(line)?.[1] : undefined;
+    if (key !== undefined) keys.push(key.toLowerCase());
+  }
+  return keys;
+}

@@ -1,0 +1,27 @@
+// Rust suites: `cargo test` over the whole workspace (a virtual workspace has no root crate to test alone), read from
+// libtest's output; a repository that runs cargo-nextest in CI runs the same libtest tests under `cargo test`.
+import { isOwnTestPath, type RepoTree } from './repo-tree.js';
+import { runnable, type SuiteCandidate } from './suite.js';
+
+export function detectRust(tree: RepoTree): SuiteCandidate | null {
+  if (!tree.paths.includes('Cargo.toml')) return null;
+  const manifest = tree.text('Cargo.toml') ?? '';
+  const workspace = /^\[workspace\]/m.test(manifest);
+  // Unit tests live beside the code (#[cfg(test)]), so every Rust source counts as where tests may be.
+  const testFiles = tree.paths.filter((path) => isOwnTestPath(path) && path.endsWith('.rs')).length;
+  const nextest = tree.paths.some((path) => path === '.config/nextest.toml');
+  return runnable(
+    {
+      ecosystem: 'rust',
+      packageManager: 'cargo',
+      runners: nextest ? ['cargo-nextest', 'cargo-test'] : ['cargo-test'],
+      testFiles,
+    },
+    {
+      install: ['cargo fetch'],
+      test: workspace ? 'cargo test --workspace --no-fail-fast' : 'cargo test --no-fail-fast',
+      report: 'cargo-test-text',
+    },
+    'cargo-test',
+  );
+}

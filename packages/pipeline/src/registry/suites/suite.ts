@@ -1,0 +1,38 @@
+// What test-suite detection finds in a repository: its ecosystem, the package manager it declares, the runner its own
+// scripts and CI call, and, when the freeze can install, run and read that runner per test here, the recipe to do it.
+
+import type { RunnerRecipe } from '../criteria/schema.js';
+import type { RepoTree } from './repo-tree.js';
+
+export const ECOSYSTEMS = ['node', 'python', 'go', 'rust', 'jvm', 'cpp', 'ruby', 'php'] as const;
+export type Ecosystem = (typeof ECOSYSTEMS)[number];
+
+export interface SuiteCandidate {
+  ecosystem: Ecosystem;
+  /** npm, pnpm, yarn-classic, yarn-berry, bun, pip, poetry, uv, pdm, hatch, go, cargo, maven, gradle, cmake, bundler, composer. */
+  packageManager: string;
+  /** The runners the suite uses, the main one first (jest, pytest, go-test, maven-surefire, ctest and googletest, …). */
+  runners: string[];
+  /** Test files of this ecosystem in the tree: where the tests are decides between ecosystems. */
+  testFiles: number;
+  /** How the freeze installs, runs and reads it; null when it cannot here, and `unsupported` says why. */
+  recipe: RunnerRecipe | null;
+  unsupported: string | null;
+}
+
+/** One ecosystem's detector: its candidate when the tree has that ecosystem's manifest, else null. */
+export type EcosystemDetector = (tree: RepoTree) => SuiteCandidate | null;
+
+/** A candidate the freeze can run, with its recipe; `runner` is the one the freeze runs, by default the main one. */
+export function runnable(
+  base: Omit<SuiteCandidate, 'recipe' | 'unsupported'>,
+  recipe: Omit<RunnerRecipe, 'ecosystem' | 'runner'>,
+  runner: string = base.runners[0] ?? 'unknown',
+): SuiteCandidate {
+  return { ...base, recipe: { runner, ecosystem: base.ecosystem, ...recipe }, unsupported: null };
+}
+
+/** A candidate found but not runnable here, with the reason an operator reads. */
+export function notRunnable(base: Omit<SuiteCandidate, 'recipe' | 'unsupported'>, why: string): SuiteCandidate {
+  return { ...base, recipe: null, unsupported: why };
+}

@@ -1,0 +1,41 @@
+// Detection over the committed corpus of popular repositories (bench/corpus/repos/, listings and manifests only): it
+// must keep finding what their CI runs, and every recipe it gives must be one the freeze's own runner plans read per
+// test, so no repository enters the registry with a suite the freeze cannot grade. bench/detection-coverage.ts prints
+// the figures by ecosystem.
+import { describe, expect, it } from 'vitest';
+import { parseCommandLine, planRunner } from '@abp/grader/verification';
+import { detectSuite } from '../../src/registry/suites/detect-suite.js';
+import { isTruthRunner, loadCorpus } from '../../../../test-support/detection-corpus.js';
+
+const corpus = loadCorpus();
+
+describe('detection over the corpus', () => {
+  it('holds at least 100 repositories across eight ecosystems, each with its truth written', () => {
+    expect(corpus.length).toBeGreaterThanOrEqual(100);
+    expect(new Set(corpus.map((entry) => entry.truth.ecosystem)).size).toBe(8);
+  });
+
+  it('finds the ecosystem, runner and package manager CI uses for at least 90% of the repositories with tests', () => {
+    const withTests = corpus.filter((entry) => entry.truth.hasTests);
+    const wrong = withTests.filter(({ tree, truth }) => {
+      const suite = detectSuite(tree);
+      return !(
+        suite !== null &&
+        suite.ecosystem === truth.ecosystem &&
+        isTruthRunner(suite.runners[0], truth) &&
+        suite.packageManager === truth.packageManager
+      );
+    });
+    expect(wrong.length / withTests.length, wrong.map((entry) => entry.repo).join(', ')).toBeLessThanOrEqual(0.1);
+  });
+
+  it('gives only recipes whose test command the freeze plans with a per-test report of the recipe’s runner', () => {
+    for (const { repo, tree } of corpus) {
+      const recipe = detectSuite(tree)?.recipe;
+      if (recipe === null || recipe === undefined) continue;
+      const plan = planRunner(parseCommandLine(recipe.test).argv, '/abp-report');
+      expect(plan.report, `${repo}: ${recipe.test}`).not.toBeNull();
+      expect(plan.runner, repo).toBe(recipe.runner);
+    }
+  });
+});

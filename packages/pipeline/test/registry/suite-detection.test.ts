@@ -1,0 +1,172 @@
+// Test-suite detection over whole trees: the package manager a repository declares, the runner its scripts call
+// (through other scripts, wrappers and workspaces), the ecosystem where its tests are, and recipes the freeze's own
+// runner plans read per test, so the registry and the freeze agree on what a repository's suite is.
+import { describe, expect, it } from 'vitest';
+import { parseCommandLine, planRunner } from '@abp/grader/verification';
+import { detectSuite } from '../../src/registry/suites/detect-suite.js';
+import type { RepoTree } from '../../src/registry/suites/repo-tree.js';
+
+function tree(files: Record<string, string | object>, more: readonly string[] = []): RepoTree {
+  const texts = new Map(
+    Object.entries(files).map(([path, text]) => [path, typeof text === 'string' ? text : JSON.stringify(text)]),
+  );
+  return { paths: [...texts.keys(), ...more].sort(), text: (path) => texts.get(path) };
+}
+
+/** The runner the freeze plans for a recipe's test command, as it will run it. */
+function plannedRunner(test: string): string {
+  return planRunner(parseCommandLine(test).argv, '/abp-report').runner;
+}
+
+describe('detectSuite: JavaScript', () => {
+  it('takes pnpm at the version packageManager pins, and vitest from the workspaces the root script fans out to', () => {
+    const suite = detectSuite(
+      tree(
+        {
+          'package.json': { packageManager: 'pnpm@9.12.3', scripts: { test: 'pnpm -r test' } },
+          'packages/core/package.json': { scripts: { test: 'vitest' }, devDependencies: { vitest: '^3' } },
+          'packages/cli/package.json': { scripts: { test: 'vitest --coverage' } },
+        },
+        ['pnpm-lock.yaml', 'pnpm-workspace.yaml', 'packages/core/test/a.test.ts', 'packages/cli/src/b.spec.ts'],
+      ),
+    );
+    expect(suite).toMatchObject({ ecosystem: 'node', packageManager: 'pnpm', runners: ['vitest'], testFiles: 2 });
+    expect(suite?.recipe).toMatchObject({
+      install: ['npx --yes pnpm@9.12.3 install --frozen-lockfile'],
+      test: 'node_modules/.bin/vitest run',
+      report: 'jest-json',
+    });
+    expect(plannedRunner(suite?.recipe?.test ?? '')).toBe('vitest');
+  });
+
+  it('follows run-s and npm run through cross-env and nyc to mocha, keeping its arguments, under yarn berry', () => {
+    const suite = detectSuite(
+      tree(
+        {
+          'package.json': {
+            packageManager: 'yarn@4.5.0',
+            scripts: {
+              test: 'run-s lint test:*',
+              lint: 'eslint .',
+              'test:unit':
+                'cross-env NODE_ENV=test nyc --reporter=lcov mocha "test/**/*.spec.js" --require test/setup.js',
+            },
+          },
+          '.yarnrc.yml': 'nodeLinker: node-modules\nyarnPath: .yarn/releases/yarn-4.5.0.cjs\n',
+        },
+        ['yarn.lock', 'test/a.spec.js'],
+      ),
+    );
+    expect(suite).toMatchObject({ packageManager: 'yarn-berry', runners: ['mocha'] });
+    expect(suite?.recipe?.install).toEqual(['node .yarn/releases/yarn-4.5.0.cjs install --immutable']);
+    expect(suite?.recipe?.test).toBe("node_modules/.bin/mocha 'test/**/*.spec.js' --require test/setup.js");
+    // The freeze's plan reads it by mocha's xunit report, written where the grader says, whatever the task's reporter.
+    const plan = planRunner(parseCommandLine(`${suite?.recipe?.test ?? ''} --reporter dot`).argv, '/abp-report');
+    expect(plan.runner).toBe('mocha');
+    expect(plan.argv.slice(-4)).toEqual(['--reporter', 'xunit', '--reporter-option', 'output=/abp-report/mocha.xml']);
+    expect(plan.argv).not.toContain('dot');
+  });
+
+  it('installs from the lockfile present, npm ci or npm install, and names runners it cannot read yet', () => {
+    const npm = detectSuite(
+      tree({ 'package.json': { scripts: { test: 'jest --ci' } } }, ['package-lock.json', '__tests__/x.js']),
+    );
+    expect(npm?.recipe).toMatchObject({
+      install: ['npm ci --no-audit --no-fund'],
+      test: 'node_modules/.bin/jest --ci',
+    });
+    expect(plannedRunner(npm?.recipe?.test ?? '')).toBe('jest');
+    const ava = detectSuite(tree({ 'package.json': { scripts: { test: 'xo && ava' } } }, ['test/a.js']));
+    expect(ava).toMatchObject({
+      runners: ['ava'],
+      recipe: null,
+      unsupported: 'ava has no per-test reader in the freeze yet',
+    });
+    const none = detectSuite(
+      tree({ 'package.json': { scripts: { test: 'echo "Error: no test specified" && exit 1' } } }),
+    );
+    expect(none).toMatchObject({ runners: [], recipe: null });
+  });
+});
+
+describe('detectSuite: the ecosystem where the tests are', () => {
+  it('calls a gem with a root package.json for its assets Ruby, not JavaScript', () => {
+    const suite = detectSuite(
+      tree({ 'package.json': { scripts: { build: 'esbuild app.js' } } }, [
+        'Gemfile',
+        'spec/model_spec.rb',
+        'spec/view_spec.rb',
+        'app.js',
+      ]),
+    );
+    expect(suite).toMatchObject({ ecosystem: 'ruby', runners: ['rspec'], recipe: null });
+    expect(suite?.unsupported).toContain('rubygems.org');
+  });
+
+  it('does not count a test suite’s sample inputs as tests: a Rust linter with Python fixtures is Rust', () => {
+    const suite = detectSuite(
+      tree({ 'Cargo.toml': '[workspace]\nmembers = ["crates/*"]\n', 'pyproject.toml': '[project]\nname = "x"\n' }, [
+        'crates/lint/src/lib.rs',
+        'crates/lint/resources/test/fixtures/a.py',
+        'crates/lint/resources/test/fixtures/b.py',
+        'crates/lint/resources/test/fixtures/c.py',
+      ]),
+    );
+    expect(suite).toMatchObject({ ecosystem: 'rust', runners: ['cargo-test'] });
+    // A virtual workspace has no root crate: the whole workspace is tested.
+    expect(suite?.recipe?.test).toBe('cargo test --workspace --no-fail-fast');
+    expect(plannedRunner(suite?.recipe?.test ?? '')).toBe('cargo-test');
+  });
+
+  it('tests a Go workspace from its root, and a module below the root from there', () => {
+    const work = detectSuite(tree({}, ['go.work', 'api/go.mod', 'api/x_test.go', 'cli/go.mod']));
+    expect(work?.recipe?.test).toBe('go test ./...');
+    const below = detectSuite(tree({}, ['src/go.mod', 'src/pkg/x_test.go']));
+    expect(below?.recipe).toMatchObject({ install: ['go -C src mod download'], test: 'go -C src test ./...' });
+  });
+
+  it('finds Gradle and says why it is not runnable here, and runs Maven across its modules', () => {
+    const gradle = detectSuite(tree({}, ['settings.gradle.kts', 'build.gradle.kts', 'core/src/test/java/ATest.java']));
+    expect(gradle).toMatchObject({ ecosystem: 'jvm', packageManager: 'gradle', recipe: null });
+    expect(gradle?.unsupported).toContain('services.gradle.org');
+    const maven = detectSuite(tree({}, ['pom.xml', 'mvnw', 'core/pom.xml', 'core/src/test/java/ATest.java']));
+    expect(maven?.recipe).toMatchObject({ test: './mvnw -B -fae test', report: 'junit-xml' });
+    expect(plannedRunner(maven?.recipe?.test ?? '')).toBe('maven-surefire');
+  });
+});
+
+describe('detectSuite: Python', () => {
+  it('installs the test extras, dependency groups and test requirements, and pytest itself', () => {
+    const suite = detectSuite(
+      tree(
+        {
+          'pyproject.toml': [
+            '[project]',
+            'name = "pkg"',
+            '[project.optional-dependencies]',
+            'docs = ["sphinx"]',
+            'tests = ["hypothesis"]',
+            '[dependency-groups]',
+            'dev = ["pytest>=8"]',
+            '[tool.pytest.ini_options]',
+            'testpaths = ["tests"]',
+          ].join('\n'),
+        },
+        ['requirements/test.txt', 'tests/test_a.py', 'tests/conftest.py'],
+      ),
+    );
+    expect(suite).toMatchObject({ ecosystem: 'python', packageManager: 'pip', runners: ['pytest'] });
+    expect(suite?.recipe?.install).toEqual([
+      'python -m pip install -e .[tests]',
+      'python -m pip install --group dev',
+      'python -m pip install -r requirements/test.txt',
+      'python -m pip install pytest',
+    ]);
+    expect(plannedRunner(suite?.recipe?.test ?? '')).toBe('pytest');
+  });
+
+  it('names a suite with no pytest anywhere unittest, which pytest runs', () => {
+    const suite = detectSuite(tree({ 'setup.py': 'setup()' }, ['tornado/test/web_test.py']));
+    expect(suite).toMatchObject({ runners: ['unittest'], recipe: { test: 'python -m pytest' } });
+  });
+});
