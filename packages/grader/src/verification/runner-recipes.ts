@@ -259,7 +259,8 @@ function planMocha(argv: readonly string[], binAt: number, reportDir: string): R
   // mode is never a grader's.
   const own = argv.filter((arg, index) => {
     const option = arg.split('=', 1)[0] ?? arg;
-    const isValueOfPrevious = index > binAt && !arg.startsWith('-') && MOCHA_REPORTER_OPTIONS.has(argv[index - 1] ?? '');
+    const isValueOfPrevious =
+      index > binAt && !arg.startsWith('-') && MOCHA_REPORTER_OPTIONS.has(argv[index - 1] ?? '');
     return !MOCHA_REPORTER_OPTIONS.has(option) && !isValueOfPrevious && arg !== '--watch' && arg !== '-w';
   });
   return {
