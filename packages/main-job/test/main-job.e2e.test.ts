@@ -410,10 +410,12 @@ describe('abp stop, then abp start, while a fix is still under review', () => {
         const second = await runAbp(['start', ...oneTask, '--review-delay-ms', '200'], env, RUN_TIMEOUT_MS);
         const all = events(second);
         expect(second.code, `${second.stderr}\n${JSON.stringify(all.at(-1))}`).toBe(0);
-        expect(notes(all, 'solve').join('\n')).toContain(`tracking, following ${prUrl}`);
-        expect(notes(all, 'merge').join('\n')).toContain(`${prUrl} (gh-`);
+        // The resumed maintainers may merge it, and its webhook move the task on, before the solve stage looks.
+        expect(notes(all, 'solve').join('\n')).toMatch(
+          new RegExp(`: (tracking|freezing|scored), following ${prUrl.replace(/[.?]/g, '\\$&')}$`, 'm'),
+        );
         const summary = all.find((event) => event.event === 'summary')?.summary as MainJobSummary;
-        expect(summary.tasks).toMatchObject({ drawn: 1, merged: 1, scored: 1, pulled: 1 });
+        expect(summary.tasks).toMatchObject({ drawn: 1, scored: 1, pulled: 1 });
         expect(readFileSync(join(home, 'logs', 'sim.log'), 'utf8')).toContain('resumed the world kept in');
       } finally {
         await runAbp(['stop'], env);

@@ -189,14 +189,31 @@ describe('planRunner', () => {
     expect(planRunner(['mvn', 'compile'], dir).runner).toBe('plain');
   });
 
-  it.each([
-    [['npm', 'test']],
-    [['pnpm', 'test', '--', 'a.test.ts']],
-    [['yarn', 'test']],
-    [['make', 'check']],
-    [['npx', 'mocha']],
-  ])('%j is plain', (argv) => {
-    expect(planRunner(argv, dir)).toEqual({ runner: 'plain', argv, report: null, files: [], env: {} });
+  it.each([[['npm', 'test']], [['pnpm', 'test', '--', 'a.test.ts']], [['yarn', 'test']], [['make', 'check']]])(
+    '%j is plain',
+    (argv) => {
+      expect(planRunner(argv, dir)).toEqual({ runner: 'plain', argv, report: null, files: [], env: {} });
+    },
+  );
+
+  it('has mocha write its xunit report where the grader says, in place of the reporter the task asked for', () => {
+    expect(planRunner(['npx', 'mocha', '-R', 'dot', 'test/a.js', '--watch', '--reporter-option=x=1'], dir)).toEqual({
+      runner: 'mocha',
+      argv: ['npx', 'mocha', 'test/a.js', '--reporter', 'xunit', '--reporter-option', `output=${dir}/mocha.xml`],
+      report: { format: 'junit-xml', source: { kind: 'file', path: `${dir}/mocha.xml` } },
+      files: [],
+      env: {},
+    });
+    expect(planRunner(['node_modules/.bin/_mocha', '--', '--grep', 'x'], dir).argv).toEqual([
+      'node_modules/.bin/_mocha',
+      '--reporter',
+      'xunit',
+      '--reporter-option',
+      `output=${dir}/mocha.xml`,
+      '--',
+      '--grep',
+      'x',
+    ]);
   });
 
   it('refuses an empty argv and a relative report dir', () => {

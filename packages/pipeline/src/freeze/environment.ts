@@ -19,13 +19,26 @@ import { checkOutTree, type FixSource } from './fix-trees.js';
 const ECOSYSTEMS: readonly Ecosystem[] = ['python', 'node', 'go', 'rust', 'jvm'];
 
 // The files an install reads: when none of them changes, the next task of the repository reuses the environment.
+// Node's include every workspace's package.json and the lockfile and configuration of each package manager.
 const DEPENDENCY_FILES: Readonly<Record<Ecosystem, RegExp>> = {
-  python: /^(pyproject\.toml|setup\.py|setup\.cfg|requirements[^/]*\.txt|constraints[^/]*\.txt|MANIFEST\.in)$/,
-  node: /^(package\.json|package-lock\.json|npm-shrinkwrap\.json|\.npmrc|\.nvmrc)$/,
+  python:
+    /^(pyproject\.toml|setup\.py|setup\.cfg|([^/]+\/)?[^/]*requirements[^/]*\.txt|requirements\/[^/]+\.txt|constraints[^/]*\.txt|MANIFEST\.in)$/,
+  node: /^((?:(?!node_modules\/)[^/]+\/)*package\.json|package-lock\.json|npm-shrinkwrap\.json|pnpm-lock\.yaml|pnpm-workspace\.yaml|yarn\.lock|\.yarnrc(\.yml)?|\.yarn\/releases\/[^/]+|bun\.lockb?|\.npmrc|\.nvmrc)$/,
   go: /^(go\.mod|go\.sum)$/,
   rust: /^(Cargo\.toml|Cargo\.lock|rust-toolchain(\.toml)?)$/,
   jvm: /^(pom\.xml|build\.gradle(\.kts)?|settings\.gradle(\.kts)?|gradle\.properties)$/,
 };
+
+/** Whether a pip step copies the project itself into the environment (`pip install .`), rather than installing it editable or installing named packages. */
+function copiesProject(step: string): boolean {
+  const words = step.split(/\s+/).map((word) => word.replace(/^(['"])(.*)\1$/, '$2'));
+  if (!words.includes('pip') || !words.includes('install')) return false;
+  return words.some(
+    (word, index) =>
+      /^\.(\[[^\]]*\])?$|^\.\//.test(word) &&
+      !['-e', '--editable', '-r', '--requirement', '-c', '--constraint'].includes(words[index - 1] ?? ''),
+  );
+}
 
 export type FreezeEnvironment = { built: true; build: EnvironmentBuild } | { built: false; detail: string };
 
@@ -36,15 +49,13 @@ async function dependencyFiles(
   install: readonly string[],
 ): Promise<Record<string, string>> {
   // `pip install .` copies the project into the virtualenv: an environment reused at another commit would test old code.
-  const wholeTree =
-    ecosystem === 'python' &&
-    install.some((step) => /\bpip\b/.test(step) && !/(^|\s)(-e|--editable)(\s|=|$)/.test(step));
-  const entries = await readdir(checkout, { recursive: wholeTree, withFileTypes: true });
+  const wholeTree = ecosystem === 'python' && install.some(copiesProject);
+  const entries = await readdir(checkout, { recursive: true, withFileTypes: true });
   const files: Record<string, string> = {};
   for (const entry of entries) {
     if (!entry.isFile()) continue;
     const path = join(entry.parentPath, entry.name).slice(checkout.length + 1);
-    if (path.startsWith('.git/')) continue;
+    if (path.startsWith('.git/') || path.includes('node_modules/')) continue;
     if (wholeTree || DEPENDENCY_FILES[ecosystem].test(path))
       files[path] = fileDigest(await readFile(join(checkout, path)));
   }

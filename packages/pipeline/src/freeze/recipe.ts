@@ -1,5 +1,6 @@
 // Which runner recipe a freeze uses for a repository: the registry entry's (what the rotation judged it by), else the
-// committed per-repository override, else the criteria's detection from the repository's files at the base commit.
+// committed per-repository override, else detection over the repository's tree at the base commit (registry/suites/),
+// else the criteria's rules.
 import { parseCommandLine } from '@abp/grader/verification';
 import { planRunner } from '@abp/grader/verification';
 import { detectRunner, readFiles } from '../registry/criteria/detect.js';
@@ -57,14 +58,8 @@ export async function recipeFor(where: {
   const override = criteria.overrides.find((candidate) => candidate.repo.toLowerCase() === where.repo.toLowerCase());
   if (override !== undefined) return override.runner;
   const paths = (await git(where.gitDir, ['ls-tree', '-r', '--name-only', where.base])).split('\n').filter(Boolean);
-  const present = new Set(paths);
-  const texts: Record<string, string> = {};
-  for (const path of readFiles(criteria))
-    if (present.has(path)) texts[path] = await git(where.gitDir, ['show', `${where.base}:${path}`]);
-  const { ecosystem, recipe } = detectRunner({ paths, texts }, criteria);
-  if (recipe !== null) return recipe;
-  // Where the criteria's rules find nothing, detection over the whole tree (registry/suites/): the package manager the
-  // repository declares, the runner its scripts call, wherever its tests are.
+  // Detection over the whole tree first (registry/suites/): the package manager the repository declares, the runner
+  // its scripts call, wherever its tests are. The criteria's rules answer where it finds no runnable suite.
   const manifests = paths
     .filter(isReadManifest)
     .sort((a, b) => a.split('/').length - b.split('/').length)
@@ -73,6 +68,12 @@ export async function recipeFor(where: {
   for (const path of manifests) manifestTexts.set(path, await git(where.gitDir, ['show', `${where.base}:${path}`]));
   const suite = detectSuite({ paths, text: (path) => manifestTexts.get(path) });
   if (suite?.recipe) return suite.recipe;
+  const texts: Record<string, string> = {};
+  for (const path of readFiles(criteria))
+    if (manifestTexts.has(path) || paths.includes(path))
+      texts[path] = manifestTexts.get(path) ?? (await git(where.gitDir, ['show', `${where.base}:${path}`]));
+  const { ecosystem, recipe } = detectRunner({ paths, texts }, criteria);
+  if (recipe !== null) return recipe;
   throw new FreezeError(
     'unsupported-runner',
     `${where.repo}: no runner recipe at ${where.base} (${suite === null ? (ecosystem ?? 'unknown ecosystem') : `${suite.ecosystem}, ${suite.runners.join(' and ') || 'no runner found'}: ${suite.unsupported ?? ''}`}); add an override to registry/criteria/overrides.json`,

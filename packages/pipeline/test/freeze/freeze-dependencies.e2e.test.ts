@@ -26,10 +26,16 @@ afterAll(async () => {
 });
 
 const CASES = [
-  { name: 'mdanchor', runner: 'vitest', install: 'npm ci', toolchain: ['node', /^v?22\./] },
-  { name: 'batchkit', runner: 'pytest', install: 'pip install -e .', toolchain: ['pytest', /^\d+\./] },
-  { name: 'wordwrap', runner: 'go-test', install: 'go mod download', toolchain: ['go', /^1\.21\./] },
-  { name: 'tallyho', runner: 'cargo-test', install: 'cargo fetch', toolchain: ['rustc', /^1\./] },
+  { name: 'mdanchor', runner: 'vitest', install: ['npm ci --no-audit --no-fund'], toolchain: ['node', /^v?22\./] },
+  {
+    name: 'batchkit',
+    runner: 'pytest',
+    // The project's test extra, and pytest itself.
+    install: ["python -m pip install -e '.[test]'", 'python -m pip install pytest'],
+    toolchain: ['pytest', /^\d+\./],
+  },
+  { name: 'wordwrap', runner: 'go-test', install: ['go mod download'], toolchain: ['go', /^1\.21\./] },
+  { name: 'tallyho', runner: 'cargo-test', install: ['cargo fetch'], toolchain: ['rustc', /^1\./] },
 ] as const;
 
 describe('live repositories with third-party dependencies, frozen in their environments', () => {

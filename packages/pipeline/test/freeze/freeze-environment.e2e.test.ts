@@ -109,7 +109,11 @@ describe('a freeze in the task environment', () => {
   it('freezes a repository that needs PyPI with the detected recipe, and again to the same environment', async () => {
     const repo = await repository('slugs', 'six==1.16.0');
     const fix = await input(repo, 'slugs');
-    expect(fix.recipe).toMatchObject({ runner: 'pytest', ecosystem: 'python', install: 'pip install -e .' });
+    expect(fix.recipe).toMatchObject({
+      runner: 'pytest',
+      ecosystem: 'python',
+      install: ['python -m pip install -e .', 'python -m pip install pytest'],
+    });
     const outcome = await freezeFix(fix, { workDir: join(root, 'work'), environments: store });
     if (outcome.status !== 'frozen') throw new Error(`expected a frozen fix, got ${outcome.reason}: ${outcome.detail}`);
     expect(outcome.failToPass).toEqual(['tests/test_slug.py::test_spaces']);

@@ -4,6 +4,7 @@
 // the figures by ecosystem.
 import { describe, expect, it } from 'vitest';
 import { parseCommandLine, planRunner } from '@abp/grader/verification';
+import { installSteps } from '../../src/registry/criteria/schema.js';
 import { detectSuite } from '../../src/registry/suites/detect-suite.js';
 import { isTruthRunner, loadCorpus } from '../../../../test-support/detection-corpus.js';
 
@@ -29,10 +30,12 @@ describe('detection over the corpus', () => {
     expect(wrong.length / withTests.length, wrong.map((entry) => entry.repo).join(', ')).toBeLessThanOrEqual(0.1);
   });
 
-  it('gives only recipes whose test command the freeze plans with a per-test report of the recipe’s runner', () => {
+  it('gives only recipes whose steps read without a shell and whose test the freeze plans with a per-test report', () => {
     for (const { repo, tree } of corpus) {
       const recipe = detectSuite(tree)?.recipe;
       if (recipe === null || recipe === undefined) continue;
+      // Every step runs without a shell: each must read as words, as the freeze will read it.
+      for (const step of installSteps(recipe)) expect(() => parseCommandLine(step), `${repo}: ${step}`).not.toThrow();
       const plan = planRunner(parseCommandLine(recipe.test).argv, '/abp-report');
       expect(plan.report, `${repo}: ${recipe.test}`).not.toBeNull();
       expect(plan.runner, repo).toBe(recipe.runner);

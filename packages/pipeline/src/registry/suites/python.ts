@@ -3,6 +3,7 @@
 // names as it names its own; installed with the project's test extras, dependency groups and test requirements, so the
 // suite has what it imports. Run by pytest, read by its JUnit XML with node ids (the freeze's pytest plan).
 import { isOwnTestPath, type RepoTree } from './repo-tree.js';
+import { commandLine } from './script-words.js';
 import { runnable, type SuiteCandidate } from './suite.js';
 
 const TEST_FILE = /(^|\/)(test_[^/]*|[^/]*_test)\.py$|(^|\/)tests?\/.*\.py$/;
@@ -46,10 +47,10 @@ export function detectPython(tree: RepoTree): SuiteCandidate | null {
   const extras = tableKeys(pyproject, 'project.optional-dependencies').filter((key) => TEST_SETS.includes(key));
   const groups = tableKeys(pyproject, 'dependency-groups').filter((key) => TEST_SETS.includes(key));
   const install = [
-    `python -m pip install -e .${extras.length > 0 ? `[${extras.join(',')}]` : ''}`,
+    commandLine(['python', '-m', 'pip', 'install', '-e', `.${extras.length > 0 ? `[${extras.join(',')}]` : ''}`]),
     // PEP 735 groups: pip installs them since 25.1.
     ...groups.map((group) => `python -m pip install --group ${group}`),
-    ...requirements.map((path) => `python -m pip install -r ${path}`),
+    ...requirements.map((path) => commandLine(['python', '-m', 'pip', 'install', '-r', path])),
     // The runner itself, whether or not the project lists it (unittest suites do not).
     'python -m pip install pytest',
   ];
