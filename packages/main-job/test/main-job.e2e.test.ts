@@ -41,6 +41,34 @@ const JOB = [
 ];
 const RUN_TIMEOUT_MS = 480_000;
 
+/**
+ * A job of its own in `home`: its own Temporal ports, nothing of the machine's set-up (the job brings its stack, its
+ * GitHub and its ports), and the worker freezing every task in its environment (ABP_FREEZE_IN's default) in the store
+ * the other suites build into, so a base is built once per machine, not once per test.
+ */
+async function jobEnv(home: string): Promise<NodeJS.ProcessEnv> {
+  return {
+    ABP_HOME: home,
+    ABP_TEMPORAL_PORT: String(await freePort()),
+    ABP_TEMPORAL_UI_PORT: String(await freePort()),
+    TEMPORAL_ADDRESS: '',
+    DATABASE_URL: '',
+    GITHUB_TOKEN: '',
+    GITHUB_API_URL: '',
+    ABP_SERVE_PORT: '',
+    ABP_FREEZE_IN: '',
+    ABP_ENVIRONMENTS: sharedEnvironmentStore,
+  };
+}
+
+/** The progress events of an `abp start --json` run: every line of its stdout is one. */
+function eventsOf(result: Pick<CliResult, 'stdout'>): PipelineEvent[] {
+  return result.stdout
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as PipelineEvent);
+}
+
 interface Run {
   result: CliResult;
   events: PipelineEvent[];
@@ -58,10 +86,7 @@ describe('abp start: the main job', () => {
     const result = await runAbp(['start', ...JOB, '--json'], env, RUN_TIMEOUT_MS);
     const ms = Math.round(performance.now() - started);
     // --json: every line of stdout is one JSON event, nothing else.
-    const events = result.stdout
-      .split('\n')
-      .filter((line) => line !== '')
-      .map((line) => JSON.parse(line) as PipelineEvent);
+    const events = eventsOf(result);
     const summary = events.find((event) => event.event === 'summary');
     if (result.code !== 0 || summary === undefined) {
       const failed = events.find((event) => event.event === 'stage-failed');
@@ -74,21 +99,7 @@ describe('abp start: the main job', () => {
 
   beforeAll(async () => {
     home = await mkdtemp(join(tmpdir(), 'abp-main-job-'));
-    env = {
-      ABP_HOME: home,
-      ABP_TEMPORAL_PORT: String(await freePort()),
-      ABP_TEMPORAL_UI_PORT: String(await freePort()),
-      // Nothing of the machine's own set-up: the job brings its stack, its GitHub and its ports.
-      TEMPORAL_ADDRESS: '',
-      DATABASE_URL: '',
-      GITHUB_TOKEN: '',
-      GITHUB_API_URL: '',
-      ABP_SERVE_PORT: '',
-      // The worker freezes every task in its environment (ABP_FREEZE_IN's default), in the store the other suites build
-      // into: a base is built once per machine, not once per test.
-      ABP_FREEZE_IN: '',
-      ABP_ENVIRONMENTS: sharedEnvironmentStore,
-    };
+    env = await jobEnv(home);
   });
 
   afterAll(async () => {
@@ -291,12 +302,7 @@ describe('abp start on a data directory it cannot use', () => {
         await once(server, 'listening');
         return server;
       };
-      const failure = (result: CliResult) =>
-        result.stdout
-          .split('\n')
-          .filter((line) => line !== '')
-          .map((line) => JSON.parse(line) as PipelineEvent)
-          .at(-1);
+      const failure = (result: CliResult) => eventsOf(result).at(-1);
       try {
         // Temporal's port is taken: the failure names temporal.log, and the simulator this start launched.
         const temporalBlock = await occupy(temporalPort);
@@ -345,10 +351,7 @@ describe('abp start on a data directory it cannot use', () => {
       expect(scale.code, scale.stderr).toBe(0);
       const refused = await runAbp(['start', '--json'], env);
       expect(refused.code).toBe(1);
-      const events = refused.stdout
-        .split('\n')
-        .filter((line) => line !== '')
-        .map((line) => JSON.parse(line) as PipelineEvent);
+      const events = eventsOf(refused);
       expect(events.at(-1)).toMatchObject({
         event: 'stage-failed',
         stage: 'stack',
@@ -369,23 +372,7 @@ describe('abp stop, then abp start, while a fix is still under review', () => {
     'resumes the same data directory: the simulator keeps its world, the task follows its pull request to the end',
     async () => {
       const home = await mkdtemp(join(tmpdir(), 'abp-main-job-resume-'));
-      const env = {
-        ABP_HOME: home,
-        ABP_TEMPORAL_PORT: String(await freePort()),
-        ABP_TEMPORAL_UI_PORT: String(await freePort()),
-        TEMPORAL_ADDRESS: '',
-        DATABASE_URL: '',
-        GITHUB_TOKEN: '',
-        GITHUB_API_URL: '',
-        ABP_SERVE_PORT: '',
-        ABP_FREEZE_IN: '',
-        ABP_ENVIRONMENTS: sharedEnvironmentStore,
-      };
-      const events = (result: CliResult) =>
-        result.stdout
-          .split('\n')
-          .filter((line) => line !== '')
-          .map((line) => JSON.parse(line) as PipelineEvent);
+      const env = await jobEnv(home);
       const notes = (all: PipelineEvent[], stage: string) =>
         all.flatMap((event) => (event.event === 'note' && event.stage === stage ? [event.message] : []));
       const oneTask = ['--seed', '16', '--count', '1', '--trials', '1', '--freeze-timeout', '240', '--json'];
@@ -397,10 +384,10 @@ describe('abp stop, then abp start, while a fix is still under review', () => {
           RUN_TIMEOUT_MS,
         );
         expect(first.code, first.stderr).toBe(1);
-        const opened = notes(events(first), 'solve').find((note) => note.includes(': opened '));
+        const opened = notes(eventsOf(first), 'solve').find((note) => note.includes(': opened '));
         const prUrl = opened?.slice(opened.indexOf(': opened ') + ': opened '.length) ?? '';
         expect(prUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/[^/]+\/[^/]+\/pull\/\d+$/);
-        expect(notes(events(first), 'merge').join('\n')).toContain('still waiting when the stage timed out');
+        expect(notes(eventsOf(first), 'merge').join('\n')).toContain('still waiting when the stage timed out');
 
         const stopped = await runAbp(['stop'], env);
         expect(stopped.code, stopped.stderr).toBe(0);
@@ -408,7 +395,7 @@ describe('abp stop, then abp start, while a fix is still under review', () => {
         // Started again: the simulator resumes its world on its address, the task still follows the same pull request,
         // the maintainers merge it, and the task freezes, is pulled and graded.
         const second = await runAbp(['start', ...oneTask, '--review-delay-ms', '200'], env, RUN_TIMEOUT_MS);
-        const all = events(second);
+        const all = eventsOf(second);
         expect(second.code, `${second.stderr}\n${JSON.stringify(all.at(-1))}`).toBe(0);
         // The resumed maintainers may merge it, and its webhook move the task on, before the solve stage looks.
         expect(notes(all, 'solve').join('\n')).toMatch(
@@ -432,18 +419,7 @@ describe.runIf(process.getuid?.() === 0)('abp start with the freeze folder on a 
     'stalls the freeze with its cause, shown by abp status, and ends scored once the disk is freed',
     async () => {
       const home = await mkdtemp(join(tmpdir(), 'abp-main-job-full-'));
-      const env = {
-        ABP_HOME: home,
-        ABP_TEMPORAL_PORT: String(await freePort()),
-        ABP_TEMPORAL_UI_PORT: String(await freePort()),
-        TEMPORAL_ADDRESS: '',
-        DATABASE_URL: '',
-        GITHUB_TOKEN: '',
-        GITHUB_API_URL: '',
-        ABP_SERVE_PORT: '',
-        ABP_FREEZE_IN: '',
-        ABP_ENVIRONMENTS: sharedEnvironmentStore,
-      };
+      const env = await jobEnv(home);
       // The worker's freeze checkouts go to <home>/freeze-work: a 64 MiB tmpfs, filled to the last byte.
       const small = join(home, 'freeze-work');
       await mkdir(small, { recursive: true });
@@ -479,10 +455,7 @@ describe.runIf(process.getuid?.() === 0)('abp start with the freeze folder on a 
         await rm(filler);
 
         const code = await exited;
-        const events = stdout
-          .split('\n')
-          .filter((line) => line !== '')
-          .map((line) => JSON.parse(line) as PipelineEvent);
+        const events = eventsOf({ stdout });
         expect(code, JSON.stringify(events.at(-1))).toBe(0);
         const summary = events.find((event) => event.event === 'summary')?.summary as MainJobSummary;
         expect(summary.tasks).toMatchObject({ drawn: 1, merged: 1, scored: 1, rejected: 0 });
