@@ -9,10 +9,15 @@ repo=${2:?usage: capture-detection-corpus.sh <git dir> <owner/name>}
 root=$(cd "$(dirname "$0")/.." && pwd)
 out="$root/bench/corpus/repos/${repo/\//+}"
 max_paths=100000
-max_file_bytes=131072
+max_file_bytes=262144
 max_files=300
 
 commit=$(git --git-dir="$git_dir" rev-parse HEAD)
+# A capture made again keeps the truth written by hand.
+truth=null
+if [[ -f "$out/repo.json" ]]; then
+  truth=$(node -e 'process.stdout.write(JSON.stringify(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).truth))' "$out/repo.json")
+fi
 rm -rf "$out"
 mkdir -p "$out/files"
 listing=$(mktemp)
@@ -42,15 +47,15 @@ done < <(grep -E "$pattern" "$listing" | grep -Ev '(^|/)(node_modules|vendor|thi
   awk -F/ '{ print NF "\t" $0 }' | LC_ALL=C sort -n -k1,1 -k2 | cut -f2-)
 
 node -e '
-const [repo, commit, total, max, skipped] = process.argv.slice(1);
+const [repo, commit, total, max, skipped, truth] = process.argv.slice(1);
 const record = {
   repo,
   commit,
   paths: Number(total),
   treeTruncated: Number(total) > Number(max),
   skippedFiles: skipped === "" ? [] : skipped.split("\n"),
-  truth: null,
+  truth: JSON.parse(truth),
 };
 process.stdout.write(JSON.stringify(record, null, 2) + "\n");
-' "$repo" "$commit" "$total" "$max_paths" "$(printf '%s\n' "${skipped[@]+"${skipped[@]}"}" | sed '/^$/d')" > "$out/repo.json"
+' "$repo" "$commit" "$total" "$max_paths" "$(printf '%s\n' "${skipped[@]+"${skipped[@]}"}" | sed '/^$/d')" "$truth" > "$out/repo.json"
 echo "$out: $total paths, $count manifest files"

@@ -67,6 +67,24 @@ describe('detectSuite: JavaScript', () => {
     expect(plan.argv).not.toContain('dot');
   });
 
+  it('follows `npm run -s x -- args` to the script x, handing the runner what follows `--`', () => {
+    const suite = detectSuite(
+      tree(
+        {
+          'package.json': {
+            scripts: {
+              test: 'run-s test:*',
+              'test:unit': 'npm run -s mocha-run -- --timeout 5000 "test/unit/**/*.spec.js"',
+              'mocha-run': 'node bin/mocha.js --forbid-only',
+            },
+          },
+        },
+        ['package-lock.json', 'test/unit/a.spec.js'],
+      ),
+    );
+    expect(suite?.recipe?.test).toBe("node_modules/.bin/mocha --forbid-only --timeout 5000 'test/unit/**/*.spec.js'");
+  });
+
   it('installs from the lockfile present, npm ci or npm install, and names runners it cannot read yet', () => {
     const npm = detectSuite(
       tree({ 'package.json': { scripts: { test: 'jest --ci' } } }, ['package-lock.json', '__tests__/x.js']),
@@ -100,6 +118,10 @@ describe('detectSuite: the ecosystem where the tests are', () => {
       ]),
     );
     expect(suite).toMatchObject({ ecosystem: 'ruby', runners: ['rspec'], recipe: null });
+    // Specs outside spec/ are specs too (Homebrew keeps its under Library/Homebrew/test).
+    expect(detectSuite(tree({}, ['Library/Homebrew/Gemfile', 'Library/Homebrew/test/a_spec.rb']))?.runners).toEqual([
+      'rspec',
+    ]);
     expect(suite?.unsupported).toContain('rubygems.org');
   });
 

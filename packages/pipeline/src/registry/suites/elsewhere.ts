@@ -27,7 +27,7 @@ export function detectRuby(tree: RepoTree): SuiteCandidate | null {
   // A Gemfile anywhere of the repository's own (Homebrew keeps its in Library/Homebrew), or a gemspec at the root.
   if (manifestsNamed(tree, 'Gemfile').length === 0 && !tree.paths.some((path) => /^[^/]+\.gemspec$/.test(path)))
     return null;
-  const specs = tree.paths.filter((path) => isOwnTestPath(path) && /(^|\/)spec\/.*_spec\.rb$/.test(path)).length;
+  const specs = tree.paths.filter((path) => isOwnTestPath(path) && /_spec\.rb$/.test(path)).length;
   const tests = tree.paths.filter(
     (path) => isOwnTestPath(path) && /(^|\/)test\/(.*\/)?(test_[^/]*|[^/]*_test)\.rb$/.test(path),
   ).length;

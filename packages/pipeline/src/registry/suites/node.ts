@@ -195,9 +195,16 @@ function invocationOf(argv: readonly string[], scripts: Record<string, string>, 
   }
   // Another script: `npm run unit`, `npm test`, `pnpm unit`, `yarn run unit`.
   if (['npm', 'pnpm', 'yarn', 'bun'].includes(program)) {
-    const target = rest[0] === 'run' || rest[0] === 'run-script' ? rest[1] : rest[0];
+    // `npm run -s unit -- --grep x`: the script is the first word after run that is not an option; what follows `--`
+    // goes to the runner that script calls.
+    const named = rest[0] === 'run' || rest[0] === 'run-script' ? rest.slice(1) : rest;
+    const target = named.find((word) => !word.startsWith('-'));
+    const passed = named.includes('--') ? named.slice(named.indexOf('--') + 1) : [];
     if (target === 'test' || target === 't') return depth === 0 ? null : fromScript(scripts, 'test', depth + 1);
-    if (target !== undefined && scripts[target] !== undefined) return fromScript(scripts, target, depth + 1);
+    if (target !== undefined && scripts[target] !== undefined) {
+      const found = fromScript(scripts, target, depth + 1);
+      return found === null ? null : { ...found, args: [...found.args, ...passed] };
+    }
     if (program === 'bun' && rest[0] === 'test') return { runner: 'bun-test', args: rest.slice(1) };
     const binary = RUNNER_BINARIES[target ?? ''];
     if (target !== undefined && ['exec', 'dlx'].includes(target) && RUNNER_BINARIES[rest[1] ?? ''] !== undefined)
