@@ -13,6 +13,7 @@ import {
   type EnvironmentBuild,
   type EnvironmentStore,
 } from '@abp/grader/environments';
+import { parseCommandLine } from '@abp/grader/verification';
 import { installSteps, type RunnerRecipe } from '../registry/criteria/schema.js';
 import { checkOutTree, type FixSource } from './fix-trees.js';
 
@@ -31,7 +32,7 @@ const DEPENDENCY_FILES: Readonly<Record<Ecosystem, RegExp>> = {
 
 /** Whether a pip step copies the project itself into the environment (`pip install .`), rather than installing it editable or installing named packages. */
 function copiesProject(step: string): boolean {
-  const words = step.split(/\s+/).map((word) => word.replace(/^(['"])(.*)\1$/, '$2'));
+  const words = parseCommandLine(step).argv;
   if (!words.includes('pip') || !words.includes('install')) return false;
   return words.some(
     (word, index) =>

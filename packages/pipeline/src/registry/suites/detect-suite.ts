@@ -6,7 +6,7 @@ import { detectCpp, detectPhp, detectRuby } from './elsewhere.js';
 import { detectGo } from './go.js';
 import { detectJvm } from './jvm.js';
 import { detectNode } from './node.js';
-import { detectPython } from './python.js';
+import { detectPython, isTestRequirements } from './python.js';
 import { detectRust } from './rust.js';
 import type { EcosystemDetector, SuiteCandidate } from './suite.js';
 
@@ -43,10 +43,7 @@ export const MANIFEST_NAMES: readonly string[] = [
   'composer.json',
 ];
 
-/** Whether detection reads the text of `path` (requirements files by their names, near the root). */
+/** Whether detection reads the text of `path`: a manifest by its name, or a test requirements file near the root. */
 export function isReadManifest(path: string): boolean {
-  const name = path.slice(path.lastIndexOf('/') + 1);
-  return (
-    MANIFEST_NAMES.includes(name) || (path.split('/').length <= 2 && /requirements.*\.txt$|.*test.*\.txt$/i.test(path))
-  );
+  return MANIFEST_NAMES.includes(path.slice(path.lastIndexOf('/') + 1)) || isTestRequirements(path);
 }

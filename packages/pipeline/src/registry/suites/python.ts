@@ -17,14 +17,7 @@ export function detectPython(tree: RepoTree): SuiteCandidate | null {
   const setupCfg = tree.text('setup.cfg') ?? '';
   const toxIni = tree.text('tox.ini') ?? '';
   const testFiles = tree.paths.filter((path) => isOwnTestPath(path) && TEST_FILE.test(path)).length;
-  // requirements-test.txt, test-requirements.txt, requirements/tests.txt: near the root, where projects keep them.
-  const requirements = tree.paths.filter(
-    (path) =>
-      path.split('/').length <= 2 &&
-      /(^|\/)(requirements[^/]*test[^/]*|test[^/]*requirements[^/]*|requirements\/(test|tests|testing|dev)[^/]*)\.txt$/i.test(
-        path,
-      ),
-  );
+  const requirements = tree.paths.filter(isTestRequirements);
   const mentionsPytest =
     present('pytest.ini') ||
     /^\[tool\.pytest(\.ini_options)?\]/m.test(pyproject) ||
@@ -61,8 +54,18 @@ export function detectPython(tree: RepoTree): SuiteCandidate | null {
   );
 }
 
+/** requirements-test.txt, test-requirements.txt, requirements/tests.txt: near the root, where projects keep them. */
+export function isTestRequirements(path: string): boolean {
+  return (
+    path.split('/').length <= 2 &&
+    /(^|\/)(requirements[^/]*test[^/]*|test[^/]*requirements[^/]*|requirements\/(test|tests|testing|dev)[^/]*)\.txt$/i.test(
+      path,
+    )
+  );
+}
+
 /** The keys of a TOML table (`[project.optional-dependencies]`), read line by line: enough for keys at its top level. */
-export function tableKeys(toml: string, table: string): string[] {
+function tableKeys(toml: string, table: string): string[] {
   const keys: string[] = [];
   let inside = false;
   for (const line of toml.split('\n')) {
