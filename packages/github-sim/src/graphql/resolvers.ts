@@ -491,10 +491,18 @@ function defaultBranchRef(repo: SimRepo, context: ResolverContext): GqlObject {
   };
 }
 
-/** `object(expression: "REV:path")` and `object(oid:)`; REV is HEAD, the default branch or the head commit. */
+/**
+ * `object(expression: "REV:path")` and `object(oid:)` (the head commit or a blob of its tree); REV is HEAD, the default
+ * branch or the head commit.
+ */
 function gitObject(repo: SimRepo, args: Args, context: ResolverContext): GqlObject | null {
   const headCommit = (): GqlObject => commitObject(repo, repo.headOid, context, () => treeObject(repo, '', context));
-  if (typeof args['oid'] === 'string') return args['oid'] === repo.headOid ? headCommit() : null;
+  if (typeof args['oid'] === 'string') {
+    if (args['oid'] === repo.headOid) return headCommit();
+    // A blob of the head's tree by its git id, as a reader of a tree listing asks for it.
+    const file = repo.files.find((candidate) => blobOid(candidate.content) === args['oid']);
+    return file === undefined ? null : blobObject(repo, file.content, context);
+  }
   const expression = stringArg(args, 'expression');
   const separator = expression.indexOf(':');
   const revision = separator < 0 ? expression : expression.slice(0, separator);

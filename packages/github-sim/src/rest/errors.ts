@@ -26,6 +26,7 @@ export const docs = {
   createPull: 'https://docs.github.com/rest/pulls/pulls#create-a-pull-request',
   listPullFiles: 'https://docs.github.com/rest/pulls/pulls#list-pull-requests-files',
   checkRunsForRef: 'https://docs.github.com/rest/checks/runs#list-check-runs-for-a-git-reference',
+  getTree: 'https://docs.github.com/rest/git/trees#get-a-tree',
   combinedStatus: 'https://docs.github.com/rest/commits/statuses#get-the-combined-status-for-a-specific-reference',
   // GitHub still links the legacy v3 page from the 1,000-result error.
   searchWindow: 'https://docs.github.com/v3/search/',

@@ -10,6 +10,7 @@ import type { RateLimitState, RateResource } from '../http/rate-limits.js';
 import { searchResultLimit } from '../http/search-query.js';
 import type { SimPull, SimRepo } from '../world/model.js';
 import { CheckRenderer, knownCommit, recordedChecks } from './checks.js';
+import { gitTree } from './git-tree.js';
 import { createPull, readCreatePull } from './create-pull.js';
 import {
   customValidation,
@@ -144,6 +145,7 @@ const routeDocs: Record<RestRoute['$case'], string> = {
   'combined-status': docs.combinedStatus,
   'collaborator-permission':
     'https://docs.github.com/rest/collaborators/collaborators#get-repository-permissions-for-a-user',
+  'git-tree': docs.getTree,
 };
 
 class RestExchange {
@@ -337,6 +339,15 @@ class RestExchange {
           page,
           perPage,
         );
+      }
+      case 'git-tree': {
+        const repo = this.repo(route.repo, doc);
+        const url = this.renderer.repoApi(repo);
+        // Any value of `recursive` lists the whole tree, as GitHub documents it.
+        const listing = gitTree(repo, url, query.has('recursive'));
+        const known = [repo.defaultBranch, `refs/heads/${repo.defaultBranch}`, 'HEAD', repo.headOid, listing.sha];
+        if (!known.includes(route.ref)) throw notFound(doc);
+        return { status: 200, body: listing };
       }
       case 'check-runs': {
         const repo = this.repo(route.repo, doc);

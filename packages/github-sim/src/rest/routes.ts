@@ -16,7 +16,8 @@ export type RestRoute =
   | { $case: 'pull-files'; repo: RepoRef; number: number }
   | { $case: 'check-runs'; repo: RepoRef; ref: string }
   | { $case: 'combined-status'; repo: RepoRef; ref: string }
-  | { $case: 'collaborator-permission'; repo: RepoRef; username: string };
+  | { $case: 'collaborator-permission'; repo: RepoRef; username: string }
+  | { $case: 'git-tree'; repo: RepoRef; ref: string };
 
 const repoPrefix = /^\/(?:repos\/([^/]+)\/([^/]+)|repositories\/(\d+))(\/.*)?$/;
 
@@ -39,6 +40,11 @@ function repoRoute(method: 'GET' | 'POST', repo: RepoRef, rest: string): RestRou
     const ref = decode(commit[1] ?? '');
     if (ref === null || ref === '') return null;
     return commit[2] === 'status' ? { $case: 'combined-status', repo, ref } : { $case: 'check-runs', repo, ref };
+  }
+  const tree = /^\/git\/trees\/([^/]+)$/.exec(rest);
+  if (tree) {
+    const ref = decode(tree[1] ?? '');
+    return ref === null || ref === '' ? null : { $case: 'git-tree', repo, ref };
   }
   const permission = /^\/collaborators\/([^/]+)\/permission$/.exec(rest);
   if (permission) {

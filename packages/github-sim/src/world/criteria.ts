@@ -67,82 +67,91 @@ export function isBugLabel(name: string): boolean {
 export type Ecosystem = 'node' | 'python' | 'go' | 'rust' | 'jvm';
 export type RunnerId = 'vitest' | 'jest' | 'mocha' | 'pytest' | 'go-test' | 'cargo-test' | 'maven' | 'gradle';
 
-/** What the pipeline needs to run a repository's tests and read the outcome. */
+/** What the pipeline needs to run a repository's tests and read the outcome, as the registry records it. */
 export interface RunnerRecipe {
-  runner: RunnerId;
+  runner: string;
   ecosystem: Ecosystem;
-  install: string;
+  install: string[];
   test: string;
   /** How per-test outcomes are read back. */
   report: 'junit-xml' | 'jest-json' | 'go-test-json' | 'cargo-test-text';
 }
 
 /**
- * The recipes, and the file signals the world plants for each (a detector following these rules
- * reproduces the ground truth; test/simulator/world has one):
- * - node: package.json whose `scripts.test` exists and is not npm's "no test specified" stub; the
- *   runner is the first of vitest, jest, mocha among `devDependencies`.
- * - python: pytest.ini, `[tool.pytest.ini_options]` in pyproject.toml, or a tests/ folder with test_*.py.
+ * The recipe the registry records for each planted runner (its suite detection, registry/suites/, must find these),
+ * and the file signals the world plants for each (a detector following these rules reproduces the ground truth;
+ * test/world has one):
+ * - node: package.json whose `scripts.test` calls the runner (npm's "no test specified" stub is no suite), no
+ *   lockfile (so npm install), and a test file under test/.
+ * - python: pyproject.toml with a tests/test_*.py file (pytest configured or not).
  * - go: go.mod plus at least one *_test.go file.
- * - rust: Cargo.toml plus a tests/*.rs file or `#[cfg(test)]` in a src/ file.
+ * - rust: Cargo.toml plus a tests/*.rs file or `#[cfg(test)]` in src/lib.rs.
  * - jvm: pom.xml (maven) or build.gradle / build.gradle.kts (gradle) plus a file under src/test/.
- * Other ecosystems (C, C++, Ruby, PHP, C#, Swift, shell, docs) have no recipe.
+ * Gradle suites have no recipe: Gradle's distributions come from services.gradle.org, which the freeze cannot reach.
+ * Ruby (rspec) and PHP (phpunit) suites are found but have no recipe either; C++ repositories carry no tests; C, C#,
+ * Swift, shell and docs repositories have no ecosystem detection knows.
  */
-export const RUNNER_RECIPES: Readonly<Record<RunnerId, RunnerRecipe>> = {
+export const RUNNER_RECIPES: Readonly<Record<Exclude<RunnerId, 'gradle'>, RunnerRecipe>> = {
   vitest: {
     runner: 'vitest',
     ecosystem: 'node',
-    install: 'npm ci',
-    test: 'npx vitest run',
+    install: ['npm install --no-audit --no-fund'],
+    test: 'node_modules/.bin/vitest run',
     report: 'jest-json',
   },
   jest: {
     runner: 'jest',
     ecosystem: 'node',
-    install: 'npm ci',
-    test: 'npx jest --ci',
+    install: ['npm install --no-audit --no-fund'],
+    test: 'node_modules/.bin/jest',
     report: 'jest-json',
   },
   mocha: {
     runner: 'mocha',
     ecosystem: 'node',
-    install: 'npm ci',
-    test: 'npx mocha --reporter xunit --reporter-option output=test-report.xml',
+    install: ['npm install --no-audit --no-fund'],
+    test: 'node_modules/.bin/mocha',
     report: 'junit-xml',
   },
   pytest: {
     runner: 'pytest',
     ecosystem: 'python',
-    install: 'pip install -e .',
-    test: 'python -m pytest --junitxml=test-report.xml',
+    install: ['python -m pip install -e .', 'python -m pip install pytest'],
+    test: 'python -m pytest',
     report: 'junit-xml',
   },
   'go-test': {
     runner: 'go-test',
     ecosystem: 'go',
-    install: 'go mod download',
-    test: 'go test -json ./...',
+    install: ['go mod download'],
+    test: 'go test ./...',
     report: 'go-test-json',
   },
   'cargo-test': {
     runner: 'cargo-test',
     ecosystem: 'rust',
-    install: 'cargo fetch',
+    install: ['cargo fetch'],
     test: 'cargo test --no-fail-fast',
     report: 'cargo-test-text',
   },
   maven: {
-    runner: 'maven',
+    runner: 'maven-surefire',
     ecosystem: 'jvm',
-    install: 'mvn -B -q dependency:go-offline',
-    test: 'mvn -B test',
-    report: 'junit-xml',
-  },
-  gradle: {
-    runner: 'gradle',
-    ecosystem: 'jvm',
-    install: './gradlew --no-daemon dependencies',
-    test: './gradlew --no-daemon test',
+    install: ['mvn -B -q -DskipTests install'],
+    test: 'mvn -B -fae test',
     report: 'junit-xml',
   },
 };
+
+/** The recipe of a planted runner, or null when the registry has none for it. */
+export function recipeOf(runner: RunnerId | null): RunnerRecipe | null {
+  return runner === null || runner === 'gradle' ? null : RUNNER_RECIPES[runner];
+}
+
+/** Why a suite the world plants cannot be run here, in the registry's words (`unsupported-runner`). */
+export const UNRUNNABLE_SUITES = {
+  gradle:
+    'jvm suite run by gradle (gradle): Gradle distributions come from services.gradle.org, which these machines cannot reach',
+  Ruby: 'ruby suite run by rspec (bundler): gems come from rubygems.org, which these machines cannot reach',
+  PHP: 'php suite run by phpunit (composer): packages come from Packagist, which these machines cannot reach',
+} as const;

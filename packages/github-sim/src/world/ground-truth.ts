@@ -11,7 +11,8 @@ import {
   MIN_LABELED_OPEN_ISSUE_SHARE,
   REGISTRY_CRITERIA,
   REGISTRY_THRESHOLDS,
-  RUNNER_RECIPES,
+  recipeOf,
+  UNRUNNABLE_SUITES,
 } from './criteria.js';
 import type { RepoPlan, ScaleWorld } from './scale.js';
 import { isoSeconds } from './scale.js';
@@ -88,15 +89,20 @@ function verdict(plan: RepoPlan, criterion: RegistryCriterion, now: number): Cri
         );
       return { criterion, pass: true };
     }
-    case 'runnableTestSuite':
-      if (plan.ecosystem === null)
-        return fail(
-          criterion,
-          'unsupported-ecosystem',
-          `no runner recipe for ${plan.language ?? 'a repository without code'}`,
-        );
-      if (plan.runner === null) return fail(criterion, 'no-test-suite', `no test suite found for ${plan.ecosystem}`);
-      return { criterion, pass: true };
+    case 'runnableTestSuite': {
+      // As suite detection answers for the files the world planted (criteria.ts lists them).
+      if (plan.runner === 'gradle') return fail(criterion, 'unsupported-runner', UNRUNNABLE_SUITES.gradle);
+      if (plan.runner !== null) return { criterion, pass: true };
+      if (plan.ecosystem !== null) return fail(criterion, 'no-test-suite', `no test suite found for ${plan.ecosystem}`);
+      if (plan.language === 'Ruby' || plan.language === 'PHP')
+        return fail(criterion, 'unsupported-runner', UNRUNNABLE_SUITES[plan.language]);
+      if (plan.language === 'C++') return fail(criterion, 'no-test-suite', 'no test suite found for cpp');
+      return fail(
+        criterion,
+        'unsupported-ecosystem',
+        `no manifest of a supported ecosystem (${plan.language ?? 'a repository without code'})`,
+      );
+    }
     case 'issueHygiene': {
       if (plan.openIssueCount === 0) return fail(criterion, 'no-open-issues', 'no open issues');
       const share = plan.labeledOpenIssueCount / plan.openIssueCount;
@@ -126,7 +132,7 @@ export function repoTruth(world: ScaleWorld, repoId: number): RepoTruth | undefi
     nameWithOwner: `${plan.owner}/${plan.name}`,
     eligible: verdicts.every((entry) => entry.pass),
     verdicts,
-    runner: plan.runner === null ? null : RUNNER_RECIPES[plan.runner],
+    runner: recipeOf(plan.runner),
     facts: {
       licenseSpdxId: plan.licenseSpdxId,
       isArchived: plan.isArchived,

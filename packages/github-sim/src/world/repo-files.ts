@@ -4,7 +4,6 @@
 // look-alikes that must not count (npm's "no test specified" stub, a Cargo crate without tests).
 
 import type { Ecosystem, RunnerId } from './criteria.js';
-import { RUNNER_RECIPES } from './criteria.js';
 import type { SimFile } from './model.js';
 
 export interface RepoFilesPlan {
@@ -274,11 +273,20 @@ function otherFiles(plan: RepoFilesPlan): SimFile[] {
   }
 }
 
+/** What each runner's CI job runs, as projects write it. */
+const CI_STEPS: Readonly<Record<RunnerId, readonly string[]>> = {
+  vitest: ['npm install', 'npx vitest run'],
+  jest: ['npm install', 'npx jest --ci'],
+  mocha: ['npm install', 'npx mocha'],
+  pytest: ['pip install -e . pytest', 'pytest'],
+  'go-test': ['go test ./...'],
+  'cargo-test': ['cargo test'],
+  maven: ['mvn -B test'],
+  gradle: ['./gradlew test'],
+};
+
 function ciWorkflow(plan: RepoFilesPlan): SimFile {
-  const steps =
-    plan.runner !== null
-      ? [RUNNER_RECIPES[plan.runner].install, RUNNER_RECIPES[plan.runner].test]
-      : ['echo "lint only"'];
+  const steps = plan.runner !== null ? CI_STEPS[plan.runner] : ['echo "lint only"'];
   return {
     path: '.github/workflows/ci.yml',
     content: `name: CI\non:\n  push:\n    branches: [main]\n  pull_request:\njobs:\n  build:\n    runs-on: ubuntu-latest\n    steps:\n      - uses: actions/checkout@v4\n${steps.map((step) => `      - run: ${step}\n`).join('')}`,

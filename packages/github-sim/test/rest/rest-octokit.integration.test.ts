@@ -123,6 +123,24 @@ describe('REST simulator against Octokit', () => {
       expect([gadgets.license, gadgets.description, gadgets.archived]).toEqual([null, null, true]);
     });
 
+    it('GET /repos/{owner}/{repo}/git/trees/{tree_sha} by branch, recursively; an unknown tree is 404', async () => {
+      const { data } = await octokit.rest.git.getTree({
+        owner: 'acme',
+        repo: 'widgets',
+        tree_sha: 'main',
+        recursive: '1',
+      });
+      expectConforms('/repos/{owner}/{repo}/git/trees/{tree_sha}', 200, data);
+      expect(data.tree.map((entry) => [entry.path, entry.type, entry.size])).toEqual([['package.json', 'blob', 46]]);
+      expect(data.truncated).toBe(false);
+      const bySha = await octokit.rest.git.getTree({ owner: 'acme', repo: 'widgets', tree_sha: data.sha });
+      expect(bySha.data.sha).toBe(data.sha);
+      const missing = await rejection(
+        octokit.rest.git.getTree({ owner: 'acme', repo: 'widgets', tree_sha: 'f'.repeat(40) }),
+      );
+      expect(missing.status).toBe(404);
+    });
+
     it('GET /repos/{owner}/{repo}/issues lists pull requests with a pull_request key', async () => {
       const { data } = await octokit.rest.issues.listForRepo({
         owner: 'acme',

@@ -15,8 +15,10 @@ import type { SimFile, SimIssue, SimPull, SimRepo } from '../../src/world/model.
 import type { ScaleWorld } from '../../src/world/scale.js';
 import { createScaleWorld } from '../../src/world/scale.js';
 
-/** An independent detector written from the rules documented with RUNNER_RECIPES. */
-function detectRunner(files: readonly SimFile[]): { ecosystem: string | null; runner: RunnerId | null } {
+type SuiteJudgement = FailureReason<'runnableTestSuite'> | null;
+
+/** An independent detector written from the rules documented with RUNNER_RECIPES: the runner, or why there is none. */
+function detectRunner(files: readonly SimFile[]): { runner: RunnerId | null; reason: SuiteJudgement } {
   const byPath = new Map(files.map((file) => [file.path, file.content]));
   const paths = [...byPath.keys()];
   const packageJson = byPath.get('package.json');
@@ -25,33 +27,33 @@ function detectRunner(files: readonly SimFile[]): { ecosystem: string | null; ru
       scripts?: Record<string, string>;
       devDependencies?: Record<string, string>;
     };
-    const test = manifest.scripts?.test;
-    if (test === undefined || test.includes('no test specified')) return { ecosystem: 'node', runner: null };
-    const runner = (['vitest', 'jest', 'mocha'] as const).find(
-      (name) => manifest.devDependencies?.[name] !== undefined,
-    );
-    return { ecosystem: 'node', runner: runner ?? null };
+    const test = manifest.scripts?.test ?? '';
+    const runner = (['vitest', 'jest', 'mocha'] as const).find((name) => test.startsWith(name));
+    const tested = paths.some((path) => path.startsWith('test/'));
+    return runner !== undefined && tested ? { runner, reason: null } : { runner: null, reason: 'no-test-suite' };
   }
-  if (byPath.has('pyproject.toml') || byPath.has('setup.py')) {
-    const configured =
-      byPath.has('pytest.ini') || (byPath.get('pyproject.toml') ?? '').includes('[tool.pytest.ini_options]');
-    const tests = paths.some((path) => /^tests\/test_[^/]*\.py$/.test(path));
-    return { ecosystem: 'python', runner: configured || tests ? 'pytest' : null };
-  }
+  if (byPath.has('pyproject.toml'))
+    return paths.some((path) => /^tests\/test_[^/]*\.py$/.test(path))
+      ? { runner: 'pytest', reason: null }
+      : { runner: null, reason: 'no-test-suite' };
   if (byPath.has('go.mod'))
-    return { ecosystem: 'go', runner: paths.some((path) => path.endsWith('_test.go')) ? 'go-test' : null };
+    return paths.some((path) => path.endsWith('_test.go'))
+      ? { runner: 'go-test', reason: null }
+      : { runner: null, reason: 'no-test-suite' };
   if (byPath.has('Cargo.toml')) {
     const tests =
       paths.some((path) => /^tests\/[^/]+\.rs$/.test(path)) ||
-      files.some((file) => file.path.startsWith('src/') && file.content.includes('#[cfg(test)]'));
-    return { ecosystem: 'rust', runner: tests ? 'cargo-test' : null };
+      (byPath.get('src/lib.rs') ?? '').includes('#[cfg(test)]');
+    return tests ? { runner: 'cargo-test', reason: null } : { runner: null, reason: 'no-test-suite' };
   }
   const gradle = byPath.has('build.gradle') || byPath.has('build.gradle.kts');
   if (byPath.has('pom.xml') || gradle) {
-    const tests = paths.some((path) => path.startsWith('src/test/'));
-    return { ecosystem: 'jvm', runner: tests ? (gradle ? 'gradle' : 'maven') : null };
+    if (!paths.some((path) => path.startsWith('src/test/'))) return { runner: null, reason: 'no-test-suite' };
+    return gradle ? { runner: 'gradle', reason: 'unsupported-runner' } : { runner: 'maven', reason: null };
   }
-  return { ecosystem: null, runner: null };
+  if (byPath.has('Gemfile') || byPath.has('composer.json')) return { runner: null, reason: 'unsupported-runner' };
+  if (byPath.has('CMakeLists.txt')) return { runner: null, reason: 'no-test-suite' };
+  return { runner: null, reason: 'unsupported-ecosystem' };
 }
 
 function all<T>(fetch: (offset: number, limit: number) => { total: number; items: T[] }): T[] {
@@ -99,8 +101,7 @@ function judgeFromData(world: ScaleWorld, repo: SimRepo): Record<RegistryCriteri
           : null,
     mergedPullWithin30Days:
       lastMerged === null ? 'never-merged' : lastMerged < windowStart ? 'no-merge-in-window' : null,
-    runnableTestSuite:
-      runner.ecosystem === null ? 'unsupported-ecosystem' : runner.runner === null ? 'no-test-suite' : null,
+    runnableTestSuite: runner.reason,
     issueHygiene:
       open.length === 0
         ? 'no-open-issues'
@@ -156,7 +157,10 @@ describe('scale world ground truth', () => {
       expect({ repo: repoTruth.nameWithOwner, ...claimed }).toEqual({ repo: repoTruth.nameWithOwner, ...judged });
       expect(repoTruth.verdicts.map((entry) => entry.criterion)).toEqual([...REGISTRY_CRITERIA]);
       expect(repoTruth.eligible).toBe(Object.values(judged).every((reason) => reason === null));
-      expect(repoTruth.runner?.runner ?? null).toBe(detectRunner(repo.files).runner);
+      const planted = detectRunner(repo.files).runner;
+      expect(repoTruth.runner?.runner ?? null).toBe(
+        planted === 'gradle' ? null : planted === 'maven' ? 'maven-surefire' : planted,
+      );
       expect(repoTruth.facts.hasCi).toBe(repo.files.some((file) => file.path.startsWith('.github/workflows/')));
       expect(repoTruth.facts.lastMergedPullAt).toBe(repo.lastMergedPullAt);
     }

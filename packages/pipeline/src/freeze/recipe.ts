@@ -1,11 +1,11 @@
 // Which runner recipe a freeze uses for a repository: the registry entry's (what the rotation judged it by), else the
 // committed per-repository override, else detection over the repository's tree at the base commit (registry/suites/),
-// else the criteria's rules.
+// the same detection a rotation judges candidates by.
 import { parseCommandLine } from '@abp/grader/verification';
 import { planRunner } from '@abp/grader/verification';
-import { detectRunner, readFiles } from '../registry/criteria/detect.js';
 import { loadCriteria } from '../registry/criteria/load.js';
-import { detectSuite, isReadManifest } from '../registry/suites/detect-suite.js';
+import { detectSuite, manifestsToRead } from '../registry/suites/detect-suite.js';
+import { ecosystemOfLanguage } from '../registry/suites/suite.js';
 import type { RunnerRecipe } from '../registry/criteria/schema.js';
 import type { RegistryEntry } from '@abp/protocol/schemas/abp-registry';
 import { FreezeError } from './errors.js';
@@ -14,15 +14,6 @@ import { git as runGit } from '@abp/grader/execution';
 async function git(gitDir: string, args: string[]): Promise<string> {
   return (await runGit(['-C', gitDir, ...args], { cwd: gitDir })).stdout.toString('utf8');
 }
-
-// A registry entry names the repository's language (GitHub's, lower-cased); an environment is built per ecosystem.
-const ECOSYSTEM_OF_LANGUAGE: Readonly<Record<string, string>> = {
-  javascript: 'node',
-  typescript: 'node',
-  java: 'jvm',
-  kotlin: 'jvm',
-  scala: 'jvm',
-};
 
 /**
  * A registry entry's runner as a recipe; the runner's name is read from its test command, as the grader plans it.
@@ -40,7 +31,7 @@ function fromEntry(repo: string, runner: RegistryEntry['runner']): RunnerRecipe 
   const name = planRunner(parseCommandLine(test).argv, '/').runner;
   return {
     runner: name === 'plain' ? 'custom' : name,
-    ecosystem: ECOSYSTEM_OF_LANGUAGE[runner.language] ?? runner.language,
+    ecosystem: ecosystemOfLanguage(runner.language),
     install: [...runner.install],
     test,
     report: runner.reportFormat,
@@ -57,28 +48,21 @@ export async function recipeFor(where: {
   const criteria = await loadCriteria();
   const override = criteria.overrides.find((candidate) => candidate.repo.toLowerCase() === where.repo.toLowerCase());
   if (override !== undefined) return override.runner;
-  const paths = (await git(where.gitDir, ['ls-tree', '-r', '--name-only', where.base])).split('\n').filter(Boolean);
-  // Detection over the whole tree first (registry/suites/): the package manager the repository declares, the runner
-  // its scripts call, wherever its tests are. The criteria's rules answer where it finds no runnable suite.
-  const manifests = paths
-    .filter(isReadManifest)
-    .sort((a, b) => a.split('/').length - b.split('/').length)
-    .slice(0, MAX_MANIFESTS);
-  const manifestTexts = new Map<string, string>();
-  for (const path of manifests) manifestTexts.set(path, await git(where.gitDir, ['show', `${where.base}:${path}`]));
-  const suite = detectSuite({ paths, text: (path) => manifestTexts.get(path) });
+  // `<mode> <type> <id> <size>\t<path>` for every file: sizes pick the manifests detection reads, as a rotation's do.
+  const files = (await git(where.gitDir, ['-c', 'core.quotePath=false', 'ls-tree', '-r', '-l', '-z', where.base]))
+    .split('\0')
+    .flatMap((line) => {
+      const tab = line.indexOf('\t');
+      const [, type, , size] = line.slice(0, tab).split(/\s+/);
+      return tab === -1 || type !== 'blob' ? [] : [{ path: line.slice(tab + 1), size: Number(size) }];
+    });
+  const texts = new Map<string, string>();
+  for (const path of manifestsToRead(files))
+    texts.set(path, await git(where.gitDir, ['show', `${where.base}:${path}`]));
+  const suite = detectSuite({ paths: files.map((file) => file.path), text: (path) => texts.get(path) });
   if (suite?.recipe) return suite.recipe;
-  const texts: Record<string, string> = {};
-  for (const path of readFiles(criteria))
-    if (manifestTexts.has(path) || paths.includes(path))
-      texts[path] = manifestTexts.get(path) ?? (await git(where.gitDir, ['show', `${where.base}:${path}`]));
-  const { ecosystem, recipe } = detectRunner({ paths, texts }, criteria);
-  if (recipe !== null) return recipe;
   throw new FreezeError(
     'unsupported-runner',
-    `${where.repo}: no runner recipe at ${where.base} (${suite === null ? (ecosystem ?? 'unknown ecosystem') : `${suite.ecosystem}, ${suite.runners.join(' and ') || 'no runner found'}: ${suite.unsupported ?? ''}`}); add an override to registry/criteria/overrides.json`,
+    `${where.repo}: no runner recipe at ${where.base} (${suite === null ? 'no manifest of a supported ecosystem' : `${suite.ecosystem}, ${suite.runners.join(' and ') || 'no runner found'}: ${suite.unsupported ?? ''}`}); add an override to packages/pipeline/data/criteria-overrides.json (docs/registry.md)`,
   );
 }
-
-/** Manifests read for detection at most: a monorepo's package.json files, shallowest first. */
-const MAX_MANIFESTS = 300;

@@ -1,5 +1,4 @@
-// A repository the criteria's rules would misread (pnpm, not npm; mocha behind its own script) frozen with `abp freeze`
-// and no recipe: detection over its tree gives pnpm at the version packageManager pins and mocha from node_modules/.bin;
+// A pnpm repository whose suite is mocha behind its own script, frozen with `abp freeze` and no recipe: detection over its tree gives pnpm at the version packageManager pins and mocha from node_modules/.bin;
 // the environment installs both from the npm registry (pnpm through npx), the freeze reads mocha per test by its
 // xunit report, and the bundled engines grade it: the reference resolved, the no-op unresolved.
 import { execFileSync } from 'node:child_process';
@@ -109,7 +108,7 @@ afterAll(async () => {
 });
 
 describe('a pnpm repository whose suite is mocha, frozen with the detected recipe', () => {
-  it('is detected as pnpm at the pinned version and mocha from node_modules/.bin (the criteria’s rules say npm ci)', async () => {
+  it('is detected as pnpm at the pinned version and mocha from node_modules/.bin', async () => {
     expect(await recipeFor({ repo: 'octo/rangekit', gitDir: repoDir, base: baseCommit, entry: null })).toEqual({
       runner: 'mocha',
       ecosystem: 'node',

@@ -1,4 +1,4 @@
-// The freeze's recipe for a repository the criteria's rules do not cover, from detection over its whole tree at the
+// The freeze's recipe for a repository without a registry entry, from detection over its whole tree at the
 // base commit (a real git repository): a pnpm monorepo whose root script fans out to vitest in its packages gets the
 // pnpm install the repository pins and vitest run from the root; a repository whose suite cannot run here is refused
 // with why.

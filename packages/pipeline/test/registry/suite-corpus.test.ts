@@ -4,7 +4,10 @@
 // the figures by ecosystem.
 import { describe, expect, it } from 'vitest';
 import { parseCommandLine, planRunner } from '@abp/grader/verification';
+import { registryEntrySchema } from '@abp/protocol/schemas/abp-registry';
+import { recipeFor } from '../../src/freeze/recipe.js';
 import { installSteps } from '../../src/registry/criteria/schema.js';
+import { entryRunner } from '../../src/registry/rotation/build-registry.js';
 import { detectSuite } from '../../src/registry/suites/detect-suite.js';
 import { isTruthRunner, loadCorpus } from '../../../../test-support/detection-corpus.js';
 
@@ -40,5 +43,21 @@ describe('detection over the corpus', () => {
       expect(plan.report, `${repo}: ${recipe.test}`).not.toBeNull();
       expect(plan.runner, repo).toBe(recipe.runner);
     }
+  });
+
+  it('enters the registry as an entry the freeze reads back to the same recipe (the registry and the freeze agree)', async () => {
+    let checked = 0;
+    // GitHub's primary language need not be the suite's: numpy is "C", a gem may be "JavaScript".
+    for (const [index, { repo, tree }] of corpus.entries()) {
+      const recipe = detectSuite(tree)?.recipe;
+      if (recipe === null || recipe === undefined) continue;
+      const primaryLanguage = [null, 'C++', 'TypeScript', 'Python', 'Go', 'Rust', 'Kotlin'][index % 7] ?? null;
+      const runner = registryEntrySchema.shape.runner.parse(entryRunner(recipe, primaryLanguage));
+      // With an entry the freeze never looks at the checkout: no git folder is needed.
+      const back = await recipeFor({ repo, gitDir: '/nonexistent', base: 'HEAD', entry: runner });
+      expect({ repo, ...back }, repo).toEqual({ repo, ...recipe, install: installSteps(recipe) });
+      checked += 1;
+    }
+    expect(checked).toBeGreaterThanOrEqual(50);
   });
 });

@@ -3,7 +3,12 @@
 // runner plans read per test, so the registry and the freeze agree on what a repository's suite is.
 import { describe, expect, it } from 'vitest';
 import { parseCommandLine, planRunner } from '@abp/grader/verification';
-import { detectSuite } from '../../src/registry/suites/detect-suite.js';
+import {
+  MAX_MANIFEST_BYTES,
+  MAX_MANIFESTS,
+  manifestsToRead,
+  detectSuite,
+} from '../../src/registry/suites/detect-suite.js';
 import type { RepoTree } from '../../src/registry/suites/repo-tree.js';
 
 function tree(files: Record<string, string | object>, more: readonly string[] = []): RepoTree {
@@ -94,16 +99,54 @@ describe('detectSuite: JavaScript', () => {
       test: 'node_modules/.bin/jest --ci',
     });
     expect(plannedRunner(npm?.recipe?.test ?? '')).toBe('jest');
-    const ava = detectSuite(tree({ 'package.json': { scripts: { test: 'xo && ava' } } }, ['test/a.js']));
-    expect(ava).toMatchObject({
-      runners: ['ava'],
+    const jasmine = detectSuite(tree({ 'package.json': { scripts: { test: 'jasmine' } } }, ['spec/a.spec.js']));
+    expect(jasmine).toMatchObject({
+      runners: ['jasmine'],
       recipe: null,
-      unsupported: 'ava has no per-test reader in the freeze yet',
+      unsupported: 'jasmine has no per-test reader in the freeze yet',
     });
     const none = detectSuite(
       tree({ 'package.json': { scripts: { test: 'echo "Error: no test specified" && exit 1' } } }),
     );
     expect(none).toMatchObject({ runners: [], recipe: null });
+  });
+});
+
+describe('detectSuite: the runners that print TAP', () => {
+  it('runs ava, tape and QUnit from their binaries with the script’s own arguments, read as TAP', () => {
+    const cases = [
+      { test: 'xo && c8 ava --serial', runner: 'ava', command: 'node_modules/.bin/ava --serial', planned: 'ava' },
+      {
+        test: "tape 'test/**/*.js' | tap-spec",
+        runner: 'tape',
+        command: "node_modules/.bin/tape 'test/**/*.js'",
+        planned: 'tape',
+      },
+      {
+        test: 'qunit --require ./setup.js test/',
+        runner: 'qunit',
+        command: 'node_modules/.bin/qunit --require ./setup.js test/',
+        planned: 'qunit',
+      },
+    ];
+    for (const { test, runner, command, planned } of cases) {
+      const suite = detectSuite(tree({ 'package.json': { scripts: { test } } }, ['package-lock.json', 'test/a.js']));
+      expect(suite).toMatchObject({ runners: [runner], unsupported: null });
+      expect(suite?.recipe).toMatchObject({ install: ['npm ci --no-audit --no-fund'], test: command, report: 'tap' });
+      expect(plannedRunner(suite?.recipe?.test ?? '')).toBe(planned);
+    }
+  });
+
+  it('turns off node-tap 16’s default coverage check, which fails a run whose tests all pass; newer tap rejects the flag', () => {
+    const tapSuite = (range: string, test = 'tap test/*.js') =>
+      detectSuite(tree({ 'package.json': { scripts: { test }, devDependencies: { tap: range } } }, ['test/a.js']));
+    expect(tapSuite('^16.3.0')?.recipe?.test).toBe("node_modules/.bin/tap --no-coverage 'test/*.js'");
+    expect(tapSuite('^21.1.0')?.recipe?.test).toBe("node_modules/.bin/tap 'test/*.js'");
+    expect(tapSuite('latest')?.recipe?.test).toBe("node_modules/.bin/tap 'test/*.js'");
+    expect(tapSuite('^15.0.0', 'tap --no-cov test/*.js')?.recipe?.test).toBe(
+      "node_modules/.bin/tap --no-cov 'test/*.js'",
+    );
+    expect(plannedRunner(tapSuite('^16.3.0')?.recipe?.test ?? '')).toBe('node-tap');
   });
 });
 
@@ -127,17 +170,38 @@ describe('detectSuite: the ecosystem where the tests are', () => {
 
   it('does not count a test suite’s sample inputs as tests: a Rust linter with Python fixtures is Rust', () => {
     const suite = detectSuite(
-      tree({ 'Cargo.toml': '[workspace]\nmembers = ["crates/*"]\n', 'pyproject.toml': '[project]\nname = "x"\n' }, [
-        'crates/lint/src/lib.rs',
-        'crates/lint/resources/test/fixtures/a.py',
-        'crates/lint/resources/test/fixtures/b.py',
-        'crates/lint/resources/test/fixtures/c.py',
-      ]),
+      tree(
+        {
+          'Cargo.toml': '[workspace]\nmembers = ["crates/*"]\n',
+          'pyproject.toml': '[project]\nname = "x"\n',
+          // Its unit tests sit in the crate root, where detection reads them.
+          'crates/lint/src/lib.rs': 'pub fn lint() {}\n\n#[cfg(test)]\nmod tests {}\n',
+        },
+        [
+          'crates/lint/resources/test/fixtures/a.py',
+          'crates/lint/resources/test/fixtures/b.py',
+          'crates/lint/resources/test/fixtures/c.py',
+        ],
+      ),
     );
     expect(suite).toMatchObject({ ecosystem: 'rust', runners: ['cargo-test'] });
     // A virtual workspace has no root crate: the whole workspace is tested.
     expect(suite?.recipe?.test).toBe('cargo test --workspace --no-fail-fast');
     expect(plannedRunner(suite?.recipe?.test ?? '')).toBe('cargo-test');
+  });
+
+  it('finds no suite in a project without a single test file, and none in a crate whose roots hold no test', () => {
+    expect(detectSuite(tree({}, ['go.mod', 'main.go']))).toMatchObject({
+      ecosystem: 'go',
+      recipe: null,
+      unsupported: 'no go test files in the tree',
+    });
+    const crate = detectSuite(tree({ 'Cargo.toml': '[package]\nname = "x"\n', 'src/main.rs': 'fn main() {}\n' }));
+    expect(crate).toMatchObject({ ecosystem: 'rust', testFiles: 0, recipe: null });
+    const tested = detectSuite(
+      tree({ 'Cargo.toml': '[package]\nname = "x"\n', 'src/main.rs': '#[test]\nfn t() {}\n' }),
+    );
+    expect(tested?.recipe?.runner).toBe('cargo-test');
   });
 
   it('tests a Go workspace from its root, and a module below the root from there', () => {
@@ -190,5 +254,26 @@ describe('detectSuite: Python', () => {
   it('names a suite with no pytest anywhere unittest, which pytest runs', () => {
     const suite = detectSuite(tree({ 'setup.py': 'setup()' }, ['tornado/test/web_test.py']));
     expect(suite).toMatchObject({ runners: ['unittest'], recipe: { test: 'python -m pytest' } });
+  });
+});
+
+describe('manifestsToRead', () => {
+  it('reads manifests and crate roots, shallowest first, none over 1 MiB, at most 300', () => {
+    const files = [
+      { path: 'packages/b/package.json', size: 10 },
+      { path: 'package.json', size: 10 },
+      { path: 'huge/package.json', size: MAX_MANIFEST_BYTES + 1 },
+      { path: 'src/lib.rs', size: 10 },
+      { path: 'src/index.js', size: 10 },
+      { path: 'packages/a/package.json', size: 10 },
+    ];
+    expect(manifestsToRead(files)).toEqual([
+      'package.json',
+      'src/lib.rs',
+      'packages/a/package.json',
+      'packages/b/package.json',
+    ]);
+    const many = Array.from({ length: 400 }, (_, index) => ({ path: `p/${index}/package.json`, size: 1 }));
+    expect(manifestsToRead(many)).toHaveLength(MAX_MANIFESTS);
   });
 });

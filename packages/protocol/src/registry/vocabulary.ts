@@ -14,7 +14,7 @@ export const FAILURE_REASONS = {
   osiLicense: ['no-license', 'license-not-recognized', 'license-not-osi-approved'],
   notArchivedForkMirror: ['archived', 'fork', 'mirror'],
   mergedPullWithin30Days: ['never-merged', 'no-merge-in-window'],
-  runnableTestSuite: ['unsupported-ecosystem', 'no-test-suite'],
+  runnableTestSuite: ['unsupported-ecosystem', 'no-test-suite', 'unsupported-runner'],
   issueHygiene: ['no-open-issues', 'labeled-share-below-threshold', 'no-bug-label-in-use'],
 } as const satisfies Record<RegistryCriterion, readonly string[]>;
 export type FailureReason<C extends RegistryCriterion = RegistryCriterion> = (typeof FAILURE_REASONS)[C][number];

@@ -1,7 +1,10 @@
 // Judges candidates by the criteria: one verdict per criterion, in REGISTRY_CRITERIA order, with the reason and what
-// was seen for each failure, and the runner recipe found. Pure: facts, criteria and the clock in, verdicts out.
+// was seen for each failure, and the runner recipe found by the freeze's own suite detection (registry/suites/), so a
+// repository enters only with a suite the freeze can install, run and read. Pure: facts, criteria and the clock in,
+// verdicts out.
 import spdxLicenses from 'spdx-license-list';
-import { detectRunner } from './detect.js';
+import { detectSuite } from '../suites/detect-suite.js';
+import type { SuiteCandidate } from '../suites/suite.js';
 import type { CandidateFacts } from './facts.js';
 import type { Criteria, RunnerRecipe } from './schema.js';
 import type { CriterionVerdict, FailureReason, RegistryCriterion } from '@abp/protocol/registry/vocabulary';
@@ -75,20 +78,31 @@ function mergedPullWithinWindow(facts: CandidateFacts, criteria: Criteria, now: 
   return pass(criterion);
 }
 
-function runnableTestSuite(
-  facts: CandidateFacts,
-  ecosystem: string | null,
-  runner: RunnerRecipe | null,
-): CriterionVerdict {
+/** Why a candidate without a recipe fails: no ecosystem found, no suite in it, or a suite the freeze cannot run. */
+function unrunnableTestSuite(facts: CandidateFacts, suite: SuiteCandidate | null): CriterionVerdict {
   const criterion = 'runnableTestSuite';
-  if (runner !== null) return pass(criterion);
-  if (ecosystem === null)
+  const listed = facts.treeTruncated ? ' (in the part of its tree GitHub listed)' : '';
+  if (suite === null)
     return fail(
       criterion,
       'unsupported-ecosystem',
-      `no runner recipe for ${facts.primaryLanguage ?? 'a repository without code'}`,
+      `no manifest of a supported ecosystem${listed} (${facts.primaryLanguage ?? 'a repository without code'})`,
     );
-  return fail(criterion, 'no-test-suite', `no test suite found for ${ecosystem}`);
+  if (suite.runners.length === 0 || suite.testFiles === 0)
+    return fail(criterion, 'no-test-suite', `no test suite found for ${suite.ecosystem}${listed}`);
+  return fail(
+    criterion,
+    'unsupported-runner',
+    `${suite.ecosystem} suite run by ${suite.runners.join(' and ')} (${suite.packageManager}): ${suite.unsupported ?? 'no recipe'}`,
+  );
+}
+
+/** The files as suite detection reads them. */
+function suiteOf(facts: CandidateFacts): SuiteCandidate | null {
+  return detectSuite({
+    paths: facts.paths,
+    text: (path) => (Object.hasOwn(facts.texts, path) ? facts.texts[path] : undefined),
+  });
 }
 
 function issueHygiene(facts: CandidateFacts, criteria: Criteria): CriterionVerdict {
@@ -115,10 +129,9 @@ function issueHygiene(facts: CandidateFacts, criteria: Criteria): CriterionVerdi
 export function evaluateCandidate(facts: CandidateFacts, criteria: Criteria, now: Date): Evaluation {
   const key = facts.nameWithOwner.toLowerCase();
   const override = criteria.overrides.find((candidate) => candidate.repo.toLowerCase() === key);
-  const detected =
-    override === undefined
-      ? detectRunner(facts, criteria)
-      : { ecosystem: override.runner.ecosystem, recipe: override.runner };
+  // An override is the operator's word on the runner; detection is not consulted.
+  const suite = override === undefined ? suiteOf(facts) : null;
+  const runner = override?.runner ?? suite?.recipe ?? null;
   const verdicts = REGISTRY_CRITERIA.map((criterion): CriterionVerdict => {
     switch (criterion) {
       case 'osiLicense':
@@ -128,12 +141,12 @@ export function evaluateCandidate(facts: CandidateFacts, criteria: Criteria, now
       case 'mergedPullWithin30Days':
         return mergedPullWithinWindow(facts, criteria, now);
       case 'runnableTestSuite':
-        return runnableTestSuite(facts, detected.ecosystem, detected.recipe);
+        return runner !== null ? pass(criterion) : unrunnableTestSuite(facts, suite);
       case 'issueHygiene':
         return issueHygiene(facts, criteria);
     }
   });
-  return { eligible: verdicts.every((verdict) => verdict.pass), verdicts, runner: detected.recipe };
+  return { eligible: verdicts.every((verdict) => verdict.pass), verdicts, runner };
 }
 
 /** Every candidate's evaluation, in the order given. */

@@ -19,13 +19,12 @@ export const candidateFactsSchema = z.strictObject({
   mergedPullCount: count,
   /** The latest `mergedAt` of any merged pull request; null when none was ever merged. */
   lastMergedPullAt: utcTimestamp.nullable(),
-  /**
-   * Paths at the head of the default branch: the root's entries and those of the folders the detection rules name
-   * (`listedFolders`). A folder ends in "/". Sorted.
-   */
+  /** Every file's path at the head of the default branch (GitHub's recursive tree listing), sorted. */
   paths: z.array(z.string().min(1)),
-  /** Text of each file the detection rules read (`readFiles`) that exists, by path. */
+  /** Text of each file suite detection reads (its manifests, `isReadManifest`) that GitHub served, by path. */
   texts: z.record(z.string(), z.string()),
+  /** GitHub cut the listing short (past 100,000 entries): detection judged the part listed. */
+  treeTruncated: z.boolean(),
   openIssues: count,
   /** Open issues carrying at least one label. */
   labeledOpenIssues: count,

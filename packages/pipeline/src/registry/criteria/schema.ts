@@ -1,8 +1,9 @@
 // The shapes of the two committed criteria files, as zod schemas: the versioned criteria (thresholds, bug-label
-// patterns, runner-detection rules) and the per-repository runner overrides. Loading and error reporting: load.ts.
+// patterns, the suite detection they judge by) and the per-repository runner overrides. Loading and error reporting: load.ts.
 import { z } from 'zod';
 import { testReportFormats } from '@abp/protocol/schemas/abp-registry';
 import { command, describeValue, nonBlankText, repoFullName } from '@abp/protocol/schemas/primitives';
+import { SUITE_DETECTION } from '../suites/suite.js';
 
 export const CRITERIA_VERSION_PATTERN = /^abp-criteria\/[1-9][0-9]*$/;
 export const OVERRIDES_VERSION = 'abp-criteria-overrides/1';
@@ -52,72 +53,6 @@ export function installSteps(recipe: Pick<RunnerRecipe, 'install'>): string[] {
   return typeof recipe.install === 'string' ? [recipe.install] : [...recipe.install];
 }
 
-/**
- * A path in the repository, relative to its root. The last segment may hold `*` (any characters but "/"); a trailing
- * "/" names a folder. Folders above the last segment are literal: discovery lists exactly those folders.
- */
-const pathPattern = z.string().regex(/^(?:[A-Za-z0-9._-]+\/)*[A-Za-z0-9._*-]+\/?$/, {
-  error: (issue) =>
-    `must be a relative path whose last segment may hold "*" (e.g. "tests/test_*.py", "src/test/"), got ${describeValue(issue.input)}`,
-});
-const filePath = z.string().regex(/^(?:[A-Za-z0-9._-]+\/)*[A-Za-z0-9._-]+$/, {
-  error: (issue) =>
-    `must be a relative file path without wildcards (e.g. "pyproject.toml"), got ${describeValue(issue.input)}`,
-});
-
-const simpleCondition = z.discriminatedUnion('kind', [
-  z
-    .strictObject({ kind: z.literal('path'), anyOf: z.array(pathPattern).min(1) })
-    .describe('Some listed path matches one of the patterns.'),
-  z
-    .strictObject({ kind: z.literal('text'), path: filePath, contains: z.string().min(1) })
-    .describe('The file exists and contains the text.'),
-  z
-    .strictObject({
-      kind: z.literal('npm-script'),
-      script: z.string().min(1),
-      containing: z.string().min(1).optional(),
-      notContaining: z.string().min(1).optional(),
-    })
-    .describe(
-      'package.json has this script; it contains `containing` (e.g. Node\'s own runner, "node --test") and not `notContaining` (npm init\'s stub).',
-    ),
-  z
-    .strictObject({ kind: z.literal('npm-dev-dependency'), name: z.string().min(1) })
-    .describe('package.json lists the package in devDependencies.'),
-]);
-export type SimpleCondition = z.infer<typeof simpleCondition>;
-
-export const conditionSchema = z.discriminatedUnion('kind', [
-  ...simpleCondition.options,
-  z
-    .strictObject({ kind: z.literal('any'), of: z.array(simpleCondition).min(2) })
-    .describe('At least one of the conditions holds.'),
-]);
-export type Condition = z.infer<typeof conditionSchema>;
-
-const recipeRule = runnerRecipeSchema.omit({ ecosystem: true }).extend({
-  when: z.array(conditionSchema).describe('All must hold; an empty list always holds.'),
-});
-
-const ecosystemRule = z
-  .strictObject({
-    ecosystem: identifier,
-    detect: z.array(conditionSchema).min(1).describe('All must hold for the repository to belong to this ecosystem.'),
-    runners: z.array(recipeRule).min(1).describe('Tried in order; the first whose conditions hold is the recipe.'),
-  })
-  .superRefine((rule, ctx) => {
-    rule.runners.forEach((runner, index) => {
-      const first = rule.runners.findIndex((other) => other.runner === runner.runner);
-      if (first !== index)
-        ctx.addIssue({
-          code: 'custom',
-          path: ['runners', index, 'runner'],
-          message: `repeats ${describeValue(runner.runner)} of runners.${first}; name each runner once`,
-        });
-    });
-  });
-
 const regexSource = z.string().refine(
   (source) => {
     try {
@@ -130,43 +65,35 @@ const regexSource = z.string().refine(
   { error: (issue) => `must be a JavaScript regular expression, got ${describeValue(issue.input)}` },
 );
 
-export const criteriaDocumentSchema = z
-  .strictObject({
-    version: z.string().regex(CRITERIA_VERSION_PATTERN, {
-      error: (issue) => `must be "abp-criteria/<n>", e.g. "abp-criteria/1", got ${describeValue(issue.input)}`,
-    }),
-    thresholds: z.strictObject({
-      mergedPullWindowDays: z
-        .int()
-        .positive()
-        .describe('A merged pull request counts when mergedAt >= now - this many days.'),
-      minLabeledOpenIssueShare: z
-        .number()
-        .min(0)
-        .max(1)
-        .describe('Share of open issues carrying at least one label (inclusive).'),
-      minBugLabeledOpenIssues: z.int().positive().describe('Open issues that must carry a bug label.'),
-    }),
-    bugLabelPatterns: z
-      .array(regexSource)
-      .min(1)
-      .describe('Case-insensitive regular expressions; a label whose trimmed name matches one is a bug label.'),
-    ecosystems: z
-      .array(ecosystemRule)
-      .min(1)
-      .describe('Tried in order; the first whose detect conditions hold is the ecosystem.'),
-  })
-  .superRefine((document, ctx) => {
-    document.ecosystems.forEach((rule, index) => {
-      const first = document.ecosystems.findIndex((other) => other.ecosystem === rule.ecosystem);
-      if (first !== index)
-        ctx.addIssue({
-          code: 'custom',
-          path: ['ecosystems', index, 'ecosystem'],
-          message: `repeats ${describeValue(rule.ecosystem)} of ecosystems.${first}; list each ecosystem once`,
-        });
-    });
-  });
+export const criteriaDocumentSchema = z.strictObject({
+  version: z.string().regex(CRITERIA_VERSION_PATTERN, {
+    error: (issue) => `must be "abp-criteria/<n>", e.g. "abp-criteria/1", got ${describeValue(issue.input)}`,
+  }),
+  thresholds: z.strictObject({
+    mergedPullWindowDays: z
+      .int()
+      .positive()
+      .describe('A merged pull request counts when mergedAt >= now - this many days.'),
+    minLabeledOpenIssueShare: z
+      .number()
+      .min(0)
+      .max(1)
+      .describe('Share of open issues carrying at least one label (inclusive).'),
+    minBugLabeledOpenIssues: z.int().positive().describe('Open issues that must carry a bug label.'),
+  }),
+  bugLabelPatterns: z
+    .array(regexSource)
+    .min(1)
+    .describe('Case-insensitive regular expressions; a label whose trimmed name matches one is a bug label.'),
+  suiteDetection: z
+    .literal(SUITE_DETECTION, {
+      error: (issue) =>
+        `must be "${SUITE_DETECTION}", the suite detection this abp runs (the freeze's own, registry/suites/), got ${describeValue(issue.input)}; criteria written for another detection are judged by the abp release that has it`,
+    })
+    .describe(
+      "The test-suite detection a candidate is judged by: the freeze's own, so an entry's runner is one the freeze installs, runs and reads.",
+    ),
+});
 export type CriteriaDocument = z.infer<typeof criteriaDocumentSchema>;
 
 export const overridesDocumentSchema = z.strictObject({

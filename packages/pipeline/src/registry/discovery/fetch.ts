@@ -1,16 +1,18 @@
-// Reads every criterion's inputs for a batch of candidates in aliased GraphQL queries: one query for up to 100
-// repositories (license, flags, merged pull requests by recency, open issues, labels, the files runner detection
-// reads), then one follow-up query for the batch's labeled and bug-labeled open-issue counts, which need the label
-// names the first query returned. Rarely, a further follow-up reads more labels or merged pull requests.
+// Reads every criterion's inputs for a batch of candidates: one aliased GraphQL query for up to 100 repositories
+// (license, flags, merged pull requests by recency, open issues, labels), then one follow-up query for the batch's
+// labeled and bug-labeled open-issue counts, which need the label names the first query returned (rarely, a further
+// follow-up reads more labels or merged pull requests); then each repository's tree and the manifests suite detection
+// reads in it (suite-files.ts).
 import { z } from 'zod';
 import type { GithubClient } from '../../github/client.js';
 import { repoFullName } from '@abp/protocol/schemas/primitives';
-import { bugLabelMatcher, listedFolders, readFiles } from '../criteria/detect.js';
+import { bugLabelMatcher } from '../criteria/labels.js';
 import type { CandidateFacts } from '../criteria/facts.js';
 import type { CriteriaDocument } from '../criteria/schema.js';
 import { DiscoveryError } from './errors.js';
 import type { DiscoveryCost } from './graphql.js';
-import { readAnswer, runQuery } from './graphql.js';
+import { AliasedQuery, readAnswer, runQuery } from './graphql.js';
+import { readSuiteFiles } from './suite-files.js';
 
 /** Repositories per query: GitHub's page size, and 3 connections each keeps the first query at 3 points. */
 export const CANDIDATE_BATCH_SIZE = 100;
@@ -48,9 +50,6 @@ const mergedPulls = z.object({
   nodes: z.array(z.object({ mergedAt: z.string().nullable(), updatedAt: z.string() }).nullable()),
 });
 const labels = z.object({ pageInfo, nodes: z.array(z.object({ name: z.string() }).nullable()) });
-// `... on Tree` / `... on Blob` select nothing on the other kind: a folder where a file was expected is `{}`.
-const tree = z.object({ entries: z.array(z.object({ name: z.string(), type: z.string() })).optional() }).nullable();
-const blob = z.object({ text: z.string().nullable().optional() }).nullable();
 const count = z.object({ totalCount: z.int().nonnegative() });
 
 const firstAnswer = z.object({
@@ -65,7 +64,6 @@ const firstAnswer = z.object({
   mergedPulls: mergedPulls.extend({ totalCount: z.int().nonnegative() }),
   openIssues: count,
   labels: labels.nullable(),
-  root: tree,
 });
 const followUpAnswer = z.object({
   mergedPulls: mergedPulls.optional(),
@@ -77,10 +75,8 @@ const followUpAnswer = z.object({
 const MERGED_PULLS = 'pullRequests(states: [MERGED], orderBy: {field: UPDATED_AT, direction: DESC}';
 const PAGE_INFO = 'pageInfo { hasNextPage endCursor }';
 
-/** The fields of the first query, for the folders and files these criteria read. */
-function candidateFragment(folders: readonly string[], files: readonly string[]): string {
-  const gitObject = (alias: string, path: string, selection: string) =>
-    `${alias}: object(expression: ${JSON.stringify(`HEAD:${path}`)}) { ${selection} }`;
+/** The fields of the first query. */
+function candidateFragment(): string {
   return [
     'fragment Candidate on Repository {',
     '  nameWithOwner stargazerCount isArchived isFork isMirror',
@@ -90,11 +86,6 @@ function candidateFragment(folders: readonly string[], files: readonly string[])
     `  mergedPulls: ${MERGED_PULLS}, first: ${FIRST_MERGED_PULLS}) { totalCount ${PAGE_INFO} nodes { mergedAt updatedAt } }`,
     '  openIssues: issues(states: [OPEN]) { totalCount }',
     `  labels(first: ${PAGE_SIZE}) { ${PAGE_INFO} nodes { name } }`,
-    `  ${gitObject('root', '', '... on Tree { entries { name type } }')}`,
-    ...folders.map(
-      (folder, index) => `  ${gitObject(`folder${index}`, folder, '... on Tree { entries { name type } }')}`,
-    ),
-    ...files.map((file, index) => `  ${gitObject(`file${index}`, file, '... on Blob { text }')}`),
     '}',
   ].join('\n');
 }
@@ -102,7 +93,16 @@ function candidateFragment(folders: readonly string[], files: readonly string[])
 /** One candidate while its batch is read. */
 interface Reading {
   name: string;
-  facts: Omit<CandidateFacts, 'labeledOpenIssues' | 'bugLabels' | 'bugLabeledOpenIssues' | 'lastMergedPullAt'>;
+  facts: Omit<
+    CandidateFacts,
+    | 'labeledOpenIssues'
+    | 'bugLabels'
+    | 'bugLabeledOpenIssues'
+    | 'lastMergedPullAt'
+    | 'paths'
+    | 'texts'
+    | 'treeTruncated'
+  >;
   labels: string[];
   /** Where the next page of labels starts; null once all are read. */
   labelsAfter: string | null;
@@ -115,8 +115,6 @@ interface Reading {
 
 /** What a batch reads for the criteria at hand. */
 interface ReadPlan {
-  folders: string[];
-  files: string[];
   isBugLabel: (name: string) => boolean;
 }
 
@@ -159,54 +157,8 @@ function readLabels(reading: Reading, page: z.infer<typeof labels>, isBugLabel: 
   }
 }
 
-function listing(entries: z.infer<typeof tree>, folder: string): string[] {
-  const prefix = folder === '' ? '' : `${folder}/`;
-  return (entries?.entries ?? []).map((entry) => `${prefix}${entry.name}${entry.type === 'tree' ? '/' : ''}`);
-}
-
-/** Aliased `repository()` fields in one query, each alias with its own variables. */
-class AliasedQuery {
-  readonly variables: Record<string, unknown> = {};
-  private readonly declarations: string[] = [];
-  private readonly selections: string[] = [];
-
-  /** Adds `c<n>: repository(...) { <fields> }`; `variable` declares `$<name><n>` and returns its reference. */
-  add(
-    nameWithOwner: string,
-    fields: (variable: (name: string, type: string, value: unknown) => string) => string,
-  ): string {
-    const index = this.selections.length;
-    const variable = (name: string, type: string, value: unknown): string => {
-      this.variables[`${name}${index}`] = value;
-      this.declarations.push(`$${name}${index}: ${type}`);
-      return `$${name}${index}`;
-    };
-    const [owner = '', repo = ''] = nameWithOwner.split('/');
-    const alias = `c${index}`;
-    const head = `${alias}: repository(owner: ${variable('o', 'String!', owner)}, name: ${variable('n', 'String!', repo)})`;
-    this.selections.push(`  ${head} { ${fields(variable)} }`);
-    return alias;
-  }
-
-  get size(): number {
-    return this.selections.length;
-  }
-
-  text(operation: string, fragment = ''): string {
-    return `query ${operation}(${this.declarations.join(', ')}) {\n  rateLimit { cost }\n${this.selections.join('\n')}\n}\n${fragment}`;
-  }
-}
-
 function startReading(name: string, data: Record<string, unknown>, plan: ReadPlan, what: string): Reading {
   const answer = readAnswer(firstAnswer, data, what);
-  const folderPaths = plan.folders.flatMap((folder, index) =>
-    listing(readAnswer(tree, data[`folder${index}`], what), folder),
-  );
-  const texts: Record<string, string> = {};
-  plan.files.forEach((file, index) => {
-    const text = readAnswer(blob, data[`file${index}`], what)?.text;
-    if (typeof text === 'string') texts[file] = text;
-  });
   const reading: Reading = {
     name,
     facts: {
@@ -220,8 +172,6 @@ function startReading(name: string, data: Record<string, unknown>, plan: ReadPla
       isFork: answer.isFork,
       isMirror: answer.isMirror,
       mergedPullCount: answer.mergedPulls.totalCount,
-      paths: [...listing(answer.root, ''), ...folderPaths].sort(),
-      texts,
       openIssues: answer.openIssues.totalCount,
     },
     labels: [],
@@ -298,18 +248,14 @@ export async function fetchBatch(
   const cost: DiscoveryCost = { requests: 0, points: 0 };
   const missing = new Set<string>();
   if (names.length === 0) return { candidates: [], missing: [], cost };
-  const plan: ReadPlan = {
-    folders: listedFolders(criteria),
-    files: readFiles(criteria),
-    isBugLabel: bugLabelMatcher(criteria),
-  };
+  const plan: ReadPlan = { isBugLabel: bugLabelMatcher(criteria) };
   const what = `the candidate query for ${names.length} repositories from ${names[0]}`;
 
   const first = new AliasedQuery();
   const aliases = names.map((name) => first.add(name, () => '...Candidate'));
   const { data, unresolved } = await runQuery(
     octokit,
-    first.text('RegistryCandidates', candidateFragment(plan.folders, plan.files)),
+    first.text('RegistryCandidates', candidateFragment()),
     first.variables,
     cost,
     what,
@@ -354,10 +300,20 @@ export async function fetchBatch(
     }
   }
 
-  const candidates = readings.flatMap((reading): CandidateFacts[] =>
-    missing.has(reading.name) || reading.hygiene === null
-      ? []
-      : [{ ...reading.facts, lastMergedPullAt: reading.lastMergedPullAt, ...reading.hygiene }],
+  const read = readings.filter((reading) => !missing.has(reading.name) && reading.hygiene !== null);
+  const suites = await readSuiteFiles(
+    octokit,
+    read.flatMap((reading) =>
+      reading.facts.defaultBranch === null ? [] : [{ name: reading.name, branch: reading.facts.defaultBranch }],
+    ),
+    cost,
   );
+  for (const name of suites.missing) missing.add(name);
+  const candidates = read.flatMap((reading): CandidateFacts[] => {
+    if (missing.has(reading.name) || reading.hygiene === null) return [];
+    // An empty repository has no tree to list.
+    const suite = suites.files.get(reading.name) ?? { paths: [], texts: {}, treeTruncated: false };
+    return [{ ...reading.facts, lastMergedPullAt: reading.lastMergedPullAt, ...reading.hygiene, ...suite }];
+  });
   return { candidates, missing: names.filter((name) => missing.has(name)), cost };
 }

@@ -71,3 +71,36 @@ export async function runQuery(
     return { data, unresolved: new Set(errors.map((entry) => String(entry.path[0]))) };
   }
 }
+
+/** Aliased `repository()` fields in one query, each alias with its own variables. */
+export class AliasedQuery {
+  readonly variables: Record<string, unknown> = {};
+  private readonly declarations: string[] = [];
+  private readonly selections: string[] = [];
+
+  /** Adds `c<n>: repository(...) { <fields> }`; `variable` declares `$<name><n>` and returns its reference. */
+  add(
+    nameWithOwner: string,
+    fields: (variable: (name: string, type: string, value: unknown) => string) => string,
+  ): string {
+    const index = this.selections.length;
+    const variable = (name: string, type: string, value: unknown): string => {
+      this.variables[`${name}${index}`] = value;
+      this.declarations.push(`$${name}${index}: ${type}`);
+      return `$${name}${index}`;
+    };
+    const [owner = '', repo = ''] = nameWithOwner.split('/');
+    const alias = `c${index}`;
+    const head = `${alias}: repository(owner: ${variable('o', 'String!', owner)}, name: ${variable('n', 'String!', repo)})`;
+    this.selections.push(`  ${head} { ${fields(variable)} }`);
+    return alias;
+  }
+
+  get size(): number {
+    return this.selections.length;
+  }
+
+  text(operation: string, fragment = ''): string {
+    return `query ${operation}(${this.declarations.join(', ')}) {\n  rateLimit { cost }\n${this.selections.join('\n')}\n}\n${fragment}`;
+  }
+}

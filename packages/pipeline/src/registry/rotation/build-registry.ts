@@ -1,6 +1,7 @@
 // Turns one rotation's evaluated candidates into the next abp-registry/v1 document: the top repositories by stars among
 // those that pass every criterion and have not opted out, sorted, content-addressed, with the diff to the previous
 // version and a reason for every repository that left. Pure: the same inputs give the same bytes.
+import { entryLanguage } from '../suites/suite.js';
 import {
   registrySchema,
   MAX_REGISTRY_ENTRIES,
@@ -16,9 +17,8 @@ type RemovalReason = AbpRegistry['diff']['removed'][number]['reason'];
 
 /** A detected runner recipe as a registry entry lists it; the language is the repository's, else its ecosystem's. */
 export function entryRunner(recipe: RunnerRecipe, primaryLanguage: string | null): RegistryEntry['runner'] {
-  const language = (primaryLanguage ?? recipe.ecosystem).toLowerCase().replace(/[^a-z0-9+#-]+/g, '-');
   return {
-    language: /^[a-z]/.test(language) ? language : recipe.ecosystem,
+    language: entryLanguage(recipe.ecosystem, primaryLanguage),
     install: installSteps(recipe),
     test: [recipe.test],
     reportFormat: recipe.report,

@@ -3,12 +3,24 @@
 import { isOwnTestPath, type RepoTree } from './repo-tree.js';
 import { runnable, type SuiteCandidate } from './suite.js';
 
+const RUST_TEST_FILE = /(^|\/)tests?\/.*\.rs$|(^|\/)tests?\.rs$|_tests?\.rs$/;
+
+/** A crate's root source, whose text detection reads: a crate with only inline unit tests shows them there. */
+export function isCrateRoot(path: string): boolean {
+  return /(^|\/)src\/(lib|main)\.rs$/.test(path);
+}
+
 export function detectRust(tree: RepoTree): SuiteCandidate | null {
   if (!tree.paths.includes('Cargo.toml')) return null;
   const manifest = tree.text('Cargo.toml') ?? '';
   const workspace = /^\[workspace\]/m.test(manifest);
-  // Unit tests live beside the code (#[cfg(test)]), so every Rust source counts as where tests may be.
-  const testFiles = tree.paths.filter((path) => isOwnTestPath(path) && path.endsWith('.rs')).length;
+  // Unit tests live beside the code (#[cfg(test)]), so once the crate shows it has tests (an integration test file, or
+  // a test in a crate root detection reads), every Rust source counts as where tests may be.
+  const sources = tree.paths.filter((path) => isOwnTestPath(path) && path.endsWith('.rs'));
+  const tested =
+    sources.some((path) => RUST_TEST_FILE.test(path)) ||
+    sources.some((path) => isCrateRoot(path) && /#\[(cfg\()?test\)?\]/.test(tree.text(path) ?? ''));
+  const testFiles = tested ? sources.length : 0;
   const nextest = tree.paths.some((path) => path === '.config/nextest.toml');
   return runnable(
     {

@@ -1,13 +1,13 @@
-// The committed criteria and overrides files load, say what discovery must read, and a broken file fails with its
-// error code, the file and the field at fault.
+// The committed criteria and overrides files load, name the suite detection they judge by, and a broken file fails
+// with its error code, the file and the field at fault.
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listedFolders, readFiles } from '../../../src/registry/criteria/detect.js';
 import { CriteriaError, type CriteriaErrorCode } from '../../../src/registry/criteria/errors.js';
 import { DEFAULT_CRITERIA_FILE, loadCriteria } from '../../../src/registry/criteria/load.js';
 import { REGISTRY_THRESHOLDS } from '@abp/github-sim/world/criteria';
+import { SUITE_DETECTION } from '../../../src/registry/suites/suite.js';
 
 let dir: string;
 let committed: Record<string, unknown>;
@@ -64,18 +64,12 @@ async function failure(files: {
 }
 
 describe('the committed criteria', () => {
-  it('load as abp-criteria/2 with the published thresholds and no overrides', async () => {
+  it('load as abp-criteria/3 with the published thresholds, the freeze own suite detection and no overrides', async () => {
     const criteria = await loadCriteria();
-    expect(criteria.version).toBe('abp-criteria/2');
+    expect(criteria.version).toBe('abp-criteria/3');
     expect(criteria.thresholds).toEqual(REGISTRY_THRESHOLDS);
+    expect(criteria.suiteDetection).toBe(SUITE_DETECTION);
     expect(criteria.overrides).toEqual([]);
-    expect(criteria.ecosystems.map((rule) => rule.ecosystem)).toEqual(['node', 'python', 'go', 'rust', 'jvm']);
-  });
-
-  it('name the folders discovery lists and the files whose text it reads', async () => {
-    const criteria = await loadCriteria();
-    expect(listedFolders(criteria)).toEqual(['src', 'tests']);
-    expect(readFiles(criteria)).toEqual(['package.json', 'pyproject.toml', 'src/lib.rs', 'src/main.rs']);
   });
 
   it('take runner overrides from the overrides file', async () => {
@@ -107,27 +101,18 @@ describe('a broken criteria file', () => {
     ['a window of zero days', 'thresholds.mergedPullWindowDays', 0, 'thresholds.mergedPullWindowDays'],
     ['a misspelled threshold', 'thresholds.mergedPullWindow', 30, 'thresholds'],
     ['a bug pattern that is no regular expression', 'bugLabelPatterns.1', '(bug', 'bugLabelPatterns.1'],
-    [
-      'a wildcard folder',
-      'ecosystems.2.runners.0.when.0.anyOf',
-      ['*/x_test.go'],
-      'ecosystems.2.runners.0.when.0.anyOf.0',
-    ],
-    ['an unknown condition', 'ecosystems.0.detect.1', { kind: 'glob', anyOf: ['x'] }, 'ecosystems.0.detect.1.kind'],
-    [
-      'a report format the freeze step cannot read',
-      'ecosystems.0.runners.0.report',
-      'xml',
-      'ecosystems.0.runners.0.report',
-    ],
-    ['a repeated runner', 'ecosystems.0.runners.1.runner', 'vitest', 'ecosystems.0.runners.1.runner'],
-    ['a repeated ecosystem', 'ecosystems.1.ecosystem', 'node', 'ecosystems.1.ecosystem'],
-    ['a two-line test command', 'ecosystems.2.runners.0.test', 'go test\nrm -rf /', 'ecosystems.2.runners.0.test'],
+    ['another suite detection', 'suiteDetection', 'abp-suites/0', 'suiteDetection'],
   ])('with %s is invalid-criteria at the field', async (_case, path, value, field) => {
     const error = await failure({ criteria: criteriaWith(path, value) });
     expect(error.code).toBe('invalid-criteria');
     expect(error.field).toBe(field);
     expect(error.message).toContain(field);
+  });
+
+  it('that still holds the runner rules of abp-criteria/2 names them', async () => {
+    const error = await failure({ criteria: criteriaWith('ecosystems', []) });
+    expect(error.code).toBe('invalid-criteria');
+    expect(error.message).toMatch(/Unrecognized key.*"ecosystems"/);
   });
 });
 
@@ -149,6 +134,22 @@ describe('a broken overrides file', () => {
       {
         version: 'abp-criteria-overrides/1',
         overrides: [{ ...override, runner: { ...override.runner, test: undefined } }],
+      },
+      'overrides.0.runner.test',
+    ],
+    [
+      'a report format the freeze cannot read',
+      {
+        version: 'abp-criteria-overrides/1',
+        overrides: [{ ...override, runner: { ...override.runner, report: 'xml' } }],
+      },
+      'overrides.0.runner.report',
+    ],
+    [
+      'a two-line test command',
+      {
+        version: 'abp-criteria-overrides/1',
+        overrides: [{ ...override, runner: { ...override.runner, test: 'make test\nrm -rf /' } }],
       },
       'overrides.0.runner.test',
     ],

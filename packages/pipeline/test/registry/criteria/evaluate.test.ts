@@ -1,7 +1,7 @@
 // Judging candidates from their facts: each criterion's pass and failure reasons in order, license edge cases, the
-// merge window's edge, the hygiene thresholds, runner detection per ecosystem, overrides, and purity.
+// merge window's edge, the hygiene thresholds, the freeze's suite detection over the whole tree, overrides, and purity.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { bugLabelMatcher } from '../../../src/registry/criteria/detect.js';
+import { bugLabelMatcher } from '../../../src/registry/criteria/labels.js';
 import { evaluateAll, evaluateCandidate } from '../../../src/registry/criteria/evaluate.js';
 import type { CandidateFacts } from '../../../src/registry/criteria/facts.js';
 import { candidateFactsSchema } from '../../../src/registry/criteria/facts.js';
@@ -44,8 +44,9 @@ function facts(overrides: Partial<CandidateFacts> = {}): CandidateFacts {
     isMirror: false,
     mergedPullCount: 40,
     lastMergedPullAt: '2026-10-20T08:00:00Z',
-    paths: ['README.md', 'package.json', 'src/', 'test/'],
+    paths: ['README.md', 'package.json', 'src/index.ts', 'test/index.test.ts'],
     texts: { 'package.json': vitestManifest },
+    treeTruncated: false,
     openIssues: 10,
     labeledOpenIssues: 8,
     bugLabels: ['bug'],
@@ -233,72 +234,62 @@ describe('runnableTestSuite', () => {
   it.each([
     [
       'vitest',
-      ['package.json'],
+      ['package.json', 'test/a.test.js'],
       manifest({ scripts: { test: 'vitest run' }, devDependencies: { vitest: '1', jest: '1' } }),
       'vitest',
     ],
     [
       'jest',
-      ['package.json'],
+      ['package.json', 'src/__tests__/a.js'],
       manifest({ scripts: { test: 'jest' }, devDependencies: { jest: '1', mocha: '1' } }),
       'jest',
     ],
-    ['mocha', ['package.json'], manifest({ scripts: { test: 'mocha' }, devDependencies: { mocha: '1' } }), 'mocha'],
-    ['pytest.ini', ['pyproject.toml', 'pytest.ini'], {}, 'pytest'],
     [
-      '[tool.pytest.ini_options]',
-      ['pyproject.toml'],
-      { 'pyproject.toml': '[project]\nname = "w"\n\n[tool.pytest.ini_options]\n' },
+      'mocha',
+      ['package.json', 'test/a.js'],
+      manifest({ scripts: { test: 'mocha' }, devDependencies: { mocha: '1' } }),
+      'mocha',
+    ],
+    [
+      'tests/test_*.py',
+      ['pyproject.toml', 'w/__init__.py', 'tests/test_core.py'],
+      { 'pyproject.toml': '[project]\nname = "w"\n' },
       'pytest',
     ],
-    ['tests/test_*.py with setup.py', ['setup.py', 'tests/', 'tests/test_core.py'], {}, 'pytest'],
-    ['*_test.go', ['go.mod', 'widget.go', 'widget_test.go'], {}, 'go-test'],
-    ['tests/*.rs', ['Cargo.toml', 'src/', 'tests/', 'tests/run.rs'], {}, 'cargo-test'],
+    ['*_test.go in a sub-package', ['go.mod', 'widget.go', 'pkg/x/x_test.go'], {}, 'go-test'],
+    ['tests/*.rs', ['Cargo.toml', 'src/lib.rs', 'tests/run.rs'], {}, 'cargo-test'],
     [
       '#[cfg(test)] in src/lib.rs',
-      ['Cargo.toml', 'src/', 'src/lib.rs'],
+      ['Cargo.toml', 'src/lib.rs'],
       { 'src/lib.rs': 'pub fn f() {}\n#[cfg(test)]\nmod tests {}\n' },
       'cargo-test',
     ],
-    ['build.gradle.kts and src/test/', ['build.gradle.kts', 'src/', 'src/main/', 'src/test/'], {}, 'gradle'],
-    ['pom.xml and src/test/', ['pom.xml', 'src/', 'src/main/', 'src/test/'], {}, 'maven'],
-  ] as const)('detects %s', (_signal, paths, texts, runner) => {
-    const evaluation = evaluateCandidate(facts({ paths: [...paths], texts }), criteria, NOW);
-    expect(evaluation.runner).toEqual(RUNNER_RECIPES[runner]);
-    expect(failures(facts({ paths: [...paths], texts }))).toEqual({});
-  });
-
-  it("detects Node's own runner from a test script that runs `node --test` (abp-criteria/2)", () => {
-    const candidate = facts({ paths: ['package.json'], texts: manifest({ scripts: { test: 'node --test' } }) });
-    expect(evaluateCandidate(candidate, criteria, NOW).runner).toEqual({
-      runner: 'node-test',
-      ecosystem: 'node',
-      install: 'npm install --no-audit --no-fund --ignore-scripts',
-      test: 'node --test --test-reporter=junit --test-reporter-destination=test-report.xml',
-      report: 'junit-xml',
-    });
+    ['pom.xml and src/test/', ['pom.xml', 'src/main/java/W.java', 'src/test/java/WTest.java'], {}, 'maven'],
+  ] as const)('detects %s with the recipe the freeze runs', (_signal, paths, texts, runner) => {
+    const candidate = facts({ paths: [...paths], texts });
+    expect(evaluateCandidate(candidate, criteria, NOW).runner).toEqual(RUNNER_RECIPES[runner]);
     expect(failures(candidate)).toEqual({});
   });
 
   it.each([
     [
       "npm init's stub",
-      ['package.json'],
-      manifest({ scripts: { test: 'echo "Error: no test specified" && exit 1' }, devDependencies: { vitest: '1' } }),
+      ['package.json', 'test/a.test.js'],
+      manifest({ scripts: { test: 'echo "Error: no test specified" && exit 1' } }),
       'node',
     ],
-    ['a test script without a known runner', ['package.json'], manifest({ scripts: { test: 'node test.js' } }), 'node'],
-    ['a runner without a test script', ['package.json'], manifest({ devDependencies: { jest: '1' } }), 'node'],
-    ['a package.json npm cannot read', ['package.json'], { 'package.json': '{ "scripts": ' }, 'node'],
     [
-      'a pyproject without pytest',
-      ['pyproject.toml', 'tests/', 'tests/helpers.py'],
-      { 'pyproject.toml': '[project]\n' },
-      'python',
+      'a test script without a known runner',
+      ['package.json', 'test.js'],
+      manifest({ scripts: { test: 'node test.js' } }),
+      'node',
     ],
+    ['a package.json npm cannot read', ['package.json'], { 'package.json': '{ "scripts": ' }, 'node'],
+    ['a pyproject without tests', ['pyproject.toml', 'w/__init__.py'], { 'pyproject.toml': '[project]\n' }, 'python'],
     ['a Go module without tests', ['go.mod', 'main.go'], {}, 'go'],
-    ['a crate without tests', ['Cargo.toml', 'src/', 'src/main.rs'], { 'src/main.rs': 'fn main() {}\n' }, 'rust'],
-    ['a Maven project without src/test', ['pom.xml', 'src/', 'src/main/'], {}, 'jvm'],
+    ['a crate without tests', ['Cargo.toml', 'src/main.rs'], { 'src/main.rs': 'fn main() {}\n' }, 'rust'],
+    ['a Maven project without src/test', ['pom.xml', 'src/main/java/W.java'], {}, 'jvm'],
+    ['a CMake project without tests', ['CMakeLists.txt', 'src/lib.cpp'], { 'CMakeLists.txt': 'project(w)\n' }, 'cpp'],
   ] as const)('fails %s as no-test-suite', (_case, paths, texts, ecosystem) => {
     const candidate = facts({ paths: [...paths], texts });
     expect(evaluateCandidate(candidate, criteria, NOW).runner).toBeNull();
@@ -310,18 +301,59 @@ describe('runnableTestSuite', () => {
     });
   });
 
-  it('fails files of an ecosystem without a recipe as unsupported-ecosystem, naming the language', () => {
-    const ruby = facts({ primaryLanguage: 'Ruby', paths: ['Gemfile', 'lib/', 'spec/'], texts: {} });
-    expect(verdictOf(ruby, 'runnableTestSuite')).toEqual({
+  it('fails a suite the freeze cannot run here as unsupported-runner, saying why', () => {
+    const gradle = facts({
+      primaryLanguage: 'Kotlin',
+      paths: ['build.gradle.kts', 'settings.gradle.kts', 'src/test/kotlin/WTest.kt'],
+      texts: {},
+    });
+    expect(verdictOf(gradle, 'runnableTestSuite')).toEqual({
+      criterion: 'runnableTestSuite',
+      pass: false,
+      reason: 'unsupported-runner',
+      detail:
+        'jvm suite run by gradle (gradle): Gradle distributions come from services.gradle.org, which these machines cannot reach',
+    });
+    const ruby = facts({ primaryLanguage: 'Ruby', paths: ['Gemfile', 'lib/w.rb', 'spec/w_spec.rb'], texts: {} });
+    expect(verdictOf(ruby, 'runnableTestSuite')).toMatchObject({
+      reason: 'unsupported-runner',
+      detail: 'ruby suite run by rspec (bundler): gems come from rubygems.org, which these machines cannot reach',
+    });
+  });
+
+  it('fails files of no ecosystem detection knows as unsupported-ecosystem, naming the language', () => {
+    const swift = facts({ primaryLanguage: 'Swift', paths: ['Package.swift', 'Sources/W/main.swift'], texts: {} });
+    expect(verdictOf(swift, 'runnableTestSuite')).toEqual({
       criterion: 'runnableTestSuite',
       pass: false,
       reason: 'unsupported-ecosystem',
-      detail: 'no runner recipe for Ruby',
+      detail: 'no manifest of a supported ecosystem (Swift)',
     });
-    const docs = facts({ primaryLanguage: null, paths: ['README.md', 'docs/'], texts: {} });
+    const docs = facts({ primaryLanguage: null, paths: ['README.md', 'docs/index.md'], texts: {} });
     expect(verdictOf(docs, 'runnableTestSuite')).toMatchObject({
       reason: 'unsupported-ecosystem',
-      detail: 'no runner recipe for a repository without code',
+      detail: 'no manifest of a supported ecosystem (a repository without code)',
+    });
+  });
+
+  it('finds the suite where its tests are, though the root holds another manifest', () => {
+    // A Ruby gem with a package.json for a few assets is a Ruby suite; a truncated listing says so in the detail.
+    const gem = facts({
+      primaryLanguage: 'Ruby',
+      paths: ['Gemfile', 'package.json', 'spec/a_spec.rb', 'spec/b_spec.rb'],
+      texts: manifest({ scripts: { build: 'esbuild x' } }),
+      treeTruncated: true,
+    });
+    expect(verdictOf(gem, 'runnableTestSuite')).toMatchObject({ reason: 'unsupported-runner' });
+    const pkg = facts({
+      paths: ['go.mod', 'package.json', 'a/a_test.go', 'b/b_test.go'],
+      texts: manifest({ scripts: { test: 'jest' }, devDependencies: { jest: '1' } }),
+    });
+    expect(evaluateCandidate(pkg, criteria, NOW).runner?.runner).toBe('go-test');
+    const noTests = facts({ paths: ['Cargo.toml', 'src/main.rs'], texts: {}, treeTruncated: true });
+    expect(verdictOf(noTests, 'runnableTestSuite')).toMatchObject({
+      reason: 'no-test-suite',
+      detail: 'no test suite found for rust (in the part of its tree GitHub listed)',
     });
   });
 

@@ -86,7 +86,8 @@ describe('fetchBatch', () => {
     const again = await fetchBatch(github, batch, criteria);
     expect(again).toEqual(first);
     expect(first.candidates).toHaveLength(100);
-    expect(first.cost).toEqual({ requests: 2, points: 5 });
+    // Two queries for the criteria, one tree listing a repository, and one query for every manifest of the batch.
+    expect(first.cost).toEqual({ requests: 2 + 100 + 1, points: 5 + 1 });
   });
 
   it('reports repositories gone since search and reads the rest', async () => {
@@ -200,6 +201,7 @@ describe('fetchBatch on repositories that need more pages', () => {
         lastMergedPullAt: '2026-10-05T12:00:00Z',
         paths: ['go.mod', 'x_test.go'],
         texts: {},
+        treeTruncated: false,
         openIssues: 3,
         labeledOpenIssues: 2,
         bugLabels: ['Type: Bug'],
@@ -218,14 +220,16 @@ describe('fetchBatch on repositories that need more pages', () => {
         lastMergedPullAt: null,
         paths: [],
         texts: {},
+        treeTruncated: false,
         openIssues: 0,
         labeledOpenIssues: 0,
         bugLabels: [],
         bugLabeledOpenIssues: 0,
       },
     ]);
-    // The first query, the second page of labels with the next merged pull requests, then the counts by label.
-    expect(read.cost.requests).toBe(3);
+    // The first query, the second page of labels with the next merged pull requests, then the counts by label; then
+    // the two trees, which hold no manifest detection reads.
+    expect(read.cost.requests).toBe(3 + 2);
   });
 });
 

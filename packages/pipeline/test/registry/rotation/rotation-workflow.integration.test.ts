@@ -25,6 +25,10 @@ import { startDevServer } from '../../support/temporal.js';
 import { unthrottledClient } from '../discovery/support.js';
 import { keepHistory } from '../../support/histories.js';
 
+// Every rotation lists each candidate's tree over REST: under GitHub's 900 points a minute these rotations would wait
+// minutes for the window to reset (batches.integration shows the client waiting out a limit), so the limit is raised.
+const TREE_READS = { pointsPerMinute: 100_000 };
+
 const TOKEN = 'rotation-workflow-token';
 const REPOS = 300;
 const BATCH_SIZE = 50;
@@ -41,8 +45,14 @@ let bundle: WorkflowBundleWithSourceMap;
 beforeAll(async () => {
   world = createScaleWorld({ seed: 515, repos: REPOS, issues: 6_000 });
   truth = groundTruth(world);
-  sim = await startSimulator({ world, tokens: new Set([TOKEN]) });
-  slowSim = await startSimulator({ world, tokens: new Set([TOKEN]), responseDelayMs: 250 });
+  sim = await startSimulator({ world, tokens: new Set([TOKEN]), secondaryLimits: TREE_READS });
+  slowSim = await startSimulator({
+    world,
+    tokens: new Set([TOKEN]),
+    secondaryLimits: TREE_READS,
+    // Slow enough that a shutdown lands mid-rotation: every batch lists 50 trees besides its queries.
+    responseDelayMs: 20,
+  });
   [env, bundle] = await Promise.all([startDevServer(), bundleWorkflows()]);
 });
 
