@@ -3,8 +3,8 @@
 // the runner's machine-readable report where it gives one, cross-checked with the exit code. The report directory lives
 // outside the checkout, so nothing the engine planted can stand in for it.
 import { randomBytes } from 'node:crypto';
-import { appendFile, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { join, relative, resolve, sep } from 'node:path';
+import { appendFile, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { AbpTrial } from '@abp/protocol/schemas/abp-trial';
 import { runBounded, type SandboxSpec } from '../execution/index.js';
 import {
@@ -14,7 +14,13 @@ import {
   type EnvironmentRun,
   type ImageConfig,
 } from '../environments/index.js';
-import { mergeReports, parseReport, type ParsedReport, type TestResult } from '../test-reports/index.js';
+import type { ParsedReport, TestResult } from '../test-reports/index.js';
+import {
+  matchingReportFiles,
+  PlannedReportError,
+  readPlannedReport,
+  type ReportPlace,
+} from '../verification/planned-report.js';
 import { isCanary, planCanaries, readCanaries, type CanaryNames } from '../verification/canaries.js';
 import { evaluateAssertion, type AssertionResult } from '../verification/assertions.js';
 import type { ExpectedTests, TaskDirectory } from '../config/task-directory.js';
@@ -95,44 +101,18 @@ export interface VerificationOutcome {
   log: string;
 }
 
-/** Report files a 'files' source matches, as paths relative to the checkout (Surefire writes them inside it). */
-async function matchingReportFiles(checkoutDir: string, dir: string, pattern: RegExp): Promise<string[]> {
-  const root = resolve(checkoutDir, dir);
-  const entries = await readdir(root, { recursive: true, withFileTypes: true }).catch(() => []);
-  return entries
-    .filter((entry) => entry.isFile())
-    .map((entry) => relative(checkoutDir, join(entry.parentPath, entry.name)).split(sep).join('/'))
-    .filter((path) => pattern.test(path))
-    .sort();
-}
-
 async function readReport(
   plan: RunnerPlan,
-  { stdout, stderr }: { stdout: Buffer; stderr: Buffer },
-  checkoutDir: string,
-  where: { rootDir: string; reportFile(path: string): string },
+  run: { stdout: Buffer; stdoutTruncated: boolean; stderr: Buffer },
+  place: ReportPlace,
 ): Promise<{ report: ParsedReport | null; error: string | null }> {
   if (!plan.report) return { report: null, error: null };
-  const { format, source } = plan.report;
-  const options = { rootDir: where.rootDir, stderr: stderr.toString('utf8') };
   try {
-    switch (source.kind) {
-      case 'stdout':
-        return { report: parseReport(format, stdout.toString('utf8'), options), error: null };
-      case 'file':
-        return {
-          report: parseReport(format, await readFile(where.reportFile(source.path), 'utf8'), options),
-          error: null,
-        };
-      case 'files': {
-        const paths = await matchingReportFiles(checkoutDir, source.dir, source.pattern);
-        if (paths.length === 0) return { report: null, error: `no report file matching ${String(source.pattern)}` };
-        const texts = await Promise.all(paths.map((path) => readFile(join(checkoutDir, path), 'utf8')));
-        return { report: mergeReports(format, texts, options), error: null };
-      }
-    }
+    const output = { stdout: run.stdout, stdoutTruncated: run.stdoutTruncated, stderr: run.stderr.toString('utf8') };
+    return { report: await readPlannedReport(plan.report, output, place), error: null };
   } catch (error) {
-    return { report: null, error: (error as Error).message };
+    if (!(error instanceof PlannedReportError)) throw error;
+    return { report: null, error: error.message };
   }
 }
 
@@ -250,7 +230,7 @@ export async function runVerification(input: {
     const result = await run(argv, { ...parsed.env, ...plan.env });
     const { report, error } = result.spawnError
       ? { report: null, error: result.spawnError.message }
-      : await readReport(plan, result, checkoutDir, { rootDir: placement.rootDir, reportFile });
+      : await readReport(plan, result, { checkout: checkoutDir, rootDir: placement.rootDir, hostPath: reportFile });
     if (report !== null) reports.push(report.tests);
     // Read only from a run that ended by itself: a timeout cuts a report short and proves nothing either way.
     if (sentinels !== undefined && report !== null && !result.timedOut && result.exitCode !== null)

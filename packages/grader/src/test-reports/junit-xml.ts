@@ -49,7 +49,14 @@ export function parseJUnitXml(text: string, options: ParseOptions = {}): TestRes
       `junit-xml: not well-formed XML at line ${line}, column ${col}: ${msg}`,
     );
   }
-  const document = parser.parse(text) as XmlNode;
+  let document: XmlNode;
+  try {
+    document = parser.parse(text) as XmlNode;
+  } catch (error) {
+    // What the validator lets through and the parser still refuses (an unclosed processing instruction, nesting past
+    // its limit) is as unreadable as anything the validator names.
+    throw new TestReportError('malformed-report', `junit-xml: ${(error as Error).message}`, { cause: error });
+  }
   const roots = [...children(document, 'testsuites'), ...children(document, 'testsuite')];
   if (roots.length === 0) {
     const found = Object.keys(document).filter((key) => !key.startsWith('?') && key !== '#comment');

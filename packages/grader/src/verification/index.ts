@@ -25,5 +25,14 @@ export {
   type AssertionResult,
   type FixtureAssertion,
 } from './assertions.js';
+export {
+  MAX_REPORT_BYTES,
+  matchingReportFiles,
+  PlannedReportError,
+  readPlannedReport,
+  type PlannedReportErrorCode,
+  type ReportPlace,
+  type RunOutput,
+} from './planned-report.js';
 export { isCanary, planCanaries, readCanaries, type CanaryNames, type CanaryPlan } from './canaries.js';
 export { MACHINERY, machineryRule, type MachineryRule } from './machinery.js';

@@ -3,8 +3,8 @@
 // the test command repeated per state, each run bounded, pinned and offline (in bubblewrap where it
 // works), its report read fresh into per-test statuses. Every run is recorded.
 
-import { mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { join, relative, resolve, sep } from 'node:path';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import {
   reducedEnvironment,
   runBounded,
@@ -20,8 +20,8 @@ import {
   type EnvironmentRun,
   type EnvironmentStore,
 } from '@abp/grader/environments';
-import { parseReport, mergeReports, type ParsedReport, type TestStatus } from '@abp/grader/test-reports';
-import { parseCommandLine } from '@abp/grader/verification';
+import type { ParsedReport, TestStatus } from '@abp/grader/test-reports';
+import { matchingReportFiles, parseCommandLine, PlannedReportError, readPlannedReport } from '@abp/grader/verification';
 import { planRunner, type RunnerPlan } from '@abp/grader/verification';
 import { installSteps, type RunnerRecipe } from '../registry/criteria/schema.js';
 import type { RunResults } from './classify.js';
@@ -334,7 +334,7 @@ async function removeReports(lane: Lane): Promise<void> {
   if (source?.kind === 'file') await rm(lane.hostPath(source.path), { force: true });
   if (source?.kind === 'files')
     await Promise.all(
-      (await matchingFiles(lane.checkout, source.dir, source.pattern)).map((path) =>
+      (await matchingReportFiles(lane.checkout, source.dir, source.pattern)).map((path) =>
         rm(join(lane.checkout, path), { force: true }),
       ),
     );
@@ -349,46 +349,22 @@ async function readReport(
   if (result.timedOut) return fail(`timed out (${outcomeOf(result)})`);
   const expected = lane.plan.report;
   if (expected === null) return fail('the runner leaves no machine-readable report');
-  const options = { rootDir: lane.cwd, stderr: result.stderr.toString('utf8') };
   let report: ParsedReport;
   try {
-    switch (expected.source.kind) {
-      case 'stdout':
-        if (result.stdoutTruncated) return fail(`its report on stdout exceeded ${MAX_OUTPUT_BYTES} bytes`);
-        report = parseReport(expected.format, result.stdout.toString('utf8'), options);
-        break;
-      case 'file':
-        report = parseReport(expected.format, await readFile(lane.hostPath(expected.source.path), 'utf8'), options);
-        break;
-      case 'files': {
-        const paths = await matchingFiles(lane.checkout, expected.source.dir, expected.source.pattern);
-        report = mergeReports(
-          expected.format,
-          await Promise.all(paths.map((path) => readFile(join(lane.checkout, path), 'utf8'))),
-          options,
-        );
-        break;
-      }
-    }
+    report = await readPlannedReport(
+      expected,
+      { stdout: result.stdout, stdoutTruncated: result.stdoutTruncated, stderr: result.stderr.toString('utf8') },
+      { checkout: lane.checkout, rootDir: lane.cwd, hostPath: (path) => lane.hostPath(path) },
+    );
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
-      return fail(`it wrote no report (${outcomeOf(result)}): ${logOf(result)}`);
+    if (!(error instanceof PlannedReportError)) throw error;
     return fail(
-      `its report is unreadable: ${(error as Error).message} (${outcomeOf(result)}): ${logOf(result)}`,
-      'report-unreadable',
+      `${error.message} (${outcomeOf(result)}): ${logOf(result)}`,
+      error.code === 'no-report' ? 'suite-did-not-run' : 'report-unreadable',
     );
   }
   if (report.tests.length === 0) return fail(`its report lists no tests (${outcomeOf(result)}): ${logOf(result)}`);
   return { report, problem: null, reason: 'suite-did-not-run' };
-}
-
-async function matchingFiles(checkout: string, dir: string, pattern: RegExp): Promise<string[]> {
-  const entries = await readdir(resolve(checkout, dir), { recursive: true, withFileTypes: true }).catch(() => []);
-  return entries
-    .filter((entry) => entry.isFile())
-    .map((entry) => relative(checkout, join(entry.parentPath, entry.name)).split(sep).join('/'))
-    .filter((path) => pattern.test(path))
-    .sort();
 }
 
 function outcomeOf(result: CommandResult): string {
