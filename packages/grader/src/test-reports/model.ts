@@ -6,7 +6,8 @@ export type TestStatus = 'pass' | 'fail' | 'error' | 'skip';
 export interface TestResult {
   /**
    * The test as its runner names it (docs/test-ids.md): pytest's node id, go `<import path>::TestName/sub`,
-   * cargo `<target source>::<module>::test`, jest `file › titles`, vitest `file > titles`, JUnit `classname::name`.
+   * cargo `<target source>::<module>::test`, jest `file › titles`, vitest `file > titles`, JUnit `classname::name`,
+   * TAP the description its runner prints (node-tap's subtests `file > parent > test`), tape the test's name.
    */
   readonly id: string;
   readonly status: TestStatus;
@@ -14,7 +15,16 @@ export interface TestResult {
   readonly message?: string;
 }
 
-export const REPORT_FORMATS = ['junit-xml', 'go-test-json', 'jest-json', 'vitest-json', 'libtest'] as const;
+/** `tap`: one point per test (ava, node-tap, QUnit); `tape-tap`: tape's, where points are assertions under `# name`. */
+export const REPORT_FORMATS = [
+  'junit-xml',
+  'go-test-json',
+  'jest-json',
+  'vitest-json',
+  'libtest',
+  'tap',
+  'tape-tap',
+] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 
 export interface ParsedReport {
@@ -69,9 +79,16 @@ export function relativeToRoot(value: string, rootDir: string | undefined): stri
  */
 export function finalizeTests(results: readonly TestResult[]): TestResult[] {
   const taken = new Set<string>();
+  // The next number to try for each repeated id: counting from 2 every time is quadratic in a title repeated 10^5 times.
+  const nextNumber = new Map<string, number>();
   const unique = results.map((result) => {
     let id = result.id;
-    for (let n = 2; taken.has(id); n += 1) id = `${result.id} #${n}`;
+    if (taken.has(id)) {
+      let n = nextNumber.get(result.id) ?? 2;
+      while (taken.has(`${result.id} #${n}`)) n += 1;
+      id = `${result.id} #${n}`;
+      nextNumber.set(result.id, n + 1);
+    }
     taken.add(id);
     return id === result.id ? result : { ...result, id };
   });

@@ -7,6 +7,7 @@ import { parseJestJson } from './jest-json.js';
 import { parseJUnitXml } from './junit-xml.js';
 import { parseLibtest } from './libtest.js';
 import { REPORT_FORMATS, finalizeTests } from './model.js';
+import { parseTap } from './tap.js';
 import type { ParseOptions, ParsedReport, ReportFormat, TestResult } from './model.js';
 
 export function parseReport(format: ReportFormat, text: string, options: ParseOptions = {}): ParsedReport {
@@ -35,6 +36,10 @@ function parseTests(format: ReportFormat, text: string, options: ParseOptions): 
       return parseJestJson(text, options, ' > ');
     case 'libtest':
       return parseLibtest(text, options.stderr);
+    case 'tap':
+      return parseTap(text, 'tap');
+    case 'tape-tap':
+      return parseTap(text, 'tape');
     default:
       // Formats arrive from task manifests and stored plans too, not only from typed code.
       throw new TestReportError(

@@ -58,6 +58,10 @@ const RUNNER_FILES: Partial<Record<RunnerName, RegExp>> = {
   vitest: /\.[cm]?[jt]sx?$/,
   'go-test': /_test\.go$/,
   'cargo-test': /^tests\/(?:[^/]+\.rs|[^/]+\/main\.rs)$/,
+  ava: /\.[cm]?[jt]sx?$/,
+  'node-tap': /\.[cm]?[jt]sx?$/,
+  tape: /\.[cm]?[jt]s$/,
+  qunit: /\.[cm]?js$/,
 };
 
 export function planCanaries(input: CanaryInput): CanaryPlan {
@@ -152,6 +156,11 @@ function place(runner: RunnerName, input: CanaryInput): Placement | string {
       return goPlacement(file, sentinels);
     case 'cargo-test':
       return cargoPlacement(file, sentinels);
+    case 'ava':
+    case 'node-tap':
+    case 'tape':
+    case 'qunit':
+      return tapRunnerPlacement(runner, file, sentinels);
     case 'mocha':
     case 'maven-surefire':
     case 'plain':
@@ -272,6 +281,10 @@ const NAMING: Partial<Record<RunnerName, (words: string[], sample?: string) => s
   vitest: (words) => words.join(' '),
   'go-test': (words) => `Test${words.map(capitalized).join('')}`,
   'cargo-test': (words) => words.join('_'),
+  ava: (words) => words.join(' '),
+  'node-tap': (words) => words.join(' '),
+  tape: (words) => words.join(' '),
+  qunit: (words) => words.join(' '),
 };
 
 const py = (value: unknown) => JSON.stringify(value).replace(/,/g, ', ');
@@ -294,17 +307,19 @@ function pytestPlacement(file: { path: string; text: string }, { names, values }
 /** The assertion module and functions the file itself uses, so a patched assert reaches the sentinels too. */
 function assertionOf(text: string): { specifier: string; method: string; deep: string } {
   const specifier = /(['"])((?:node:)?assert(?:\/strict)?)\1/.exec(text)?.[2] ?? 'node:assert/strict';
-  const mostUsed = (methods: string[], fallback: string) => {
-    const top = methods
-      .map((method) => ({ method, uses: text.split(`.${method}(`).length - 1 }))
-      .sort((a, b) => b.uses - a.uses)[0];
-    return top !== undefined && top.uses > 0 ? top.method : fallback;
-  };
   return {
     specifier,
-    method: mostUsed(['strictEqual', 'equal', 'deepStrictEqual', 'deepEqual'], 'strictEqual'),
-    deep: mostUsed(['deepStrictEqual', 'deepEqual'], 'deepStrictEqual'),
+    method: mostUsed(text, ['strictEqual', 'equal', 'deepStrictEqual', 'deepEqual'], 'strictEqual'),
+    deep: mostUsed(text, ['deepStrictEqual', 'deepEqual'], 'deepStrictEqual'),
   };
+}
+
+/** Of `methods`, the one the file calls most (`.name(`), else `fallback`. */
+function mostUsed(text: string, methods: readonly string[], fallback: string): string {
+  const top = methods
+    .map((method) => ({ method, uses: text.split(`.${method}(`).length - 1 }))
+    .sort((a, b) => b.uses - a.uses)[0];
+  return top !== undefined && top.uses > 0 ? top.method : fallback;
 }
 
 function isModule(path: string, text: string): boolean {
@@ -365,6 +380,59 @@ function jestLikePlacement(
     `  ${expect}(${JSON.stringify(a)}).${matcher}(${JSON.stringify(b)});\n`;
   const test_ = (name: string, body: string) => `${test}(${JSON.stringify(name)}, () => {\n${body}});\n`;
   const written = `\n${imports}${test_(names.mustPass, call('toBe', [number[0], number[0]]) + call('toBe', [text[0], text[0]]) + call('toEqual', [list[0], list[0]]))}${test_(names.mustFail[0] ?? '', call('toBe', number))}${test_(names.mustFail[1] ?? '', call('toBe', text))}${test_(names.mustFail[2] ?? '', call('toEqual', list))}`;
+  return { runner, heldOutPath: file.path, write: { path: file.path, text: written, append: true }, names };
+}
+
+/**
+ * ava, node-tap, tape and QUnit: tests appended through the runner's own module (QUnit's global, as its CLI sets it), with
+ * the assertion methods the file itself calls most, so a patched assertion reaches the sentinels too.
+ */
+function tapRunnerPlacement(
+  runner: 'ava' | 'node-tap' | 'tape' | 'qunit',
+  file: { path: string; text: string },
+  { names, values }: Sentinels,
+): Placement {
+  const { number, text, list } = comparisons(values);
+  const local = localName(names, 'Test');
+  const load = (specifier: string) =>
+    isModule(file.path, file.text)
+      ? `import ${local} from '${specifier}';\n`
+      : `const ${local} = require('${specifier}');\n`;
+  const harness = {
+    ava: { header: load('ava'), call: local, param: 't', is: 'is', deep: 'deepEqual', end: '', fn: '(t) =>' },
+    'node-tap': {
+      header: load('tap'),
+      call: `${local}.test`,
+      param: 't',
+      is: 'equal',
+      deep: mostUsed(file.text, ['strictSame', 'same'], 'strictSame'),
+      end: '',
+      fn: 'async (t) =>',
+    },
+    tape: {
+      header: load('tape'),
+      call: local,
+      param: 't',
+      is: mostUsed(file.text, ['equal', 'strictEqual'], 'equal'),
+      deep: mostUsed(file.text, ['deepEqual', 'same'], 'deepEqual'),
+      end: '  t.end();\n',
+      fn: '(t) =>',
+    },
+    qunit: {
+      header: '',
+      call: 'QUnit.test',
+      param: 'assert',
+      is: mostUsed(file.text, ['strictEqual', 'equal'], 'strictEqual'),
+      deep: mostUsed(file.text, ['deepEqual', 'propEqual'], 'deepEqual'),
+      end: '',
+      fn: 'function (assert)',
+    },
+  }[runner];
+  const call = (method: string, [a, b]: readonly [unknown, unknown]) =>
+    `  ${harness.param}.${method}(${JSON.stringify(a)}, ${JSON.stringify(b)});\n`;
+  const test = (name: string, body: string) =>
+    `${harness.call}(${JSON.stringify(name)}, ${harness.fn} {\n${body}${harness.end}});\n`;
+  const written = `\n${harness.header}${test(names.mustPass, call(harness.is, [number[0], number[0]]) + call(harness.is, [text[0], text[0]]) + call(harness.deep, [list[0], list[0]]))}${test(names.mustFail[0] ?? '', call(harness.is, number))}${test(names.mustFail[1] ?? '', call(harness.is, text))}${test(names.mustFail[2] ?? '', call(harness.deep, list))}`;
   return { runner, heldOutPath: file.path, write: { path: file.path, text: written, append: true }, names };
 }
 
@@ -530,11 +598,101 @@ function selectingArgv(plan: RunnerPlan, placement: Placement): string[] | strin
       return goArgv(argv, path, placement.names);
     case 'cargo-test':
       return cargoArgv(argv, path, placement.names);
+    case 'ava':
+    case 'node-tap':
+    case 'tape':
+    case 'qunit':
+      return tapRunnerArgv(plan.runner, argv, path);
     case 'mocha':
     case 'maven-surefire':
     case 'plain':
       return notSelected;
   }
+}
+
+/** How each TAP runner's command names tests and files: the options that select by name, and those that take a value. */
+const TAP_RUNNER_OPTIONS = {
+  ava: {
+    byName: /^(--match|-m)(=|$)/,
+    withValue: ['--match', '-m', '--concurrency', '-c', '--timeout', '-T', '--node-arguments', '--config'],
+    // ava's own defaults and its configuration's `files`: the held-out file that defines the graded tests runs.
+    defaults: [],
+  },
+  'node-tap': {
+    byName: /^(--grep|-g|--only|-O)(=|$)|^-g./,
+    withValue: [
+      ...['--reporter', '-R', '--reporter-arg', '-r', '--reporter-file', '-f', '--timeout', '-t', '--jobs', '-j'],
+      ...['--grep', '-g', '--output-file', '-o', '--output-dir', '-d', '--save', '-s', '--node-arg', '--test-env'],
+      ...['--plugin', '--include', '--exclude', '--before', '--after', '--coverage-map', '-M', '--coverage-report'],
+    ],
+    defaults: [],
+  },
+  tape: { byName: null, withValue: ['--require', '-r', '--ignore', '-i'], defaults: [] },
+  qunit: {
+    byName: /^(--filter|-f|--module|-m)(=|$)/,
+    withValue: ['--reporter', '-r', '--require', '--seed', '--filter', '-f', '--module', '-m'],
+    // What the QUnit CLI runs when given no files.
+    defaults: ['test/**/*.{js,mjs,cjs}'],
+  },
+} as const;
+
+function tapRunnerArgv(
+  runner: keyof typeof TAP_RUNNER_OPTIONS,
+  argv: readonly string[],
+  path: string,
+): string[] | string {
+  const options = TAP_RUNNER_OPTIONS[runner];
+  const after = argv.slice(argv.findIndex((arg) => /(^|\/)(ava|tap|tape|qunit)$/.test(arg)) + 1);
+  if (options.byName !== null && after.some((arg) => options.byName.test(arg)))
+    return 'the command selects tests by name: sentinels might be filtered out';
+  // node-tap 18 and later take a `run` subcommand; ava selects tests by line with `file.js:3`.
+  const words = positionals(after, new Set<string>(options.withValue)).filter((word) => word !== 'run');
+  if (runner === 'ava' && words.some((word) => /:\d[\d,-]*$/.test(word)))
+    return 'the command selects tests by line: sentinels might be left out';
+  const patterns = words.length === 0 ? options.defaults : words;
+  if (patterns.length === 0) return [...argv];
+  if (patterns.some((pattern) => pattern.startsWith('!'))) return 'the command excludes files by a negated glob';
+  const selects = patterns.map((pattern) => globSelects(pattern, path));
+  if (selects.includes(true)) return [...argv];
+  return selects.includes(null)
+    ? 'the command names files by a glob abp does not read'
+    : `the command does not run ${path}, where the sentinels are`;
+}
+
+/**
+ * Whether a file argument (a path, a folder, or a glob as the runners expand them: `*`, `**`, `?`, `{a,b}`) takes
+ * `path`; null for glob syntax abp does not read, so a guess can never call an untouched run tampered.
+ */
+function globSelects(pattern: string, path: string): boolean | null {
+  const clean = pattern.replace(/^\.\//, '');
+  if (!/[*?{}[\]()!+@]/.test(clean)) return pathSelects(clean, path);
+  if (/[[\]()!+@]/.test(clean)) return null;
+  let source = '';
+  for (let at = 0; at < clean.length; at += 1) {
+    const char = clean[at] ?? '';
+    if (char === '*' && clean[at + 1] === '*') {
+      at += 1;
+      // `**/` is any number of whole folders, none included.
+      if (clean[at + 1] === '/') {
+        at += 1;
+        source += '(?:[^/]*/)*';
+      } else source += '.*';
+    } else if (char === '*') source += '[^/]*';
+    else if (char === '?') source += '[^/]';
+    else if (char === '{') {
+      const close = clean.indexOf('}', at);
+      const choices = close === -1 ? '' : clean.slice(at + 1, close);
+      if (close === -1 || /[{*?]/.test(choices)) return null;
+      source += `(?:${choices.split(',').map(escapeRegExp).join('|')})`;
+      at = close;
+    } else if (char === '}') return null;
+    else source += escapeRegExp(char);
+  }
+  return new RegExp(`^${source}$`).test(path);
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
 function goArgv(argv: readonly string[], path: string, names: CanaryNames): string[] | string {

@@ -8,7 +8,19 @@ import { PYTEST_NODE_ID_PLUGIN } from '../test-reports/pytest-node-ids.js';
 import { AbpError } from '@abp/protocol/errors';
 
 export type RunnerName =
-  'pytest' | 'go-test' | 'vitest' | 'jest' | 'mocha' | 'node-test' | 'cargo-test' | 'maven-surefire' | 'plain';
+  | 'pytest'
+  | 'go-test'
+  | 'vitest'
+  | 'jest'
+  | 'mocha'
+  | 'node-test'
+  | 'cargo-test'
+  | 'maven-surefire'
+  | 'ava'
+  | 'node-tap'
+  | 'tape'
+  | 'qunit'
+  | 'plain';
 
 export type ReportSource =
   | { readonly kind: 'file'; readonly path: string }
@@ -127,6 +139,10 @@ export function planRunner(
   if (jsName === 'vitest') return planVitest(argv, jsBin, reportDir);
   if (jsName === 'jest') return planJest(argv, reportDir);
   if (jsName === 'mocha' || jsName === '_mocha') return planMocha(argv, jsBin, reportDir);
+  if (jsName === 'ava') return planAva(argv, jsBin);
+  if (jsName === 'tap') return planNodeTap(argv, jsBin);
+  if (jsName === 'tape') return tapPlan('tape', [...argv], 'tape-tap');
+  if (jsName === 'qunit') return planQunit(argv, jsBin);
   // npm/pnpm/yarn `test` scripts hide which runner they call: trust the exit code only.
   return { runner: 'plain', argv: [...argv], report: null, files: [], env: {} };
 }
@@ -270,6 +286,87 @@ function planMocha(argv: readonly string[], binAt: number, reportDir: string): R
     files: [],
     env: {},
   };
+}
+
+// ---- the runners that speak TAP on stdout, each with its own reporter: no reporter package is needed ----
+
+function planAva(argv: readonly string[], binAt: number): RunnerPlan {
+  // --tap once, ours; watch mode is never a grader's; --fail-fast leaves tests unrun and -u would rewrite the snapshots
+  // the graded tests compare with; --verbose only changes the human reporter.
+  const own = withoutOptions(argv, binAt, {
+    flags: ['--tap', '-t', '--watch', '-w', '--fail-fast', '--update-snapshots', '-u', '--verbose', '-v'],
+    withValue: [],
+  });
+  return tapPlan('ava', beforeDoubleDash(own, ['--tap']), 'tap');
+}
+
+function planNodeTap(argv: readonly string[], binAt: number): RunnerPlan {
+  // One reporter, ours, on stdout (-f would send it to a file). --bail stops at the first failure, --changed and
+  // --save run only some files, --snapshot rewrites snapshots. Coverage thresholds fail a run whose tests all passed
+  // (node-tap 15 and later check 100% unless told otherwise), and a coverage verdict is not a test verdict.
+  const own = withoutOptions(argv, binAt, {
+    flags: ['--watch', '-w', '--bail', '-b', '--changed', '-n', '--snapshot', '-S', '--100', '--check-coverage'],
+    withValue: [
+      '--reporter',
+      '-R',
+      '--reporter-arg',
+      '-r',
+      '--reporter-file',
+      '-f',
+      '--save',
+      '-s',
+      '--coverage-report',
+      '--branches',
+      '--functions',
+      '--lines',
+      '--statements',
+    ],
+  });
+  return {
+    ...tapPlan('node-tap', beforeDoubleDash(own, ['--reporter=tap']), 'tap'),
+    // node-tap 18 and later read options from TAP_* variables: no coverage at all, so none can fail the run. Node-tap
+    // 16 rejects --disable-coverage and ignores this variable; detection gives its commands --no-coverage instead.
+    env: { TAP_DISABLE_COVERAGE: '1' },
+  };
+}
+
+function planQunit(argv: readonly string[], binAt: number): RunnerPlan {
+  const own = withoutOptions(argv, binAt, { flags: ['--watch', '-w'], withValue: ['--reporter', '-r'] });
+  return tapPlan('qunit', beforeDoubleDash(own, ['--reporter', 'tap']), 'tap');
+}
+
+function tapPlan(runner: RunnerName, argv: string[], format: 'tap' | 'tape-tap'): RunnerPlan {
+  return { runner, argv, report: { format, source: { kind: 'stdout' } }, files: [], env: {} };
+}
+
+/**
+ * `argv` without the runner's options `flags` and `withValue` (with their values: `--opt=v`, `--opt v`, `-Xv`,
+ * `-X v`) after the binary at `binAt` and before any `--`.
+ */
+function withoutOptions(
+  argv: readonly string[],
+  binAt: number,
+  drop: { flags: readonly string[]; withValue: readonly string[] },
+): string[] {
+  const flags = new Set(drop.flags);
+  const withValue = new Set(drop.withValue);
+  const kept = argv.slice(0, binAt + 1);
+  for (let i = binAt + 1; i < argv.length; i += 1) {
+    const arg = argv[i] ?? '';
+    if (arg === '--') {
+      kept.push(...argv.slice(i));
+      break;
+    }
+    if (flags.has(arg)) continue;
+    if (withValue.has(arg)) {
+      if (!(argv[i + 1] ?? '-').startsWith('-')) i += 1;
+      continue;
+    }
+    const long = arg.startsWith('--') && withValue.has(arg.split('=', 1)[0] ?? arg);
+    const short = /^-[A-Za-z]./.test(arg) && !arg.startsWith('--') && withValue.has(arg.slice(0, 2));
+    if (!long && !short) kept.push(arg);
+  }
+  return kept;
 }
 
 /** Index of the `--test` flag among node's own options (before the script), or -1. */

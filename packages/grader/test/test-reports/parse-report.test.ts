@@ -4,8 +4,16 @@ import type { ReportFormat } from '../../src/test-reports/index.js';
 import { errorCode } from './error-code.js';
 
 describe('parseReport', () => {
-  it('lists the five formats', () => {
-    expect(REPORT_FORMATS).toEqual(['junit-xml', 'go-test-json', 'jest-json', 'vitest-json', 'libtest']);
+  it('lists the seven formats', () => {
+    expect(REPORT_FORMATS).toEqual([
+      'junit-xml',
+      'go-test-json',
+      'jest-json',
+      'vitest-json',
+      'libtest',
+      'tap',
+      'tape-tap',
+    ]);
   });
 
   it('joins a jest title path with › and a vitest one with >, as each runner prints them', () => {
@@ -26,8 +34,8 @@ describe('parseReport', () => {
   });
 
   it('refuses a format it does not know, e.g. from a stored plan', () => {
-    expect(errorCode(TestReportError, () => parseReport('tap' as ReportFormat, 'ok 1'))).toBe('unknown-format');
-    expect(errorCode(TestReportError, () => mergeReports('tap' as ReportFormat, ['ok 1']))).toBe('unknown-format');
+    expect(errorCode(TestReportError, () => parseReport('subunit' as ReportFormat, 'ok 1'))).toBe('unknown-format');
+    expect(errorCode(TestReportError, () => mergeReports('subunit' as ReportFormat, ['ok 1']))).toBe('unknown-format');
   });
 
   it('sorts ids by UTF-16 code units, not by locale', () => {
@@ -42,6 +50,14 @@ describe('parseReport', () => {
       ['t #2', 'pass'],
       ['t #3', 'fail'],
     ]);
+  });
+
+  it('numbers a title repeated 100,000 times without trying every number again for each', () => {
+    const count = 100_000;
+    const tap = `TAP version 13\n${Array.from({ length: count }, (_, n) => `ok ${n + 1} - same`).join('\n')}\n1..${count}\n`;
+    const ids = parseReport('tap', tap).tests.map((test) => test.id);
+    expect(new Set(ids).size).toBe(count);
+    expect(ids).toContain(`same #${count}`);
   });
 
   it('bounds a long failure message', () => {

@@ -96,6 +96,83 @@ describe('planCanaries', () => {
     );
   });
 
+  it('appends tests through the TAP runners’ own modules, with the assertions the file itself calls', () => {
+    const cases = [
+      {
+        line: ['node_modules/.bin/ava'],
+        file: {
+          path: 'test/add.test.mjs',
+          text: "import test from 'ava';\ntest('adds', (t) => t.is(add(1, 2), 3));\n",
+        },
+        header: /^\nimport (\w+) from 'ava';\n\1\("[a-z ]+", \(t\) => \{\n {2}t\.is\(/,
+      },
+      {
+        line: ['node_modules/.bin/tap'],
+        file: {
+          path: 'test/add.js',
+          text: "const t = require('tap');\nt.test('adds', async (t) => t.same([1], [1]));\n",
+        },
+        header: /^\nconst (\w+) = require\('tap'\);\n\1\.test\("[a-z ]+", async \(t\) => \{\n {2}t\.equal\(/,
+      },
+      {
+        line: ['node_modules/.bin/tape', 'test/*.js'],
+        file: { path: 'test/add.js', text: "var test = require('tape');\ntest('adds', function (t) { t.end(); });\n" },
+        header: /^\nconst (\w+) = require\('tape'\);\n\1\("[a-z ]+", \(t\) => \{\n {2}t\.equal\(/,
+      },
+      {
+        line: ['node_modules/.bin/qunit'],
+        file: { path: 'test/add.js', text: "QUnit.test('adds', (assert) => assert.equal(add(1, 2), 3));\n" },
+        header: /^\nQUnit\.test\("[a-z ]+", function \(assert\) \{\n {2}assert\.equal\(/,
+      },
+    ];
+    for (const { line, file, header } of cases) {
+      const result = planCanaries({
+        commands: [{ index: 0, plan: plan(line) }],
+        heldOut: [file],
+        failToPass: ['adds'],
+        token: tokens(),
+      });
+      expect(result.unavailable).toEqual(new Map());
+      expect(result.writes[0]).toMatchObject({ path: file.path, append: true });
+      const text = result.writes[0]?.text ?? '';
+      expect(text).toMatch(header);
+      const names = result.commands.get(0)?.names;
+      for (const name of [names?.mustPass, ...(names?.mustFail ?? [])]) expect(text).toContain(JSON.stringify(name));
+      // tape ends each test itself; the others end with the function.
+      expect(text.split('t.end();').length - 1).toBe(line[0]?.endsWith('tape') === true ? 4 : 0);
+    }
+  });
+
+  it('reads the files a TAP runner’s command names, globs included, and says when it cannot tell', () => {
+    const heldOut = [{ path: 'test/unit/add.test.js', text: "const test = require('tape');\n" }];
+    const unavailable = (line: string[]) =>
+      planCanaries({
+        commands: [{ index: 0, plan: plan(line) }],
+        heldOut,
+        failToPass: [],
+        token: tokens(),
+      }).unavailable.get(0);
+    expect(unavailable(['node_modules/.bin/tape', 'test/**/*.test.js'])).toBeUndefined();
+    expect(unavailable(['node_modules/.bin/tape', './test/unit/*.{js,mjs}'])).toBeUndefined();
+    expect(unavailable(['node_modules/.bin/tape', 'test/'])).toBeUndefined();
+    expect(unavailable(['node_modules/.bin/tape', 'test/*.js'])).toContain('does not run test/unit/add.test.js');
+    expect(unavailable(['node_modules/.bin/tape', 'test/**/*.[jt]s'])).toContain('a glob abp does not read');
+    expect(unavailable(['node_modules/.bin/ava', 'test/unit/add.test.js:12'])).toContain('by line');
+    expect(unavailable(['node_modules/.bin/ava', '--match', 'adds*'])).toContain('by name');
+    expect(unavailable(['node_modules/.bin/tap', '--grep=adds'])).toContain('by name');
+    // QUnit's CLI runs test/**/*.{js,mjs,cjs} when given no files.
+    expect(unavailable(['node_modules/.bin/qunit'])).toBeUndefined();
+    const elsewhere = [{ path: 'src/test/add.js', text: '' }];
+    expect(
+      planCanaries({
+        commands: [{ index: 0, plan: plan(['qunit']) }],
+        heldOut: elsewhere,
+        failToPass: [],
+        token: tokens(),
+      }).unavailable.get(0),
+    ).toContain('does not run src/test/add.js');
+  });
+
   it('says why a command runs without sentinels', () => {
     const result = planCanaries({
       commands: [

@@ -2,7 +2,7 @@
 // and one skipped test: a one-line command → parseCommandLine → planRunner → run (no shell)
 // → parseReport → summarizeRun. The ids read are the ones the runner itself lists (docs/test-ids.md).
 import { execFile } from 'node:child_process';
-import { access, mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { access, mkdir, mkdtemp, readFile, readdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
@@ -380,6 +380,253 @@ describe('cargo test', () => {
 
   it('a filter selecting the passing test passes failToPass', async () => {
     const result = await verify('cargo test tests::passes', 'failToPass', checkout, env);
+    expect(result.verdict).toEqual({
+      passed: true,
+      evidence: 'report',
+      tests: { total: 1, pass: 1, fail: 0, error: 0, skip: 0 },
+      reasons: [],
+    });
+  });
+});
+
+// ---- the runners that print TAP, installed from the npm registry at pinned versions ----
+
+// Installed once per machine (about 40 s for all five from a cold cache), kept between runs under .cache/ like the Go
+// build cache; each project links its node_modules there, as `npm install` would have filled it.
+const npmRunners = fileURLToPath(new URL('../../../../.cache/test-toolchains/npm-runners', import.meta.url));
+
+async function npmRunner(name: string, version: string): Promise<string> {
+  const dir = path.join(npmRunners, `${name}@${version}`);
+  const installed = path.join(dir, 'node_modules', name, 'package.json');
+  if (
+    await access(installed).then(
+      () => true,
+      () => false,
+    )
+  )
+    return dir;
+  // Installed beside the cache entry and moved in whole: an install cut short is never taken for a finished one.
+  const partial = `${dir}.partial-${process.pid}`;
+  await rm(partial, { recursive: true, force: true });
+  await mkdir(partial, { recursive: true });
+  const npm = await run(
+    ['npm', 'install', '--no-audit', '--no-fund', '--prefix', partial, `${name}@${version}`],
+    partial,
+    process.env,
+  );
+  if (npm.exitCode !== 0) throw new Error(`npm install ${name}@${version} failed:\n${npm.stderr}`);
+  await rename(partial, dir).catch(async (error: NodeJS.ErrnoException) => {
+    // Another test file finished the same install first.
+    if (error.code !== 'ENOTEMPTY' && error.code !== 'EEXIST') throw error;
+    await rm(partial, { recursive: true, force: true });
+  });
+  return dir;
+}
+
+async function tapProject(prefix: string, runner: string, files: Record<string, string>): Promise<string> {
+  const checkout = await mkdtemp(path.join(root, prefix));
+  await writeFiles(checkout, { 'package.json': '{ "name": "demo", "private": true }\n', ...files });
+  await symlink(path.join(runner, 'node_modules'), path.join(checkout, 'node_modules'), 'dir');
+  return checkout;
+}
+
+describe('ava (--tap on stdout)', () => {
+  let checkout: string;
+  beforeAll(async () => {
+    checkout = await tapProject('ava-', await npmRunner('ava', '6.4.1'), {
+      'test/math.test.mjs': [
+        "import test from 'ava';",
+        "test('passes', (t) => { t.is(1 + 1, 2); });",
+        "test('fails', (t) => { t.is(1 + 1, 3, 'a < b & c'); });",
+        "test.skip('skipped', (t) => { t.pass(); });",
+        "test.todo('to do');",
+        "test('ünïcode ✓ 测试 # not a directive', (t) => { t.pass(); });",
+        '',
+      ].join('\n'),
+      'test/other.test.mjs': "import test from 'ava';\ntest('passes', (t) => { t.pass(); });\n",
+    });
+  });
+
+  it('names each test `file › title` as ava prints it when it runs several files, todo read as skipped', async () => {
+    const result = await verify('node_modules/.bin/ava --verbose', 'failToPass', checkout, baseEnv());
+    expect(result.plan).toMatchObject({ runner: 'ava', argv: ['node_modules/.bin/ava', '--tap'] });
+    expect(result.ran.exitCode).toBe(1);
+    expect(statusesOf(result.report)).toEqual({
+      'math › fails': 'fail',
+      'math › passes': 'pass',
+      'math › skipped': 'skip',
+      'math › to do': 'skip',
+      'math › ünïcode ✓ 测试 # not a directive': 'pass',
+      'other › passes': 'pass',
+    });
+    expect(result.report?.tests.find((test) => test.id === 'math › fails')?.message).toContain('a < b & c');
+    expect(result.verdict).toMatchObject({ passed: false, evidence: 'report', tests: { total: 6, fail: 1, skip: 2 } });
+  });
+
+  it('a selection of passing tests passes both roles; one with a skipped test passes passToPass only', async () => {
+    const passing = await verify('node_modules/.bin/ava --match passes', 'failToPass', checkout, baseEnv());
+    expect(passing.verdict).toEqual({
+      passed: true,
+      evidence: 'report',
+      tests: { total: 2, pass: 2, fail: 0, error: 0, skip: 0 },
+      reasons: [],
+    });
+    const line = 'node_modules/.bin/ava --match passes --match skipped';
+    expect((await verify(line, 'passToPass', checkout, baseEnv())).verdict.passed).toBe(true);
+    const failToPass = await verify(line, 'failToPass', checkout, baseEnv());
+    expect(failToPass.ran.exitCode).toBe(0);
+    expect(failToPass.verdict.passed).toBe(false);
+  });
+});
+
+describe('node-tap (its tap reporter on stdout)', () => {
+  const files = (load: string) => ({
+    'test/math.test.js': [
+      load,
+      "t.test('passes', async (t) => { t.equal(1 + 1, 2); });",
+      "t.test('fails', async (t) => { t.equal(1 + 1, 3, 'a < b & c'); });",
+      "t.test('skipped', { skip: 'not now' }, async () => {});",
+      "t.test('parent', async (t) => {",
+      "  t.test('child', async (t) => { t.ok(true); });",
+      "  t.test('child 2', async (t) => { t.test('grandchild', async (t) => { t.ok(true); }); });",
+      '});',
+      '',
+    ].join('\n'),
+    // Code the tests leave uncovered: node-tap's coverage check must not fail a run whose tests passed.
+    'lib/half.js': 'exports.half = (x) => (x > 0 ? x / 2 : 0);\n',
+    'test/half.test.js': `${load}\nconst { half } = require('../lib/half.js');\nt.test('halves', async (t) => { t.equal(half(4), 2); });\n`,
+  });
+  const expected = {
+    'test/half.test.js > halves': 'pass',
+    'test/math.test.js > fails': 'fail',
+    'test/math.test.js > parent > child': 'pass',
+    'test/math.test.js > parent > child 2 > grandchild': 'pass',
+    'test/math.test.js > passes': 'pass',
+    'test/math.test.js > skipped': 'skip',
+  };
+
+  it('21.8.0: subtests named by their path with ` > `, coverage off, a --grep selection read as skips', async () => {
+    const checkout = await tapProject('tap21-', await npmRunner('tap', '21.8.0'), files("const t = require('tap');"));
+    const result = await verify('node_modules/.bin/tap -R spec', 'failToPass', checkout, baseEnv());
+    expect(result.plan).toMatchObject({
+      runner: 'node-tap',
+      argv: ['node_modules/.bin/tap', '--reporter=tap'],
+      env: { TAP_DISABLE_COVERAGE: '1' },
+    });
+    expect(result.ran.exitCode).toBe(1);
+    expect(statusesOf(result.report)).toEqual(expected);
+    expect(result.report?.tests.find((test) => test.id === 'test/math.test.js > fails')?.message).toContain(
+      'a < b & c',
+    );
+    const passing = await verify('node_modules/.bin/tap test/half.test.js', 'failToPass', checkout, baseEnv());
+    expect(passing.verdict).toMatchObject({ passed: true, tests: { total: 1, pass: 1 } });
+    // --grep leaves the other subtests skipped (`parent` whole, its children unrun): enough for passToPass only.
+    const grep = 'node_modules/.bin/tap --grep=passes test/math.test.js';
+    expect((await verify(grep, 'passToPass', checkout, baseEnv())).verdict).toMatchObject({
+      passed: true,
+      tests: { total: 4, pass: 1, skip: 3 },
+    });
+    expect((await verify(grep, 'failToPass', checkout, baseEnv())).verdict.passed).toBe(false);
+  });
+
+  it('16.3.10: the same ids from its TAP 13; --no-coverage (what detection adds for it) keeps nyc’s check out', async () => {
+    const checkout = await tapProject('tap16-', await npmRunner('tap', '16.3.10'), files("const t = require('tap');"));
+    const result = await verify('node_modules/.bin/tap --no-coverage', 'failToPass', checkout, baseEnv());
+    expect(result.ran.exitCode).toBe(1);
+    expect(statusesOf(result.report)).toEqual(expected);
+    const passing = await verify(
+      'node_modules/.bin/tap --no-coverage test/half.test.js',
+      'failToPass',
+      checkout,
+      baseEnv(),
+    );
+    expect(passing.ran.exitCode).toBe(0);
+    expect(passing.verdict).toMatchObject({ passed: true, tests: { total: 1, pass: 1 } });
+  });
+});
+
+describe('tape (as it is: tests are its `# name` lines)', () => {
+  let checkout: string;
+  beforeAll(async () => {
+    checkout = await tapProject('tape-', await npmRunner('tape', '5.10.2'), {
+      'test/math.js': [
+        "const test = require('tape');",
+        "test('passes', (t) => { t.equal(1 + 1, 2); t.end(); });",
+        "test('fails', (t) => { t.equal(1 + 1, 3, 'a < b & c'); t.end(); });",
+        "test('skipped', { skip: true }, (t) => { t.end(); });",
+        "test('parent', (t) => { t.test('child', (st) => { st.ok(true); st.end(); }); t.end(); });",
+        '',
+      ].join('\n'),
+      'test/other.js': "require('tape')('passes', (t) => { t.pass(); t.end(); });\n",
+      'test/throws.js': "require('tape')('throws', () => { throw new Error('boom'); });\n",
+    });
+  });
+
+  it('reads each test from the assertions under its name; the same title in two files is numbered', async () => {
+    const result = await verify("node_modules/.bin/tape 'test/{math,other}.js'", 'failToPass', checkout, baseEnv());
+    expect(result.plan).toMatchObject({ runner: 'tape', report: { format: 'tape-tap', source: { kind: 'stdout' } } });
+    expect(result.ran.exitCode).toBe(1);
+    expect(statusesOf(result.report)).toEqual({
+      child: 'pass',
+      fails: 'fail',
+      parent: 'pass',
+      passes: 'pass',
+      'passes #2': 'pass',
+      skipped: 'skip',
+    });
+    expect(result.report?.tests.find((test) => test.id === 'fails')?.message).toContain('a < b & c');
+    expect((await verify('node_modules/.bin/tape test/other.js', 'failToPass', checkout, baseEnv())).verdict).toEqual({
+      passed: true,
+      evidence: 'report',
+      tests: { total: 1, pass: 1, fail: 0, error: 0, skip: 0 },
+      reasons: [],
+    });
+  });
+
+  it('a test that throws ends the process before the plan: the run is refused, never read as passing', async () => {
+    const result = await verify("node_modules/.bin/tape 'test/{other,throws}.js'", 'passToPass', checkout, baseEnv());
+    expect(result.ran.exitCode).not.toBe(0);
+    expect(result.report).toBeNull();
+    expect(result.verdict).toMatchObject({ passed: false, evidence: 'none' });
+    expect(result.verdict.reasons.join('; ')).toContain('report unreadable: tape: the output ends without its plan');
+  });
+});
+
+describe('QUnit (--reporter tap)', () => {
+  let checkout: string;
+  beforeAll(async () => {
+    checkout = await tapProject('qunit-', await npmRunner('qunit', '2.26.0'), {
+      'test/math.js': [
+        "QUnit.module('math', () => {",
+        "  QUnit.test('passes', (assert) => { assert.equal(1 + 1, 2); });",
+        "  QUnit.test('fails', (assert) => { assert.equal(1 + 1, 3, 'a < b & c'); });",
+        "  QUnit.skip('skipped', (assert) => { assert.ok(true); });",
+        "  QUnit.todo('to do', (assert) => { assert.ok(false); });",
+        "  QUnit.module('nested', () => { QUnit.test('deep', (assert) => { assert.ok(true); }); });",
+        '});',
+        "QUnit.test('top level', (assert) => { assert.ok(true); });",
+        '',
+      ].join('\n'),
+    });
+  });
+
+  it('names each test by its module path and title, joined with ` > ` as QUnit prints them', async () => {
+    const result = await verify('node_modules/.bin/qunit --reporter console', 'failToPass', checkout, baseEnv());
+    expect(result.plan).toMatchObject({ runner: 'qunit', argv: ['node_modules/.bin/qunit', '--reporter', 'tap'] });
+    expect(result.ran.exitCode).toBe(1);
+    expect(statusesOf(result.report)).toEqual({
+      'math > fails': 'fail',
+      'math > nested > deep': 'pass',
+      'math > passes': 'pass',
+      'math > skipped': 'skip',
+      'math > to do': 'skip',
+      'top level': 'pass',
+    });
+    expect(result.report?.tests.find((test) => test.id === 'math > fails')?.message).toContain('a < b & c');
+  });
+
+  it('a --filter selection of passing tests passes failToPass', async () => {
+    const result = await verify("node_modules/.bin/qunit --filter 'passes'", 'failToPass', checkout, baseEnv());
     expect(result.verdict).toEqual({
       passed: true,
       evidence: 'report',

@@ -216,6 +216,76 @@ describe('planRunner', () => {
     ]);
   });
 
+  it('ava: its own --tap on stdout, without watch, fail-fast, snapshot updates or a second --tap', () => {
+    expect(
+      planRunner(
+        ['node_modules/.bin/ava', '--watch', '-t', '--fail-fast', '-u', '--serial', 'test/a.js', '--', 'x'],
+        dir,
+      ),
+    ).toEqual({
+      runner: 'ava',
+      argv: ['node_modules/.bin/ava', '--serial', 'test/a.js', '--tap', '--', 'x'],
+      report: { format: 'tap', source: { kind: 'stdout' } },
+      files: [],
+      env: {},
+    });
+    expect(planRunner(['npx', '--yes', 'ava', '--verbose', '--match', 'adds*'], dir).argv).toEqual([
+      'npx',
+      '--yes',
+      'ava',
+      '--match',
+      'adds*',
+      '--tap',
+    ]);
+  });
+
+  it('node-tap: its built-in TAP reporter on stdout in place of the task’s, no bail, no coverage verdict', () => {
+    expect(
+      planRunner(
+        ['node_modules/.bin/tap', '-R', 'spec', '--bail', '--100', '--branches=90', '-Rterse', 'test/a.js', '-j4'],
+        dir,
+      ),
+    ).toEqual({
+      runner: 'node-tap',
+      argv: ['node_modules/.bin/tap', 'test/a.js', '-j4', '--reporter=tap'],
+      report: { format: 'tap', source: { kind: 'stdout' } },
+      files: [],
+      env: { TAP_DISABLE_COVERAGE: '1' },
+    });
+    expect(
+      planRunner(['pnpm', 'exec', 'tap', 'run', '--reporter-file', 'out.xml', '--no-coverage', '--grep=x'], dir).argv,
+    ).toEqual(['pnpm', 'exec', 'tap', 'run', '--no-coverage', '--grep=x', '--reporter=tap']);
+  });
+
+  it('tape: as it is, its TAP on stdout read the tape way (tests are the `# name` lines)', () => {
+    expect(planRunner(['node_modules/.bin/tape', '-r', 'esm', 'test/**/*.js'], dir)).toEqual({
+      runner: 'tape',
+      argv: ['node_modules/.bin/tape', '-r', 'esm', 'test/**/*.js'],
+      report: { format: 'tape-tap', source: { kind: 'stdout' } },
+      files: [],
+      env: {},
+    });
+  });
+
+  it('qunit: its tap reporter in place of the task’s, never watching', () => {
+    expect(planRunner(['node_modules/.bin/qunit', '-r', 'console', '--watch', '--require', 'x', 'test/'], dir)).toEqual(
+      {
+        runner: 'qunit',
+        argv: ['node_modules/.bin/qunit', '--require', 'x', 'test/', '--reporter', 'tap'],
+        report: { format: 'tap', source: { kind: 'stdout' } },
+        files: [],
+        env: {},
+      },
+    );
+    expect(planRunner(['npx', 'qunit', '--reporter=tap', 'test/a.js'], dir).argv).toEqual([
+      'npx',
+      'qunit',
+      'test/a.js',
+      '--reporter',
+      'tap',
+    ]);
+  });
+
   it('refuses an empty argv and a relative report dir', () => {
     expect(errorCode(RunnerPlanError, () => planRunner([], dir))).toBe('empty-argv');
     expect(errorCode(RunnerPlanError, () => planRunner(['pytest'], 'reports'))).toBe('relative-report-dir');

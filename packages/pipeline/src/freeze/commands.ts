@@ -46,11 +46,19 @@ export function verificationCommands(input: {
     case 'jest':
       narrowed = narrowJestLike(narrow, ' › ');
       break;
+    case 'node-tap':
+      narrowed = narrowNodeTap(narrow);
+      break;
     case 'mocha':
     case 'maven-surefire':
+    case 'ava':
+    case 'tape':
+    case 'qunit':
     case 'plain':
       // Not narrowed: Surefire's -Dtest wants class names that junit ids do not reliably give; mocha's --grep matches
-      // titles, not the file-and-title ids its xunit report gives.
+      // titles, not the file-and-title ids its xunit report gives. tape's and QUnit's ids name no file, and ava names
+      // files relative to the folder all the files it runs share, or not at all for one file: narrowed, the same test
+      // would get another id.
       narrowed = null;
       break;
   }
@@ -153,6 +161,24 @@ function narrowJestLike({ argv, failToPass, heldOutFiles }: NarrowInput, separat
   const after = argv.slice(bin + 1).filter((arg, index) => !(index === 0 && arg === 'run'));
   if (bin === -1 || hasPositional(after, JEST_LIKE_OPTIONS_WITH_VALUE)) return null;
   const files = leadingFiles(failToPass, separator, heldOutFiles);
+  return files === null ? null : [...argv, ...files];
+}
+
+// ---- node-tap: the held-out files the ids begin with ----
+
+const NODE_TAP_OPTIONS_WITH_VALUE = new Set([
+  ...['--reporter', '-R', '--reporter-arg', '-r', '--reporter-file', '-f', '--timeout', '-t', '--jobs', '-j'],
+  ...['--grep', '-g', '--output-file', '-o', '--output-dir', '-d', '--save', '-s', '--node-arg', '--test-env'],
+  ...['--plugin', '--include', '--exclude', '--before', '--after', '--coverage-map', '-M', '--coverage-report'],
+]);
+
+function narrowNodeTap({ argv, failToPass, heldOutFiles }: NarrowInput): string[] | null {
+  const bin = argv.findIndex((arg) => /(^|\/)tap$/.test(arg));
+  // node-tap 18 and later take a `run` subcommand before the files.
+  const after = argv.slice(bin + 1).filter((arg, index) => !(index === 0 && arg === 'run'));
+  if (bin === -1 || hasPositional(after, NODE_TAP_OPTIONS_WITH_VALUE)) return null;
+  // Ids are "<file as given to tap> > <subtest> > …": each file is node-tap's top-level subtest, named by its path.
+  const files = leadingFiles(failToPass, ' > ', heldOutFiles);
   return files === null ? null : [...argv, ...files];
 }
 

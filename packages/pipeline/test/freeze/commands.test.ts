@@ -134,10 +134,37 @@ describe('verificationCommands', () => {
     ).toEqual([]);
   });
 
+  it('narrows node-tap to the held-out files its ids begin with (each file is its top-level subtest)', () => {
+    const heldOutFiles = [file('test/a.test.js'), file('test/b.test.js')];
+    expect(
+      verificationCommands({
+        test: 'node_modules/.bin/tap --no-coverage',
+        failToPass: ['test/b.test.js > parse > negative', 'test/a.test.js'],
+        heldOutFiles,
+      }),
+    ).toEqual({
+      failToPass: ['node_modules/.bin/tap --no-coverage test/a.test.js test/b.test.js'],
+      passToPass: ['node_modules/.bin/tap --no-coverage'],
+    });
+    expect(
+      verificationCommands({ test: 'npx tap run -j 2', failToPass: ['test/a.test.js > x'], heldOutFiles }).failToPass,
+    ).toEqual(['npx tap run -j 2 test/a.test.js']);
+    expect(
+      verificationCommands({ test: "tap 'test/*.js'", failToPass: ['test/a.test.js > x'], heldOutFiles }).passToPass,
+    ).toEqual([]);
+  });
+
   it('runs the full suite for runners whose ids cannot be mapped back to a selection', () => {
     expect(
       verificationCommands({ test: 'mvn -B test', failToPass: ['com.example.AppTest::adds'], heldOutFiles: [] }),
     ).toEqual({ failToPass: ['mvn -B test'], passToPass: [] });
+    // ava names a file relative to the folder all its files share, and none for one file; tape and QUnit name none.
+    const heldOutFiles = [file('test/a.test.js')];
+    for (const test of ['node_modules/.bin/ava', "node_modules/.bin/tape 'test/*.js'", 'node_modules/.bin/qunit'])
+      expect(verificationCommands({ test, failToPass: ['a › adds', 'adds'], heldOutFiles })).toEqual({
+        failToPass: [test],
+        passToPass: [],
+      });
   });
 
   it('quotes what parseCommandLine would otherwise misread', () => {

@@ -1,7 +1,8 @@
 // JavaScript and TypeScript suites: the package manager the repository declares (packageManager, else its lockfile),
 // the runner its test script calls (followed through `npm run x`, wrappers such as cross-env, c8 and nyc, and into the
 // workspaces when the root script fans out), else the runner its manifests depend on; and the freeze's recipe for the
-// runners it reads per test (jest and vitest by their JSON, mocha by its xunit report, node:test by its junit).
+// runners it reads per test (jest and vitest by their JSON, mocha by its xunit report, node:test by its junit, ava,
+// node-tap, tape and QUnit by the TAP they print).
 import {
   folderOf,
   isOwnTestPath,
@@ -55,11 +56,15 @@ const RUNNER_PACKAGES: ReadonlyArray<[string, string]> = [
 const WRAPPERS = new Set(['cross-env', 'cross-env-shell', 'c8', 'nyc', 'dotenv', 'env', 'npx', 'bunx', 'tsx', 'time']);
 
 /** How the freeze reads each runner per test; runners not here are found but not runnable yet. */
-const READERS: Readonly<Record<string, 'jest-json' | 'junit-xml'>> = {
+const READERS: Readonly<Record<string, 'jest-json' | 'junit-xml' | 'tap'>> = {
   jest: 'jest-json',
   vitest: 'jest-json',
   mocha: 'junit-xml',
   'node-test': 'junit-xml',
+  ava: 'tap',
+  tap: 'tap',
+  tape: 'tap',
+  qunit: 'tap',
 };
 
 const TEST_FILE =
@@ -95,7 +100,8 @@ export function detectNode(tree: RepoTree): SuiteCandidate | null {
   const report = READERS[invocation.runner];
   if (report === undefined) return notRunnable(base, `${invocation.runner} has no per-test reader in the freeze yet`);
   if (packageManager.install === null) return notRunnable(base, packageManager.why);
-  return runnable(base, { install: packageManager.install, test: testCommand(invocation), report });
+  const declared = [manifest, ...manifests.slice(1).map((path) => jsonManifest(tree, path) ?? {})];
+  return runnable(base, { install: packageManager.install, test: testCommand(invocation, declared), report });
 }
 
 interface PackageManager {
@@ -238,6 +244,17 @@ function fromWorkspaces(tree: RepoTree, manifests: readonly string[]): Invocatio
   return [...counts.values()].sort((a, b) => b.count - a.count)[0]?.invocation ?? null;
 }
 
+/** The major version a dependency range names (`^16.3.0`, `~15`, `16.x`), or null (`*`, `latest`, a URL). */
+function declaredMajor(manifests: ReadonlyArray<Record<string, unknown>>, name: string): number | null {
+  for (const manifest of manifests) {
+    const range =
+      stringRecord(manifest['devDependencies'])[name] ?? stringRecord(manifest['dependencies'])[name] ?? undefined;
+    const major = range === undefined ? undefined : /^\s*[~^=v]*\s*(\d+)/.exec(range)?.[1];
+    if (major !== undefined) return Number(major);
+  }
+  return null;
+}
+
 function fromDependencies(manifests: ReadonlyArray<Record<string, unknown>>): Invocation | null {
   for (const [dependency, runner] of RUNNER_PACKAGES)
     for (const manifest of manifests)
@@ -250,9 +267,17 @@ function fromDependencies(manifests: ReadonlyArray<Record<string, unknown>>): In
 }
 
 /** The runner called directly from the installed binaries, with the script's own arguments minus watch and coverage. */
-function testCommand(invocation: Invocation): string {
+function testCommand(invocation: Invocation, manifests: ReadonlyArray<Record<string, unknown>>): string {
   const args = invocation.args.filter((arg) => !/^--(watch|watchAll|coverage|ui)$/.test(arg));
   switch (invocation.runner) {
+    case 'tap': {
+      // node-tap 15 and 16 check for full coverage by default and fail a run whose tests all passed; 18 and later
+      // reject --no-coverage, and the grader turns their coverage off through TAP_DISABLE_COVERAGE instead.
+      const major = declaredMajor(manifests, 'tap');
+      const coverageSaid = args.some((arg) => /^-?-(no-)?cov(erage)?$/.test(arg));
+      const noCoverage = major !== null && major < 18 && !coverageSaid ? ['--no-coverage'] : [];
+      return commandLine(['node_modules/.bin/tap', ...noCoverage, ...args]);
+    }
     case 'node-test':
       return commandLine(['node', ...args]);
     case 'vitest':
