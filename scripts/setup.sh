@@ -33,6 +33,11 @@ command -v mmdebstrap >/dev/null || need+=(mmdebstrap)
 command -v skopeo >/dev/null || need+=(skopeo)
 # Normalized diff sizes canonicalize Rust with rustfmt (Debian's cargo does not bring it).
 command -v rustfmt >/dev/null || need+=(rustfmt)
+# C and C++ suites: the runner tests build a CMake project against Debian's GoogleTest and run CTest.
+command -v cmake >/dev/null || need+=(cmake)
+command -v ninja >/dev/null || need+=(ninja-build)
+command -v g++ >/dev/null || need+=(g++)
+[ -f /usr/include/gtest/gtest.h ] || need+=(libgtest-dev)
 if [ ${#need[@]} -gt 0 ]; then
   echo "setup: installing ${need[*]} from Debian"
   sudo=""

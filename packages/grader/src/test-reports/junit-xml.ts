@@ -1,5 +1,5 @@
-// Owns reading JUnit XML as written by pytest --junitxml, Maven Surefire, the Vitest and
-// jest-junit reporters and Node's built-in junit reporter into the common result model.
+// Owns reading JUnit XML as written by pytest --junitxml, Maven Surefire, mocha's xunit reporter, CTest's
+// --output-junit, the Vitest and jest-junit reporters and Node's built-in junit reporter into the common result model.
 
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { TestReportError } from './errors.js';
@@ -125,7 +125,10 @@ function testCaseId(
   }
   const nodeId = pytestNodeId(testcase, classname, name);
   if (nodeId !== undefined) return nodeId;
-  return classname === '' ? name : `${classname}::${name}`;
+  // CTest (the one writer that gives every case a `status`) repeats the test's name as its classname: the id is the name
+  // CTest registered it under. Other writers that repeat it (jest-junit's default) keep both, as ids always had.
+  const ctest = attribute(testcase, 'status') !== undefined && classname === name;
+  return classname === '' || ctest ? name : `${classname}::${name}`;
 }
 
 /**
@@ -161,6 +164,10 @@ function outcome(testcase: XmlNode): { status: TestStatus; detail: string | unde
       return { status, detail: message !== undefined && message.trim() !== '' ? message : textOf(found) };
     }
   }
+  // CTest marks a test it did not run by the case's status (DISABLED in the project, or never started) and no child.
+  const ctestStatus = attribute(testcase, 'status');
+  if (ctestStatus === 'disabled' || ctestStatus === 'notrun')
+    return { status: 'skip', detail: `CTest did not run it (${ctestStatus})` };
   return { status: 'pass', detail: undefined };
 }
 

@@ -163,6 +163,7 @@ function place(runner: RunnerName, input: CanaryInput): Placement | string {
       return tapRunnerPlacement(runner, file, sentinels);
     case 'mocha':
     case 'maven-surefire':
+    case 'ctest':
     case 'plain':
       return `no sentinels for ${runner} yet`;
   }
@@ -605,6 +606,7 @@ function selectingArgv(plan: RunnerPlan, placement: Placement): string[] | strin
       return tapRunnerArgv(plan.runner, argv, path);
     case 'mocha':
     case 'maven-surefire':
+    case 'ctest':
     case 'plain':
       return notSelected;
   }

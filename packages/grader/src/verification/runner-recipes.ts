@@ -20,6 +20,7 @@ export type RunnerName =
   | 'node-tap'
   | 'tape'
   | 'qunit'
+  | 'ctest'
   | 'plain';
 
 export type ReportSource =
@@ -131,6 +132,7 @@ export function planRunner(
     if (argv[testAt] === 'test') return planCargoTest(argv, testAt);
   }
   if (name === 'node' && nodeTestFlagIndex(argv) !== -1) return planNodeTest(argv, reportDir);
+  if (name === 'ctest') return planCtest(argv, reportDir);
   if ((name === 'mvn' || name === 'mvnw') && argv.slice(1).some((arg) => SUREFIRE_GOALS.test(arg))) {
     return planMavenSurefire(argv);
   }
@@ -283,6 +285,30 @@ function planMocha(argv: readonly string[], binAt: number, reportDir: string): R
     runner: 'mocha',
     argv: beforeDoubleDash(own, ['--reporter', 'xunit', '--reporter-option', `output=${file}`]),
     report: { format: 'junit-xml', source: { kind: 'file', path: file } },
+    files: [],
+    env: {},
+  };
+}
+
+const CTEST_JUNIT = '--output-junit';
+
+function planCtest(argv: readonly string[], reportDir: string): RunnerPlan {
+  const file = path.join(reportDir, 'ctest.xml');
+  // `ctest --build-and-test … --test-command ctest …` builds what changed, then runs the inner ctest in the build
+  // folder: the report option belongs to whichever ctest runs the tests, so it goes last, replacing any of the task's.
+  const own: string[] = [];
+  for (let i = 0; i < argv.length; i += 1) {
+    const arg = argv[i] ?? '';
+    if (arg === CTEST_JUNIT) i += 1;
+    else if (!arg.startsWith(`${CTEST_JUNIT}=`)) own.push(arg);
+  }
+  const testCommand = own.indexOf('--test-command');
+  const runsCtest = testCommand === -1 || baseName(own[testCommand + 1] ?? '') === 'ctest';
+  return {
+    runner: 'ctest',
+    argv: runsCtest ? [...own, CTEST_JUNIT, file] : own,
+    // A test command other than ctest writes no CTest report: the exit code is all there is.
+    report: runsCtest ? { format: 'junit-xml', source: { kind: 'file', path: file } } : null,
     files: [],
     env: {},
   };

@@ -124,6 +124,17 @@ describe('junit-xml: Vitest and jest-junit reporters', () => {
     });
   });
 
+  it('reads a real CTest report (CMake 3.25, GoogleTest 1.12): tests by the names CTest registered, disabled ones skipped', async () => {
+    expect(statuses(await fixture('ctest/junit.xml'))).toEqual({
+      'Add.TwoNumbers': 'pass',
+      'Clamp.Inside': 'fail',
+      'Clamp.Later': 'skip',
+      'Small/P.Positive/1': 'pass',
+      'Small/P.Positive/2': 'pass',
+      plain_check: 'pass',
+    });
+  });
+
   it('reads the jest-junit default shape (classname and name are both "describe title")', () => {
     const xml = `<?xml version="1.0" encoding="UTF-8"?>
 <testsuites name="jest tests" tests="2" failures="1" errors="0" time="0.5">

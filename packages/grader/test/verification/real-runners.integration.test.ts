@@ -289,6 +289,62 @@ describe('node --test', () => {
   });
 });
 
+describe('ctest (CMake, GoogleTest from Debian)', () => {
+  let checkout: string;
+  // What detection plans for a CMake project (registry/suites/cpp.ts): build what changed, then CTest.
+  const line =
+    'ctest --build-and-test . .abp-build --build-generator Ninja --build-noclean --build-options -DBUILD_TESTING=ON --test-command ctest --output-on-failure';
+  beforeAll(async () => {
+    checkout = await mkdtemp(path.join(root, 'ctest-'));
+    await writeFiles(checkout, {
+      'CMakeLists.txt': [
+        'cmake_minimum_required(VERSION 3.21)',
+        'project(demo CXX)',
+        'enable_testing()',
+        'find_package(GTest REQUIRED)',
+        'add_executable(demo_test demo_test.cpp)',
+        'target_link_libraries(demo_test GTest::gtest_main)',
+        'include(GoogleTest)',
+        'gtest_discover_tests(demo_test)',
+        '',
+      ].join('\n'),
+      'demo_test.cpp': [
+        '#include <gtest/gtest.h>',
+        'TEST(Demo, Passes) { EXPECT_EQ(1 + 1, 2); }',
+        'TEST(Demo, Fails) { EXPECT_EQ(1 + 1, 3) << "a < b & c"; }',
+        'TEST(Demo, DISABLED_Later) {}',
+        '',
+      ].join('\n'),
+    });
+  });
+
+  it(
+    'builds, runs CTest and reads its JUnit report: tests by the names CTest registered',
+    { timeout: 120_000 },
+    async () => {
+      const result = await verify(line, 'passToPass', checkout, baseEnv());
+      expect(result.plan.runner).toBe('ctest');
+      expect(result.ran.exitCode).toBe(1);
+      expect(await readdir(result.reportDir)).toEqual(['ctest.xml']);
+      expect(statusesOf(result.report)).toEqual({ 'Demo.Fails': 'fail', 'Demo.Later': 'skip', 'Demo.Passes': 'pass' });
+      expect(result.verdict).toMatchObject({
+        passed: false,
+        evidence: 'report',
+        tests: { total: 3, pass: 1, fail: 1 },
+      });
+    },
+  );
+
+  it('rebuilds what a patch changed before it runs the tests again', { timeout: 120_000 }, async () => {
+    await writeFiles(checkout, {
+      'demo_test.cpp': ['#include <gtest/gtest.h>', 'TEST(Demo, Passes) { EXPECT_EQ(1 + 1, 2); }', ''].join('\n'),
+    });
+    const result = await verify(line, 'passToPass', checkout, baseEnv());
+    expect(statusesOf(result.report)).toEqual({ 'Demo.Passes': 'pass' });
+    expect(result.verdict.passed).toBe(true);
+  });
+});
+
 describe('vitest (its JSON reporter)', () => {
   // The workspace's own vitest; --globals lets the project's tests run without importing it.
   const vitest = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../../node_modules/.bin/vitest');

@@ -286,6 +286,32 @@ describe('planRunner', () => {
     ]);
   });
 
+  it('ctest: its JUnit report to the report dir, from the ctest that runs the tests (the inner one of --build-and-test)', () => {
+    expect(planRunner(['ctest', '--output-on-failure', '--output-junit', 'mine.xml'], dir)).toEqual({
+      runner: 'ctest',
+      argv: ['ctest', '--output-on-failure', '--output-junit', `${dir}/ctest.xml`],
+      report: { format: 'junit-xml', source: { kind: 'file', path: `${dir}/ctest.xml` } },
+      files: [],
+      env: {},
+    });
+    const built = [
+      'ctest',
+      '--build-and-test',
+      '.',
+      'b',
+      '--build-generator',
+      'Ninja',
+      '--test-command',
+      'ctest',
+      '-j2',
+    ];
+    expect(planRunner(built, dir).argv).toEqual([...built, '--output-junit', `${dir}/ctest.xml`]);
+    // A test command that is not ctest leaves no CTest report: judged by its exit code.
+    const other = planRunner(['ctest', '--build-and-test', '.', 'b', '--test-command', './run-tests'], dir);
+    expect(other).toMatchObject({ runner: 'ctest', report: null });
+    expect(other.argv).not.toContain('--output-junit');
+  });
+
   it('refuses an empty argv and a relative report dir', () => {
     expect(errorCode(RunnerPlanError, () => planRunner([], dir))).toBe('empty-argv');
     expect(errorCode(RunnerPlanError, () => planRunner(['pytest'], 'reports'))).toBe('relative-report-dir');

@@ -54,9 +54,11 @@ export function verificationCommands(input: {
     case 'ava':
     case 'tape':
     case 'qunit':
+    case 'ctest':
     case 'plain':
       // Not narrowed: Surefire's -Dtest wants class names that junit ids do not reliably give; mocha's --grep matches
-      // titles, not the file-and-title ids its xunit report gives. tape's and QUnit's ids name no file, and ava names
+      // titles, not the file-and-title ids its xunit report gives; CTest's ids name no source file, and every test
+      // runs from one build anyway. tape's and QUnit's ids name no file, and ava names
       // files relative to the folder all the files it runs share, or not at all for one file: narrowed, the same test
       // would get another id.
       narrowed = null;

@@ -17,7 +17,7 @@ import { parseCommandLine } from '@abp/grader/verification';
 import { installSteps, type RunnerRecipe } from '../registry/criteria/schema.js';
 import { checkOutTree, type FixSource } from './fix-trees.js';
 
-const ECOSYSTEMS: readonly Ecosystem[] = ['python', 'node', 'go', 'rust', 'jvm'];
+const ECOSYSTEMS: readonly Ecosystem[] = ['python', 'node', 'go', 'rust', 'jvm', 'cpp'];
 
 // The files an install reads: when none of them changes, the next task of the repository reuses the environment.
 // Node's include every workspace's package.json and the lockfile and configuration of each package manager.
@@ -28,6 +28,8 @@ const DEPENDENCY_FILES: Readonly<Record<Ecosystem, RegExp>> = {
   go: /^(go\.mod|go\.sum)$/,
   rust: /^(Cargo\.toml|Cargo\.lock|rust-toolchain(\.toml)?)$/,
   jvm: /^(pom\.xml|build\.gradle(\.kts)?|settings\.gradle(\.kts)?|gradle\.properties)$/,
+  // The install only configures (its build folder is not kept): CMake's own files are what it reads.
+  cpp: /^(.+\/)?(CMakeLists\.txt|[^/]+\.cmake|CMakePresets\.json)$/,
 };
 
 /** Whether a pip step copies the project itself into the environment (`pip install .`), rather than installing it editable or installing named packages. */

@@ -204,6 +204,53 @@ describe('detectSuite: the ecosystem where the tests are', () => {
     expect(tested?.recipe?.runner).toBe('cargo-test');
   });
 
+  it('builds a CMake project with its own test options on and runs CTest, unless it fetches what it builds', () => {
+    const cmake = [
+      'cmake_minimum_required(VERSION 3.16)',
+      'project(kit CXX)',
+      'option(KIT_BUILD_TESTS "Build the tests" OFF)',
+      'option(KIT_CUDA_TEST "Needs a GPU" OFF)',
+      'enable_testing()',
+      'find_package(GTest REQUIRED)',
+      '',
+    ].join('\n');
+    const suite = detectSuite(
+      tree({ 'CMakeLists.txt': cmake, 'test/CMakeLists.txt': 'gtest_discover_tests(kit_test)\n' }, [
+        'test/kit_test.cpp',
+      ]),
+    );
+    expect(suite).toMatchObject({ ecosystem: 'cpp', runners: ['ctest', 'googletest'], testFiles: 1 });
+    expect(suite?.recipe).toEqual({
+      runner: 'ctest',
+      ecosystem: 'cpp',
+      install: ['cmake -S . -B .abp-build -G Ninja -DBUILD_TESTING=ON -DKIT_BUILD_TESTS=ON'],
+      test: 'ctest --build-and-test . .abp-build --build-generator Ninja --build-noclean --build-options -DBUILD_TESTING=ON -DKIT_BUILD_TESTS=ON --test-command ctest --output-on-failure',
+      report: 'junit-xml',
+    });
+    const fetching = detectSuite(
+      tree(
+        {
+          'CMakeLists.txt': `${cmake}include(FetchContent)\nFetchContent_Declare(googletest GIT_REPOSITORY https://github.com/google/googletest)\n`,
+        },
+        ['test/kit_test.cpp'],
+      ),
+    );
+    expect(fetching).toMatchObject({
+      recipe: null,
+      unsupported: 'it fetches googletest while it configures or builds, and verification runs offline',
+    });
+    // FIND_PACKAGE_ARGS tries find_package first, which Debian's googletest satisfies.
+    const found = detectSuite(
+      tree(
+        {
+          'CMakeLists.txt': `${cmake}FetchContent_Declare(googletest URL https://example.invalid/gt.zip FIND_PACKAGE_ARGS NAMES GTest)\n`,
+        },
+        ['test/kit_test.cpp'],
+      ),
+    );
+    expect(found?.recipe?.runner).toBe('ctest');
+  });
+
   it('tests a Go workspace from its root, and a module below the root from there', () => {
     const work = detectSuite(tree({}, ['go.work', 'api/go.mod', 'api/x_test.go', 'cli/go.mod']));
     expect(work?.recipe?.test).toBe('go test ./...');

@@ -2,7 +2,8 @@
 // most test files wins (a Ruby gem with a package.json for a few assets is Ruby; a Rust crate with a JavaScript
 // demo is Rust), ties going to the earlier ecosystem in ECOSYSTEMS. Pure over the tree.
 import type { RepoTree } from './repo-tree.js';
-import { detectCpp, detectPhp, detectRuby } from './elsewhere.js';
+import { detectCpp } from './cpp.js';
+import { detectPhp, detectRuby } from './elsewhere.js';
 import { detectGo } from './go.js';
 import { detectJvm } from './jvm.js';
 import { detectNode } from './node.js';

@@ -1,27 +1,7 @@
-// Suites found but not runnable here: C and C++ through CMake's CTest (no CTest plan in the freeze yet, and most
-// fetch their test framework from GitHub at configure time), Ruby (gems come from rubygems.org) and PHP (packages
-// from Packagist), neither of which these machines reach. Found all the same, so coverage counts them honestly.
+// Suites found but not runnable here: Ruby (gems come from rubygems.org) and PHP (packages from Packagist), neither
+// of which these machines reach. Found all the same, so coverage counts them honestly.
 import { isOwnTestPath, manifestsNamed, type RepoTree } from './repo-tree.js';
 import { notRunnable, type SuiteCandidate } from './suite.js';
-
-export function detectCpp(tree: RepoTree): SuiteCandidate | null {
-  if (!tree.paths.includes('CMakeLists.txt')) return null;
-  const cmake = manifestsNamed(tree, 'CMakeLists.txt')
-    .map((path) => tree.text(path) ?? '')
-    .join('\n');
-  const frameworks = [
-    /\bGTest\b|gtest|googletest/i.test(cmake) ? 'googletest' : null,
-    /Catch2|catch_discover_tests/i.test(cmake) ? 'catch2' : null,
-    /doctest/i.test(cmake) ? 'doctest' : null,
-  ].filter((name): name is string => name !== null);
-  const testFiles = tree.paths.filter(
-    (path) => isOwnTestPath(path) && /(^|\/)tests?\/.*\.(c|cc|cpp|cxx)$|_test\.(cc|cpp)$/.test(path),
-  ).length;
-  return notRunnable(
-    { ecosystem: 'cpp', packageManager: 'cmake', runners: ['ctest', ...frameworks], testFiles },
-    'the freeze has no CTest plan yet',
-  );
-}
 
 export function detectRuby(tree: RepoTree): SuiteCandidate | null {
   // A Gemfile anywhere of the repository's own (Homebrew keeps its in Library/Homebrew), or a gemspec at the root.

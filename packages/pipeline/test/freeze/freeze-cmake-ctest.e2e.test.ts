@@ -1,0 +1,155 @@
+// A CMake project tested with GoogleTest through CTest, frozen with `abp freeze` and no recipe: detection gives the
+// configure step with the project's own test option on and one command that builds what changed and runs CTest; the
+// environment is Debian's compilers, CMake and GoogleTest; the freeze reads CTest's JUnit report, and the bundled
+// engines grade it: the reference resolved, the no-op unresolved.
+import { execFileSync } from 'node:child_process';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recipeFor, type PublishedTask } from '../../src/freeze/index.js';
+import { gradeBundledEngines } from '../support/bundled-engines.js';
+import { freezeWithCli } from '../support/frozen-task.js';
+import { sharedEnvironmentStore } from '../../../../test-support/toolchain-caches.js';
+
+const BASE: Record<string, string> = {
+  'CMakeLists.txt': [
+    'cmake_minimum_required(VERSION 3.21)',
+    'project(rangekit CXX)',
+    'option(RANGEKIT_BUILD_TESTS "Build the tests" OFF)',
+    'add_library(range src/range.cpp)',
+    'target_include_directories(range PUBLIC src)',
+    'if(RANGEKIT_BUILD_TESTS)',
+    '  enable_testing()',
+    '  find_package(GTest REQUIRED)',
+    '  include(GoogleTest)',
+    '  file(GLOB tests test/*_test.cpp)',
+    '  foreach(test ${tests})',
+    '    get_filename_component(name ${test} NAME_WE)',
+    '    add_executable(${name} ${test})',
+    '    target_link_libraries(${name} range GTest::gtest_main)',
+    '    gtest_discover_tests(${name})',
+    '  endforeach()',
+    'endif()',
+    '',
+  ].join('\n'),
+  'src/range.h': 'int add(int a, int b);\nint clamp(int value, int low, int high);\n',
+  'src/range.cpp': [
+    '#include "range.h"',
+    '#include <algorithm>',
+    'int add(int a, int b) { return a + b; }',
+    '// Bug: the bounds are swapped, so every value comes back as the upper bound or past it.',
+    'int clamp(int value, int low, int high) { return std::max(high, std::min(low, value)); }',
+    '',
+  ].join('\n'),
+  'test/add_test.cpp': [
+    '#include <gtest/gtest.h>',
+    '#include "range.h"',
+    'TEST(Add, TwoNumbers) { EXPECT_EQ(add(2, 3), 5); }',
+    'TEST(Add, Negatives) { EXPECT_EQ(add(-2, -3), -5); }',
+    '',
+  ].join('\n'),
+};
+
+const FIX: Record<string, string> = {
+  'src/range.cpp': [
+    '#include "range.h"',
+    '#include <algorithm>',
+    'int add(int a, int b) { return a + b; }',
+    'int clamp(int value, int low, int high) { return std::min(high, std::max(low, value)); }',
+    '',
+  ].join('\n'),
+  'test/clamp_test.cpp': [
+    '#include <gtest/gtest.h>',
+    '#include "range.h"',
+    'TEST(Clamp, Inside) { EXPECT_EQ(clamp(5, 0, 10), 5); }',
+    'TEST(Clamp, Below) { EXPECT_EQ(clamp(-1, 0, 10), 0); }',
+    '',
+  ].join('\n'),
+};
+
+const BUILD = '-DBUILD_TESTING=ON -DRANGEKIT_BUILD_TESTS=ON';
+const TEST = `ctest --build-and-test . .abp-build --build-generator Ninja --build-noclean --build-options ${BUILD} --test-command ctest --output-on-failure`;
+
+let root: string;
+let repoDir: string;
+let baseCommit: string;
+let task: PublishedTask;
+let tasksDir: string;
+
+async function write(dir: string, files: Record<string, string>): Promise<void> {
+  for (const [path, text] of Object.entries(files)) {
+    await mkdir(dirname(join(dir, path)), { recursive: true });
+    await writeFile(join(dir, path), text);
+  }
+}
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'abp-freeze-cmake-ctest-'));
+  const repo = join(root, 'rangekit');
+  repoDir = repo;
+  await write(repo, BASE);
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: repo })
+      .toString()
+      .trim();
+  git('init', '-q', '-b', 'main');
+  git('add', '-A');
+  git('commit', '-qm', 'rangekit');
+  baseCommit = git('rev-parse', 'HEAD');
+  await write(repo, FIX);
+  git('add', '-A');
+  git('commit', '-qm', 'Fix clamp, which swapped its bounds');
+  ({ task, tasksDir } = await freezeWithCli({
+    root,
+    repo: 'octo/rangekit',
+    gitDir: repo,
+    base: baseCommit,
+    fix: git('rev-parse', 'HEAD'),
+    issue: { number: 7, title: 'clamp returns the wrong bound', body: 'clamp(-1, 0, 10) returns 10, not 0.' },
+    pr: 'https://github.com/octo/rangekit/pull/8',
+  }));
+}, 900_000);
+
+afterAll(async () => {
+  if (root) await rm(root, { recursive: true, force: true });
+});
+
+describe('a CMake project whose suite is GoogleTest through CTest, frozen with the detected recipe', () => {
+  it('is configured with its own test option on, and tested by one command that builds and runs CTest', async () => {
+    expect(await recipeFor({ repo: 'octo/rangekit', gitDir: repoDir, base: baseCommit, entry: null })).toEqual({
+      runner: 'ctest',
+      ecosystem: 'cpp',
+      install: [`cmake -S . -B .abp-build -G Ninja ${BUILD}`],
+      test: TEST,
+      report: 'junit-xml',
+    });
+  });
+
+  it('freezes the new clamp tests as FAIL_TO_PASS and the add tests as PASS_TO_PASS, by the names CTest gives them', async () => {
+    expect(task.manifest.verification).toMatchObject({ failToPass: [TEST], passToPass: [] });
+    const expected = JSON.parse(
+      await readFile(join(tasksDir, task.taskId, 'held-out', 'expected-results.json'), 'utf8'),
+    ) as { failToPass: string[]; passToPass: string[]; flaky: string[]; reportFormat: string };
+    expect(expected).toMatchObject({
+      reportFormat: 'junit-xml',
+      failToPass: ['Clamp.Below', 'Clamp.Inside'],
+      passToPass: ['Add.Negatives', 'Add.TwoNumbers'],
+      flaky: [],
+    });
+  });
+
+  it('grades the reference engine resolved and the no-op engine unresolved', async () => {
+    const dir = join(root, 'grade');
+    await mkdir(dir);
+    const outcome = await gradeBundledEngines({
+      dir,
+      tasksDir,
+      taskIds: [task.taskId],
+      environments: sharedEnvironmentStore,
+    });
+    const byEngine = Object.fromEntries(outcome.trials.map((trial) => [trial.engine, trial]));
+    expect(byEngine['reference']?.outcome, JSON.stringify(byEngine['reference'])).toBe('resolved');
+    expect(byEngine['noop']?.outcome).toBe('unresolved');
+  }, 900_000);
+});
