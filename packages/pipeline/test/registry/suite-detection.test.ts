@@ -290,6 +290,7 @@ describe('detectSuite: Python', () => {
     );
     expect(suite).toMatchObject({ ecosystem: 'python', packageManager: 'pip', runners: ['pytest'] });
     expect(suite?.recipe?.install).toEqual([
+      "python -m pip install 'pip>=25.1'",
       "python -m pip install -e '.[tests]'",
       'python -m pip install --group dev',
       'python -m pip install -r requirements/test.txt',

@@ -153,7 +153,15 @@ function packageManagerOf(tree: RepoTree, root: string, manifest: Record<string,
     case 'yarn-classic':
       return { name, install: [`npx --yes ${pinned('yarn', '1.22.22')} install --frozen-lockfile`], why: '' };
     case 'yarn-berry': {
-      const yarnPath = /^yarnPath:\s*["']?([^"'\s]+)/m.exec(tree.text(joinPath(root, '.yarnrc.yml')) ?? '')?.[1];
+      const yarnrc = tree.text(joinPath(root, '.yarnrc.yml')) ?? '';
+      // Yarn 2+ defaults to Plug'n'Play, which keeps no node_modules: the runner would not be where the test runs it.
+      if (!/^nodeLinker:\s*["']?node-modules\b/m.test(yarnrc))
+        return {
+          name,
+          install: null,
+          why: "Yarn Plug'n'Play keeps no node_modules/.bin, where the freeze runs the runner (set nodeLinker: node-modules)",
+        };
+      const yarnPath = /^yarnPath:\s*["']?([^"'\s]+)/m.exec(yarnrc)?.[1];
       if (yarnPath !== undefined) return { name, install: [`node ${yarnPath} install --immutable`], why: '' };
       return {
         name,

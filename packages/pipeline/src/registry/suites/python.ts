@@ -40,8 +40,9 @@ export function detectPython(tree: RepoTree): SuiteCandidate | null {
   const extras = tableKeys(pyproject, 'project.optional-dependencies').filter((key) => TEST_SETS.includes(key));
   const groups = tableKeys(pyproject, 'dependency-groups').filter((key) => TEST_SETS.includes(key));
   const install = [
+    // PEP 735 groups: pip installs them since 25.1, newer than the pip a Debian virtualenv starts with.
+    ...(groups.length > 0 ? [commandLine(['python', '-m', 'pip', 'install', 'pip>=25.1'])] : []),
     commandLine(['python', '-m', 'pip', 'install', '-e', `.${extras.length > 0 ? `[${extras.join(',')}]` : ''}`]),
-    // PEP 735 groups: pip installs them since 25.1.
     ...groups.map((group) => `python -m pip install --group ${group}`),
     ...requirements.map((path) => commandLine(['python', '-m', 'pip', 'install', '-r', path])),
     // The runner itself, whether or not the project lists it (unittest suites do not).

@@ -1,0 +1,161 @@
+// Each JavaScript package manager as a repository declares it, with the real tool from the npm registry: the project's
+// lockfile is written by that tool, detection reads the tree as a freeze does, and the install steps it plans run as
+// the freeze runs them (one command line at a time, no shell), after which the planned test command leaves a report
+// the grader reads per test. Yarn's Plug'n'Play, which keeps no node_modules, is refused with the reason.
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseCommandLine, planRunner, readPlannedReport } from '@abp/grader/verification';
+import { installSteps } from '../../src/registry/criteria/schema.js';
+import { detectSuite, isReadManifest } from '../../src/registry/suites/detect-suite.js';
+
+const TAPE = '5.10.2';
+let root: string;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'abp-package-managers-'));
+});
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+interface Ran {
+  exitCode: number;
+  stdout: Buffer;
+  stderr: string;
+}
+
+function run(argv: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<Ran> {
+  const [file = '', ...args] = argv;
+  return new Promise((resolve, reject) => {
+    // The host's registry settings reach the tools as they reach the freeze's environment; CI=true would make Yarn 2+
+    // refuse to write the lockfile the test starts from.
+    const childEnv = { ...process.env, CI: '', YARN_ENABLE_IMMUTABLE_INSTALLS: 'false', ...env };
+    execFile(
+      file,
+      args,
+      { cwd, env: childEnv, encoding: 'buffer', maxBuffer: 64 << 20, timeout: 300_000 },
+      (error, stdout, stderr) => {
+        if (error !== null && typeof error.code !== 'number') {
+          reject(new Error(`${argv.join(' ')} could not run: ${error.message}`));
+          return;
+        }
+        resolve({ exitCode: error === null ? 0 : (error.code as number), stdout, stderr: stderr.toString('utf8') });
+      },
+    );
+  });
+}
+
+async function must(argv: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<void> {
+  const ran = await run(argv, cwd, env);
+  if (ran.exitCode !== 0) throw new Error(`${argv.join(' ')} exited ${ran.exitCode}:\n${ran.stderr}`);
+}
+
+/** A project whose suite is tape, with the files the package manager asks for besides package.json. */
+async function project(name: string, packageManager: string, more: Record<string, string> = {}): Promise<string> {
+  const dir = join(root, name);
+  const files: Record<string, string> = {
+    'package.json': `${JSON.stringify(
+      {
+        name,
+        version: '1.0.0',
+        private: true,
+        packageManager,
+        scripts: { test: 'tape test/*.js' },
+        devDependencies: { tape: TAPE },
+      },
+      null,
+      2,
+    )}\n`,
+    'src/add.js': 'exports.add = (a, b) => a + b;\n',
+    'test/add.test.js': [
+      "const test = require('tape');",
+      "const { add } = require('../src/add.js');",
+      "test('adds two numbers', (t) => { t.equal(add(2, 3), 5); t.end(); });",
+      "test('adds negatives', (t) => { t.equal(add(-2, -3), -6); t.end(); });",
+      '',
+    ].join('\n'),
+    ...more,
+  };
+  for (const [path, text] of Object.entries(files)) {
+    await mkdir(dirname(join(dir, path)), { recursive: true });
+    await writeFile(join(dir, path), text);
+  }
+  return dir;
+}
+
+/** The tree as a freeze gives it to detection: every file but what an install wrote, manifests read. */
+async function treeOf(dir: string) {
+  const paths = (await readdir(dir, { recursive: true, withFileTypes: true }))
+    .filter((entry) => entry.isFile())
+    .map((entry) => relative(dir, join(entry.parentPath, entry.name)))
+    .filter((path) => !path.startsWith('node_modules/'))
+    .sort();
+  const texts = new Map<string, string>();
+  for (const path of paths.filter(isReadManifest)) texts.set(path, await readFile(join(dir, path), 'utf8'));
+  return { paths, text: (path: string) => texts.get(path) };
+}
+
+/** Detection's recipe installed and run as the freeze runs it, in a copy without the node_modules the lockfile made. */
+async function installAndTest(dir: string, expectedInstall: string[]) {
+  await rm(join(dir, 'node_modules'), { recursive: true, force: true });
+  const suite = detectSuite(await treeOf(dir));
+  expect(suite?.recipe?.install).toEqual(expectedInstall);
+  for (const step of installSteps(suite?.recipe ?? { install: [] })) {
+    const command = parseCommandLine(step);
+    await must(command.argv, dir, command.env);
+  }
+  const reportDir = await mkdtemp(join(root, 'report-'));
+  const plan = planRunner(parseCommandLine(suite?.recipe?.test ?? '').argv, reportDir);
+  const ran = await run(plan.argv, dir, plan.env);
+  const report = await readPlannedReport(
+    plan.report ?? { format: 'junit-xml', source: { kind: 'stdout' } },
+    { stdout: ran.stdout, stdoutTruncated: false, stderr: ran.stderr },
+    { checkout: dir, hostPath: (path) => path },
+  );
+  return { suite, ran, tests: Object.fromEntries(report.tests.map((test) => [test.id, test.status])) };
+}
+
+describe('JavaScript package managers, each the real tool from the npm registry', () => {
+  it(
+    'yarn 1: its lockfile, a frozen install of the version packageManager pins, tape read per test',
+    { timeout: 600_000 },
+    async () => {
+      const dir = await project('classic', 'yarn@1.22.22');
+      await must(['npx', '--yes', 'yarn@1.22.22', 'install', '--no-progress'], dir);
+      const { suite, tests } = await installAndTest(dir, ['npx --yes yarn@1.22.22 install --frozen-lockfile']);
+      expect(suite).toMatchObject({ packageManager: 'yarn-classic', runners: ['tape'] });
+      expect(suite?.recipe?.test).toBe("node_modules/.bin/tape 'test/*.js'");
+      expect(tests).toEqual({ 'adds negatives': 'fail', 'adds two numbers': 'pass' });
+    },
+  );
+
+  it(
+    'yarn 4 with node-modules: an immutable install; with Plug’n’Play, refused and why',
+    { timeout: 600_000 },
+    async () => {
+      const dir = await project('berry', 'yarn@4.5.3', { '.yarnrc.yml': 'nodeLinker: node-modules\n' });
+      await must(['npx', '--yes', '@yarnpkg/cli-dist@4.5.3', 'install'], dir);
+      const { suite, tests } = await installAndTest(dir, ['npx --yes @yarnpkg/cli-dist@4.5.3 install --immutable']);
+      expect(suite?.packageManager).toBe('yarn-berry');
+      expect(tests).toEqual({ 'adds negatives': 'fail', 'adds two numbers': 'pass' });
+
+      await writeFile(join(dir, '.yarnrc.yml'), 'nodeLinker: pnp\n');
+      expect(detectSuite(await treeOf(dir))).toMatchObject({
+        recipe: null,
+        unsupported: expect.stringContaining("Plug'n'Play") as unknown,
+      });
+    },
+  );
+
+  it('bun: its text lockfile and a frozen install by the bun packageManager pins', { timeout: 600_000 }, async () => {
+    const dir = await project('bun', 'bun@1.2.0');
+    await must(['npx', '--yes', 'bun@1.2.0', 'install'], dir);
+    expect((await readdir(dir)).filter((name) => name.startsWith('bun.lock'))).toEqual(['bun.lock']);
+    const { suite, tests } = await installAndTest(dir, ['npx --yes bun@1.2.0 install --frozen-lockfile']);
+    expect(suite?.packageManager).toBe('bun');
+    expect(tests).toEqual({ 'adds negatives': 'fail', 'adds two numbers': 'pass' });
+  });
+});
