@@ -1,7 +1,8 @@
-// Each JavaScript package manager as a repository declares it, with the real tool from the npm registry: the project's
-// lockfile is written by that tool, detection reads the tree as a freeze does, and the install steps it plans run as
-// the freeze runs them (one command line at a time, no shell), after which the planned test command leaves a report
-// the grader reads per test. Yarn's Plug'n'Play, which keeps no node_modules, is refused with the reason.
+// Each package manager as a repository declares it, with the real tool from its registry: a JavaScript project's
+// lockfile is written by its own tool, and a Python project's test extras, dependency group and test requirements come
+// from PyPI; detection reads the tree as a freeze does, and the install steps it plans run as the freeze runs them (one
+// command line at a time, no shell), after which the planned test command leaves a report the grader reads per test.
+// Yarn's Plug'n'Play, which keeps no node_modules, is refused with the reason.
 import { execFile } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -158,4 +159,76 @@ describe('JavaScript package managers, each the real tool from the npm registry'
     expect(suite?.packageManager).toBe('bun');
     expect(tests).toEqual({ 'adds negatives': 'fail', 'adds two numbers': 'pass' });
   });
+});
+
+describe('Python test dependencies, from PyPI into the project virtualenv', () => {
+  it(
+    'installs the test extra, the dev dependency group and the test requirements, then pytest reads per test',
+    { timeout: 600_000 },
+    async () => {
+      const dir = join(root, 'pyproject');
+      const files: Record<string, string> = {
+        'pyproject.toml': [
+          '[project]',
+          'name = "rangekit"',
+          'version = "0.1.0"',
+          '[project.optional-dependencies]',
+          'tests = ["six==1.16.0"]',
+          '[dependency-groups]',
+          'dev = ["iniconfig==2.0.0"]',
+          '[build-system]',
+          'requires = ["setuptools>=61"]',
+          'build-backend = "setuptools.build_meta"',
+          '[tool.setuptools]',
+          'packages = ["rangekit"]',
+          '',
+        ].join('\n'),
+        'requirements-test.txt': 'packaging==24.2\n',
+        'rangekit/__init__.py': 'def add(a, b):\n    return a + b\n',
+        'tests/test_add.py': [
+          'import iniconfig, packaging, six',
+          'from rangekit import add',
+          '',
+          'def test_adds():',
+          '    assert add(2, 3) == 5',
+          '',
+          'def test_negatives():',
+          '    assert add(-2, -3) == -6',
+          '',
+        ].join('\n'),
+      };
+      for (const [path, text] of Object.entries(files)) {
+        await mkdir(dirname(join(dir, path)), { recursive: true });
+        await writeFile(join(dir, path), text);
+      }
+      const suite = detectSuite(await treeOf(dir));
+      expect(suite?.recipe?.install).toEqual([
+        "python -m pip install 'pip>=25.1'",
+        "python -m pip install -e '.[tests]'",
+        'python -m pip install --group dev',
+        'python -m pip install -r requirements-test.txt',
+        'python -m pip install pytest',
+      ]);
+      // The environment's virtualenv, as the freeze's Python base has it: first on PATH.
+      await must(['python3', '-m', 'venv', join(dir, '.venv')], dir);
+      const venv = { PATH: `${join(dir, '.venv', 'bin')}:${process.env.PATH ?? ''}`, VIRTUAL_ENV: join(dir, '.venv') };
+      for (const step of installSteps(suite?.recipe ?? { install: [] })) {
+        const command = parseCommandLine(step);
+        await must(command.argv, dir, { ...venv, ...command.env });
+      }
+      const reportDir = await mkdtemp(join(root, 'report-'));
+      const plan = planRunner(parseCommandLine(suite?.recipe?.test ?? '').argv, reportDir);
+      for (const file of plan.files) await writeFile(join(reportDir, file.name), file.text);
+      const ran = await run(plan.argv, dir, { ...venv, ...plan.env });
+      const report = await readPlannedReport(
+        plan.report ?? { format: 'junit-xml', source: { kind: 'stdout' } },
+        { stdout: ran.stdout, stdoutTruncated: false, stderr: ran.stderr },
+        { checkout: dir, hostPath: (path) => path },
+      );
+      expect(Object.fromEntries(report.tests.map((test) => [test.id, test.status]))).toEqual({
+        'tests/test_add.py::test_adds': 'pass',
+        'tests/test_add.py::test_negatives': 'fail',
+      });
+    },
+  );
 });
