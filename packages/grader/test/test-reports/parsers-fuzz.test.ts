@@ -5,18 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseReport, TestReportError } from '../../src/test-reports/index.js';
 import type { ReportFormat, TestResult, TestStatus } from '../../src/test-reports/index.js';
-
-/** A small seeded generator (mulberry32): the same seed, the same documents. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom } from '../../../../test-support/seeded-random.js';
 
 const PIECES = ['adds', 'ünïcödé', '日本語', 'emoji 🎉', 'a > b', 'x › y', 'param[1-2]', 'quote " and \'', 'tab\there'];
 
@@ -152,7 +141,7 @@ function read(format: ReportFormat, text: string): TestResult[] | TestReportErro
 
 describe.each(GENERATORS)('the %s reader, fuzzed', (format, generate) => {
   it('reads 300 well-formed documents to exactly the tests they hold', () => {
-    const next = random(20261205);
+    const next = seededRandom(20261205);
     for (let round = 0; round < 300; round += 1) {
       const { text, expected } = generate(next);
       const tests = read(format, text);
@@ -162,7 +151,7 @@ describe.each(GENERATORS)('the %s reader, fuzzed', (format, generate) => {
   });
 
   it('reads 2,000 damaged documents or refuses them as TestReportError, the same way each time', () => {
-    const next = random(7);
+    const next = seededRandom(7);
     for (let round = 0; round < 2000; round += 1) {
       const text = damaged(generate(next).text, next);
       const first = read(format, text);

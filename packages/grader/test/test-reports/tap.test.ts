@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { TestReportError, parseReport } from '../../src/test-reports/index.js';
 import type { ParsedReport, ReportFormat, TestStatus } from '../../src/test-reports/index.js';
 import { errorCode } from './error-code.js';
+import { seededRandom } from '../../../../test-support/seeded-random.js';
 
 const fixtures = path.join(path.dirname(fileURLToPath(import.meta.url)), 'fixtures/tap');
 const fixture = (name: string) => readFileSync(path.join(fixtures, name), 'utf8');
@@ -311,18 +312,6 @@ describe('TAP: the rules', () => {
 
 // ---- a seeded generator of TAP documents ----
 
-/** mulberry32: a small seeded generator, so every failure can be replayed from its seed. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 interface Draw {
   readonly next: () => number;
   readonly below: (n: number) => number;
@@ -331,7 +320,7 @@ interface Draw {
 }
 
 function draw(seed: number): Draw {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const below = (n: number) => Math.floor(next() * n);
   return { next, below, chance: (p) => next() < p, pick: (items) => items[below(items.length)] as never };
 }

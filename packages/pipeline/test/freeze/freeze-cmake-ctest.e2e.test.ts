@@ -2,15 +2,12 @@
 // configure step with the project's own test option on and one command that builds what changed and runs CTest; the
 // environment is Debian's compilers, CMake and GoogleTest; the freeze reads CTest's JUnit report, and the bundled
 // engines grade it: the reference resolved, the no-op unresolved.
-import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recipeFor, type PublishedTask } from '../../src/freeze/index.js';
-import { gradeBundledEngines } from '../support/bundled-engines.js';
-import { freezeWithCli } from '../support/frozen-task.js';
-import { sharedEnvironmentStore } from '../../../../test-support/toolchain-caches.js';
+import { fixtureRepository, freezeWithCli, referenceAndNoop } from '../support/frozen-task.js';
 
 const BASE: Record<string, string> = {
   'CMakeLists.txt': [
@@ -77,35 +74,22 @@ let baseCommit: string;
 let task: PublishedTask;
 let tasksDir: string;
 
-async function write(dir: string, files: Record<string, string>): Promise<void> {
-  for (const [path, text] of Object.entries(files)) {
-    await mkdir(dirname(join(dir, path)), { recursive: true });
-    await writeFile(join(dir, path), text);
-  }
-}
-
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'abp-freeze-cmake-ctest-'));
-  const repo = join(root, 'rangekit');
-  repoDir = repo;
-  await write(repo, BASE);
-  const git = (...args: string[]) =>
-    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: repo })
-      .toString()
-      .trim();
-  git('init', '-q', '-b', 'main');
-  git('add', '-A');
-  git('commit', '-qm', 'rangekit');
-  baseCommit = git('rev-parse', 'HEAD');
-  await write(repo, FIX);
-  git('add', '-A');
-  git('commit', '-qm', 'Fix clamp, which swapped its bounds');
+  const repo = await fixtureRepository({
+    root,
+    name: 'rangekit',
+    base: BASE,
+    fix: FIX,
+  });
+  repoDir = repo.gitDir;
+  baseCommit = repo.base;
   ({ task, tasksDir } = await freezeWithCli({
     root,
     repo: 'octo/rangekit',
-    gitDir: repo,
-    base: baseCommit,
-    fix: git('rev-parse', 'HEAD'),
+    gitDir: repo.gitDir,
+    base: repo.base,
+    fix: repo.fix,
     issue: { number: 7, title: 'clamp returns the wrong bound', body: 'clamp(-1, 0, 10) returns 10, not 0.' },
     pr: 'https://github.com/octo/rangekit/pull/8',
   }));
@@ -140,16 +124,8 @@ describe('a CMake project whose suite is GoogleTest through CTest, frozen with t
   });
 
   it('grades the reference engine resolved and the no-op engine unresolved', async () => {
-    const dir = join(root, 'grade');
-    await mkdir(dir);
-    const outcome = await gradeBundledEngines({
-      dir,
-      tasksDir,
-      taskIds: [task.taskId],
-      environments: sharedEnvironmentStore,
-    });
-    const byEngine = Object.fromEntries(outcome.trials.map((trial) => [trial.engine, trial]));
-    expect(byEngine['reference']?.outcome, JSON.stringify(byEngine['reference'])).toBe('resolved');
-    expect(byEngine['noop']?.outcome).toBe('unresolved');
+    const graded = await referenceAndNoop(root, tasksDir, task.taskId);
+    expect(graded.reference, graded.detail).toBe('resolved');
+    expect(graded.noop).toBe('unresolved');
   }, 900_000);
 });

@@ -1,11 +1,14 @@
 // A task frozen as an operator freezes one by hand: `abp init`, then `abp freeze` with the detected recipe, its
 // environment built in the tests' shared store (so each Debian base and install is built once for every suite), and
-// the bundle unpacked into a tasks folder the way `abp pull` lays one out, ready for `abp run`.
+// the bundle unpacked into a tasks folder the way `abp pull` lays one out, ready for `abp run`. Also the small fixture
+// repositories such freezes start from (a base commit and a fix), and their grading by the bundled engines.
+import { execFileSync } from 'node:child_process';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { expect } from 'vitest';
 import { unpackBundle } from '@abp/grader/bundle';
 import type { PublishedTask } from '../../src/freeze/index.js';
+import { gradeBundledEngines } from './bundled-engines.js';
 import { runAbp } from './cli.js';
 import { sharedEnvironmentStore } from '../../../../test-support/toolchain-caches.js';
 
@@ -46,4 +49,56 @@ export async function freezeWithCli(input: {
     expectedDigest: task.digest,
   });
   return { task, tasksDir };
+}
+
+async function writeFiles(dir: string, files: Readonly<Record<string, string>>): Promise<void> {
+  for (const [path, text] of Object.entries(files)) {
+    await mkdir(dirname(join(dir, path)), { recursive: true });
+    await writeFile(join(dir, path), text);
+  }
+}
+
+/**
+ * A git repository at `<root>/<name>` whose first commit holds `base` and second adds `fix`; `prepare` runs before the
+ * first commit (to write a lockfile with the real tool, say).
+ */
+export async function fixtureRepository(input: {
+  root: string;
+  name: string;
+  base: Readonly<Record<string, string>>;
+  fix: Readonly<Record<string, string>>;
+  prepare?: (dir: string) => void;
+}): Promise<{ gitDir: string; base: string; fix: string }> {
+  const dir = join(input.root, input.name);
+  await writeFiles(dir, input.base);
+  input.prepare?.(dir);
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@example.com', ...args], { cwd: dir })
+      .toString()
+      .trim();
+  git('init', '-q', '-b', 'main');
+  git('add', '-A');
+  git('commit', '-qm', input.name);
+  const base = git('rev-parse', 'HEAD');
+  await writeFiles(dir, input.fix);
+  git('add', '-A');
+  git('commit', '-qm', 'the fix');
+  return { gitDir: dir, base, fix: git('rev-parse', 'HEAD') };
+}
+
+/** The outcomes of the bundled reference and no-op engines on one frozen task, graded in its environment. */
+export async function referenceAndNoop(
+  root: string,
+  tasksDir: string,
+  taskId: string,
+): Promise<{ reference: string | undefined; noop: string | undefined; detail: string }> {
+  const dir = join(root, 'grade');
+  await mkdir(dir);
+  const outcome = await gradeBundledEngines({ dir, tasksDir, taskIds: [taskId], environments: sharedEnvironmentStore });
+  const byEngine = Object.fromEntries(outcome.trials.map((trial) => [trial.engine, trial]));
+  return {
+    reference: byEngine['reference']?.outcome,
+    noop: byEngine['noop']?.outcome,
+    detail: JSON.stringify(byEngine['reference']),
+  };
 }

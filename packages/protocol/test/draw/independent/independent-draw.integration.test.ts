@@ -9,6 +9,7 @@ import type { DrawInputs } from '../../../src/draw/record.js';
 import { drawStream, selectIssues, uniformIndex } from '../../../src/draw/select.js';
 import type { Pick } from '../../../src/draw/select.js';
 import { exampleInputs, examplePool } from '../pools.js';
+import { seededRandom } from '../../../../../test-support/seeded-random.js';
 
 const SCRIPT = fileURLToPath(new URL('./abp_draw.py', import.meta.url));
 
@@ -59,18 +60,6 @@ function pythonPicks(answer: unknown): unknown {
   return (answer as { picks?: Pick[] }).picks ?? answer;
 }
 
-// mulberry32: the cases' own generator, unrelated to the one under test, so the cases are the same on every run.
-function caseRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
 const FIXED_SEEDS = [
   0,
   1,
@@ -106,7 +95,7 @@ const OWNER_CHARS = 'abcXYZ019-';
 const NAME_CHARS = 'abcXYZ019-._';
 
 function drawSeeds(total: number): number[] {
-  const random = caseRandom(20261003);
+  const random = seededRandom(20261003);
   const seeds = [...FIXED_SEEDS];
   while (seeds.length < total) {
     const bits = random() < 0.5 ? 2 ** 21 : 2 ** 1; // half above 2^32, up to 2^53 - 1
@@ -305,7 +294,7 @@ describe('the independent Python draw, from the document alone', () => {
   });
 
   it('agrees with the project on the picks of 300 generated draws', async () => {
-    const random = caseRandom(424242);
+    const random = seededRandom(424242);
     const cases = drawSeeds(300).map((seed, index) => {
       const pool = drawPool(random, index);
       const total = pool.repos.reduce((sum, repo) => sum + repo.issues.length, 0);
@@ -364,7 +353,7 @@ describe('the independent Python draw, from the document alone', () => {
   });
 
   it('agrees with the project on the id, digest and bytes of generated records', async () => {
-    const random = caseRandom(7);
+    const random = seededRandom(7);
     const optOutLists = [[], ['opted/out'], ['Zeta/Repo', 'alpha/x', 'ZETA/repo', 'a-b/c'], ['B/b', 'a/a']];
     const cases = [0, 1, 42, 2 ** 32 - 1, 2 ** 53 - 1, 987654321012, 11, 5].map((seed, k) => ({
       seed,

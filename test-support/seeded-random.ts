@@ -1,0 +1,12 @@
+// One small seeded generator (mulberry32) for tests that draw their cases: the same seed gives the same cases on every
+// run, so a failure replays from its seed. Unrelated to any generator under test.
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
