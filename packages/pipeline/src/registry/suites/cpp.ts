@@ -13,10 +13,13 @@ const BUILD_DIR = '.abp-build';
 const REGISTERS_TESTS =
   /\b(enable_testing|add_test|gtest_discover_tests|gtest_add_tests|catch_discover_tests|doctest_discover_tests)\s*\(|include\s*\(\s*CTest\s*\)/i;
 const FETCHES = /\b(FetchContent_Declare|ExternalProject_Add|CPMAddPackage)\s*\(([^)]*)\)/gi;
-/** Options that switch a project's own tests on, as projects name them (FMT_TEST, SPDLOG_BUILD_TESTS, JSON_BuildTests). */
-const TEST_OPTION = /(^|_)(BUILD_?)?TESTS?($|_)|WITH_?TESTS|BUILD_?TESTING/i;
+/**
+ * Options that switch a project's own tests on, as projects name them (FMT_TEST, SPDLOG_BUILD_TESTS, JSON_BuildTests,
+ * gtest_build_tests).
+ */
+const TEST_OPTION = /((^|_)(BUILD_?)?TESTS?|WITH_?TESTS|BUILD_?TESTING|BuildTests)$/i;
 /** Test options that need what an environment lacks (a GPU, a sanitizer runtime) or only add slow extras. */
-const OTHER_OPTION = /CUDA|SANITI|FUZZ|BENCH|EXPENSIVE|EXTRA|COVERAGE|CONFIGURE|INSTALL|_HO$/i;
+const OTHER_OPTION = /CUDA|SANITI|FUZZ|BENCH|EXPENSIVE|EXTRA|COVERAGE|CONFIGURE|INSTALL/i;
 
 export function detectCpp(tree: RepoTree): SuiteCandidate | null {
   if (!tree.paths.includes('CMakeLists.txt')) return null;
@@ -41,7 +44,8 @@ export function detectCpp(tree: RepoTree): SuiteCandidate | null {
       base,
       `it fetches ${[...new Set(fetched)].join(', ')} while it configures or builds, and verification runs offline`,
     );
-  const options = [...(tree.text('CMakeLists.txt') ?? '').matchAll(/\boption\s*\(\s*([A-Za-z0-9_]+)/g)]
+  // Options of every CMake file the project owns: googletest declares gtest_build_tests in googletest/CMakeLists.txt.
+  const options = [...cmake.matchAll(/\boption\s*\(\s*([A-Za-z0-9_]+)/g)]
     .map((match) => match[1] ?? '')
     .filter((name) => TEST_OPTION.test(name) && !OTHER_OPTION.test(name));
   const defines = ['-DBUILD_TESTING=ON', ...[...new Set(options)].sort().map((name) => `-D${name}=ON`)];
