@@ -53,27 +53,30 @@ export const MACHINERY: readonly MachineryRule[] = [
     restore: (before, after) => restoreSections(before, after, /^(tool\.pytest(\..*)?|tool:pytest|pytest)$/),
   },
   {
-    runners: 'node --test, jest, vitest, mocha',
+    runners: 'node --test, jest, vitest, mocha, ava, node-tap',
     paths: ['package.json'],
-    restores: 'the fields test runners read: scripts, jest, mocha, ava, c8, nyc',
+    restores: 'the fields test runners read: scripts, jest, mocha, ava, tap, c8, nyc',
     match: (path) => name(path) === 'package.json',
-    restore: (before, after) => restoreFields(before, after, ['scripts', 'jest', 'mocha', 'ava', 'c8', 'nyc']),
+    restore: (before, after) => restoreFields(before, after, ['scripts', 'jest', 'mocha', 'ava', 'tap', 'c8', 'nyc']),
   },
   {
-    runners: 'jest, vitest, mocha',
+    runners: 'jest, vitest, mocha, ava, node-tap',
     paths: [
       'jest.config.*',
       'vitest.config.*',
       'vitest.workspace.*',
       'vite.config.*',
       '.mocharc.*',
+      'ava.config.*',
+      '.taprc',
       'babel.config.*',
       '.babelrc*',
       'node_modules/',
     ],
     restores: 'the whole file',
     match: (path) =>
-      /^(jest|vitest|vite|babel)\.(config|workspace)\.[a-z]+$/.test(name(path)) ||
+      /^(jest|vitest|vite|babel|ava)\.(config|workspace)\.[a-z]+$/.test(name(path)) ||
+      name(path) === '.taprc' ||
       /^\.mocharc(\.[a-z]+)?$/.test(name(path)) ||
       /^\.babelrc(\.[a-z]+)?$/.test(name(path)) ||
       underFolder('node_modules')(path),

@@ -14,6 +14,8 @@ describe('the verification machinery', () => {
       'go.mod',
       'jest.config.js',
       'vitest.config.ts',
+      'ava.config.mjs',
+      'packages/a/.taprc',
       'node_modules/a/index.js',
       'vendor/x/y.go',
       'pom.xml',
