@@ -1,5 +1,6 @@
 // Owns reading JUnit XML as written by pytest --junitxml, Maven Surefire, mocha's xunit reporter, CTest's
-// --output-junit, the Vitest and jest-junit reporters and Node's built-in junit reporter into the common result model.
+// --output-junit, the Vitest and jest-junit reporters, Node's built-in junit reporter and bun test's --reporter=junit into
+// the common result model.
 
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import { TestReportError } from './errors.js';
@@ -67,6 +68,7 @@ export function parseJUnitXml(text: string, options: ParseOptions = {}): TestRes
   }
   const context: WalkContext = {
     nodeReporter: isNodeReporterDocument(document),
+    bun: children(document, 'testsuites').some((suites) => attribute(suites, 'name') === 'bun test'),
     rootDir: options.rootDir,
     results: [],
   };
@@ -77,6 +79,7 @@ export function parseJUnitXml(text: string, options: ParseOptions = {}): TestRes
 
 interface WalkContext {
   readonly nodeReporter: boolean;
+  readonly bun: boolean;
   readonly rootDir: string | undefined;
   readonly results: TestResult[];
 }
@@ -123,6 +126,7 @@ function testCaseId(
     const file = attribute(testcase, 'file');
     return file === undefined ? title : `${relativeToRoot(file, context.rootDir)}::${title}`;
   }
+  if (context.bun) return bunTestId(name, classname, testcase, suitePath);
   const nodeId = pytestNodeId(testcase, classname, name);
   if (nodeId !== undefined) return nodeId;
   // CTest (the one writer that gives every case a `status`) repeats the test's name as its classname: the id is the name
@@ -149,6 +153,24 @@ function pytestNodeId(testcase: XmlNode, classname: string, name: string): strin
   const names = [path.replaceAll('/', '.').replace(/\.py$/, ''), ...rest];
   const expected = { classname: names.slice(0, -1).join('.'), name: `${names.at(-1) ?? ''}${params}` };
   return expected.classname === classname && expected.name === name ? nodeId : undefined;
+}
+
+/**
+ * bun test: its file, describe blocks and test joined by ` > `, as bun prints them under each file. Since bun 1.2.x the
+ * describe blocks are <testsuite>s inside the file's; bun 1.2.0 and earlier write them only as the classname, innermost
+ * first, its `>` escaped twice.
+ */
+function bunTestId(name: string, classname: string, testcase: XmlNode, suitePath: readonly string[]): string {
+  const file = attribute(testcase, 'file') ?? suitePath[0] ?? '';
+  const titles =
+    suitePath.length > 1 ? suitePath.slice(1) : classname === '' ? [] : unescapeXml(classname).split(' > ').reverse();
+  return [file, ...titles, name].filter((part) => part !== '').join(' > ');
+}
+
+const XML_ENTITIES: Readonly<Record<string, string>> = { lt: '<', gt: '>', quot: '"', apos: "'", amp: '&' };
+
+function unescapeXml(text: string): string {
+  return text.replace(/&(lt|gt|quot|apos|amp);/g, (_, entity: string) => XML_ENTITIES[entity] ?? '');
 }
 
 function outcome(testcase: XmlNode): { status: TestStatus; detail: string | undefined } {

@@ -7,7 +7,8 @@ export interface TestResult {
   /**
    * The test as its runner names it (docs/test-ids.md): pytest's node id, go `<import path>::TestName/sub`,
    * cargo `<target source>::<module>::test`, jest `file › titles`, vitest `file > titles`, JUnit `classname::name`,
-   * TAP the description its runner prints (node-tap's subtests `file > parent > test`), tape the test's name.
+   * TAP the description its runner prints (node-tap's subtests `file > parent > test`), tape the test's name, jasmine
+   * `file > suites > spec`, lab its title (suites and test joined by a space).
    */
   readonly id: string;
   readonly status: TestStatus;
@@ -15,7 +16,10 @@ export interface TestResult {
   readonly message?: string;
 }
 
-/** `tap`: one point per test (ava, node-tap, QUnit); `tape-tap`: tape's, where points are assertions under `# name`. */
+/**
+ * `tap`: one point per test (ava, node-tap, QUnit); `tape-tap`: tape's, where points are assertions under `# name`;
+ * `runner-json`: the document abp's own reporters write for jasmine and lab (runner-reporters.ts).
+ */
 export const REPORT_FORMATS = [
   'junit-xml',
   'go-test-json',
@@ -24,6 +28,7 @@ export const REPORT_FORMATS = [
   'libtest',
   'tap',
   'tape-tap',
+  'runner-json',
 ] as const;
 export type ReportFormat = (typeof REPORT_FORMATS)[number];
 

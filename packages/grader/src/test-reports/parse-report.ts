@@ -7,6 +7,7 @@ import { parseJestJson } from './jest-json.js';
 import { parseJUnitXml } from './junit-xml.js';
 import { parseLibtest } from './libtest.js';
 import { REPORT_FORMATS, finalizeTests } from './model.js';
+import { parseRunnerReport } from './runner-report.js';
 import { parseTap } from './tap.js';
 import type { ParseOptions, ParsedReport, ReportFormat, TestResult } from './model.js';
 
@@ -40,6 +41,8 @@ function parseTests(format: ReportFormat, text: string, options: ParseOptions): 
       return parseTap(text, 'tap');
     case 'tape-tap':
       return parseTap(text, 'tape');
+    case 'runner-json':
+      return parseRunnerReport(text, options);
     default:
       // Formats arrive from task manifests and stored plans too, not only from typed code.
       throw new TestReportError(

@@ -62,6 +62,8 @@ const RUNNER_FILES: Partial<Record<RunnerName, RegExp>> = {
   'node-tap': /\.[cm]?[jt]sx?$/,
   tape: /\.[cm]?[jt]s$/,
   qunit: /\.[cm]?js$/,
+  jasmine: /\.[cm]?[jt]s$/,
+  'bun-test': /\.[cm]?[jt]sx?$/,
 };
 
 export function planCanaries(input: CanaryInput): CanaryPlan {
@@ -151,6 +153,8 @@ function place(runner: RunnerName, input: CanaryInput): Placement | string {
       return nodeTestPlacement(file, sentinels);
     case 'jest':
     case 'vitest':
+    case 'jasmine':
+    case 'bun-test':
       return jestLikePlacement(runner, file, sentinels);
     case 'go-test':
       return goPlacement(file, sentinels);
@@ -164,6 +168,7 @@ function place(runner: RunnerName, input: CanaryInput): Placement | string {
     case 'mocha':
     case 'maven-surefire':
     case 'ctest':
+    case 'lab':
     case 'plain':
       return `no sentinels for ${runner} yet`;
   }
@@ -286,6 +291,8 @@ const NAMING: Partial<Record<RunnerName, (words: string[], sample?: string) => s
   'node-tap': (words) => words.join(' '),
   tape: (words) => words.join(' '),
   qunit: (words) => words.join(' '),
+  jasmine: (words) => words.join(' '),
+  'bun-test': (words) => words.join(' '),
 };
 
 const py = (value: unknown) => JSON.stringify(value).replace(/,/g, ', ');
@@ -362,18 +369,20 @@ function nodeTestPlacement(file: { path: string; text: string }, { names, values
 }
 
 function jestLikePlacement(
-  runner: 'jest' | 'vitest',
+  runner: 'jest' | 'vitest' | 'jasmine' | 'bun-test',
   file: { path: string; text: string },
   { names, values }: Sentinels,
 ): Placement {
   const { number, text, list } = comparisons(values);
   // Globals unless the file imports them: then the same module, so a patched expect reaches the sentinels too.
-  const source = /(['"])(vitest|@jest\/globals)\1/.exec(file.text)?.[2];
+  const source = /(['"])(vitest|@jest\/globals|bun:test)\1/.exec(file.text)?.[2];
+  // jasmine's globals have `it` and no `test`.
+  const global = runner === 'jasmine' ? 'it' : 'test';
   const test = localName(names, 'Test');
   const expect = localName(names, 'Expect');
   const imports =
     source === undefined
-      ? `const ${test} = test;\nconst ${expect} = expect;\n`
+      ? `const ${test} = ${global};\nconst ${expect} = expect;\n`
       : isModule(file.path, file.text)
         ? `import { test as ${test}, expect as ${expect} } from '${source}';\n`
         : `const { test: ${test}, expect: ${expect} } = require('${source}');\n`;
@@ -604,9 +613,25 @@ function selectingArgv(plan: RunnerPlan, placement: Placement): string[] | strin
     case 'tape':
     case 'qunit':
       return tapRunnerArgv(plan.runner, argv, path);
+    case 'jasmine':
+    case 'bun-test': {
+      const bin = plan.runner === 'jasmine' ? /(^|\/)jasmine$/ : /(^|\/)bun$/;
+      const after = argv.slice(argv.findIndex((arg) => bin.test(arg)) + 1);
+      if (after.some((arg) => /^(--filter|--filter-path|-t|--test-name-pattern)(=|$)/.test(arg)))
+        return 'the command selects tests by name: sentinels might be filtered out';
+      // jasmine's options all take their values after `=`; bun's that take one are replaced by the grader's own.
+      const words = positionals(after, new Set(['--timeout', '--preload', '--rerun-each'])).filter(
+        (word) => word !== 'test',
+      );
+      if (words.length === 0 || words.includes(path)) return [...argv];
+      return words.some((word) => pathSelects(word, path))
+        ? 'the command filters test files by pattern: sentinels might be filtered out'
+        : notSelected;
+    }
     case 'mocha':
     case 'maven-surefire':
     case 'ctest':
+    case 'lab':
     case 'plain':
       return notSelected;
   }

@@ -60,7 +60,7 @@ export const MACHINERY: readonly MachineryRule[] = [
     restore: (before, after) => restoreFields(before, after, ['scripts', 'jest', 'mocha', 'ava', 'tap', 'c8', 'nyc']),
   },
   {
-    runners: 'jest, vitest, mocha, ava, node-tap',
+    runners: 'jest, vitest, mocha, ava, node-tap, jasmine, lab, bun test',
     paths: [
       'jest.config.*',
       'vitest.config.*',
@@ -69,6 +69,10 @@ export const MACHINERY: readonly MachineryRule[] = [
       '.mocharc.*',
       'ava.config.*',
       '.taprc',
+      'support/jasmine.json',
+      'support/jasmine.*js',
+      '.labrc*',
+      'bunfig.toml',
       'babel.config.*',
       '.babelrc*',
       'node_modules/',
@@ -76,7 +80,10 @@ export const MACHINERY: readonly MachineryRule[] = [
     restores: 'the whole file',
     match: (path) =>
       /^(jest|vitest|vite|babel|ava)\.(config|workspace)\.[a-z]+$/.test(name(path)) ||
-      name(path) === '.taprc' ||
+      ['.taprc', 'bunfig.toml'].includes(name(path)) ||
+      // jasmine's configuration sits in spec/support by default; a `jasmine.js` elsewhere may be the project's code.
+      (/^jasmine\.([cm]?js|json)$/.test(name(path)) && path.split('/').at(-2) === 'support') ||
+      /^\.labrc(\.[cm]?js)?$/.test(name(path)) ||
       /^\.mocharc(\.[a-z]+)?$/.test(name(path)) ||
       /^\.babelrc(\.[a-z]+)?$/.test(name(path)) ||
       underFolder('node_modules')(path),

@@ -5,6 +5,7 @@
 import path from 'node:path';
 import type { ParsedReport, ReportFormat } from '../test-reports/index.js';
 import { PYTEST_NODE_ID_PLUGIN } from '../test-reports/pytest-node-ids.js';
+import { JASMINE_REPORTER, LAB_REPORTER, RUNNER_REPORT_ENV } from '../test-reports/runner-reporters.js';
 import { AbpError } from '@abp/protocol/errors';
 
 export type RunnerName =
@@ -21,6 +22,9 @@ export type RunnerName =
   | 'tape'
   | 'qunit'
   | 'ctest'
+  | 'jasmine'
+  | 'lab'
+  | 'bun-test'
   | 'plain';
 
 export type ReportSource =
@@ -133,6 +137,7 @@ export function planRunner(
   }
   if (name === 'node' && nodeTestFlagIndex(argv) !== -1) return planNodeTest(argv, reportDir);
   if (name === 'ctest') return planCtest(argv, reportDir);
+  if (name === 'bun' && argv[1] === 'test') return planBunTest(argv, reportDir);
   if ((name === 'mvn' || name === 'mvnw') && argv.slice(1).some((arg) => SUREFIRE_GOALS.test(arg))) {
     return planMavenSurefire(argv);
   }
@@ -145,6 +150,8 @@ export function planRunner(
   if (jsName === 'tap') return planNodeTap(argv, jsBin);
   if (jsName === 'tape') return tapPlan('tape', [...argv], 'tape-tap');
   if (jsName === 'qunit') return planQunit(argv, jsBin);
+  if (jsName === 'jasmine') return planJasmine(argv, jsBin, reportDir);
+  if (jsName === 'lab') return planLab(argv, jsBin, reportDir);
   // npm/pnpm/yarn `test` scripts hide which runner they call: trust the exit code only.
   return { runner: 'plain', argv: [...argv], report: null, files: [], env: {} };
 }
@@ -310,6 +317,64 @@ function planCtest(argv: readonly string[], reportDir: string): RunnerPlan {
     // A test command other than ctest writes no CTest report: the exit code is all there is.
     report: runsCtest ? { format: 'junit-xml', source: { kind: 'file', path: file } } : null,
     files: [],
+    env: {},
+  };
+}
+
+function planBunTest(argv: readonly string[], reportDir: string): RunnerPlan {
+  const file = path.join(reportDir, 'bun.xml');
+  // One reporter, ours; --bail leaves tests unrun, -u rewrites the snapshots the graded tests compare with, and a
+  // coverage threshold fails a run whose tests all passed.
+  const own = withoutOptions(argv, 1, {
+    flags: ['--watch', '--bail', '--update-snapshots', '-u', '--coverage', '--only'],
+    withValue: ['--reporter', '--reporter-outfile', '--coverage-reporter', '--coverage-dir'],
+  });
+  return {
+    runner: 'bun-test',
+    argv: beforeDoubleDash(own, ['--reporter=junit', `--reporter-outfile=${file}`]),
+    report: { format: 'junit-xml', source: { kind: 'file', path: file } },
+    files: [],
+    env: {},
+  };
+}
+
+function planJasmine(argv: readonly string[], binAt: number, reportDir: string): RunnerPlan {
+  // jasmine takes one reporter, which replaces its console's: ours, which prints a line per spec as well. It reports
+  // from one process only, so --parallel goes; --fail-fast leaves specs unrun.
+  const own = withoutOptions(argv, binAt, { flags: ['--fail-fast'], withValue: ['--reporter', '--parallel'] });
+  const reporter = path.join(reportDir, JASMINE_REPORTER.module);
+  const file = path.join(reportDir, 'jasmine.json');
+  return {
+    runner: 'jasmine',
+    argv: beforeDoubleDash(own, [`--reporter=${reporter}`]),
+    report: { format: 'runner-json', source: { kind: 'file', path: file } },
+    files: [{ name: JASMINE_REPORTER.module, text: JASMINE_REPORTER.text }],
+    env: { [RUNNER_REPORT_ENV]: file },
+  };
+}
+
+function planLab(argv: readonly string[], binAt: number, reportDir: string): RunnerPlan {
+  // Its console reporter on stdout and ours to a file; the task's reporters go. A coverage threshold, lint and the type
+  // tests fail a run whose tests all passed, and a verdict on coverage, style or typings is not one on tests (hapi's
+  // type tests, run as code, throw after lab has reported): -t 0 also undoes a .labrc's threshold. --bail leaves tests
+  // unrun, and a dry run runs none.
+  const own = withoutOptions(argv, binAt, {
+    flags: [
+      ...['-c', '--coverage', '--coverage-all', '--coverage-flat', '-L', '--lint', '-Y', '--types'],
+      ...['--bail', '-d', '--dry'],
+    ],
+    withValue: [
+      ...['-r', '--reporter', '-o', '--output', '-t', '--threshold', '--coverage-path', '--coverage-exclude'],
+      ...['-n', '--linter', '--lint-errors-threshold', '--lint-warnings-threshold', '--lint-options', '--types-test'],
+    ],
+  });
+  const reporter = path.join(reportDir, LAB_REPORTER.module);
+  const file = path.join(reportDir, 'lab.json');
+  return {
+    runner: 'lab',
+    argv: beforeDoubleDash(own, ['-t', '0', '-r', 'console', '-o', 'stdout', '-r', reporter, '-o', file]),
+    report: { format: 'runner-json', source: { kind: 'file', path: file } },
+    files: [{ name: LAB_REPORTER.module, text: LAB_REPORTER.text }],
     env: {},
   };
 }

@@ -211,6 +211,32 @@ Error [ERR_TEST_FAILURE]: 2 == 3
   });
 });
 
+describe('junit-xml: bun test --reporter=junit', () => {
+  const ids = {
+    'test/a.test.ts > math > adds': 'pass',
+    'test/a.test.ts > math > nested ünï > each 1': 'pass',
+    'test/a.test.ts > math > nested ünï > each 2': 'pass',
+    'test/a.test.ts > math > nested ünï > fails <x>': 'fail',
+    'test/a.test.ts > math > nested ünï > skipped': 'skip',
+    'test/a.test.ts > math > nested ünï > todo': 'skip',
+    'test/a.test.ts > top level': 'pass',
+  };
+  const both = Object.fromEntries(
+    Object.entries(ids).flatMap(([id, status]) => [
+      [id, status],
+      [id.replace('test/a.', 'test/b.'), status],
+    ]),
+  );
+
+  it('1.2.0: the describe path from the classname, innermost first and escaped twice', async () => {
+    expect(statuses(await fixture('bun/bun-1.2.0.xml'))).toEqual(both);
+  });
+
+  it('1.4.5: the describe path from the nested suites; the same ids as 1.2.0', async () => {
+    expect(statuses(await fixture('bun/bun-1.4.5.xml'))).toEqual(both);
+  });
+});
+
 describe('junit-xml: nesting and malformed input', () => {
   it('walks nested <testsuites> and <testsuite> elements', () => {
     const xml = `<testsuites><testsuites><testsuite name="outer"><testsuite name="inner"><testcase classname="pkg.A" name="a"/></testsuite></testsuite></testsuites><testsuite name="b"><testcase classname="pkg.B" name="b"><skipped/></testcase></testsuite></testsuites>`;

@@ -4,7 +4,7 @@ import type { ReportFormat } from '../../src/test-reports/index.js';
 import { errorCode } from './error-code.js';
 
 describe('parseReport', () => {
-  it('lists the seven formats', () => {
+  it('lists the eight formats', () => {
     expect(REPORT_FORMATS).toEqual([
       'junit-xml',
       'go-test-json',
@@ -13,6 +13,7 @@ describe('parseReport', () => {
       'libtest',
       'tap',
       'tape-tap',
+      'runner-json',
     ]);
   });
 

@@ -106,10 +106,25 @@ function goDocument(next: () => number): { text: string; expected: Expected[] } 
   return { text: `${lines.join('\n')}\n`, expected };
 }
 
+/** What abp's jasmine and lab reporters write: ids as the reporter built them, statuses of the model. */
+function runnerDocument(next: () => number): { text: string; expected: Expected[] } {
+  const expected: Expected[] = [];
+  const tests = Array.from({ length: Math.floor(next() * 8) }, () => {
+    const id = ['spec/file.spec.js', ...Array.from({ length: Math.floor(next() * 3) }, () => title(next))].join(' > ');
+    const status = STATUSES[Math.floor(next() * STATUSES.length)] ?? 'pass';
+    expected.push({ id, status });
+    return status === 'fail'
+      ? { id, status, durationMs: next() * 100, message: 'Expected 1 to be 2.' }
+      : { id, status, durationMs: next() < 0.2 ? null : next() * 100 };
+  });
+  return { text: JSON.stringify({ format: 'abp-runner-report/1', runner: 'jasmine', tests }), expected };
+}
+
 const GENERATORS: ReadonlyArray<[ReportFormat, (next: () => number) => { text: string; expected: Expected[] }]> = [
   ['jest-json', jestDocument],
   ['junit-xml', junitDocument],
   ['go-test-json', goDocument],
+  ['runner-json', runnerDocument],
 ];
 
 /** The document damaged the ways a killed or hostile run leaves a report. */
@@ -124,7 +139,7 @@ function damaged(text: string, next: () => number): string {
       return `${text.slice(0, at)}${['\u0000', '"', '<', '}', ']', '\uFFFF', '&#xD800;'][Math.floor(next() * 7)] ?? ''}${text.slice(at)}`;
     case 3:
       // A field of another type where a string was: a title as an object, a status as a number.
-      return text.replace(/"(title|status|Action|Test|name)":"[^"]*"/, (_, field: string) => `"${field}":{"x":1}`);
+      return text.replace(/"(title|status|Action|Test|name|id)":"[^"]*"/, (_, field: string) => `"${field}":{"x":1}`);
     default:
       return text.replaceAll(/name="[^"]*"/g, (match) => (next() < 0.3 ? '' : match));
   }

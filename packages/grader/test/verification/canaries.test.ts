@@ -143,6 +143,46 @@ describe('planCanaries', () => {
     }
   });
 
+  it('appends jasmine’s sentinels through its `it` global and bun’s through bun:test when the file imports it', () => {
+    const cases = [
+      {
+        line: ['node_modules/.bin/jasmine'],
+        file: { path: 'spec/add.spec.js', text: "describe('add', () => { it('adds', () => expect(1).toBe(1)); });\n" },
+        header: /^\nconst (\w+) = it;\nconst (\w+) = expect;\n\1\("[a-z ]+", \(\) => \{\n {2}\2\(/,
+      },
+      {
+        line: ['bun', 'test'],
+        file: {
+          path: 'test/add.test.ts',
+          text: "import { expect, test } from 'bun:test';\ntest('adds', () => expect(1).toBe(1));\n",
+        },
+        header: /^\nimport \{ test as (\w+), expect as (\w+) \} from 'bun:test';\n\1\("[a-z ]+", \(\) => \{\n {2}\2\(/,
+      },
+    ];
+    for (const { line, file, header } of cases) {
+      const result = planCanaries({
+        commands: [{ index: 0, plan: plan(line) }],
+        heldOut: [file],
+        failToPass: ['adds'],
+        token: tokens(),
+      });
+      expect(result.unavailable).toEqual(new Map());
+      expect(result.writes[0]?.text).toMatch(header);
+    }
+    const selecting = (line: string[]) =>
+      planCanaries({
+        commands: [{ index: 0, plan: plan(line) }],
+        heldOut: [{ path: 'spec/add.spec.js', text: '' }],
+        failToPass: [],
+        token: tokens(),
+      }).unavailable.get(0);
+    expect(selecting(['node_modules/.bin/jasmine', 'spec/add.spec.js'])).toBeUndefined();
+    expect(selecting(['node_modules/.bin/jasmine', '--filter=adds'])).toContain('by name');
+    expect(selecting(['node_modules/.bin/jasmine', 'spec/other.spec.js'])).toContain('does not run spec/add.spec.js');
+    expect(selecting(['bun', 'test', '-t', 'adds'])).toContain('by name');
+    expect(selecting(['node_modules/.bin/lab'])).toContain('no sentinels for lab');
+  });
+
   it('reads the files a TAP runner’s command names, globs included, and says when it cannot tell', () => {
     const heldOut = [{ path: 'test/unit/add.test.js', text: "const test = require('tape');\n" }];
     const unavailable = (line: string[]) =>

@@ -70,8 +70,10 @@ async function verify(
       const text = source.kind === 'stdout' ? ran.stdout : await readFile(source.path, 'utf8');
       report = parseReport(format, text, { rootDir: checkout, stderr: ran.stderr });
     } catch (error) {
-      if (!(error instanceof TestReportError)) throw error;
-      reportError = error.message;
+      // A report the run never wrote is no report, as the grader reads it (planned-report.ts).
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') report = null;
+      else if (!(error instanceof TestReportError)) throw error;
+      else reportError = error.message;
     }
   }
   const verdict = summarizeRun({
@@ -689,5 +691,146 @@ describe('QUnit (--reporter tap)', () => {
       tests: { total: 1, pass: 1, fail: 0, error: 0, skip: 0 },
       reasons: [],
     });
+  });
+});
+
+describe('jasmine (abp’s reporter)', () => {
+  let checkout: string;
+  beforeAll(async () => {
+    checkout = await tapProject('jasmine-', await npmRunner('jasmine', '5.13.0'), {
+      'spec/support/jasmine.json': '{ "spec_dir": "spec", "spec_files": ["**/*[sS]pec.?(m)js"] }\n',
+      'spec/math.spec.js': [
+        "describe('math', () => {",
+        "  it('passes', () => { expect(1 + 1).toBe(2); });",
+        "  it('fails', () => { expect(1 + 1).withContext('a < b & c').toBe(3); });",
+        "  xit('skipped', () => {});",
+        "  describe('nested', () => { it('deep > not a separator', () => { expect([1]).toEqual([1]); }); });",
+        '});',
+        "it('top level', () => {});",
+        '',
+      ].join('\n'),
+      'spec/other.spec.js': "describe('math', () => { it('passes', () => {}); });\n",
+    });
+  });
+
+  it('names each spec by its file, suites and title joined with ` > `, whatever reporter the task asked for', async () => {
+    const result = await verify('node_modules/.bin/jasmine --reporter=./mine.js', 'failToPass', checkout, baseEnv());
+    expect(result.plan.runner).toBe('jasmine');
+    expect(result.ran.exitCode).toBe(3);
+    expect(statusesOf(result.report)).toEqual({
+      'spec/math.spec.js > math > fails': 'fail',
+      'spec/math.spec.js > math > nested > deep > not a separator': 'pass',
+      'spec/math.spec.js > math > passes': 'pass',
+      'spec/math.spec.js > math > skipped': 'skip',
+      'spec/math.spec.js > top level': 'pass',
+      'spec/other.spec.js > math > passes': 'pass',
+    });
+    expect(result.report?.tests.find((test) => test.id.endsWith('fails'))?.message).toContain('a < b & c');
+    // Its own line per spec stands in for jasmine's console reporter.
+    expect(result.ran.stdout).toContain('FAIL spec/math.spec.js > math > fails');
+  });
+
+  it('specs a --filter leaves out are skips: passToPass passes, failToPass does not; a file that fails to load leaves no report', async () => {
+    const line = "node_modules/.bin/jasmine '--filter=passes'";
+    const passing = await verify(line, 'passToPass', checkout, baseEnv());
+    expect(passing.verdict).toMatchObject({ passed: true, tests: { pass: 2, fail: 0, skip: 4 } });
+    expect((await verify(line, 'failToPass', checkout, baseEnv())).verdict.passed).toBe(false);
+    await writeFiles(checkout, { 'spec/broken.spec.js': "throw new Error('cannot load');\n" });
+    const broken = await verify('node_modules/.bin/jasmine', 'passToPass', checkout, baseEnv());
+    await rm(path.join(checkout, 'spec/broken.spec.js'));
+    expect(broken.verdict).toMatchObject({ passed: false, evidence: 'none' });
+    expect(broken.verdict.reasons.join(' ')).toContain('no report');
+  });
+});
+
+describe('lab (abp’s reporter beside its console)', () => {
+  let checkout: string;
+  beforeAll(async () => {
+    checkout = await tapProject('lab-', await npmRunner('@hapi/lab', '26.0.1'), {
+      'test/math.js': [
+        "'use strict';",
+        "const assert = require('node:assert');",
+        "const Lab = require('@hapi/lab');",
+        'const { describe, it } = (exports.lab = Lab.script());',
+        "describe('math', () => {",
+        "  it('passes', () => { assert.strictEqual(1 + 1, 2); });",
+        "  it('fails', () => { assert.strictEqual(1 + 1, 3, 'a < b & c'); });",
+        "  it.skip('skipped', () => {});",
+        "  it('to do');",
+        "  describe('ünïcode ✓', () => { it('deep', () => {}); });",
+        '});',
+        "it('top level', () => {});",
+        '',
+      ].join('\n'),
+      // The project's own settings ask for full coverage, which these tests are far from.
+      '.labrc.js': 'module.exports = { coverage: true, threshold: 100 };\n',
+    });
+  });
+
+  it('names each test by its title as lab prints it; a coverage threshold neither fails the run nor counts', async () => {
+    const result = await verify('node_modules/.bin/lab -t 100 -m 5000 -r junit', 'failToPass', checkout, baseEnv());
+    expect(result.plan.runner).toBe('lab');
+    expect(result.ran.exitCode).toBe(1);
+    expect(statusesOf(result.report)).toEqual({
+      'math fails': 'fail',
+      'math passes': 'pass',
+      'math skipped': 'skip',
+      'math to do': 'skip',
+      'math ünïcode ✓ deep': 'pass',
+      'top level': 'pass',
+    });
+    expect(result.report?.tests.find((test) => test.id === 'math fails')?.message).toContain('a < b & c');
+    expect(result.ran.stdout).toContain('1 of 4 tests failed');
+  });
+
+  it('a --grep selection of passing tests passes failToPass with coverage on', async () => {
+    const result = await verify("node_modules/.bin/lab -g 'passes|deep'", 'failToPass', checkout, baseEnv());
+    expect(result.ran.exitCode).toBe(0);
+    expect(result.verdict).toMatchObject({ passed: true, tests: { pass: 2, fail: 0 } });
+  });
+});
+
+describe('bun test (its junit reporter)', () => {
+  let checkout: string;
+  let env: NodeJS.ProcessEnv;
+  beforeAll(async () => {
+    const runner = await npmRunner('bun', '1.2.0');
+    env = { ...baseEnv(), PATH: `${path.join(runner, 'node_modules/.bin')}:${process.env.PATH ?? ''}` };
+    checkout = await tapProject('bun-', runner, {
+      'test/math.test.ts': [
+        "import { describe, expect, test } from 'bun:test';",
+        "describe('math', () => {",
+        "  test('passes', () => { expect(1 + 1).toBe(2); });",
+        "  test('fails', () => { expect(1 + 1).toBe(3); });",
+        "  test.skip('skipped', () => {});",
+        "  test.todo('to do');",
+        "  describe('ünïcode & <x>', () => { test('deep', () => {}); });",
+        '});',
+        "test('top level', () => {});",
+        '',
+      ].join('\n'),
+    });
+  });
+
+  it('names each test by its file, describe blocks and title joined with ` > ` as bun prints them', async () => {
+    const result = await verify('bun test --bail', 'failToPass', checkout, env);
+    expect(result.plan.runner).toBe('bun-test');
+    expect(result.ran.exitCode).toBe(1);
+    expect(statusesOf(result.report)).toEqual({
+      'test/math.test.ts > math > fails': 'fail',
+      'test/math.test.ts > math > passes': 'pass',
+      'test/math.test.ts > math > skipped': 'skip',
+      'test/math.test.ts > math > to do': 'skip',
+      'test/math.test.ts > math > ünïcode & <x> > deep': 'pass',
+      'test/math.test.ts > top level': 'pass',
+    });
+    expect(result.ran.stderr).toContain('(fail) math > fails');
+  });
+
+  it('tests a -t pattern leaves out are skips: passToPass passes, failToPass does not', async () => {
+    const line = "bun test -t 'passes|deep'";
+    const result = await verify(line, 'passToPass', checkout, env);
+    expect(result.verdict).toMatchObject({ passed: true, tests: { pass: 2, fail: 0 } });
+    expect((await verify(line, 'failToPass', checkout, env)).verdict.passed).toBe(false);
   });
 });

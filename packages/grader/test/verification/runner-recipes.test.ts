@@ -4,6 +4,7 @@ import { RunnerPlanError, planRunner, summarizeRun } from '../../src/verificatio
 import type { RunnerPlan, VerificationRole } from '../../src/verification/runner-recipes.js';
 import { errorCode } from '../test-reports/error-code.js';
 import { PYTEST_NODE_ID_PLUGIN } from '../../src/test-reports/pytest-node-ids.js';
+import { JASMINE_REPORTER, LAB_REPORTER, RUNNER_REPORT_ENV } from '../../src/test-reports/runner-reporters.js';
 
 const dir = '/tmp/abp-report-0';
 
@@ -284,6 +285,70 @@ describe('planRunner', () => {
       '--reporter',
       'tap',
     ]);
+  });
+
+  it('jasmine: abp’s reporter in place of any other, its report path in the environment, one process, no fail-fast', () => {
+    expect(
+      planRunner(
+        ['node_modules/.bin/jasmine', '--reporter=mine.js', '--parallel=4', '--fail-fast', '--random=false'],
+        dir,
+      ),
+    ).toEqual({
+      runner: 'jasmine',
+      argv: ['node_modules/.bin/jasmine', '--random=false', `--reporter=${dir}/${JASMINE_REPORTER.module}`],
+      report: { format: 'runner-json', source: { kind: 'file', path: `${dir}/jasmine.json` } },
+      files: [{ name: JASMINE_REPORTER.module, text: JASMINE_REPORTER.text }],
+      env: { [RUNNER_REPORT_ENV]: `${dir}/jasmine.json` },
+    });
+  });
+
+  it('lab: its console and abp’s reporter in place of the task’s; no coverage threshold, lint, type tests, bail or dry run', () => {
+    const plan = planRunner(
+      [
+        'node_modules/.bin/lab',
+        '-a',
+        '@hapi/code',
+        '-t',
+        '100',
+        '-L',
+        '-m',
+        '5000',
+        '-Y',
+        '-r',
+        'junit',
+        '-o',
+        'x.xml',
+      ],
+      dir,
+    );
+    expect(plan).toEqual({
+      runner: 'lab',
+      argv: [
+        ...['node_modules/.bin/lab', '-a', '@hapi/code', '-m', '5000', '-t', '0', '-r', 'console', '-o', 'stdout'],
+        ...['-r', `${dir}/${LAB_REPORTER.module}`, '-o', `${dir}/lab.json`],
+      ],
+      report: { format: 'runner-json', source: { kind: 'file', path: `${dir}/lab.json` } },
+      files: [{ name: LAB_REPORTER.module, text: LAB_REPORTER.text }],
+      env: {},
+    });
+    expect(
+      planRunner(['npx', 'lab', '--coverage', '--threshold=90', '--bail', '--dry', 'test/a.js'], dir).argv,
+    ).toEqual([
+      ...['npx', 'lab', 'test/a.js', '-t', '0', '-r', 'console', '-o', 'stdout'],
+      ...['-r', `${dir}/${LAB_REPORTER.module}`, '-o', `${dir}/lab.json`],
+    ]);
+  });
+
+  it('bun test: its JUnit reporter to the report dir in place of the task’s; no bail, snapshot update or coverage', () => {
+    expect(
+      planRunner(['bun', 'test', '--reporter=dots', '--bail', '-u', '--coverage', '--timeout', '9000', 'lib'], dir),
+    ).toEqual({
+      runner: 'bun-test',
+      argv: ['bun', 'test', '--timeout', '9000', 'lib', '--reporter=junit', `--reporter-outfile=${dir}/bun.xml`],
+      report: { format: 'junit-xml', source: { kind: 'file', path: `${dir}/bun.xml` } },
+      files: [],
+      env: {},
+    });
   });
 
   it('ctest: its JUnit report to the report dir, from the ctest that runs the tests (the inner one of --build-and-test)', () => {

@@ -49,18 +49,25 @@ export function verificationCommands(input: {
     case 'node-tap':
       narrowed = narrowNodeTap(narrow);
       break;
+    case 'jasmine':
+      narrowed = narrowJasmine(narrow);
+      break;
+    case 'bun-test':
+      narrowed = narrowBunTest(narrow);
+      break;
     case 'mocha':
     case 'maven-surefire':
     case 'ava':
     case 'tape':
     case 'qunit':
     case 'ctest':
+    case 'lab':
     case 'plain':
       // Not narrowed: Surefire's -Dtest wants class names that junit ids do not reliably give; mocha's --grep matches
       // titles, not the file-and-title ids its xunit report gives; CTest's ids name no source file, and every test
       // runs from one build anyway. tape's and QUnit's ids name no file, and ava names
       // files relative to the folder all the files it runs share, or not at all for one file: narrowed, the same test
-      // would get another id.
+      // would get another id. lab's ids are titles alone.
       narrowed = null;
       break;
   }
@@ -183,6 +190,26 @@ function narrowNodeTap({ argv, failToPass, heldOutFiles }: NarrowInput): string[
   const files = leadingFiles(failToPass, ' > ', heldOutFiles);
   return files === null ? null : [...argv, ...files];
 }
+
+// ---- jasmine and bun test: the held-out files the ids begin with ----
+
+function narrowJasmine({ argv, failToPass, heldOutFiles }: NarrowInput): string[] | null {
+  const bin = argv.findIndex((arg) => /(^|\/)jasmine$/.test(arg));
+  // jasmine's options take their values after `=`: any other word already names the files to run.
+  if (bin === -1 || argv.slice(bin + 1).some((arg) => !arg.startsWith('-'))) return null;
+  const files = leadingFiles(failToPass, ' > ', heldOutFiles);
+  return files === null ? null : [...argv, ...files];
+}
+
+function narrowBunTest({ argv, failToPass, heldOutFiles }: NarrowInput): string[] | null {
+  const at = argv.indexOf('test');
+  if (at === -1 || hasPositional(argv.slice(at + 1), BUN_TEST_OPTIONS_WITH_VALUE)) return null;
+  const files = leadingFiles(failToPass, ' > ', heldOutFiles);
+  // bun takes a bare word as a filter on paths (`a.test.ts` runs `lib/a.test.ts` too); `./` makes it the file.
+  return files === null ? null : [...argv, ...files.map((file) => `./${file}`)];
+}
+
+const BUN_TEST_OPTIONS_WITH_VALUE = new Set(['--timeout', '--preload', '--rerun-each', '-t', '--test-name-pattern']);
 
 // ---- go test: -run with the top-level test names ----
 

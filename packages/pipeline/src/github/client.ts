@@ -15,7 +15,7 @@ export type GithubClient = Octokit & paginateGraphQLInterface;
 export const AbpOctokit: new (
   options: OctokitOptions & {
     throttle?: ThrottlingOptions;
-    retry?: { enabled?: boolean; retryAfterBaseValue?: number };
+    retry?: { enabled?: boolean; retryAfterBaseValue?: number; retries?: number; doNotRetry?: number[] };
   },
 ) => GithubClient = Octokit.plugin(throttling, retry, paginateGraphQL);
 
@@ -28,7 +28,10 @@ export interface GithubClientOptions {
   token?: string;
   /** Retries of a rate-limited request before giving up (each waits GitHub's retry-after). */
   maxRateLimitRetries?: number;
-  /** Base of the backoff between retries of a failed (5xx) request: waits of 1×, 4×, 9× this. Default 1 s. */
+  /**
+   * Base of the backoff between retries of a failed (5xx) request: waits of 1×, 4×, 9×, 16×, 25× this. Default 1 s.
+   * Five retries: a rotation sends thousands of requests, and one that fails four times in a row must not lose it.
+   */
   retryAfterBaseMs?: number;
   /** Called when a limit is hit, for the caller's budget accounting and logs. */
   onLimit?: (event: {
@@ -40,6 +43,8 @@ export interface GithubClientOptions {
   }) => void;
   userAgent?: string;
 }
+
+const SERVER_ERROR_RETRIES = 5;
 
 export function createGithubClient(
   options: GithubClientOptions = {},
@@ -71,6 +76,11 @@ export function createGithubClient(
     throttle: pacing
       ? { onRateLimit: handler('primary'), onSecondaryRateLimit: handler('secondary') }
       : { enabled: false },
-    retry: { retryAfterBaseValue: options.retryAfterBaseMs ?? 1_000 },
+    retry: {
+      retryAfterBaseValue: options.retryAfterBaseMs ?? 1_000,
+      retries: SERVER_ERROR_RETRIES,
+      // The plugin's own list, and 409: an empty repository's tree answers it, and waiting never fills the repository.
+      doNotRetry: [400, 401, 403, 404, 409, 410, 422, 451],
+    },
   });
 }

@@ -154,13 +154,46 @@ describe('verificationCommands', () => {
     ).toEqual([]);
   });
 
+  it('narrows jasmine and bun test to the held-out files their ids begin with; bun’s as paths, not filters', () => {
+    const heldOutFiles = [file('spec/a.spec.js'), file('test/b.test.ts')];
+    expect(
+      verificationCommands({
+        test: 'node_modules/.bin/jasmine --random=false',
+        failToPass: ['spec/a.spec.js > math > adds'],
+        heldOutFiles,
+      }),
+    ).toEqual({
+      failToPass: ['node_modules/.bin/jasmine --random=false spec/a.spec.js'],
+      passToPass: ['node_modules/.bin/jasmine --random=false'],
+    });
+    expect(
+      verificationCommands({ test: 'bun test --timeout 9000', failToPass: ['test/b.test.ts > adds'], heldOutFiles }),
+    ).toEqual({ failToPass: ['bun test --timeout 9000 ./test/b.test.ts'], passToPass: ['bun test --timeout 9000'] });
+    // Files or filters named already keep the full command.
+    expect(
+      verificationCommands({ test: 'bun test lib', failToPass: ['test/b.test.ts > adds'], heldOutFiles }).passToPass,
+    ).toEqual([]);
+    expect(
+      verificationCommands({
+        test: 'node_modules/.bin/jasmine spec/a.spec.js',
+        failToPass: ['spec/a.spec.js > adds'],
+        heldOutFiles,
+      }).passToPass,
+    ).toEqual([]);
+  });
+
   it('runs the full suite for runners whose ids cannot be mapped back to a selection', () => {
     expect(
       verificationCommands({ test: 'mvn -B test', failToPass: ['com.example.AppTest::adds'], heldOutFiles: [] }),
     ).toEqual({ failToPass: ['mvn -B test'], passToPass: [] });
     // ava names a file relative to the folder all its files share, and none for one file; tape and QUnit name none.
     const heldOutFiles = [file('test/a.test.js')];
-    for (const test of ['node_modules/.bin/ava', "node_modules/.bin/tape 'test/*.js'", 'node_modules/.bin/qunit'])
+    for (const test of [
+      'node_modules/.bin/ava',
+      "node_modules/.bin/tape 'test/*.js'",
+      'node_modules/.bin/qunit',
+      'node_modules/.bin/lab -a @hapi/code',
+    ])
       expect(verificationCommands({ test, failToPass: ['a › adds', 'adds'], heldOutFiles })).toEqual({
         failToPass: [test],
         passToPass: [],

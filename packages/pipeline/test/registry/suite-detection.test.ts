@@ -99,16 +99,45 @@ describe('detectSuite: JavaScript', () => {
       test: 'node_modules/.bin/jest --ci',
     });
     expect(plannedRunner(npm?.recipe?.test ?? '')).toBe('jest');
-    const jasmine = detectSuite(tree({ 'package.json': { scripts: { test: 'jasmine' } } }, ['spec/a.spec.js']));
-    expect(jasmine).toMatchObject({
-      runners: ['jasmine'],
+    const karma = detectSuite(tree({ 'package.json': { scripts: { test: 'karma start' } } }, ['spec/a.spec.js']));
+    expect(karma).toMatchObject({
+      runners: ['karma'],
       recipe: null,
-      unsupported: 'jasmine has no per-test reader in the freeze yet',
+      unsupported: 'karma has no per-test reader in the freeze yet',
     });
+    const bun = detectSuite(tree({ 'package.json': { scripts: { test: 'bun test' } } }, ['bun.lock', 'a.test.ts']));
+    expect(bun).toMatchObject({ packageManager: 'bun', runners: ['bun-test'], recipe: null });
+    expect(bun?.unsupported).toContain('bun runtime');
     const none = detectSuite(
       tree({ 'package.json': { scripts: { test: 'echo "Error: no test specified" && exit 1' } } }),
     );
     expect(none).toMatchObject({ runners: [], recipe: null });
+  });
+});
+
+describe('detectSuite: the runners abp gives a reporter of its own', () => {
+  it('runs jasmine and lab from node_modules/.bin with the script’s own arguments, read through abp’s reporter', () => {
+    const jasmine = detectSuite(
+      tree({ 'package.json': { scripts: { test: 'jasmine --random=false' } } }, [
+        'package-lock.json',
+        'spec/a.spec.js',
+      ]),
+    );
+    expect(jasmine?.recipe).toMatchObject({
+      runner: 'jasmine',
+      test: 'node_modules/.bin/jasmine --random=false',
+      report: 'abp-runner-json',
+    });
+    expect(plannedRunner(jasmine?.recipe?.test ?? '')).toBe('jasmine');
+    const lab = detectSuite(
+      tree({ 'package.json': { scripts: { test: 'lab -a @hapi/code -t 100 -L -m 5000 -Y' } } }, ['test/index.js']),
+    );
+    expect(lab?.recipe).toMatchObject({
+      runner: 'lab',
+      test: 'node_modules/.bin/lab -a @hapi/code -t 100 -L -m 5000 -Y',
+      report: 'abp-runner-json',
+    });
+    expect(plannedRunner(lab?.recipe?.test ?? '')).toBe('lab');
   });
 });
 

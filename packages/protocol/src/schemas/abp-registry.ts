@@ -26,6 +26,8 @@ export const testReportFormats = [
   'pytest-reportlog',
   'cargo-libtest-json',
   'cargo-test-text',
+  // Written by abp's own reporter, for runners with no per-test report of their own (jasmine, lab).
+  'abp-runner-json',
 ] as const;
 
 /** Why a repository left the registry; closed so rotations can be compared quarter to quarter. */

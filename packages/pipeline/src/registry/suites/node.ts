@@ -2,7 +2,7 @@
 // the runner its test script calls (followed through `npm run x`, wrappers such as cross-env, c8 and nyc, and into the
 // workspaces when the root script fans out), else the runner its manifests depend on; and the freeze's recipe for the
 // runners it reads per test (jest and vitest by their JSON, mocha by its xunit report, node:test by its junit, ava,
-// node-tap, tape and QUnit by the TAP they print).
+// node-tap, tape and QUnit by the TAP they print, jasmine and lab by abp's own reporter).
 import {
   folderOf,
   isOwnTestPath,
@@ -32,7 +32,7 @@ const RUNNER_BINARIES: Readonly<Record<string, string>> = {
   playwright: 'playwright',
   // node:test suites run through borp, which passes node's own test runner its files.
   borp: 'node-test',
-  lab: 'other:lab',
+  lab: 'lab',
 };
 
 /** Programs that run other scripts by name: npm-run-all's `run-s unit lint`, with `test:*` globs. */
@@ -56,7 +56,7 @@ const RUNNER_PACKAGES: ReadonlyArray<[string, string]> = [
 const WRAPPERS = new Set(['cross-env', 'cross-env-shell', 'c8', 'nyc', 'dotenv', 'env', 'npx', 'bunx', 'tsx', 'time']);
 
 /** How the freeze reads each runner per test; runners not here are found but not runnable yet. */
-const READERS: Readonly<Record<string, 'jest-json' | 'junit-xml' | 'tap'>> = {
+const READERS: Readonly<Record<string, 'jest-json' | 'junit-xml' | 'tap' | 'abp-runner-json'>> = {
   jest: 'jest-json',
   vitest: 'jest-json',
   mocha: 'junit-xml',
@@ -65,6 +65,8 @@ const READERS: Readonly<Record<string, 'jest-json' | 'junit-xml' | 'tap'>> = {
   tap: 'tap',
   tape: 'tap',
   qunit: 'tap',
+  jasmine: 'abp-runner-json',
+  lab: 'abp-runner-json',
 };
 
 const TEST_FILE =
@@ -97,6 +99,9 @@ export function detectNode(tree: RepoTree): SuiteCandidate | null {
     testFiles,
   };
   if (invocation === null) return notRunnable(base, 'no test runner in the test script or the dependencies');
+  // The grader reads bun test's junit report, but environments carry Node's toolchain alone, not bun's runtime.
+  if (invocation.runner === 'bun-test')
+    return notRunnable(base, 'bun test runs on the bun runtime, which environments do not carry yet (only Node)');
   const report = READERS[invocation.runner];
   if (report === undefined) return notRunnable(base, `${invocation.runner} has no per-test reader in the freeze yet`);
   if (packageManager.install === null) return notRunnable(base, packageManager.why);
@@ -208,6 +213,8 @@ function invocationOf(argv: readonly string[], scripts: Record<string, string>, 
     return null;
   }
   // Another script: `npm run unit`, `npm test`, `pnpm unit`, `yarn run unit`.
+  // `bun test` is bun's own runner, not the script named test (that is `bun run test`).
+  if (program === 'bun' && rest[0] === 'test') return { runner: 'bun-test', args: rest.slice(1) };
   if (['npm', 'pnpm', 'yarn', 'bun'].includes(program)) {
     // `npm run -s unit -- --grep x`: the script is the first word after run that is not an option; what follows `--`
     // goes to the runner that script calls.
@@ -219,7 +226,6 @@ function invocationOf(argv: readonly string[], scripts: Record<string, string>, 
       const found = fromScript(scripts, target, depth + 1);
       return found === null ? null : { ...found, args: [...found.args, ...passed] };
     }
-    if (program === 'bun' && rest[0] === 'test') return { runner: 'bun-test', args: rest.slice(1) };
     const binary = RUNNER_BINARIES[target ?? ''];
     if (target !== undefined && ['exec', 'dlx'].includes(target) && RUNNER_BINARIES[rest[1] ?? ''] !== undefined)
       return { runner: RUNNER_BINARIES[rest[1] ?? ''] ?? '', args: rest.slice(2) };
