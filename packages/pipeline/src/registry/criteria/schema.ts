@@ -30,6 +30,7 @@ export const runnerRecipeSchema = z.strictObject({
     .strictObject({
       python: z.string().min(1).optional(),
       node: z.string().min(1).optional(),
+      bun: z.string().min(1).optional(),
       go: z.string().min(1).optional(),
       rust: z.string().min(1).optional(),
     })

@@ -2,7 +2,7 @@
 // the runner its test script calls (followed through `npm run x`, wrappers such as cross-env, c8 and nyc, and into the
 // workspaces when the root script fans out), else the runner its manifests depend on; and the freeze's recipe for the
 // runners it reads per test (jest and vitest by their JSON, mocha by its xunit report, node:test by its junit, ava,
-// node-tap, tape and QUnit by the TAP they print, jasmine and lab by abp's own reporter).
+// node-tap, tape and QUnit by the TAP they print, jasmine and lab by abp's own reporter, bun test by its junit).
 import {
   folderOf,
   isOwnTestPath,
@@ -67,6 +67,8 @@ const READERS: Readonly<Record<string, 'jest-json' | 'junit-xml' | 'tap' | 'abp-
   qunit: 'tap',
   jasmine: 'abp-runner-json',
   lab: 'abp-runner-json',
+  // bun itself comes into the environment beside Node (requestedToolchain sees the repository run it).
+  'bun-test': 'junit-xml',
 };
 
 const TEST_FILE =
@@ -99,9 +101,6 @@ export function detectNode(tree: RepoTree): SuiteCandidate | null {
     testFiles,
   };
   if (invocation === null) return notRunnable(base, 'no test runner in the test script or the dependencies');
-  // The grader reads bun test's junit report, but environments carry Node's toolchain alone, not bun's runtime.
-  if (invocation.runner === 'bun-test')
-    return notRunnable(base, 'bun test runs on the bun runtime, which environments do not carry yet (only Node)');
   const report = READERS[invocation.runner];
   if (report === undefined) return notRunnable(base, `${invocation.runner} has no per-test reader in the freeze yet`);
   if (packageManager.install === null) return notRunnable(base, packageManager.why);
@@ -294,6 +293,8 @@ function testCommand(invocation: Invocation, manifests: ReadonlyArray<Record<str
     }
     case 'node-test':
       return commandLine(['node', ...args]);
+    case 'bun-test':
+      return commandLine(['bun', 'test', ...args]);
     case 'vitest':
       return commandLine([
         'node_modules/.bin/vitest',

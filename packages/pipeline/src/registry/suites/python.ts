@@ -1,7 +1,7 @@
 // Python suites: pytest wherever the project configures or depends on it (pytest.ini, [tool.pytest…] in
 // pyproject.toml, [tool:pytest] in setup.cfg, [pytest] in tox.ini, a conftest.py), else unittest, which pytest runs and
 // names as it names its own; installed with the project's test extras, dependency groups and test requirements, so the
-// suite has what it imports. Run by pytest, read by its JUnit XML with node ids (the freeze's pytest plan).
+// suite has what it imports, from its uv.lock where it commits one. Run by pytest, read by its JUnit XML with node ids (the freeze's pytest plan).
 import { isOwnTestPath, type RepoTree } from './repo-tree.js';
 import { commandLine } from './script-words.js';
 import { runnable, type SuiteCandidate } from './suite.js';
@@ -27,23 +27,28 @@ export function detectPython(tree: RepoTree): SuiteCandidate | null {
     /\bpytest\b/.test(pyproject) ||
     /\bpytest\b/.test(toxIni) ||
     requirements.some((path) => /\bpytest\b/.test(tree.text(path) ?? ''));
-  const packageManager = present('uv.lock')
-    ? 'uv'
-    : present('poetry.lock') || /^\[tool\.poetry\]/m.test(pyproject)
-      ? 'poetry'
-      : present('pdm.lock')
-        ? 'pdm'
-        : /^\[tool\.hatch\.envs/m.test(pyproject)
-          ? 'hatch'
-          : 'pip';
+  const packageManager =
+    present('uv.lock') || /^\[tool\.uv\]/m.test(pyproject)
+      ? 'uv'
+      : present('poetry.lock') || /^\[tool\.poetry\]/m.test(pyproject)
+        ? 'poetry'
+        : present('pdm.lock')
+          ? 'pdm'
+          : /^\[tool\.hatch\.envs/m.test(pyproject)
+            ? 'hatch'
+            : 'pip';
 
   const extras = tableKeys(pyproject, 'project.optional-dependencies').filter((key) => TEST_SETS.includes(key));
   const groups = tableKeys(pyproject, 'dependency-groups').filter((key) => TEST_SETS.includes(key));
   const install = [
-    // PEP 735 groups: pip installs them since 25.1, newer than the pip a Debian virtualenv starts with.
-    ...(groups.length > 0 ? [commandLine(['python', '-m', 'pip', 'install', 'pip>=25.1'])] : []),
-    commandLine(['python', '-m', 'pip', 'install', '-e', `.${extras.length > 0 ? `[${extras.join(',')}]` : ''}`]),
-    ...groups.map((group) => `python -m pip install --group ${group}`),
+    ...(packageManager === 'uv' && present('uv.lock')
+      ? uvSync(pyproject, extras, groups)
+      : [
+          // PEP 735 groups: pip installs them since 25.1, newer than the pip a Debian virtualenv starts with.
+          ...(groups.length > 0 ? [commandLine(['python', '-m', 'pip', 'install', 'pip>=25.1'])] : []),
+          commandLine(['python', '-m', 'pip', 'install', '-e', `.${extras.length > 0 ? `[${extras.join(',')}]` : ''}`]),
+          ...groups.map((group) => `python -m pip install --group ${group}`),
+        ]),
     ...requirements.map((path) => commandLine(['python', '-m', 'pip', 'install', '-r', path])),
     // The runner itself, whether or not the project lists it (unittest suites do not).
     'python -m pip install pytest',
@@ -53,6 +58,42 @@ export function detectPython(tree: RepoTree): SuiteCandidate | null {
     { install, test: 'python -m pytest', report: 'junit-xml' },
     'pytest',
   );
+}
+
+/** The uv abp installs when the project names none (`[tool.uv] required-version`). */
+const UV_VERSION = '0.13.9';
+
+/**
+ * A uv.lock installed as it is: uv from PyPI into the environment's virtualenv, then `uv sync` of the locked versions
+ * (`--frozen`: never re-resolved) into that same virtualenv (`--active`), with the test extras and groups (uv adds the
+ * `dev` group itself); `--inexact` keeps uv, and whatever else the steps before put there, where a sync would remove
+ * what the lock does not name. Without a lock, uv would resolve afresh as pip does, and pip installs it.
+ */
+function uvSync(pyproject: string, extras: readonly string[], groups: readonly string[]): string[] {
+  const required = /^required-version\s*=\s*["']([^"']+)["']/m.exec(tomlTable(pyproject, 'tool.uv'))?.[1]?.trim();
+  const uv = required === undefined ? `uv==${UV_VERSION}` : /^\d/.test(required) ? `uv==${required}` : `uv${required}`;
+  return [
+    commandLine(['python', '-m', 'pip', 'install', uv]),
+    commandLine([
+      // An interpreter is the environment's, never one uv downloads.
+      'UV_PYTHON_DOWNLOADS=never',
+      ...['uv', 'sync', '--active', '--frozen', '--inexact', '--no-cache'],
+      ...extras.flatMap((extra) => ['--extra', extra]),
+      ...groups.flatMap((group) => ['--group', group]),
+    ]),
+  ];
+}
+
+/** The text of one TOML table, header excluded, up to the next header. */
+function tomlTable(toml: string, table: string): string {
+  const lines: string[] = [];
+  let inside = false;
+  for (const line of toml.split('\n')) {
+    const header = /^\s*\[([^\]]+)\]\s*$/.exec(line);
+    if (header) inside = header[1]?.trim() === table;
+    else if (inside) lines.push(line);
+  }
+  return lines.join('\n');
 }
 
 /** requirements-test.txt, test-requirements.txt, requirements/tests.txt: near the root, where projects keep them. */
@@ -67,16 +108,10 @@ export function isTestRequirements(path: string): boolean {
 
 /** The keys of a TOML table (`[project.optional-dependencies]`), read line by line: enough for keys at its top level. */
 function tableKeys(toml: string, table: string): string[] {
-  const keys: string[] = [];
-  let inside = false;
-  for (const line of toml.split('\n')) {
-    const header = /^\s*\[([^\]]+)\]\s*$/.exec(line);
-    if (header) {
-      inside = header[1]?.trim() === table;
-      continue;
-    }
-    const key = inside ? /^\s*["']?([A-Za-z0-9_.-]+)["']?\s*=/.exec(line)?.[1] : undefined;
-    if (key !== undefined) keys.push(key.toLowerCase());
-  }
-  return keys;
+  return tomlTable(toml, table)
+    .split('\n')
+    .flatMap((line) => {
+      const key = /^\s*["']?([A-Za-z0-9_.-]+)["']?\s*=/.exec(line)?.[1];
+      return key === undefined ? [] : [key.toLowerCase()];
+    });
 }

@@ -1,9 +1,11 @@
-// Two npm repositories whose suites abp reads through a reporter of its own, each frozen with `abp freeze` and no
-// recipe: jasmine (its specs named by file, suites and title) and lab (named by its title alone, under the project's
-// own 100% coverage threshold and lint, which are no verdict on the tests). Detection finds each runner behind the test
-// script, the environment installs it from the npm registry, and the bundled engines grade each task: the reference
-// resolved, the no-op unresolved.
+// Three JavaScript runners, each in a repository frozen with `abp freeze` and no recipe: jasmine and lab, read through a
+// reporter of abp's own (jasmine's specs named by file, suites and title; lab's tests by title alone, under the
+// project's own 100% coverage threshold and lint, which are no verdict on the tests), and bun test, read by its junit
+// report, with bun itself in the environment beside Node. Detection finds each runner behind the test script, the
+// environment installs it from the npm registry, and the bundled engines grade each task: the reference resolved, the
+// no-op unresolved.
 import { execFileSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -87,15 +89,60 @@ const LAB = {
   },
 };
 
+const BUN = 'bun@1.2.0';
+
+const BUN_REPO = {
+  base: {
+    'package.json': `${JSON.stringify(
+      {
+        name: 'rangekit-bun',
+        version: '1.0.0',
+        private: true,
+        packageManager: BUN,
+        scripts: { test: 'bun test' },
+        devDependencies: { 'is-number': '7.0.0' },
+      },
+      null,
+      2,
+    )}\n`,
+    'src/range.ts': BUGGY,
+    'test/add.test.ts': [
+      "import { describe, expect, test } from 'bun:test';",
+      "import isNumber from 'is-number';",
+      "const { add } = require('../src/range.ts');",
+      "describe('add', () => {",
+      "  test('adds two numbers', () => expect(add(2, 3)).toBe(5));",
+      "  test('adds negatives', () => expect(isNumber(add(-2, -3)) && add(-2, -3)).toBe(-5));",
+      '});',
+      '',
+    ].join('\n'),
+  },
+  fix: {
+    'src/range.ts': FIXED,
+    'test/clamp.test.ts': [
+      "import { describe, expect, test } from 'bun:test';",
+      "const { clamp } = require('../src/range.ts');",
+      "describe('clamp', () => {",
+      "  test('keeps a value inside the range', () => expect(clamp(5, 0, 10)).toBe(5));",
+      "  test('raises a value below the range', () => expect(clamp(-1, 0, 10)).toBe(0));",
+      '});',
+      '',
+    ].join('\n'),
+  },
+};
+
 let root: string;
-const frozen: Record<'jasmine' | 'lab', { gitDir: string; base: string; task: PublishedTask; tasksDir: string }> =
-  {} as never;
+const frozen: Record<
+  'jasmine' | 'lab' | 'bun',
+  { gitDir: string; base: string; task: PublishedTask; tasksDir: string }
+> = {} as never;
 
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'abp-freeze-jasmine-lab-'));
   for (const [runner, files, number] of [
     ['jasmine', JASMINE, 11],
     ['lab', LAB, 12],
+    ['bun', BUN_REPO, 13],
   ] as const) {
     const dir = join(root, runner);
     const repo = await fixtureRepository({
@@ -103,12 +150,17 @@ beforeAll(async () => {
       name: `rangekit-${runner}`,
       base: files.base,
       fix: files.fix,
-      // The lockfile as npm itself writes it, from the registry (the repository commits it; nothing is installed here).
-      prepare: (checkout) =>
-        execFileSync('npm', ['install', '--package-lock-only', '--no-audit', '--no-fund'], {
-          cwd: checkout,
-          stdio: 'pipe',
-        }),
+      // The lockfile as the package manager itself writes it, from the registry (the repository commits it).
+      prepare: (checkout) => {
+        if (runner === 'bun') {
+          execFileSync('npx', ['--yes', BUN, 'install'], { cwd: checkout, stdio: 'pipe' });
+          rmSync(join(checkout, 'node_modules'), { recursive: true, force: true });
+        } else
+          execFileSync('npm', ['install', '--package-lock-only', '--no-audit', '--no-fund'], {
+            cwd: checkout,
+            stdio: 'pipe',
+          });
+      },
     });
     const { task, tasksDir } = await freezeWithCli({
       root: dir,
@@ -127,7 +179,7 @@ afterAll(async () => {
   if (root) await rm(root, { recursive: true, force: true });
 });
 
-const expectedOf = async (runner: 'jasmine' | 'lab') =>
+const expectedOf = async (runner: 'jasmine' | 'lab' | 'bun') =>
   JSON.parse(
     await readFile(
       join(frozen[runner].tasksDir, frozen[runner].task.taskId, 'held-out', 'expected-results.json'),
@@ -189,6 +241,38 @@ describe('lab, read through abp’s reporter', () => {
 
   it('grades the reference engine resolved and the no-op engine unresolved', async () => {
     const graded = await referenceAndNoop(join(root, 'lab'), frozen.lab.tasksDir, frozen.lab.task.taskId);
+    expect(graded.reference, graded.detail).toBe('resolved');
+    expect(graded.noop).toBe('unresolved');
+  }, 900_000);
+});
+
+describe('bun test, read by its junit report, with bun in the environment', () => {
+  it('is detected behind the test script and frozen by file, describe blocks and title, narrowed to the new file', async () => {
+    const { gitDir, base, task } = frozen.bun;
+    expect(await recipeFor({ repo: 'octo/rangekit-bun', gitDir, base, entry: null })).toEqual({
+      runner: 'bun-test',
+      ecosystem: 'node',
+      install: [`npx --yes ${BUN} install --frozen-lockfile`],
+      test: 'bun test',
+      report: 'junit-xml',
+    });
+    expect(task.manifest.verification).toMatchObject({
+      failToPass: ['bun test ./test/clamp.test.ts'],
+      passToPass: ['bun test'],
+    });
+    expect(await expectedOf('bun')).toMatchObject({
+      reportFormat: 'junit-xml',
+      failToPass: [
+        'test/clamp.test.ts > clamp > keeps a value inside the range',
+        'test/clamp.test.ts > clamp > raises a value below the range',
+      ],
+      passToPass: ['test/add.test.ts > add > adds negatives', 'test/add.test.ts > add > adds two numbers'],
+      flaky: [],
+    });
+  });
+
+  it('grades the reference engine resolved and the no-op engine unresolved', async () => {
+    const graded = await referenceAndNoop(join(root, 'bun'), frozen.bun.tasksDir, frozen.bun.task.taskId);
     expect(graded.reference, graded.detail).toBe('resolved');
     expect(graded.noop).toBe('unresolved');
   }, 900_000);
