@@ -55,6 +55,9 @@ export default defineConfig({
       tier('e2e', '*.e2e.test.ts', {
         globalSetup: ['test-support/build.ts'],
         setupFiles: ['test-support/toolchain-caches.ts'],
+        // Two files at once, as for integration: much of an e2e file is waiting on registries (Debian, npm, PyPI, the
+        // module proxy) while environments build, and the main job's file alone takes a quarter of the tier.
+        maxWorkers: 2,
       }),
     ],
   },
