@@ -54,6 +54,13 @@ async function must(argv: readonly string[], cwd: string, env: Record<string, st
   if (ran.exitCode !== 0) throw new Error(`${argv.join(' ')} exited ${ran.exitCode}:\n${ran.stderr}`);
 }
 
+async function writeFiles(dir: string, files: Readonly<Record<string, string>>): Promise<void> {
+  for (const [path, text] of Object.entries(files)) {
+    await mkdir(dirname(join(dir, path)), { recursive: true });
+    await writeFile(join(dir, path), text);
+  }
+}
+
 /** A project whose suite is tape, with the files the package manager asks for besides package.json. */
 async function project(name: string, packageManager: string, more: Record<string, string> = {}): Promise<string> {
   const dir = join(root, name);
@@ -80,10 +87,7 @@ async function project(name: string, packageManager: string, more: Record<string
     ].join('\n'),
     ...more,
   };
-  for (const [path, text] of Object.entries(files)) {
-    await mkdir(dirname(join(dir, path)), { recursive: true });
-    await writeFile(join(dir, path), text);
-  }
+  await writeFiles(dir, files);
   return dir;
 }
 
@@ -220,10 +224,7 @@ describe('Python test dependencies, from PyPI into the project virtualenv', () =
           '',
         ].join('\n'),
       };
-      for (const [path, text] of Object.entries(files)) {
-        await mkdir(dirname(join(dir, path)), { recursive: true });
-        await writeFile(join(dir, path), text);
-      }
+      await writeFiles(dir, files);
       const tests = await pythonInstallAndTest(dir, [
         "python -m pip install 'pip>=25.1'",
         "python -m pip install -e '.[tests]'",
@@ -273,10 +274,7 @@ describe('Python test dependencies, from PyPI into the project virtualenv', () =
           '',
         ].join('\n'),
       };
-      for (const [path, text] of Object.entries(files)) {
-        await mkdir(dirname(join(dir, path)), { recursive: true });
-        await writeFile(join(dir, path), text);
-      }
+      await writeFiles(dir, files);
       // The lock as uv itself writes it, from PyPI as it stood at the start of 2024 (packaging 23.2).
       const tool = join(root, 'uv-tool');
       await must(['python3', '-m', 'venv', tool], root);
