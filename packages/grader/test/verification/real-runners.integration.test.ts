@@ -7,7 +7,7 @@ import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { TestReportError, parseReport } from '../../src/test-reports/index.js';
+import { TestReportError, mergeReports, parseReport } from '../../src/test-reports/index.js';
 import type { ParsedReport } from '../../src/test-reports/index.js';
 import { parseCommandLine } from '../../src/verification/command-line.js';
 import { planRunner, summarizeRun } from '../../src/verification/runner-recipes.js';
@@ -65,10 +65,17 @@ async function verify(
   let reportError: string | undefined;
   if (plan.report !== null) {
     const { format, source } = plan.report;
-    if (source.kind === 'files') throw new Error('no files-sourced runner is exercised here');
     try {
-      const text = source.kind === 'stdout' ? ran.stdout : await readFile(source.path, 'utf8');
-      report = parseReport(format, text, { rootDir: checkout, stderr: ran.stderr });
+      if (source.kind === 'files') {
+        // Every report under the folder the plan names (Surefire's, one per class), merged as the grader merges them.
+        const dir = path.resolve(checkout, source.dir);
+        const names = (await readdir(dir, { recursive: true })).filter((name) => source.pattern.test(name));
+        const texts = await Promise.all(names.map((name) => readFile(path.join(dir, name), 'utf8')));
+        report = names.length === 0 ? null : mergeReports(format, texts, { rootDir: checkout });
+      } else {
+        const text = source.kind === 'stdout' ? ran.stdout : await readFile(source.path, 'utf8');
+        report = parseReport(format, text, { rootDir: checkout, stderr: ran.stderr });
+      }
     } catch (error) {
       // A report the run never wrote is no report, as the grader reads it (planned-report.ts).
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') report = null;
@@ -833,4 +840,115 @@ describe('bun test (its junit reporter)', () => {
     expect(result.verdict).toMatchObject({ passed: true, tests: { pass: 2, fail: 0 } });
     expect((await verify(line, 'failToPass', checkout, env)).verdict.passed).toBe(false);
   });
+});
+
+describe('jest (its JSON report)', () => {
+  let checkout: string;
+  beforeAll(async () => {
+    checkout = await tapProject('jest-', await npmRunner('jest', '30.5.2'), {
+      'test/math.test.js': [
+        "describe('math', () => {",
+        "  test('passes', () => { expect(1 + 1).toBe(2); });",
+        "  test('fails', () => { expect(1 + 1).toBe(3); });",
+        "  test.skip('skipped', () => {});",
+        "  test.todo('to do');",
+        "  describe('nested', () => { test('deep › not a separator', () => {}); });",
+        '});',
+        "test('top level', () => {});",
+        '',
+      ].join('\n'),
+    });
+  });
+
+  it('names each test by its file and title path joined with ` › `, as jest prints them', async () => {
+    const result = await verify('node_modules/.bin/jest --ci', 'failToPass', checkout, baseEnv());
+    expect(result.plan.runner).toBe('jest');
+    expect(result.ran.exitCode).toBe(1);
+    expect(statusesOf(result.report)).toEqual({
+      'test/math.test.js › math › fails': 'fail',
+      'test/math.test.js › math › nested › deep › not a separator': 'pass',
+      'test/math.test.js › math › passes': 'pass',
+      'test/math.test.js › math › skipped': 'skip',
+      'test/math.test.js › math › to do': 'skip',
+      'test/math.test.js › top level': 'pass',
+    });
+    expect(result.report?.tests.find((test) => test.id.endsWith('fails'))?.message).toContain('Expected: 3');
+  });
+
+  it('a -t selection of passing tests passes passToPass, and failToPass does not: the rest are skips', async () => {
+    const line = "node_modules/.bin/jest --ci -t 'passes|deep'";
+    expect((await verify(line, 'passToPass', checkout, baseEnv())).verdict).toMatchObject({
+      passed: true,
+      tests: { pass: 2, fail: 0 },
+    });
+    expect((await verify(line, 'failToPass', checkout, baseEnv())).verdict.passed).toBe(false);
+  });
+});
+
+describe('Maven Surefire (JUnit 5, plugins from Maven Central)', () => {
+  let checkout: string;
+  beforeAll(async () => {
+    checkout = await mkdtemp(path.join(root, 'maven-'));
+    const test = (name: string, body: string[]) =>
+      [
+        'package com.example;',
+        'import static org.junit.jupiter.api.Assertions.assertEquals;',
+        'import org.junit.jupiter.api.Disabled;',
+        'import org.junit.jupiter.api.Test;',
+        `class ${name} {`,
+        ...body,
+        '}',
+        '',
+      ].join('\n');
+    await writeFiles(checkout, {
+      'pom.xml': [
+        '<project xmlns="http://maven.apache.org/POM/4.0.0">',
+        '  <modelVersion>4.0.0</modelVersion>',
+        '  <groupId>com.example</groupId><artifactId>rangekit</artifactId><version>1.0.0</version>',
+        '  <properties>',
+        '    <maven.compiler.release>17</maven.compiler.release>',
+        '    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>',
+        '  </properties>',
+        '  <dependencies><dependency>',
+        '    <groupId>org.junit.jupiter</groupId><artifactId>junit-jupiter</artifactId><version>5.11.4</version>',
+        '    <scope>test</scope>',
+        '  </dependency></dependencies>',
+        // Maven 3.8's default compiler plugin (3.1) knows no `release`; both plugins pinned, as projects pin them.
+        '  <build><plugins>',
+        '    <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-compiler-plugin</artifactId>',
+        '      <version>3.13.0</version></plugin>',
+        '    <plugin><groupId>org.apache.maven.plugins</groupId><artifactId>maven-surefire-plugin</artifactId>',
+        '      <version>3.5.2</version></plugin>',
+        '  </plugins></build>',
+        '</project>',
+        '',
+      ].join('\n'),
+      'src/test/java/com/example/MathTest.java': test('MathTest', [
+        '  @Test void adds() { assertEquals(2, 1 + 1); }',
+        '  @Test void fails() { assertEquals(3, 1 + 1, "a < b & c"); }',
+        '  @Disabled("not now") @Test void skipped() {}',
+      ]),
+      'src/test/java/com/example/OtherTest.java': test('OtherTest', ['  @Test void adds() {}']),
+    });
+  });
+
+  it(
+    'names each test `class::method` from the reports Surefire writes per class, failures and skips included',
+    { timeout: 600_000 },
+    async () => {
+      const result = await verify('mvn -B -q test', 'failToPass', checkout, {
+        ...baseEnv(),
+        ...(process.env.JAVA_HOME === undefined ? {} : { JAVA_HOME: process.env.JAVA_HOME }),
+      });
+      expect(result.plan.runner).toBe('maven-surefire');
+      expect(result.ran.exitCode).toBe(1);
+      expect(statusesOf(result.report)).toEqual({
+        'com.example.MathTest::adds': 'pass',
+        'com.example.MathTest::fails': 'fail',
+        'com.example.MathTest::skipped': 'skip',
+        'com.example.OtherTest::adds': 'pass',
+      });
+      expect(result.report?.tests.find((test) => test.id.endsWith('fails'))?.message).toContain('a < b & c');
+    },
+  );
 });
