@@ -196,7 +196,7 @@ function narrowNodeTap({ argv, failToPass, heldOutFiles }: NarrowInput): string[
 function narrowJasmine({ argv, failToPass, heldOutFiles }: NarrowInput): string[] | null {
   const bin = argv.findIndex((arg) => /(^|\/)jasmine$/.test(arg));
   // jasmine's options take their values after `=`: any other word already names the files to run.
-  if (bin === -1 || argv.slice(bin + 1).some((arg) => !arg.startsWith('-'))) return null;
+  if (bin === -1 || hasPositional(argv.slice(bin + 1), new Set())) return null;
   const files = leadingFiles(failToPass, ' > ', heldOutFiles);
   return files === null ? null : [...argv, ...files];
 }
