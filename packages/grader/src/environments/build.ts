@@ -32,9 +32,11 @@ export const ENVIRONMENT_BUILDER = 'abp-env/1';
 // What an install image records beyond its layers (its labels); a new format builds new images rather than reusing
 // cached ones that lack what graders now check.
 // 3: no bytecode left by the version probes, so the same inputs build the same image again.
-const INSTALL_IMAGE_FORMAT = 3;
+// 4: a JVM image carries Maven's repository, without the resolver's dated tracking files, and names it in MAVEN_OPTS.
+const INSTALL_IMAGE_FORMAT = 4;
 const SYSTEM_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
 const VENV = `${ENV_PREFIX}/venv`;
+const MAVEN_REPOSITORY = `${ENV_PREFIX}/m2/repository`;
 const MAX_LOG_BYTES = 4 * 1024 * 1024;
 // Loopback by name: test suites connect to localhost. No resolver is ever bound in: the egress proxy resolves on the host.
 const HOSTS = '127.0.0.1\tlocalhost\n::1\tlocalhost ip6-localhost ip6-loopback\n';
@@ -248,6 +250,13 @@ function ecosystemEnv(ecosystem: Ecosystem, toolchains: readonly FetchedToolchai
       CGO_ENABLED: '0',
     });
   if (ecosystem === 'rust') env['CARGO_HOME'] = `${ENV_PREFIX}/cargo`;
+  // Maven's repository and the wrapper's distributions go in the layer, not in the install's passing home, so the
+  // offline runs find every plugin and provider the install's test run fetched.
+  if (ecosystem === 'jvm')
+    Object.assign(env, {
+      MAVEN_OPTS: `-Dmaven.repo.local=${MAVEN_REPOSITORY}`,
+      MAVEN_USER_HOME: `${ENV_PREFIX}/m2`,
+    });
   return env;
 }
 
@@ -352,7 +361,7 @@ export async function buildEnvironment(input: BuildInput): Promise<EnvironmentBu
     log.push(bytes);
     logBytes += bytes.length;
   };
-  const access = registryAccess(input.hostEnv ?? process.env);
+  const access = registryAccess(input.hostEnv ?? process.env, { java: request.ecosystem === 'jvm' });
   note(
     `# environment ${request.ecosystem}, base ${base.digest}\n# registry access carried in: ${access.carried.join(', ') || 'none'}\n# registries the install may reach: ${[...new Set(access.hosts.map((rule) => `${rule.host}:${rule.ports.join(',')}`))].join(', ')}\n`,
   );
@@ -447,6 +456,7 @@ export async function buildEnvironment(input: BuildInput): Promise<EnvironmentBu
     // Bytecode records the time it was compiled: an environment must not depend on when it was built. Removed after
     // the probes, since `python -m pytest --version` compiles pytest where it is installed.
     await removeBytecode(prefix);
+    if (request.ecosystem === 'jvm') await removeResolverTracking(join(layerRoot, MAVEN_REPOSITORY));
     note(`# toolchains: ${canonicalJson(toolchains)}\n`);
     const depsLayer = await store.putLayer(layerRoot);
     const layers = [...base.manifest.layers, depsLayer];
@@ -491,6 +501,25 @@ function buildFailed(what: string, log: string): EnvironmentError {
     'environment-build-failed',
     `${what} failed while building the environment; the end of the build log:\n${tail.trim()}`,
   );
+}
+
+/**
+ * Maven's resolver writes, beside what it downloads, when it did (`resolver-status.properties`, `*.lastUpdated`, and a
+ * dated `_remote.repositories` per folder): an environment must not depend on when it was built. Without them every
+ * artifact counts as installed locally, which is what an offline run needs.
+ */
+async function removeResolverTracking(repository: string): Promise<void> {
+  const entries = await readdir(repository, { recursive: true, withFileTypes: true }).catch(() => []);
+  const tracking = entries
+    .filter(
+      (entry) =>
+        entry.isFile() &&
+        (entry.name === '_remote.repositories' ||
+          entry.name === 'resolver-status.properties' ||
+          entry.name.endsWith('.lastUpdated')),
+    )
+    .map((entry) => join(entry.parentPath, entry.name));
+  await Promise.all(tracking.map((path) => rm(path, { force: true })));
 }
 
 async function removeBytecode(dir: string): Promise<void> {

@@ -79,6 +79,18 @@ const CA_FILE_VARIABLES = [
 const CA_POINTED = [...CA_FILE_VARIABLES, 'GIT_SSL_CAINFO', 'NPM_CONFIG_CAFILE'];
 const SYSTEM_CA = '/etc/ssl/certs/ca-certificates.crt';
 
+const JAVA_TRUST_STORE = '/etc/ssl/certs/java/cacerts';
+
+/** The trust store the host's Java uses: the one its options name, else Debian's, else the JDK's own. */
+function javaTrustStore(hostEnv: Readonly<Record<string, string | undefined>>): string | null {
+  for (const name of ['JAVA_TOOL_OPTIONS', 'JDK_JAVA_OPTIONS', 'MAVEN_OPTS']) {
+    const named = /-Djavax\.net\.ssl\.trustStore=(\S+)/.exec(hostEnv[name] ?? '')?.[1];
+    if (named !== undefined) return file(named);
+  }
+  const javaHome = hostEnv['JAVA_HOME'];
+  return file(JAVA_TRUST_STORE) ?? (javaHome === undefined ? null : file(join(javaHome, 'lib/security/cacerts')));
+}
+
 function file(path: string | undefined): string | null {
   if (path === undefined || path === '') return null;
   try {
@@ -89,7 +101,10 @@ function file(path: string | undefined): string | null {
 }
 
 /** The host's registry access, read from `hostEnv` and the configuration files it names or implies. */
-export function registryAccess(hostEnv: Readonly<Record<string, string | undefined>>): RegistryAccess {
+export function registryAccess(
+  hostEnv: Readonly<Record<string, string | undefined>>,
+  options: { java?: boolean } = {},
+): RegistryAccess {
   const mounts: Mount[] = [];
   const env: Record<string, string> = {};
   const carried: string[] = [];
@@ -114,6 +129,16 @@ export function registryAccess(hostEnv: Readonly<Record<string, string | undefin
     for (const name of CA_POINTED) env[name] = inside;
     // Go and OpenSSL also read the system bundle at its Debian path.
     mounts.push({ source: ca, target: SYSTEM_CA });
+  }
+
+  // Java reads no PEM bundle: it trusts its own store, which Debian builds from the system's certificates when the
+  // image is made, without any the host added. The host's store, built from the host's certificates, stands in for it.
+  if (options.java === true) {
+    const store = javaTrustStore(hostEnv);
+    if (store !== null) {
+      mounts.push({ source: store, target: JAVA_TRUST_STORE });
+      carried.push(`the Java trust store (file ${store})`);
+    }
   }
 
   const home = hostEnv['HOME'] ?? homedir();
@@ -143,7 +168,10 @@ export function registryAccess(hostEnv: Readonly<Record<string, string | undefin
   const named = [
     ...Object.values(env),
     ...mounts
-      .filter((mount) => !mount.target.endsWith('.crt') && mount.target !== SYSTEM_CA)
+      // Certificates name their authorities' URLs, which are no registries.
+      .filter(
+        (mount) => !mount.target.endsWith('.crt') && mount.target !== SYSTEM_CA && mount.target !== JAVA_TRUST_STORE,
+      )
       .map((mount) =>
         readFileSync(mount.source, 'utf8')
           .split('\n')

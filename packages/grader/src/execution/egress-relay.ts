@@ -1,6 +1,6 @@
 // The inside end of the egress proxy, run as a program in a namespace that has no network: it listens on the
 // namespace's own loopback, relays every connection to the proxy's Unix socket bound in, points the proxy variables
-// every package tool reads (pip, npm, Go, cargo, curl) at itself, and runs the command as its child, exiting as the
+// every package tool reads (pip, npm, Yarn, Go, cargo, curl) and Java's proxy properties at itself, and runs the command as its child, exiting as the
 // child did. The command can reach nothing the proxy does not open for it: there is no other route out.
 // Node built-ins only: it runs with the host's node bound into an image that has no node_modules of abp's.
 import { spawn } from 'node:child_process';
@@ -39,6 +39,9 @@ server.listen(port, '127.0.0.1', () => {
     'npm_config_https_proxy',
     'pip_proxy',
     'cargo_http_proxy',
+    // Yarn 2+ reads only its own settings, never the common variables.
+    'yarn_http_proxy',
+    'yarn_https_proxy',
   ];
   // Whatever the host bypassed its proxy for is reached through this one too: there is no other way out.
   const bypassed = ['no_proxy', 'npm_config_noproxy'];
@@ -47,6 +50,11 @@ server.listen(port, '127.0.0.1', () => {
     if (![...proxied, ...bypassed].includes(name.toLowerCase())) env[name] = value;
   for (const name of proxied) env[name.toUpperCase()] = env[name] = address;
   for (const name of bypassed) env[name.toUpperCase()] = env[name] = 'localhost,127.0.0.1,::1';
+  // Java reads no proxy variable, only its own properties; every JVM (Maven, its wrapper, Gradle) reads these.
+  const java = ['http', 'https'].map((scheme) => `-D${scheme}.proxyHost=127.0.0.1 -D${scheme}.proxyPort=${port}`);
+  env['JAVA_TOOL_OPTIONS'] = [env['JAVA_TOOL_OPTIONS'], ...java, '-Dhttp.nonProxyHosts=localhost|127.0.0.1']
+    .filter((part) => part !== undefined && part !== '')
+    .join(' ');
   const child = spawn(argv[0] as string, argv.slice(1), { stdio: 'inherit', env });
   for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) process.on(signal, () => child.kill(signal));
   child.once('error', (error: NodeJS.ErrnoException) => {

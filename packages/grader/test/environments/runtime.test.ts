@@ -204,4 +204,22 @@ describe('registryAccess', () => {
     expect(hosts.filter((host) => host.includes('proxy.example') && !host.includes('goproxy'))).toEqual([]);
     expect(hosts.some((host) => host.includes('direct') || host.includes(','))).toBe(false);
   });
+
+  it('carries the host’s Java trust store over the image’s for a JVM build only, and reads no host from it', async () => {
+    // A store's certificates name their authorities' URLs; none of them may become an allowed host.
+    const store = path.join(dir, 'cacerts');
+    await writeFile(store, 'binary store with http://crl.authority.example/ca.crl inside');
+    const named = { HOME: dir, JAVA_TOOL_OPTIONS: `-Xmx1g -Djavax.net.ssl.trustStore=${store}` };
+    const jvm = registryAccess(named, { java: true });
+    expect(jvm.mounts).toContainEqual({ source: store, target: '/etc/ssl/certs/java/cacerts' });
+    expect(jvm.hosts.map((rule) => rule.host)).not.toContain('crl.authority.example');
+    expect(jvm.env).not.toHaveProperty('JAVA_TOOL_OPTIONS');
+    // Other images have no such file to bind over.
+    expect(registryAccess(named).mounts.map((mount) => mount.target)).not.toContain('/etc/ssl/certs/java/cacerts');
+    // A store the options name but that is not there is not replaced by another.
+    const missing = { HOME: dir, MAVEN_OPTS: `-Djavax.net.ssl.trustStore=${path.join(dir, 'nowhere')}` };
+    expect(registryAccess(missing, { java: true }).mounts.map((mount) => mount.target)).not.toContain(
+      '/etc/ssl/certs/java/cacerts',
+    );
+  });
 });

@@ -1,6 +1,8 @@
 // The egress proxy on real sockets: CONNECT tunnels and absolute-form HTTP to allowed hosts only, every attempt
 // recorded, chaining through the host's own proxy (a second egress proxy on TCP plays that part), and bad requests
 // answered without a connection.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -143,6 +145,55 @@ describe('the egress proxy', () => {
     );
     expect(tunnelled).toContain('origin saw GET /chained');
     expect(upstream.attempts()).toEqual([{ host: '127.0.0.1', port: originPort, allowed: true, error: null }]);
+  });
+});
+
+describe('the egress relay, the proxy’s end inside a namespace', () => {
+  it('points every tool’s proxy setting at itself (npm’s, Yarn’s and Java’s too) and relays to the proxy', async () => {
+    const egress = await proxy({ listen: { path: join(dir, 'relay.sock') }, allow: [originRule()] });
+    const free = createHttpServer();
+    await new Promise<void>((resolve) => free.listen(0, '127.0.0.1', resolve));
+    const port = (free.address() as { port: number }).port;
+    await new Promise<void>((resolve) => free.close(() => resolve()));
+    // The child prints what it was given and fetches from the origin through the relay, as an install would.
+    const child = [
+      "const http = require('node:http');",
+      'const pick = (names) => Object.fromEntries(names.map((name) => [name, process.env[name]]));',
+      `http.get({ host: '127.0.0.1', port: ${port}, path: 'http://127.0.0.1:${originPort}/through' }, (response) => {`,
+      "  let body = '';",
+      "  response.on('data', (chunk) => (body += chunk));",
+      "  response.on('end', () => console.log(JSON.stringify({ body, env: pick(['HTTPS_PROXY', 'https_proxy', 'npm_config_https_proxy', 'YARN_HTTPS_PROXY', 'yarn_http_proxy', 'NO_PROXY', 'JAVA_TOOL_OPTIONS']) })));",
+      '});',
+    ].join('\n');
+    const relay = join(import.meta.dirname, '../../dist/execution/egress-relay.js');
+    // Not spawnSync: the proxy and the origin answer from this very process.
+    const result = await promisify(execFile)(
+      process.execPath,
+      [relay, egress.address, String(port), '--', process.execPath, '-e', child],
+      {
+        env: {
+          PATH: process.env['PATH'],
+          HTTPS_PROXY: 'http://host-proxy.example:3128',
+          JAVA_TOOL_OPTIONS: '-Xmx256m',
+        },
+      },
+    );
+    const address = `http://127.0.0.1:${port}`;
+    expect(JSON.parse(result.stdout)).toEqual({
+      // The proxy passes the request on in origin form, as the origin expects it.
+      body: 'origin saw GET /through',
+      env: {
+        HTTPS_PROXY: address,
+        https_proxy: address,
+        npm_config_https_proxy: address,
+        YARN_HTTPS_PROXY: address,
+        yarn_http_proxy: address,
+        NO_PROXY: 'localhost,127.0.0.1,::1',
+        // The JVM's own options kept, its proxy properties after them (the last of a property wins).
+        JAVA_TOOL_OPTIONS: `-Xmx256m -Dhttp.proxyHost=127.0.0.1 -Dhttp.proxyPort=${port} -Dhttps.proxyHost=127.0.0.1 -Dhttps.proxyPort=${port} -Dhttp.nonProxyHosts=localhost|127.0.0.1`,
+      },
+    });
+    expect(egress.attempts()).toEqual([{ host: '127.0.0.1', port: originPort, allowed: true, error: null }]);
   });
 });
 

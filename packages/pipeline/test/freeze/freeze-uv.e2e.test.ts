@@ -1,0 +1,157 @@
+// A Python project locked by uv, frozen with `abp freeze` and no recipe: detection finds pytest in the lock's test
+// group, the environment installs uv from PyPI and syncs the lock into its virtualenv as locked (the lock holds
+// packaging 23.2, written against PyPI as it stood at the start of 2024, where pip would take the newest), the freeze
+// reads pytest's node ids, narrowed to the new test file, and the bundled engines grade the task: the reference
+// resolved, the no-op unresolved.
+import { execFileSync } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { recipeFor, type PublishedTask } from '../../src/freeze/index.js';
+import { fixtureRepository, freezeWithCli, referenceAndNoop } from '../support/frozen-task.js';
+
+const UV = '0.13.9';
+
+const range = (fixed: boolean) =>
+  [
+    'def add(a, b):',
+    '    return a + b',
+    '',
+    '',
+    'def clamp(value, low, high):',
+    fixed
+      ? '    return min(high, max(low, value))'
+      : // Bug: the bounds are swapped, so every value comes back as the lower bound or past it.
+        '    return max(high, min(low, value))',
+    '',
+  ].join('\n');
+
+const BASE: Record<string, string> = {
+  'pyproject.toml': [
+    '[project]',
+    'name = "rangekit"',
+    'version = "0.1.0"',
+    'requires-python = ">=3.11"',
+    // Unpinned: pip would take the newest; the lock holds what was newest on the day it was written.
+    'dependencies = ["packaging"]',
+    '[dependency-groups]',
+    'test = ["pytest==7.4.4"]',
+    '[build-system]',
+    'requires = ["setuptools>=61"]',
+    'build-backend = "setuptools.build_meta"',
+    '[tool.setuptools]',
+    'packages = ["rangekit"]',
+    '',
+  ].join('\n'),
+  'rangekit/__init__.py': range(false),
+  'tests/test_add.py': [
+    'import packaging',
+    'from rangekit import add',
+    '',
+    '',
+    'def test_adds():',
+    '    assert add(2, 3) == 5',
+    '',
+    '',
+    'def test_the_locked_version():',
+    '    assert packaging.__version__ == "23.2"',
+    '',
+  ].join('\n'),
+};
+
+const FIX: Record<string, string> = {
+  'rangekit/__init__.py': range(true),
+  'tests/test_clamp.py': [
+    'from rangekit import clamp',
+    '',
+    '',
+    'def test_keeps_a_value_inside():',
+    '    assert clamp(5, 0, 10) == 5',
+    '',
+    '',
+    'def test_raises_a_value_below():',
+    '    assert clamp(-1, 0, 10) == 0',
+    '',
+  ].join('\n'),
+};
+
+let root: string;
+let repoDir: string;
+let baseCommit: string;
+let task: PublishedTask;
+let tasksDir: string;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'abp-freeze-uv-'));
+  // uv itself, from PyPI, to write the lock the repository commits.
+  const tool = join(root, 'uv-tool');
+  execFileSync('python3', ['-m', 'venv', tool]);
+  execFileSync(join(tool, 'bin', 'python'), ['-m', 'pip', 'install', '-q', `uv==${UV}`]);
+  const repo = await fixtureRepository({
+    root,
+    name: 'rangekit',
+    base: BASE,
+    fix: FIX,
+    prepare: (checkout) =>
+      execFileSync(join(tool, 'bin', 'uv'), ['lock', '--exclude-newer', '2024-01-01T00:00:00Z'], {
+        cwd: checkout,
+        stdio: 'pipe',
+      }),
+  });
+  repoDir = repo.gitDir;
+  baseCommit = repo.base;
+  ({ task, tasksDir } = await freezeWithCli({
+    root,
+    repo: 'octo/rangekit',
+    gitDir: repo.gitDir,
+    base: repo.base,
+    fix: repo.fix,
+    issue: { number: 17, title: 'clamp returns the wrong bound', body: 'clamp(-1, 0, 10) returns 10, not 0.' },
+    pr: 'https://github.com/octo/rangekit/pull/18',
+  }));
+}, 1_200_000);
+
+afterAll(async () => {
+  if (root) await rm(root, { recursive: true, force: true });
+});
+
+describe('a uv-locked Python project, frozen with the detected recipe', () => {
+  it('installs uv from PyPI and syncs the lock with its test group, never re-resolving it', async () => {
+    expect(await recipeFor({ repo: 'octo/rangekit', gitDir: repoDir, base: baseCommit, entry: null })).toEqual({
+      runner: 'pytest',
+      ecosystem: 'python',
+      install: [
+        `python -m pip install uv==${UV}`,
+        'UV_PYTHON_DOWNLOADS=never uv sync --active --frozen --inexact --no-cache --group test',
+        // pytest is already there, from the lock: pip leaves it as it is.
+        'python -m pip install pytest',
+      ],
+      test: 'python -m pytest',
+      report: 'junit-xml',
+    });
+  });
+
+  it('freezes pytest’s node ids, with the FAIL_TO_PASS command narrowed to the new file', async () => {
+    expect(task.manifest.verification).toMatchObject({
+      failToPass: ['python -m pytest tests/test_clamp.py'],
+      passToPass: ['python -m pytest'],
+    });
+    const expected = JSON.parse(
+      await readFile(join(tasksDir, task.taskId, 'held-out', 'expected-results.json'), 'utf8'),
+    ) as { failToPass: string[]; passToPass: string[]; flaky: string[]; reportFormat: string };
+    expect(expected).toMatchObject({
+      reportFormat: 'junit-xml',
+      failToPass: ['tests/test_clamp.py::test_keeps_a_value_inside', 'tests/test_clamp.py::test_raises_a_value_below'],
+      // test_the_locked_version passes only where the lock, not a fresh resolution, was installed.
+      passToPass: ['tests/test_add.py::test_adds', 'tests/test_add.py::test_the_locked_version'],
+      flaky: [],
+    });
+  });
+
+  it('grades the reference engine resolved and the no-op engine unresolved', async () => {
+    const graded = await referenceAndNoop(root, tasksDir, task.taskId);
+    expect(graded.reference, graded.detail).toBe('resolved');
+    expect(graded.noop).toBe('unresolved');
+  }, 900_000);
+});
