@@ -13,6 +13,7 @@
 import { dirname, posix } from 'node:path';
 import type { TestResult } from '../test-reports/index.js';
 import type { RunnerName, RunnerPlan } from './runner-recipes.js';
+import { OPTIONS_WITH_VALUE, positionals } from './runner-options.js';
 
 export type CanaryRole = 'must-pass' | 'must-fail';
 
@@ -502,70 +503,6 @@ function cargoPlacement(file: { path: string; text: string }, { names, values }:
 
 // ---- does the command run the sentinels' file? ----
 
-const PYTEST_WITH_VALUE = new Set([
-  '-p',
-  '-o',
-  '-c',
-  '-W',
-  '-n',
-  '-r',
-  '--rootdir',
-  '--basetemp',
-  '--junitxml',
-  '--ignore',
-  '--ignore-glob',
-  '--confcutdir',
-  '--maxfail',
-  '--tb',
-  '--durations',
-  '--import-mode',
-]);
-const NODE_WITH_VALUE = new Set([
-  '-r',
-  '--require',
-  '--import',
-  '--loader',
-  '--experimental-loader',
-  '-C',
-  '--conditions',
-  '--test-concurrency',
-  '--test-timeout',
-]);
-const GO_WITH_VALUE = new Set([
-  '-run',
-  '-skip',
-  '-count',
-  '-timeout',
-  '-tags',
-  '-p',
-  '-parallel',
-  '-bench',
-  '-benchtime',
-  '-cpu',
-  '-coverprofile',
-  '-coverpkg',
-  '-covermode',
-  '-o',
-  '-mod',
-  '-ldflags',
-  '-gcflags',
-]);
-
-/** Words that are neither options nor option values. */
-function positionals(args: readonly string[], withValue: ReadonlySet<string>): string[] {
-  const found: string[] = [];
-  for (let i = 0; i < args.length; i += 1) {
-    const arg = args[i] ?? '';
-    if (arg === '--') {
-      found.push(...args.slice(i + 1));
-      break;
-    }
-    if (!arg.startsWith('-')) found.push(arg);
-    else if (withValue.has(arg)) i += 1;
-  }
-  return found;
-}
-
 /** A path argument names the file itself or a folder holding it. */
 function pathSelects(argument: string, path: string): boolean {
   const target = posix.normalize(argument.split('::', 1)[0] ?? argument).replace(/\/$/, '');
@@ -582,22 +519,20 @@ function selectingArgv(plan: RunnerPlan, placement: Placement): string[] | strin
       const args = argv.slice(start);
       if (args.some((arg) => /^(-k|-m|--deselect|--lf|--last-failed|--sw|--stepwise)(=|$)/.test(arg)))
         return 'the command selects tests by name or marker: sentinels might be deselected';
-      const words = positionals(args, PYTEST_WITH_VALUE);
+      const words = positionals(args, OPTIONS_WITH_VALUE.pytest);
       return words.length === 0 || words.some((word) => pathSelects(word, path)) ? [...argv] : notSelected;
     }
     case 'node-test': {
       if (argv.some((arg) => /^--test-(name|skip)-pattern(=|$)/.test(arg)))
         return 'the command selects tests by name: sentinels might be skipped';
-      const words = positionals(argv.slice(1), NODE_WITH_VALUE);
+      const words = positionals(argv.slice(1), OPTIONS_WITH_VALUE['node-test']);
       if (words.some((word) => /[*?{[]/.test(word))) return 'the command names files by glob';
       return words.length === 0 || words.some((word) => pathSelects(word, path)) ? [...argv] : notSelected;
     }
     case 'jest':
     case 'vitest': {
       const after = argv.slice(argv.findIndex((arg) => /(^|\/)(jest|vitest)$/.test(arg)) + 1);
-      const words = positionals(after, new Set(['--outputFile', '--reporter', '--config', '-c'])).filter(
-        (word) => word !== 'run',
-      );
+      const words = positionals(after, OPTIONS_WITH_VALUE['jest-like']).filter((word) => word !== 'run');
       // A file named exactly (the freeze narrows to held-out files) is selected; any other filter might miss them.
       if (words.length === 0 || words.includes(path)) return [...argv];
       return words.some((word) => pathSelects(word, path))
@@ -619,10 +554,7 @@ function selectingArgv(plan: RunnerPlan, placement: Placement): string[] | strin
       const after = argv.slice(argv.findIndex((arg) => bin.test(arg)) + 1);
       if (after.some((arg) => /^(--filter|--filter-path|-t|--test-name-pattern)(=|$)/.test(arg)))
         return 'the command selects tests by name: sentinels might be filtered out';
-      // jasmine's options all take their values after `=`; bun's that take one are replaced by the grader's own.
-      const words = positionals(after, new Set(['--timeout', '--preload', '--rerun-each'])).filter(
-        (word) => word !== 'test',
-      );
+      const words = positionals(after, OPTIONS_WITH_VALUE[plan.runner]).filter((word) => word !== 'test');
       if (words.length === 0 || words.includes(path)) return [...argv];
       return words.some((word) => pathSelects(word, path))
         ? 'the command filters test files by pattern: sentinels might be filtered out'
@@ -637,27 +569,20 @@ function selectingArgv(plan: RunnerPlan, placement: Placement): string[] | strin
   }
 }
 
-/** How each TAP runner's command names tests and files: the options that select by name, and those that take a value. */
+/** How each TAP runner's command names tests and files: the options that select by name, and the files it runs by default. */
 const TAP_RUNNER_OPTIONS = {
   ava: {
     byName: /^(--match|-m)(=|$)/,
-    withValue: ['--match', '-m', '--concurrency', '-c', '--timeout', '-T', '--node-arguments', '--config'],
     // ava's own defaults and its configuration's `files`: the held-out file that defines the graded tests runs.
     defaults: [],
   },
   'node-tap': {
     byName: /^(--grep|-g|--only|-O)(=|$)|^-g./,
-    withValue: [
-      ...['--reporter', '-R', '--reporter-arg', '-r', '--reporter-file', '-f', '--timeout', '-t', '--jobs', '-j'],
-      ...['--grep', '-g', '--output-file', '-o', '--output-dir', '-d', '--save', '-s', '--node-arg', '--test-env'],
-      ...['--plugin', '--include', '--exclude', '--before', '--after', '--coverage-map', '-M', '--coverage-report'],
-    ],
     defaults: [],
   },
-  tape: { byName: null, withValue: ['--require', '-r', '--ignore', '-i'], defaults: [] },
+  tape: { byName: null, defaults: [] },
   qunit: {
     byName: /^(--filter|-f|--module|-m)(=|$)/,
-    withValue: ['--reporter', '-r', '--require', '--seed', '--filter', '-f', '--module', '-m'],
     // What the QUnit CLI runs when given no files.
     defaults: ['test/**/*.{js,mjs,cjs}'],
   },
@@ -673,7 +598,7 @@ function tapRunnerArgv(
   if (options.byName !== null && after.some((arg) => options.byName.test(arg)))
     return 'the command selects tests by name: sentinels might be filtered out';
   // node-tap 18 and later take a `run` subcommand; ava selects tests by line with `file.js:3`.
-  const words = positionals(after, new Set<string>(options.withValue)).filter((word) => word !== 'run');
+  const words = positionals(after, OPTIONS_WITH_VALUE[runner]).filter((word) => word !== 'run');
   if (runner === 'ava' && words.some((word) => /:\d[\d,-]*$/.test(word)))
     return 'the command selects tests by line: sentinels might be left out';
   const patterns = words.length === 0 ? options.defaults : words;
@@ -727,7 +652,7 @@ function goArgv(argv: readonly string[], path: string, names: CanaryNames): stri
   const stop = args.indexOf('-args');
   const own = stop === -1 ? args : args.slice(0, stop);
   const dir = posix.dirname(path);
-  const patterns = positionals(own, GO_WITH_VALUE);
+  const patterns = positionals(own, OPTIONS_WITH_VALUE['go-test']);
   const selects = (pattern: string) => {
     const clean = posix.normalize(pattern);
     if (clean === './...' || clean === '...') return true;
@@ -770,7 +695,7 @@ function cargoArgv(argv: readonly string[], path: string, names: CanaryNames): s
   if (!runsTarget) return `the command does not build the test target of ${path}`;
   const filters = positionals(
     harness.filter((arg) => !arg.startsWith('--format')),
-    new Set(['--skip', '--test-threads', '--color', '-Z']),
+    OPTIONS_WITH_VALUE['cargo-test-harness'],
   );
   if (harness.includes('--skip')) return 'the command skips tests by name';
   // libtest runs a test matching any filter word: the sentinels' names join the task's own filters.

@@ -36,3 +36,4 @@ export {
 } from './planned-report.js';
 export { isCanary, planCanaries, readCanaries, type CanaryNames, type CanaryPlan } from './canaries.js';
 export { MACHINERY, machineryRule, type MachineryRule } from './machinery.js';
+export { OPTIONS_WITH_VALUE, positionals } from './runner-options.js';

@@ -6,6 +6,7 @@ import path from 'node:path';
 import type { ParsedReport, ReportFormat } from '../test-reports/index.js';
 import { PYTEST_NODE_ID_PLUGIN } from '../test-reports/pytest-node-ids.js';
 import { JASMINE_REPORTER, LAB_REPORTER, RUNNER_REPORT_ENV } from '../test-reports/runner-reporters.js';
+import { OPTIONS_WITH_VALUE } from './runner-options.js';
 import { AbpError } from '@abp/protocol/errors';
 
 export type RunnerName =
@@ -90,21 +91,6 @@ export class RunnerPlanError extends AbpError<RunnerPlanErrorCode> {}
 const PYTHON = /^python(\d+(\.\d+)*)?$/;
 const SUREFIRE_GOALS = /^(test|package|verify|install|deploy)$|:test$/;
 const NODE_REPORTER_OPTIONS = new Set(['--test-reporter', '--test-reporter-destination']);
-// Node options whose value may follow as a separate word, so `node --import tsx --test` still finds --test.
-const NODE_OPTIONS_WITH_VALUE = new Set([
-  ...NODE_REPORTER_OPTIONS,
-  ...[
-    '-r',
-    '--require',
-    '--import',
-    '--loader',
-    '--experimental-loader',
-    '-C',
-    '--conditions',
-    '--test-name-pattern',
-    '--test-skip-pattern',
-  ],
-]);
 
 /**
  * How to run `argv` so it leaves a report abp can read. `reportDir` is where the report and abp's helper files go,
@@ -460,13 +446,13 @@ function withoutOptions(
   return kept;
 }
 
-/** Index of the `--test` flag among node's own options (before the script), or -1. */
+/** Index of the `--test` flag among node's own options (before the script), or -1: `node --import tsx --test` too. */
 function nodeTestFlagIndex(argv: readonly string[]): number {
   for (let i = 1; i < argv.length; i += 1) {
     const arg = argv[i] ?? '';
     if (arg === '--test') return i;
     if (!arg.startsWith('-')) return -1;
-    if (NODE_OPTIONS_WITH_VALUE.has(arg)) i += 1;
+    if (OPTIONS_WITH_VALUE['node-test'].has(arg)) i += 1;
   }
   return -1;
 }

@@ -180,6 +180,9 @@ describe('planCanaries', () => {
     expect(selecting(['node_modules/.bin/jasmine', '--filter=adds'])).toContain('by name');
     expect(selecting(['node_modules/.bin/jasmine', 'spec/other.spec.js'])).toContain('does not run spec/add.spec.js');
     expect(selecting(['bun', 'test', '-t', 'adds'])).toContain('by name');
+    // An option's value is no file filter: vitest's project name, bun's preload (the table the freeze narrows by, too).
+    expect(selecting(['node_modules/.bin/vitest', 'run', '--project', 'unit'])).toBeUndefined();
+    expect(selecting(['bun', 'test', '--preload', './setup.ts'])).toBeUndefined();
     expect(selecting(['node_modules/.bin/lab'])).toContain('no sentinels for lab');
   });
 

@@ -5,7 +5,7 @@
 // test ids travel with the held-out part, so a command may run more tests than its set names.
 
 import { parseCommandLine } from '@abp/grader/verification';
-import { planRunner } from '@abp/grader/verification';
+import { OPTIONS_WITH_VALUE, planRunner, positionals } from '@abp/grader/verification';
 
 export interface VerificationCommands {
   failToPass: string[];
@@ -93,29 +93,9 @@ function quoteWord(word: string, always = false): string {
 
 // ---- pytest: the held-out files holding the tests ----
 
-const PYTEST_OPTIONS_WITH_VALUE = new Set([
-  '-p',
-  '-k',
-  '-m',
-  '-o',
-  '-c',
-  '-W',
-  '-n',
-  '-r',
-  '--rootdir',
-  '--basetemp',
-  '--junitxml',
-  '--deselect',
-  '--ignore',
-  '--confcutdir',
-  '--maxfail',
-  '--tb',
-  '--durations',
-]);
-
 function narrowPytest({ argv, failToPass, heldOutFiles }: NarrowInput): string[] | null {
   const start = argv[1] === '-m' ? 3 : 1;
-  if (hasPositional(argv.slice(start), PYTEST_OPTIONS_WITH_VALUE)) return null;
+  if (hasPositional(argv.slice(start), OPTIONS_WITH_VALUE.pytest)) return null;
   // Node ids start with the test's file. Whole files rather than the ids: a parameter may hold what pytest's own
   // argument parsing splits on, and the expected ids are judged one by one anyway.
   const files = leadingFiles(failToPass, '::', heldOutFiles);
@@ -124,24 +104,8 @@ function narrowPytest({ argv, failToPass, heldOutFiles }: NarrowInput): string[]
 
 // ---- node --test: the held-out files that define the tests ----
 
-const NODE_OPTIONS_WITH_VALUE = new Set([
-  '-r',
-  '--require',
-  '--import',
-  '--loader',
-  '--experimental-loader',
-  '-C',
-  '--conditions',
-  '--test-name-pattern',
-  '--test-skip-pattern',
-  '--test-reporter',
-  '--test-reporter-destination',
-  '--test-concurrency',
-  '--test-timeout',
-]);
-
 function narrowNodeTest({ argv, failToPass, heldOutFiles }: NarrowInput): string[] | null {
-  if (hasPositional(argv.slice(1), NODE_OPTIONS_WITH_VALUE)) return null;
+  if (hasPositional(argv.slice(1), OPTIONS_WITH_VALUE['node-test'])) return null;
   const files = new Set<string>();
   for (const id of failToPass) {
     // Newer Node reporters prefix the file ("test/a.test.js::suite › name"); Node 20 names only suites and test.
@@ -163,29 +127,21 @@ function narrowNodeTest({ argv, failToPass, heldOutFiles }: NarrowInput): string
 
 // ---- vitest and jest: the held-out files the ids begin with ----
 
-const JEST_LIKE_OPTIONS_WITH_VALUE = new Set(['-c', '--config', '--reporter', '--outputFile', '--project', '--root']);
-
 function narrowJestLike({ argv, failToPass, heldOutFiles }: NarrowInput, separator: string): string[] | null {
   const bin = argv.findIndex((arg) => /(^|\/)(jest|vitest)$/.test(arg));
   const after = argv.slice(bin + 1).filter((arg, index) => !(index === 0 && arg === 'run'));
-  if (bin === -1 || hasPositional(after, JEST_LIKE_OPTIONS_WITH_VALUE)) return null;
+  if (bin === -1 || hasPositional(after, OPTIONS_WITH_VALUE['jest-like'])) return null;
   const files = leadingFiles(failToPass, separator, heldOutFiles);
   return files === null ? null : [...argv, ...files];
 }
 
 // ---- node-tap: the held-out files the ids begin with ----
 
-const NODE_TAP_OPTIONS_WITH_VALUE = new Set([
-  ...['--reporter', '-R', '--reporter-arg', '-r', '--reporter-file', '-f', '--timeout', '-t', '--jobs', '-j'],
-  ...['--grep', '-g', '--output-file', '-o', '--output-dir', '-d', '--save', '-s', '--node-arg', '--test-env'],
-  ...['--plugin', '--include', '--exclude', '--before', '--after', '--coverage-map', '-M', '--coverage-report'],
-]);
-
 function narrowNodeTap({ argv, failToPass, heldOutFiles }: NarrowInput): string[] | null {
   const bin = argv.findIndex((arg) => /(^|\/)tap$/.test(arg));
   // node-tap 18 and later take a `run` subcommand before the files.
   const after = argv.slice(bin + 1).filter((arg, index) => !(index === 0 && arg === 'run'));
-  if (bin === -1 || hasPositional(after, NODE_TAP_OPTIONS_WITH_VALUE)) return null;
+  if (bin === -1 || hasPositional(after, OPTIONS_WITH_VALUE['node-tap'])) return null;
   // Ids are "<file as given to tap> > <subtest> > …": each file is node-tap's top-level subtest, named by its path.
   const files = leadingFiles(failToPass, ' > ', heldOutFiles);
   return files === null ? null : [...argv, ...files];
@@ -196,20 +152,18 @@ function narrowNodeTap({ argv, failToPass, heldOutFiles }: NarrowInput): string[
 function narrowJasmine({ argv, failToPass, heldOutFiles }: NarrowInput): string[] | null {
   const bin = argv.findIndex((arg) => /(^|\/)jasmine$/.test(arg));
   // jasmine's options take their values after `=`: any other word already names the files to run.
-  if (bin === -1 || hasPositional(argv.slice(bin + 1), new Set())) return null;
+  if (bin === -1 || hasPositional(argv.slice(bin + 1), OPTIONS_WITH_VALUE.jasmine)) return null;
   const files = leadingFiles(failToPass, ' > ', heldOutFiles);
   return files === null ? null : [...argv, ...files];
 }
 
 function narrowBunTest({ argv, failToPass, heldOutFiles }: NarrowInput): string[] | null {
   const at = argv.indexOf('test');
-  if (at === -1 || hasPositional(argv.slice(at + 1), BUN_TEST_OPTIONS_WITH_VALUE)) return null;
+  if (at === -1 || hasPositional(argv.slice(at + 1), OPTIONS_WITH_VALUE['bun-test'])) return null;
   const files = leadingFiles(failToPass, ' > ', heldOutFiles);
   // bun takes a bare word as a filter on paths (`a.test.ts` runs `lib/a.test.ts` too); `./` makes it the file.
   return files === null ? null : [...argv, ...files.map((file) => `./${file}`)];
 }
-
-const BUN_TEST_OPTIONS_WITH_VALUE = new Set(['--timeout', '--preload', '--rerun-each', '-t', '--test-name-pattern']);
 
 // ---- go test: -run with the top-level test names ----
 
@@ -265,15 +219,10 @@ function leadingFiles(
 }
 
 /** Whether `args` hold a word that is neither an option nor an option's value (a path or a test filter). */
-function hasPositional(args: readonly string[], optionsWithValue: ReadonlySet<string>): boolean {
-  for (let i = 0; i < args.length; i += 1) {
-    const arg = args[i] ?? '';
-    if (!arg.startsWith('-')) return true;
-    if (optionsWithValue.has(arg)) i += 1;
-  }
-  return false;
-}
-
 function sorted(values: Iterable<string>): string[] {
   return [...values].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+}
+
+function hasPositional(args: readonly string[], optionsWithValue: ReadonlySet<string>): boolean {
+  return positionals(args, optionsWithValue).length > 0;
 }

@@ -2,12 +2,15 @@
 // configure step with the project's own test option on and one command that builds what changed and runs CTest; the
 // environment is Debian's compilers, CMake and GoogleTest; the freeze reads CTest's JUnit report, and the bundled
 // engines grade it: the reference resolved, the no-op unresolved.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recipeFor, type PublishedTask } from '../../src/freeze/index.js';
-import { fixtureRepository, freezeWithCli, referenceAndNoop } from '../support/frozen-task.js';
+import { recipeFor } from '../../src/freeze/index.js';
+import {
+  expectedResults,
+  expectReferenceResolvedNoopUnresolved,
+  freezeFixture,
+  type FrozenFixture,
+} from '../support/frozen-task.js';
 
 const BASE: Record<string, string> = {
   'CMakeLists.txt': [
@@ -68,40 +71,25 @@ const FIX: Record<string, string> = {
 const BUILD = '-DBUILD_TESTING=ON -DRANGEKIT_BUILD_TESTS=ON';
 const TEST = `ctest --build-and-test . .abp-build --build-generator Ninja --build-noclean --build-options ${BUILD} --test-command ctest --output-on-failure`;
 
-let root: string;
-let repoDir: string;
-let baseCommit: string;
-let task: PublishedTask;
-let tasksDir: string;
+let frozen: FrozenFixture;
 
 beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'abp-freeze-cmake-ctest-'));
-  const repo = await fixtureRepository({
-    root,
-    name: 'rangekit',
+  frozen = await freezeFixture({
+    label: 'cmake-ctest',
+    repo: 'octo/rangekit',
     base: BASE,
     fix: FIX,
+    issue: 7,
   });
-  repoDir = repo.gitDir;
-  baseCommit = repo.base;
-  ({ task, tasksDir } = await freezeWithCli({
-    root,
-    repo: 'octo/rangekit',
-    gitDir: repo.gitDir,
-    base: repo.base,
-    fix: repo.fix,
-    issue: { number: 7, title: 'clamp returns the wrong bound', body: 'clamp(-1, 0, 10) returns 10, not 0.' },
-    pr: 'https://github.com/octo/rangekit/pull/8',
-  }));
 }, 900_000);
 
 afterAll(async () => {
-  if (root) await rm(root, { recursive: true, force: true });
+  if (frozen) await rm(frozen.root, { recursive: true, force: true });
 });
 
 describe('a CMake project whose suite is GoogleTest through CTest, frozen with the detected recipe', () => {
   it('is configured with its own test option on, and tested by one command that builds and runs CTest', async () => {
-    expect(await recipeFor({ repo: 'octo/rangekit', gitDir: repoDir, base: baseCommit, entry: null })).toEqual({
+    expect(await recipeFor({ repo: 'octo/rangekit', gitDir: frozen.gitDir, base: frozen.base, entry: null })).toEqual({
       runner: 'ctest',
       ecosystem: 'cpp',
       install: [`cmake -S . -B .abp-build -G Ninja ${BUILD}`],
@@ -111,11 +99,8 @@ describe('a CMake project whose suite is GoogleTest through CTest, frozen with t
   });
 
   it('freezes the new clamp tests as FAIL_TO_PASS and the add tests as PASS_TO_PASS, by the names CTest gives them', async () => {
-    expect(task.manifest.verification).toMatchObject({ failToPass: [TEST], passToPass: [] });
-    const expected = JSON.parse(
-      await readFile(join(tasksDir, task.taskId, 'held-out', 'expected-results.json'), 'utf8'),
-    ) as { failToPass: string[]; passToPass: string[]; flaky: string[]; reportFormat: string };
-    expect(expected).toMatchObject({
+    expect(frozen.task.manifest.verification).toMatchObject({ failToPass: [TEST], passToPass: [] });
+    expect(await expectedResults(frozen.tasksDir, frozen.task.taskId)).toMatchObject({
       reportFormat: 'junit-xml',
       failToPass: ['Clamp.Below', 'Clamp.Inside'],
       passToPass: ['Add.Negatives', 'Add.TwoNumbers'],
@@ -124,8 +109,6 @@ describe('a CMake project whose suite is GoogleTest through CTest, frozen with t
   });
 
   it('grades the reference engine resolved and the no-op engine unresolved', async () => {
-    const graded = await referenceAndNoop(root, tasksDir, task.taskId);
-    expect(graded.reference, graded.detail).toBe('resolved');
-    expect(graded.noop).toBe('unresolved');
+    await expectReferenceResolvedNoopUnresolved(frozen.root, frozen.tasksDir, frozen.task.taskId);
   }, 900_000);
 });

@@ -4,12 +4,17 @@
 // file and title path, and narrows the FAIL_TO_PASS command to the new test file, and the bundled engines grade the
 // task: the reference resolved, the no-op unresolved.
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recipeFor, type PublishedTask } from '../../src/freeze/index.js';
-import { fixtureRepository, freezeWithCli, referenceAndNoop } from '../support/frozen-task.js';
+import { recipeFor } from '../../src/freeze/index.js';
+import {
+  expectedResults,
+  expectReferenceResolvedNoopUnresolved,
+  freezeFixture,
+  type FrozenFixture,
+} from '../support/frozen-task.js';
 
 const YARN = '4.5.3';
 
@@ -60,49 +65,37 @@ const FIX: Record<string, string> = {
   ].join('\n'),
 };
 
-let root: string;
-let repoDir: string;
-let baseCommit: string;
-let task: PublishedTask;
-let tasksDir: string;
+let frozen: FrozenFixture;
 
 beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'abp-freeze-jest-yarn-'));
-  const repo = await fixtureRepository({
-    root,
-    name: 'rangekit-jest',
+  frozen = await freezeFixture({
+    label: 'jest-yarn',
+    repo: 'octo/rangekit-jest',
     base: BASE,
     fix: FIX,
     // The lockfile as Yarn itself writes it, from the registry (the repository commits it; nothing is linked here).
-    prepare: (checkout) =>
+    prepare: (checkout) => {
       execFileSync('npx', ['--yes', `@yarnpkg/cli-dist@${YARN}`, 'install', '--mode=update-lockfile'], {
         cwd: checkout,
         stdio: 'pipe',
         env: { ...process.env, YARN_ENABLE_TELEMETRY: '0', YARN_ENABLE_GLOBAL_CACHE: '0' },
-      }),
+      });
+      // Yarn's own cache and state stay out of the commit, as a repository's .gitignore keeps them.
+      rmSync(join(checkout, '.yarn'), { recursive: true, force: true });
+    },
+    issue: 15,
   });
-  // Yarn's own cache and state stay out of the commit, as a repository's .gitignore keeps them.
-  await rm(join(repo.gitDir, '.yarn'), { recursive: true, force: true });
-  repoDir = repo.gitDir;
-  baseCommit = repo.base;
-  ({ task, tasksDir } = await freezeWithCli({
-    root,
-    repo: 'octo/rangekit-jest',
-    gitDir: repo.gitDir,
-    base: repo.base,
-    fix: repo.fix,
-    issue: { number: 15, title: 'clamp returns the wrong bound', body: 'clamp(-1, 0, 10) returns 10, not 0.' },
-    pr: 'https://github.com/octo/rangekit-jest/pull/16',
-  }));
 }, 1_200_000);
 
 afterAll(async () => {
-  if (root) await rm(root, { recursive: true, force: true });
+  if (frozen) await rm(frozen.root, { recursive: true, force: true });
 });
 
 describe('jest in a Yarn 4 repository, frozen with the detected recipe', () => {
   it('installs with the Yarn the repository pins, immutably, and runs jest from node_modules', async () => {
-    expect(await recipeFor({ repo: 'octo/rangekit-jest', gitDir: repoDir, base: baseCommit, entry: null })).toEqual({
+    expect(
+      await recipeFor({ repo: 'octo/rangekit-jest', gitDir: frozen.gitDir, base: frozen.base, entry: null }),
+    ).toEqual({
       runner: 'jest',
       ecosystem: 'node',
       install: [`npx --yes @yarnpkg/cli-dist@${YARN} install --immutable`],
@@ -112,14 +105,11 @@ describe('jest in a Yarn 4 repository, frozen with the detected recipe', () => {
   });
 
   it('freezes jest’s own ids, file and title path, with the FAIL_TO_PASS command narrowed to the new file', async () => {
-    expect(task.manifest.verification).toMatchObject({
+    expect(frozen.task.manifest.verification).toMatchObject({
       failToPass: ['node_modules/.bin/jest test/clamp.test.js'],
       passToPass: ['node_modules/.bin/jest'],
     });
-    const expected = JSON.parse(
-      await readFile(join(tasksDir, task.taskId, 'held-out', 'expected-results.json'), 'utf8'),
-    ) as { failToPass: string[]; passToPass: string[]; flaky: string[]; reportFormat: string };
-    expect(expected).toMatchObject({
+    expect(await expectedResults(frozen.tasksDir, frozen.task.taskId)).toMatchObject({
       reportFormat: 'jest-json',
       failToPass: [
         'test/clamp.test.js › clamp › keeps a value inside the range',
@@ -131,8 +121,6 @@ describe('jest in a Yarn 4 repository, frozen with the detected recipe', () => {
   });
 
   it('grades the reference engine resolved and the no-op engine unresolved', async () => {
-    const graded = await referenceAndNoop(root, tasksDir, task.taskId);
-    expect(graded.reference, graded.detail).toBe('resolved');
-    expect(graded.noop).toBe('unresolved');
+    await expectReferenceResolvedNoopUnresolved(frozen.root, frozen.tasksDir, frozen.task.taskId);
   }, 900_000);
 });

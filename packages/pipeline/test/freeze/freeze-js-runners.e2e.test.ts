@@ -6,12 +6,17 @@
 // no-op unresolved.
 import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { recipeFor, type PublishedTask } from '../../src/freeze/index.js';
-import { fixtureRepository, freezeWithCli, referenceAndNoop } from '../support/frozen-task.js';
+import {
+  expectedResults,
+  expectReferenceResolvedNoopUnresolved,
+  fixtureRepository,
+  freezeWithCli,
+} from '../support/frozen-task.js';
 
 const manifest = (name: string, test: string, devDependencies: Record<string, string>) =>
   `${JSON.stringify({ name, version: '1.0.0', private: true, scripts: { test }, devDependencies }, null, 2)}\n`;
@@ -179,13 +184,8 @@ afterAll(async () => {
   if (root) await rm(root, { recursive: true, force: true });
 });
 
-const expectedOf = async (runner: 'jasmine' | 'lab' | 'bun') =>
-  JSON.parse(
-    await readFile(
-      join(frozen[runner].tasksDir, frozen[runner].task.taskId, 'held-out', 'expected-results.json'),
-      'utf8',
-    ),
-  ) as { failToPass: string[]; passToPass: string[]; flaky: string[]; reportFormat: string };
+const expectedOf = (runner: 'jasmine' | 'lab' | 'bun') =>
+  expectedResults(frozen[runner].tasksDir, frozen[runner].task.taskId);
 
 describe('jasmine, read through abp’s reporter', () => {
   it('is detected behind the test script and frozen by file, suites and title, narrowed to the new spec file', async () => {
@@ -213,9 +213,8 @@ describe('jasmine, read through abp’s reporter', () => {
   });
 
   it('grades the reference engine resolved and the no-op engine unresolved', async () => {
-    const graded = await referenceAndNoop(join(root, 'jasmine'), frozen.jasmine.tasksDir, frozen.jasmine.task.taskId);
-    expect(graded.reference, graded.detail).toBe('resolved');
-    expect(graded.noop).toBe('unresolved');
+    const { tasksDir, task } = frozen.jasmine;
+    await expectReferenceResolvedNoopUnresolved(join(root, 'jasmine'), tasksDir, task.taskId);
   }, 900_000);
 });
 
@@ -240,9 +239,8 @@ describe('lab, read through abp’s reporter', () => {
   });
 
   it('grades the reference engine resolved and the no-op engine unresolved', async () => {
-    const graded = await referenceAndNoop(join(root, 'lab'), frozen.lab.tasksDir, frozen.lab.task.taskId);
-    expect(graded.reference, graded.detail).toBe('resolved');
-    expect(graded.noop).toBe('unresolved');
+    const { tasksDir, task } = frozen.lab;
+    await expectReferenceResolvedNoopUnresolved(join(root, 'lab'), tasksDir, task.taskId);
   }, 900_000);
 });
 
@@ -272,8 +270,7 @@ describe('bun test, read by its junit report, with bun in the environment', () =
   });
 
   it('grades the reference engine resolved and the no-op engine unresolved', async () => {
-    const graded = await referenceAndNoop(join(root, 'bun'), frozen.bun.tasksDir, frozen.bun.task.taskId);
-    expect(graded.reference, graded.detail).toBe('resolved');
-    expect(graded.noop).toBe('unresolved');
+    const { tasksDir, task } = frozen.bun;
+    await expectReferenceResolvedNoopUnresolved(join(root, 'bun'), tasksDir, task.taskId);
   }, 900_000);
 });

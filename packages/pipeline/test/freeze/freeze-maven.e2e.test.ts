@@ -3,12 +3,15 @@
 // libraries and Surefire's JUnit provider fetched from Maven Central by the install into the image's own repository,
 // the freeze reads every module's Surefire reports in runs that have no network, and the bundled engines grade the
 // task: the reference resolved, the no-op unresolved.
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recipeFor, type PublishedTask } from '../../src/freeze/index.js';
-import { fixtureRepository, freezeWithCli, referenceAndNoop } from '../support/frozen-task.js';
+import { recipeFor } from '../../src/freeze/index.js';
+import {
+  expectedResults,
+  expectReferenceResolvedNoopUnresolved,
+  freezeFixture,
+  type FrozenFixture,
+} from '../support/frozen-task.js';
 
 const pom = (body: string[]) =>
   [
@@ -109,35 +112,25 @@ const FIX: Record<string, string> = {
   ),
 };
 
-let root: string;
-let repoDir: string;
-let baseCommit: string;
-let task: PublishedTask;
-let tasksDir: string;
+let frozen: FrozenFixture;
 
 beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'abp-freeze-maven-'));
-  const repo = await fixtureRepository({ root, name: 'rangekit', base: BASE, fix: FIX });
-  repoDir = repo.gitDir;
-  baseCommit = repo.base;
-  ({ task, tasksDir } = await freezeWithCli({
-    root,
+  frozen = await freezeFixture({
+    label: 'maven',
     repo: 'octo/rangekit',
-    gitDir: repo.gitDir,
-    base: repo.base,
-    fix: repo.fix,
-    issue: { number: 9, title: 'clamp returns the wrong bound', body: 'Range.clamp(-1, 0, 10) returns 10, not 0.' },
-    pr: 'https://github.com/octo/rangekit/pull/10',
-  }));
+    base: BASE,
+    fix: FIX,
+    issue: 9,
+  });
 }, 1_200_000);
 
 afterAll(async () => {
-  if (root) await rm(root, { recursive: true, force: true });
+  if (frozen) await rm(frozen.root, { recursive: true, force: true });
 });
 
 describe('a Maven multi-module build whose suite is JUnit 5 through Surefire, frozen with the detected recipe', () => {
   it('is installed by one test run of the reactor, which fetches Surefire’s provider, and tested by another', async () => {
-    expect(await recipeFor({ repo: 'octo/rangekit', gitDir: repoDir, base: baseCommit, entry: null })).toEqual({
+    expect(await recipeFor({ repo: 'octo/rangekit', gitDir: frozen.gitDir, base: frozen.base, entry: null })).toEqual({
       runner: 'maven-surefire',
       ecosystem: 'jvm',
       install: ['mvn -B -q test -Dmaven.test.failure.ignore=true'],
@@ -147,14 +140,11 @@ describe('a Maven multi-module build whose suite is JUnit 5 through Surefire, fr
   });
 
   it('freezes the new clamp tests as FAIL_TO_PASS and every module’s other tests as PASS_TO_PASS, by class and method', async () => {
-    expect(task.manifest.verification).toMatchObject({
+    expect(frozen.task.manifest.verification).toMatchObject({
       failToPass: ['mvn -B -fae test -Dmaven.test.failure.ignore=true'],
       passToPass: [],
     });
-    const expected = JSON.parse(
-      await readFile(join(tasksDir, task.taskId, 'held-out', 'expected-results.json'), 'utf8'),
-    ) as { failToPass: string[]; passToPass: string[]; flaky: string[]; reportFormat: string };
-    expect(expected).toMatchObject({
+    expect(await expectedResults(frozen.tasksDir, frozen.task.taskId)).toMatchObject({
       reportFormat: 'junit-xml',
       failToPass: ['com.example.range.ClampTest::below', 'com.example.range.ClampTest::inside'],
       passToPass: [
@@ -167,8 +157,6 @@ describe('a Maven multi-module build whose suite is JUnit 5 through Surefire, fr
   });
 
   it('grades the reference engine resolved and the no-op engine unresolved', async () => {
-    const graded = await referenceAndNoop(root, tasksDir, task.taskId);
-    expect(graded.reference, graded.detail).toBe('resolved');
-    expect(graded.noop).toBe('unresolved');
+    await expectReferenceResolvedNoopUnresolved(frozen.root, frozen.tasksDir, frozen.task.taskId);
   }, 900_000);
 });

@@ -2,12 +2,15 @@
 // the environment installs both from the npm registry (pnpm through npx), the freeze reads mocha per test by its
 // xunit report, and the bundled engines grade it: the reference resolved, the no-op unresolved.
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recipeFor, type PublishedTask } from '../../src/freeze/index.js';
-import { fixtureRepository, freezeWithCli, referenceAndNoop } from '../support/frozen-task.js';
+import { recipeFor } from '../../src/freeze/index.js';
+import {
+  expectedResults,
+  expectReferenceResolvedNoopUnresolved,
+  freezeFixture,
+  type FrozenFixture,
+} from '../support/frozen-task.js';
 
 const PNPM = 'pnpm@9.15.9';
 
@@ -58,42 +61,27 @@ const FIX: Record<string, string> = {
   ].join('\n'),
 };
 
-let root: string;
-let repoDir: string;
-let baseCommit: string;
-let task: PublishedTask;
-let tasksDir: string;
+let frozen: FrozenFixture;
 
 beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'abp-freeze-pnpm-mocha-'));
-  const repo = await fixtureRepository({
-    root,
-    name: 'rangekit',
+  frozen = await freezeFixture({
+    label: 'pnpm-mocha',
+    repo: 'octo/rangekit',
     base: BASE,
     fix: FIX,
     // The lockfile as pnpm itself writes it, from the registry (the repository commits it; nothing is installed here).
     prepare: (dir) => execFileSync('npx', ['--yes', PNPM, 'install', '--lockfile-only'], { cwd: dir, stdio: 'pipe' }),
+    issue: 7,
   });
-  repoDir = repo.gitDir;
-  baseCommit = repo.base;
-  ({ task, tasksDir } = await freezeWithCli({
-    root,
-    repo: 'octo/rangekit',
-    gitDir: repo.gitDir,
-    base: repo.base,
-    fix: repo.fix,
-    issue: { number: 7, title: 'clamp returns the wrong bound', body: 'clamp(-1, 0, 10) returns 10, not 0.' },
-    pr: 'https://github.com/octo/rangekit/pull/8',
-  }));
 }, 900_000);
 
 afterAll(async () => {
-  if (root) await rm(root, { recursive: true, force: true });
+  if (frozen) await rm(frozen.root, { recursive: true, force: true });
 });
 
 describe('a pnpm repository whose suite is mocha, frozen with the detected recipe', () => {
   it('is detected as pnpm at the pinned version and mocha from node_modules/.bin', async () => {
-    expect(await recipeFor({ repo: 'octo/rangekit', gitDir: repoDir, base: baseCommit, entry: null })).toEqual({
+    expect(await recipeFor({ repo: 'octo/rangekit', gitDir: frozen.gitDir, base: frozen.base, entry: null })).toEqual({
       runner: 'mocha',
       ecosystem: 'node',
       install: [`npx --yes ${PNPM} install --frozen-lockfile`],
@@ -104,15 +92,12 @@ describe('a pnpm repository whose suite is mocha, frozen with the detected recip
 
   it('freezes the new clamp tests as FAIL_TO_PASS and the add tests as PASS_TO_PASS, by mocha’s own titles', async () => {
     // One command: mocha is not narrowed to the new file (its --grep matches titles, not the ids it reports).
-    expect(task.manifest.verification).toMatchObject({
+    expect(frozen.task.manifest.verification).toMatchObject({
       failToPass: ["node_modules/.bin/mocha 'test/**/*.test.js'"],
       passToPass: [],
     });
-    const expected = JSON.parse(
-      await readFile(join(tasksDir, task.taskId, 'held-out', 'expected-results.json'), 'utf8'),
-    ) as { failToPass: string[]; passToPass: string[]; flaky: string[]; reportFormat: string };
     // mocha's ids as its xunit report gives them: the suite's title, then the test's.
-    expect(expected).toMatchObject({
+    expect(await expectedResults(frozen.tasksDir, frozen.task.taskId)).toMatchObject({
       reportFormat: 'junit-xml',
       failToPass: ['clamp::keeps a value inside the range', 'clamp::raises a value below the range'],
       passToPass: ['add::adds negatives', 'add::adds two numbers'],
@@ -121,8 +106,6 @@ describe('a pnpm repository whose suite is mocha, frozen with the detected recip
   });
 
   it('grades the reference engine resolved and the no-op engine unresolved', async () => {
-    const graded = await referenceAndNoop(root, tasksDir, task.taskId);
-    expect(graded.reference, graded.detail).toBe('resolved');
-    expect(graded.noop).toBe('unresolved');
+    await expectReferenceResolvedNoopUnresolved(frozen.root, frozen.tasksDir, frozen.task.taskId);
   }, 900_000);
 });

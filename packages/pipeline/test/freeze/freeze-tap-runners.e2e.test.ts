@@ -5,12 +5,17 @@
 // both states. node-tap, whose ids begin with the file, is read by the same reader; its real-tool tests are in
 // real-runners.integration.test.ts, and its narrowing in commands.test.ts (its environment alone would add a minute here).
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PublishedTask } from '../../src/freeze/index.js';
-import { fixtureRepository, freezeWithCli, referenceAndNoop } from '../support/frozen-task.js';
+import {
+  expectedResults,
+  expectReferenceResolvedNoopUnresolved,
+  fixtureRepository,
+  freezeWithCli,
+} from '../support/frozen-task.js';
 
 const RANGE = (fixed: boolean) =>
   [
@@ -168,16 +173,11 @@ describe.each(CASES)('$runner, read by the TAP it prints', ({ runner, verificati
   it('is frozen to the runner’s own ids, with the commands narrowed where they name files', async () => {
     const { task, tasksDir } = frozen.get(runner) ?? expect.unreachable();
     expect(task.manifest.verification).toMatchObject(verification);
-    const expected = JSON.parse(
-      await readFile(join(tasksDir, task.taskId, 'held-out', 'expected-results.json'), 'utf8'),
-    ) as { failToPass: string[]; passToPass: string[]; flaky: string[]; reportFormat: string };
-    expect(expected).toMatchObject({ reportFormat: 'tap', ...ids, flaky: [] });
+    expect(await expectedResults(tasksDir, task.taskId)).toMatchObject({ reportFormat: 'tap', ...ids, flaky: [] });
   });
 
   it('grades the reference engine resolved and the no-op engine unresolved', async () => {
     const { task, tasksDir } = frozen.get(runner) ?? expect.unreachable();
-    const graded = await referenceAndNoop(join(root, runner), tasksDir, task.taskId);
-    expect(graded.reference, graded.detail).toBe('resolved');
-    expect(graded.noop).toBe('unresolved');
+    await expectReferenceResolvedNoopUnresolved(join(root, runner), tasksDir, task.taskId);
   }, 900_000);
 });

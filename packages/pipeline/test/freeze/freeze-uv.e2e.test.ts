@@ -4,12 +4,17 @@
 // reads pytest's node ids, narrowed to the new test file, and the bundled engines grade the task: the reference
 // resolved, the no-op unresolved.
 import { execFileSync } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recipeFor, type PublishedTask } from '../../src/freeze/index.js';
-import { fixtureRepository, freezeWithCli, referenceAndNoop } from '../support/frozen-task.js';
+import { recipeFor } from '../../src/freeze/index.js';
+import {
+  expectedResults,
+  expectReferenceResolvedNoopUnresolved,
+  freezeFixture,
+  type FrozenFixture,
+} from '../support/frozen-task.js';
 
 const UV = '0.13.9';
 
@@ -76,21 +81,17 @@ const FIX: Record<string, string> = {
   ].join('\n'),
 };
 
-let root: string;
-let repoDir: string;
-let baseCommit: string;
-let task: PublishedTask;
-let tasksDir: string;
+let tool: string;
+let frozen: FrozenFixture;
 
 beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'abp-freeze-uv-'));
   // uv itself, from PyPI, to write the lock the repository commits.
-  const tool = join(root, 'uv-tool');
+  tool = await mkdtemp(join(tmpdir(), 'abp-uv-tool-'));
   execFileSync('python3', ['-m', 'venv', tool]);
   execFileSync(join(tool, 'bin', 'python'), ['-m', 'pip', 'install', '-q', `uv==${UV}`]);
-  const repo = await fixtureRepository({
-    root,
-    name: 'rangekit',
+  frozen = await freezeFixture({
+    label: 'uv',
+    repo: 'octo/rangekit',
     base: BASE,
     fix: FIX,
     prepare: (checkout) =>
@@ -98,27 +99,18 @@ beforeAll(async () => {
         cwd: checkout,
         stdio: 'pipe',
       }),
+    issue: 17,
   });
-  repoDir = repo.gitDir;
-  baseCommit = repo.base;
-  ({ task, tasksDir } = await freezeWithCli({
-    root,
-    repo: 'octo/rangekit',
-    gitDir: repo.gitDir,
-    base: repo.base,
-    fix: repo.fix,
-    issue: { number: 17, title: 'clamp returns the wrong bound', body: 'clamp(-1, 0, 10) returns 10, not 0.' },
-    pr: 'https://github.com/octo/rangekit/pull/18',
-  }));
 }, 1_200_000);
 
 afterAll(async () => {
-  if (root) await rm(root, { recursive: true, force: true });
+  if (frozen) await rm(frozen.root, { recursive: true, force: true });
+  if (tool) await rm(tool, { recursive: true, force: true });
 });
 
 describe('a uv-locked Python project, frozen with the detected recipe', () => {
   it('installs uv from PyPI and syncs the lock with its test group, never re-resolving it', async () => {
-    expect(await recipeFor({ repo: 'octo/rangekit', gitDir: repoDir, base: baseCommit, entry: null })).toEqual({
+    expect(await recipeFor({ repo: 'octo/rangekit', gitDir: frozen.gitDir, base: frozen.base, entry: null })).toEqual({
       runner: 'pytest',
       ecosystem: 'python',
       install: [
@@ -133,14 +125,11 @@ describe('a uv-locked Python project, frozen with the detected recipe', () => {
   });
 
   it('freezes pytest’s node ids, with the FAIL_TO_PASS command narrowed to the new file', async () => {
-    expect(task.manifest.verification).toMatchObject({
+    expect(frozen.task.manifest.verification).toMatchObject({
       failToPass: ['python -m pytest tests/test_clamp.py'],
       passToPass: ['python -m pytest'],
     });
-    const expected = JSON.parse(
-      await readFile(join(tasksDir, task.taskId, 'held-out', 'expected-results.json'), 'utf8'),
-    ) as { failToPass: string[]; passToPass: string[]; flaky: string[]; reportFormat: string };
-    expect(expected).toMatchObject({
+    expect(await expectedResults(frozen.tasksDir, frozen.task.taskId)).toMatchObject({
       reportFormat: 'junit-xml',
       failToPass: ['tests/test_clamp.py::test_keeps_a_value_inside', 'tests/test_clamp.py::test_raises_a_value_below'],
       // test_the_locked_version passes only where the lock, not a fresh resolution, was installed.
@@ -150,8 +139,6 @@ describe('a uv-locked Python project, frozen with the detected recipe', () => {
   });
 
   it('grades the reference engine resolved and the no-op engine unresolved', async () => {
-    const graded = await referenceAndNoop(root, tasksDir, task.taskId);
-    expect(graded.reference, graded.detail).toBe('resolved');
-    expect(graded.noop).toBe('unresolved');
+    await expectReferenceResolvedNoopUnresolved(frozen.root, frozen.tasksDir, frozen.task.taskId);
   }, 900_000);
 });

@@ -3,7 +3,8 @@
 // the bundle unpacked into a tasks folder the way `abp pull` lays one out, ready for `abp run`. Also the small fixture
 // repositories such freezes start from (a base commit and a fix), and their grading by the bundled engines.
 import { execFileSync } from 'node:child_process';
-import { mkdir, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { expect } from 'vitest';
 import { unpackBundle } from '@abp/grader/bundle';
@@ -87,7 +88,7 @@ export async function fixtureRepository(input: {
 }
 
 /** The outcomes of the bundled reference and no-op engines on one frozen task, graded in its environment. */
-export async function referenceAndNoop(
+async function referenceAndNoop(
   root: string,
   tasksDir: string,
   taskId: string,
@@ -101,4 +102,73 @@ export async function referenceAndNoop(
     noop: byEngine['noop']?.outcome,
     detail: JSON.stringify(byEngine['reference']),
   };
+}
+
+/** What the freeze held out as the expected results of a task unpacked in `tasksDir`. */
+export interface ExpectedResults {
+  failToPass: string[];
+  passToPass: string[];
+  flaky: string[];
+  reportFormat: string;
+}
+
+export async function expectedResults(tasksDir: string, taskId: string): Promise<ExpectedResults> {
+  return JSON.parse(
+    await readFile(join(tasksDir, taskId, 'held-out', 'expected-results.json'), 'utf8'),
+  ) as ExpectedResults;
+}
+
+export interface FrozenFixture {
+  /** The folder everything lives in; the test removes it. */
+  readonly root: string;
+  readonly gitDir: string;
+  readonly base: string;
+  readonly task: PublishedTask;
+  readonly tasksDir: string;
+}
+
+/**
+ * A fixture repository whose fix is "clamp returns the wrong bound" (issue `issue`, its pull request the next number),
+ * made in a folder of its own and frozen with `abp freeze` and no recipe.
+ */
+export async function freezeFixture(input: {
+  /** Names the folder, for whoever finds it left behind. */
+  label: string;
+  /** owner/name */
+  repo: string;
+  base: Readonly<Record<string, string>>;
+  fix: Readonly<Record<string, string>>;
+  prepare?: (dir: string) => void;
+  issue: number;
+}): Promise<FrozenFixture> {
+  const root = await mkdtemp(join(tmpdir(), `abp-freeze-${input.label}-`));
+  const name = input.repo.slice(input.repo.indexOf('/') + 1);
+  const repo = await fixtureRepository({
+    root,
+    name,
+    base: input.base,
+    fix: input.fix,
+    ...(input.prepare === undefined ? {} : { prepare: input.prepare }),
+  });
+  const { task, tasksDir } = await freezeWithCli({
+    root,
+    repo: input.repo,
+    gitDir: repo.gitDir,
+    base: repo.base,
+    fix: repo.fix,
+    issue: { number: input.issue, title: 'clamp returns the wrong bound', body: 'clamp(-1, 0, 10) returns 10, not 0.' },
+    pr: `https://github.com/${input.repo}/pull/${input.issue + 1}`,
+  });
+  return { root, gitDir: repo.gitDir, base: repo.base, task, tasksDir };
+}
+
+/** Grades the task with the bundled engines and expects the reference resolved and the no-op unresolved. */
+export async function expectReferenceResolvedNoopUnresolved(
+  root: string,
+  tasksDir: string,
+  taskId: string,
+): Promise<void> {
+  const graded = await referenceAndNoop(root, tasksDir, taskId);
+  expect(graded.reference, graded.detail).toBe('resolved');
+  expect(graded.noop).toBe('unresolved');
 }
