@@ -222,7 +222,9 @@ describe('abp pull against abp serve', () => {
       api: { home, tasks: createTaskSource(reads), ...ANSWER_EVERY_CHANGE },
       log: (record) => log.push(record),
     });
-  });
+    // A real freeze, in an environment the suite may be the first to build (a Debian base, Node from npm, the install),
+    // with its gold proof: minutes on a loaded 2-core machine, more than the tier's default for a hook.
+  }, 600_000);
   afterAll(async () => {
     await server?.close();
     await endpoint?.close();
