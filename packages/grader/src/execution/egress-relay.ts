@@ -1,7 +1,8 @@
 // The inside end of the egress proxy, run as a program in a namespace that has no network: it listens on the
 // namespace's own loopback, relays every connection to the proxy's Unix socket bound in, points the proxy variables
-// every package tool reads (pip, npm, Yarn, Go, cargo, curl) and Java's proxy properties at itself, and runs the command as its child, exiting as the
-// child did. The command can reach nothing the proxy does not open for it: there is no other route out.
+// every package tool reads (pip, npm, Yarn, Go, cargo, curl) and Java's proxy properties at itself, and runs the
+// command as its child, exiting as the child did. The command can reach nothing the proxy does not open for it: there
+// is no other route out.
 // Node built-ins only: it runs with the host's node bound into an image that has no node_modules of abp's.
 import { spawn } from 'node:child_process';
 import { connect, createServer, type Socket } from 'node:net';
