@@ -6,7 +6,7 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { lstat, readlink } from 'node:fs/promises';
 import { join, posix } from 'node:path';
-import { packageRoot } from '../package-root.js';
+import { egressBinding } from '../execution/egress-binding.js';
 import { EnvironmentError } from './errors.js';
 import type { ImageConfig } from './store.js';
 
@@ -66,15 +66,6 @@ export interface EnvironmentRun {
    */
   readonly egress?: string | null;
 }
-
-/** Where the egress relay, the node that runs it and the proxy's socket are inside, and the port it listens on. */
-const EGRESS = {
-  node: '/run/abp/egress/node',
-  relay: '/run/abp/egress/relay.js',
-  socket: '/run/abp/egress/proxy.sock',
-  port: '3128',
-} as const;
-const RELAY_PROGRAM = join(packageRoot, 'dist', 'execution', 'egress-relay.js');
 
 /** The paths the install left in the checkout (node_modules, an egg-info), recorded in the image. */
 export function checkoutMounts(config: ImageConfig): { bound: string[]; scratch: string[] } {
@@ -198,9 +189,8 @@ export function environmentArgv(run: EnvironmentRun, argv: readonly string[], cw
     for (const file of ['/etc/resolv.conf', '/etc/hosts'])
       if (existsSync(file)) args.push('--ro-bind', realpathSync(file), file);
   if (run.egress !== undefined && run.egress !== null && !run.network) {
-    args.push('--bind', run.egress, EGRESS.socket, '--ro-bind', process.execPath, EGRESS.node);
-    args.push('--ro-bind', RELAY_PROGRAM, EGRESS.relay, '--chdir', cwd, '--');
-    args.push(EGRESS.node, EGRESS.relay, EGRESS.socket, EGRESS.port, '--', ...argv);
+    const egress = egressBinding(run.egress, argv);
+    args.push(...egress.binds, '--chdir', cwd, '--', ...egress.argv);
     return args;
   }
   args.push('--chdir', cwd, '--', ...argv);

@@ -32,6 +32,11 @@ export interface EgressOptions {
   readonly allow: readonly EgressRule[];
   /** The proxy the host reaches the world through, for a host that is not in its NO_PROXY list. */
   readonly upstream?: ((host: string) => URL | null) | undefined;
+  /**
+   * Names the proxy resolves itself, to an address on the host (`host.abp.internal` → `127.0.0.1`): how a command
+   * without a network reaches a service on the host's loopback, which its own loopback is not. Never chained upstream.
+   */
+  readonly hosts?: Readonly<Record<string, string>>;
   /** Tunnels open at once; one more is answered 503 at once rather than queued. */
   readonly maxConnections?: number;
   /** A tunnel silent for this long is closed. */
@@ -138,6 +143,12 @@ export async function startEgressProxy(options: EgressOptions): Promise<EgressPr
     if (recorded.length < MAX_RECORDED) recorded.push(attempt);
   };
   const upstreamOf = options.upstream ?? (() => null);
+  const local = new Map(Object.entries(options.hosts ?? {}).map(([name, address]) => [normalizeHost(name), address]));
+  // Where a connection to `host` goes: a local name's address, directly, or the name itself, maybe through upstream.
+  const route = (host: string): { address: string; upstream: URL | null } => {
+    const address = local.get(host);
+    return address === undefined ? { address: host, upstream: upstreamOf(host) } : { address, upstream: null };
+  };
   const idleMs = options.idleMs ?? 120_000;
   const sockets = new Set<Socket>();
   const maxConnections = options.maxConnections ?? 64;
@@ -173,7 +184,8 @@ export async function startEgressProxy(options: EgressOptions): Promise<EgressPr
       if (!released) active -= 1;
       released = true;
     };
-    const attempt = open(wanted.host, wanted.port, upstreamOf(wanted.host));
+    const way = route(wanted.host);
+    const attempt = open(way.address, wanted.port, way.upstream);
     pendingAttempts.add(attempt);
     client.once('close', () => {
       release();
@@ -236,7 +248,7 @@ export async function startEgressProxy(options: EgressOptions): Promise<EgressPr
       response.end(`abp egress: ${wanted.host}:${wanted.port} is not a host this command may reach\n`);
       return;
     }
-    const upstream = upstreamOf(wanted.host);
+    const { address: destination, upstream } = route(wanted.host);
     // The Host the request names is the one it was allowed for: no other virtual host behind the same address.
     const headers: Record<string, string | string[] | undefined> = { ...request.headers, host: url.host };
     delete headers['proxy-connection'];
@@ -245,7 +257,7 @@ export async function startEgressProxy(options: EgressOptions): Promise<EgressPr
     const forwarded = httpRequest(
       upstream === null
         ? {
-            host: wanted.host,
+            host: destination,
             port: wanted.port,
             method: request.method,
             path: `${url.pathname}${url.search}`,

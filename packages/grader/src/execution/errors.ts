@@ -11,6 +11,7 @@ export type ExecutionErrorCode =
   | 'sandbox-unavailable'
   | 'sandbox-path-missing'
   | 'conflicting-sandbox-paths'
+  | 'egress-with-network'
   // trusted programs (run-program.ts)
   | 'program-not-started'
   | 'program-timed-out'

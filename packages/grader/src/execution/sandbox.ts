@@ -7,6 +7,7 @@
 import { existsSync, lstatSync, readlinkSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, resolve, sep } from 'node:path';
+import { egressBinding } from './egress-binding.js';
 import { ExecutionError } from './errors.js';
 import { resolveExecutable } from './executable.js';
 import { hostPathEnvironment, runProgram } from './run-program.js';
@@ -20,6 +21,11 @@ export interface SandboxSpec {
   readonly hidden: readonly string[];
   /** Bound read-only (again, where a hidden folder or the fresh /tmp would cover them); absent ones are skipped. */
   readonly readOnly?: readonly string[];
+  /**
+   * The Unix socket of an egress proxy (egress-proxy.ts): the isolated view's one way out, through the relay wrapped
+   * around the command. Only for the isolated view: the host view has the host's network already.
+   */
+  readonly egress?: string | null;
 }
 
 export type SandboxStatus = { available: true; bwrap: string; version: string } | { available: false; reason: string };
@@ -176,15 +182,22 @@ export function sandboxArgv(
     mounts.push({ path: real, args });
   }
   mounts.sort((a, b) => depth(a.path) - depth(b.path));
+  const egress = spec.egress === undefined || spec.egress === null ? null : egressBinding(spec.egress, argv);
+  if (egress !== null && view !== 'isolated')
+    throw new ExecutionError(
+      'egress-with-network',
+      "sandbox egress is set for the host view, which has the host's network: an allow-list there would bind nothing; use the isolated view",
+    );
   return [
     '--die-with-parent',
     '--new-session',
     ...(view === 'isolated' ? isolatedBase() : hostBase()),
     ...mounts.flatMap((mount) => mount.args),
+    ...(egress?.binds ?? []),
     '--chdir',
     cwd,
     '--',
-    ...argv,
+    ...(egress?.argv ?? argv),
   ];
 }
 

@@ -6,7 +6,7 @@
 // toolchain and dependencies it finds when it runs the tests are the ones its verification uses: the workspace at
 // /work/repo with the install's folders, its state, output and /tmp bound writable, the base repository's objects and
 // the adapter's program folders bound read-only, and nothing else of the host. A trusted-local engine keeps the host's
-// network; a sandboxed one has none.
+// network; a sandboxed one has none but its egress proxy, where its adapter lists hosts (engine-egress.ts).
 import { existsSync, realpathSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { Adapter, ExecutionPolicy } from '@abp/protocol/schemas/abp-adapters';
@@ -153,12 +153,20 @@ export function hostEngineSandbox(input: {
   writable: readonly string[];
   /** Bound read-only besides the program folders: the task's base repository. */
   readOnly: readonly string[];
+  /** Under sandboxed, the socket of the engine's egress proxy (engine-egress.ts): its one way out. */
+  egress?: string | null;
 }): SandboxSpec | null {
   if (input.policy === 'trusted-local' && !input.namespaces) return null;
   const programs = programPaths(input.adapter, input.adaptersDir);
   const hidden = hiddenFor(input.adapter, input.adaptersDir, input.policy, input.hiddenPaths);
   if (input.policy === 'sandboxed')
-    return { view: 'isolated', writable: input.writable, hidden, readOnly: [...programs, ...input.readOnly] };
+    return {
+      view: 'isolated',
+      writable: input.writable,
+      hidden,
+      readOnly: [...programs, ...input.readOnly],
+      egress: input.egress ?? null,
+    };
   const covered = programs.filter((program) => hidden.some((folder) => within(program, folder)));
   return { view: 'host', writable: input.writable, hidden, readOnly: [...covered, ...input.readOnly] };
 }
@@ -175,6 +183,8 @@ export function placeEngine(input: {
   gitDir: string;
   hiddenPaths: readonly string[];
   image: EngineImage | null;
+  /** Under sandboxed, the socket of the engine's egress proxy (engine-egress.ts); null: no network at all. */
+  egress: string | null;
 }): EnginePlacement {
   const { adapter, folders } = input;
   const programs = programPaths(adapter, input.adaptersDir);
@@ -198,6 +208,7 @@ export function placeEngine(input: {
         hiddenPaths: input.hiddenPaths,
         writable: [folders.workspace, folders.state, folders.tmp, folders.out],
         readOnly: [input.gitDir],
+        egress: input.egress,
       }),
       environment: null,
       translate: (value) => value,
@@ -243,6 +254,7 @@ export function placeEngine(input: {
       ],
       covered,
       network: input.policy === 'trusted-local',
+      egress: input.policy === 'sandboxed' ? input.egress : null,
     },
     translate,
   };

@@ -7,6 +7,7 @@ import { runBounded } from '../execution/bounded-command.js';
 import { reducedEnvironment } from '../execution/environment.js';
 import { expandPlaceholders } from '../execution/placeholders.js';
 import { hostEngineSandbox } from './engine-placement.js';
+import { openEngineEgress } from './engine-egress.js';
 import { redactorFor, type PreflightResult, type TrialContext } from './trial.js';
 
 export async function runPreflight(
@@ -32,6 +33,8 @@ export async function runPreflight(
     `${JSON.stringify({ schema: 'abp-agent-input/v1', preflight: true, task: null, trialId: `preflight--${adapter.engine}`, prompt, model: context.run.model, workspace, state, traceFile, promptFile }, null, 2)}\n`,
   );
   const redactor = redactorFor(adapter, context, workspace);
+  // The same way out as a trial's: an engine that must reach its model passes only if its allow-list lets it.
+  const egress = await openEngineEgress({ adapter, policy: context.policy, hostEnv: context.hostEnv });
   try {
     const argv = expandPlaceholders(adapter.preflight.command ?? adapter.command, {
       repo: context.adaptersDir,
@@ -63,8 +66,11 @@ export async function runPreflight(
         hiddenPaths: context.hiddenPaths,
         writable: [workspace, state, tmp, out],
         readOnly: [],
+        egress: egress?.socket ?? null,
       }),
     });
+    const seen = await egress?.close();
+    const refused = (seen?.attempts ?? []).filter((attempt) => !attempt.allowed).map((a) => `${a.host}:${a.port}`);
     if (result.spawnError)
       return { passed: false, detail: `could not invoke ${adapter.command[0] ?? ''}: ${result.spawnError.code}` };
     if (result.timedOut) return { passed: false, detail: `no answer within ${timeoutSeconds} s` };
@@ -74,11 +80,12 @@ export async function runPreflight(
       const stderr = redactor.redactText(result.stderr.toString('utf8').trim().split('\n').slice(-12).join(' | '));
       return {
         passed: false,
-        detail: `expected exactly ${JSON.stringify(sentinel)} (trimmed), got ${JSON.stringify(shown)} with exit ${String(result.exitCode ?? result.signal)}${stderr ? `; stderr: ${stderr.slice(0, 1200)}` : ''}`,
+        detail: `expected exactly ${JSON.stringify(sentinel)} (trimmed), got ${JSON.stringify(shown)} with exit ${String(result.exitCode ?? result.signal)}${refused.length > 0 ? `; the egress allow-list refused ${refused.join(', ')}` : ''}${stderr ? `; stderr: ${stderr.slice(0, 1200)}` : ''}`,
       };
     }
     return { passed: true, detail: `answered the sentinel in ${Math.round(result.durationMs)} ms` };
   } finally {
+    await egress?.close();
     await rm(root, { recursive: true, force: true });
   }
 }

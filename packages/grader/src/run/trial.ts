@@ -15,6 +15,7 @@ import { runBounded, type CommandResult } from '../execution/index.js';
 import { reducedEnvironment } from '../execution/environment.js';
 import { WORK_FOLDERS } from '../environments/index.js';
 import { placeEngine, type EngineImage } from './engine-placement.js';
+import { openEngineEgress } from './engine-egress.js';
 import { checkBudget, computeCostUsd, type BudgetCheck, type PriceTable } from '../prices/index.js';
 import { createRedactor, type Redactor } from '../redaction/index.js';
 import { loadTaskDirectory, type TaskDirectory } from '../config/task-directory.js';
@@ -207,6 +208,7 @@ export async function executeTrial(context: TrialContext, scheduled: ScheduledTr
   const trialRoot = join(context.workRoot, scheduled.trialId);
   const receipt = (folder: string, name: string) => `${folder}/${name}`;
   let pendingCheckout: Promise<VerificationCheckout> | null = null;
+  let closeEgress: (() => Promise<unknown>) | undefined;
   try {
     await removeTree(trialRoot);
     await mkdir(trialRoot, { recursive: true });
@@ -224,6 +226,8 @@ export async function executeTrial(context: TrialContext, scheduled: ScheduledTr
       out: join(trialRoot, 'out'),
     };
     await Promise.all([mkdir(folders.state), mkdir(folders.tmp), mkdir(folders.out)]);
+    const egress = await openEngineEgress({ adapter, policy: context.policy, hostEnv: context.hostEnv });
+    closeEgress = egress === null ? undefined : () => egress.close();
     const placement = placeEngine({
       adapter,
       adaptersDir: context.adaptersDir,
@@ -234,6 +238,7 @@ export async function executeTrial(context: TrialContext, scheduled: ScheduledTr
       gitDir: repo.gitDir,
       hiddenPaths: [...context.hiddenPaths, join(trialRoot, '.grader')],
       image: taskEnvironment,
+      egress: egress?.socket ?? null,
     });
     const { seen } = placement;
     const promptFile = join(folders.state, 'prompt.md');
@@ -292,6 +297,8 @@ export async function executeTrial(context: TrialContext, scheduled: ScheduledTr
       environment: placement.environment,
     });
     excludedMs += engine.durationMs;
+    // Closed as soon as the engine is gone: nothing it started can use the way out during verification.
+    const egressSeen = (await egress?.close()) ?? null;
     record.engineProcess = {
       exitCode: engine.exitCode,
       signal: engine.signal,
@@ -303,6 +310,7 @@ export async function executeTrial(context: TrialContext, scheduled: ScheduledTr
       sandboxed: context.policy === 'sandboxed',
       isolated: placement.sandbox !== null || placement.environment !== null,
       environment: taskEnvironment?.digest ?? null,
+      egress: egressSeen,
     };
     record.metrics.wallClockMs = Math.round(engine.durationMs);
     const stdoutReceipt = receipt('transcripts', `${scheduled.trialId}.stdout.txt`);
@@ -593,6 +601,8 @@ export async function executeTrial(context: TrialContext, scheduled: ScheduledTr
     // Anything thrown here is the grader's failure around the engine, not the engine's (spec §3.4).
     return finish('harness-error', 'grader-failed', error instanceof Error ? error.message : String(error));
   } finally {
+    // Idempotent: a trial that threw before the engine ended still stops its proxy.
+    await closeEgress?.().catch(() => undefined);
     // A checkout still being written when the trial ended early must finish before its folder goes.
     await pendingCheckout?.catch(() => undefined);
     if (!context.keepWorkspaces) await removeTree(trialRoot);

@@ -108,6 +108,29 @@ describe('the egress proxy', () => {
     expect(garbage).toMatch(/^HTTP\/1\.1 400/);
   });
 
+  it("resolves the names it is given itself, to the host's loopback, and never chains them upstream", async () => {
+    const egress = await proxy({
+      listen: { path: join(dir, 'f.sock') },
+      allow: [{ host: 'host.abp.internal', ports: [originPort] }],
+      hosts: { 'host.abp.internal': '127.0.0.1' },
+      // A host proxy that cannot be reached: a local name that went through it would fail.
+      upstream: () => new URL('http://127.0.0.1:1'),
+    });
+    const tunnelled = await exchange(
+      egress.address,
+      `CONNECT host.abp.internal:${originPort} HTTP/1.1\r\n\r\nGET /tunnelled HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`,
+    );
+    expect(tunnelled).toContain('origin saw GET /tunnelled');
+    const forwarded = await exchange(
+      egress.address,
+      `GET http://host.abp.internal:${originPort}/plain HTTP/1.1\r\nHost: host.abp.internal\r\nConnection: close\r\n\r\n`,
+    );
+    expect(forwarded).toContain('origin saw GET /plain');
+    // The name is allowed on its listed port only, like any other.
+    const other = await exchange(egress.address, `CONNECT host.abp.internal:${originPort + 1} HTTP/1.1\r\n\r\n`);
+    expect(other).toMatch(/^HTTP\/1\.1 403/);
+  });
+
   it('answers 502 when an allowed host cannot be reached, and records why', async () => {
     const closedPort = originPort === 65535 ? originPort - 1 : originPort + 1;
     const egress = await proxy({

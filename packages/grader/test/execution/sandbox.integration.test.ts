@@ -1,4 +1,5 @@
 import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { createServer as createHttpServer } from 'node:http';
 import { createServer } from 'node:net';
 import type { Server } from 'node:net';
 import os from 'node:os';
@@ -9,6 +10,7 @@ import { runBounded } from '../../src/execution/bounded-command.js';
 import type { BoundedCommand } from '../../src/execution/bounded-command.js';
 import { reducedEnvironment } from '../../src/execution/environment.js';
 import { sandboxArgv, sandboxStatus } from '../../src/execution/sandbox.js';
+import { startEgressProxy } from '../../src/execution/egress-proxy.js';
 import type { SandboxSpec } from '../../src/execution/sandbox.js';
 import { isAlive } from '../../src/execution/liveness.js';
 import { endedSoon } from './liveness.js';
@@ -250,6 +252,60 @@ describe('a command in the host view (trusted-local)', () => {
     } finally {
       delete process.env['ABP_TEST_GRADER_ONLY'];
     }
+  });
+});
+
+describe('the egress proxy as the one way out of the isolated view', () => {
+  it('reaches an allowed host through the proxy by name, and nothing else: refused, recorded, no way around', async () => {
+    const origin = createHttpServer((request, response) => response.end(`origin saw ${request.url ?? ''}`));
+    await new Promise<void>((resolve) => origin.listen(0, '127.0.0.1', resolve));
+    const port = (origin.address() as { port: number }).port;
+    const proxy = await startEgressProxy({
+      listen: { path: path.join(scratch, 'egress.sock') },
+      allow: [{ host: 'origin.abp.test', ports: [port] }],
+      hosts: { 'origin.abp.test': '127.0.0.1' },
+    });
+    try {
+      // Plain node: it reads no proxy variable itself, so the script asks the proxy the relay named, as clients do.
+      const script = `
+        const http = require('node:http');
+        const proxy = new URL(process.env.HTTP_PROXY);
+        const get = (url, viaProxy) => new Promise((resolve) => {
+          const target = new URL(url);
+          const request = http.get(viaProxy
+            ? { host: proxy.hostname, port: proxy.port, path: url, headers: { host: target.host } }
+            : { host: target.hostname, port: target.port, path: target.pathname }, (response) => {
+            let body = '';
+            response.on('data', (chunk) => (body += chunk));
+            response.on('end', () => resolve(response.statusCode + ' ' + body.trim()));
+          });
+          request.on('error', (error) => resolve(error.code));
+        });
+        (async () => {
+          console.log(await get('http://origin.abp.test:${port}/allowed', true));
+          console.log(await get('http://other.abp.test:${port}/refused', true));
+          console.log(await get('http://127.0.0.1:${port}/direct', false));
+        })();`;
+      const result = await runBounded(sandboxed([process.execPath, '-e', script], { egress: proxy.address }));
+      const lines = result.stdout.toString('utf8').trim().split('\n');
+      expect(lines[0]).toBe('200 origin saw /allowed');
+      expect(lines[1]).toMatch(/^403 abp egress: other\.abp\.test:\d+ is not a host this command may reach$/);
+      // The sandbox's own loopback has nothing on that port: the host's is not reachable but through the proxy.
+      expect(lines[2]).toBe('ECONNREFUSED');
+      expect(proxy.attempts()).toEqual([
+        { host: 'origin.abp.test', port, allowed: true, error: null },
+        { host: 'other.abp.test', port, allowed: false, error: 'not in the allow-list' },
+      ]);
+    } finally {
+      await proxy.close();
+      await new Promise<void>((resolve) => origin.close(() => resolve()));
+    }
+  });
+
+  it('refuses an egress proxy for the host view, which has the network already', () => {
+    expect(
+      codeOf(() => sandboxArgv({ view: 'host', writable: [], hidden: [], egress: '/tmp/x.sock' }, ['true'], '/')),
+    ).toBe('egress-with-network');
   });
 });
 

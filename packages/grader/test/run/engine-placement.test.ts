@@ -35,7 +35,13 @@ const folders = { workspace: '/t/trial/workspace', state: '/t/trial/state', tmp:
 const hostEnv = { PATH: '/host/bin', API_TOKEN: 'token-value', HOME: '/root' };
 const image = { digest: `sha256:${'a'.repeat(64)}`, rootfs: '/store/rootfs/x', config };
 
-const place = (fields: Partial<Adapter>, policy: 'sandboxed' | 'trusted-local', withImage = true, namespaces = true) =>
+const place = (
+  fields: Partial<Adapter>,
+  policy: 'sandboxed' | 'trusted-local',
+  withImage = true,
+  namespaces = true,
+  egress: string | null = null,
+) =>
   placeEngine({
     adapter: adapter(fields),
     adaptersDir: '/cfg',
@@ -46,6 +52,7 @@ const place = (fields: Partial<Adapter>, policy: 'sandboxed' | 'trusted-local', 
     gitDir: '/cache/repo.git',
     hiddenPaths: ['/tasks'],
     image: withImage ? image : null,
+    egress,
   });
 
 describe('where an engine runs', () => {
@@ -96,6 +103,27 @@ describe('where an engine runs', () => {
     ]);
   });
 
+  it("hands a sandboxed engine its egress proxy's socket, in an environment and on the host, and never a trusted-local one", () => {
+    const socket = '/tmp/abp-engine-egress-x/proxy.sock';
+    const inImage = place({}, 'sandboxed', true, true, socket);
+    expect(inImage.environment?.egress).toBe(socket);
+    const args = environmentArgv(inImage.environment!, ['/run/abp/engine/cfg/run'], inImage.cwd);
+    expect(args.join(' ')).toContain(`--bind ${socket} /run/abp/egress/proxy.sock`);
+    // The relay is the program bwrap starts; the engine's command is its child.
+    expect(args.slice(args.indexOf('--') + 1)).toEqual([
+      '/run/abp/egress/node',
+      '/run/abp/egress/relay.js',
+      '/run/abp/egress/proxy.sock',
+      '3128',
+      '--',
+      '/run/abp/engine/cfg/run',
+    ]);
+    expect(place({}, 'sandboxed', false, true, socket).sandbox?.egress).toBe(socket);
+    expect(place({}, 'trusted-local', true, true, socket).environment?.egress).toBeNull();
+    expect(place({}, 'trusted-local', false, true, socket).sandbox?.egress).toBeUndefined();
+    expect(place({}, 'sandboxed', true, true, null).environment?.egress).toBeNull();
+  });
+
   it('binds the program folders read-only and the trial folders writable, and nothing of the host else', () => {
     const placement = place({ program: ['/opt/engine'] }, 'sandboxed');
     const args = environmentArgv(placement.environment!, ['/run/abp/engine/opt/engine/bin/run'], placement.cwd);
@@ -132,6 +160,7 @@ describe('where an engine runs', () => {
           gitDir: '/cache/repo.git',
           hiddenPaths: [join(dir, 'results'), join(dir, 'held-out.patch'), '/elsewhere/tasks'],
           image,
+          egress: null,
         }).environment?.covered;
       expect(at('sandboxed')).toEqual([
         { target: `/run/abp/engine${dir}/results`, folder: true },
@@ -163,6 +192,7 @@ describe('where an engine runs', () => {
       writable: [folders.workspace, folders.state, folders.tmp, folders.out],
       hidden: ['/tasks'],
       readOnly: ['/cfg', '/tmp/engine', '/cache/repo.git'],
+      egress: null,
     });
     expect(sandboxed.translate('/tmp/engine/run')).toBe('/tmp/engine/run');
   });

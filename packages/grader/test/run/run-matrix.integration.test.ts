@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
 import { copyFile, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GraderConfigError } from '../../src/config/errors.js';
 import { RunError } from '../../src/run/errors.js';
 import { runMatrix } from '../../src/run/run-matrix.js';
+import type { AbpTrial } from '@abp/protocol/schemas/abp-trial';
 import type { AbpVerdict } from '@abp/protocol/schemas/abp-verdict';
 import { packageRoot } from '../../src/package-root.js';
 import { isAlive } from '../../src/execution/liveness.js';
@@ -255,6 +257,58 @@ describe('the sandboxed execution policy', () => {
     // The workspace's git still works inside the sandbox: its objects come from the read-only cache.
     expect(diff).toContain('+git history: 1');
     expect(await readdir(built.tasks)).not.toContain('planted.txt');
+  });
+
+  it('lets an engine reach only the hosts its adapter lists, through its egress proxy, and records every attempt', async () => {
+    const fix =
+      "export function slugify(text) {\n  return text.toLowerCase().trim().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');\n}\n";
+    const provider = createHttpServer((request, response) =>
+      request.url === `/${SLUG_TASK}` ? response.end(fix) : response.writeHead(404).end(),
+    );
+    await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
+    const model = (provider.address() as { port: number }).port;
+    try {
+      const built = await fixture({
+        adapters: [
+          {
+            engine: 'caller',
+            script: 'caller',
+            egress: [{ host: 'host.abp.internal', ports: [model] }],
+            env: {
+              set: {
+                PROVIDER_URL: `http://host.abp.internal:${model}`,
+                // The grader's machine on a port the list does not name: as refused as any other host.
+                OTHER_URL: `http://host.abp.internal:${port}/`,
+              },
+            },
+          },
+        ],
+        tasks: [SLUG_TASK],
+        policy: 'sandboxed',
+      });
+      const result = await run(built, 'out');
+      const [trial] = result.trials;
+      expect([trial?.outcome, trial?.reason]).toEqual(['resolved', null]);
+      const attempts = [
+        { host: 'host.abp.internal', port: model, allowed: true, error: null, count: 1 },
+        { host: 'host.abp.internal', port, allowed: false, error: 'not in the allow-list', count: 1 },
+      ].sort((a, b) => a.port - b.port);
+      expect(trial?.engineProcess?.egress).toEqual({ allow: [`host.abp.internal:${model}`], attempts });
+      // Written to the trial's record on disk, the receipt an auditor reads.
+      const onDisk = JSON.parse(
+        await readFile(join(result.runDir, 'trials', `${trial?.trialId ?? ''}.json`), 'utf8'),
+      ) as AbpTrial;
+      expect(onDisk.engineProcess?.egress).toEqual(trial?.engineProcess?.egress);
+      // Without a list there is no proxy and nothing to record: no network at all.
+      const closed = await fixture({
+        adapters: [{ engine: 'knower', script: 'knower' }],
+        tasks: [SLUG_TASK],
+        policy: 'sandboxed',
+      });
+      expect((await run(closed, 'out')).trials[0]?.engineProcess?.egress).toBeNull();
+    } finally {
+      await new Promise<void>((resolve) => provider.close(() => resolve()));
+    }
   });
 });
 

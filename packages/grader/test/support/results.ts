@@ -81,6 +81,7 @@ export function makeTrial(spec: TrialSpec): AbpTrial {
       sandboxed: true,
       isolated: true,
       environment: null,
+      egress: null,
     },
     diff: null,
     verification: null,

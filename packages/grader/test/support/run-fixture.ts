@@ -66,6 +66,25 @@ seen.push('network: ' + net);
 try { seen.push('git history: ' + execFileSync('git', ['rev-list', '--count', 'HEAD'], { cwd: input.workspace, encoding: 'utf8' }).trim()); } catch (error) { seen.push('git history: failed'); }
 writeFileSync(join(input.workspace, 'probe.txt'), seen.join('\\n') + '\\n');
 end(100, 10);`,
+  // Under the sandbox with an egress allow-list: asks its "model" (PROVIDER_URL) for the fix through the proxy the relay
+  // names, tries OTHER_URL too, and writes what the model answered.
+  caller: `${prelude}
+start();
+const http = await import('node:http');
+const proxy = new URL(process.env.HTTP_PROXY);
+const ask = (url) => new Promise((resolve) => {
+  const request = http.get({ host: proxy.hostname, port: proxy.port, path: url, headers: { host: new URL(url).host } }, (response) => {
+    let body = '';
+    response.on('data', (chunk) => (body += chunk));
+    response.on('end', () => resolve({ status: response.statusCode, body }));
+  });
+  request.on('error', (error) => resolve({ status: 0, body: error.code }));
+});
+const answer = await ask(process.env.PROVIDER_URL + '/' + input.task);
+call(300, 30);
+await ask(process.env.OTHER_URL);
+if (answer.status === 200) writeFileSync(join(input.workspace, 'src', 'slug.js'), answer.body);
+end(300, 30);`,
 } as const;
 export type EngineScript = keyof typeof engineScripts;
 /** The scripts that apply the held-out golden patch. */
@@ -85,6 +104,7 @@ export interface AdapterSpec {
   /** The adapter's whole command instead of node and a script: an engine that cannot even start, say. */
   command?: string[];
   program?: string[];
+  egress?: Array<{ host: string; ports: number[] }>;
 }
 
 export interface RunFixture {
@@ -128,6 +148,7 @@ export async function buildRunFixture(input: {
             : ORACLES.has(adapter.script) && (input.policy ?? 'trusted-local') === 'trusted-local'
               ? { program: [suite.tasks] }
               : {}),
+          ...(adapter.egress === undefined ? {} : { egress: adapter.egress }),
           env: { allow: adapter.env?.allow ?? [], set: adapter.env?.set ?? {} },
           timeoutSeconds: adapter.timeoutSeconds ?? 60,
           metadata: {

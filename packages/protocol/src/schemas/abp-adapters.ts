@@ -10,7 +10,8 @@ export const MAX_PROCESS_SECONDS = 1800;
 
 export const executionPolicies = {
   'trusted-local': 'an acknowledgement, not a sandbox: adapters run as the current user with its files and network',
-  sandboxed: 'each trial runs under bubblewrap: no network, the host read-only, only the workspace and state writable',
+  sandboxed:
+    "each trial runs under bubblewrap: no network but the adapter's egress allow-list, the host read-only, only the workspace and state writable",
 } as const;
 export type ExecutionPolicy = keyof typeof executionPolicies;
 
@@ -21,6 +22,22 @@ const seconds = (max: number) => positiveInt.max(max, `must be at most ${max} se
 const argv = z
   .array(z.string().min(1, 'arguments must not be empty'))
   .min(1, 'must name the program to run, e.g. ["my-engine", "--prompt-file", "{promptFile}"]');
+
+/** The name a sandboxed engine reaches the grader's own machine by (its loopback), for a model served there. */
+export const HOST_LOOPBACK_NAME = 'host.abp.internal';
+
+const egressRule = z
+  .strictObject({
+    host: z.string().regex(/^(\*\.)?[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*$/, {
+      error: (issue) =>
+        `must be a lower-case host name such as "api.anthropic.com", or "*.example.com" for every name under it, got ${describeValue(issue.input)}`,
+    }),
+    ports: z
+      .array(z.int().min(1).max(65535, 'must be a TCP port (1 to 65535)'))
+      .min(1, 'must list at least one port, e.g. [443]')
+      .default([443]),
+  })
+  .describe('A host (or every name under a domain) the engine may connect to, on the listed ports.');
 
 const traceSource = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('native') }).describe('The engine writes abp-trace/v1 JSONL to {traceFile}.'),
@@ -50,6 +67,12 @@ const adapter = z.strictObject({
     .default([])
     .describe(
       'Where the engine\'s own program lives: the folders (or files) its command needs, interpreter included, e.g. ["/usr/bin/node", "/opt/my-engine"]. In a task\'s environment each path P is bound read-only at /run/abp/engine + P and the command\'s arguments naming it are rewritten; under the sandbox on the host each is bound read-only. The adapters file\'s folder ({repo}) is always included.',
+    ),
+  egress: z
+    .array(egressRule)
+    .default([])
+    .describe(
+      `Under the sandboxed policy, the only hosts the engine's processes may reach (its model provider's API), through an HTTP proxy the grader runs outside the sandbox and exposes inside it (HTTPS_PROXY and the like); every attempt, allowed or refused, is recorded in the trial. "${HOST_LOOPBACK_NAME}" is the grader's own machine, for a model served there. Empty: no network at all. Ignored under trusted-local, which has the host's network.`,
     ),
   env: z
     .strictObject({

@@ -1,6 +1,14 @@
 // The abp-trial/v1 envelope: one self-contained record per (task, engine, trial), the receipt behind every verdict number.
 import { z } from 'zod';
-import { documentId, nonNegativeInt, relativePath, sha256Digest, usd, utcTimestamp } from './primitives.js';
+import {
+  documentId,
+  nonNegativeInt,
+  positiveInt,
+  relativePath,
+  sha256Digest,
+  usd,
+  utcTimestamp,
+} from './primitives.js';
 import { tokenCounts } from './abp-trace.js';
 
 export const TRIAL_SCHEMA_ID = 'abp-trial/v1';
@@ -99,6 +107,29 @@ export const trialSchema = z
           .nullable()
           .default(null)
           .describe("The digest of the task's environment the engine ran in; null when it ran on the host."),
+        egress: z
+          .strictObject({
+            allow: z.array(z.string()).describe('The adapter\'s allow-list, as "host:port" (a domain as "*.name").'),
+            attempts: z
+              .array(
+                z.strictObject({
+                  host: z.string(),
+                  port: z.int().min(1).max(65535),
+                  allowed: z.boolean(),
+                  error: z
+                    .string()
+                    .nullable()
+                    .describe('Why it was refused or failed; null for a connection that was made.'),
+                  count: positiveInt,
+                }),
+              )
+              .describe('Every connection the engine asked the egress proxy for, grouped, sorted by host and port.'),
+          })
+          .nullable()
+          .default(null)
+          .describe(
+            "Under sandboxed, with an egress allow-list: what the engine's processes tried to reach through the proxy, the only way out. null when the engine had no network at all, or the host's (trusted-local).",
+          ),
       })
       .nullable(),
     diff: z

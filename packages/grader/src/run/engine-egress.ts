@@ -1,0 +1,73 @@
+// Owns an engine's way out under the sandboxed policy: for an adapter that declares an egress allow-list, an egress
+// proxy of its own per engine run (a trial, or its preflight), on a Unix socket in a private folder that is bound into
+// the sandbox, opening connections to the listed hosts only (host.abp.internal being the grader's own loopback). What
+// the proxy saw becomes the trial's engineProcess.egress. Without a list, or under trusted-local, there is no proxy: the
+// engine then has no network at all, or the host's.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { HOST_LOOPBACK_NAME, type Adapter, type ExecutionPolicy } from '@abp/protocol/schemas/abp-adapters';
+import type { AbpTrial } from '@abp/protocol/schemas/abp-trial';
+import { hostUpstream, startEgressProxy, type EgressAttempt } from '../execution/egress-proxy.js';
+
+export type EgressRecord = NonNullable<NonNullable<AbpTrial['engineProcess']>['egress']>;
+
+export interface EngineEgress {
+  /** The proxy's socket, for SandboxSpec.egress or EnvironmentRun.egress. */
+  socket: string;
+  /** Stops the proxy (open tunnels are cut) and returns what it recorded. */
+  close(): Promise<EgressRecord>;
+}
+
+export async function openEngineEgress(input: {
+  adapter: Adapter;
+  policy: ExecutionPolicy;
+  hostEnv: Readonly<Record<string, string | undefined>>;
+}): Promise<EngineEgress | null> {
+  if (input.policy !== 'sandboxed' || input.adapter.egress.length === 0) return null;
+  // A short path of its own: a Unix socket's path is limited to about 100 bytes, and a trial's folder can be longer.
+  const dir = await mkdtemp(join(tmpdir(), 'abp-engine-egress-'));
+  try {
+    const proxy = await startEgressProxy({
+      listen: { path: join(dir, 'proxy.sock') },
+      allow: input.adapter.egress,
+      upstream: hostUpstream(input.hostEnv),
+      hosts: { [HOST_LOOPBACK_NAME]: '127.0.0.1' },
+    });
+    let closed: Promise<EgressRecord> | null = null;
+    return {
+      socket: proxy.address,
+      close: () =>
+        (closed ??= (async () => {
+          const attempts = proxy.attempts();
+          await proxy.close();
+          await rm(dir, { recursive: true, force: true });
+          return egressRecord(input.adapter.egress, attempts);
+        })()),
+    };
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** The allow-list as "host:port" and the attempts grouped by what happened, in a stable order. */
+export function egressRecord(allow: Adapter['egress'], attempts: readonly EgressAttempt[]): EgressRecord {
+  const groups = new Map<string, EgressRecord['attempts'][number]>();
+  for (const attempt of attempts) {
+    const key = JSON.stringify([attempt.host, attempt.port, attempt.allowed, attempt.error]);
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, { ...attempt, count: 1 });
+    else group.count += 1;
+  }
+  const order = (a: EgressRecord['attempts'][number], b: EgressRecord['attempts'][number]) =>
+    a.host !== b.host
+      ? a.host < b.host
+        ? -1
+        : 1
+      : a.port - b.port || Number(b.allowed) - Number(a.allowed) || (a.error ?? '').localeCompare(b.error ?? '');
+  return {
+    allow: allow.flatMap((rule) => rule.ports.map((port) => `${rule.host}:${port}`)),
+    attempts: [...groups.values()].sort(order),
+  };
+}
