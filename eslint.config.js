@@ -10,9 +10,10 @@ import tseslint from 'typescript-eslint';
 const bareBuiltins = builtinModules.filter((name) => !name.startsWith('_') && !name.startsWith('node:'));
 const nodePrefix = bareBuiltins.map((name) => ({ name, message: `Use 'node:${name}'.` }));
 
-// Dependencies point one way (main-job → pipeline → grader → protocol, github-sim → grader): a package's sources may
-// import only the packages below it, and the consumer's packages none of the operator's heavy dependencies.
-const packages = ['protocol', 'grader', 'github-sim', 'pipeline', 'main-job'];
+// Dependencies point one way (main-job → pipeline → grader → protocol, github-sim → grader, provider-sim → protocol): a
+// package's sources may import only the packages below it, and the consumer's packages none of the operator's heavy
+// dependencies.
+const packages = ['protocol', 'grader', 'github-sim', 'provider-sim', 'pipeline', 'main-job'];
 const upward = (names, why) => ({ group: names.flatMap((name) => [`@abp/${name}`, `@abp/${name}/*`]), message: why });
 const heavy = {
   group: [
@@ -31,14 +32,20 @@ const heavy = {
 };
 const layering = {
   protocol: [
-    upward(['grader', 'github-sim', 'pipeline', 'main-job'], '@abp/protocol depends on no other abp package.'),
+    upward(
+      ['grader', 'github-sim', 'provider-sim', 'pipeline', 'main-job'],
+      '@abp/protocol depends on no other abp package.',
+    ),
     {
       group: ['node:child_process', 'node:http', 'node:https', 'node:net', 'node:dgram'],
       message: '@abp/protocol starts no process and opens no connection: that is the grader’s execution layer.',
     },
     heavy,
   ],
-  grader: [upward(['github-sim', 'pipeline', 'main-job'], '@abp/grader depends only on @abp/protocol.'), heavy],
+  grader: [
+    upward(['github-sim', 'provider-sim', 'pipeline', 'main-job'], '@abp/grader depends only on @abp/protocol.'),
+    heavy,
+  ],
   'github-sim': [
     upward(
       ['pipeline', 'main-job'],
@@ -46,12 +53,22 @@ const layering = {
     ),
     { group: ['@temporalio/*'], message: 'The simulator knows nothing of Temporal.' },
   ],
+  'provider-sim': [
+    upward(
+      ['grader', 'github-sim', 'pipeline', 'main-job'],
+      'The provider stand-in is a test double of a model API: it depends on @abp/protocol only.',
+    ),
+    heavy,
+  ],
   pipeline: [
     upward(
       ['main-job'],
       '@abp/pipeline depends on @abp/grader and @abp/protocol; the main job is built on it, not the other way.',
     ),
-    upward(['github-sim'], 'The simulator is the pipeline’s dev dependency: only its tests may import it.'),
+    upward(
+      ['github-sim', 'provider-sim'],
+      'The simulators are the pipeline’s dev dependencies: only its tests may import them.',
+    ),
   ],
   'main-job': [],
 };
