@@ -19,7 +19,8 @@ const TOP_LEVEL: Record<string, string> = {
   'bench/': 'benchmarks, each printing its figures as ratios against a baseline measured in the same run',
   'bin/': '`run-ts.js`: runs a script or benchmark from the TypeScript sources',
   'docs/': 'the guides, the ABP specification and the design notes the code relies on, and the decision records',
-  'scripts/': 'set-up (`setup.sh`, `install-temporal.sh`), the JSON Schema export and this layout',
+  'scripts/':
+    'set-up (`setup.sh`, `install-temporal.sh`, `install-engines.sh`), the JSON Schema export and this layout',
   'test/': 'tests of the repository as a whole: the lint rules that keep imports pointing one way and free of cycles',
   'test-support/':
     'what the test tiers share: the build before process tiers, the unit tier’s no-process guard, caches, the summary line',

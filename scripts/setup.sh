@@ -2,8 +2,9 @@
 # Installs everything abp and its tests need on a fresh Debian machine, idempotently:
 # system packages (Java + Maven for the test server, PostgreSQL for the Postgres test suite,
 # Go, Rust and pytest for the simulator's live repositories' real test suites), node modules
-# from the lockfile, the two Temporal servers (scripts/install-temporal.sh), and the build of
-# every package (`tsc -b`, incremental), which the `abp` command and the worker run.
+# from the lockfile, the two Temporal servers (scripts/install-temporal.sh), the pinned real
+# engine CLIs (scripts/install-engines.sh), and the build of every package (`tsc -b`,
+# incremental), which the `abp` command and the worker run.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -19,6 +20,8 @@ fi
 
 need=()
 command -v git >/dev/null || need+=(git)
+# The real-engine tests script a curl inside the sandbox, at a host its egress proxy must refuse.
+command -v curl >/dev/null || need+=(curl)
 command -v python3 >/dev/null || need+=(python3 python3-pip)
 python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip)
 command -v java >/dev/null || need+=(default-jre-headless)
@@ -58,4 +61,5 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
   npm ci --no-audit --no-fund
 fi
 bash scripts/install-temporal.sh
+bash scripts/install-engines.sh
 npm run --silent build

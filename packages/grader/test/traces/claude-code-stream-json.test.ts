@@ -179,12 +179,48 @@ describe('the claude-code-stream-json translator', () => {
     expect(summary.flags).toEqual([]);
   });
 
+  it("takes each call's output tokens from the API's message_delta, which comes after Claude Code's assistant line", () => {
+    // What `--include-partial-messages` writes: message_start (the input side, output 0 so far), the assistant line
+    // with that same usage, then message_delta with the output; a subagent's stream interleaved with its parent's.
+    const event = (value: unknown, parent: string | null = null) => ({
+      type: 'stream_event',
+      event: value,
+      parent_tool_use_id: parent,
+    });
+    const start = (id: string, input: number) => ({
+      type: 'message_start',
+      message: { id, model: 'claude-sonnet-4-5', usage: usage(input, 0, 50, 20) },
+    });
+    const spawn = { type: 'tool_use', id: 'toolu_sub', name: 'Agent', input: { description: 'look around' } };
+    const summary = summarizeNative(
+      stream(
+        init,
+        event(start('msg_1', 100)),
+        assistant('msg_1', [spawn], usage(100, 0, 50, 20)),
+        event({ type: 'message_delta', delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 10 } }),
+        event(start('msg_sub', 7), 'toolu_sub'),
+        event(start('msg_2', 200)),
+        assistant('msg_sub', [{ type: 'text', text: 'seen' }], usage(7, 0), { parent_tool_use_id: 'toolu_sub' }),
+        event({ type: 'message_delta', usage: { output_tokens: 3 } }, 'toolu_sub'),
+        toolResult('toolu_sub'),
+        assistant('msg_2', [{ type: 'text', text: 'Done.' }], usage(200, 0, 50, 20)),
+        event({ type: 'message_delta', usage: { output_tokens: 20 } }),
+        result('success', { usage: usage(307, 33, 100, 40) }),
+      ),
+    );
+    expect(summary.problems).toEqual([]);
+    expect(summary.flags).toEqual([]);
+    expect(summary.modelCalls).toBe(3);
+    expect(summary.tokens).toMatchObject({ input: 307, output: 33, cacheRead: 100, cacheWrite: 40 });
+    expect(summary.perSubagent['toolu_sub']).toMatchObject({ input: 7, output: 3 });
+  });
+
   it('skips unknown line types, stray text and synthetic messages', () => {
     const summary = summarizeNative(
       stream(
         init,
         'npm warn something unrelated',
-        { type: 'stream_event', event: { type: 'message_start', message: { usage: usage(999, 999) } } },
+        { type: 'stream_event', event: { type: 'content_block_delta', index: 0, delta: { type: 'text_delta' } } },
         { type: 'system', subtype: 'compact_boundary' },
         assistant('msg_1', [{ type: 'text', text: 'Done.' }], usage(5, 5)),
         {

@@ -1,5 +1,9 @@
-// Sidecar translator for Claude Code's headless event stream (`claude -p --output-format stream-json --verbose`) into
-// abp-trace/v1 events; docs/adapters.md describes the stream and the mapping.
+// Sidecar translator for Claude Code's headless event stream (`claude -p --output-format stream-json --verbose
+// --include-partial-messages`) into abp-trace/v1 events; docs/adapters.md describes the stream and the mapping.
+// Claude Code writes each assistant message when its content is complete, with the usage the API's message_start
+// gave, before the API's message_delta brings the message's output tokens. Only the partial-message lines carry that
+// message_delta: with them every call is counted as the API reported it; without them its output tokens are those of
+// message_start, and the run's own total (the result line) disagrees, which the trace's summary flags.
 import type { RunOutcome, TokenCounts } from '@abp/protocol/schemas/abp-trace';
 import { utcTimestamp } from '@abp/protocol/schemas/primitives';
 import { TraceError } from '../errors.js';
@@ -72,31 +76,56 @@ function translate(nativeText: string, context: TraceTranslatorContext): unknown
   let sessionModel: string | undefined;
   let result: NativeObject | undefined;
 
+  // Each call's usage as the stream has shown it so far: a later sighting's fields replace the earlier ones.
+  const usageByCall = new Map<DraftEvent, NativeObject>();
+  // The message each agent (the main one, or a subagent by its spawning tool use) is being streamed: message_delta
+  // names no message, and a subagent's stream can interleave with its parent's.
+  const streamingBy = new Map<string, DraftEvent>();
+
+  /** The call for an API message, made at its first sighting; undefined for a message Claude Code made itself. */
+  const callFor = (message: NativeObject, parent: string | undefined): DraftEvent | undefined => {
+    const subagent = parent !== undefined && openSubagents.has(parent) ? parent : undefined;
+    const model = stringOf(message.model) ?? sessionModel;
+    const messageId = stringOf(message.id);
+    const earlier = messageId === undefined ? undefined : modelCallsByMessage.get(messageId);
+    if (earlier !== undefined || model === SYNTHETIC_MODEL) return earlier;
+    const call: DraftEvent = {
+      t,
+      kind: 'model.call',
+      tokens: tokensOf({}),
+      ...(model === undefined ? {} : { model: abpModelId(model) }),
+      ...(subagent === undefined ? {} : { subagent }),
+    };
+    body.push(call);
+    if (messageId !== undefined) modelCallsByMessage.set(messageId, call);
+    return call;
+  };
+  const sawUsage = (call: DraftEvent | undefined, usage: unknown) => {
+    if (call === undefined || !isObject(usage)) return;
+    const merged = { ...usageByCall.get(call), ...usage };
+    usageByCall.set(call, merged);
+    call.tokens = tokensOf(merged);
+  };
+
+  // Partial-message lines: the API's own events. message_start opens a message, message_delta closes its usage.
+  const onStreamEvent = (line: NativeObject) => {
+    const event = isObject(line.event) ? line.event : {};
+    const agent = stringOf(line.parent_tool_use_id) ?? '';
+    if (event.type === 'message_start' && isObject(event.message)) {
+      const call = callFor(event.message, stringOf(line.parent_tool_use_id));
+      if (call !== undefined) streamingBy.set(agent, call);
+      sawUsage(call, event.message.usage);
+    } else if (event.type === 'message_delta') sawUsage(streamingBy.get(agent), event.usage);
+  };
+
   const onAssistant = (line: NativeObject) => {
     const message = isObject(line.message) ? line.message : {};
     const parent = stringOf(line.parent_tool_use_id);
     const subagent = parent !== undefined && openSubagents.has(parent) ? parent : undefined;
     const attribution = subagent === undefined ? {} : { subagent };
-    const model = stringOf(message.model) ?? sessionModel;
-    const messageId = stringOf(message.id);
-    const usage = isObject(message.usage) ? message.usage : undefined;
-
-    // One API response is streamed as one line per content block, each repeating the message id and a usage that
-    // grows: count the message once, with the last usage seen.
-    const earlier = messageId === undefined ? undefined : modelCallsByMessage.get(messageId);
-    if (earlier !== undefined) {
-      if (usage !== undefined) earlier.tokens = tokensOf(usage);
-    } else if (model !== SYNTHETIC_MODEL) {
-      const call: DraftEvent = {
-        t,
-        kind: 'model.call',
-        tokens: tokensOf(usage ?? {}),
-        ...(model === undefined ? {} : { model: abpModelId(model) }),
-        ...attribution,
-      };
-      body.push(call);
-      if (messageId !== undefined) modelCallsByMessage.set(messageId, call);
-    }
+    // One API response is written as one line per content block, each repeating the message id and its usage so
+    // far: the message is counted once, with the last usage seen.
+    sawUsage(callFor(message, parent), message.usage);
 
     for (const block of blocksOf(message)) {
       if (!isObject(block) || block.type !== 'tool_use') continue;
@@ -153,11 +182,14 @@ function translate(nativeText: string, context: TraceTranslatorContext): unknown
       case 'user':
         onUser(line);
         break;
+      case 'stream_event':
+        onStreamEvent(line);
+        break;
       case 'result':
         result = line; // the last one is the run's envelope; run.end is written after everything else
         break;
       default:
-        break; // other line types (hooks, partial stream events, later additions) carry nothing ABP counts
+        break; // other line types (hooks, later additions) carry nothing ABP counts
     }
   }
 
@@ -186,7 +218,7 @@ function translate(nativeText: string, context: TraceTranslatorContext): unknown
 export const claudeCodeStreamJson: TraceTranslator = {
   id: 'claude-code-stream-json',
   description:
-    'Claude Code headless output (claude -p --output-format stream-json --verbose): one model.call per API message id with its last usage, ' +
+    'Claude Code headless output (claude -p --output-format stream-json --verbose --include-partial-messages): one model.call per API message id with the usage its message_start and message_delta reported, ' +
     'one tool.call per tool_use, Task/Agent tool uses as subagents, the result line as run.end.',
   translate,
 };

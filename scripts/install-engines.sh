@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs the real engine CLIs that abp's adapters are written for and its real-engine tests run, each at a pinned
+# version, from the registries, into .tools/engines/<engine>/. An engine already installed at its pin is left alone; a
+# new pin is installed beside the old one and swapped in whole, so an interrupted run leaves the previous install.
+#   claude-code  @anthropic-ai/claude-code from npm: a wrapper whose platform package holds the native binary
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+root=.tools/engines
+mkdir -p "$root"
+
+install_npm() {
+  local name=$1 spec=$2 dir="$root/$1"
+  if [ "$(cat "$dir/.pinned" 2>/dev/null)" = "$spec" ]; then return; fi
+  echo "install-engines: installing $spec from npm"
+  local fresh
+  fresh=$(mktemp -d "$root/.$name.XXXXXX")
+  echo '{"private": true}' > "$fresh/package.json"
+  # --no-save: the pin is the spec above. --ignore-scripts: a download runs nothing here; the binary is used in place.
+  npm install --prefix "$fresh" --no-audit --no-fund --no-save --ignore-scripts --loglevel=error "$spec" >/dev/null
+  echo "$spec" > "$fresh/.pinned"
+  rm -rf "$dir.old"
+  if [ -d "$dir" ]; then mv "$dir" "$dir.old"; fi
+  mv "$fresh" "$dir"
+  rm -rf "$dir.old"
+}
+
+install_npm claude-code @anthropic-ai/claude-code@2.1.332
