@@ -3,6 +3,7 @@
 # version, from the registries, into .tools/engines/<engine>/. An engine already installed at its pin is left alone; a
 # new pin is installed beside the old one and swapped in whole, so an interrupted run leaves the previous install.
 #   claude-code  @anthropic-ai/claude-code from npm: a wrapper whose platform package holds the native binary
+#   codex        @openai/codex from npm: the same, its platform package (@openai/codex-linux-x64) holding the binary
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=.tools/engines
@@ -25,3 +26,4 @@ install_npm() {
 }
 
 install_npm claude-code @anthropic-ai/claude-code@2.1.332
+install_npm codex @openai/codex@0.171.0

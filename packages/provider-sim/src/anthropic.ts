@@ -4,15 +4,16 @@
 // as the API reports it, which is already the protocol's normalization: input_tokens counts neither cache reads nor
 // cache writes, which are their own fields.
 import type { ScriptedRequest, ScriptedTurn } from './script.js';
-import { asArray, contentText, isObject, pieces, scriptedId, sse, type Json } from './wire.js';
+import { asArray, contentText, isObject, openingMessages, pieces, scriptedId, sse, type Json } from './wire.js';
 
 export function readMessagesRequest(body: Json): ScriptedRequest & { model: string; stream: boolean } {
   const messages = asArray(body['messages']).filter(isObject);
-  const firstUser = messages.find((message) => message['role'] === 'user');
   return {
     model: typeof body['model'] === 'string' ? body['model'] : '',
     stream: body['stream'] === true,
-    opening: [contentText(body['system']), contentText(firstUser?.['content'])].join('\n'),
+    opening: [contentText(body['system']), ...openingMessages(messages).map((m) => contentText(m['content']))].join(
+      '\n',
+    ),
     assistantTurns: messages.filter((message) => message['role'] === 'assistant').length,
   };
 }

@@ -4,22 +4,20 @@
 // cached tokens inside prompt_tokens: prompt_tokens is the script's input plus its cache reads, and cached_tokens the
 // reads. It has no cache writes, so a turn that scripts some is refused rather than misreported.
 import type { ScriptedRequest, ScriptedTurn } from './script.js';
-import { asArray, contentText, isObject, pieces, scriptedId, sse, type Json } from './wire.js';
+import { asArray, contentText, isObject, openingMessages, pieces, scriptedId, sse, type Json } from './wire.js';
 
 export function readChatRequest(
   body: Json,
 ): ScriptedRequest & { model: string; stream: boolean; includeUsage: boolean } {
   const messages = asArray(body['messages']).filter(isObject);
-  const system = messages.filter((message) => message['role'] === 'system' || message['role'] === 'developer');
-  const firstUser = messages.find((message) => message['role'] === 'user');
   const options = isObject(body['stream_options']) ? body['stream_options'] : {};
   return {
     model: typeof body['model'] === 'string' ? body['model'] : '',
     stream: body['stream'] === true,
     includeUsage: options['include_usage'] === true,
-    opening: [...system.map((message) => contentText(message['content'])), contentText(firstUser?.['content'])].join(
-      '\n',
-    ),
+    opening: openingMessages(messages)
+      .map((message) => contentText(message['content']))
+      .join('\n'),
     assistantTurns: messages.filter((message) => message['role'] === 'assistant').length,
   };
 }

@@ -5,7 +5,7 @@
 // the request declares that tool as a free-form custom tool. Cached tokens are counted inside input_tokens, as the API
 // counts them; cache writes do not exist there.
 import type { ScriptedRequest, ScriptedTurn } from './script.js';
-import { asArray, contentText, isObject, pieces, scriptedId, sse, type Json } from './wire.js';
+import { asArray, contentText, isObject, openingMessages, pieces, scriptedId, sse, type Json } from './wire.js';
 
 const ASSISTANT_ITEMS = new Set([
   'function_call',
@@ -27,8 +27,6 @@ export function readResponsesRequest(body: Json): ScriptedRequest & {
 } {
   const input = typeof body['input'] === 'string' ? [{ role: 'user', content: body['input'] }] : asArray(body['input']);
   const items = input.filter(isObject);
-  const firstUser = items.find((item) => item['role'] === 'user');
-  const system = items.filter((item) => item['role'] === 'system' || item['role'] === 'developer');
   // Each run of consecutive assistant items is one turn the model took.
   let turns = 0;
   items.forEach((item, index) => {
@@ -47,8 +45,7 @@ export function readResponsesRequest(body: Json): ScriptedRequest & {
     customTools,
     opening: [
       contentText(body['instructions']),
-      ...system.map((item) => contentText(item['content'])),
-      contentText(firstUser?.['content']),
+      ...openingMessages(items, byAssistant).map((item) => contentText(item['content'])),
     ].join('\n'),
     assistantTurns: turns,
     // What a response repeats of its request.

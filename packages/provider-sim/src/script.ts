@@ -43,7 +43,9 @@ const conversation = z.strictObject({
     .string()
     .min(1)
     .optional()
-    .describe("Text the request's system prompt or first user message holds; absent, every request matches."),
+    .describe(
+      "Text the request's opening holds (its system prompt and the messages before the model's first turn); absent, every request matches.",
+    ),
   turns: z.array(scriptedTurn).min(1, 'must hold at least one turn'),
 });
 
@@ -90,7 +92,7 @@ export async function readScript(path: string): Promise<ProviderScript> {
 
 /** What the stand-in reads of any request, whatever its wire format. */
 export interface ScriptedRequest {
-  /** The system prompt and the first user message, as text: what a conversation's `match` is looked for in. */
+  /** The system prompt and the messages before the model's first turn, as text: where a `match` is looked for. */
   opening: string;
   /** How many turns the model already took in this conversation: the index of the turn to answer with. */
   assistantTurns: number;

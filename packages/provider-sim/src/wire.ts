@@ -16,6 +16,21 @@ export function contentText(content: unknown): string {
     .join('\n');
 }
 
+/**
+ * The messages before the model's first turn that set the conversation up: system and developer prompts and the
+ * user's messages (an engine may put its environment in one and the task in the next). What a script's `match` is
+ * looked for in; later messages are tool output, which must not move a request to another conversation.
+ */
+export function openingMessages(
+  messages: readonly Json[],
+  byAssistant: (message: Json) => boolean = (message) => message['role'] === 'assistant',
+): Json[] {
+  const first = messages.findIndex(byAssistant);
+  return (first === -1 ? messages : messages.slice(0, first)).filter((message) =>
+    ['system', 'developer', 'user'].includes(String(message['role'])),
+  );
+}
+
 /** A stable id: `prefix` then the conversation, turn and index, safe in every format's id alphabet. */
 export function scriptedId(prefix: string, conversation: string, turn: number, index = 0): string {
   return `${prefix}abp_${conversation.replace(/[^A-Za-z0-9]/g, '_')}_${turn}_${index}`;

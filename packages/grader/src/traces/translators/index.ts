@@ -1,6 +1,7 @@
 // The sidecar translators the harness can name in an adapter's "trace" block, by id.
 import { TraceError } from '../errors.js';
 import { claudeCodeStreamJson } from './claude-code-stream-json.js';
+import { codexRollout } from './codex-rollout.js';
 import type { TraceTranslator, TraceTranslatorContext } from './translator.js';
 
 export type { TraceTranslator, TraceTranslatorContext } from './translator.js';
@@ -8,6 +9,7 @@ export { abpModelId } from './claude-code-stream-json.js';
 
 export const traceTranslators: ReadonlyMap<string, TraceTranslator> = new Map([
   [claudeCodeStreamJson.id, claudeCodeStreamJson],
+  [codexRollout.id, codexRollout],
 ]);
 
 /** Runs the named translator and returns its events as JSONL text, ready for summarizeTrace. */
