@@ -65,10 +65,8 @@ const layering = {
       ['main-job'],
       '@abp/pipeline depends on @abp/grader and @abp/protocol; the main job is built on it, not the other way.',
     ),
-    upward(
-      ['github-sim', 'provider-sim'],
-      'The simulators are the pipeline’s dev dependencies: only its tests may import them.',
-    ),
+    upward(['github-sim'], 'The simulator is the pipeline’s dev dependency: only its tests may import it.'),
+    upward(['provider-sim'], 'The provider stand-in is a dev dependency: only tests may import it.'),
   ],
   'main-job': [],
 };

@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
-# Installs the real engine CLIs that abp's adapters are written for and its real-engine tests run, each at a pinned
-# version, from the registries, into .tools/engines/<engine>/. An engine already installed at its pin is left alone; a
-# new pin is installed beside the old one and swapped in whole, so an interrupted run leaves the previous install.
-#   claude-code  @anthropic-ai/claude-code from npm: a wrapper whose platform package holds the native binary
-#   codex        @openai/codex from npm: the same, its platform package (@openai/codex-linux-x64) holding the binary
+# Installs the real engine CLIs that abp's adapters are written for and its real-engine tests run, each at the version
+# packages/grader/data/real-engines.json pins, from npm, into .tools/engines/<engine>/. Each npm package is a wrapper
+# whose platform package holds the native binary the adapter runs. An engine already installed at its pin is left
+# alone; a new pin is installed beside the old one and swapped in whole, so an interrupted run leaves the previous one.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=.tools/engines
@@ -25,5 +24,8 @@ install_npm() {
   rm -rf "$dir.old"
 }
 
-install_npm claude-code @anthropic-ai/claude-code@2.1.332
-install_npm codex @openai/codex@0.171.0
+pins=$(node -e '
+  const { engines } = require("./packages/grader/data/real-engines.json");
+  for (const [name, pin] of Object.entries(engines)) console.log(`${name} ${pin.npm}@${pin.version}`);
+')
+while read -r name spec; do install_npm "$name" "$spec"; done <<< "$pins"

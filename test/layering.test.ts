@@ -40,6 +40,16 @@ describe('imports point one way: main-job → pipeline → grader → protocol',
     ['packages/github-sim/src/probe.ts', "import { startWorker } from '@abp/pipeline/worker';", 'test double'],
     ['packages/pipeline/src/probe.ts', "import { runMainJob } from '@abp/main-job';", 'the main job is built on it'],
     ['packages/pipeline/src/probe.ts', "import { startSimulator } from '@abp/github-sim';", 'dev dependency'],
+    [
+      'packages/grader/src/probe.ts',
+      "import { startProviderStandIn } from '@abp/provider-sim/server';",
+      'depends only on',
+    ],
+    [
+      'packages/provider-sim/src/probe.ts',
+      "import { runMatrix } from '@abp/grader/run';",
+      'test double of a model API',
+    ],
     ['packages/pipeline/src/workflows/probe.ts', "import { readFile } from 'node:fs/promises';", 'deterministic'],
     ['packages/pipeline/src/workflows/probe.ts', "import { freezeTask } from '../freeze/index.js';", 'as types only'],
   ])('%s: %s is refused', async (file, source, why) => {
@@ -53,6 +63,7 @@ describe('imports point one way: main-job → pipeline → grader → protocol',
     ['packages/pipeline/src/probe.ts', "import { runBounded } from '@abp/grader/execution';"],
     ['packages/main-job/src/probe.ts', "import { startWorker } from '@abp/pipeline/worker';"],
     ['packages/pipeline/test/probe.test.ts', "import { startSimulator } from '@abp/github-sim';"],
+    ['packages/grader/test/probe.test.ts', "import { startProviderStandIn } from '@abp/provider-sim/server';"],
     ['packages/pipeline/src/workflows/probe.ts', "import type { freezeTask } from '../freeze/index.js';"],
   ])('%s: %s is allowed', async (file, source) => {
     expect(restricted(await messagesFor(file, `${source}\n`))).toEqual([]);

@@ -2,3 +2,13 @@
 
 export { BUNDLED_ENGINES, engineProgram, engineProgramPaths, type BundledEngine } from './programs.js';
 export { ORACLE_ENGINES, ORACLE_MODEL, writeOracleRun } from './oracle-run.js';
+export {
+  REAL_ENGINES,
+  realEngineAdapter,
+  realEngineBinary,
+  realEngineKey,
+  realEnginePins,
+  type Endpoint,
+  type RealEngine,
+  type RealEngineOptions,
+} from './real-engines.js';

@@ -70,17 +70,29 @@ export async function runPreflight(
       }),
     });
     const seen = await egress?.close();
-    const refused = (seen?.attempts ?? []).filter((attempt) => !attempt.allowed).map((a) => `${a.host}:${a.port}`);
+    // What the way out saw: hosts the list refused, and listed hosts that could not be reached (a provider down).
+    const attempts = seen?.attempts ?? [];
+    const refused = attempts.filter((attempt) => !attempt.allowed).map((a) => `${a.host}:${a.port}`);
+    const unreachable = attempts
+      .filter((attempt) => attempt.allowed && attempt.error !== null)
+      .map((a) => `${a.host}:${a.port} (${a.error ?? ''})`);
+    const egressNote = [
+      refused.length > 0 && `the egress allow-list refused ${[...new Set(refused)].join(', ')}`,
+      unreachable.length > 0 && `the egress proxy could not reach ${[...new Set(unreachable)].join(', ')}`,
+    ]
+      .filter(Boolean)
+      .map((note) => `; ${String(note)}`)
+      .join('');
     if (result.spawnError)
       return { passed: false, detail: `could not invoke ${adapter.command[0] ?? ''}: ${result.spawnError.code}` };
-    if (result.timedOut) return { passed: false, detail: `no answer within ${timeoutSeconds} s` };
+    if (result.timedOut) return { passed: false, detail: `no answer within ${timeoutSeconds} s${egressNote}` };
     const answer = result.stdout.toString('utf8').trim();
     if (answer !== sentinel) {
       const shown = redactor.redactText(answer.length > 120 ? `${answer.slice(0, 117)}...` : answer);
       const stderr = redactor.redactText(result.stderr.toString('utf8').trim().split('\n').slice(-12).join(' | '));
       return {
         passed: false,
-        detail: `expected exactly ${JSON.stringify(sentinel)} (trimmed), got ${JSON.stringify(shown)} with exit ${String(result.exitCode ?? result.signal)}${refused.length > 0 ? `; the egress allow-list refused ${refused.join(', ')}` : ''}${stderr ? `; stderr: ${stderr.slice(0, 1200)}` : ''}`,
+        detail: `expected exactly ${JSON.stringify(sentinel)} (trimmed), got ${JSON.stringify(shown)} with exit ${String(result.exitCode ?? result.signal)}${egressNote}${stderr ? `; stderr: ${stderr.slice(0, 1200)}` : ''}`,
       };
     }
     return { passed: true, detail: `answered the sentinel in ${Math.round(result.durationMs)} ms` };

@@ -1,20 +1,22 @@
 // Claude Code itself, the pinned CLI scripts/install-engines.sh installs, graded under the sandboxed policy on the
-// conformance suite's slug task, its one way out an egress proxy to the model-provider stand-in (the real API cannot be
-// reached here; the stand-in speaks its wire format). The scripted fix reaches for another host, runs the tests and
-// edits the workspace through Claude Code's own Bash tool and is graded resolved; the scripted no-op is unresolved;
-// the other host is refused and recorded; the tokens abp records are the usage the stand-in served, call by call.
+// conformance suite's slug task with the adapter abp ships for it (src/engines/real-engines.ts), pointed at the
+// model-provider stand-in (the real API cannot be reached here; the stand-in speaks its wire format), its one way out
+// an egress proxy. The scripted fix reaches for another host, runs the tests and edits the workspace through Claude
+// Code's own Bash tool and is graded resolved; the scripted no-op is unresolved; the other host is refused and
+// recorded; the tokens abp records are the usage the stand-in served, call by call.
 import { readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { realEngineAdapter } from '../../src/engines/real-engines.js';
 import {
-  ENGINE_BINARIES,
   SLUG_FIX,
   expectHonestRun,
+  installDirOf,
   runRealEngine,
+  standInEndpoint,
   type RealEngineRun,
 } from '../support/real-engines.js';
 
-const CLAUDE = ENGINE_BINARIES['claude-code'];
 const MODEL = 'claude-sonnet-4-5';
 const bash = (command: string, usage: Record<string, number>) => ({
   toolCalls: [{ name: 'Bash', input: { command, description: 'scripted step' } }],
@@ -45,48 +47,14 @@ beforeAll(async () => {
       ],
       noop: [{ text: 'I will leave the code as it is.', usage: { input: 3000, output: 12, cacheWrite: 2800 } }],
     }),
-    adapter: (which, standIn) => ({
-      engine: `claude-code-${which}`,
-      command: [
-        CLAUDE,
-        '-p',
-        '{prompt}',
-        '--output-format',
-        'stream-json',
-        '--verbose',
-        '--include-partial-messages',
-        '--model',
-        MODEL,
-        '--allowedTools',
-        'Bash,Read,Edit,Write',
-        '--append-system-prompt',
-        `abp-script: ${which}`,
-      ],
-      program: [dirname(CLAUDE)],
-      egress: [{ host: 'host.abp.internal', ports: [standIn.port] }],
-      env: {
-        allow: ['ANTHROPIC_API_KEY'],
-        set: {
-          ANTHROPIC_BASE_URL: `http://host.abp.internal:${standIn.port}`,
-          CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
-        },
-      },
-      timeoutSeconds: 300,
-      maxOutputBytes: 64 * 1024 * 1024,
-      metadata: {
-        model: `anthropic/${MODEL}`,
-        provider: 'anthropic',
-        toolPolicy: 'bash-read-edit-write',
-        deployment: 'cloud',
-      },
-      capabilities: ['edit-files', 'run-commands'],
-      preflight: {
-        prompt: 'Reply with exactly: ABP-PREFLIGHT-OK',
-        sentinel: 'ABP-PREFLIGHT-OK',
-        command: [CLAUDE, '-p', '{prompt}', '--output-format', 'text', '--model', MODEL],
-      },
-      trace: { kind: 'sidecar', translator: 'claude-code-stream-json', from: 'stdout' },
-    }),
+    adapter: (which, standIn) =>
+      realEngineAdapter('claude-code', {
+        installDir: installDirOf('claude-code'),
+        name: `claude-code-${which}`,
+        endpoint: standInEndpoint(standIn),
+        note: `abp-script: ${which}`,
+        timeoutSeconds: 300,
+      }),
   });
 }, 600_000);
 afterAll(() => run?.cleanup());

@@ -1,23 +1,23 @@
 // OpenAI's Codex CLI itself, the pinned binary scripts/install-engines.sh installs, graded under the sandboxed policy on
-// the conformance suite's slug task against the model-provider stand-in's Responses API, its one way out an egress
-// proxy. Codex is pointed at the stand-in as a provider of its own (`model_providers`), runs the scripted commands with
+// the conformance suite's slug task with the adapter abp ships for it (src/engines/real-engines.ts), against the
+// model-provider stand-in's Responses API, its one way out an egress proxy. Codex is pointed at the stand-in as a
+// provider of its own (`model_providers`), runs the scripted commands with
 // its exec_command tool, and leaves its session log, which the adapter's wrapper (engines/codex-exec.sh) hands to the
 // codex-rollout translator: the fix is resolved, the no-op not, the other host refused and recorded, and the tokens
 // recorded are the usage the stand-in served, call by call, cached tokens apart.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { packageRoot } from '../../src/package-root.js';
+import { realEngineAdapter } from '../../src/engines/real-engines.js';
 import {
-  ENGINE_BINARIES,
   SLUG_FIX,
   expectHonestRun,
+  installDirOf,
   runRealEngine,
+  standInEndpoint,
   type RealEngineRun,
 } from '../support/real-engines.js';
 
-const CODEX = ENGINE_BINARIES.codex;
-const WRAPPER = join(packageRoot, 'engines', 'codex-exec.sh');
 const MODEL = 'gpt-5';
 const shell = (cmd: string, usage: Record<string, number>) => ({
   toolCalls: [{ name: 'exec_command', input: { cmd } }],
@@ -48,46 +48,15 @@ beforeAll(async () => {
       ],
       noop: [{ text: 'I will leave the code as it is.', usage: { input: 3900, output: 12 } }],
     }),
-    adapter: (which, standIn) => {
-      // A provider of Codex's own, in dotted keys: braces in an adapter's argument are placeholders.
-      const provider = Object.entries({
-        name: 'abp-stand-in',
-        base_url: `http://host.abp.internal:${standIn.port}/v1`,
-        env_key: 'OPENAI_API_KEY',
-        wire_api: 'responses',
-      }).flatMap(([field, value]) => ['-c', `model_providers.abp.${field}="${value}"`]);
-      const base = [
-        CODEX,
-        'exec',
-        '--skip-git-repo-check',
-        '--model',
-        MODEL,
-        // abp's sandbox is the isolation: Codex's own (a nested bubblewrap) is off.
-        '--dangerously-bypass-approvals-and-sandbox',
-        ...provider,
-        '-c',
-        'model_provider=abp',
-      ];
-      // The marker the stand-in's script tells the fix from the no-op by.
-      const codex = [...base, '-c', `developer_instructions="abp-script: ${which}"`];
-      return {
-        engine: `codex-${which}`,
-        command: ['/bin/sh', WRAPPER, '{traceFile}', ...codex, '{prompt}'],
-        program: [join(CODEX, '..', '..'), WRAPPER],
-        egress: [{ host: 'host.abp.internal', ports: [standIn.port] }],
-        env: { allow: ['OPENAI_API_KEY'], set: {} },
+    adapter: (which, standIn) =>
+      realEngineAdapter('codex', {
+        installDir: installDirOf('codex'),
+        name: `codex-${which}`,
+        model: MODEL,
+        endpoint: standInEndpoint(standIn, '/v1'),
+        note: `abp-script: ${which}`,
         timeoutSeconds: 300,
-        maxOutputBytes: 16 * 1024 * 1024,
-        metadata: { model: `openai/${MODEL}`, provider: 'openai', toolPolicy: 'full-access', deployment: 'cloud' },
-        capabilities: ['edit-files', 'run-commands'],
-        preflight: {
-          prompt: 'Reply with exactly: ABP-PREFLIGHT-OK',
-          sentinel: 'ABP-PREFLIGHT-OK',
-          command: [...base, '{prompt}'],
-        },
-        trace: { kind: 'sidecar', translator: 'codex-rollout', from: 'traceFile' },
-      };
-    },
+      }),
   });
 }, 600_000);
 afterAll(() => run?.cleanup());

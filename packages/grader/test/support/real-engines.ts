@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
-import { arch, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { parseScript } from '@abp/provider-sim/script';
@@ -13,32 +13,15 @@ import { startProviderStandIn, type ProviderStandIn } from '@abp/provider-sim/se
 import { SLUG_TASK, buildConformanceSuite } from '../../src/conformance/suite.js';
 import { runMatrix, type RunOutcome } from '../../src/run/run-matrix.js';
 import { packageRoot } from '../../src/package-root.js';
+import { realEngineBinary, type Endpoint, type RealEngine } from '../../src/engines/real-engines.js';
 
-const ENGINES = join(packageRoot, '..', '..', '.tools', 'engines');
-const machine = arch() === 'arm64' ? { node: 'arm64', rust: 'aarch64' } : { node: 'x64', rust: 'x86_64' };
+/** Where scripts/install-engines.sh installs each real engine. */
+export const installDirOf = (engine: RealEngine) => join(packageRoot, '..', '..', '.tools', 'engines', engine);
 
-/** The native binaries inside the npm packages, which the adapters run directly (the wrappers' install scripts never run). */
-export const ENGINE_BINARIES = {
-  'claude-code': join(
-    ENGINES,
-    'claude-code',
-    'node_modules',
-    '@anthropic-ai',
-    `claude-code-linux-${machine.node}`,
-    'claude',
-  ),
-  codex: join(
-    ENGINES,
-    'codex',
-    'node_modules',
-    '@openai',
-    `codex-linux-${machine.node}`,
-    'vendor',
-    `${machine.rust}-unknown-linux-musl`,
-    'bin',
-    'codex',
-  ),
-} as const;
+/** The stand-in as an engine's endpoint: on the grader's loopback, reached as host.abp.internal through egress. */
+export function standInEndpoint(standIn: ProviderStandIn, path = ''): Endpoint {
+  return { url: `http://host.abp.internal:${standIn.port}${path}`, host: 'host.abp.internal', port: standIn.port };
+}
 
 /** The slug task's fix, as the scripted engine writes it with its own shell tool. */
 export const SLUG_FIX = `export function slugify(text) {
@@ -57,18 +40,20 @@ export interface RealEngineRun {
 }
 
 export async function runRealEngine(input: {
-  engine: keyof typeof ENGINE_BINARIES;
+  engine: RealEngine;
   version: string;
   /** The ABP model id the adapters declare and the run names. */
   model: string;
   /** The variable the engine reads its key from, set for the run and passed through env.allow. */
   keyVariable: string;
+  /** What that variable holds: by default the key the stand-in accepts; null leaves it unset. */
+  keyValue?: string | null;
   /** The scripted conversations: the fix (it may use the other port), the no-op, and the preflight's answer. */
   turns(otherPort: number): { fix: ScriptedTurns; noop: ScriptedTurns; preflight: ScriptedTurns };
   /** The adapter of the fix or no-op engine; its system prompt or opening must hold `abp-script: <which>`. */
   adapter(which: 'fix' | 'noop', standIn: ProviderStandIn): Record<string, unknown>;
 }): Promise<RealEngineRun> {
-  const binary = ENGINE_BINARIES[input.engine];
+  const binary = realEngineBinary(input.engine, installDirOf(input.engine));
   if (!existsSync(binary)) throw new Error(`${binary} is missing: run scripts/install-engines.sh`);
   const dir = await mkdtemp(join(tmpdir(), `abp-${input.engine}-`));
   const other: Server = createServer((_request, response) => response.end('reached'));
@@ -116,7 +101,9 @@ export async function runRealEngine(input: {
         tasks: [SLUG_TASK],
       }),
     );
-    process.env[input.keyVariable] = key;
+    const value = input.keyValue === undefined ? key : input.keyValue;
+    if (value === null) delete process.env[input.keyVariable];
+    else process.env[input.keyVariable] = value;
     const outcome = await runMatrix({ config: suite.config, output: join(dir, 'out'), cacheDir: join(dir, 'cache') });
     return { outcome, standIn, otherPort, cleanup };
   } catch (error) {
