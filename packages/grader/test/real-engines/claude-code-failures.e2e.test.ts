@@ -6,10 +6,9 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ProviderStandIn } from '@abp/provider-sim/server';
 import { describeUnscoredRun } from '../../src/run/unscored.js';
-import { realEngineAdapter, type Endpoint } from '../../src/engines/real-engines.js';
-import { installDirOf, runRealEngine, type RealEngineRun } from '../support/real-engines.js';
+import type { Endpoint } from '../../src/engines/real-engines.js';
+import { runRealEngine, type RealEngineRun } from '../support/real-engines.js';
 
-const MODEL = 'claude-sonnet-4-5';
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   for (const cleanup of cleanups.splice(0)) await cleanup();
@@ -22,26 +21,17 @@ async function runWith(options: {
   /** Claude Code retries an unreachable API for minutes; a short preflight ends that case sooner. */
   preflightSeconds?: number;
 }): Promise<RealEngineRun> {
-  let otherPort = 0;
+  const done = [{ text: 'done', usage: { input: 10, output: 1 } }];
   const run = await runRealEngine({
     engine: 'claude-code',
-    version: '2.1.332',
-    model: `anthropic/${MODEL}`,
-    keyVariable: 'ANTHROPIC_API_KEY',
     ...(options.keyValue === undefined ? {} : { keyValue: options.keyValue }),
-    turns: (port) => {
-      otherPort = port;
-      const done = [{ text: 'done', usage: { input: 10, output: 1 } }];
-      return { preflight: [{ text: 'ABP-PREFLIGHT-OK', usage: { input: 40, output: 6 } }], fix: done, noop: done };
-    },
-    adapter: (which, standIn) =>
-      realEngineAdapter('claude-code', {
-        installDir: installDirOf('claude-code'),
-        name: `claude-code-${which}`,
-        endpoint: options.provider(standIn, otherPort),
-        timeoutSeconds: 120,
-        preflightSeconds: options.preflightSeconds ?? 60,
-      }),
+    turns: () => ({
+      preflight: [{ text: 'ABP-PREFLIGHT-OK', usage: { input: 40, output: 6 } }],
+      fix: done,
+      noop: done,
+    }),
+    endpoint: (standIn, otherPort) => options.provider(standIn, otherPort),
+    ...(options.preflightSeconds === undefined ? {} : { preflightSeconds: options.preflightSeconds }),
   });
   cleanups.push(() => run.cleanup());
   return run;

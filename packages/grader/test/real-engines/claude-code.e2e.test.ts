@@ -7,55 +7,11 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { realEngineAdapter } from '../../src/engines/real-engines.js';
-import {
-  SLUG_FIX,
-  expectHonestRun,
-  installDirOf,
-  runRealEngine,
-  standInEndpoint,
-  type RealEngineRun,
-} from '../support/real-engines.js';
-
-const MODEL = 'claude-sonnet-4-5';
-const bash = (command: string, usage: Record<string, number>) => ({
-  toolCalls: [{ name: 'Bash', input: { command, description: 'scripted step' } }],
-  usage,
-});
+import { expectHonestRun, runRealEngine, type RealEngineRun } from '../support/real-engines.js';
 
 let run: RealEngineRun;
 beforeAll(async () => {
-  run = await runRealEngine({
-    engine: 'claude-code',
-    version: '2.1.332',
-    model: `anthropic/${MODEL}`,
-    keyVariable: 'ANTHROPIC_API_KEY',
-    turns: (otherPort) => ({
-      preflight: [{ text: 'ABP-PREFLIGHT-OK', usage: { input: 40, output: 6 } }],
-      fix: [
-        bash(`curl -s -m 5 http://host.abp.internal:${otherPort}/ || echo curl failed`, {
-          input: 3100,
-          output: 80,
-          cacheWrite: 2900,
-        }),
-        bash('cat src/slug.js && node --test', { input: 400, output: 60, cacheRead: 2900 }),
-        bash(`cat > src/slug.js <<'EOF'\n${SLUG_FIX}EOF`, { input: 700, output: 140, cacheRead: 3300 }),
-        {
-          text: 'slugify now collapses separators and trims dashes.',
-          usage: { input: 150, output: 20, cacheRead: 4000 },
-        },
-      ],
-      noop: [{ text: 'I will leave the code as it is.', usage: { input: 3000, output: 12, cacheWrite: 2800 } }],
-    }),
-    adapter: (which, standIn) =>
-      realEngineAdapter('claude-code', {
-        installDir: installDirOf('claude-code'),
-        name: `claude-code-${which}`,
-        endpoint: standInEndpoint(standIn),
-        note: `abp-script: ${which}`,
-        timeoutSeconds: 300,
-      }),
-  });
+  run = await runRealEngine({ engine: 'claude-code' });
 }, 600_000);
 afterAll(() => run?.cleanup());
 

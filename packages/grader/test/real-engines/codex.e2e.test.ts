@@ -8,56 +8,11 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { realEngineAdapter } from '../../src/engines/real-engines.js';
-import {
-  SLUG_FIX,
-  expectHonestRun,
-  installDirOf,
-  runRealEngine,
-  standInEndpoint,
-  type RealEngineRun,
-} from '../support/real-engines.js';
-
-const MODEL = 'gpt-5';
-const shell = (cmd: string, usage: Record<string, number>) => ({
-  toolCalls: [{ name: 'exec_command', input: { cmd } }],
-  usage,
-});
+import { expectHonestRun, runRealEngine, type RealEngineRun } from '../support/real-engines.js';
 
 let run: RealEngineRun;
 beforeAll(async () => {
-  run = await runRealEngine({
-    engine: 'codex',
-    version: '0.171.0',
-    model: `openai/${MODEL}`,
-    keyVariable: 'OPENAI_API_KEY',
-    turns: (otherPort) => ({
-      preflight: [{ text: 'ABP-PREFLIGHT-OK', usage: { input: 40, output: 6 } }],
-      fix: [
-        shell(`curl -s -m 5 http://host.abp.internal:${otherPort}/ || echo curl failed`, {
-          input: 3000,
-          output: 40,
-          cacheRead: 1000,
-        }),
-        shell('cat src/slug.js && node --test', { input: 400, output: 60, cacheRead: 4000 }),
-        shell(`cat > src/slug.js <<'EOF'\n${SLUG_FIX}EOF`, { input: 500, output: 120, cacheRead: 4400 }),
-        {
-          text: 'slugify now collapses separators and trims dashes.',
-          usage: { input: 100, output: 15, cacheRead: 4900 },
-        },
-      ],
-      noop: [{ text: 'I will leave the code as it is.', usage: { input: 3900, output: 12 } }],
-    }),
-    adapter: (which, standIn) =>
-      realEngineAdapter('codex', {
-        installDir: installDirOf('codex'),
-        name: `codex-${which}`,
-        model: MODEL,
-        endpoint: standInEndpoint(standIn, '/v1'),
-        note: `abp-script: ${which}`,
-        timeoutSeconds: 300,
-      }),
-  });
+  run = await runRealEngine({ engine: 'codex' });
 }, 600_000);
 afterAll(() => run?.cleanup());
 

@@ -13,7 +13,14 @@ import { startProviderStandIn, type ProviderStandIn } from '@abp/provider-sim/se
 import { SLUG_TASK, buildConformanceSuite } from '../../src/conformance/suite.js';
 import { runMatrix, type RunOutcome } from '../../src/run/run-matrix.js';
 import { packageRoot } from '../../src/package-root.js';
-import { realEngineBinary, type Endpoint, type RealEngine } from '../../src/engines/real-engines.js';
+import {
+  realEngineAdapter,
+  realEngineBinary,
+  realEngineKey,
+  realEnginePins,
+  type Endpoint,
+  type RealEngine,
+} from '../../src/engines/real-engines.js';
 
 /** Where scripts/install-engines.sh installs each real engine. */
 export const installDirOf = (engine: RealEngine) => join(packageRoot, '..', '..', '.tools', 'engines', engine);
@@ -30,6 +37,41 @@ export const SLUG_FIX = `export function slugify(text) {
 `;
 
 export type ScriptedTurns = Array<Record<string, unknown>>;
+type Conversations = { fix: ScriptedTurns; noop: ScriptedTurns; preflight: ScriptedTurns };
+
+/** A shell command as the engine's own shell tool takes it. */
+function shellCall(engine: RealEngine, command: string): Record<string, unknown> {
+  switch (engine) {
+    case 'claude-code':
+      return { name: 'Bash', input: { command, description: 'scripted step' } };
+    case 'codex':
+      return { name: 'exec_command', input: { cmd: command } };
+  }
+}
+
+/**
+ * The slug task scripted for an engine's own shell tool: the fix reaches for the other host, reads the code and runs
+ * the workspace's tests, writes the fix, and says so; the no-op only talks. Anthropic reports cache writes; OpenAI
+ * has none, so its turns script none.
+ */
+export function slugConversations(engine: RealEngine, otherPort: number): Conversations {
+  const writes = engine === 'claude-code';
+  const turn = (command: string | null, text: string | null, input: number, output: number, cached: number) => ({
+    ...(command === null ? {} : { toolCalls: [shellCall(engine, command)] }),
+    ...(text === null ? {} : { text }),
+    usage: { input, output, ...(writes && cached === 0 ? { cacheWrite: 2900 } : { cacheRead: cached }) },
+  });
+  return {
+    preflight: [{ text: 'ABP-PREFLIGHT-OK', usage: { input: 40, output: 6 } }],
+    fix: [
+      turn(`curl -s -m 5 http://host.abp.internal:${otherPort}/ || echo curl failed`, null, 3100, 80, 0),
+      turn('cat src/slug.js && node --test', null, 400, 60, 2900),
+      turn(`cat > src/slug.js <<'EOF'\n${SLUG_FIX}EOF`, null, 700, 140, 3300),
+      turn(null, 'slugify now collapses separators and trims dashes.', 150, 20, 4000),
+    ],
+    noop: [turn(null, 'I will leave the code as it is.', 3000, 12, 0)],
+  };
+}
 
 export interface RealEngineRun {
   outcome: RunOutcome;
@@ -39,20 +81,23 @@ export interface RealEngineRun {
   cleanup(): Promise<void>;
 }
 
+/**
+ * The engine's fix and no-op, with the adapter abp ships for it (realEngineAdapter) pointed at the stand-in, the
+ * script telling them apart by the note each adds to its system prompt (`abp-script: fix` or `abp-script: noop`).
+ */
 export async function runRealEngine(input: {
   engine: RealEngine;
-  version: string;
-  /** The ABP model id the adapters declare and the run names. */
-  model: string;
-  /** The variable the engine reads its key from, set for the run and passed through env.allow. */
-  keyVariable: string;
-  /** What that variable holds: by default the key the stand-in accepts; null leaves it unset. */
+  /** The provider's model name; the adapter's default otherwise. */
+  model?: string;
+  /** What the engine's key variable holds: by default the key the stand-in accepts; null leaves it unset. */
   keyValue?: string | null;
-  /** The scripted conversations: the fix (it may use the other port), the no-op, and the preflight's answer. */
-  turns(otherPort: number): { fix: ScriptedTurns; noop: ScriptedTurns; preflight: ScriptedTurns };
-  /** The adapter of the fix or no-op engine; its system prompt or opening must hold `abp-script: <which>`. */
-  adapter(which: 'fix' | 'noop', standIn: ProviderStandIn): Record<string, unknown>;
+  /** The scripted conversations; slugConversations by default. */
+  turns?(otherPort: number): Conversations;
+  /** Another way to the stand-in than the straight one (a host left out of egress, a dead port). */
+  endpoint?(standIn: ProviderStandIn, otherPort: number): Endpoint;
+  preflightSeconds?: number;
 }): Promise<RealEngineRun> {
+  const keyVariable = realEngineKey(input.engine);
   const binary = realEngineBinary(input.engine, installDirOf(input.engine));
   if (!existsSync(binary)) throw new Error(`${binary} is missing: run scripts/install-engines.sh`);
   const dir = await mkdtemp(join(tmpdir(), `abp-${input.engine}-`));
@@ -60,7 +105,7 @@ export async function runRealEngine(input: {
   await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
   const otherPort = (other.address() as { port: number }).port;
   const key = `stand-in-key-${input.engine}-0123456789`;
-  const turns = input.turns(otherPort);
+  const turns = (input.turns ?? ((port) => slugConversations(input.engine, port)))(otherPort);
   const standIn = await startProviderStandIn({
     keys: [key],
     script: parseScript({
@@ -72,17 +117,30 @@ export async function runRealEngine(input: {
       ],
     }),
   });
-  const saved = process.env[input.keyVariable];
+  const saved = process.env[keyVariable];
   const cleanup = async () => {
-    if (saved === undefined) delete process.env[input.keyVariable];
-    else process.env[input.keyVariable] = saved;
+    if (saved === undefined) delete process.env[keyVariable];
+    else process.env[keyVariable] = saved;
     await standIn.close();
     await new Promise<void>((resolve) => other.close(() => resolve()));
     await rm(dir, { recursive: true, force: true });
   };
   try {
     const suite = await buildConformanceSuite(join(dir, 'suite'));
-    const engines = (['fix', 'noop'] as const).map((which) => input.adapter(which, standIn));
+    const engines = (['fix', 'noop'] as const).map((which) =>
+      realEngineAdapter(input.engine, {
+        installDir: installDirOf(input.engine),
+        name: `${input.engine}-${which}`,
+        ...(input.model === undefined ? {} : { model: input.model }),
+        // Codex's providers name the API's /v1 root; Claude Code adds /v1 itself.
+        endpoint:
+          input.endpoint?.(standIn, otherPort) ?? standInEndpoint(standIn, input.engine === 'codex' ? '/v1' : ''),
+        note: `abp-script: ${which}`,
+        timeoutSeconds: 300,
+        ...(input.preflightSeconds === undefined ? {} : { preflightSeconds: input.preflightSeconds }),
+      }),
+    );
+    const model = (engines[0]?.['metadata'] as { model: string }).model;
     await writeFile(
       suite.adapters,
       JSON.stringify({ schema: 'abp-adapters/v1', executionPolicy: 'sandboxed', adapters: engines }),
@@ -91,8 +149,11 @@ export async function runRealEngine(input: {
       suite.config,
       JSON.stringify({
         schema: 'abp-run/v1',
-        engines: engines.map((adapter) => ({ name: adapter['engine'], version: input.version })),
-        model: input.model,
+        engines: engines.map((adapter) => ({
+          name: adapter['engine'],
+          version: realEnginePins()[input.engine].version,
+        })),
+        model,
         budgetUsd: 5,
         timeoutSeconds: 300,
         trials: 1,
@@ -102,8 +163,8 @@ export async function runRealEngine(input: {
       }),
     );
     const value = input.keyValue === undefined ? key : input.keyValue;
-    if (value === null) delete process.env[input.keyVariable];
-    else process.env[input.keyVariable] = value;
+    if (value === null) delete process.env[keyVariable];
+    else process.env[keyVariable] = value;
     const outcome = await runMatrix({ config: suite.config, output: join(dir, 'out'), cacheDir: join(dir, 'cache') });
     return { outcome, standIn, otherPort, cleanup };
   } catch (error) {
