@@ -265,7 +265,8 @@ export async function executeTrial(context: TrialContext, scheduled: ScheduledTr
         dir: workspace.workspace,
         environment: {
           env: verificationEnvironment(context.hostEnv, folders.state, folders.tmp, placement.sandbox !== null),
-          sandbox: placement.sandbox,
+          // The engine's way out is the engine's: the task's own setup runs with no network, as verification does.
+          sandbox: placement.sandbox === null ? null : { ...placement.sandbox, egress: null },
           maxOutputBytes: 1 << 20,
           image: taskEnvironment === null ? null : { ...taskEnvironment, home: folders.state },
         },
