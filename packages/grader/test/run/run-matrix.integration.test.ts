@@ -262,9 +262,12 @@ describe('the sandboxed execution policy', () => {
   it('lets an engine reach only the hosts its adapter lists, through its egress proxy, and records every attempt', async () => {
     const fix =
       "export function slugify(text) {\n  return text.toLowerCase().trim().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');\n}\n";
-    const provider = createHttpServer((request, response) =>
-      request.url === `/${SLUG_TASK}` ? response.end(fix) : response.writeHead(404).end(),
-    );
+    const asked: string[] = [];
+    const provider = createHttpServer((request, response) => {
+      asked.push(request.url ?? '');
+      if (request.url === `/${SLUG_TASK}`) response.end(fix);
+      else response.writeHead(404).end();
+    });
     await new Promise<void>((resolve) => provider.listen(0, '127.0.0.1', resolve));
     const model = (provider.address() as { port: number }).port;
     try {
@@ -286,7 +289,13 @@ describe('the sandboxed execution policy', () => {
         tasks: [SLUG_TASK],
         policy: 'sandboxed',
       });
+      // The task's own setup runs in the engine's sandbox, but never with its way out: it must not reach the provider.
+      const manifestPath = join(built.tasks, SLUG_TASK, 'task.json');
+      const manifest = JSON.parse(await readFile(manifestPath, 'utf8')) as { environment: { setup: string[] } };
+      manifest.environment.setup = [`sh -c 'curl -s -m 3 http://host.abp.internal:${model}/setup-probe || true'`];
+      await writeFile(manifestPath, JSON.stringify(manifest));
       const result = await run(built, 'out');
+      expect(asked).not.toContain('/setup-probe');
       const [trial] = result.trials;
       expect([trial?.outcome, trial?.reason]).toEqual(['resolved', null]);
       const attempts = [
