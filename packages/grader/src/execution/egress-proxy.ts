@@ -334,11 +334,23 @@ export function hostUpstream(hostEnv: Readonly<Record<string, string | undefined
 }
 
 /** Counts per host and outcome, for a build log or a receipt: `pypi.org:443 ×3`, `refused 127.0.0.1:8080 ×1`. */
-export function summarizeAttempts(attempts: readonly EgressAttempt[]): string[] {
-  const counts = new Map<string, number>();
+/** The attempts grouped by host, port, outcome and error, each with how many times it happened, in the order first seen. */
+export function groupAttempts(attempts: readonly EgressAttempt[]): Array<EgressAttempt & { count: number }> {
+  const groups = new Map<string, EgressAttempt & { count: number }>();
   for (const attempt of attempts) {
-    const key = `${attempt.allowed ? (attempt.error === null ? '' : `failed (${attempt.error}) `) : 'refused '}${attempt.host}:${attempt.port}`;
-    counts.set(key, (counts.get(key) ?? 0) + 1);
+    const key = JSON.stringify([attempt.host, attempt.port, attempt.allowed, attempt.error]);
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, { ...attempt, count: 1 });
+    else group.count += 1;
   }
-  return [...counts.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([key, count]) => `${key} ×${count}`);
+  return [...groups.values()];
+}
+
+export function summarizeAttempts(attempts: readonly EgressAttempt[]): string[] {
+  return groupAttempts(attempts)
+    .map(
+      (group) =>
+        `${group.allowed ? (group.error === null ? '' : `failed (${group.error}) `) : 'refused '}${group.host}:${group.port} ×${group.count}`,
+    )
+    .sort();
 }

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HOST_LOOPBACK_NAME, type Adapter, type ExecutionPolicy } from '@abp/protocol/schemas/abp-adapters';
 import type { AbpTrial } from '@abp/protocol/schemas/abp-trial';
-import { hostUpstream, startEgressProxy, type EgressAttempt } from '../execution/egress-proxy.js';
+import { groupAttempts, hostUpstream, startEgressProxy, type EgressAttempt } from '../execution/egress-proxy.js';
 
 export type EgressRecord = NonNullable<NonNullable<AbpTrial['engineProcess']>['egress']>;
 
@@ -53,13 +53,6 @@ export async function openEngineEgress(input: {
 
 /** The allow-list as "host:port" and the attempts grouped by what happened, in a stable order. */
 export function egressRecord(allow: Adapter['egress'], attempts: readonly EgressAttempt[]): EgressRecord {
-  const groups = new Map<string, EgressRecord['attempts'][number]>();
-  for (const attempt of attempts) {
-    const key = JSON.stringify([attempt.host, attempt.port, attempt.allowed, attempt.error]);
-    const group = groups.get(key);
-    if (group === undefined) groups.set(key, { ...attempt, count: 1 });
-    else group.count += 1;
-  }
   const order = (a: EgressRecord['attempts'][number], b: EgressRecord['attempts'][number]) =>
     a.host !== b.host
       ? a.host < b.host
@@ -68,6 +61,6 @@ export function egressRecord(allow: Adapter['egress'], attempts: readonly Egress
       : a.port - b.port || Number(b.allowed) - Number(a.allowed) || (a.error ?? '').localeCompare(b.error ?? '');
   return {
     allow: allow.flatMap((rule) => rule.ports.map((port) => `${rule.host}:${port}`)),
-    attempts: [...groups.values()].sort(order),
+    attempts: groupAttempts(attempts).sort(order),
   };
 }
