@@ -77,7 +77,8 @@ describe('Claude Code that cannot reach its model', () => {
   it('with nothing listening at its provider: unreachable, and the preflight says so', async () => {
     let dead = 0;
     const run = await runWith({
-      preflightSeconds: 8,
+      // Long enough for the first request on a loaded machine; Claude Code then retries the dead port until cut off.
+      preflightSeconds: 15,
       // Allowed, but closed: a port next to the other service's, where nothing listens, is a provider that is down.
       provider: (_standIn, otherPort) => {
         dead = otherPort + 1;
