@@ -73,5 +73,9 @@ export async function pullCommand(taskId: string, options: PullCommandOptions): 
     out.line(
       `  environment ${environment.digest} in ${environment.store}: ${environment.fetched} blobs fetched (${(environment.bytesFetched / 1024 / 1024).toFixed(1)} MiB), ${environment.reused} already there, every one verified`,
     );
+  if (pulled.goldenTrace !== null)
+    out.line(
+      `  golden trace (keep it from the agent): ${pulled.goldenTrace.path}, ${pulled.goldenTrace.digest} as signed`,
+    );
   out.data(pulled);
 }

@@ -48,5 +48,9 @@ export async function unpackCommand(bundle: string, options: UnpackCommandOption
     out.line(
       `  environment ${environment.digest} in ${environment.store}: ${environment.fetched} blobs fetched, ${environment.reused} already there, every one verified`,
     );
+  if (unpacked.goldenTrace !== null)
+    out.line(
+      `  golden trace (keep it from the agent): ${unpacked.goldenTrace.path}, ${unpacked.goldenTrace.digest} as signed`,
+    );
   out.data(unpacked);
 }

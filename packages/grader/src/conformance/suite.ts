@@ -136,7 +136,6 @@ async function buildSlugTask(tasksDir: string): Promise<void> {
       golden: {
         diffBytesNormalized: 180,
         filesTouched: 1,
-        trace: 'traces/golden.abp-trace.jsonl',
         mergedPr: 'https://github.com/abp/conformance-slug/pull/2',
       },
       requires: ['edit-files'],
@@ -242,7 +241,6 @@ async function buildCalcTask(tasksDir: string): Promise<void> {
       golden: {
         diffBytesNormalized: 1,
         filesTouched: 1,
-        trace: 'traces/golden.abp-trace.jsonl',
         mergedPr: 'https://github.com/abp/conformance-calc/pull/2',
       },
       requires: ['edit-files'],

@@ -10,6 +10,7 @@ export {
   pullTask,
   walkTrustRoot,
   type PullOptions,
+  type PulledGoldenTrace,
   type PulledTask,
 } from './pull.js';
 export { unpackTask, type UnpackOptions, type UnpackedTask } from './unpack.js';

@@ -2,8 +2,9 @@
 // consumer trusts its pinned trust root and nothing the server says: newer trust root versions are taken only when the
 // version before vouches for them, the download must hash to the advertised digest, the signed statement must name
 // these bytes and this task, its key must have been valid when it signed, and the registry's transparency log must hold
-// the signature and extend what the consumer saw of it before (distribution/log-proof.ts). All of it happens in one
-// staging folder beside the destination, renamed into place at the end; any failure removes everything the pull wrote.
+// the signature and extend what the consumer saw of it before (distribution/log-proof.ts), and a golden trace the
+// statement signs must hash to its signed digest. All of it happens in one staging folder beside the destination, renamed
+// into place at the end; any failure removes everything the pull wrote.
 // `abp unpack` (pull/unpack.ts) runs the same checks and the same staging on a bundle read from a file.
 import { randomUUID } from 'node:crypto';
 import { rmSync } from 'node:fs';
@@ -17,6 +18,8 @@ import type { TrustRoot } from '@abp/protocol/schemas/abp-trust-root';
 import { conforms, documentId } from '@abp/protocol/schemas/primitives';
 import { SigningError, type SigningErrorCode } from '@abp/protocol/signing/errors';
 import { TASK_BUNDLE_PREDICATE, taskBundleSubjectNames } from '@abp/protocol/signing/statement';
+import { goldenTracePath, type AbpTask } from '@abp/protocol/schemas/abp-task';
+import { traceLimits } from '../traces/trace-limits.js';
 import { advanceTrustRoot } from '../trust/trust-root-chain.js';
 import { loadTrustRoot } from '@abp/protocol/signing/trust-root';
 import { verifyStatementBundle, type VerifiedSigner, type VerifiedStatement } from '../trust/verify.js';
@@ -94,7 +97,17 @@ export interface PulledTask {
   trustRoot: { pinnedVersion: number; version: number };
   /** The task's environment, fetched and verified; null for a task graded on the host's toolchains. */
   environment: PulledEnvironment | null;
+  /** The golden trace the signed statement names, saved beside task/ and held-out/; null when it names none. */
+  goldenTrace: PulledGoldenTrace | null;
   log: PulledLogProof;
+}
+
+export interface PulledGoldenTrace {
+  /** `<dir>/<task id>/traces/<task id>.abp-trace.jsonl`: the manifest's golden.trace, in the task's folder. */
+  path: string;
+  /** `sha256:<hex>`, as signed. */
+  digest: string;
+  bytes: number;
 }
 
 export interface PulledEnvironment {
@@ -308,6 +321,7 @@ export async function pullTask(
         }),
     });
     await rm(archive);
+    const goldenTrace = await pullGoldenTrace(client, verified, unpacked.manifest, staging);
     const environment = await taskEnvironment(client, unpacked, staging, options.environments);
     // Kept before the rename: a checkpoint that verified is what this consumer knows of the log, even if the rename
     // then loses a race for the destination.
@@ -325,9 +339,47 @@ export async function pullTask(
       signedAt: verified.signedAt,
       trustRoot: { pinnedVersion: pinned.version, version: trustRoot.version },
       environment,
+      goldenTrace: goldenTrace === null ? null : { ...goldenTrace, path: join(destination, goldenTrace.path) },
       log: logProofOf(logged, keptIn),
     };
   });
+}
+
+/**
+ * The golden trace the verified statement signs (spec §4.2), fetched from where the manifest's golden.trace points under
+ * the API root and saved at that path in the staging folder: beside task/ and held-out/, never in task/, since the agent
+ * must not see how the fix was found. Its bytes must hash to the signed digest. Its path is returned relative to the
+ * staging folder. Null when the statement signs none (a task frozen before traces were kept may name one in its
+ * manifest without signing it: there is none to fetch).
+ */
+export async function pullGoldenTrace(
+  client: RegistryClient,
+  verified: VerifiedStatement,
+  manifest: AbpTask,
+  staging: string,
+): Promise<PulledGoldenTrace | null> {
+  const taskId = manifest.id;
+  const signed = verified.statement.subject.find(
+    (subject) => subject.name === taskBundleSubjectNames(taskId).goldenTrace,
+  )?.digest.sha256;
+  if (signed === undefined) return null;
+  const named = manifest.golden?.trace;
+  const expected = goldenTracePath(taskId);
+  if (named !== expected)
+    throw new PullError(
+      'invalid-bundle',
+      `the signed statement of task ${taskId} names a golden trace, but its manifest ${named === undefined ? 'names none' : `names it ${JSON.stringify(named)}`}: a task's golden trace is ${expected}`,
+    );
+  const path = join(staging, named);
+  await mkdir(dirname(path));
+  // The most a freeze publishes (the grader's trace receipt bound): a server sending more is not sending a trace.
+  const got = await client.downloadGoldenTrace(named, path, traceLimits.maxReceiptBytes);
+  if (got.sha256 !== signed)
+    throw new PullError(
+      'digest-mismatch',
+      `the golden trace ${named} of task ${taskId} arrived as ${got.bytes} bytes hashing to sha256:${got.sha256}, but its signed statement names sha256:${signed}: it was changed or damaged on the server`,
+    );
+  return { path: named, digest: `sha256:${signed}`, bytes: got.bytes };
 }
 
 /** What a pull or an unpack reports of the log proof. */

@@ -2,8 +2,9 @@
 // folder `abp run` reads, `<outputDir>/<task id>/task` and `held-out`, exactly as `abp pull` makes it and only once the
 // same checks hold (pull.ts verifyAndUnpack): the signature must vouch for these bytes as the task's bundle against the
 // pinned trust root, with the same refusal codes. Given the registry's `abp serve` (`from`), the trust root is walked
-// forward, the signature proved logged and consistent with the checkpoints kept before, and a missing environment
-// fetched, as a pull does; without it the log is not consulted (as `abp verify`) and the environment must be in the store.
+// forward, the signature proved logged and consistent with the checkpoints kept before, and a missing environment and
+// the signed golden trace fetched, as a pull does; without it the log is not consulted (as `abp verify`), the
+// environment must be in the store, and no golden trace is fetched (the bundle file does not hold it).
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -18,6 +19,7 @@ import {
   logProofOf,
   PULLED_HELD_OUT_DIR,
   PULLED_TASK_DIR,
+  pullGoldenTrace,
   taskEnvironment,
   verifyAndUnpack,
   walkTrustRoot,
@@ -131,6 +133,7 @@ export async function unpackTask(options: UnpackOptions): Promise<UnpackedTask> 
               kept,
             }),
     });
+    const goldenTrace = client === null ? null : await pullGoldenTrace(client, verified, unpacked.manifest, staging);
     const environment = await taskEnvironment(client, unpacked, staging, options.environments);
     if (keptIn !== null && logged !== null) await keepCheckpoints(keptIn, [logged.checkpoint]);
     return {
@@ -146,6 +149,7 @@ export async function unpackTask(options: UnpackOptions): Promise<UnpackedTask> 
       signedAt: verified.signedAt,
       trustRoot: { pinnedVersion: pinned.version, version: trustRoot.version },
       environment,
+      goldenTrace: goldenTrace === null ? null : { ...goldenTrace, path: join(destination, goldenTrace.path) },
       log: logged === null ? null : logProofOf(logged, keptIn),
     };
   });

@@ -1,4 +1,5 @@
-// What the grader hides before it stores or publishes anything (spec §6, §12.1): the published list and the redactor.
+// What the grader hides before it stores or publishes anything (spec §6, §12.1): the published list, the redactor, and
+// the scan that finds what the list hides in text published as it is.
 export {
   loadRedactionList,
   parseRedactionList,
@@ -12,3 +13,4 @@ export {
   type RedactionRuleKind,
 } from './redaction-list.js';
 export { createRedactor, type RedactionContext, type Redactor } from './redactor.js';
+export { secretRulesMatching } from './secret-scan.js';

@@ -110,3 +110,10 @@ export function loadRedactionList(file: string = redactionListPath): RedactionLi
   }
   return parseRedactionList(text, file);
 }
+
+let committedList: RedactionList | undefined;
+/** The list this grader ships (redactionListPath), read once per process. */
+export function committedRedactionList(): RedactionList {
+  committedList ??= loadRedactionList();
+  return committedList;
+}

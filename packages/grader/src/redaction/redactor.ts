@@ -2,7 +2,12 @@
 // trial's environment, workspace and named secrets. It never stores or reports the values it hides.
 import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
-import { loadRedactionList, RedactionError, REDACTION_PATTERN_FLAGS, type RedactionList } from './redaction-list.js';
+import {
+  committedRedactionList,
+  RedactionError,
+  REDACTION_PATTERN_FLAGS,
+  type RedactionList,
+} from './redaction-list.js';
 
 export interface RedactionContext {
   env: Readonly<Record<string, string | undefined>>;
@@ -28,12 +33,6 @@ const MAX_DEPTH = 3;
 const MAX_ITEMS = 20;
 const OUTSIDE_WORKSPACE = '<outside-workspace>';
 const MORE_KEYS = '<more>';
-
-let committedList: RedactionList | undefined;
-function committedRedactionList(): RedactionList {
-  committedList ??= loadRedactionList();
-  return committedList;
-}
 
 const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const byLengthThenText = (a: string, b: string) => b.length - a.length || (a < b ? -1 : a > b ? 1 : 0);

@@ -1,6 +1,7 @@
-// The freeze as an activity: freeze the merged fix, publish the signed bundle to the store, then record the bundle, its
-// signature and the task's base commit and bundle digest in one transaction. Idempotent: a freeze published for the
-// same inputs is returned from its record, and rows that exist are left as they are.
+// The freeze as an activity: freeze the merged fix (with the golden trace attached to the task, if any), publish the
+// signed bundle to the store, then record the bundle, its signature and the task's base commit and bundle digest in one
+// transaction. Idempotent: a freeze published for the same inputs is returned from its record, and rows that exist are
+// left as they are.
 import { ApplicationFailure } from '@temporalio/activity';
 import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
@@ -10,8 +11,10 @@ import { bundles, draws, registryEntries, signatures, tasks } from '../db/schema
 import type { GithubClient } from '../github/client.js';
 import type { JsonObject } from '../db/json.js';
 import { BundleStore } from '../freeze/bundle/store.js';
+import { GoldenTraceStore } from '../freeze/golden-trace-store.js';
 import {
   FreezeError,
+  type FreezeErrorCode,
   freezeInputOf,
   freezeTask,
   parseFreezeInput,
@@ -35,6 +38,8 @@ export interface FreezeDependencies {
   github?: GithubClient;
   /** The content-addressed bundle store (signing/home.ts signingPaths(home).bundles). */
   bundleDir: string;
+  /** The golden trace store (signingPaths(home).goldenTraces): traces attached to tasks (`abp task attach-trace`). */
+  goldenTraceDir: string;
   /** Signs each bundle's statement and logs it in the transparency log. */
   attestor: Attestor;
   /** Where checkouts and toolchain caches go; kept between freezes (Go's build cache). */
@@ -65,6 +70,8 @@ export type FreezeSummary =
       flaky: number;
       sourcedAt: string;
       cutoffsVerified: string[];
+      /** The golden trace signed with the bundle; null when none was attached. */
+      goldenTraceDigest: string | null;
     }
   | { status: 'rejected'; taskId: string; reason: string; detail: string };
 
@@ -96,12 +103,30 @@ function frozenSummary(task: PublishedTask): Extract<FreezeSummary, { status: 'f
     flaky: task.flaky.length,
     sourcedAt: source.sourcedAt,
     cutoffsVerified,
+    goldenTraceDigest: task.goldenTrace?.digest ?? null,
   };
 }
 
-export function createFreezeActivities({ db, github, bundleDir, attestor, workDir, environments }: FreezeDependencies) {
+/** The freeze's refusals of a golden trace: checked when it was attached, so one here means the stored file changed. */
+const GOLDEN_TRACE_REFUSALS: ReadonlySet<string> = new Set([
+  'golden-trace-unreadable',
+  'golden-trace-too-large',
+  'invalid-golden-trace',
+  'golden-trace-unredacted',
+] satisfies FreezeErrorCode[]);
+
+export function createFreezeActivities({
+  db,
+  github,
+  bundleDir,
+  goldenTraceDir,
+  attestor,
+  workDir,
+  environments,
+}: FreezeDependencies) {
   const { signer } = attestor;
   const store = new BundleStore(bundleDir);
+  const goldenTraces = new GoldenTraceStore(goldenTraceDir);
   const taskRecords = createTaskActivities({ db });
 
   /**
@@ -238,10 +263,15 @@ export function createFreezeActivities({ db, github, bundleDir, attestor, workDi
       }
       let outcome: TaskFreezeOutcome;
       try {
+        // Read as the freeze runs, not when its inputs were gathered: the retry of a stalled freeze takes what is
+        // attached by then, and the freeze record is keyed by the trace's digest either way.
+        const attached = input.goldenTrace === undefined ? await goldenTraces.attached(input.taskId) : null;
+        const withTrace = attached === null ? input : { ...input, goldenTrace: goldenTraces.path(attached) };
         outcome = await heartbeating(() =>
-          freezeTask(input, {
+          freezeTask(withTrace, {
             workDir,
             store,
+            goldenTraces,
             signer,
             log: attestor,
             ...(environments === undefined ? {} : { environments }),
@@ -252,6 +282,10 @@ export function createFreezeActivities({ db, github, bundleDir, attestor, workDi
         // with the reason, as a suite's verdict would reject it, rather than failing the workflow.
         if (error instanceof FreezeError && error.code === 'no-verified-cutoff')
           return { status: 'rejected', taskId: input.taskId, reason: error.code, detail: error.message };
+        // A trace is evidence, not the fix: a refused one never rejects the task. The freeze waits, noted on the task with
+        // the file and line, until the stored trace is restored or its attachment removed.
+        if (error instanceof FreezeError && GOLDEN_TRACE_REFUSALS.has(error.code))
+          throw await stalled(input.taskId, null, error);
         if (error instanceof FreezeError) throw permanent(error);
         throw await stalled(input.taskId, faultOfError(error) ?? (await diskFullAt(workDir)), error);
       }

@@ -126,7 +126,7 @@ function registerDraw(program: Command): void {
 function registerTask(program: Command): void {
   const taskGroup = program
     .command('task')
-    .description('tasks from draw to maintainer merge: list, show, and submitting fixes');
+    .description('tasks from draw to maintainer merge: list, show, submitting fixes and their golden traces');
   taskGroup
     .command('list')
     .description('tasks with their state, pull request and last change (from the database, through the worker)')
@@ -157,6 +157,17 @@ function registerTask(program: Command): void {
     .addOption(jsonOption())
     .action(async (task: string, options: { pr: string; json?: boolean }) =>
       (await import('./task.js')).taskSubmitFixCommand(task, options),
+    );
+  taskGroup
+    .command('attach-trace')
+    .description(
+      "attach the abp-trace/v1 file the solving engine printed to a task before its freeze: checked, kept in the data directory, and published beside the task's bundle (spec §4.2)",
+    )
+    .argument('<task>', 'the task id')
+    .argument('<file>', 'the trace, e.g. the receipt traces/<trial>.abp-trace.jsonl of abp run')
+    .addOption(jsonOption())
+    .action(async (task: string, file: string, options: { json?: boolean }) =>
+      (await import('./task.js')).taskAttachTraceCommand(task, file, options),
     );
   taskGroup
     .command('open-pr')
@@ -235,6 +246,10 @@ function registerFreeze(program: Command): void {
       wholeNumber('--draw-seed'),
     )
     .option('--runs <n>', 'runs per state (at least 3)', wholeNumber('--runs', 20), 3)
+    .option(
+      '--golden-trace <file>',
+      'the abp-trace/v1 file the solving engine printed (spec §4.2), e.g. the receipt traces/<trial>.abp-trace.jsonl of abp run: checked first, published beside the bundle and named by the manifest',
+    )
     .option(
       '--host',
       "run the suites on this machine's toolchains instead of in the task's environment (the default, abp env build); the task then names no image",

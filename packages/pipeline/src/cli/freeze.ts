@@ -1,10 +1,12 @@
-// `abp freeze`: freeze one merged fix into a signed, content-addressed task bundle in the data directory's store, and
-// publish it (freeze/published-tasks.ts) so `abp serve` lists it and `abp pull` fetches it. For operators and tests; the
-// pipeline runs the same freezeTask from the task workflow. The draw's facts are the operator's to give (cli/commands.ts
-// refuses a freeze without them); the cutoffs they imply are resolved before anything is built or run.
+// `abp freeze`: freeze one merged fix into a signed, content-addressed task bundle in the data directory's store, with
+// the solving engine's golden trace when given, and publish it (freeze/published-tasks.ts) so `abp serve` lists it and
+// `abp pull` fetches it. For operators and tests; the pipeline runs the same freezeTask from the task workflow. The
+// draw's facts are the operator's to give (cli/commands.ts refuses a freeze without them); the cutoffs they imply are
+// resolved before anything is built or run.
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { BundleStore } from '../freeze/bundle/store.js';
+import { GoldenTraceStore } from '../freeze/golden-trace-store.js';
 import { freezeTask, recipeFor, verifiedCutoffs, type TaskFreezeInput } from '../freeze/index.js';
 import { publishFrozenTask } from '../freeze/published-tasks.js';
 import { runnerRecipeSchema, type RunnerRecipe } from '../registry/criteria/schema.js';
@@ -39,6 +41,8 @@ export interface FreezeCommandOptions extends OutputOptions {
   sourcedAt: string;
   runs: number;
   host?: boolean;
+  /** The abp-trace/v1 file the solving engine printed (spec §4.2), published beside the bundle. */
+  goldenTrace?: string;
 }
 
 /** The recipe file, when given; else the criteria override or detection (freeze/recipe.ts). */
@@ -116,11 +120,13 @@ export async function freezeCommand(options: FreezeCommandOptions): Promise<void
       sourcedAt: options.sourcedAt,
       registryVersion: options.registryVersion,
       drawSeed: options.drawSeed,
+      ...(options.goldenTrace === undefined ? {} : { goldenTrace: resolve(options.goldenTrace) }),
     },
     {
       workDir,
       runs: options.runs,
       store: new BundleStore(paths.bundles),
+      goldenTraces: new GoldenTraceStore(paths.goldenTraces),
       signer: attestor.signer,
       log: attestor,
       ...(options.host === true ? {} : { environments: new EnvironmentStore(homePaths(home).environments) }),
@@ -139,6 +145,11 @@ export async function freezeCommand(options: FreezeCommandOptions): Promise<void
   );
   out.line(`bundle ${outcome.digest}  ${outcome.archivePath}`);
   out.line(`held-out part ${outcome.heldOutDigest}; signature ${outcome.signaturePath}`);
+  out.line(
+    outcome.goldenTrace === null
+      ? 'golden trace: none given (--golden-trace), so the manifest names none'
+      : `golden trace ${outcome.goldenTrace.digest}  ${outcome.goldenTrace.path}, signed with the bundle`,
+  );
   out.line(
     `proved: the golden patch resolved ${outcome.gold.trials} of ${outcome.gold.trials} trials, the empty patch none`,
   );

@@ -1,7 +1,9 @@
-// `abp task list|show|submit-fix|open-pr` and `abp tasks [--scored]`: operators' view of tasks and the two ways a fix
-// enters the pipeline. Reads take the read path (task-reads/reader.ts: the database, or the worker that holds the
-// embedded one), never a workflow; fixes are signals to the task's workflow (workflow id = task id).
+// `abp task list|show|submit-fix|open-pr|attach-trace` and `abp tasks [--scored]`: operators' view of tasks, the two
+// ways a fix enters the pipeline, and the golden trace its solver printed. Reads take the read path
+// (task-reads/reader.ts: the database, or the worker that holds the embedded one), never a workflow; fixes are signals to
+// the task's workflow (workflow id = task id); a golden trace goes into the data directory, where the freeze takes it.
 import { readFile } from 'node:fs/promises';
+import { resolve } from 'node:path';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { openTaskReads } from '../task-reads/reader.js';
 import type { TaskQuery, TaskRecord } from '../task-reads/records.js';
@@ -12,6 +14,9 @@ import { taskStates, type TaskState, type TaskStatus } from '../contracts/task-w
 import { withTemporalClient } from '../worker/temporal-client.js';
 import { resolveStackConfig } from '../worker/config.js';
 import { taskQueries, taskSignals } from '../workflows/task.js';
+import { readGoldenTrace } from '../freeze/golden-trace.js';
+import { GoldenTraceStore } from '../freeze/golden-trace-store.js';
+import { signingPaths } from '../signing/home.js';
 import { CommandFailed, createOutput, type OutputOptions } from '@abp/grader/cli';
 
 async function read(query: TaskQuery): Promise<TaskRecord[]> {
@@ -197,4 +202,30 @@ export async function taskOpenPrCommand(taskId: string, options: OpenPrOptions):
   });
   out.line(`opened ${result.pull.url} with the disclosure; ${taskId} is ${result.status.state}`);
   out.data(result);
+}
+
+/** The states a golden trace may be attached in: before the fix merged, so the freeze that follows takes it. */
+const ATTACHABLE_STATES: readonly TaskState[] = ['drawn', 'solving', 'tracking'];
+
+/**
+ * `abp task attach-trace`: the golden trace of a task the pipeline tracks (spec §4.2), checked as the freeze checks it
+ * and kept in the data directory under its digest, attached to the task by id; the task's freeze names, signs and
+ * publishes it. Attaching again replaces it until the freeze begins.
+ */
+export async function taskAttachTraceCommand(taskId: string, file: string, options: OutputOptions): Promise<void> {
+  const out = createOutput(options);
+  const task = await one(taskId);
+  if (!ATTACHABLE_STATES.includes(task.state))
+    throw new CommandFailed(
+      'invalid-documents',
+      `${taskId} is ${task.state}: a golden trace is attached before the fix merges (while ${ATTACHABLE_STATES.join(', ')}), so the freeze signs it with the bundle; a task frozen by hand takes one with \`abp freeze --golden-trace\``,
+    );
+  const trace = await readGoldenTrace(resolve(file), taskId);
+  const store = new GoldenTraceStore(signingPaths(resolveStackConfig().home).goldenTraces);
+  const digest = await store.put(trace.bytes);
+  const attachment = await store.attach(taskId, digest);
+  out.line(
+    `${taskId} (${task.state}): golden trace ${digest} kept in ${store.path(digest)}; its freeze will publish it`,
+  );
+  out.data({ taskId, state: task.state, goldenTrace: digest, path: store.path(digest), attachment });
 }

@@ -116,6 +116,7 @@ async function dependencies(
       db,
       ...(github === null ? {} : { github }),
       bundleDir: paths.bundles,
+      goldenTraceDir: paths.goldenTraces,
       attestor,
       workDir: join(config.home, 'freeze-work'),
       ...(config.freeze.runsIn === 'environment' ? { environments: new EnvironmentStore(config.freeze.store) } : {}),

@@ -12,6 +12,14 @@ export type FreezeErrorCode =
   | 'unsupported-runner'
   | 'sandbox-unavailable'
   /** The task was sourced before every committed model cutoff ended: it is contamination-free for no model (spec §4.4). */
-  | 'no-verified-cutoff';
+  | 'no-verified-cutoff'
+  /** The golden trace given is absent, or not a regular file. */
+  | 'golden-trace-unreadable'
+  /** The golden trace is larger than the trace receipt `abp run` publishes may be. */
+  | 'golden-trace-too-large'
+  /** The golden trace is not abp-trace/v1 line by line, or is another task's. */
+  | 'invalid-golden-trace'
+  /** The golden trace holds what the published redaction list hides: a secret would be published with it. */
+  | 'golden-trace-unredacted';
 
 export class FreezeError extends AbpError<FreezeErrorCode> {}

@@ -36,6 +36,8 @@ export const publishedTaskSchema = z
     cutoffsVerified: z.array(modelCutoff).min(1),
     bundleDigest: sha256Digest,
     heldOutDigest: sha256Digest,
+    /** The golden trace kept beside the bundle (its signed statement names the same digest); absent when none was. */
+    goldenTraceDigest: sha256Digest.optional(),
     mergedPr: pullRequestUrl,
     /** When this bundle was first published under the task's id; listings order by it. */
     publishedAt: utcTimestamp,
@@ -50,8 +52,9 @@ export function publishedTaskPath(root: string, taskId: string): string {
 }
 
 /**
- * Records a frozen task as published. Publishing the same bundle again leaves the record as it is (its first
- * publishedAt stands); a new bundle for the same task id replaces it, as the latest freeze by hand.
+ * Records a frozen task as published. Publishing the same bundle and golden trace again leaves the record as it is;
+ * another golden trace for the same bundle replaces it with the bundle's first publishedAt; a new bundle for the same
+ * task id replaces it, as the latest freeze by hand.
  */
 export async function publishFrozenTask(
   root: string,
@@ -64,7 +67,9 @@ export async function publishFrozenTask(
     if (error instanceof PublicationError && error.code === 'invalid-document') return null;
     throw error;
   });
-  if (existing?.bundleDigest === frozen.digest) return { record: existing, path, created: false };
+  const sameBundle = existing?.bundleDigest === frozen.digest;
+  if (sameBundle && existing?.goldenTraceDigest === frozen.goldenTrace?.digest)
+    return { record: existing, path, created: false };
   const { source, cutoffsVerified, golden } = frozen.manifest;
   if (source.kind !== 'github-issue' || golden === undefined)
     throw new PublicationError(
@@ -82,8 +87,9 @@ export async function publishFrozenTask(
     cutoffsVerified,
     bundleDigest: frozen.digest,
     heldOutDigest: frozen.heldOutDigest,
+    ...(frozen.goldenTrace === null ? {} : { goldenTraceDigest: frozen.goldenTrace.digest }),
     mergedPr: golden.mergedPr,
-    publishedAt: `${now().toISOString().slice(0, 19)}Z`,
+    publishedAt: sameBundle && existing !== null ? existing.publishedAt : `${now().toISOString().slice(0, 19)}Z`,
   });
   if (!parsed.success)
     throw new PublicationError(

@@ -1,22 +1,29 @@
 // From a merged fix to a published task: freeze it (FAIL_TO_PASS runs), write the abp-task/v1 manifest, build the
-// deterministic bundle, store it by digest and sign it. Re-running for the same inputs stores nothing new: the bundle
-// comes out byte-identical, the store keeps the first copy and its first signature, and a freeze already published for
-// the same inputs is returned from its record without running the suites again.
+// deterministic bundle, store it by digest with the golden trace the solver gave, and sign both. Re-running for the same
+// inputs stores nothing new: the bundle comes out byte-identical, the store keeps the first copy and its first signature,
+// and a freeze already published for the same inputs is returned from its record without running the suites again.
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
-import { taskSchema, type AbpTask } from '@abp/protocol/schemas/abp-task';
+import { goldenTracePath, taskSchema, type AbpTask } from '@abp/protocol/schemas/abp-task';
 import { cutoffEnd, modelCutoff, registryVersion, seed, utcTimestamp } from '@abp/protocol/schemas/primitives';
 import { formatIssues } from '@abp/protocol/schemas/issues';
 import { contentDigest } from '@abp/protocol/schemas/registry-digest';
 import type { Signer } from '../signing/signer.js';
 import { writeFileDurably } from '@abp/protocol/files/durable-files';
 import type { Attestor } from '../signing/attestor.js';
-import { createTaskBundleStatement, signedAtOf, taskBundleSubjectNames } from '@abp/protocol/signing/statement';
+import {
+  createTaskBundleStatement,
+  signedAtOf,
+  taskBundleSubjectNames,
+  unverifiedTaskBundlePredicate,
+} from '@abp/protocol/signing/statement';
 import { buildBundle } from './bundle/build.js';
 import { EXPECTED_RESULTS_SCHEMA_ID, type ExpectedResults } from '@abp/protocol/bundle/expected-results';
 import { type BundleStore } from './bundle/store.js';
 import { FreezeError } from './errors.js';
+import { readGoldenTrace, type GoldenTrace } from './golden-trace.js';
+import type { GoldenTraceStore } from './golden-trace-store.js';
 import { freezeFix, type FreezeOptions, type RejectedFix } from './freeze.js';
 import { proveWithGold } from './gold.js';
 import type { FreezeInput } from './inputs.js';
@@ -24,7 +31,7 @@ import { installSteps } from '../registry/criteria/schema.js';
 import { packageRoot } from '../package-root.js';
 
 /** Which bundle builder made a bundle; an auditor rebuilds with the same one and compares digests. */
-export const BUILDER = 'abp/0.1.0';
+export const BUILDER = 'abp/0.2.0';
 
 export interface TaskFreezeInput extends FreezeInput {
   issue: { number: number; title: string; body: string };
@@ -34,6 +41,11 @@ export interface TaskFreezeInput extends FreezeInput {
   sourcedAt: string;
   registryVersion: string;
   drawSeed: number;
+  /**
+   * The abp-trace/v1 file the solving engine printed (spec §4.2), read from this path: checked before anything runs,
+   * kept in the trace store and named by the manifest's `golden.trace`. Without it the manifest names no trace.
+   */
+  goldenTrace?: string;
 }
 
 export interface PublishedTask {
@@ -43,6 +55,8 @@ export interface PublishedTask {
   heldOutDigest: string;
   archivePath: string;
   signaturePath: string;
+  /** The golden trace kept beside the bundle and signed with it; null when the freeze was given none. */
+  goldenTrace: { digest: string; path: string } | null;
   manifest: AbpTask;
   failToPass: string[];
   passToPass: string[];
@@ -59,6 +73,8 @@ export type TaskFreezeOutcome = PublishedTask | (RejectedFix & { taskId: string 
 
 export interface TaskFreezeDependencies extends FreezeOptions {
   store: BundleStore;
+  /** Where golden traces are kept (signing/home.ts signingPaths(home).goldenTraces); needed when the input gives one. */
+  goldenTraces?: GoldenTraceStore;
   signer: Signer;
   /** Logs the signed statement in the transparency log (signing/attestor.ts); nothing is logged without it. */
   log?: Pick<Attestor, 'logSignature'>;
@@ -142,14 +158,24 @@ export function freezeInputOf(input: TaskFreezeInput): FreezeInput {
 
 const GOLD_TRIALS = 3;
 
-/** Everything a published task follows from; the same digest means the same bundle, so the freeze need not run again. */
-function freezeKey(input: TaskFreezeInput, deps: TaskFreezeDependencies, cutoffsVerified: string[]): string {
-  // Where the clone lives is not an input: a fresh clone of the same repository freezes to the same bundle.
+/**
+ * Everything a published task follows from; the same digest means the same bundle and golden trace, so the freeze need
+ * not run again.
+ */
+function freezeKey(
+  input: TaskFreezeInput,
+  deps: TaskFreezeDependencies,
+  cutoffsVerified: string[],
+  goldenTrace: GoldenTrace | null,
+): string {
+  // Where the clone and the trace file live are not inputs: the same repository and the same trace bytes freeze alike.
   const inputs: Partial<TaskFreezeInput> = { ...input };
   delete inputs.gitDir;
+  delete inputs.goldenTrace;
   return contentDigest({
     builder: BUILDER,
     inputs,
+    ...(goldenTrace === null ? {} : { goldenTrace: goldenTrace.digest }),
     cutoffsVerified,
     runs: deps.runs ?? 3,
     goldTrials: deps.goldTrials ?? GOLD_TRIALS,
@@ -158,23 +184,47 @@ function freezeKey(input: TaskFreezeInput, deps: TaskFreezeDependencies, cutoffs
   });
 }
 
-async function readFreezeRecord(path: string, store: BundleStore): Promise<PublishedTask | null> {
+async function readFreezeRecord(
+  path: string,
+  store: BundleStore,
+  goldenTraces: GoldenTraceStore | null,
+): Promise<PublishedTask | null> {
   const text = await readFile(path, 'utf8').catch(() => null);
   if (text === null) return null;
   const record = JSON.parse(text) as PublishedTask;
-  // A record whose bundle or signature left the store is stale: freeze again.
-  return (await store.has(record.digest)) && (await store.getSignature(record.digest)) !== null ? record : null;
+  // A record whose bundle, signature or golden trace left the store is stale: freeze again.
+  const traceKept = record.goldenTrace === null || ((await goldenTraces?.has(record.goldenTrace.digest)) ?? false);
+  return traceKept && (await store.has(record.digest)) && (await store.getSignature(record.digest)) !== null
+    ? record
+    : null;
+}
+
+/** The golden trace the input gives, checked, with the store it goes to; null when it gives none. */
+async function contributedTrace(
+  input: TaskFreezeInput,
+  deps: TaskFreezeDependencies,
+): Promise<{ trace: GoldenTrace; store: GoldenTraceStore } | null> {
+  if (input.goldenTrace === undefined) return null;
+  if (deps.goldenTraces === undefined)
+    throw new FreezeError(
+      'invalid-options',
+      `a golden trace (${input.goldenTrace}) was given without a trace store to keep it in: pass goldenTraces`,
+    );
+  return { trace: await readGoldenTrace(input.goldenTrace, input.taskId), store: deps.goldenTraces };
 }
 
 export async function freezeTask(input: TaskFreezeInput, deps: TaskFreezeDependencies): Promise<TaskFreezeOutcome> {
   // First, before the freeze record, the environment or any suite: a task with no cutoff is never worth running.
   const cutoffsVerified = await verifiedCutoffs(input);
+  // Then the golden trace, as early: one that is not a clean abp-trace/v1 file of this task refuses the freeze before
+  // any suite runs, and nothing is stored for it.
+  const contributed = await contributedTrace(input, deps);
   const recordPath = join(
     deps.store.root,
     'freezes',
-    `${freezeKey(input, deps, cutoffsVerified).slice('sha256:'.length)}.json`,
+    `${freezeKey(input, deps, cutoffsVerified, contributed?.trace ?? null).slice('sha256:'.length)}.json`,
   );
-  const recorded = await readFreezeRecord(recordPath, deps.store);
+  const recorded = await readFreezeRecord(recordPath, deps.store, contributed?.store ?? null);
   if (recorded !== null) return recorded;
 
   const started = performance.now();
@@ -211,8 +261,8 @@ export async function freezeTask(input: TaskFreezeInput, deps: TaskFreezeDepende
     golden: {
       diffBytesNormalized: Math.max(1, outcome.golden.diffBytesNormalized),
       filesTouched: Math.max(1, outcome.golden.filesTouched),
-      // Published beside the bundle when the solving engine printed one (spec §4.2).
-      trace: `traces/${input.taskId}.abp-trace.jsonl`,
+      // Named only when the solving engine's trace was given (spec §4.2): it is published beside the bundle.
+      ...(contributed === null ? {} : { trace: goldenTracePath(input.taskId) }),
       mergedPr: input.mergedPr,
     },
     cutoffsVerified,
@@ -258,14 +308,25 @@ export async function freezeTask(input: TaskFreezeInput, deps: TaskFreezeDepende
       taskId: input.taskId,
     };
   const digest = await deps.store.put(bundle.archive);
+  // Kept before the signature that names it, so a signed trace is always there to serve.
+  const goldenTrace =
+    contributed === null
+      ? null
+      : {
+          digest: await contributed.store.put(contributed.trace.bytes),
+          path: contributed.store.path(contributed.trace.digest),
+        };
 
   const signStarted = performance.now();
-  // ECDSA signatures are randomized: the first signature of a bundle is kept, so a re-run changes no byte.
-  if ((await deps.store.getSignature(digest)) === null) {
+  // ECDSA signatures are randomized: the first signature of a bundle is kept, so a re-run changes no byte. The bundle
+  // names its golden trace by path only, so a kept signature that signs another trace, or none, is replaced.
+  const kept = await deps.store.getSignature(digest);
+  if (kept === null || unverifiedTaskBundlePredicate(kept)?.goldenTraceDigest !== goldenTrace?.digest) {
     const statement = createTaskBundleStatement({
       taskId: input.taskId,
       bundleDigest: digest,
       heldOutDigest: bundle.heldOutDigest,
+      ...(goldenTrace === null ? {} : { goldenTraceDigest: goldenTrace.digest }),
       signedAt: signedAtOf(deps.now?.() ?? new Date()),
       freeze: {
         repo: input.repo,
@@ -293,6 +354,7 @@ export async function freezeTask(input: TaskFreezeInput, deps: TaskFreezeDepende
     heldOutDigest: bundle.heldOutDigest,
     archivePath: deps.store.path(digest),
     signaturePath: deps.store.signaturePath(digest),
+    goldenTrace,
     manifest,
     failToPass: outcome.failToPass,
     passToPass: outcome.passToPass,

@@ -1,8 +1,9 @@
 // The read-only distribution API of `abp serve`, versioned under /v1 (docs/api.md documents each route): registry
 // versions, draws, frozen tasks (the pipeline's, through a TaskSource, and those frozen by hand, from their published
-// records), bundles by digest with their signatures, signed statements, the trust root and its
+// records), bundles by digest with their signatures and golden traces, signed statements, the trust root and its
 // versions, and the transparency log with its proofs. Nothing here verifies what it hands out: consumers verify
 // against the trust root they pin (`abp pull`), so the server is trusted for availability only.
+import { goldenTracePath } from '@abp/protocol/schemas/abp-task';
 import { conforms, documentId } from '@abp/protocol/schemas/primitives';
 import type { TaskState } from '../contracts/task-workflow.js';
 import { drawSubjectName, taskBundleSubjectNames, trustRootSubjectName } from '@abp/protocol/signing/statement';
@@ -10,7 +11,7 @@ import { LOG_ENTRY_KINDS, type LogEntryKind } from '@abp/protocol/transparency/f
 import { ServeError } from './errors.js';
 import { checkpointPath, checkpointSizes, proveConsistency, proveInclusion, readLogSnapshot } from './log-reader.js';
 import type { PublishedTaskRecord } from '../freeze/published-tasks.js';
-import { heldOutDigestOf, openIfPresent, publishedFiles, readIfPresent, type PublishedFiles } from './published.js';
+import { openIfPresent, publishedFiles, readIfPresent, signedDigestsOf, type PublishedFiles } from './published.js';
 import { sha256Etag } from './reply.js';
 import type { Route, ServeReply, ServeRequest } from './router.js';
 import { createFreshCache } from './fresh-cache.js';
@@ -57,12 +58,16 @@ export interface TaskView {
   bundleDigest: string;
   /** Read from the stored signature without verifying it; null when the bundle has no signature. */
   heldOutDigest: string | null;
+  /** The golden trace the stored signature names, read without verifying it; null when it names none. */
+  goldenTraceDigest: string | null;
   mergedAt: string | null;
   scoredUntil: string | null;
   links: {
     self: string;
     bundle: string;
     signature: string;
+    /** Where the golden trace is served: the manifest's `golden.trace` under /v1/; null when there is none. */
+    goldenTrace: string | null;
     statements: { 'task-bundle': string; 'aging-transition': string | null };
   };
 }
@@ -73,8 +78,10 @@ const IMMUTABLE = 'public, max-age=31536000, immutable';
 const REVALIDATE = 'no-cache';
 const JSON_TYPE = 'application/json; charset=utf-8';
 const TAR_TYPE = 'application/x-tar';
+const JSONL_TYPE = 'application/jsonl; charset=utf-8';
 
 const DIGEST = /^sha256:[0-9a-f]{64}$/;
+const TRACE_FILE = /^(.+)\.abp-trace\.jsonl$/;
 const QUARTER = /^\d{4}Q[1-4]$/;
 const VERSION = /^[1-9]\d{0,8}$/;
 const WHOLE = /^\d{1,15}$/;
@@ -107,6 +114,8 @@ const urls = {
   task: (id: string) => `${API_PREFIX}/tasks/${id}`,
   bundle: (digest: string) => `${API_PREFIX}/bundles/${digest}`,
   signature: (digest: string) => `${API_PREFIX}/bundles/${digest}/signature`,
+  // The manifest's golden.trace, resolved against the API root: a consumer needs no link to find it.
+  goldenTrace: (taskId: string) => `${API_PREFIX}/${goldenTracePath(taskId)}`,
   statement: (kind: LogEntryKind, subject: string) => `${API_PREFIX}/statements/${kind}/${subject}`,
   trustRoot: (version: number) => `${API_PREFIX}/trust-roots/${version}`,
   trustRootStatement: (version: number) => `${API_PREFIX}/trust-roots/${version}/statement`,
@@ -161,6 +170,7 @@ function entryOfPublished(record: PublishedTaskRecord): DistributedTask {
 async function viewOf(task: DistributedTask, files: PublishedFiles): Promise<TaskView> {
   const digest = task.bundleDigest;
   const subject = taskBundleSubjectNames(task.taskId).bundle;
+  const signed = signedDigestsOf(await readIfPresent(files.store.signaturePath(digest)));
   return {
     taskId: task.taskId,
     repo: task.repo,
@@ -169,13 +179,15 @@ async function viewOf(task: DistributedTask, files: PublishedFiles): Promise<Tas
     registryVersion: task.registryVersion,
     drawSeed: task.drawSeed,
     bundleDigest: digest,
-    heldOutDigest: heldOutDigestOf(await readIfPresent(files.store.signaturePath(digest))),
+    heldOutDigest: signed.heldOut,
+    goldenTraceDigest: signed.goldenTrace,
     mergedAt: task.mergedAt,
     scoredUntil: task.scoredUntil,
     links: {
       self: urls.task(task.taskId),
       bundle: urls.bundle(digest),
       signature: urls.signature(digest),
+      goldenTrace: signed.goldenTrace === null ? null : urls.goldenTrace(task.taskId),
       statements: {
         'task-bundle': urls.statement('task-bundle', subject),
         'aging-transition': task.state === 'practice' ? urls.statement('aging-transition', subject) : null,
@@ -211,8 +223,10 @@ export function apiRoutes(options: ApiOptions): Route[] {
     digest: string,
     contentType: string,
     missing: string,
+    // A route named by something other than the digest (a task's golden trace) may come to name other bytes.
+    cacheControl: string = IMMUTABLE,
   ): Promise<ServeReply> => {
-    const headers = { 'cache-control': IMMUTABLE };
+    const headers = { 'cache-control': cacheControl };
     const etag = `"${digest}"`;
     const kept = immutable.lookup(digest);
     if (kept !== undefined)
@@ -372,6 +386,36 @@ export function apiRoutes(options: ApiOptions): Route[] {
         'application/octet-stream',
         `no environment blob ${digest} here`,
       );
+    }),
+    // Beside the bundle, where the manifest's relative golden.trace points: the file the task's signed statement names.
+    get('/traces/:file', ({ params }) => {
+      const file = params.file ?? '';
+      const taskId = TRACE_FILE.exec(file)?.[1] ?? '';
+      if (!conforms(documentId, taskId))
+        return Promise.resolve(
+          problem(
+            400,
+            `${JSON.stringify(file.slice(0, 200))} is not a golden trace's name: <task id>.abp-trace.jsonl, e.g. ${urls.goldenTrace('gh-owner-name-42')}`,
+          ),
+        );
+      return readingTasks(async () => {
+        const task = await taskById(taskId);
+        if (task === null || !isDistributed(task))
+          return problem(404, `no frozen task ${taskId} here; ${API_PREFIX}/tasks lists those there are`);
+        const { goldenTrace } = signedDigestsOf(await readIfPresent(files.store.signaturePath(task.bundleDigest)));
+        if (goldenTrace === null)
+          return problem(
+            404,
+            `task ${taskId} has no golden trace: its freeze was given none, so its manifest names none`,
+          );
+        return contentAddressed(
+          files.goldenTraces.path(goldenTrace),
+          goldenTrace,
+          JSONL_TYPE,
+          `the golden trace ${goldenTrace} of task ${taskId} is not here`,
+          REVALIDATE,
+        );
+      });
     }),
     get('/bundles/:digest/signature', async ({ params }) => {
       const digest = params.digest ?? '';
@@ -585,7 +629,7 @@ async function statementOf(
   if (kept !== null) return kept;
   switch (kind) {
     case 'task-bundle': {
-      const taskId = /^task\/([^/]+)\/(?:bundle|held-out)$/.exec(subject)?.[1];
+      const taskId = /^task\/([^/]+)\/(?:bundle|held-out|golden-trace)$/.exec(subject)?.[1];
       if (taskId === undefined) return null;
       const task = await taskById(taskId);
       return task !== null && isDistributed(task) ? readIfPresent(files.store.signaturePath(task.bundleDigest)) : null;

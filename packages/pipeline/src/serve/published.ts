@@ -1,6 +1,6 @@
 // What the read-only API reads from the data directory, by the contracts of the modules that write it: published
 // documents (registry/publication.ts), tasks frozen by hand (freeze/published-tasks.ts), the bundle store
-// (freeze/bundle/store.ts), signed statements
+// (freeze/bundle/store.ts), the golden traces signed with the bundles (freeze/golden-trace-store.ts), signed statements
 // (signing/attestor.ts), the trust root and its versions (signing/home.ts). Only reads; a file that is absent is null,
 // never an error, so the API can answer 404.
 import { EnvironmentStore } from '@abp/grader/environments';
@@ -8,12 +8,14 @@ import { homePaths } from '@abp/grader/home';
 import { open, readdir, readFile, type FileHandle } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { BundleStore } from '../freeze/bundle/store.js';
+import { GoldenTraceStore } from '../freeze/golden-trace-store.js';
 import { listPublishedTasks, readPublishedTask, type PublishedTaskRecord } from '../freeze/published-tasks.js';
 import { publicationPaths } from '../registry/publication.js';
 import { compareCodeUnits, documentId, conforms } from '@abp/protocol/schemas/primitives';
 import { statementPath } from '../signing/attestor.js';
 import { signingPaths } from '../signing/home.js';
 import type { LogEntryKind } from '@abp/protocol/transparency/formats';
+import { unverifiedTaskBundlePredicate } from '@abp/protocol/signing/statement';
 
 /** Errors that mean "nothing there": the file, or a folder on its way, does not exist or is not a file. */
 const absent = new Set(['ENOENT', 'ENOTDIR', 'EISDIR']);
@@ -59,6 +61,8 @@ const TRUST_ROOT_FILE = /^v([1-9]\d{0,8})\.json$/;
 
 export interface PublishedFiles {
   readonly store: BundleStore;
+  /** The golden traces, by digest; a task's signed statement names its own. */
+  readonly goldenTraces: GoldenTraceStore;
   /** Published registry versions as quarters (`2026Q2`), oldest first. */
   registryQuarters(): Promise<string[]>;
   registry(quarter: string): Promise<Buffer | null>;
@@ -96,6 +100,7 @@ export function publishedFiles(home: string): PublishedFiles {
     join(signing.trustRoots, `v${version}${suffix}`);
   return {
     store: new BundleStore(signing.bundles),
+    goldenTraces: new GoldenTraceStore(signing.goldenTraces),
     logDir: signing.log,
     environments: new EnvironmentStore(homePaths(home).environments),
     async registryQuarters() {
@@ -138,21 +143,11 @@ export function publishedFiles(home: string): PublishedFiles {
 }
 
 /**
- * The held-out digest a stored bundle signature names, read without verifying it: the API offers it as a hint
- * ("if known"); `abp pull` takes it from the archive itself and checks it against the verified statement.
+ * The held-out part's and the golden trace's digests a stored bundle signature names, read without verifying it: the
+ * API offers them as hints, and finds the trace it serves for a task by the second; `abp pull` verifies the statement,
+ * then checks the archive's held-out part and the trace it downloads against it. Null for what the signature names not.
  */
-export function heldOutDigestOf(signature: Buffer | null): string | null {
-  if (signature === null) return null;
-  try {
-    const bundle = JSON.parse(signature.toString('utf8')) as { dsseEnvelope?: { payload?: unknown } };
-    const payload = bundle.dsseEnvelope?.payload;
-    if (typeof payload !== 'string') return null;
-    const statement = JSON.parse(Buffer.from(payload, 'base64').toString('utf8')) as {
-      predicate?: { heldOutDigest?: unknown };
-    };
-    const digest = statement.predicate?.heldOutDigest;
-    return typeof digest === 'string' && /^sha256:[0-9a-f]{64}$/.test(digest) ? digest : null;
-  } catch {
-    return null;
-  }
+export function signedDigestsOf(signature: Buffer | null): { heldOut: string | null; goldenTrace: string | null } {
+  const predicate = signature === null ? null : unverifiedTaskBundlePredicate(signature.toString('utf8'));
+  return { heldOut: predicate?.heldOutDigest ?? null, goldenTrace: predicate?.goldenTraceDigest ?? null };
 }

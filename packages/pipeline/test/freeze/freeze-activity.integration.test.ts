@@ -1,5 +1,6 @@
 // The freeze activity against a real database: a drawn task's merged fix is frozen, and the bundle, its signature and
-// the task's bundle digest are recorded in one transaction; running the activity again records nothing twice. A task
+// the task's bundle digest are recorded in one transaction; running the activity again records nothing twice. A golden
+// trace attached to the task before its freeze (`abp task attach-trace`) is named by the manifest and signed. A task
 // drawn before every model cutoff ended is rejected with its reason before anything runs. On a full disk (a real small
 // tmpfs, filled) the freeze stalls, retryably, noting why on the task, and freezes once there is room again.
 // Temporal's activity environment gives the activity its heartbeat context without a server.
@@ -19,6 +20,13 @@ import { createSigner } from '../../src/signing/signer.js';
 import { commitOf, insertDrawnTask, useTestDatabase } from '../support/database.js';
 import { describeTasks } from '../../src/task-reads/records.js';
 import { buildRepos, freezeInput, knownFix, repoNamed } from './live-repos.js';
+import { GoldenTraceStore } from '../../src/freeze/golden-trace-store.js';
+import { BundleStore } from '../../src/freeze/bundle/store.js';
+import { readTar } from '@abp/protocol/bundle/tar';
+import { TASK_ENTRY } from '@abp/protocol/bundle/layout';
+import type { AbpTask } from '@abp/protocol/schemas/abp-task';
+import { unverifiedTaskBundlePredicate } from '@abp/protocol/signing/statement';
+import { goldenTraceText } from '../support/golden-trace.js';
 
 let root: string;
 let input: TaskFreezeInput;
@@ -46,6 +54,7 @@ async function activitiesOn(db: Database, dirs: { bundleDir: string; statementsD
   return createFreezeActivities({
     db,
     bundleDir: dirs.bundleDir,
+    goldenTraceDir: `${dirs.bundleDir}-traces`,
     attestor: createAttestor({
       signer: await createSigner({ keyDir: join(root, 'keys') }),
       statementsDir: dirs.statementsDir,
@@ -76,6 +85,32 @@ describe('the freeze activity', () => {
                  (select bundle_digest from tasks where id = ${input.taskId}) as digest, (select base_commit from tasks where id = ${input.taskId}) as base`,
     );
     expect(row).toEqual({ bundles: 1, signatures: 1, digest: first.digest, base: input.baseCommit });
+  });
+
+  it('takes the golden trace attached to the task: the manifest names it and the signature signs it', async () => {
+    const bundleDir = join(root, 'traced-bundles');
+    const activities = await activitiesOn(database.db, {
+      bundleDir,
+      statementsDir: join(root, 'traced-statements'),
+      workDir: join(root, 'work'),
+    });
+    const traces = new GoldenTraceStore(`${bundleDir}-traces`);
+    const attached = await traces.put(Buffer.from(goldenTraceText(input.taskId)));
+    await traces.attach(input.taskId, attached);
+    const summary: FreezeSummary = await new MockActivityEnvironment().run(
+      (arg: TaskFreezeInput) => activities.freezeMergedFix(arg),
+      input,
+    );
+    if (summary.status !== 'frozen') throw new Error(`expected the freeze to publish: ${summary.detail}`);
+    expect(summary.goldenTraceDigest).toBe(attached);
+    const store = new BundleStore(bundleDir);
+    const task = readTar(await store.get(summary.digest), summary.digest).find((entry) => entry.path === TASK_ENTRY);
+    expect((JSON.parse(task?.content.toString('utf8') ?? '{}') as AbpTask).golden?.trace).toBe(
+      `traces/${input.taskId}.abp-trace.jsonl`,
+    );
+    expect(unverifiedTaskBundlePredicate((await store.getSignature(summary.digest)) ?? '')?.goldenTraceDigest).toBe(
+      attached,
+    );
   });
 
   it('rejects a task drawn before every model cutoff with its reason, before anything is cloned, built or run', async () => {

@@ -3,9 +3,12 @@
 // issue older than every model cutoff) freezes the simulator's textkit fix and publishes it, `abp serve
 // --published-only` serves it without Temporal, `abp pull` fetches and verifies it, `abp unpack` makes the same folder
 // from the bundle file (refusing a tampered one with the code `abp pull` gives), and `abp run` grades both folders: the
-// reference engine resolves the task, the no-op engine does not.
+// reference engine resolves the task, the no-op engine does not. Frozen again with the solving engine's golden trace
+// (`--golden-trace`, refused early with its own code and line when it is not a clean abp-trace/v1 file of the task), the
+// manifest names it, `abp serve` serves it byte for byte where the manifest points, and `abp pull` saves it beside the
+// task and refuses it when its bytes are not the ones signed.
 import { spawn, type ChildProcess } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, copyFile, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +20,7 @@ import type { KnownFix, BuiltRepo } from '@abp/github-sim/world/live/build';
 import { ADAPTER_DEFAULTS } from '../support/bundled-engines.js';
 import { runAbp, type CliResult } from '../support/cli.js';
 import { buildRepos, knownFix, RECIPES, repoNamed } from '../freeze/live-repos.js';
+import { goldenTraceText } from '../support/golden-trace.js';
 
 const abpBin = fileURLToPath(new URL('../../bin/abp.js', import.meta.url));
 
@@ -27,7 +31,8 @@ let consumer: string;
 let textkit: BuiltRepo;
 let fix: KnownFix;
 let frozen: PublishedTask & { published: string };
-let serve: ChildProcess | undefined;
+/** The `abp serve` processes started, each stopped after the file. */
+const serves: ChildProcess[] = [];
 let serveUrl: string;
 
 const repoName = () => `${textkit.repo.owner}/${textkit.repo.name}`;
@@ -49,6 +54,28 @@ function freeze(extra: string[], gitDir = textkit.upstreamPath): Promise<CliResu
 
 const errorCode = (result: CliResult): string => (JSON.parse(result.stdout) as { error: { code: string } }).error.code;
 
+/** `abp serve --published-only` on the operator's data directory: its URL once it listens, and what it printed. */
+async function startServe(): Promise<{ url: string; stdout: string }> {
+  const child = spawn(process.execPath, [abpBin, 'serve', '--published-only', '--port', '0'], {
+    // No Temporal listens at this address: nothing may try it.
+    env: { ...process.env, ABP_HOME: operator, TEMPORAL_ADDRESS: '127.0.0.1:1', ABP_WEBHOOK_SECRET: undefined },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  serves.push(child);
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const url = await new Promise<string>((listening, failed) => {
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      const found = /read-only API at (\S+)\/v1 /.exec(stdout)?.[1];
+      if (found !== undefined) listening(found);
+    });
+    child.once('close', (code) => failed(new Error(`abp serve exited with ${code}: ${stderr}`)));
+  });
+  return { url, stdout };
+}
+
 beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'abp-hand-frozen-'));
   operator = join(root, 'operator');
@@ -65,7 +92,7 @@ beforeAll(async () => {
   await copyFile(join(operator, 'trust-root.json'), join(consumer, 'trust-root.json'));
 });
 afterAll(async () => {
-  if (serve !== undefined && serve.exitCode === null && serve.signalCode === null) serve.kill('SIGKILL');
+  for (const serve of serves) if (serve.exitCode === null && serve.signalCode === null) serve.kill('SIGKILL');
   if (root) await rm(root, { recursive: true, force: true });
 });
 
@@ -126,34 +153,25 @@ describe('a task frozen by hand reaches abp run', () => {
       drawSeed: 424242,
     });
     expect(frozen.manifest.cutoffsVerified.length).toBeGreaterThan(0);
+    // No golden trace was given: the manifest names none, and nothing stands in for one.
+    expect(frozen.goldenTrace).toBeNull();
+    expect(frozen.manifest.golden).toBeDefined();
+    expect(frozen.manifest.golden).not.toHaveProperty('trace');
     expect(frozen.published).toBe(join(operator, 'published', 'tasks', `${frozen.taskId}.json`));
-    expect(JSON.parse(await readFile(frozen.published, 'utf8'))).toMatchObject({
+    const record = JSON.parse(await readFile(frozen.published, 'utf8')) as Record<string, unknown>;
+    expect(record).toMatchObject({
       taskId: frozen.taskId,
       bundleDigest: frozen.digest,
       heldOutDigest: frozen.heldOutDigest,
       sourcedAt: '2026-06-01T00:00:00Z',
     });
+    expect(record).not.toHaveProperty('goldenTraceDigest');
   });
 
   it('is listed by abp serve --published-only, which needs no Temporal', async () => {
-    const child = spawn(process.execPath, [abpBin, 'serve', '--published-only', '--port', '0'], {
-      // No Temporal listens at this address: nothing may try it.
-      env: { ...process.env, ABP_HOME: operator, TEMPORAL_ADDRESS: '127.0.0.1:1', ABP_WEBHOOK_SECRET: undefined },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    serve = child;
-    let stdout = '';
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    serveUrl = await new Promise<string>((listening, failed) => {
-      child.stdout.on('data', (chunk: Buffer) => {
-        stdout += chunk.toString();
-        const url = /read-only API at (\S+)\/v1 /.exec(stdout)?.[1];
-        if (url !== undefined) listening(url);
-      });
-      child.once('close', (code) => failed(new Error(`abp serve exited with ${code}: ${stderr}`)));
-    });
-    expect(stdout).toContain('tasks frozen by hand only');
+    const started = await startServe();
+    serveUrl = started.url;
+    expect(started.stdout).toContain('tasks frozen by hand only');
     const listed = (await (await fetch(`${serveUrl}/v1/tasks`)).json()) as {
       tasks: Array<{ taskId: string; state: string; bundleDigest: string; heldOutDigest: string }>;
     };
@@ -307,5 +325,118 @@ describe('a task frozen by hand reaches abp run', () => {
         ['reference', 1, 1],
       ]);
     }
+  });
+});
+
+describe('a task frozen by hand with its golden trace', () => {
+  const facts = [
+    '--sourced-at',
+    '2026-06-01T00:00:00Z',
+    '--registry-version',
+    'abp-registry/2026Q2',
+    '--draw-seed',
+    '7',
+  ];
+  let traced: PublishedTask & { published: string };
+  let trace: string;
+
+  it('refuses a trace that is not a clean abp-trace/v1 file of the task before reading the repository, naming the line', async () => {
+    /** The task's trace with line `line` (1-based) replaced by `text`, written to a file of its own. */
+    const withLine = async (name: string, line: number, text: string): Promise<string> => {
+      const lines = goldenTraceText(frozen.taskId).split('\n');
+      lines[line - 1] = text;
+      const file = join(root, `${name}.abp-trace.jsonl`);
+      await writeFile(file, lines.join('\n'));
+      return file;
+    };
+    const refusals: Array<[string, string]> = [
+      [await withLine('bad-json', 3, '{"t": "2026-06-02T10:00:02.000Z",'), 'line 3'],
+      [await withLine('not-an-event', 2, '{"t":"2026-06-02T10:00:01.000Z","seq":2,"kind":"file.read"}'), 'line 2'],
+    ];
+    for (const [file, line] of refusals) {
+      const refused = await freeze([...facts, '--golden-trace', file], join(root, 'no-such-clone'));
+      expect(refused.code, file).toBe(1);
+      expect(errorCode(refused), file).toBe('invalid-golden-trace');
+      expect(refused.stderr, file).toContain(`${file} ${line}: `);
+    }
+    const large = join(root, 'large.abp-trace.jsonl');
+    await writeFile(large, Buffer.alloc(8 * 1024 * 1024 + 1, 0x20));
+    const tooLarge = await freeze([...facts, '--golden-trace', large], join(root, 'no-such-clone'));
+    expect(errorCode(tooLarge)).toBe('golden-trace-too-large');
+    expect(tooLarge.stderr).toContain(`${large} is larger than the 8 MiB`);
+    // Nothing was stored for any of them.
+    expect(await readdir(join(operator, 'traces')).catch((error: NodeJS.ErrnoException) => error.code)).toBe('ENOENT');
+  });
+
+  it('names the trace in the manifest, keeps it by digest and publishes its digest; frozen again, the same bytes', async () => {
+    trace = join(root, 'golden.abp-trace.jsonl');
+    await writeFile(trace, goldenTraceText(frozen.taskId));
+    const result = await freeze([...facts, '--golden-trace', trace]);
+    expect(result.code, result.stderr).toBe(0);
+    traced = JSON.parse(result.stdout) as PublishedTask & { published: string };
+    expect(traced.manifest.golden?.trace).toBe(`traces/${frozen.taskId}.abp-trace.jsonl`);
+    expect(traced.digest).not.toBe(frozen.digest);
+    expect(traced.goldenTrace?.path).toBe(
+      join(operator, 'traces', 'sha256', `${traced.goldenTrace?.digest.slice('sha256:'.length) ?? ''}.abp-trace.jsonl`),
+    );
+    expect((await readFile(traced.goldenTrace?.path ?? '')).equals(await readFile(trace))).toBe(true);
+    expect(JSON.parse(await readFile(traced.published, 'utf8'))).toMatchObject({
+      bundleDigest: traced.digest,
+      goldenTraceDigest: traced.goldenTrace?.digest,
+    });
+    const again = await freeze([...facts, '--golden-trace', trace]);
+    expect(again.code, again.stderr).toBe(0);
+    expect(JSON.parse(again.stdout)).toEqual(traced);
+  });
+
+  it('is served where the manifest points, byte for byte, and listed with its digest', async () => {
+    const served = await fetch(`${serveUrl}/v1/${traced.manifest.golden?.trace ?? ''}`);
+    expect(served.status).toBe(200);
+    expect(Buffer.from(await served.arrayBuffer()).equals(await readFile(trace))).toBe(true);
+    const view = (await (await fetch(`${serveUrl}/v1/tasks/${traced.taskId}`)).json()) as Record<string, unknown>;
+    expect(view).toMatchObject({ bundleDigest: traced.digest, goldenTraceDigest: traced.goldenTrace?.digest });
+  });
+
+  it('is saved by abp pull beside the task, checked against its signed digest', async () => {
+    const pulled = await runAbp(
+      [
+        ...['pull', traced.taskId, '--from', serveUrl, '-o', join(consumer, 'pulled-traced')],
+        ...['--trust-root', join(consumer, 'trust-root.json'), '--json'],
+      ],
+      { ABP_HOME: consumer },
+    );
+    expect(pulled.code, pulled.stderr).toBe(0);
+    const task = JSON.parse(pulled.stdout) as PulledTask;
+    const saved = join(consumer, 'pulled-traced', traced.taskId, 'traces', `${traced.taskId}.abp-trace.jsonl`);
+    expect(task.goldenTrace).toEqual({
+      path: saved,
+      digest: traced.goldenTrace?.digest,
+      bytes: (await readFile(trace)).length,
+    });
+    expect((await readFile(saved)).equals(await readFile(trace))).toBe(true);
+    // Beside what the agent sees, never in it.
+    expect(await readdir(join(consumer, 'pulled-traced', traced.taskId))).toEqual(['held-out', 'task', 'traces']);
+  });
+
+  it('refuses a trace whose bytes are not the ones signed, leaving nothing behind', async () => {
+    const stored = traced.goldenTrace?.path ?? '';
+    await chmod(stored, 0o644);
+    await writeFile(stored, goldenTraceText(traced.taskId).replace('"outcome":"resolved"', '"outcome":"unresolved"'));
+    // A server of its own: the one above keeps the bytes it read in memory, as it may, since they never change.
+    const { url } = await startServe();
+    const output = join(consumer, 'pulled-tampered-trace');
+    const refused = await runAbp(
+      [
+        ...['pull', traced.taskId, '--from', url, '-o', output],
+        ...['--trust-root', join(consumer, 'trust-root.json'), '--json'],
+      ],
+      { ABP_HOME: consumer },
+    );
+    expect(refused.code).toBe(1);
+    expect(errorCode(refused)).toBe('digest-mismatch');
+    expect(refused.stderr).toContain(
+      `the golden trace ${traced.manifest.golden?.trace ?? ''} of task ${traced.taskId}`,
+    );
+    expect(await readdir(output).catch((error: NodeJS.ErrnoException) => error.code)).toBe('ENOENT');
   });
 });

@@ -371,6 +371,8 @@ describe('abp pull against abp serve', () => {
         reused: 0,
         bytesFetched: expect.any(Number) as number,
       },
+      // Frozen without a golden trace: none is signed, so none is fetched.
+      goldenTrace: null,
       log: {
         origin: LOG_ORIGIN,
         index: 0,

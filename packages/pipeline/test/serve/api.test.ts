@@ -10,6 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BundleStore } from '../../src/freeze/bundle/store.js';
+import { GoldenTraceStore } from '../../src/freeze/golden-trace-store.js';
+import { goldenTraceText } from '../support/golden-trace.js';
 import { documentText, publicationPaths, publishRegistry } from '../../src/registry/publication.js';
 import { drawSchema, type AbpDraw } from '@abp/protocol/schemas/abp-draw';
 import { registrySchema, type AbpRegistry } from '@abp/protocol/schemas/abp-registry';
@@ -47,6 +49,9 @@ let archive: Buffer;
 let digest: string;
 let practiceDigest: string;
 let heldOutDigest: string;
+/** The scored task's golden trace, kept in the real trace store and signed with its bundle. */
+let goldenTrace: Buffer;
+let goldenTraceDigest: string;
 let tasksDown = false;
 
 const hexOf = (bytes: Buffer) => createHash('sha256').update(bytes).digest('hex');
@@ -155,10 +160,13 @@ beforeAll(async () => {
   digest = await store.put(archive);
   practiceDigest = await store.put(Buffer.from('a practice bundle'));
   heldOutDigest = `sha256:${hexOf(Buffer.from('held-out part'))}`;
+  goldenTrace = Buffer.from(goldenTraceText('gh-acme-widgets-7'));
+  goldenTraceDigest = await new GoldenTraceStore(paths.goldenTraces).put(goldenTrace);
   const statement = createTaskBundleStatement({
     taskId: 'gh-acme-widgets-7',
     bundleDigest: digest,
     heldOutDigest,
+    goldenTraceDigest,
     signedAt: '2026-07-10T01:00:00Z',
     freeze: {
       repo: 'acme/widgets',
@@ -319,23 +327,29 @@ describe('the read-only API: tasks', () => {
       drawSeed: 424242,
       bundleDigest: digest,
       heldOutDigest,
+      goldenTraceDigest,
       mergedAt: '2026-07-10T00:00:00.000Z',
       scoredUntil: '2027-01-06T00:00:00.000Z',
       links: {
         self: '/v1/tasks/gh-acme-widgets-7',
         bundle: `/v1/bundles/${digest}`,
         signature: `/v1/bundles/${digest}/signature`,
+        goldenTrace: '/v1/traces/gh-acme-widgets-7.abp-trace.jsonl',
         statements: {
           'task-bundle': '/v1/statements/task-bundle/task/gh-acme-widgets-7/bundle',
           'aging-transition': null,
         },
       },
     });
-    // A practice task links its aging transition; an unsigned bundle has no known held-out digest.
+    // A practice task links its aging transition; an unsigned bundle has no known held-out digest or golden trace.
     expect(await getJson<TaskView>('/tasks/gh-acme-gadgets-3')).toMatchObject({
       state: 'practice',
       heldOutDigest: null,
-      links: { statements: { 'aging-transition': '/v1/statements/aging-transition/task/gh-acme-gadgets-3/bundle' } },
+      goldenTraceDigest: null,
+      links: {
+        goldenTrace: null,
+        statements: { 'aging-transition': '/v1/statements/aging-transition/task/gh-acme-gadgets-3/bundle' },
+      },
     });
     expect((await getJson<{ error: string }>('/tasks/gh-acme-gizmos-9', 404)).error).toContain(
       'is tracking: only frozen tasks',
@@ -408,6 +422,36 @@ describe('the read-only API: task answers kept for a moment', () => {
     } finally {
       await cached.close();
     }
+  });
+});
+
+describe('the read-only API: golden traces', () => {
+  const tracePath = '/traces/gh-acme-widgets-7.abp-trace.jsonl';
+
+  it('serves a task’s golden trace where its manifest’s golden.trace points, byte for byte, tagged by its digest', async () => {
+    const response = await api(tracePath);
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-type')).toBe('application/jsonl; charset=utf-8');
+    expect(response.headers.get('etag')).toBe(`"${goldenTraceDigest}"`);
+    // Named by the task, not the digest: a freeze given another trace would serve other bytes here.
+    expect(response.headers.get('cache-control')).toBe('no-cache');
+    expect(Buffer.from(await response.arrayBuffer()).equals(goldenTrace)).toBe(true);
+    expect((await api(tracePath, { headers: { 'if-none-match': `"${goldenTraceDigest}"` } })).status).toBe(304);
+    // The statement it is signed in is found under its own subject too.
+    const statement = await api('/statements/task-bundle/task/gh-acme-widgets-7/golden-trace');
+    expect(await statement.text()).toBe(await (await api(`/bundles/${digest}/signature`)).text());
+  });
+
+  it('answers 404 for a task without one, and 400 for a name that is not <task id>.abp-trace.jsonl', async () => {
+    expect((await getJson<{ error: string }>('/traces/gh-acme-gadgets-3.abp-trace.jsonl', 404)).error).toContain(
+      'has no golden trace',
+    );
+    expect((await getJson<{ error: string }>('/traces/gh-acme-gizmos-9.abp-trace.jsonl', 404)).error).toContain(
+      'no frozen task gh-acme-gizmos-9',
+    );
+    expect((await getJson<{ error: string }>('/traces/gh-acme-widgets-7.jsonl', 400)).error).toContain(
+      '<task id>.abp-trace.jsonl',
+    );
   });
 });
 

@@ -56,6 +56,7 @@ async function frozenTask(bytes: string): Promise<PublishedTask> {
     heldOutDigest: `sha256:${'e'.repeat(64)}`,
     archivePath: store.path(digest),
     signaturePath: store.signaturePath(digest),
+    goldenTrace: null,
     manifest,
     failToPass: ['a'],
     passToPass: ['b'],
@@ -199,6 +200,22 @@ describe('the published record of a task frozen by hand', () => {
     expect(replaced.created).toBe(true);
     expect((await readFile(path)).equals(good)).toBe(true);
   });
+
+  it('carries the golden trace’s digest; another trace of the same bundle replaces it, keeping its publication time', async () => {
+    const before = await readPublishedTask(publication, TASK_ID);
+    const goldenTraceDigest = `sha256:${'7'.repeat(64)}`;
+    const withTrace: PublishedTask = {
+      ...frozen,
+      goldenTrace: { digest: goldenTraceDigest, path: join(root, 'trace') },
+    };
+    const traced = await publishFrozenTask(publication, withTrace, () => new Date('2027-01-01T00:00:00Z'));
+    expect(traced.created).toBe(true);
+    expect(traced.record).toEqual({ ...before, goldenTraceDigest });
+    expect((await publishFrozenTask(publication, withTrace)).created).toBe(false);
+    // Frozen again without one: the record names none, as its manifest and signature do.
+    const untraced = await publishFrozenTask(publication, frozen, () => new Date('2027-01-02T00:00:00Z'));
+    expect(untraced.record).toEqual(before);
+  });
 });
 
 describe('abp serve and the tasks frozen by hand', () => {
@@ -212,12 +229,14 @@ describe('abp serve and the tasks frozen by hand', () => {
       drawSeed: 424242,
       bundleDigest: frozen.digest,
       heldOutDigest: frozen.heldOutDigest,
+      goldenTraceDigest: null,
       mergedAt: null,
       scoredUntil: null,
       links: {
         self: `/v1/tasks/${TASK_ID}`,
         bundle: `/v1/bundles/${frozen.digest}`,
         signature: `/v1/bundles/${frozen.digest}/signature`,
+        goldenTrace: null,
         statements: { 'task-bundle': `/v1/statements/task-bundle/task/${TASK_ID}/bundle`, 'aging-transition': null },
       },
     };

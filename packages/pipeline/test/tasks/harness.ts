@@ -145,7 +145,14 @@ export async function startBench(options: BenchOptions): Promise<Bench> {
           tasks: { db, temporal: env.client },
           optOuts: { db, publishDir: join(home, 'published') },
           tracking: { db, github, temporal: env.client },
-          freeze: { db, github, bundleDir: paths.bundles, attestor, workDir: join(home, 'freeze-work') },
+          freeze: {
+            db,
+            github,
+            bundleDir: paths.bundles,
+            goldenTraceDir: paths.goldenTraces,
+            attestor,
+            workDir: join(home, 'freeze-work'),
+          },
         }),
         // Until activities/index.ts registers them (ActivityDependencies.aging), as cli/worker.ts will.
         ...createAgingActivities({ db, attestor }),

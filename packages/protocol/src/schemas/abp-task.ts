@@ -28,6 +28,14 @@ export function githubTaskId(repo: string, issue: number): string {
   return `gh-${repo.replace('/', '-')}-${issue}`;
 }
 
+/**
+ * Where a task's golden trace is published, relative to the registry's API root (`abp serve`'s `/v1/`) and to the
+ * folder `abp pull` makes for the task: `traces/<task id>.abp-trace.jsonl`, as `golden.trace` names it.
+ */
+export function goldenTracePath(taskId: string): string {
+  return `traces/${taskId}.abp-trace.jsonl`;
+}
+
 const githubIssueSource = z
   .strictObject({
     kind: z.literal('github-issue'),
@@ -102,7 +110,10 @@ const golden = z
       .regex(/\.jsonl$/, {
         error: (issue) => `must name a JSONL trace file ending in ".jsonl", got ${describeValue(issue.input)}`,
       })
-      .describe('The golden abp-trace/v1 file, published as evidence, never as the rubric.'),
+      .optional()
+      .describe(
+        'The golden abp-trace/v1 file the solving engine printed (spec §4.2), published beside the bundle as evidence, never as the rubric; absent when no trace was kept.',
+      ),
     mergedPr: pullRequestUrl.describe('The maintainer-merged pull request: the ground truth of the task.'),
   })
   .describe('The verified fix; github-issue tasks only.');

@@ -24,7 +24,10 @@ export const STATEMENT_TYPE = 'https://in-toto.io/Statement/v1';
 /** The DSSE payloadType of an in-toto statement. */
 export const STATEMENT_PAYLOAD_TYPE = 'application/vnd.in-toto+json';
 
-/** A frozen task. Subjects: `task/<task id>/bundle` (the archive) and `task/<task id>/held-out` (its held-out part). */
+/**
+ * A frozen task. Subjects: `task/<task id>/bundle` (the archive), `task/<task id>/held-out` (its held-out part) and, when
+ * the freeze kept one, `task/<task id>/golden-trace` (the solving engine's abp-trace/v1 file, published beside the bundle).
+ */
 export const TASK_BUNDLE_PREDICATE = 'https://abp.dev/predicates/task-bundle/v1';
 /** A published registry version. Subject: `abp-registry/<YYYYQn>`, digest the document's own `digest`. */
 export const REGISTRY_VERSION_PREDICATE = 'https://abp.dev/predicates/registry-version/v1';
@@ -73,6 +76,11 @@ export const taskBundlePredicateSchema = z.strictObject({
   taskId: documentId,
   bundleDigest: sha256Digest.describe('The archive, the first subject.'),
   heldOutDigest: sha256Digest.describe('The held-out verification part, the second subject.'),
+  goldenTraceDigest: sha256Digest
+    .optional()
+    .describe(
+      "The golden trace's bytes, the third subject: absent when the freeze kept none. The bundle names the trace by path only, so its digest is signed here.",
+    ),
   signedAt: utcTimestamp,
   freeze: z
     .strictObject({
@@ -92,8 +100,28 @@ export const taskBundlePredicateSchema = z.strictObject({
 
 export type TaskBundlePredicate = z.infer<typeof taskBundlePredicateSchema>;
 
-export function taskBundleSubjectNames(taskId: string): { bundle: string; heldOut: string } {
-  return { bundle: `task/${taskId}/bundle`, heldOut: `task/${taskId}/held-out` };
+export function taskBundleSubjectNames(taskId: string): { bundle: string; heldOut: string; goldenTrace: string } {
+  return {
+    bundle: `task/${taskId}/bundle`,
+    heldOut: `task/${taskId}/held-out`,
+    goldenTrace: `task/${taskId}/golden-trace`,
+  };
+}
+
+/**
+ * The task-bundle predicate inside a Sigstore bundle's DSSE envelope, read without verifying the signature: for hints
+ * (what `abp serve` lists) and for the signer's own store, never for trust. Null when it holds no valid one.
+ */
+export function unverifiedTaskBundlePredicate(sigstoreBundle: string): TaskBundlePredicate | null {
+  try {
+    const payload = (JSON.parse(sigstoreBundle) as { dsseEnvelope?: { payload?: unknown } }).dsseEnvelope?.payload;
+    if (typeof payload !== 'string') return null;
+    const statement = JSON.parse(Buffer.from(payload, 'base64').toString('utf8')) as { predicate?: unknown };
+    const parsed = taskBundlePredicateSchema.safeParse(statement.predicate);
+    return parsed.success ? parsed.data : null;
+  } catch {
+    return null;
+  }
 }
 
 export const registryVersionPredicateSchema = z.strictObject({
@@ -170,6 +198,9 @@ export function createTaskBundleStatement(predicate: TaskBundlePredicate): State
     [
       { name: names.bundle, digest: { sha256: hexOf(data.bundleDigest) } },
       { name: names.heldOut, digest: { sha256: hexOf(data.heldOutDigest) } },
+      ...(data.goldenTraceDigest === undefined
+        ? []
+        : [{ name: names.goldenTrace, digest: { sha256: hexOf(data.goldenTraceDigest) } }]),
     ],
     data,
   );
