@@ -3,7 +3,7 @@
 // the sandbox, opening connections to the listed hosts only (host.abp.internal being the grader's own loopback). What
 // the proxy saw becomes the trial's engineProcess.egress. Without a list, or under trusted-local, there is no proxy: the
 // engine then has no network at all, or the host's.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HOST_LOOPBACK_NAME, type Adapter, type ExecutionPolicy } from '@abp/protocol/schemas/abp-adapters';
@@ -11,6 +11,32 @@ import type { AbpTrial } from '@abp/protocol/schemas/abp-trial';
 import { groupAttempts, hostUpstream, startEgressProxy, type EgressAttempt } from '../execution/egress-proxy.js';
 
 export type EgressRecord = NonNullable<NonNullable<AbpTrial['engineProcess']>['egress']>;
+
+const FOLDER_PREFIX = 'abp-engine-egress-';
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it exists, as another user's.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes the egress folders under `root` (a socket, nothing else) of graders that were killed before they could:
+ * those whose process is gone. A folder of a live grader, or of an older build (no process in its name), stays.
+ */
+export async function sweepDeadEgressFolders(root: string): Promise<void> {
+  const names = await readdir(root).catch(() => []);
+  await Promise.all(
+    names.map(async (name) => {
+      const pid = new RegExp(`^${FOLDER_PREFIX}(\\d+)-`).exec(name)?.[1];
+      if (pid !== undefined && !alive(Number(pid))) await rm(join(root, name), { recursive: true, force: true });
+    }),
+  );
+}
 
 export interface EngineEgress {
   /** The proxy's socket, for SandboxSpec.egress or EnvironmentRun.egress. */
@@ -25,8 +51,10 @@ export async function openEngineEgress(input: {
   hostEnv: Readonly<Record<string, string | undefined>>;
 }): Promise<EngineEgress | null> {
   if (input.policy !== 'sandboxed' || input.adapter.egress.length === 0) return null;
+  await sweepDeadEgressFolders(tmpdir());
   // A short path of its own: a Unix socket's path is limited to about 100 bytes, and a trial's folder can be longer.
-  const dir = await mkdtemp(join(tmpdir(), 'abp-engine-egress-'));
+  // Named by this process, so that a later grader can tell it from a live one's once this one is killed.
+  const dir = await mkdtemp(join(tmpdir(), `${FOLDER_PREFIX}${process.pid}-`));
   try {
     const proxy = await startEgressProxy({
       listen: { path: join(dir, 'proxy.sock') },

@@ -2,6 +2,7 @@
 // proxy, packages through pip, npm and go), then run offline with bubblewrap: the toolchain inside is the one asked
 // for, not the host's; nothing reaches the network; the build is cached by its inputs; the OCI archive reads in skopeo.
 import { execFile } from 'node:child_process';
+import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer, type Server } from 'node:net';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,8 @@ import { buildEnvironment, fileDigest, type EnvironmentRequest } from '../../src
 import { CHECKOUT, environmentVariables } from '../../src/environments/runtime.js';
 import { EnvironmentStore } from '../../src/environments/store.js';
 import { runBounded } from '../../src/execution/bounded-command.js';
+import { openEngineEgress } from '../../src/run/engine-egress.js';
+import { adaptersSchema } from '@abp/protocol/schemas/abp-adapters';
 import { sharedEnvironmentStore } from '../../../../test-support/toolchain-caches.js';
 
 const execFileAsync = promisify(execFile);
@@ -44,8 +47,11 @@ async function request(
   return { ...fields, dependencyFiles: digests };
 }
 
-/** Runs `argv` in the environment with `checkout` at /work/repo and no network, as the freeze and the grader do. */
-async function runIn(digest: string, checkout: string, argv: string[]) {
+/**
+ * Runs `argv` in the environment with `checkout` at /work/repo and no network, as the freeze and the grader do; with
+ * `egress`, an egress proxy's socket as its one way out, as a sandboxed engine's in its task's environment.
+ */
+async function runIn(digest: string, checkout: string, argv: string[], egress: string | null = null) {
   const image = await store.readImage(digest);
   const rootfs = await store.rootfs(digest);
   const home = join(work, `home-${Math.random()}`);
@@ -62,6 +68,7 @@ async function runIn(digest: string, checkout: string, argv: string[]) {
       checkout,
       mounts: [{ source: home, target: '/work/home', writable: true }],
       network: false,
+      egress,
     },
   });
 }
@@ -170,6 +177,63 @@ print("host-repo" if os.path.exists("${dir}") else "no-host-repo")
       server.close();
     }
   });
+
+  it("gives an engine run in it the hosts of its adapter's allow-list, through its own proxy, and nothing else", async () => {
+    const hits: number[] = [];
+    const listen = async () => {
+      const server = createHttpServer((_request, response) => {
+        hits.push((server.address() as { port: number }).port);
+        response.end('model');
+      });
+      await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+      return server;
+    };
+    const [provider, other] = await Promise.all([listen(), listen()]);
+    const portOf = (server: HttpServer) => (server.address() as { port: number }).port;
+    // The grader's own services (the stand-in, abp serve) are host.abp.internal to a sandboxed engine.
+    const [adapter] = adaptersSchema.parse({
+      schema: 'abp-adapters/v1',
+      executionPolicy: 'sandboxed',
+      adapters: [
+        {
+          engine: 'in-environment',
+          command: ['python'],
+          egress: [{ host: 'host.abp.internal', ports: [portOf(provider)] }],
+          metadata: {},
+          preflight: { prompt: 'p', sentinel: 'ok' },
+        },
+      ],
+    }).adapters;
+    const egress = adapter === undefined ? null : await openEngineEgress({ adapter, policy: 'sandboxed', hostEnv: {} });
+    try {
+      const checkout = await copyOf(dir, 'py-engine-egress');
+      // urllib goes through HTTP_PROXY, which the relay in front of the command sets, as an engine's client does.
+      const probe = `import urllib.request
+for port in (${portOf(provider)}, ${portOf(other)}):
+    try:
+        print(urllib.request.urlopen(f"http://host.abp.internal:{port}/v1", timeout=30).read().decode())
+    except Exception as error:
+        print("refused", getattr(error, "code", type(error).__name__))
+`;
+      const result = await runIn(digest, checkout, ['python', '-c', probe], egress?.socket ?? null);
+      expect(result.stdout.toString().split('\n').slice(0, 2)).toEqual(['model', 'refused 403']);
+      expect(hits).toEqual([portOf(provider)]);
+      const record = await egress?.close();
+      expect(record).toEqual({
+        allow: [`host.abp.internal:${portOf(provider)}`],
+        attempts: [
+          { host: 'host.abp.internal', port: portOf(provider), allowed: true, error: null, count: 1 },
+          { host: 'host.abp.internal', port: portOf(other), allowed: false, error: 'not in the allow-list', count: 1 },
+        ].sort((a, b) => a.port - b.port),
+      });
+    } finally {
+      await egress?.close();
+      for (const server of [provider, other]) {
+        server.closeAllConnections();
+        server.close();
+      }
+    }
+  }, 180_000);
 
   it('is reused for the same dependency files, and rebuilt when one changes', async () => {
     const again = await pythonBuild(dir);

@@ -1,7 +1,11 @@
-// An adapter's egress allow-list as the schema reads it, and the trial's record of what the proxy saw.
+// An adapter's egress allow-list as the schema reads it, the trial's record of what the proxy saw, and the folders of
+// killed graders' proxies swept away.
+import { mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { adaptersSchema } from '@abp/protocol/schemas/abp-adapters';
-import { egressRecord } from '../../src/run/engine-egress.js';
+import { egressRecord, sweepDeadEgressFolders } from '../../src/run/engine-egress.js';
 
 const file = (egress: unknown) => ({
   schema: 'abp-adapters/v1',
@@ -72,5 +76,29 @@ describe("the trial's egress record", () => {
         { host: 'github.com', port: 443, ...refused, count: 2 },
       ],
     });
+  });
+});
+
+describe("a killed grader's egress folders", () => {
+  it("are removed by the next grader when their process is gone; a live one's and others stay", async () => {
+    const root = await mkdtemp(join(tmpdir(), 'abp-egress-sweep-'));
+    try {
+      // The largest pid Linux hands out is 4194304 (pid_max's ceiling): no process has one above it.
+      const names = [
+        `abp-engine-egress-${process.pid}-aaaaaa`,
+        'abp-engine-egress-4194305-bbbbbb',
+        'abp-engine-egress-cccccc',
+        'other',
+      ];
+      for (const name of names) await mkdir(join(root, name));
+      await sweepDeadEgressFolders(root);
+      expect((await readdir(root)).sort()).toEqual([
+        `abp-engine-egress-${process.pid}-aaaaaa`,
+        'abp-engine-egress-cccccc',
+        'other',
+      ]);
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
   });
 });
