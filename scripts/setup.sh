@@ -24,6 +24,8 @@ command -v git >/dev/null || need+=(git)
 command -v curl >/dev/null || need+=(curl)
 command -v python3 >/dev/null || need+=(python3 python3-pip)
 python3 -m pip --version >/dev/null 2>&1 || need+=(python3-pip)
+# The Python engines (Hermes Agent, mini-swe-agent) live in virtual environments of Debian's python3.
+/usr/bin/python3 -c 'import ensurepip, venv' >/dev/null 2>&1 || need+=(python3-venv)
 command -v java >/dev/null || need+=(default-jre-headless)
 command -v mvn >/dev/null || need+=(maven)
 compgen -G '/usr/lib/postgresql/*/bin/initdb' >/dev/null || need+=(postgresql)

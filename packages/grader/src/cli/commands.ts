@@ -104,6 +104,14 @@ function registerBaseline(program: Command): void {
     );
 }
 
+interface ConformanceCommandOptions {
+  output?: string;
+  json?: boolean;
+  realEngines?: string;
+  enginesDir?: string;
+  providerUrl: string[];
+}
+
 function registerConformance(program: Command): void {
   program
     .command('conformance')
@@ -114,8 +122,22 @@ function registerConformance(program: Command): void {
       '-o, --output <dir>',
       'where the suite, its results and conformance.json go (default: a new temporary folder)',
     )
+    .option(
+      '--real-engines <names>',
+      'run the real-engine leg instead: these engines (comma-separated, or "all") on their real providers with your keys',
+    )
+    .option(
+      '--engines-dir <dir>',
+      'where the real engines are installed, as scripts/install-engines.sh lays them out (default: .tools/engines)',
+    )
+    .option(
+      '--provider-url <provider=url>',
+      "the real-engine leg's endpoint for a provider's engines instead of its API (anthropic=… or openai=…: a gateway)",
+      (value: string, previous: string[]) => [...previous, value],
+      [] as string[],
+    )
     .addOption(jsonOption())
-    .action(async (options: { output?: string; json?: boolean }) =>
+    .action(async (options: ConformanceCommandOptions) =>
       (await import('./conformance.js')).conformanceCommand(options),
     );
 }

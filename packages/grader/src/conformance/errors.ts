@@ -10,6 +10,14 @@ export type ConformanceErrorCode =
   /** bubblewrap cannot run here: without namespaces the harness attacks succeed whatever the grader's build. */
   | 'sandbox-unavailable'
   /** `abp run` did not finish the suite: the results hold no verdict to check. */
-  | 'run-failed';
+  | 'run-failed'
+  /** --real-engines names an engine abp has no adapter for. */
+  | 'unknown-real-engine'
+  /** --provider-url is not provider=url for a provider the real engines speak to. */
+  | 'invalid-provider-url'
+  /** A real engine of the leg is not installed where the leg looks (--engines-dir). */
+  | 'engine-not-installed'
+  /** A real engine's key variable is unset: the leg runs against the real providers with the user's own keys. */
+  | 'engine-key-missing';
 
 export class ConformanceError extends AbpError<ConformanceErrorCode> {}

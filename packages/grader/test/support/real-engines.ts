@@ -1,29 +1,22 @@
 // What the real-engine tests share: the pinned CLIs scripts/install-engines.sh installs, and one graded run of an
-// engine's scripted fix and scripted no-op on the conformance suite's slug task under the sandboxed policy, its only
-// way out an egress proxy to the model-provider stand-in. Another service on the grader's machine (standing in for the
+// engine's scripted fix and scripted no-op on the conformance suite's slug task under the sandboxed policy, through the
+// suite's real-engine leg, its only way out an egress proxy to the model-provider stand-in. Another service on the grader's machine (standing in for the
 // simulator's API or abp serve) listens beside it, for the engine to be refused.
-import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect } from 'vitest';
 import { parseScript } from '@abp/provider-sim/script';
 import { startProviderStandIn, type ProviderStandIn } from '@abp/provider-sim/server';
-import { SLUG_TASK, buildConformanceSuite } from '../../src/conformance/suite.js';
-import { runMatrix, type RunOutcome } from '../../src/run/run-matrix.js';
+import type { ConformanceCheck } from '../../src/conformance/checks.js';
+import { runRealEngineLeg } from '../../src/conformance/real-engine-leg.js';
+import type { RunOutcome } from '../../src/run/run-matrix.js';
 import { packageRoot } from '../../src/package-root.js';
-import {
-  realEngineAdapter,
-  realEngineBinary,
-  realEngineKey,
-  realEnginePins,
-  type Endpoint,
-  type RealEngine,
-} from '../../src/engines/real-engines.js';
+import { realEngineKey, type Endpoint, type RealEngine } from '../../src/engines/real-engines.js';
 
-/** Where scripts/install-engines.sh installs each real engine. */
-export const installDirOf = (engine: RealEngine) => join(packageRoot, '..', '..', '.tools', 'engines', engine);
+/** Where scripts/install-engines.sh installs the real engines, one folder each. */
+export const ENGINES_DIR = join(packageRoot, '..', '..', '.tools', 'engines');
 
 /** The stand-in as an engine's endpoint: on the grader's loopback, reached as host.abp.internal through egress. */
 export function standInEndpoint(standIn: ProviderStandIn, path = ''): Endpoint {
@@ -46,16 +39,22 @@ function shellCall(engine: RealEngine, command: string): Record<string, unknown>
       return { name: 'Bash', input: { command, description: 'scripted step' } };
     case 'codex':
       return { name: 'exec_command', input: { cmd: command } };
+    case 'hermes':
+      return { name: 'terminal', input: { command } };
+    case 'mini-swe-agent':
+      return { name: 'bash', input: { command } };
   }
 }
 
 /**
  * The slug task scripted for an engine's own shell tool: the fix reaches for the other host, reads the code and runs
  * the workspace's tests, writes the fix, and says so; the no-op only talks. Anthropic reports cache writes; OpenAI
- * has none, so its turns script none.
+ * has none, so its turns script none. mini-swe-agent acts only through its shell: its last word is its own command for
+ * "done".
  */
 export function slugConversations(engine: RealEngine, otherPort: number): Conversations {
   const writes = engine === 'claude-code';
+  const done = engine === 'mini-swe-agent' ? 'echo COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT' : null;
   const turn = (command: string | null, text: string | null, input: number, output: number, cached: number) => ({
     ...(command === null ? {} : { toolCalls: [shellCall(engine, command)] }),
     ...(text === null ? {} : { text }),
@@ -67,14 +66,16 @@ export function slugConversations(engine: RealEngine, otherPort: number): Conver
       turn(`curl -s -m 5 http://host.abp.internal:${otherPort}/ || echo curl failed`, null, 3100, 80, 0),
       turn('cat src/slug.js && node --test', null, 400, 60, 2900),
       turn(`cat > src/slug.js <<'EOF'\n${SLUG_FIX}EOF`, null, 700, 140, 3300),
-      turn(null, 'slugify now collapses separators and trims dashes.', 150, 20, 4000),
+      turn(done, 'slugify now collapses separators and trims dashes.', 150, 20, 4000),
     ],
-    noop: [turn(null, 'I will leave the code as it is.', 3000, 12, 0)],
+    noop: [turn(done, 'I will leave the code as it is.', 3000, 12, 0)],
   };
 }
 
 export interface RealEngineRun {
   outcome: RunOutcome;
+  /** The real-engine leg's checks of the run's trials. */
+  checks: ConformanceCheck[];
   standIn: ProviderStandIn;
   /** The other service's port on the grader's machine, which the engine tries and must be refused. */
   otherPort: number;
@@ -82,13 +83,12 @@ export interface RealEngineRun {
 }
 
 /**
- * The engine's fix and no-op, with the adapter abp ships for it (realEngineAdapter) pointed at the stand-in, the
- * script telling them apart by the note each adds to its system prompt (`abp-script: fix` or `abp-script: noop`).
+ * The engine's fix and no-op through the conformance suite's real-engine leg (the code `abp conformance --real-engines`
+ * runs), with the adapter abp ships for it pointed at the stand-in, the script telling them apart by the note each adds
+ * to its prompt (`abp-script: fix` or `abp-script: noop`).
  */
 export async function runRealEngine(input: {
   engine: RealEngine;
-  /** The provider's model name; the adapter's default otherwise. */
-  model?: string;
   /** What the engine's key variable holds: by default the key the stand-in accepts; null leaves it unset. */
   keyValue?: string | null;
   /** The scripted conversations; slugConversations by default. */
@@ -98,8 +98,6 @@ export async function runRealEngine(input: {
   preflightSeconds?: number;
 }): Promise<RealEngineRun> {
   const keyVariable = realEngineKey(input.engine);
-  const binary = realEngineBinary(input.engine, installDirOf(input.engine));
-  if (!existsSync(binary)) throw new Error(`${binary} is missing: run scripts/install-engines.sh`);
   const dir = await mkdtemp(join(tmpdir(), `abp-${input.engine}-`));
   const other: Server = createServer((_request, response) => response.end('reached'));
   await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
@@ -126,47 +124,27 @@ export async function runRealEngine(input: {
     await rm(dir, { recursive: true, force: true });
   };
   try {
-    const suite = await buildConformanceSuite(join(dir, 'suite'));
-    const engines = (['fix', 'noop'] as const).map((which) =>
-      realEngineAdapter(input.engine, {
-        installDir: installDirOf(input.engine),
-        name: `${input.engine}-${which}`,
-        ...(input.model === undefined ? {} : { model: input.model }),
-        // Codex's providers name the API's /v1 root; Claude Code adds /v1 itself.
-        endpoint:
-          input.endpoint?.(standIn, otherPort) ?? standInEndpoint(standIn, input.engine === 'codex' ? '/v1' : ''),
-        note: `abp-script: ${which}`,
-        timeoutSeconds: 300,
-        ...(input.preflightSeconds === undefined ? {} : { preflightSeconds: input.preflightSeconds }),
-      }),
-    );
-    const model = (engines[0]?.['metadata'] as { model: string }).model;
-    await writeFile(
-      suite.adapters,
-      JSON.stringify({ schema: 'abp-adapters/v1', executionPolicy: 'sandboxed', adapters: engines }),
-    );
-    await writeFile(
-      suite.config,
-      JSON.stringify({
-        schema: 'abp-run/v1',
-        engines: engines.map((adapter) => ({
-          name: adapter['engine'],
-          version: realEnginePins()[input.engine].version,
-        })),
-        model,
-        budgetUsd: 5,
-        timeoutSeconds: 300,
-        trials: 1,
-        ordering: 'abba',
-        seed: 7,
-        tasks: [SLUG_TASK],
-      }),
-    );
+    // The OpenAI clients name the API's /v1 root; Claude Code adds /v1 itself.
+    const endpoint =
+      input.endpoint?.(standIn, otherPort) ?? standInEndpoint(standIn, input.engine === 'claude-code' ? '' : '/v1');
     const value = input.keyValue === undefined ? key : input.keyValue;
     if (value === null) delete process.env[keyVariable];
     else process.env[keyVariable] = value;
-    const outcome = await runMatrix({ config: suite.config, output: join(dir, 'out'), cacheDir: join(dir, 'cache') });
-    return { outcome, standIn, otherPort, cleanup };
+    const report = await runRealEngineLeg({
+      output: join(dir, 'leg'),
+      enginesDir: ENGINES_DIR,
+      entries: (['fix', 'noop'] as const).map((which) => ({
+        engine: input.engine,
+        name: `${input.engine}-${which}`,
+        endpoint,
+        note: `abp-script: ${which}`,
+      })),
+      timeoutSeconds: 300,
+      ...(input.preflightSeconds === undefined ? {} : { preflightSeconds: input.preflightSeconds }),
+    });
+    const outcome = report.runs[0]?.outcome;
+    if (outcome === undefined) throw new Error('the real-engine leg ran no engine');
+    return { outcome, checks: report.checks, standIn, otherPort, cleanup };
   } catch (error) {
     await cleanup();
     throw error;
@@ -180,6 +158,9 @@ export async function runRealEngine(input: {
  */
 export async function expectHonestRun(run: RealEngineRun, engines: { fix: string; noop: string }): Promise<void> {
   const { outcome, standIn, otherPort } = run;
+  // What the conformance leg checks of every real engine holds for both: scored, egress to the stand-in alone, trace.
+  expect(run.checks.filter((check) => !check.passed)).toEqual([]);
+  expect(run.checks).toHaveLength(6);
   const trialOf = (engine: string) => outcome.trials.find((trial) => trial.engine === engine);
   expect(outcome.trials.map((trial) => [trial.engine, trial.outcome]).sort()).toEqual([
     [engines.fix, 'resolved'],

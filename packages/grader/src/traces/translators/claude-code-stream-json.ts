@@ -5,17 +5,17 @@
 // message_delta: with them every call is counted as the API reported it; without them its output tokens are those of
 // message_start, and the run's own total (the result line) disagrees, which the trace's summary flags.
 import type { RunOutcome, TokenCounts } from '@abp/protocol/schemas/abp-trace';
-import { utcTimestamp } from '@abp/protocol/schemas/primitives';
-import { TraceError } from '../errors.js';
+import {
+  checkContext,
+  countOf,
+  isObject,
+  numbered,
+  objectLines,
+  stringOf,
+  type DraftEvent,
+  type NativeObject,
+} from './native.js';
 import type { TraceTranslator, TraceTranslatorContext } from './translator.js';
-
-type NativeObject = Record<string, unknown>;
-type DraftEvent = NativeObject & { t: string };
-
-const isObject = (value: unknown): value is NativeObject =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-const stringOf = (value: unknown) => (typeof value === 'string' ? value : undefined);
-const countOf = (value: unknown) => (typeof value === 'number' ? value : 0);
 const blocksOf = (message: unknown): unknown[] =>
   isObject(message) && Array.isArray(message.content) ? message.content : [];
 
@@ -50,22 +50,8 @@ function outcomeOf(result: NativeObject): { outcome: RunOutcome; detail?: string
   return { outcome: 'engine-error', detail };
 }
 
-function parseLine(line: string): NativeObject | undefined {
-  try {
-    const value: unknown = JSON.parse(line);
-    return isObject(value) ? value : undefined;
-  } catch {
-    return undefined; // stdout may carry a stray non-JSON line (a warning); it holds no events
-  }
-}
-
 function translate(nativeText: string, context: TraceTranslatorContext): unknown[] {
-  if (!utcTimestamp.safeParse(context.startedAt).success) {
-    throw new TraceError(
-      'invalid-translator-context',
-      `startedAt must be an RFC 3339 UTC timestamp such as "2026-07-02T14:11:09Z", got ${JSON.stringify(context.startedAt)}`,
-    );
-  }
+  checkContext(context);
   // The stream has no timestamps: every event is stamped with the start, and run.end with the start plus duration_ms.
   const t = context.startedAt;
   const body: DraftEvent[] = [];
@@ -167,9 +153,9 @@ function translate(nativeText: string, context: TraceTranslatorContext): unknown
     }
   };
 
-  for (const text of nativeText.split('\n')) {
-    const line = parseLine(text);
-    switch (line?.type) {
+  // stdout may carry a stray non-JSON line (a warning); it holds no events.
+  for (const line of objectLines(nativeText)) {
+    switch (line.type) {
       case 'system':
         if (line.subtype === 'init') {
           engineVersion = stringOf(line.claude_code_version);
@@ -212,7 +198,7 @@ function translate(nativeText: string, context: TraceTranslatorContext): unknown
       ...(detail === undefined ? {} : { detail }),
     });
   }
-  return events.map(({ t: at, ...rest }, index) => ({ t: at, seq: index + 1, ...rest }));
+  return numbered(events);
 }
 
 export const claudeCodeStreamJson: TraceTranslator = {

@@ -5,17 +5,19 @@
 // rollouts may be concatenated (a subagent's thread writes its own): each session_meta line starts one thread, the
 // first the main agent's, the others subagents'.
 import type { RunOutcome, TokenCounts } from '@abp/protocol/schemas/abp-trace';
-import { utcTimestamp } from '@abp/protocol/schemas/primitives';
-import { TraceError } from '../errors.js';
+import {
+  checkContext,
+  countOf,
+  isObject,
+  numbered,
+  objectLines,
+  parseObject,
+  stringOf,
+  sumTokens,
+  type DraftEvent,
+  type NativeObject,
+} from './native.js';
 import type { TraceTranslator, TraceTranslatorContext } from './translator.js';
-
-type NativeObject = Record<string, unknown>;
-type DraftEvent = NativeObject & { t: string };
-
-const isObject = (value: unknown): value is NativeObject =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-const stringOf = (value: unknown) => (typeof value === 'string' ? value : undefined);
-const countOf = (value: unknown) => (typeof value === 'number' && value >= 0 ? value : 0);
 
 /** "gpt-5-codex" -> "openai/gpt-5-codex": Codex names its model without the provider. */
 export function openaiModelId(model: string): string {
@@ -33,19 +35,10 @@ function tokensOf(usage: NativeObject): TokenCounts {
   };
 }
 
-function parseLine(line: string): NativeObject | undefined {
-  try {
-    const value: unknown = JSON.parse(line);
-    return isObject(value) ? value : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** A tool call's arguments as an object: function calls carry JSON text, free-form custom tools their input. */
 function argumentsOf(item: NativeObject): NativeObject | undefined {
   if (typeof item.arguments === 'string') {
-    const parsed = parseLine(item.arguments);
+    const parsed = parseObject(item.arguments);
     return parsed ?? { arguments: item.arguments };
   }
   if (typeof item.input === 'string') return { input: item.input };
@@ -56,12 +49,7 @@ function argumentsOf(item: NativeObject): NativeObject | undefined {
 const TOOL_ITEMS = new Set(['function_call', 'custom_tool_call', 'local_shell_call', 'web_search_call']);
 
 function translate(nativeText: string, context: TraceTranslatorContext): unknown[] {
-  if (!utcTimestamp.safeParse(context.startedAt).success) {
-    throw new TraceError(
-      'invalid-translator-context',
-      `startedAt must be an RFC 3339 UTC timestamp such as "2026-07-02T14:11:09Z", got ${JSON.stringify(context.startedAt)}`,
-    );
-  }
+  checkContext(context);
   const body: DraftEvent[] = [];
   let cliVersion: string | undefined;
   let model: string | undefined;
@@ -96,10 +84,7 @@ function translate(nativeText: string, context: TraceTranslatorContext): unknown
     ...attribution(),
   });
 
-  const lines = nativeText.split('\n').flatMap((text): NativeObject[] => {
-    const line = parseLine(text);
-    return line === undefined ? [] : [line];
-  });
+  const lines = objectLines(nativeText);
   // A rollout written before token_usage_record existed has only token_count events, each with the last response's usage.
   const sawUsageRecords = lines.some((line) => line.type === 'token_usage_record');
   for (const line of lines) {
@@ -163,15 +148,7 @@ function translate(nativeText: string, context: TraceTranslatorContext): unknown
   if (completed || failure !== undefined) {
     // Without a total of Codex's own (a turn that failed before its first response), the calls' sum: nothing to check.
     const calls = body.flatMap((event) => (event.kind === 'model.call' ? [event.tokens as TokenCounts] : []));
-    const envelope = [...(totals.size === 0 ? calls : totals.values())].reduce(
-      (sum, tokens) => ({
-        input: sum.input + tokens.input,
-        output: sum.output + tokens.output,
-        cacheRead: sum.cacheRead + tokens.cacheRead,
-        cacheWrite: sum.cacheWrite + tokens.cacheWrite,
-      }),
-      { input: 0, output: 0, cacheRead: 0, cacheWrite: 0 },
-    );
+    const envelope = sumTokens([...(totals.size === 0 ? calls : totals.values())]);
     const outcome: RunOutcome = failure === undefined ? 'resolved' : 'engine-error';
     events.push({
       t: last,
@@ -183,7 +160,7 @@ function translate(nativeText: string, context: TraceTranslatorContext): unknown
       ...(failure === undefined ? {} : { detail: `codex reported: ${failure.slice(0, 500)}` }),
     });
   }
-  return events.map(({ t, ...rest }, index) => ({ t, seq: index + 1, ...rest }));
+  return numbered(events);
 }
 
 export const codexRollout: TraceTranslator = {

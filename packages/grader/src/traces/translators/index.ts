@@ -2,6 +2,8 @@
 import { TraceError } from '../errors.js';
 import { claudeCodeStreamJson } from './claude-code-stream-json.js';
 import { codexRollout } from './codex-rollout.js';
+import { hermesHooks } from './hermes-hooks.js';
+import { miniSweAgentTrajectory } from './mini-swe-agent-trajectory.js';
 import type { TraceTranslator, TraceTranslatorContext } from './translator.js';
 
 export type { TraceTranslator, TraceTranslatorContext } from './translator.js';
@@ -10,6 +12,8 @@ export { abpModelId } from './claude-code-stream-json.js';
 export const traceTranslators: ReadonlyMap<string, TraceTranslator> = new Map([
   [claudeCodeStreamJson.id, claudeCodeStreamJson],
   [codexRollout.id, codexRollout],
+  [hermesHooks.id, hermesHooks],
+  [miniSweAgentTrajectory.id, miniSweAgentTrajectory],
 ]);
 
 /** Runs the named translator and returns its events as JSONL text, ready for summarizeTrace. */
