@@ -1,8 +1,9 @@
-"""A Hermes Agent shell hook (hermes-oneshot.sh configures it), run by the engine's own python: keeps what abp's
-hermes-hooks translator reads of the JSON payload Hermes writes to its stdin, in a file of its own in the folder the
-first argument names, named by the time it arrived.
+"""A Hermes Agent shell hook (hermes-oneshot.sh configures it), run by the engine's own python: appends what abp's
+hermes-hooks translator reads of the JSON payload Hermes writes to its stdin, as one line, to the trace file the first
+argument names.
 
-A file per payload keeps payloads whole when hooks of several agents (a subagent's) fire at once. What is kept is
+The line goes in one write to a file opened for appending, so lines of hooks that fire at once (a subagent's) never
+interleave, and the trace holds every call made so far even when the run is killed at its timeout. What is kept is
 bounded: the model's response and the tool's output, which Hermes hands over too, are left out (a tool's exit code
 alone is kept), and long strings in a tool's arguments are cut, so a long run's trace stays far below the grader's
 bounds. Writes nothing to stdout: Hermes reads a hook's stdout as a decision, and this hook only records.
@@ -11,7 +12,6 @@ bounds. Writes nothing to stdout: Hermes reads a hook's stdout as a decision, an
 import json
 import os
 import sys
-import time
 
 # The fields of a payload's "extra" that the translator reads.
 KEEP = ("model", "provider", "response_model", "api_duration", "ended_at", "usage", "duration_ms", "child_session_id")
@@ -33,7 +33,7 @@ extra = payload.get("extra") or {}
 kept = {key: extra[key] for key in KEEP if key in extra}
 try:
     exit_code = json.loads(extra.get("result") or "{}").get("exit_code")
-except (ValueError, AttributeError):
+except (ValueError, AttributeError, TypeError):
     exit_code = None
 if isinstance(exit_code, int):
     kept["exit_code"] = exit_code
@@ -44,9 +44,9 @@ record = {
     "session_id": payload.get("session_id"),
     "extra": kept,
 }
-folder = sys.argv[1]
-name = f"{time.time_ns():020d}-{os.getpid()}"
-with open(os.path.join(folder, f".{name}"), "w", encoding="utf-8") as out:
-    json.dump(record, out)
-# Whole or not at all: the wrapper reads the folder once Hermes has ended, and skips names starting with a dot.
-os.rename(os.path.join(folder, f".{name}"), os.path.join(folder, name))
+line = (json.dumps(record) + "\n").encode("utf-8")
+trace = os.open(sys.argv[1], os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600)
+try:
+    os.write(trace, line)
+finally:
+    os.close(trace)

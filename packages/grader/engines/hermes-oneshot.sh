@@ -1,12 +1,12 @@
 #!/bin/sh
-# Runs Hermes Agent once (`hermes -z`, the command that follows) so that its trace can be read, then writes that trace
-# to the file the first argument names, for abp's hermes-hooks translator:
+# Runs Hermes Agent once (`hermes -z`, the command that follows) so that its trace can be read, in the file the first
+# argument names, for abp's hermes-hooks translator:
 #   hermes-oneshot.sh {traceFile} [--note TEXT] /path/to/venv/bin/python3 /path/to/venv/bin/hermes -z {prompt} [options]
 # Hermes records usage per model call only in what it hands its hooks (post_api_request), so this configures shell
-# hooks in a Hermes home of the run's own (the engine's HOME is a fresh folder per trial), each keeping what abp reads
-# of its payload in a file of its own, named by time (hermes-hook.py); afterwards the payloads, then a line with Hermes's version and its usage report
-# (--usage-file, the run's totals), become the trace, one JSON object per line. A note follows Hermes's default identity in SOUL.md, the start
-# of its system prompt. Exits as Hermes did.
+# hooks in a Hermes home of the run's own (the engine's HOME is a fresh folder per trial), each appending what abp
+# reads of its payload to the trace as it fires (hermes-hook.py): a run killed at its timeout leaves the calls it made.
+# When Hermes ends, a line with its version and its usage report (--usage-file, the run's totals) follows. A note
+# follows Hermes's default identity in SOUL.md, the start of its system prompt. Exits as Hermes did.
 set -u
 trace=$1
 shift
@@ -17,10 +17,15 @@ if [ "$1" = --note ]; then
 fi
 here=$(dirname "$0")
 python=$1
+# The hook's command line is quoted for YAML and then split by Hermes like a shell: paths holding quotes or backslashes
+# would break it.
+case "$here$python$trace" in
+  *[\'\"\\]*) echo "hermes-oneshot.sh: a path holds a quote or a backslash, which the hook's command line cannot carry" >&2; exit 2 ;;
+esac
 export HERMES_HOME="${HERMES_HOME:-$HOME/.hermes}"
-hooks="$HERMES_HOME/abp-hooks"
-mkdir -p "$hooks"
-hook="'$python' '$here/hermes-hook.py' '$hooks'"
+mkdir -p "$HERMES_HOME"
+: > "$trace"
+hook="'$python' '$here/hermes-hook.py' '$trace'"
 cat > "$HERMES_HOME/config.yaml" <<YAML
 hooks_auto_accept: true
 hooks:
@@ -35,9 +40,7 @@ fi
 usage="$HERMES_HOME/abp-usage.json"
 "$@" --usage-file "$usage"
 status=$?
-{
-  for payload in $(ls "$hooks" | sort); do cat "$hooks/$payload"; echo; done
-  "$python" - "$usage" <<'PY'
+"$python" - "$usage" >> "$trace" <<'PY'
 import importlib.metadata, json, os, sys
 line = {"hermes_version": importlib.metadata.version("hermes-agent")}
 if os.path.exists(sys.argv[1]):
@@ -45,5 +48,4 @@ if os.path.exists(sys.argv[1]):
         line["usage_report"] = json.load(report)
 print(json.dumps(line))
 PY
-} > "$trace"
 exit "$status"

@@ -128,7 +128,7 @@ function registerConformance(program: Command): void {
     )
     .option(
       '--engines-dir <dir>',
-      'where the real engines are installed, as scripts/install-engines.sh lays them out (default: .tools/engines)',
+      'where the real engines are installed, as scripts/install-engines.sh lays them out (default: ./.tools/engines)',
     )
     .option(
       '--provider-url <provider=url>',

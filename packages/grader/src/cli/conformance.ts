@@ -12,7 +12,6 @@ import {
   type Endpoint,
   type RealEngine,
 } from '../engines/real-engines.js';
-import { packageRoot } from '../package-root.js';
 import { jsonText, writeFileAtomic } from '../run/files.js';
 import { CommandFailed, createOutput } from './output.js';
 
@@ -75,8 +74,11 @@ async function realEngineLegCommand(options: {
   providerUrl: string[];
 }): Promise<void> {
   const out = createOutput(options);
-  const names =
-    options.realEngines === 'all' ? [...REAL_ENGINES] : options.realEngines.split(',').map((name) => name.trim());
+  const names = [
+    ...new Set(
+      options.realEngines === 'all' ? REAL_ENGINES : options.realEngines.split(',').map((name) => name.trim()),
+    ),
+  ];
   const unknown = names.filter((name) => !(REAL_ENGINES as readonly string[]).includes(name));
   if (unknown.length > 0 || names.length === 0)
     throw new ConformanceError(
@@ -105,7 +107,7 @@ async function realEngineLegCommand(options: {
   const report = await runRealEngineLeg({
     output,
     entries,
-    enginesDir: resolve(options.enginesDir ?? join(packageRoot, '..', '..', '.tools', 'engines')),
+    enginesDir: resolve(options.enginesDir ?? '.tools/engines'),
   });
   const { runs, ...written } = report;
   const file = join(output, 'real-engines.json');

@@ -110,6 +110,8 @@ export function realEngineAdapter(engine: RealEngine, options: RealEngineOptions
   const endpoint = options.endpoint ?? defaults.endpoint;
   const model = options.model ?? defaults.model;
   const binary = realEngineBinary(engine, options.installDir);
+  // Braces in an adapter's argument are placeholders: the note's own are text.
+  const note = options.note?.replace(/[{}]/g, (brace) => brace + brace);
   const shared = {
     engine: options.name ?? engine,
     egress: [{ host: endpoint.host, ports: [endpoint.port] }],
@@ -137,7 +139,7 @@ export function realEngineAdapter(engine: RealEngine, options: RealEngineOptions
           '--include-partial-messages',
           '--allowedTools',
           'Bash,Read,Edit,Write',
-          ...(options.note === undefined ? [] : ['--append-system-prompt', options.note]),
+          ...(note === undefined ? [] : ['--append-system-prompt', note]),
         ],
         program: [dirname(binary)],
         env: {
@@ -179,11 +181,11 @@ export function realEngineAdapter(engine: RealEngine, options: RealEngineOptions
         '--dangerously-bypass-approvals-and-sandbox',
         ...endpointArgs,
       ];
-      const note = options.note === undefined ? [] : ['-c', `developer_instructions=${JSON.stringify(options.note)}`];
+      const noteArgs = note === undefined ? [] : ['-c', `developer_instructions=${JSON.stringify(note)}`];
       return {
         ...shared,
         // The wrapper hands Codex's session log, the only per-call record of its usage, to the trace.
-        command: ['/bin/sh', wrapper, '{traceFile}', ...base, ...note, '{prompt}'],
+        command: ['/bin/sh', wrapper, '{traceFile}', ...base, ...noteArgs, '{prompt}'],
         program: [join(binary, '..', '..'), wrapper],
         env: { allow: [key], set: {} },
         maxOutputBytes: 16 * 1024 * 1024,
@@ -199,13 +201,7 @@ export function realEngineAdapter(engine: RealEngine, options: RealEngineOptions
       return {
         ...shared,
         // The wrapper sets up the hooks that see each model call's usage and hands what they saw to the trace.
-        command: [
-          '/bin/sh',
-          wrapper,
-          '{traceFile}',
-          ...(options.note === undefined ? [] : ['--note', options.note]),
-          ...base,
-        ],
+        command: ['/bin/sh', wrapper, '{traceFile}', ...(note === undefined ? [] : ['--note', note]), ...base],
         program: [options.installDir, dirname(wrapper)],
         env: {
           allow: [key],
@@ -221,9 +217,8 @@ export function realEngineAdapter(engine: RealEngine, options: RealEngineOptions
     case 'mini-swe-agent': {
       const python = pythonOf(options.installDir);
       const apiBase = options.endpoint === undefined ? [] : ['-c', `model.model_kwargs.api_base=${endpoint.url}`];
-      // mini-swe-agent's system prompt can only be replaced, not added to: the note follows the task instead. Braces
-      // in it are text.
-      const note = options.note === undefined ? '' : `\n\n${options.note.replace(/[{}]/g, (brace) => brace + brace)}`;
+      // mini-swe-agent's system prompt can only be replaced, not added to: the note follows the task instead.
+      const afterTask = note === undefined ? '' : `\n\n${note}`;
       return {
         ...shared,
         // Its trajectory (-o) keeps every model response with its usage; mini.yaml is its default configuration,
@@ -236,7 +231,7 @@ export function realEngineAdapter(engine: RealEngine, options: RealEngineOptions
           '--model',
           `${provider}/${model}`,
           '--task',
-          `{prompt}${note}`,
+          `{prompt}${afterTask}`,
           '--output',
           '{traceFile}',
           '--config',

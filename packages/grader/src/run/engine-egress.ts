@@ -3,37 +3,38 @@
 // the sandbox, opening connections to the listed hosts only (host.abp.internal being the grader's own loopback). What
 // the proxy saw becomes the trial's engineProcess.egress. Without a list, or under trusted-local, there is no proxy: the
 // engine then has no network at all, or the host's.
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HOST_LOOPBACK_NAME, type Adapter, type ExecutionPolicy } from '@abp/protocol/schemas/abp-adapters';
 import type { AbpTrial } from '@abp/protocol/schemas/abp-trial';
 import { groupAttempts, hostUpstream, startEgressProxy, type EgressAttempt } from '../execution/egress-proxy.js';
+import { isAlive } from '../execution/liveness.js';
 
 export type EgressRecord = NonNullable<NonNullable<AbpTrial['engineProcess']>['egress']>;
 
 const FOLDER_PREFIX = 'abp-engine-egress-';
 
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    // EPERM: it exists, as another user's.
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
 /**
  * Removes the egress folders under `root` (a socket, nothing else) of graders that were killed before they could:
- * those whose process is gone. A folder of a live grader, or of an older build (no process in its name), stays.
+ * this user's, whose process is gone. Another user's folder, a live grader's, or an older build's (no process in its
+ * name) stays, and a folder that cannot be removed is left as it is: sweeping never stops a trial. A grader in another
+ * pid namespace that shares this temporary folder looks dead from here; give it a TMPDIR of its own.
  */
 export async function sweepDeadEgressFolders(root: string): Promise<void> {
+  const uid = process.getuid?.();
   const names = await readdir(root).catch(() => []);
   await Promise.all(
     names.map(async (name) => {
-      const pid = new RegExp(`^${FOLDER_PREFIX}(\\d+)-`).exec(name)?.[1];
-      if (pid !== undefined && !alive(Number(pid))) await rm(join(root, name), { recursive: true, force: true });
+      const pid = Number(new RegExp(`^${FOLDER_PREFIX}(\\d+)-`).exec(name)?.[1] ?? 0);
+      if (pid <= 0 || isAlive(pid)) return;
+      const folder = join(root, name);
+      const owner = await stat(folder).then(
+        (stats) => stats.uid,
+        () => null,
+      );
+      if (owner === null || (uid !== undefined && owner !== uid)) return;
+      await rm(folder, { recursive: true, force: true }).catch(() => undefined);
     }),
   );
 }

@@ -12,6 +12,7 @@ import {
   type TraceSource,
   type TraceSummary,
 } from './summarize-trace.js';
+import { TraceError } from './errors.js';
 import { traceLimits, type TraceLimits } from './trace-limits.js';
 import { traceTranslators, type TraceTranslatorContext } from './translators/index.js';
 
@@ -89,8 +90,17 @@ export async function readTrialTrace(input: TrialTraceInput): Promise<TraceSumma
       }
       if (text.trim() === '') return missing(readFlags);
       const summarizer = createTraceSummarizer(options({ kind: 'sidecar', translator: translator.id }));
-      // Whatever the translator made of the log is checked like any trace line; a non-JSON value is an invalid line.
-      for (const event of translator.translate(text, input.context)) {
+      // Whatever the translator made of the log is checked like any trace line; a non-JSON value is an invalid line. A
+      // log it cannot read at all (the engine wrote what no translator foresaw) is one invalid line: the trace's
+      // tokens are then unknown, and the trial is scored as the engine left it, never voided by the engine's log.
+      let events: unknown[];
+      try {
+        events = translator.translate(text, input.context);
+      } catch (error) {
+        if (error instanceof TraceError && error.code === 'invalid-translator-context') throw error;
+        events = [undefined];
+      }
+      for (const event of events) {
         const line: string | undefined = JSON.stringify(event); // undefined for an undefined event
         summarizer.line(line ?? 'null');
       }

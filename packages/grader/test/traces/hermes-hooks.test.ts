@@ -121,4 +121,13 @@ describe('the hermes-hooks translator', () => {
     const cut = summarize([call('main', 10, 0, 1)]);
     expect(cut.flags).toContain('missing-run-end');
   });
+
+  it('leaves the tokens unknown for a call Hermes gave no usage for, and takes an impossible time as no time', () => {
+    const extra: Record<string, unknown> = { ...call('main', 10, 0, 1).extra, ended_at: 1e300 };
+    delete extra['usage'];
+    const summary = summarize([{ ...call('main', 10, 0, 1), extra }, report('main', 10, 0, 1)]);
+    expect(summary.tokensKnown).toBe(false);
+    expect(summary.problemCount).toBe(1);
+    expect(summary.events.at(-1)).toMatchObject({ kind: 'run.end', t: context.startedAt });
+  });
 });

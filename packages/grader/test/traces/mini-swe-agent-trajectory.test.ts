@@ -117,4 +117,17 @@ describe('the mini-swe-agent-trajectory translator', () => {
     expect(none.flags).toContain('missing-run-end');
     expect(none.modelCalls).toBe(0);
   });
+
+  it('leaves the tokens unknown when a response has no usage, or mini-swe-agent counted calls the trajectory lacks', () => {
+    const noUsage = assistant(openaiUsage(100, 0, 5), ['ls']);
+    delete (noUsage.extra as { response: { usage?: unknown } }).response.usage;
+    expect(summarize(trajectory([noUsage], 'Submitted')).tokensKnown).toBe(false);
+    const lost = trajectory([assistant(openaiUsage(100, 0, 5), ['ls'])], 'Submitted');
+    const counted = { ...lost, info: { ...lost.info, model_stats: { api_calls: 3, instance_cost: 0.01 } } };
+    const summary = summarize(counted);
+    expect(summary.tokensKnown).toBe(false);
+    expect(summary.modelCalls).toBe(1);
+    const whole = { ...lost, info: { ...lost.info, model_stats: { api_calls: 1, instance_cost: 0.01 } } };
+    expect(summarize(whole).tokensKnown).toBe(true);
+  });
 });

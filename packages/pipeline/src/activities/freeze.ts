@@ -266,6 +266,9 @@ export function createFreezeActivities({
         // Read as the freeze runs, not when its inputs were gathered: the retry of a stalled freeze takes what is
         // attached by then, and the freeze record is keyed by the trace's digest either way.
         const attached = input.goldenTrace === undefined ? await goldenTraces.attached(input.taskId) : null;
+        // The attached trace is the one stored under its digest, or the freeze stalls (corrupt-store, not-found): a
+        // file changed since it was attached is never signed under another digest.
+        if (attached !== null) await goldenTraces.get(attached);
         const withTrace = attached === null ? input : { ...input, goldenTrace: goldenTraces.path(attached) };
         outcome = await heartbeating(() =>
           freezeTask(withTrace, {

@@ -192,11 +192,13 @@ async function readFreezeRecord(
   const text = await readFile(path, 'utf8').catch(() => null);
   if (text === null) return null;
   const record = JSON.parse(text) as PublishedTask;
-  // A record whose bundle, signature or golden trace left the store is stale: freeze again.
+  // A record whose bundle, signature or golden trace left the store is stale: freeze again. So is one whose bundle was
+  // signed since with another golden trace (a later freeze of the same fix gave another): the signature is the truth.
   const traceKept = record.goldenTrace === null || ((await goldenTraces?.has(record.goldenTrace.digest)) ?? false);
-  return traceKept && (await store.has(record.digest)) && (await store.getSignature(record.digest)) !== null
-    ? record
-    : null;
+  const signature = (await store.has(record.digest)) ? await store.getSignature(record.digest) : null;
+  const signed = signature === null ? null : unverifiedTaskBundlePredicate(signature);
+  const sameTrace = signed !== null && (signed.goldenTraceDigest ?? null) === (record.goldenTrace?.digest ?? null);
+  return traceKept && sameTrace ? record : null;
 }
 
 /** The golden trace the input gives, checked, with the store it goes to; null when it gives none. */

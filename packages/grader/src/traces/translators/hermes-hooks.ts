@@ -9,7 +9,6 @@ import {
   countOf,
   epochClock,
   isObject,
-  NO_TOKENS,
   numbered,
   objectLines,
   stringOf,
@@ -55,7 +54,8 @@ function translate(nativeText: string, context: TraceTranslatorContext): unknown
     }
     return { subagent: session };
   };
-  const calls: TokenCounts[] = [];
+  // Subagents' calls: Hermes counts each agent's usage on that agent, so the report (the main agent's) leaves them out.
+  const subagentCalls: TokenCounts[] = [];
 
   for (const line of lines) {
     const extra = isObject(line.extra) ? line.extra : {};
@@ -63,14 +63,16 @@ function translate(nativeText: string, context: TraceTranslatorContext): unknown
     switch (line.hook_event_name) {
       case 'post_api_request': {
         const t = clock.at(extra.ended_at);
-        const tokens = isObject(extra.usage) ? tokensOf(extra.usage) : NO_TOKENS;
-        calls.push(tokens);
+        // A call Hermes reported no usage for is on record without tokens: an invalid event, so the trace's tokens are
+        // unknown rather than a call that cost nothing.
+        const tokens = isObject(extra.usage) ? tokensOf(extra.usage) : undefined;
+        if (tokens !== undefined && session !== undefined && session !== mainSession) subagentCalls.push(tokens);
         // The model asked for, as the price table names it; the response may name a dated snapshot of it.
         const model = stringOf(extra.model) ?? stringOf(extra.response_model);
         body.push({
           t,
           kind: 'model.call',
-          tokens,
+          ...(tokens === undefined ? {} : { tokens }),
           ...(model === undefined ? {} : { model: hermesModelId(model, stringOf(extra.provider)) }),
           ...attribution(session, t),
           ...(typeof extra.api_duration === 'number' ? { durationMs: Math.round(extra.api_duration * 1000) } : {}),
@@ -114,15 +116,9 @@ function translate(nativeText: string, context: TraceTranslatorContext): unknown
     ...body,
   ];
   if (report !== undefined && (report.completed === true || report.failed === true)) {
-    // The report's totals are the main agent's; where subagents' calls are not in them, the calls' sum is larger.
-    const reported = tokensOf(report);
-    const summed = sumTokens(calls);
-    const tokens = {
-      input: Math.max(reported.input, summed.input),
-      output: Math.max(reported.output, summed.output),
-      cacheRead: Math.max(reported.cacheRead, summed.cacheRead),
-      cacheWrite: Math.max(reported.cacheWrite, summed.cacheWrite),
-    };
+    // The main agent's totals as Hermes counted them, and its subagents' calls: the envelope the summary holds the
+    // calls against, so a main-agent call the hooks missed shows as a mismatch.
+    const tokens = sumTokens([tokensOf(report), ...subagentCalls]);
     const failure = report.failed === true ? (stringOf(report.failure) ?? 'the run failed') : undefined;
     const outcome: RunOutcome = failure === undefined ? 'resolved' : 'engine-error';
     events.push({

@@ -8,7 +8,6 @@ import {
   countOf,
   epochClock,
   isObject,
-  NO_TOKENS,
   numbered,
   parseObject,
   stringOf,
@@ -65,13 +64,15 @@ function translate(nativeText: string, context: TraceTranslatorContext): unknown
     if (message.role !== 'assistant') continue;
     const t = clock.at(extra.timestamp);
     const response = isObject(extra.response) ? extra.response : {};
-    const tokens = isObject(response.usage) ? tokensOf(response.usage) : NO_TOKENS;
-    calls.push(tokens);
+    // A response without usage is a call on record without tokens: an invalid event, so the trace's tokens are unknown
+    // rather than a call that cost nothing.
+    const tokens = isObject(response.usage) ? tokensOf(response.usage) : undefined;
+    if (tokens !== undefined) calls.push(tokens);
     const model = configured ?? (stringOf(response.model) || undefined);
     body.push({
       t,
       kind: 'model.call',
-      tokens,
+      ...(tokens === undefined ? {} : { tokens }),
       ...(model === undefined
         ? {}
         : { model: model.includes('/') || provider === undefined ? model : `${provider}/${model}` }),
@@ -96,6 +97,12 @@ function translate(nativeText: string, context: TraceTranslatorContext): unknown
         body.push({ t, kind: 'tool.call', tool: 'bash', args: { command: stringOf(action.command) ?? '' } });
   }
 
+  // mini-swe-agent counts its calls apart (model_stats): when it counted more than left a message, one call stands on
+  // record without tokens for them, so a trajectory that lost some does not pass for the whole run.
+  const counted = isObject(info.model_stats) ? info.model_stats.api_calls : undefined;
+  const recorded = body.filter((event) => event.kind === 'model.call').length;
+  if (typeof counted === 'number' && counted > recorded)
+    body.push({ t: clock.last, kind: 'model.call', model: configured ?? context.model });
   const engine = context.engine.includes('/')
     ? context.engine
     : `${context.engine}/${stringOf(info.mini_version) ?? 'unknown'}`;

@@ -1,7 +1,7 @@
 // What every sidecar translator does with an engine's native output alike: read its JSON loosely (a field of the wrong
 // type reads as absent), check the context it was given, sum token counts, and number the events it drafted. Counts
-// are passed on as the engine wrote them: a negative or fractional one fails the trace's schema and is reported, never
-// quietly mended.
+// are passed on as the engine wrote them: a negative or fractional one fails the trace's schema and is reported. (A
+// difference a translator takes itself, input less cached tokens, is floored at zero.)
 import type { TokenCounts } from '@abp/protocol/schemas/abp-trace';
 import { utcTimestamp } from '@abp/protocol/schemas/primitives';
 import { TraceError } from '../errors.js';
@@ -66,8 +66,9 @@ export function epochClock(startedAt: string): { at(seconds: unknown): string; r
   let last = startedAt;
   return {
     at(seconds) {
-      if (typeof seconds === 'number' && seconds * 1000 > Date.parse(last))
-        last = new Date(seconds * 1000).toISOString();
+      // A time past what a Date holds (±8.64e15 ms), or not a number at all, is no time: the last one stands.
+      const ms = typeof seconds === 'number' ? seconds * 1000 : Number.NaN;
+      if (Math.abs(ms) <= 8.64e15 && ms > Date.parse(last)) last = new Date(ms).toISOString();
       return last;
     },
     get last() {
