@@ -2,35 +2,14 @@
 // (`sha256/<hex>.abp-trace.jsonl`), and, for a task the pipeline tracks, the trace an operator attached to it before its
 // freeze (`attached/<task id>.json`, naming a stored trace by digest), which the freeze activity takes. Every write is a
 // temporary file, fsync, rename, folder fsync: a crash leaves a file whole or absent.
-import { mkdir, readFile, stat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { z } from 'zod';
-import { sha256Hex } from '@abp/protocol/bundle/digest';
 import { BundleError } from '@abp/protocol/bundle/errors';
-import { writeFileDurably } from '@abp/protocol/files/durable-files';
 import { conforms, documentId, sha256Digest } from '@abp/protocol/schemas/primitives';
+import { ContentStore, readIfPresent, writeWhole } from './content-store.js';
 import { FreezeError } from './errors.js';
 
-const DIGEST = /^sha256:([0-9a-f]{64})$/;
-
 const attachmentSchema = z.strictObject({ taskId: documentId, goldenTrace: sha256Digest });
-
-function hexOf(digest: string): string {
-  const hex = DIGEST.exec(digest)?.[1];
-  if (hex === undefined)
-    throw new BundleError(
-      'invalid-digest',
-      `${JSON.stringify(digest)} is not a trace digest; expected "sha256:" followed by 64 lowercase hex digits`,
-    );
-  return hex;
-}
-
-async function readIfPresent(path: string): Promise<Buffer | null> {
-  return readFile(path).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return null;
-    throw error;
-  });
-}
 
 function jsonOrNull(text: string): unknown {
   try {
@@ -40,52 +19,9 @@ function jsonOrNull(text: string): unknown {
   }
 }
 
-async function writeWhole(path: string, bytes: Buffer | string, mode: number): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  await writeFileDurably(path, bytes, { mode });
-}
-
-export class GoldenTraceStore {
-  constructor(readonly root: string) {}
-
-  /** Where the trace with `digest` lives (whether or not it is stored). */
-  path(digest: string): string {
-    return join(this.root, 'sha256', `${hexOf(digest)}.abp-trace.jsonl`);
-  }
-
-  async has(digest: string): Promise<boolean> {
-    return stat(this.path(digest)).then(
-      (found) => found.isFile(),
-      () => false,
-    );
-  }
-
-  /** Stores `trace` and returns its digest. Storing the same bytes again is a no-op. */
-  async put(trace: Buffer): Promise<string> {
-    const digest = `sha256:${sha256Hex(trace)}`;
-    const path = this.path(digest);
-    const existing = await readIfPresent(path);
-    if (existing === null) await writeWhole(path, trace, 0o444);
-    else if (!existing.equals(trace))
-      throw new BundleError(
-        'corrupt-store',
-        `${path} holds other bytes than its name's digest; the trace store is damaged: remove the file and freeze again`,
-      );
-    return digest;
-  }
-
-  /** The trace with `digest`, checked against it. */
-  async get(digest: string): Promise<Buffer> {
-    const path = this.path(digest);
-    const trace = await readIfPresent(path);
-    if (trace === null)
-      throw new BundleError('not-found', `no golden trace ${digest} in the store at ${this.root}; freeze again`);
-    if (`sha256:${sha256Hex(trace)}` !== digest)
-      throw new BundleError(
-        'corrupt-store',
-        `${path} holds bytes whose digest is not ${digest}; the trace store is damaged: remove the file and freeze again`,
-      );
-    return trace;
+export class GoldenTraceStore extends ContentStore {
+  constructor(root: string) {
+    super(root, { what: 'golden trace', extension: '.abp-trace.jsonl', remedy: 'freeze again' });
   }
 
   private attachmentPath(taskId: string): string {
