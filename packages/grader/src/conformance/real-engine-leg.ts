@@ -16,6 +16,7 @@ import {
   type RealEngine,
 } from '../engines/real-engines.js';
 import { jsonText } from '../run/files.js';
+import { receiptsOf as journalReceipts, trialFileOf } from '../run/journal.js';
 import { runMatrix, type RunOutcome } from '../run/run-matrix.js';
 import type { ConformanceCheck } from './checks.js';
 import { ConformanceError } from './errors.js';
@@ -63,9 +64,9 @@ const SCORED = new Set(['resolved', 'unresolved', 'timeout', 'budget-exceeded', 
 export function realEngineChecks(
   trial: AbpTrial,
   endpoint: { host: string; port: number },
-  receiptsOf: (trial: AbpTrial) => string[],
+  /** The trial's record and receipts, relative to the conformance folder. */
+  receipts: string[],
 ): ConformanceCheck[] {
-  const receipts = receiptsOf(trial);
   const check = (id: string, requirement: string, passed: boolean, detail: string): ConformanceCheck => ({
     id: `real-engine-${id}:${trial.engine}`,
     level: id === 'trace' ? 'ABP-traces' : 'ABP-core',
@@ -175,15 +176,16 @@ export async function runRealEngineLeg(input: RealEngineLegInput): Promise<RealE
     });
     runs.push({ engine, outcome });
     const receiptsOf = (trial: AbpTrial) =>
-      [
-        `trials/${trial.trialId}.json`,
-        ...Object.values(trial.receipts).filter((path): path is string => path !== null),
-      ].map((path) => relative(input.output, join(outcome.runDir, path)));
+      [trialFileOf(trial.trialId), ...journalReceipts(trial)].map((path) =>
+        relative(input.output, join(outcome.runDir, path)),
+      );
     for (const adapter of adapters) {
       const egress = (adapter['egress'] as Array<{ host: string; ports: number[] }>)[0];
       for (const trial of outcome.trials.filter((trial) => trial.engine === adapter['engine'])) {
         outcomes[trial.engine] = trial.outcome;
-        checks.push(...realEngineChecks(trial, { host: egress?.host ?? '', port: egress?.ports[0] ?? 0 }, receiptsOf));
+        checks.push(
+          ...realEngineChecks(trial, { host: egress?.host ?? '', port: egress?.ports[0] ?? 0 }, receiptsOf(trial)),
+        );
       }
     }
   }
