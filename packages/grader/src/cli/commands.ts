@@ -7,10 +7,17 @@ import type { BaselineCommandOptions, GateOptions } from './gate.js';
 import { fraction, jsonOption, sha256Flag, wholeNumber, type CommandGroup } from './program.js';
 import type { PullCommandOptions } from './pull.js';
 import type { RunCommandOptions } from './run.js';
+import type { RemoteTrials } from '../run/remote-trials.js';
 import type { UnpackCommandOptions } from './unpack.js';
 import type { VerifyOptions } from './verify.js';
 
-function registerRun(program: Command): void {
+/**
+ * Where `abp run --on <name>` runs trials besides here: the operators' abp adds `temporal` (the pipeline's workers);
+ * the grader alone runs them on this machine.
+ */
+export type TrialPlaces = Readonly<Record<string, () => Promise<RemoteTrials>>>;
+
+function registerRun(program: Command, places: TrialPlaces): void {
   program
     .command('run')
     .description(
@@ -31,6 +38,13 @@ function registerRun(program: Command): void {
         .argParser(wholeNumber('--concurrency', 64))
         .default(1),
     )
+    .option(
+      '--on <place>',
+      `where the trials run: local (this machine, the default)${Object.keys(places)
+        .map((place) => `, ${place}`)
+        .join('')}`,
+      'local',
+    )
     .option('--keep-workspaces', 'keep each trial folder for diagnosis')
     .option('--run-unsupported', 'run trials even when the adapter lacks a capability the task requires')
     .option(
@@ -38,7 +52,7 @@ function registerRun(program: Command): void {
       'refuse to start when comparison metadata (model, provider, sampling, tool policy) is missing or differs',
     )
     .addOption(jsonOption())
-    .action(async (options: RunCommandOptions) => (await import('./run.js')).runCommand(options));
+    .action(async (options: RunCommandOptions) => (await import('./run.js')).runCommand(options, places));
 }
 
 function registerGate(program: Command): void {
@@ -344,9 +358,16 @@ function registerEnv(program: Command): void {
 }
 
 /** Everything the grader's `abp` does, in the order `abp --help` lists it. */
-export const graderCommands: CommandGroup = (program) => {
+/** The grader's commands, with `abp run --on` offering `places` besides this machine. */
+export function graderCommandsWith(places: TrialPlaces): CommandGroup {
+  return (program) => {
+    registerRun(program, places);
+    graderCommandsBesideRun(program);
+  };
+}
+
+const graderCommandsBesideRun: CommandGroup = (program) => {
   for (const register of [
-    registerRun,
     registerGate,
     registerBaseline,
     registerConformance,
@@ -359,3 +380,5 @@ export const graderCommands: CommandGroup = (program) => {
   ])
     register(program);
 };
+
+export const graderCommands: CommandGroup = graderCommandsWith({});

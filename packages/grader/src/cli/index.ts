@@ -10,6 +10,6 @@ export {
   type CommandGroup,
   type ProgramAbout,
 } from './program.js';
-export { envGroup, graderCommands } from './commands.js';
+export { envGroup, graderCommands, graderCommandsWith, type TrialPlaces } from './commands.js';
 export { GRADER_ENVIRONMENT } from './main.js';
 export { CommandFailed, createOutput, type CommandFailureCode, type Output, type OutputOptions } from './output.js';

@@ -42,7 +42,9 @@ export type CommandFailureCode =
   /** The main job finished, but a merged fix did not end frozen, pulled and graded (stalled, withdrawn, not pulled). */
   | 'tasks-not-delivered'
   /** `abp run` finished and wrote its receipts, but every trial was excluded: nothing in it can be compared. */
-  | 'no-trial-scored';
+  | 'no-trial-scored'
+  /** Options that cannot go together, found only once the command runs: exit 2, as commander's own usage errors. */
+  | 'invalid-usage';
 
 /**
  * A command that ran and failed: exit 1; 3 when `abp gate` refuses to compare, a run folder that does not match its
@@ -61,6 +63,7 @@ export class CommandFailed extends AbpError<CommandFailureCode> {
   get exitCode(): number {
     if (this.code === 'not-comparable' || this.code === 'results-tampered') return 3;
     // Apart from 1, so CI can tell "the engine could not be graded at all" from "the command broke".
+    if (this.code === 'invalid-usage') return 2;
     return this.code === 'no-trial-scored' ? 4 : 1;
   }
 }

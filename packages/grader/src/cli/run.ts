@@ -6,6 +6,7 @@ import { killRunningCommands } from '../execution/index.js';
 import { runMatrix, type RunEvent } from '../run/run-matrix.js';
 import { describeUnscoredRun } from '../run/unscored.js';
 import { CommandFailed, createOutput } from './output.js';
+import type { TrialPlaces } from './commands.js';
 
 export interface RunCommandOptions {
   config: string;
@@ -19,13 +20,29 @@ export interface RunCommandOptions {
   runUnsupported?: boolean;
   strictComparison?: boolean;
   environments?: string;
+  on?: string;
   json?: boolean;
 }
 
 const percent = (value: number) => `${(value * 100).toFixed(1)}%`;
 
-export async function runCommand(options: RunCommandOptions): Promise<void> {
+export async function runCommand(options: RunCommandOptions, places: TrialPlaces = {}): Promise<void> {
   const out = createOutput(options);
+  const place = options.on ?? 'local';
+  const opened = place === 'local' ? undefined : places[place];
+  if (place !== 'local' && opened === undefined)
+    throw new CommandFailed(
+      'invalid-usage',
+      `--on ${place}: this abp runs trials here only (--on local)${Object.keys(places).length > 0 ? ` or on ${Object.keys(places).join(', ')}` : "; the operators' abp (@abp/pipeline) adds --on temporal, which spreads them over Temporal workers"}`,
+      options.json === true,
+    );
+  if (opened !== undefined && options.concurrency !== undefined && options.concurrency !== 1)
+    throw new CommandFailed(
+      'invalid-usage',
+      `--concurrency ${options.concurrency} with --on ${place}: how many trials run at once is each worker's --max-concurrent, not the run's`,
+      options.json === true,
+    );
+  const remote = opened === undefined ? undefined : await opened();
   let workRoot: string | null = null;
   const describe = (event: RunEvent) => {
     switch (event.kind) {
@@ -74,6 +91,7 @@ export async function runCommand(options: RunCommandOptions): Promise<void> {
     runUnsupported: options.runUnsupported,
     strictComparison: options.strictComparison,
     environments: options.environments,
+    remote,
     onEvent: describe,
   });
   const { verdict } = result;

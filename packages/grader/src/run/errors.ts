@@ -12,6 +12,12 @@ export type RunErrorCode =
   | 'results-tampered'
   | 'strict-comparison'
   | 'sandbox-unavailable'
-  | 'invalid-trial-record';
+  | 'invalid-trial-record'
+  /** A worker was asked for a trial or engine the run's inputs do not schedule. */
+  | 'unknown-trial'
+  /** `abp run --on <place>`: the place does not answer. */
+  | 'remote-unavailable'
+  /** `abp run --on <place>`: trials no worker could grade; the journal keeps the rest, and the same command retries. */
+  | 'trials-failed';
 
 export class RunError extends AbpError<RunErrorCode> {}

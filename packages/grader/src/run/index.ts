@@ -3,3 +3,8 @@
 export { RunError, type RunErrorCode } from './errors.js';
 export { runMatrix, type RunEvent, type RunOptions, type RunOutcome } from './run-matrix.js';
 export { jsonText, removeTree, writeFileAtomic } from './files.js';
+export { openApartRun, type ApartRun, type ApartRunOptions, type ApartTrial } from './trial-apart.js';
+export type { RemoteTrials, TrialDispatch, TrialSink } from './remote-trials.js';
+export type { PreflightResult } from './trial.js';
+export { trialIdOf, type ScheduledTrial } from './schedule.js';
+export { runFingerprint } from './fingerprint.js';

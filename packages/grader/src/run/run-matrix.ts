@@ -2,7 +2,7 @@
 // every adapter, run the ABBA-ordered matrix with bounded concurrency into the journal, then write the verdict and report
 // and seal them. The journal digests every file as it is written, so a reader can tell what changed after.
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, readdir, readFile, realpath, rm, stat, symlink, rename } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat, symlink, rename } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import type { AbpRun } from '@abp/protocol/schemas/abp-run';
@@ -15,7 +15,6 @@ import { sandboxStatus } from '../execution/sandbox.js';
 import { checkTrials, type RunContents } from '../results/read-results.js';
 import { renderReport } from '../html-report/index.js';
 import { readTasksProvenance } from '../pull/provenance.js';
-import { cacheDigest, prepareFixtureRepo, prepareTaskRepo, type TaskRepo } from '../workspace/index.js';
 import { isAlive } from '../execution/liveness.js';
 import { RunError } from './errors.js';
 import { jsonText, makeDurable, recordingWrites, removeTree, writeFileAtomic } from './files.js';
@@ -33,8 +32,9 @@ import { acquireRunLock } from './lock.js';
 import { runPreflight } from './preflight.js';
 import { scheduleTrials, type ScheduledTrial } from './schedule.js';
 import { checkProgramPaths } from './engine-placement.js';
-import { executeTrial, type PreflightResult, type TaskEnvironment, type TrialContext } from './trial.js';
-import { checkEnvironmentFits, EnvironmentError, EnvironmentStore, filesAtCommit } from '../environments/index.js';
+import { executeTrial, type PreflightResult } from './trial.js';
+import { hiddenFromEngines, prepareTrialHost } from './trial-host.js';
+import type { RemoteTrials } from './remote-trials.js';
 import { homePaths, resolveHome } from '../home.js';
 import { buildVerdict, type GoldenSize } from './verdict.js';
 import { checkedTrialRecord } from './trial-record.js';
@@ -66,6 +66,11 @@ export interface RunOptions {
   hostEnv?: Readonly<Record<string, string | undefined>> | undefined;
   now?: (() => Date) | undefined;
   onEvent?: ((event: RunEvent) => void) | undefined;
+  /**
+   * Where the trials run when not here: the run is stamped, journaled, sealed and reported on this machine as always,
+   * and each pending trial's record and receipts come back from elsewhere (`abp run --on temporal`).
+   */
+  remote?: RemoteTrials | undefined;
 }
 
 export type RunEvent =
@@ -112,46 +117,6 @@ function reproduceCommand(inputs: RunInputs, output: string, runUnsupported: boo
   return `abp run --config ${rel(inputs.paths.config)} --adapters ${rel(inputs.paths.adapters)} --tasks ${rel(inputs.paths.tasks)} -o ${rel(resolve(output))}${runUnsupported ? ' --run-unsupported' : ''}`;
 }
 
-/**
- * The root file system of every task's environment, each blob checked against its digest first: a task whose image is
- * absent (environment-missing, layer-missing), altered (layer-tampered) or built from other dependency files than the
- * task's repository holds at its base commit (environment-mismatch) stops the run before any trial. A task that
- * names an image without a digest ran its freeze on the host's toolchains and is graded there.
- */
-async function prepareEnvironments(
-  inputs: RunInputs,
-  repos: ReadonlyMap<string, TaskRepo>,
-  storeRoot: string,
-): Promise<Map<string, TaskEnvironment | null>> {
-  const store = new EnvironmentStore(storeRoot);
-  const environments = new Map<string, TaskEnvironment | null>();
-  for (const task of inputs.tasks) {
-    const { image } = task.manifest.environment;
-    const at = image.lastIndexOf('@sha256:');
-    if (at === -1) {
-      environments.set(task.manifest.id, null);
-      continue;
-    }
-    const digest = image.slice(at + 1);
-    const taskId = task.manifest.id;
-    try {
-      const verified = await store.verify(digest);
-      const repo = repos.get(taskId);
-      if (repo !== undefined)
-        await checkEnvironmentFits(
-          { taskId, digest, config: verified.config },
-          filesAtCommit(repo.gitDir, repo.baseCommit),
-        );
-      environments.set(taskId, { digest, rootfs: await store.rootfs(digest), config: verified.config });
-    } catch (error) {
-      if (error instanceof EnvironmentError && !error.message.startsWith(`task ${taskId}`))
-        throw new EnvironmentError(error.code, `task ${taskId}: ${error.message}`, { cause: error });
-      throw error;
-    }
-  }
-  return environments;
-}
-
 /** Engines whose configured model (the run's, or the engine's own override) the price table lacks. */
 function priceWarnings(inputs: RunInputs, prices: PriceTable): string[] {
   return inputs.config.engines.flatMap((engine) => {
@@ -162,31 +127,6 @@ function priceWarnings(inputs: RunInputs, prices: PriceTable): string[] {
           `engine "${engine.name}" runs ${model}, which has no price in the price table ${prices.version}: its cost is unknown and its budget unchecked`,
         ];
   });
-}
-
-/** Each task's checked repository cache, and what the run must say of caches that failed the check and were rebuilt. */
-async function prepareRepos(
-  inputs: RunInputs,
-  cacheDir: string,
-  /** Whether engines run in namespaces, where none can write the cache: then its bytes need no second reading. */
-  namespaces: boolean,
-): Promise<{ repos: Map<string, TaskRepo>; digests: Map<string, string>; warnings: string[] }> {
-  const repos = new Map<string, TaskRepo>();
-  const digests = new Map<string, string>();
-  const warnings: string[] = [];
-  for (const task of inputs.tasks) {
-    const repo =
-      task.source.kind === 'fixture'
-        ? await prepareFixtureRepo({ fixtureDir: task.source.dir, cacheDir })
-        : await prepareTaskRepo({ source: task.source.gitDir, baseCommit: task.source.baseCommit, cacheDir });
-    if (repo.rebuilt !== undefined)
-      warnings.push(
-        `the repository cache of task ${task.manifest.id} (${repo.gitDir}) failed its check (${repo.rebuilt}) and was built again from the task folder: something wrote to it since an earlier run`,
-      );
-    repos.set(task.manifest.id, repo);
-    if (!namespaces) digests.set(task.manifest.id, await cacheDigest(repo));
-  }
-  return { repos, digests, warnings };
 }
 
 /**
@@ -200,22 +140,6 @@ async function removeAbandonedWorkRoots(runId: string): Promise<void> {
     if (name.startsWith(prefix) && Number.isInteger(pid) && pid > 0 && !isAlive(pid))
       await removeTree(join(tmpdir(), name));
   }
-}
-
-/**
- * What no engine may see, under either policy: task folders (and the real paths behind symlinked task parts), the
- * results, the data directory and environment store (bundles, freeze mirrors with the future history), the repository
- * cache (each trial gets its own task's base back, read-only) and the work root (the other trials' folders).
- */
-async function hiddenFromEngines(inputs: RunInputs, output: string, own: readonly string[]): Promise<string[]> {
-  const paths = new Set([inputs.paths.tasks, output, ...own]);
-  for (const task of inputs.tasks) {
-    for (const part of [join(task.visibleDir, 'repo'), join(task.dir, 'held-out')]) {
-      const real = await realpath(part).catch(() => null);
-      if (real !== null) paths.add(real);
-    }
-  }
-  return [...paths];
 }
 
 async function pointLatest(output: string, runId: string): Promise<void> {
@@ -422,59 +346,92 @@ export async function runMatrix(options: RunOptions): Promise<RunOutcome> {
       keptWorkspaces: options.keepWorkspaces ?? false,
     });
 
-    await mkdir(workRoot, { recursive: true });
-    const { repos, digests, warnings: cacheWarnings } = await prepareRepos(inputs, cacheDir, sandbox.available);
-    warnings.push(...cacheWarnings);
-    const environments = await prepareEnvironments(inputs, repos, environmentStore);
-    const context: TrialContext = {
-      run,
-      runDir,
-      workRoot,
-      policy,
-      adapterOf: inputs.adapterOf,
-      tasks: new Map(inputs.tasks.map((task) => [task.manifest.id, task])),
-      repos,
-      cacheDigests: digests,
-      environments,
-      preflight: new Map(),
-      prices,
-      hostEnv,
-      adaptersDir: dirname(inputs.paths.adapters),
-      hiddenPaths,
-      namespaces: sandbox.available,
-      runUnsupported,
-      keepWorkspaces: options.keepWorkspaces ?? false,
-      decisive: options.decisive ?? false,
-      now,
-    };
-    const pending: ScheduledTrial[] = schedule.filter((scheduled) => !journal.done.has(scheduled.trialId));
-    const preflight = new Map<string, PreflightResult>();
-    for (const engine of inputs.config.engines) {
-      const adapter = inputs.adapterOf.get(engine.name);
-      if (!adapter || !pending.some((scheduled) => scheduled.engine === engine.name)) continue;
-      const result = await runPreflight(adapter, context);
-      preflight.set(engine.name, result);
-      options.onEvent?.({ kind: 'preflight', engine: engine.name, result });
-    }
-    const withPreflight: TrialContext = { ...context, preflight };
-
     let done = journal.done.size;
-    await inOrderPool(pending, Math.max(1, options.concurrency ?? 1), async (scheduled) => {
-      const { value: executed, written } = await recordingWrites(() => executeTrial(withPreflight, scheduled));
-      // One malformed record must not stop the verdict, the report or the gate for every other trial.
-      const trial = checkedTrialRecord(executed, now);
+    /** Writes one finished trial's record beside its receipts and journals it, digests first made durable. */
+    const recordTrial = async (trial: AbpTrial, receipts: Readonly<Record<string, string>>): Promise<void> => {
       const trialFile = trialFileOf(trial.trialId);
       const trialText = jsonText(trial);
       await writeFileAtomic(join(runDir, trialFile), trialText);
-      const files: Record<string, string> = { [trialFile]: sha256Of(trialText) };
-      for (const receipt of receiptsOf(trial))
-        // Every receipt trial.ts writes goes through writeFileAtomic; a path written some other way is read back.
-        files[receipt] = written.get(resolve(runDir, receipt)) ?? sha256Of(await readFile(join(runDir, receipt)));
+      const files: Record<string, string> = { [trialFile]: sha256Of(trialText), ...receipts };
       await makeDurable(Object.keys(files).map((file) => join(runDir, file)));
       await journal.append(trial, files);
       done += 1;
       options.onEvent?.({ kind: 'trial', trial, done, total: schedule.length });
-    });
+    };
+    const pending: ScheduledTrial[] = schedule.filter((scheduled) => !journal.done.has(scheduled.trialId));
+    if (options.remote !== undefined) {
+      await options.remote.runTrials(
+        {
+          runId,
+          fingerprint,
+          run,
+          paths: inputs.paths,
+          pending,
+          preflight: inputs.config.engines
+            .map((engine) => engine.name)
+            .filter((engine) => pending.some((scheduled) => scheduled.engine === engine)),
+          runUnsupported,
+          decisive: options.decisive ?? false,
+          hidden: [output, home, environmentStore, cacheDir],
+        },
+        {
+          preflight: (engine, result) => options.onEvent?.({ kind: 'preflight', engine, result }),
+          trial: async (trial, receipts) => {
+            // What a worker sent is checked as this machine's own trial would be, and written the same way.
+            const checked = checkedTrialRecord(trial, now);
+            const digests: Record<string, string> = {};
+            for (const receipt of receiptsOf(checked)) {
+              const bytes = receipts.get(receipt);
+              if (bytes === undefined)
+                throw new RunError(
+                  'invalid-trial-record',
+                  `trial ${checked.trialId}: the worker that ran it sent no ${receipt}, which its record names`,
+                );
+              await writeFileAtomic(join(runDir, receipt), bytes);
+              digests[receipt] = sha256Of(bytes);
+            }
+            await recordTrial(checked, digests);
+          },
+        },
+      );
+    } else {
+      await mkdir(workRoot, { recursive: true });
+      const preflightResults = new Map<string, PreflightResult>();
+      const { context, warnings: cacheWarnings } = await prepareTrialHost(inputs, {
+        run,
+        runDir,
+        workRoot,
+        hiddenPaths,
+        namespaces: sandbox.available,
+        cacheDir,
+        environmentStore,
+        prices,
+        hostEnv,
+        preflight: preflightResults,
+        runUnsupported,
+        keepWorkspaces: options.keepWorkspaces ?? false,
+        decisive: options.decisive ?? false,
+        now,
+      });
+      warnings.push(...cacheWarnings);
+      for (const engine of inputs.config.engines) {
+        const adapter = inputs.adapterOf.get(engine.name);
+        if (!adapter || !pending.some((scheduled) => scheduled.engine === engine.name)) continue;
+        const result = await runPreflight(adapter, context);
+        preflightResults.set(engine.name, result);
+        options.onEvent?.({ kind: 'preflight', engine: engine.name, result });
+      }
+      await inOrderPool(pending, Math.max(1, options.concurrency ?? 1), async (scheduled) => {
+        const { value: executed, written } = await recordingWrites(() => executeTrial(context, scheduled));
+        // One malformed record must not stop the verdict, the report or the gate for every other trial.
+        const trial = checkedTrialRecord(executed, now);
+        const receipts: Record<string, string> = {};
+        for (const receipt of receiptsOf(trial))
+          // Every receipt trial.ts writes goes through writeFileAtomic; a path written some other way is read back.
+          receipts[receipt] = written.get(resolve(runDir, receipt)) ?? sha256Of(await readFile(join(runDir, receipt)));
+        await recordTrial(trial, receipts);
+      });
+    }
     await journal.close();
 
     const trials = schedule
