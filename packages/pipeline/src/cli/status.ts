@@ -1,6 +1,7 @@
 // `abp status`: the operators' view of one data directory and its stack: components, the latest registry version,
-// draws, tasks by state, bundles, the transparency log and the rotation Schedule's next run. Read-only; a part whose
-// source is absent or down says so and the rest still print (ops/status.ts gathers, ops/status-text.ts words it).
+// draws, tasks by state, bundles, the transparency log, the rotation Schedule's next run and each task queue's workers
+// and backlog. Read-only; a part whose source is absent or down says so and the rest still print (status/status.ts
+// gathers, status/status-text.ts words it).
 import { gatherStatus } from '../status/status.js';
 import { statusLines } from '../status/status-text.js';
 import { resolveStackConfig } from '../worker/config.js';

@@ -3,6 +3,7 @@
 import type { TaskState } from '../contracts/task-workflow.js';
 import type { VerifiedSigner } from '@abp/grader/trust';
 import type { Part } from './part.js';
+import type { Backlog, QueueFacts, QueuesFacts, QueueWorker } from './queues.js';
 import type { SignatureState } from './signatures.js';
 import type { OperatorStatus } from './status.js';
 import type { CheckpointCheck } from './store.js';
@@ -81,6 +82,61 @@ const staleFix: Record<OperatorStatus['stack']['components'][number]['name'], st
 };
 
 const plural = (count: number, one: string, many = `${one}s`) => `${count} ${count === 1 ? one : many}`;
+
+/** Workers named on a queue's line; the rest are counted. */
+const WORKERS_SHOWN = 5;
+/**
+ * A worker whose latest poll is older than this is marked. A live worker polls again as soon as a long poll ends (about
+ * a minute when idle); the server keeps listing a stopped one for about 5 minutes.
+ */
+export const SILENT_AFTER_MS = 120_000;
+
+/** A duration as `4m12s`, `2h0m5s`, `3d4h`; under a second, `<1s`. */
+export function formatAge(ms: number): string {
+  const total = Math.floor(ms / 1_000);
+  if (total < 1) return '<1s';
+  const days = Math.floor(total / 86_400);
+  const hours = Math.floor((total % 86_400) / 3_600);
+  const minutes = Math.floor((total % 3_600) / 60);
+  const seconds = total % 60;
+  if (days > 0) return `${days}d${hours}h`;
+  if (hours > 0) return `${hours}h${minutes}m${seconds}s`;
+  if (minutes > 0) return `${minutes}m${seconds}s`;
+  return `${seconds}s`;
+}
+
+function backlogText(backlog: QueueFacts['backlog']): string {
+  const kinds: Backlog[] = [backlog.workflow, backlog.activity];
+  const reported = kinds.flatMap((kind) => (kind.$case === 'reported' ? [kind] : []));
+  // One kind without stats makes the sum a guess: say so rather than print a number that looks exact.
+  if (reported.length < kinds.length) return 'backlog unknown';
+  const count = reported.reduce((sum, kind) => sum + kind.count, 0);
+  const oldest = Math.max(...reported.map((kind) => (kind.count > 0 ? kind.oldestAgeMs : 0)));
+  return `backlog ${count}${count > 0 && oldest > 0 ? `, oldest ${formatAge(oldest)}` : ''}`;
+}
+
+function workerText(worker: QueueWorker, describedAt: string): string {
+  if (worker.lastAccessAt === null) return worker.identity;
+  const silentMs = Date.parse(describedAt) - Date.parse(worker.lastAccessAt);
+  return silentMs > SILENT_AFTER_MS ? `${worker.identity} last polled ${formatAge(silentMs)} ago` : worker.identity;
+}
+
+/** One line per task queue: who polls it (or the command that starts a worker for it) and its backlog. */
+export function queueLines(facts: QueuesFacts): [string, ...string[]] {
+  const width = Math.max(...facts.queues.map((queue) => queue.name.length)) + 3;
+  const lines = facts.queues.map((queue) => {
+    const backlog = backlogText(queue.backlog);
+    const name = queue.name.padEnd(width);
+    const { workers } = queue;
+    if (workers.length === 0)
+      return `${name}no worker polls: start one with \`abp worker --queues ${queue.kind}\`; ${backlog}`;
+    const shown = workers.slice(0, WORKERS_SHOWN).map((worker) => workerText(worker, facts.describedAt));
+    const rest = workers.length - shown.length;
+    return `${name}${plural(workers.length, 'worker')} (${shown.join(', ')}${rest > 0 ? `, … and ${rest} more` : ''}), ${backlog}`;
+  });
+  const [first = 'no task queues', ...more] = lines;
+  return [first, ...more];
+}
 
 export function statusLines(status: OperatorStatus): string[] {
   const { stack } = status;
@@ -169,5 +225,6 @@ export function statusLines(status: OperatorStatus): string[] {
       return [`next rotation ${schedule.nextRuns[0] ?? 'none planned'} (Schedule ${schedule.scheduleId})${last}`];
     }),
   );
+  lines.push(...partLines('queues', status.queues, queueLines));
   return lines;
 }

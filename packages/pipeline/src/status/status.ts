@@ -1,6 +1,7 @@
 // `abp status` as data: one read-only pass over the data directory and the running stack that says what is published,
-// signed and scheduled. The file parts are read whether or not anything runs; the tasks through the read path
-// (task-reads/reader.ts) and the Schedule through Temporal, each with a deadline. Nothing here writes, starts or creates anything.
+// signed and scheduled, and who serves which task queue. The file parts are read whether or not anything runs; the tasks
+// through the read path (task-reads/reader.ts), the Schedule and the task queues through Temporal, each with a
+// deadline. Nothing here writes, starts or creates anything.
 import { Connection, Client } from '@temporalio/client';
 import { join } from 'node:path';
 import { signingPaths } from '../signing/home.js';
@@ -18,6 +19,7 @@ import {
   type TaskFacts,
 } from './live.js';
 import { absent, found, messageOf, settle, unavailable, type Part } from './part.js';
+import { queuesFacts, type QueuesFacts } from './queues.js';
 import { drawFacts, registryFacts, type DrawFacts, type RegistryFacts } from './published.js';
 import { loadTrustRootState, type TrustRootState } from './signatures.js';
 import { bundleFacts, logFacts, type BundleFacts, type LogFacts } from './store.js';
@@ -55,6 +57,8 @@ export interface OperatorStatus {
   bundles: Part<BundleFacts>;
   log: Part<LogFacts>;
   schedule: Part<ScheduleFacts>;
+  /** Each task queue's workers and backlog. */
+  queues: Part<QueuesFacts>;
 }
 
 export interface StatusOptions {
@@ -63,6 +67,7 @@ export interface StatusOptions {
   client?: Client;
   /** Deadline of each Temporal call, connecting included. */
   timeoutMs?: number;
+  /** The clock a worker's latest poll is measured against. */
   now?: () => Date;
   /** Tasks one read returns at most; more in a state are shown as "<limit>+" (TASK_READ_LIMIT by default). */
   taskReadLimit?: number;
@@ -133,19 +138,38 @@ async function tasksPart(options: StatusOptions): Promise<Part<TaskFacts>> {
   }
 }
 
-/** The Schedule, read with the caller's client or a fresh connection closed afterwards; without a server, why not. */
-async function schedulePart(options: StatusOptions, temporalRunning: boolean): Promise<Part<ScheduleFacts>> {
+interface TemporalParts {
+  schedule: Part<ScheduleFacts>;
+  queues: Part<QueuesFacts>;
+}
+
+function temporalDown(detail: string): TemporalParts {
+  return { schedule: unavailable(detail), queues: unavailable(detail) };
+}
+
+/**
+ * What Temporal knows (the Schedule, the task queues), read with the caller's client or one fresh connection closed
+ * afterwards; without a server, both parts say why not.
+ */
+async function temporalParts(options: StatusOptions, temporalRunning: boolean): Promise<TemporalParts> {
   const { config } = options;
   const timeoutMs = options.timeoutMs ?? DEFAULT_STATUS_TIMEOUT_MS;
-  const read = (client: Client) => scheduleFacts({ client, timeoutMs } satisfies LiveSources);
+  const read = async (client: Client): Promise<TemporalParts> => {
+    const sources: LiveSources = { client, timeoutMs };
+    const [schedule, queues] = await Promise.all([
+      settle(() => scheduleFacts(sources)),
+      settle(() => queuesFacts(sources, options.now ?? (() => new Date()))),
+    ]);
+    return { schedule, queues };
+  };
   if (options.client) return read(options.client);
   // The embedded server's pid file already says it is down: no connection attempt to wait for.
-  if (!temporalRunning) return unavailable('the Temporal dev server is not running: `abp dev up` starts the stack');
+  if (!temporalRunning) return temporalDown('the Temporal dev server is not running: `abp dev up` starts the stack');
   let connection: Connection;
   try {
     connection = await Connection.connect({ address: config.temporal.address, connectTimeout: timeoutMs });
   } catch (error) {
-    return unavailable(
+    return temporalDown(
       `Temporal at ${config.temporal.address} does not answer (${messageOf(error)}): start the stack with \`abp dev up\`, or check TEMPORAL_ADDRESS`,
     );
   }
@@ -164,13 +188,14 @@ export async function gatherStatus(options: StatusOptions): Promise<OperatorStat
   const trustRoot = await loadTrustRootState(paths.trustRoot);
   const published = { publishedDir: join(home, 'published'), statementsDir: paths.statements, trustRoot };
 
-  const [registry, draws, bundles, log, tasks, schedule] = await Promise.all([
+  const [registry, draws, bundles, log, tasks, { schedule, queues }] = await Promise.all([
     settle(() => registryFacts(published)),
     settle(() => drawFacts(published)),
     settle(() => bundleFacts(paths.bundles)),
     settle(() => logFacts(paths.log, trustRoot)),
     settle(() => tasksPart(options)),
-    settle(() => schedulePart(options, temporalRunning)),
+    // Each part settles on its own inside; this catches what is left (closing the connection).
+    temporalParts(options, temporalRunning).catch((error: unknown) => temporalDown(messageOf(error))),
   ]);
-  return { home, stack, trustRoot: trustRootFacts(trustRoot), registry, draws, tasks, bundles, log, schedule };
+  return { home, stack, trustRoot: trustRootFacts(trustRoot), registry, draws, tasks, bundles, log, schedule, queues };
 }

@@ -74,6 +74,8 @@ describe('abp status on a running embedded stack', () => {
             `^schedule {8}next rotation \\d{4}-(01|04|07|10)-01T00:00:00\\.000Z \\(Schedule ${ROTATION_SCHEDULE_ID}\\)$`,
           ),
         ) as string,
+        // The dev stack's worker polls the main queue under the SDK's identity, pid@host.
+        expect.stringMatching(/^queues {10}abp-main {5}1 worker \(\d+@[^)]+\), backlog \d+/) as string,
       ]),
     );
   });
@@ -106,5 +108,24 @@ describe('abp status on a running embedded stack', () => {
       value: { version: 'abp-registry/2026Q3', signature: { $case: 'verified' } },
     });
     expect(status.bundles).toMatchObject({ $case: 'found', value: { count: 1, signed: 1 } });
+    // `abp dev up` returned once the worker polled the main queue's workflow tasks.
+    expect(status.queues).toMatchObject({
+      $case: 'found',
+      value: {
+        queues: [
+          {
+            name: 'abp-main',
+            workers: [
+              {
+                identity: expect.stringMatching(/^\d+@/) as string,
+                polls: expect.arrayContaining(['workflow']) as string[],
+              },
+            ],
+          },
+          { name: 'abp-freeze' },
+          { name: 'abp-trials' },
+        ],
+      },
+    });
   });
 });
