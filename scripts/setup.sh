@@ -64,4 +64,19 @@ if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.j
 fi
 bash scripts/install-temporal.sh
 bash scripts/install-engines.sh
+
+# The S3 run store's integration test talks to moto's server (the S3 wire protocol on a local port), from PyPI into a
+# virtual environment of Debian's python3 at .tools/moto; pip reads the machine's own configuration (index,
+# certificates). Made in place, since its scripts' shebangs name the folder, and marked with its pin last, so an
+# interrupted install is redone and one at the pin is left alone.
+moto_pin='moto[server]==5.2.6'
+moto_pinned="$moto_pin on $(/usr/bin/python3 --version)"
+if [ "$(cat .tools/moto/.pinned 2>/dev/null)" != "$moto_pinned" ]; then
+  echo "setup: installing $moto_pin from PyPI into .tools/moto"
+  rm -rf .tools/moto
+  /usr/bin/python3 -m venv .tools/moto
+  .tools/moto/bin/python3 -m pip install --quiet --disable-pip-version-check --no-input "$moto_pin"
+  echo "$moto_pinned" > .tools/moto/.pinned
+fi
+
 npm run --silent build

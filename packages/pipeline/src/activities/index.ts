@@ -7,6 +7,8 @@ import { createRotationActivities, type RotationDependencies } from './rotation.
 import { createTaskActivities, type TaskDependencies } from './tasks.js';
 import { createTrackingActivities, type TrackingDependencies } from './tracking.js';
 import { createWiringActivities, type WiringDependencies } from './wiring.js';
+import { createGradingActivities, type GradingDependencies } from '../grading/activities.js';
+import type { QueueKind } from '../workflows/shared.js';
 
 /**
  * What every activity factory needs, together; grows as stages add activities. A stage whose dependencies are absent
@@ -20,6 +22,7 @@ export type ActivityDependencies = WiringDependencies & {
   freeze?: FreezeDependencies;
   tracking?: TrackingDependencies;
   aging?: AgingDependencies;
+  grading?: GradingDependencies;
 };
 
 export function createActivities(deps: ActivityDependencies) {
@@ -32,6 +35,23 @@ export function createActivities(deps: ActivityDependencies) {
     ...(deps.freeze === undefined ? {} : createFreezeActivities(deps.freeze)),
     ...(deps.tracking === undefined ? {} : createTrackingActivities(deps.tracking)),
     ...(deps.aging === undefined ? {} : createAgingActivities(deps.aging)),
+    ...(deps.grading === undefined ? {} : createGradingActivities(deps.grading)),
   };
 }
 export type Activities = ReturnType<typeof createActivities>;
+
+/**
+ * The activities that run on a queue other than `main`, by name: the workflows that call them name the same queue
+ * (workflows/freeze.ts, workflows/grade-run.ts), and a worker registers each only on its own queue.
+ */
+export const ACTIVITY_QUEUES: Readonly<Record<string, Exclude<QueueKind, 'main'>>> = {
+  prepareFreeze: 'freeze',
+  freezeMergedFix: 'freeze',
+  preflightEngine: 'trials',
+  gradeTrial: 'trials',
+};
+
+/** The activities of `all` that run on queue `kind`. */
+export function activitiesOn(kind: QueueKind, all: Readonly<Record<string, unknown>>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(all).filter(([name]) => (ACTIVITY_QUEUES[name] ?? 'main') === kind));
+}

@@ -9,6 +9,7 @@ import type { EnvBuildOptions } from './env-build.js';
 import type { RotateOptions } from './registry.js';
 import type { ServeCommandOptions } from './serve.js';
 import type { OpenPrOptions, TasksCommandOptions } from './task.js';
+import type { WorkerCommandOptions } from './worker.js';
 
 function registerDev(program: Command): void {
   const devGroup = program
@@ -41,7 +42,15 @@ function registerWorker(program: Command): void {
   program
     .command('worker')
     .description('run the abp worker in the foreground (what `abp dev up` starts in the background)')
-    .action(async () => (await import('./worker.js')).workerCommand());
+    .option(
+      '--queues <kinds>',
+      'the task queues to serve, comma-separated: main (workflows, webhooks, polling), freeze, trials (default: all three)',
+    )
+    .option(
+      '--max-concurrent <n|queue=n,…>',
+      'activities run at once, for every queue served or per queue (default main=100, freeze=1, trials=1)',
+    )
+    .action(async (options: WorkerCommandOptions) => (await import('./worker.js')).workerCommand(options));
 }
 
 function registerRegistry(program: Command): void {

@@ -11,18 +11,41 @@ import { startTaskReadEndpoint, taskReadEndpointFile, type RunningTaskReads } fr
 import type { Attestor } from '../signing/attestor.js';
 import { loadOperatorAttestor } from '../signing/operator.js';
 import { resolveStackConfig, type StackConfig } from '../worker/config.js';
-import { bundleWorkflowsApart, connectWorker, createWorker } from '../worker/worker.js';
+import { bundleWorkflowsApart, connectWorker, createWorkerGroup, DEFAULT_MAX_CONCURRENT } from '../worker/worker.js';
+import { StackError } from '../worker/errors.js';
+import { QUEUE_KINDS, taskQueues, type QueueKind } from '../workflows/shared.js';
+import type { GradingDependencies } from '../grading/activities.js';
+import { openRunStore } from '../grading/open-run-store.js';
 
-export async function workerCommand(): Promise<void> {
+export interface WorkerCommandOptions {
+  /** Comma-separated queue kinds (main, freeze, trials); default all three. */
+  queues?: string;
+  /** `n` for every queue served, or `kind=n,…`. */
+  maxConcurrent?: string;
+}
+
+export async function workerCommand(options: WorkerCommandOptions = {}): Promise<void> {
   const config = resolveStackConfig();
+  const queues = parseQueues(options);
+  const serves = (kind: QueueKind) => queues[kind] !== undefined;
+  // Workflows and freezes read and write the task lifecycle; trials need only Temporal and the run store.
+  const needsDatabase = serves('main') || serves('freeze');
+  if (serves('freeze') && !serves('main') && !process.env.DATABASE_URL)
+    throw new StackError(
+      'invalid-setting',
+      '--queues without main but with freeze needs DATABASE_URL (Postgres): the embedded PGlite database belongs to the one worker that serves main; run this worker against the same Postgres, or serve main here too',
+    );
   // Bundling the workflows and migrating the database are independent, so they overlap; neither
   // holds a server connection, so a failed migration exits at once with nothing to unwind.
-  const [workflowBundle, database] = await Promise.all([bundleWorkflowsApart(), migrateDatabase(config.home)]);
+  const [workflowBundle, database] = await Promise.all([
+    serves('main') ? bundleWorkflowsApart() : Promise.resolve(undefined),
+    needsDatabase ? migrateDatabase(config.home) : Promise.resolve(null),
+  ]);
   // The embedded database is this process's alone: other processes (abp serve, abp task, abp status, the main job) read
   // tasks through this endpoint, before the worker takes any work. A server database they read themselves.
   let reads: RunningTaskReads | null = null;
   try {
-    if (database.kind === 'pglite') {
+    if (database?.kind === 'pglite') {
       reads = await startTaskReadEndpoint({ db: database.db, home: config.home });
       console.log(`task reads: answered at ${reads.endpoint.url} (${taskReadEndpointFile(config.home)})`);
     }
@@ -31,23 +54,90 @@ export async function workerCommand(): Promise<void> {
     const clientConnection = await Connection.connect({ address: config.temporal.address });
     try {
       const temporal = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
-      const deps = await dependencies(config, database, temporal);
-      const worker = await createWorker({
+      const deps: ActivityDependencies =
+        database === null ? { now: () => new Date() } : await dependencies(config, database, temporal);
+      if (serves('trials')) deps.grading = await gradingDependencies(config);
+      const group = await createWorkerGroup({
         connection,
         namespace: config.temporal.namespace,
-        workflowBundle,
+        ...(workflowBundle === undefined ? {} : { workflowBundle }),
         activities: createActivities(deps),
+        queues,
       });
+      const unserved = (Object.keys(queues) as QueueKind[]).filter(
+        (kind) => !group.queues.some((queue) => queue.kind === kind),
+      );
+      console.log(
+        `queues: ${group.queues.map((queue) => `${taskQueues[queue.kind]} (${queue.maxConcurrent} at once)`).join(', ')} on ${config.temporal.address}` +
+          (unserved.length > 0
+            ? `; not ${unserved.map((kind) => taskQueues[kind]).join(', ')}, whose work needs what this worker lacks (above)`
+            : ''),
+      );
       // Worker.run resolves after a graceful shutdown, which the SDK starts on SIGINT/SIGTERM.
-      await worker.run();
+      await group.run();
     } finally {
       await clientConnection.close();
       await connection.close();
     }
   } finally {
     await reads?.close();
-    await database.close();
+    await database?.close();
   }
+}
+
+/** `--queues` and `--max-concurrent` as the worker group takes them; a bad value names the flag and the fix. */
+export function parseQueues(options: WorkerCommandOptions): Partial<Record<QueueKind, { maxConcurrent: number }>> {
+  const names = (options.queues ?? QUEUE_KINDS.join(','))
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+  const unknown = names.filter((name) => !(QUEUE_KINDS as string[]).includes(name));
+  if (names.length === 0 || unknown.length > 0)
+    throw new StackError(
+      'invalid-setting',
+      `--queues ${options.queues ?? ''}: ${unknown.length > 0 ? `${unknown.join(', ')} is not a queue` : 'names no queue'}; use a comma-separated list of ${QUEUE_KINDS.join(', ')}`,
+    );
+  const kinds = [...new Set(names)] as QueueKind[];
+  const limits = new Map<QueueKind, number>();
+  const given = options.maxConcurrent?.trim();
+  if (given !== undefined && given !== '') {
+    const whole = (text: string, what: string) => {
+      const value = Number(text);
+      if (!/^\d+$/.test(text) || value < 1 || value > 1000)
+        throw new StackError(
+          'invalid-setting',
+          `--max-concurrent ${given}: ${what} "${text}" is not a whole number from 1 to 1000; e.g. --max-concurrent 4 or --max-concurrent trials=4,freeze=1`,
+        );
+      return value;
+    };
+    if (!given.includes('=')) for (const kind of kinds) limits.set(kind, whole(given, 'the limit'));
+    else
+      for (const part of given.split(',')) {
+        const [kind = '', value = ''] = part.split('=').map((text) => text.trim());
+        if (!kinds.includes(kind as QueueKind))
+          throw new StackError(
+            'invalid-setting',
+            `--max-concurrent ${given}: "${kind}" is not a queue this worker serves (${kinds.join(', ')}); name one of them, or add it to --queues`,
+          );
+        limits.set(kind as QueueKind, whole(value, `the limit of ${kind}`));
+      }
+  }
+  return Object.fromEntries(
+    kinds.map((kind) => [kind, { maxConcurrent: limits.get(kind) ?? DEFAULT_MAX_CONCURRENT[kind] }]),
+  );
+}
+
+/** What the trials queue's activities need: the run store every machine reaches, and this machine's caches. */
+async function gradingDependencies(config: StackConfig): Promise<GradingDependencies> {
+  const store = await openRunStore(config.home);
+  console.log(`trials: run inputs and receipts through the run store ${store.location}`);
+  return {
+    home: config.home,
+    store,
+    cacheDir: join(config.home, 'grading', 'repository-cache'),
+    environmentStore: config.freeze.store,
+    hostEnv: process.env,
+  };
 }
 
 /** The worker is the stack's long-lived process: it brings the schema up to date before it takes work, and keeps the database open. */

@@ -7,3 +7,4 @@ export { drawTasks } from './draw.js';
 export { taskLifecycle } from './task.js';
 export { freezeMergedTask } from './freeze.js';
 export { pollPullRequests } from './pr-poller.js';
+export { gradeRun } from './grade-run.js';

@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
-import type { Worker, WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
 import { createAgingActivities } from '../../src/activities/aging.js';
 import { createActivities } from '../../src/activities/index.js';
 import type { Database } from '../../src/db/connection.js';
@@ -34,7 +34,7 @@ import { startSimulator, type RunningSimulator } from '@abp/github-sim/server';
 import { WebhookDispatcher } from '@abp/github-sim/webhooks/dispatcher';
 import { createLiveWorld, SOLVER_LOGIN, type KnownFix, type LiveWorld } from '@abp/github-sim/world/live/world';
 import type { SimRepo } from '@abp/github-sim/world/model';
-import { createWorker } from '../../src/worker/worker.js';
+import { createWorkerGroup, type WorkerGroup } from '../../src/worker/worker.js';
 import { startTaskReadEndpoint, type RunningTaskReads } from '../../src/task-reads/endpoint.js';
 import { PULL_POLLER_ID, pollPullRequests } from '../../src/workflows/pr-poller.js';
 import { taskLifecycle, taskQueries, taskSignals } from '../../src/workflows/task.js';
@@ -129,13 +129,13 @@ export async function startBench(options: BenchOptions): Promise<Bench> {
   const home = join(root, 'home');
   const paths = signingPaths(home);
   await createSigningKey(paths.keyDir);
-  let worker: Worker | null = null;
+  let worker: WorkerGroup | null = null;
   let running: Promise<void> = Promise.resolve();
   let attestor: Attestor | null = null;
   let reads: RunningTaskReads | null = null;
   if (bundle !== undefined) {
     attestor = await loadOperatorAttestor(home);
-    worker = await createWorker({
+    worker = await createWorkerGroup({
       connection: env.nativeConnection,
       namespace: env.namespace ?? 'default',
       workflowBundle: bundle,

@@ -1,0 +1,87 @@
+// Where the machine that starts `abp run --on temporal` and the workers that run its trials exchange files: the run's
+// inputs (config, adapters folder, task folders, environment archives) and each trial's record and receipts, every
+// one kept under the sha256 of its bytes and checked against it when read back. Two kinds (open-run-store.ts picks
+// one): a folder every machine mounts, here, or an S3-compatible bucket (s3-run-store.ts).
+import { copyFile, mkdir, rename, rm } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { dirname } from 'node:path';
+import { ContentStore } from '../freeze/content-store.js';
+import { BundleError } from '@abp/protocol/bundle/errors';
+
+export interface RunStore {
+  /** Where it is, for messages and `abp status`: a folder or an s3:// address. */
+  readonly location: string;
+  put(bytes: Buffer): Promise<string>;
+  /** Stores the file at `path` without holding it in memory; returns its digest. */
+  putFile(path: string): Promise<string>;
+  /** The bytes with `digest`, checked against it. */
+  get(digest: string): Promise<Buffer>;
+  /** Writes the bytes with `digest` to `path` (checked, whole or not at all). */
+  getFile(digest: string, path: string): Promise<void>;
+  has(digest: string): Promise<boolean>;
+}
+
+/** The sha256 of a file, read as a stream. */
+export async function fileDigest(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path)) hash.update(chunk as Buffer);
+  return `sha256:${hash.digest('hex')}`;
+}
+
+const STORE_KIND = { what: 'run file', extension: '', remedy: 'start the run again' };
+
+/** A folder of content-addressed files (`<root>/sha256/<hex>`), local or on storage every worker mounts. */
+export class FolderRunStore implements RunStore {
+  private readonly files: ContentStore;
+
+  constructor(readonly location: string) {
+    this.files = new ContentStore(location, STORE_KIND);
+  }
+
+  put(bytes: Buffer): Promise<string> {
+    return this.files.put(bytes);
+  }
+
+  async putFile(path: string): Promise<string> {
+    const digest = await fileDigest(path);
+    if (await this.files.has(digest)) return digest;
+    const target = this.files.path(digest);
+    await mkdir(dirname(target), { recursive: true });
+    const temporary = `${target}.${process.pid}.tmp`;
+    await copyFile(path, temporary);
+    // Copied, then checked again: a file changed while it was copied must not be stored under the old digest.
+    if ((await fileDigest(temporary)) !== digest) {
+      await rm(temporary, { force: true });
+      throw new BundleError(
+        'corrupt-store',
+        `${path} changed while it was stored in the run store ${this.location}: store it again once nothing writes it`,
+      );
+    }
+    await rename(temporary, target);
+    return digest;
+  }
+
+  get(digest: string): Promise<Buffer> {
+    return this.files.get(digest);
+  }
+
+  async getFile(digest: string, path: string): Promise<void> {
+    const source = this.files.path(digest);
+    await mkdir(dirname(path), { recursive: true });
+    const temporary = `${path}.${process.pid}.tmp`;
+    await copyFile(source, temporary);
+    if ((await fileDigest(temporary)) !== digest) {
+      await rm(temporary, { force: true });
+      throw new BundleError(
+        'corrupt-store',
+        `${source} in the run store does not hash to its name ${digest}: the store is damaged; remove the file and start the run again`,
+      );
+    }
+    await rename(temporary, path);
+  }
+
+  has(digest: string): Promise<boolean> {
+    return this.files.has(digest);
+  }
+}

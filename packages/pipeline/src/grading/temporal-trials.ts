@@ -1,0 +1,141 @@
+// `abp run --on temporal`: the run is stamped, journaled, sealed and reported on this machine as a local run is, and
+// its pending trials run as activities of one gradeRun workflow on the trials queue, on whichever workers poll it.
+// The inputs go to the run store first; each finished trial comes back through the workflow's progress query as
+// digests, and its record and receipts from the store. The workflow is named by the run, so an `abp run` started
+// again after this process died attaches to the workflow still running rather than grading anything twice.
+import { Client, Connection, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
+import type { AbpTrial } from '@abp/protocol/schemas/abp-trial';
+import { resolveHome, homePaths } from '@abp/grader/home';
+import { RunError, type RemoteTrials, type TrialDispatch, type TrialSink } from '@abp/grader/run';
+import { resolveStackConfig } from '../worker/config.js';
+import type { gradeRun, GradeRunInput, GradeRunProgress } from '../workflows/grade-run.js';
+import { taskQueues, workflowIds } from '../workflows/shared.js';
+import type { GradedTrial } from './activities.js';
+import { packRunInputs } from './run-inputs.js';
+import { openRunStore } from './open-run-store.js';
+import type { RunStore } from './run-store.js';
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+/** How often the progress query is asked while trials run: each answer hands over the trials finished since. */
+const PROGRESS_EVERY_MS = 1_000;
+
+export function temporalTrials(env: Env = process.env): RemoteTrials {
+  return {
+    async runTrials(dispatch, sink) {
+      const config = resolveStackConfig(env);
+      const home = resolveHome(env);
+      const store = await openRunStore(home, env);
+      const inputs = await packRunInputs(
+        store,
+        dispatch.paths,
+        dispatch.run.tasks,
+        dispatch.hidden,
+        homePaths(home, env).environments,
+      );
+      const connection = await Connection.connect({ address: config.temporal.address }).catch((error: unknown) => {
+        throw new RunError(
+          'remote-unavailable',
+          `--on temporal: Temporal at ${config.temporal.address} does not answer (${error instanceof Error ? error.message : String(error)}); start the stack (abp dev up) or set TEMPORAL_ADDRESS`,
+        );
+      });
+      try {
+        const client = new Client({ connection, namespace: config.temporal.namespace });
+        const input: Omit<GradeRunInput, 'trials' | 'preflight'> = {
+          runId: dispatch.runId,
+          fingerprint: dispatch.fingerprint,
+          run: dispatch.run,
+          inputs,
+          runUnsupported: dispatch.runUnsupported,
+          decisive: dispatch.decisive,
+        };
+        await gradeOnWorkers(client, store, dispatch, input, sink);
+      } finally {
+        await connection.close();
+      }
+    },
+  };
+}
+
+async function gradeOnWorkers(
+  client: Client,
+  store: RunStore,
+  dispatch: TrialDispatch,
+  input: Omit<GradeRunInput, 'trials' | 'preflight'>,
+  sink: TrialSink,
+): Promise<void> {
+  const remaining = new Map(dispatch.pending.map((scheduled) => [scheduled.trialId, scheduled]));
+  const preflighted = new Set<string>();
+  const workflowId = workflowIds.gradeRun(dispatch.runId);
+  const deliver = async (progress: GradeRunProgress) => {
+    for (const [engine, result] of Object.entries(progress.preflight)) {
+      if (preflighted.has(engine)) continue;
+      preflighted.add(engine);
+      sink.preflight(engine, result);
+    }
+    for (const graded of progress.graded) {
+      if (!remaining.has(graded.trialId)) continue;
+      remaining.delete(graded.trialId);
+      await sink.trial(...(await fetchTrial(store, graded)));
+    }
+  };
+  // A workflow of this run still running (an earlier `abp run` died) is attached to, whatever it was asked for: its
+  // trials are handed over as they finish, and whatever it did not cover runs in a new workflow afterwards.
+  for (let round = 0; remaining.size > 0; round += 1) {
+    const before = remaining.size;
+    const handle = await client.workflow.start<typeof gradeRun>('gradeRun', {
+      taskQueue: taskQueues.main,
+      workflowId,
+      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+      args: [
+        {
+          ...input,
+          trials: [...remaining.values()].map((scheduled) => ({
+            trialId: scheduled.trialId,
+            engine: scheduled.engine,
+          })),
+          preflight: dispatch.preflight.filter((engine) =>
+            [...remaining.values()].some((scheduled) => scheduled.engine === engine),
+          ),
+        },
+      ],
+    });
+    const finished = handle.result();
+    let done = false;
+    void finished.then(
+      () => (done = true),
+      () => (done = true),
+    );
+    while (!done) {
+      await deliver(await handle.query<GradeRunProgress>('gradeRunProgress'));
+      await Promise.race([
+        finished.catch(() => undefined),
+        new Promise((resolve) => setTimeout(resolve, PROGRESS_EVERY_MS)),
+      ]);
+    }
+    const result = await finished;
+    await deliver(result);
+    if (result.failed.length > 0)
+      throw new RunError(
+        'trials-failed',
+        `${result.failed.length} trial(s) could not be graded on any worker (the journal keeps the ${dispatch.pending.length - remaining.size} that were; run the same command again to retry the rest):\n  ${result.failed
+          .slice(0, 10)
+          .map((failure) => `${failure.trialId}: ${failure.message}`)
+          .join('\n  ')}`,
+      );
+    if (remaining.size === before && round > 0)
+      throw new RunError(
+        'trials-failed',
+        `workflow ${workflowId} ended without grading ${[...remaining.keys()].slice(0, 5).join(', ')}`,
+      );
+  }
+}
+
+/** A graded trial's record and receipts, read back from the store, each checked against its digest on the way. */
+async function fetchTrial(store: RunStore, graded: GradedTrial): Promise<[AbpTrial, Map<string, Buffer>]> {
+  const trial = JSON.parse((await store.get(graded.record)).toString('utf8')) as AbpTrial;
+  const receipts = new Map<string, Buffer>();
+  for (const [path, digest] of Object.entries(graded.receipts)) receipts.set(path, await store.get(digest));
+  return [trial, receipts];
+}

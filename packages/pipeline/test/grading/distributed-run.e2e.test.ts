@@ -1,0 +1,195 @@
+// The acceptance case of distributed grading with real processes: three `abp worker` processes on one Postgres and one
+// Temporal dev server, a 24-trial `abp run --on temporal`, one worker SIGKILLed while it runs a trial. The run must end
+// with every trial journaled exactly once and the same verdict, trial outcomes and receipts as a local run of the same
+// configuration, apart from wall-clock figures.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestWorkflowEnvironment } from '@temporalio/testing';
+import { temporal as proto } from '@temporalio/proto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildRunFixture, type RunFixture } from '../../../grader/test/support/run-fixture.js';
+import { packageRoot } from '../../src/package-root.js';
+import { workflowIds } from '../../src/workflows/shared.js';
+import { runAbp } from '../support/cli.js';
+import { startPostgresServer, type PostgresServer } from '../support/postgres-server.js';
+import { startDevServer } from '../support/temporal.js';
+
+const TRIALS_PER_PAIR = 4; // 2 tasks × 3 engines × 4 = 24 trials
+
+let temporal: TestWorkflowEnvironment;
+let postgres: PostgresServer;
+let fixture: RunFixture;
+let root = '';
+const workers: ChildProcess[] = [];
+
+beforeAll(async () => {
+  [temporal, postgres, fixture] = await Promise.all([
+    startDevServer(),
+    startPostgresServer(),
+    buildRunFixture({
+      adapters: [
+        // Waits, then applies the golden fix: long enough that a worker is killed while one of its trials runs.
+        { engine: 'waiter', script: 'slow', env: { set: { SLOW_MS: '1500' } } },
+        { engine: 'noop', script: 'noop' },
+        { engine: 'knower', script: 'knower' },
+      ],
+      trials: TRIALS_PER_PAIR,
+    }),
+  ]);
+  root = await mkdtemp(join(tmpdir(), 'abp-distributed-'));
+}, 180_000);
+
+afterAll(async () => {
+  for (const worker of workers) worker.kill('SIGKILL');
+  await Promise.all([temporal?.teardown(), postgres?.stop(), fixture?.cleanup()]);
+  if (root) await rm(root, { recursive: true, force: true });
+});
+
+/** Each worker is a machine of its own: its own data directory; the database, Temporal and run store are shared. */
+function stackEnv(home: string): NodeJS.ProcessEnv {
+  return {
+    ABP_HOME: join(root, home),
+    TEMPORAL_ADDRESS: temporal.address,
+    DATABASE_URL: postgres.url,
+    ABP_RUN_STORE: join(root, 'shared-run-store'),
+  };
+}
+
+function startWorker(name: string, args: string[]): ChildProcess {
+  const log: string[] = [];
+  const worker = spawn(process.execPath, [join(packageRoot, 'bin', 'abp.js'), 'worker', ...args], {
+    env: { ...process.env, ...stackEnv(name) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  worker.stdout?.on('data', (chunk: Buffer) => log.push(chunk.toString()));
+  worker.stderr?.on('data', (chunk: Buffer) => log.push(chunk.toString()));
+  Object.assign(worker, { log });
+  workers.push(worker);
+  return worker;
+}
+
+/** The pids of worker processes that have a trial folder open right now (activities.ts names them by pid). */
+async function pidsRunningTrials(): Promise<number[]> {
+  const names = await readdir(tmpdir());
+  return names.flatMap((name) => {
+    const pid = /^abp-trial-(\d+)-/.exec(name)?.[1];
+    return pid === undefined ? [] : [Number(pid)];
+  });
+}
+
+async function journalTrialIds(runDir: string): Promise<string[]> {
+  const text = await readFile(join(runDir, 'progress.jsonl'), 'utf8').catch(() => '');
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { kind?: string; trial?: { trialId?: string } })
+    .filter((line) => line.kind === 'trial')
+    .map((line) => line.trial?.trialId ?? '');
+}
+
+/** The verdict without its wall-clock figures: the medians of wall clock and the pairwise wall-clock deltas. */
+function withoutWallClock(verdict: Record<string, unknown>): unknown {
+  return JSON.parse(
+    JSON.stringify(verdict, (key, value: unknown) =>
+      key === 'medianWallClockMs' || key === 'wallClockDelta' ? undefined : value,
+    ),
+  );
+}
+
+describe('abp run --on temporal: three workers, one killed mid-matrix', () => {
+  it('grades every trial exactly once and gives the local run verdict', async () => {
+    const local = await runAbp(['run', '--config', fixture.config, '-o', join(root, 'local'), '--json'], {}, 300_000);
+    expect(local.code, local.stderr).toBe(0);
+    const localResult = JSON.parse(local.stdout) as { runId: string; runDir: string };
+
+    const killed = startWorker('worker-a', ['--max-concurrent', 'trials=2']);
+    startWorker('worker-b', ['--max-concurrent', 'trials=2']);
+    startWorker('worker-c', ['--max-concurrent', 'trials=2']);
+
+    const output = join(root, 'distributed');
+    const runDir = join(output, localResult.runId);
+    const client = runAbp(
+      ['run', '--config', fixture.config, '-o', output, '--on', 'temporal', '--json'],
+      stackEnv('client'),
+      600_000,
+    );
+    // SIGKILL worker a while it holds a trial folder, once a few trials are journaled: mid-matrix, mid-trial.
+    const deadline = Date.now() + 300_000;
+    for (;;) {
+      if (Date.now() > deadline) throw new Error('worker a never ran a trial after the first four');
+      const journaled = (await journalTrialIds(runDir)).length;
+      if (journaled >= 4 && (await pidsRunningTrials()).includes(killed.pid ?? -1)) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    const journaledAtKill = (await journalTrialIds(runDir)).length;
+    killed.kill('SIGKILL');
+
+    const distributed = await client;
+    expect(distributed.code, distributed.stderr).toBe(0);
+    const result = JSON.parse(distributed.stdout) as { runId: string; runDir: string };
+    expect(result.runId).toBe(localResult.runId);
+    expect(journaledAtKill).toBeLessThan(24);
+
+    // Every trial scored exactly once.
+    const ids = await journalTrialIds(runDir);
+    expect(ids).toHaveLength(24);
+    expect(new Set(ids).size).toBe(24);
+
+    // The same verdict as the local run, apart from wall clock; the same outcome and diff for every trial.
+    const verdictOf = async (dir: string) =>
+      JSON.parse(await readFile(join(dir, 'verdict.json'), 'utf8')) as Record<string, unknown>;
+    expect(withoutWallClock(await verdictOf(runDir))).toEqual(withoutWallClock(await verdictOf(localResult.runDir)));
+    for (const id of ids) {
+      const [here, there] = await Promise.all(
+        [runDir, localResult.runDir].map(
+          async (dir) =>
+            JSON.parse(await readFile(join(dir, 'trials', `${id}.json`), 'utf8')) as {
+              outcome: string;
+              diff: unknown;
+              verification: unknown;
+              receipts: Record<string, string | null>;
+            },
+        ),
+      );
+      expect({ id, outcome: here?.outcome, diff: here?.diff }).toEqual({
+        id,
+        outcome: there?.outcome,
+        diff: there?.diff,
+      });
+      if (here?.receipts.diff)
+        expect(await readFile(join(runDir, here.receipts.diff), 'utf8')).toBe(
+          await readFile(join(localResult.runDir, here.receipts.diff), 'utf8'),
+        );
+    }
+    // Both runs resolve the same trials: the waiter and the knower every time, the no-op never.
+    const verdict = await verdictOf(runDir);
+    expect(
+      (verdict.perEngine as Array<{ engine: string; resolvedTrials: number }>).map((engine) => [
+        engine.engine,
+        engine.resolvedTrials,
+      ]),
+    ).toEqual([
+      ['waiter', 8],
+      ['noop', 0],
+      ['knower', 8],
+    ]);
+
+    // The Web UI's view: one workflow, one gradeTrial activity per trial, and the killed worker's trial retried.
+    const history = await temporal.client.workflow.getHandle(workflowIds.gradeRun(result.runId)).fetchHistory();
+    const events = history.events ?? [];
+    const scheduled = events.filter(
+      (event) =>
+        event.eventType === proto.api.enums.v1.EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED &&
+        event.activityTaskScheduledEventAttributes?.activityType?.name === 'gradeTrial',
+    );
+    expect(scheduled).toHaveLength(24);
+    const retried = events.filter(
+      (event) =>
+        event.eventType === proto.api.enums.v1.EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED &&
+        (event.activityTaskStartedEventAttributes?.attempt ?? 1) > 1,
+    );
+    expect(retried.length).toBeGreaterThanOrEqual(1);
+  }, 900_000);
+});
