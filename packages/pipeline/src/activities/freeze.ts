@@ -22,6 +22,7 @@ import {
   type PublishedTask,
   type TaskFreezeInput,
   type TaskFreezeOutcome,
+  verifiedCutoffs,
 } from '../freeze/index.js';
 import { registryEntrySchema } from '@abp/protocol/schemas/abp-registry';
 import type { Attestor } from '../signing/attestor.js';
@@ -107,6 +108,18 @@ function frozenSummary(task: PublishedTask): Extract<FreezeSummary, { status: 'f
   };
 }
 
+/** Whether the repository at `gitDir` exists here and holds every one of `commits`. */
+async function holdsCommits(gitDir: string, commits: readonly string[]): Promise<boolean> {
+  for (const commit of commits) {
+    const found = await git(['--git-dir', gitDir, 'cat-file', '-e', `${commit}^{commit}`], {
+      cwd: '/',
+      allowExit: [1, 128],
+    });
+    if (found.exitCode !== 0) return false;
+  }
+  return true;
+}
+
 /** The freeze's refusals of a golden trace: checked when it was attached, so one here means the stored file changed. */
 const GOLDEN_TRACE_REFUSALS: ReadonlySet<string> = new Set([
   'golden-trace-unreadable',
@@ -154,6 +167,39 @@ export function createFreezeActivities({
     });
   }
 
+  /**
+   * This worker's mirror of `repo` (`<workDir>/mirrors/<owner>--<name>.git`), cloned from the pull request's host or
+   * fetched; one that holds every commit of `needed` already is used as it is.
+   */
+  async function mirrorOf(repo: string, prUrl: string, needed: readonly string[] = []): Promise<string> {
+    const [owner = '', name = ''] = repo.split('/');
+    const mirror = join(workDir, 'mirrors', `${owner}--${name}.git`);
+    await mkdir(dirname(mirror), { recursive: true });
+    const remote = prUrl.replace(/\/pull\/\d+$/, '.git');
+    if (
+      await stat(mirror).then(
+        () => true,
+        () => false,
+      )
+    ) {
+      if (needed.length > 0 && (await holdsCommits(mirror, needed))) return mirror;
+      await git(['-C', mirror, 'fetch', '--quiet', 'origin', '+refs/heads/*:refs/heads/*'], {
+        cwd: workDir,
+        transport: 'network',
+      });
+    } else {
+      // Cloned beside it and renamed into place: a worker killed mid-clone leaves no half mirror for the retry to trip on.
+      const partial = `${mirror}.${process.pid}-${Date.now()}.partial`;
+      try {
+        await git(['clone', '--quiet', '--bare', remote, partial], { cwd: workDir, transport: 'network' });
+        await rename(partial, mirror);
+      } finally {
+        await rm(partial, { recursive: true, force: true });
+      }
+    }
+    return mirror;
+  }
+
   async function prepare(fix: MergedFix): Promise<TaskFreezeInput> {
     const [task] = await db
       .select({
@@ -173,29 +219,7 @@ export function createFreezeActivities({
         nonRetryable: true,
       });
     const [owner = '', name = ''] = task.repo.split('/');
-    const mirror = join(workDir, 'mirrors', `${owner}--${name}.git`);
-    await mkdir(dirname(mirror), { recursive: true });
-    const remote = fix.prUrl.replace(/\/pull\/\d+$/, '.git');
-    if (
-      await stat(mirror).then(
-        () => true,
-        () => false,
-      )
-    ) {
-      await git(['-C', mirror, 'fetch', '--quiet', 'origin', '+refs/heads/*:refs/heads/*'], {
-        cwd: workDir,
-        transport: 'network',
-      });
-    } else {
-      // Cloned beside it and renamed into place: a worker killed mid-clone leaves no half mirror for the retry to trip on.
-      const partial = `${mirror}.${process.pid}-${Date.now()}.partial`;
-      try {
-        await git(['clone', '--quiet', '--bare', remote, partial], { cwd: workDir, transport: 'network' });
-        await rename(partial, mirror);
-      } finally {
-        await rm(partial, { recursive: true, force: true });
-      }
-    }
+    const mirror = await mirrorOf(task.repo, fix.prUrl);
     const base = (await git(['-C', mirror, 'rev-parse', `${fix.mergeCommit}^1`], { cwd: workDir })).stdout
       .toString('utf8')
       .trim();
@@ -269,7 +293,16 @@ export function createFreezeActivities({
         // The attached trace is the one stored under its digest, or the freeze stalls (corrupt-store, not-found): a
         // file changed since it was attached is never signed under another digest.
         if (attached !== null) await goldenTraces.get(attached);
-        const withTrace = attached === null ? input : { ...input, goldenTrace: goldenTraces.path(attached) };
+        // prepareFreeze may have run on another freeze worker, whose mirror is on its own machine: where that clone is
+        // not here, the freeze reads this worker's own mirror, fetched first (where the clone lives is not a freeze
+        // input). After the cutoffs, so that a task verified against no model is rejected before anything is cloned.
+        await verifiedCutoffs(input);
+        const commits = [input.baseCommit, ...(input.fix.kind === 'commit' ? [input.fix.commit] : [])];
+        const gitDir = (await holdsCommits(input.gitDir, commits))
+          ? input.gitDir
+          : await heartbeating(() => mirrorOf(input.repo, input.mergedPr, commits));
+        const local = { ...input, gitDir };
+        const withTrace = attached === null ? local : { ...local, goldenTrace: goldenTraces.path(attached) };
         outcome = await heartbeating(() =>
           freezeTask(withTrace, {
             workDir,
