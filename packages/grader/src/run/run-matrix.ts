@@ -394,6 +394,16 @@ export async function runMatrix(options: RunOptions): Promise<RunOutcome> {
           },
         },
       );
+      // A run is sealed only over every trial of its schedule: whatever handed back fewer must not yield a verdict.
+      const missing = pending.filter((scheduled) => !journal.done.has(scheduled.trialId));
+      if (missing.length > 0)
+        throw new RunError(
+          'trials-failed',
+          `${missing.length} scheduled trial(s) were never handed back by the workers (${missing
+            .slice(0, 5)
+            .map((scheduled) => scheduled.trialId)
+            .join(', ')}); the journal keeps the rest: run the same command again to grade them`,
+        );
     } else {
       await mkdir(workRoot, { recursive: true });
       const preflightResults = new Map<string, PreflightResult>();

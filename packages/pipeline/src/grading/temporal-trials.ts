@@ -67,22 +67,45 @@ async function gradeOnWorkers(
   const remaining = new Map(dispatch.pending.map((scheduled) => [scheduled.trialId, scheduled]));
   const preflighted = new Set<string>();
   const workflowId = workflowIds.gradeRun(dispatch.runId);
+  // Trials are journaled in schedule order, as a local run journals them: one that finished early waits (in the
+  // workflow, which keeps it) for those before it. A trial no worker could grade is passed over and reported at the end.
+  const order = dispatch.pending.map((scheduled) => scheduled.trialId);
+  let cursor = 0;
+  const ready = new Map<string, GradedTrial>();
   const deliver = async (progress: GradeRunProgress) => {
     for (const [engine, result] of Object.entries(progress.preflight)) {
       if (preflighted.has(engine)) continue;
       preflighted.add(engine);
       sink.preflight(engine, result);
     }
-    for (const graded of progress.graded) {
-      if (!remaining.has(graded.trialId)) continue;
-      remaining.delete(graded.trialId);
-      await sink.trial(...(await fetchTrial(store, graded)));
+    for (const graded of progress.graded) if (remaining.has(graded.trialId)) ready.set(graded.trialId, graded);
+    const failed = new Set(progress.failed.map((failure) => failure.trialId));
+    while (cursor < order.length) {
+      const trialId = order[cursor] as string;
+      const graded = ready.get(trialId);
+      if (graded !== undefined) {
+        ready.delete(trialId);
+        remaining.delete(trialId);
+        await sink.trial(...(await fetchTrial(store, graded)));
+      } else if (remaining.has(trialId) && !failed.has(trialId)) break;
+      cursor += 1;
     }
   };
-  // A workflow of this run still running (an earlier `abp run` died) is attached to, whatever it was asked for: its
-  // trials are handed over as they finish, and whatever it did not cover runs in a new workflow afterwards.
+  // What a finished workflow of this run graded (an earlier `abp run` died before journaling it all) is taken from its
+  // result, while Temporal keeps it, rather than graded again.
+  const earlier = client.workflow.getHandle<typeof gradeRun>(workflowId);
+  const status = await earlier.describe().then(
+    (description) => description.status.name,
+    () => null,
+  );
+  if (status === 'COMPLETED') await deliver(await earlier.result());
+  // A workflow of this run still running is attached to, whatever it was asked for: its trials are handed over as they
+  // finish, and whatever it did not cover runs in a new workflow afterwards.
   for (let round = 0; remaining.size > 0; round += 1) {
     const before = remaining.size;
+    cursor = 0;
+    // What an earlier workflow graded but could not yet be journaled (a gap before it) is not graded again.
+    const toGrade = [...remaining.values()].filter((scheduled) => !ready.has(scheduled.trialId));
     const handle = await client.workflow.start<typeof gradeRun>('gradeRun', {
       taskQueue: taskQueues.main,
       workflowId,
@@ -91,13 +114,8 @@ async function gradeOnWorkers(
       args: [
         {
           ...input,
-          trials: [...remaining.values()].map((scheduled) => ({
-            trialId: scheduled.trialId,
-            engine: scheduled.engine,
-          })),
-          preflight: dispatch.preflight.filter((engine) =>
-            [...remaining.values()].some((scheduled) => scheduled.engine === engine),
-          ),
+          trials: toGrade.map((scheduled) => ({ trialId: scheduled.trialId, engine: scheduled.engine })),
+          preflight: dispatch.preflight.filter((engine) => toGrade.some((scheduled) => scheduled.engine === engine)),
         },
       ],
     });

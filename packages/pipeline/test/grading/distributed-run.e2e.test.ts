@@ -39,6 +39,8 @@ beforeAll(async () => {
     }),
   ]);
   root = await mkdtemp(join(tmpdir(), 'abp-distributed-'));
+  // Three workers on every queue: the first test kills the first, the second test runs on the two left.
+  for (const name of ['worker-a', 'worker-b', 'worker-c']) startWorker(name, ['--max-concurrent', 'trials=2']);
 }, 180_000);
 
 afterAll(async () => {
@@ -70,13 +72,15 @@ function startWorker(name: string, args: string[]): ChildProcess {
   return worker;
 }
 
-/** The pids of worker processes that have a trial folder open right now (activities.ts names them by pid). */
-async function pidsRunningTrials(): Promise<number[]> {
+/** The trial folders open right now (activities.ts names each by its worker's pid), by name. */
+async function openTrialFolders(): Promise<Map<string, number>> {
   const names = await readdir(tmpdir());
-  return names.flatMap((name) => {
-    const pid = /^abp-trial-(\d+)-/.exec(name)?.[1];
-    return pid === undefined ? [] : [Number(pid)];
-  });
+  return new Map(
+    names.flatMap((name) => {
+      const pid = /^abp-trial-(\d+)-/.exec(name)?.[1];
+      return pid === undefined ? [] : [[name, Number(pid)] as const];
+    }),
+  );
 }
 
 async function journalTrialIds(runDir: string): Promise<string[]> {
@@ -104,9 +108,7 @@ describe('abp run --on temporal: three workers, one killed mid-matrix', () => {
     expect(local.code, local.stderr).toBe(0);
     const localResult = JSON.parse(local.stdout) as { runId: string; runDir: string };
 
-    const killed = startWorker('worker-a', ['--max-concurrent', 'trials=2']);
-    startWorker('worker-b', ['--max-concurrent', 'trials=2']);
-    startWorker('worker-c', ['--max-concurrent', 'trials=2']);
+    const killed = workers[0] as ChildProcess;
 
     const output = join(root, 'distributed');
     const runDir = join(output, localResult.runId);
@@ -115,13 +117,15 @@ describe('abp run --on temporal: three workers, one killed mid-matrix', () => {
       stackEnv('client'),
       600_000,
     );
-    // SIGKILL worker a while it holds a trial folder, once a few trials are journaled: mid-matrix, mid-trial.
+    // SIGKILL worker a while it holds a trial folder, once five trials have started anywhere: mid-matrix, mid-trial.
+    const started = new Set<string>();
     const deadline = Date.now() + 300_000;
     for (;;) {
-      if (Date.now() > deadline) throw new Error('worker a never ran a trial after the first four');
-      const journaled = (await journalTrialIds(runDir)).length;
-      if (journaled >= 4 && (await pidsRunningTrials()).includes(killed.pid ?? -1)) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      if (Date.now() > deadline) throw new Error('worker a never ran a trial after the first five started');
+      const open = await openTrialFolders();
+      for (const name of open.keys()) started.add(name);
+      if (started.size >= 5 && [...open.values()].includes(killed.pid ?? -1)) break;
+      await new Promise((resolve) => setTimeout(resolve, 20));
     }
     const journaledAtKill = (await journalTrialIds(runDir)).length;
     killed.kill('SIGKILL');
@@ -132,10 +136,11 @@ describe('abp run --on temporal: three workers, one killed mid-matrix', () => {
     expect(result.runId).toBe(localResult.runId);
     expect(journaledAtKill).toBeLessThan(24);
 
-    // Every trial scored exactly once.
+    // Every trial scored exactly once, journaled in the local run's (schedule) order.
     const ids = await journalTrialIds(runDir);
     expect(ids).toHaveLength(24);
     expect(new Set(ids).size).toBe(24);
+    expect(ids).toEqual(await journalTrialIds(localResult.runDir));
 
     // The same verdict as the local run, apart from wall clock; the same outcome and diff for every trial.
     const verdictOf = async (dir: string) =>
@@ -191,5 +196,54 @@ describe('abp run --on temporal: three workers, one killed mid-matrix', () => {
         (event.activityTaskStartedEventAttributes?.attempt ?? 1) > 1,
     );
     expect(retried.length).toBeGreaterThanOrEqual(1);
+  }, 900_000);
+
+  it('lets a restarted abp run attach to its workflow: no trial graded twice when the client is killed', async () => {
+    // Other inputs (another seed), so another run and another workflow; the two workers left serve it.
+    const again = await buildRunFixture({
+      adapters: [
+        { engine: 'waiter', script: 'slow', env: { set: { SLOW_MS: '1000' } } },
+        { engine: 'noop', script: 'noop' },
+      ],
+      trials: 3,
+    });
+    try {
+      const output = join(root, 'restarted');
+      const args = ['run', '--config', again.config, '-o', output, '--on', 'temporal', '--json'];
+      const first = spawn(process.execPath, [join(packageRoot, 'bin', 'abp.js'), ...args], {
+        env: { ...process.env, ...stackEnv('client-2') },
+        stdio: 'ignore',
+      });
+      const firstExited = new Promise((resolve) => first.once('exit', resolve));
+      let runDir = '';
+      const deadline = Date.now() + 300_000;
+      while ((await journalTrialIds(runDir)).length < 2) {
+        if (Date.now() > deadline) throw new Error('the first client never journaled two trials');
+        runDir = join(
+          output,
+          (await readdir(output).catch(() => [] as string[])).find((name) => name.startsWith('run-')) ?? '-',
+        );
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      first.kill('SIGKILL');
+      await firstExited;
+      const second = await runAbp([...args, '--resume-progress', runDir], stackEnv('client-2'), 600_000);
+      expect(second.code, second.stderr).toBe(0);
+      const ids = await journalTrialIds(runDir);
+      expect(ids).toHaveLength(12);
+      expect(new Set(ids).size).toBe(12);
+      // One workflow run graded them all: the second client attached to it rather than starting the trials again.
+      const runId = (JSON.parse(second.stdout) as { runId: string }).runId;
+      const handle = temporal.client.workflow.getHandle(workflowIds.gradeRun(runId));
+      const events = (await handle.fetchHistory()).events ?? [];
+      const scheduled = events.filter(
+        (event) =>
+          event.eventType === proto.api.enums.v1.EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED &&
+          event.activityTaskScheduledEventAttributes?.activityType?.name === 'gradeTrial',
+      );
+      expect(scheduled).toHaveLength(12);
+    } finally {
+      await again.cleanup();
+    }
   }, 900_000);
 });
