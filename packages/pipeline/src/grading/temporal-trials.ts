@@ -127,10 +127,13 @@ async function gradeOnWorkers(
     );
     while (!done) {
       await deliver(await handle.query<GradeRunProgress>('gradeRunProgress'));
+      // The timer is cleared when the workflow ends first: a pending one would hold the process open after its verdict.
+      let timer: NodeJS.Timeout | undefined;
       await Promise.race([
         finished.catch(() => undefined),
-        new Promise((resolve) => setTimeout(resolve, PROGRESS_EVERY_MS)),
+        new Promise((resolve) => (timer = setTimeout(resolve, PROGRESS_EVERY_MS))),
       ]);
+      clearTimeout(timer);
     }
     const result = await finished;
     await deliver(result);
