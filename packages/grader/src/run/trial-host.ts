@@ -2,13 +2,12 @@
 // the folders no engine may see, and the context every trial reads. `abp run` prepares it once for its own trials; a
 // worker grading trials of a run started elsewhere (`abp run --on temporal`) prepares it for the task it was given.
 import { realpath } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { AbpRun } from '@abp/protocol/schemas/abp-run';
 import type { RunInputs } from '../config/load-run-inputs.js';
 import type { PriceTable } from '../prices/index.js';
 import { cacheDigest, prepareFixtureRepo, prepareTaskRepo, type TaskRepo } from '../workspace/index.js';
 import { checkEnvironmentFits, EnvironmentError, EnvironmentStore, filesAtCommit } from '../environments/index.js';
-import { dirname } from 'node:path';
 import type { PreflightResult, TaskEnvironment, TrialContext } from './trial.js';
 
 /**

@@ -3,7 +3,7 @@
 // one kept under the sha256 of its bytes and checked against it when read back. Two kinds (open-run-store.ts picks
 // one): a folder every machine mounts, here, or an S3-compatible bucket (s3-run-store.ts).
 import { copyFile, mkdir, rename, rm } from 'node:fs/promises';
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { dirname } from 'node:path';
 import { ContentStore } from '../freeze/content-store.js';
@@ -29,6 +29,19 @@ export async function fileDigest(path: string): Promise<string> {
   return `sha256:${hash.digest('hex')}`;
 }
 
+/** Copies `source` to `target` through a temporary file renamed into place only when its bytes hash to `digest`. */
+async function copyChecked(source: string, target: string, digest: string, mismatch: () => Error): Promise<void> {
+  await mkdir(dirname(target), { recursive: true });
+  const temporary = `${target}.${process.pid}-${randomBytes(4).toString('hex')}.tmp`;
+  try {
+    await copyFile(source, temporary);
+    if ((await fileDigest(temporary)) !== digest) throw mismatch();
+    await rename(temporary, target);
+  } finally {
+    await rm(temporary, { force: true });
+  }
+}
+
 const STORE_KIND = { what: 'run file', extension: '', remedy: 'start the run again' };
 
 /** A folder of content-addressed files (`<root>/sha256/<hex>`), local or on storage every worker mounts. */
@@ -46,19 +59,17 @@ export class FolderRunStore implements RunStore {
   async putFile(path: string): Promise<string> {
     const digest = await fileDigest(path);
     if (await this.files.has(digest)) return digest;
-    const target = this.files.path(digest);
-    await mkdir(dirname(target), { recursive: true });
-    const temporary = `${target}.${process.pid}.tmp`;
-    await copyFile(path, temporary);
-    // Copied, then checked again: a file changed while it was copied must not be stored under the old digest.
-    if ((await fileDigest(temporary)) !== digest) {
-      await rm(temporary, { force: true });
-      throw new BundleError(
-        'corrupt-store',
-        `${path} changed while it was stored in the run store ${this.location}: store it again once nothing writes it`,
-      );
-    }
-    await rename(temporary, target);
+    // Checked again after the copy: a file changed while it was copied must not be stored under the old digest.
+    await copyChecked(
+      path,
+      this.files.path(digest),
+      digest,
+      () =>
+        new BundleError(
+          'corrupt-store',
+          `${path} changed while it was stored in the run store ${this.location}: store it again once nothing writes it`,
+        ),
+    );
     return digest;
   }
 
@@ -68,17 +79,18 @@ export class FolderRunStore implements RunStore {
 
   async getFile(digest: string, path: string): Promise<void> {
     const source = this.files.path(digest);
-    await mkdir(dirname(path), { recursive: true });
-    const temporary = `${path}.${process.pid}.tmp`;
-    await copyFile(source, temporary);
-    if ((await fileDigest(temporary)) !== digest) {
-      await rm(temporary, { force: true });
-      throw new BundleError(
-        'corrupt-store',
-        `${source} in the run store does not hash to its name ${digest}: the store is damaged; remove the file and start the run again`,
-      );
-    }
-    await rename(temporary, path);
+    if (!(await this.files.has(digest)))
+      throw new BundleError('not-found', `${digest} is not in the run store ${this.location}; start the run again`);
+    await copyChecked(
+      source,
+      path,
+      digest,
+      () =>
+        new BundleError(
+          'corrupt-store',
+          `${source} in the run store does not hash to its name ${digest}: the store is damaged; remove the file and start the run again`,
+        ),
+    );
   }
 
   has(digest: string): Promise<boolean> {
