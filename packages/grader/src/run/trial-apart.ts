@@ -17,7 +17,7 @@ import { receiptsOf } from './journal.js';
 import { runPreflight } from './preflight.js';
 import { scheduleTrials } from './schedule.js';
 import { executeTrial, type PreflightResult } from './trial.js';
-import { hiddenFromEngines, prepareTrialHost } from './trial-host.js';
+import { hiddenFromEngines, prepareTaskParts, prepareTrialHost, type TaskParts } from './trial-host.js';
 import { checkedTrialRecord } from './trial-record.js';
 
 export interface ApartRunOptions {
@@ -67,30 +67,52 @@ export async function openApartRun(options: ApartRunOptions): Promise<ApartRun> 
     );
   const now = options.now ?? (() => new Date());
   const own = [...options.hidden, options.cacheDir, options.environmentStore];
+  // Each task's repository cache checked and environment verified once per run on this worker, as a local run does once
+  // for all its trials: hashing an image's layers for every trial would cost more than many trials' own work.
+  const prepared = new Map<string, Promise<TaskParts>>();
+  const partsOf = (taskId: string): Promise<TaskParts> => {
+    let parts = prepared.get(taskId);
+    if (parts === undefined) {
+      parts = prepareTaskParts(inputs, {
+        cacheDir: options.cacheDir,
+        namespaces: sandbox.available,
+        environmentStore: options.environmentStore,
+        only: new Set([taskId]),
+      });
+      // A failed preparation is not kept: the next trial of the task tries again.
+      parts.catch(() => prepared.delete(taskId));
+      prepared.set(taskId, parts);
+    }
+    return parts;
+  };
+  const noTasks: TaskParts = { repos: new Map(), cacheDigests: new Map(), environments: new Map(), warnings: [] };
 
-  const host = async (scratch: string, preflight: ReadonlyMap<string, PreflightResult>, only: ReadonlySet<string>) => {
+  const host = async (scratch: string, preflight: ReadonlyMap<string, PreflightResult>, parts: TaskParts) => {
     const runDir = join(scratch, 'run');
     const workRoot = join(scratch, 'work');
     await mkdir(workRoot, { recursive: true });
     const hiddenPaths = await hiddenFromEngines(inputs, runDir, [...own, workRoot]);
     checkProgramPaths({ adaptersFile: inputs.paths.adapters, adapters: inputs.adapters.adapters, policy, hiddenPaths });
-    return prepareTrialHost(inputs, {
-      run: options.run,
-      runDir,
-      workRoot,
-      hiddenPaths,
-      namespaces: sandbox.available,
-      cacheDir: options.cacheDir,
-      environmentStore: options.environmentStore,
-      prices: loadPriceTable(),
-      hostEnv: options.hostEnv,
-      preflight,
-      runUnsupported: options.runUnsupported,
-      keepWorkspaces: false,
-      decisive: options.decisive,
-      now,
-      only,
-    });
+    return prepareTrialHost(
+      inputs,
+      {
+        run: options.run,
+        runDir,
+        workRoot,
+        hiddenPaths,
+        namespaces: sandbox.available,
+        cacheDir: options.cacheDir,
+        environmentStore: options.environmentStore,
+        prices: loadPriceTable(),
+        hostEnv: options.hostEnv,
+        preflight,
+        runUnsupported: options.runUnsupported,
+        keepWorkspaces: false,
+        decisive: options.decisive,
+        now,
+      },
+      parts,
+    );
   };
 
   return {
@@ -100,7 +122,7 @@ export async function openApartRun(options: ApartRunOptions): Promise<ApartRun> 
       if (adapter === undefined)
         throw new RunError('unknown-trial', `run ${options.run.id} has no engine "${engine}" to preflight`);
       try {
-        const { context } = await host(scratch, new Map(), new Set());
+        const { context } = await host(scratch, new Map(), noTasks);
         return await runPreflight(adapter, context);
       } finally {
         await removeTree(scratch);
@@ -111,7 +133,8 @@ export async function openApartRun(options: ApartRunOptions): Promise<ApartRun> 
       if (scheduled === undefined)
         throw new RunError('unknown-trial', `run ${options.run.id} schedules no trial ${trialId}`);
       try {
-        const { context } = await host(scratch, new Map(Object.entries(preflight)), new Set([scheduled.task]));
+        const parts = await partsOf(scheduled.task);
+        const { context } = await host(scratch, new Map(Object.entries(preflight)), parts);
         const trial = checkedTrialRecord(await executeTrial(context, scheduled), now);
         const receipts = new Map<string, Buffer>();
         for (const receipt of receiptsOf(trial))

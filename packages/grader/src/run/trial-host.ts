@@ -113,11 +113,20 @@ export interface TrialHostOptions {
   only?: ReadonlySet<string>;
 }
 
-/** The context trials of `inputs` run in, and what the run must say of repository caches rebuilt on the way. */
-export async function prepareTrialHost(
+/** The prepared parts of the tasks a host grades: checked repository caches and verified environments. */
+export interface TaskParts {
+  repos: Map<string, TaskRepo>;
+  cacheDigests: Map<string, string>;
+  environments: Map<string, TaskEnvironment | null>;
+  /** What the run must say of repository caches rebuilt on the way. */
+  warnings: string[];
+}
+
+/** Checks each chosen task's repository cache and verifies its environment: the slow part of preparing a host. */
+export async function prepareTaskParts(
   inputs: RunInputs,
-  options: TrialHostOptions,
-): Promise<{ context: TrialContext; warnings: string[] }> {
+  options: Pick<TrialHostOptions, 'cacheDir' | 'namespaces' | 'environmentStore' | 'only'>,
+): Promise<TaskParts> {
   const selected = options.only;
   const chosen: RunInputs =
     selected === undefined
@@ -125,6 +134,19 @@ export async function prepareTrialHost(
       : { ...inputs, tasks: inputs.tasks.filter((task) => selected.has(task.manifest.id)) };
   const { repos, digests, warnings } = await prepareRepos(chosen, options.cacheDir, options.namespaces);
   const environments = await prepareEnvironments(chosen, repos, options.environmentStore);
+  return { repos, cacheDigests: digests, environments, warnings };
+}
+
+/**
+ * The context trials of `inputs` run in, and what the run must say of repository caches rebuilt on the way. `parts`
+ * are the tasks' prepared parts when the caller already has them (a worker grading many trials of one run).
+ */
+export async function prepareTrialHost(
+  inputs: RunInputs,
+  options: TrialHostOptions,
+  parts?: TaskParts,
+): Promise<{ context: TrialContext; warnings: string[] }> {
+  const { repos, cacheDigests, environments, warnings } = parts ?? (await prepareTaskParts(inputs, options));
   const context: TrialContext = {
     run: options.run,
     runDir: options.runDir,
@@ -133,7 +155,7 @@ export async function prepareTrialHost(
     adapterOf: inputs.adapterOf,
     tasks: new Map(inputs.tasks.map((task) => [task.manifest.id, task])),
     repos,
-    cacheDigests: digests,
+    cacheDigests,
     environments,
     preflight: options.preflight,
     prices: options.prices,

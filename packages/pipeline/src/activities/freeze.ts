@@ -1,52 +1,46 @@
-// The freeze as an activity: freeze the merged fix (with the golden trace attached to the task, if any), publish the
-// signed bundle to the store, then record the bundle, its signature and the task's base commit and bundle digest in one
-// transaction. Idempotent: a freeze published for the same inputs is returned from its record, and rows that exist are
-// left as they are.
+// The freeze worker's side of a freeze (the `abp-freeze` queue): gather a merged fix's inputs, then build the task
+// (suite runs, bundle, gold proof) and hand it over through the run store to the publisher on the main queue
+// (publish.ts), which alone signs, logs and stores. No signing key and no registry store live on a freeze worker.
 import { ApplicationFailure } from '@temporalio/activity';
-import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { mkdir, readFile, rename, rm, stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { and, eq, sql } from 'drizzle-orm';
 import type { Database } from '../db/connection.js';
-import { bundles, draws, registryEntries, signatures, tasks } from '../db/schema/index.js';
+import { draws, registryEntries, tasks } from '../db/schema/index.js';
 import type { GithubClient } from '../github/client.js';
-import type { JsonObject } from '../db/json.js';
-import { BundleStore } from '../freeze/bundle/store.js';
-import { GoldenTraceStore } from '../freeze/golden-trace-store.js';
 import {
+  buildTask,
   FreezeError,
-  type FreezeErrorCode,
   freezeInputOf,
-  freezeTask,
   parseFreezeInput,
+  planFreeze,
   recipeFor,
-  type PublishedTask,
+  type TaskBuildDependencies,
   type TaskFreezeInput,
-  type TaskFreezeOutcome,
   verifiedCutoffs,
 } from '../freeze/index.js';
+import { handoffKept, handOver } from '../freeze/handoff.js';
+import { writeWhole } from '../freeze/content-store.js';
 import { registryEntrySchema } from '@abp/protocol/schemas/abp-registry';
-import type { Attestor } from '../signing/attestor.js';
+import { sha256Digest } from '@abp/protocol/schemas/primitives';
 import { permanent } from './arguments.js';
-import { createTaskActivities } from './tasks.js';
-import { diskFullAt, faultOfError, faultOfText, type MachineFault } from '../freeze/machine-faults.js';
+import { diskFullAt, faultOfError, faultOfText } from '../freeze/machine-faults.js';
+import { freezeStalls, refusesGoldenTrace } from './freeze-stalls.js';
 import { heartbeating } from './heartbeat.js';
 import { git } from '@abp/grader/execution';
 import type { EnvironmentStore } from '@abp/grader/environments';
+import type { RunStore } from '../run-store/store.js';
 
 export interface FreezeDependencies {
   db: Database;
   /** Reads the issue's text; clones come from the pull request's host. */
   github?: GithubClient;
-  /** The content-addressed bundle store (signing/home.ts signingPaths(home).bundles). */
-  bundleDir: string;
-  /** The golden trace store (signingPaths(home).goldenTraces): traces attached to tasks (`abp task attach-trace`). */
-  goldenTraceDir: string;
-  /** Signs each bundle's statement and logs it in the transparency log. */
-  attestor: Attestor;
   /** Where checkouts and toolchain caches go; kept between freezes (Go's build cache). */
   workDir: string;
   /** Builds each task's environment here and runs every suite in it; without it the suites run on the host. */
   environments?: EnvironmentStore;
+  /** Where built tasks go to the publisher, and golden traces come from it. */
+  runStore: RunStore;
 }
 
 /** A valid merge, as the task workflow hands it over. */
@@ -56,57 +50,20 @@ export interface MergedFix {
   mergeCommit: string;
 }
 
-/**
- * What the task workflow's history keeps of a freeze: the verdict and the digests, not the test lists; for a frozen task
- * also when it was sourced and the model cutoffs it was verified against (spec §4.4), as its manifest says.
- */
-export type FreezeSummary =
-  | {
-      status: 'frozen';
-      taskId: string;
-      digest: string;
-      heldOutDigest: string;
-      failToPass: number;
-      passToPass: number;
-      flaky: number;
-      sourcedAt: string;
-      cutoffsVerified: string[];
-      /** The golden trace signed with the bundle; null when none was attached. */
-      goldenTraceDigest: string | null;
-    }
+/** What the freeze workflow gives the build: the gathered input and the golden trace staged for it, by digest. */
+export interface BuildRequest {
+  input: TaskFreezeInput;
+  /** The run store's copy of the trace attached to the task (stageGoldenTrace); null when none is. */
+  goldenTrace: string | null;
+}
+
+/** A build's verdict: the hand-off document for the publisher, or the task's rejection with its reason. */
+export type BuildOutcome =
+  | { status: 'built'; taskId: string; handoff: string }
   | { status: 'rejected'; taskId: string; reason: string; detail: string };
 
-/** The runner an entry was stored with (registry_entries.runner_recipe), checked on the way out of the database. */
+/** The registry entry's runner (registry_entries.runner_recipe), checked on the way out of the database. */
 const registryRunner = registryEntrySchema.shape.runner;
-
-/** The key a stored signature names (its hint), not the signer's current key: a rotation may have come in between. */
-function signingKeyOf(bundle: JsonObject): string | null {
-  const material = bundle.verificationMaterial as { publicKey?: { hint?: unknown } } | undefined;
-  return typeof material?.publicKey?.hint === 'string' ? material.publicKey.hint : null;
-}
-
-function frozenSummary(task: PublishedTask): Extract<FreezeSummary, { status: 'frozen' }> {
-  const { source, cutoffsVerified } = task.manifest;
-  // The freeze writes github-issue manifests only; a fixture source carries no sourcedAt to record.
-  if (source.kind !== 'github-issue')
-    throw ApplicationFailure.create({
-      type: 'FreezeManifest',
-      message: `${task.digest}: the manifest's source is ${source.kind}, not github-issue; freeze again`,
-      nonRetryable: true,
-    });
-  return {
-    status: 'frozen',
-    taskId: task.taskId,
-    digest: task.digest,
-    heldOutDigest: task.heldOutDigest,
-    failToPass: task.failToPass.length,
-    passToPass: task.passToPass.length,
-    flaky: task.flaky.length,
-    sourcedAt: source.sourcedAt,
-    cutoffsVerified,
-    goldenTraceDigest: task.goldenTrace?.digest ?? null,
-  };
-}
 
 /** Whether the repository at `gitDir` exists here and holds every one of `commits`. */
 async function holdsCommits(gitDir: string, commits: readonly string[]): Promise<boolean> {
@@ -120,52 +77,11 @@ async function holdsCommits(gitDir: string, commits: readonly string[]): Promise
   return true;
 }
 
-/** The freeze's refusals of a golden trace: checked when it was attached, so one here means the stored file changed. */
-const GOLDEN_TRACE_REFUSALS: ReadonlySet<string> = new Set([
-  'golden-trace-unreadable',
-  'golden-trace-too-large',
-  'invalid-golden-trace',
-  'golden-trace-unredacted',
-] satisfies FreezeErrorCode[]);
-
-export function createFreezeActivities({
-  db,
-  github,
-  bundleDir,
-  goldenTraceDir,
-  attestor,
-  workDir,
-  environments,
-}: FreezeDependencies) {
-  const { signer } = attestor;
-  const store = new BundleStore(bundleDir);
-  const goldenTraces = new GoldenTraceStore(goldenTraceDir);
-  const taskRecords = createTaskActivities({ db });
-
-  /**
-   * The failure that has Temporal retry the freeze with backoff, after noting on the task why it is stalled: a machine
-   * fault (full disk, memory, a killed process, a service that did not answer) or an error nobody expected. The note is
-   * an event (`freeze-stalled`, once per distinct cause) that `abp task show`, `abp status` and the main job read.
-   */
-  async function stalled(taskId: string, fault: MachineFault | null, error: unknown): Promise<ApplicationFailure> {
-    const message = fault?.message ?? (error instanceof Error ? error.message : JSON.stringify(error));
-    const kind = fault?.code ?? 'unexpected';
-    await taskRecords
-      .recordTaskTransition({
-        taskId,
-        from: 'freezing',
-        to: 'freezing',
-        cause: 'freeze-stalled',
-        detail: { fault: kind, message: message.slice(0, 1000) },
-      })
-      .catch(() => undefined); // a database that does not answer is itself the stall: the retry will note it
-    return ApplicationFailure.create({
-      type: fault === null ? 'FreezeStalled:unexpected' : `MachineFault:${fault.code}`,
-      message: `the freeze of ${taskId} stalled (${kind}): ${message}; it is retried with backoff`,
-      nonRetryable: false,
-      ...(error instanceof Error ? { cause: error } : {}),
-    });
-  }
+export function createFreezeActivities({ db, github, workDir, environments, runStore }: FreezeDependencies) {
+  const stalled = freezeStalls(db);
+  const buildDeps: TaskBuildDependencies = { workDir, ...(environments === undefined ? {} : { environments }) };
+  /** Where this worker notes the hand-off of each freeze it built, by freeze key: the same inputs are not built twice. */
+  const builtDir = join(workDir, 'built');
 
   /**
    * This worker's mirror of `repo` (`<workDir>/mirrors/<owner>--<name>.git`), cloned from the pull request's host or
@@ -263,6 +179,52 @@ export function createFreezeActivities({
     };
   }
 
+  /** The staged golden trace, from the run store to a file of this worker's (checked against its digest on the way). */
+  async function traceFile(digest: string): Promise<string> {
+    const path = join(workDir, 'golden-traces', `${digest.slice('sha256:'.length)}.abp-trace.jsonl`);
+    if (
+      !(await stat(path).then(
+        () => true,
+        () => false,
+      ))
+    )
+      await runStore.getFile(digest, path);
+    return path;
+  }
+
+  /** The hand-off this worker made for freeze key `key`, while it and its parts are still in the run store. */
+  async function builtBefore(key: string): Promise<string | null> {
+    const noted = await readFile(join(builtDir, `${key.slice('sha256:'.length)}.txt`), 'utf8').catch(() => null);
+    const digest = noted?.trim() ?? '';
+    if (!sha256Digest.safeParse(digest).success) return null;
+    return (await handoffKept(runStore, digest)) ? digest : null;
+  }
+
+  async function build({ input, goldenTrace }: BuildRequest): Promise<BuildOutcome> {
+    // The cutoffs first: a task verified against no model is rejected before anything is fetched, cloned or run.
+    await verifiedCutoffs(input);
+    const traced = goldenTrace === null ? input : { ...input, goldenTrace: await traceFile(goldenTrace) };
+    const plan = await planFreeze(traced, buildDeps);
+    const before = await builtBefore(plan.key);
+    if (before !== null) return { status: 'built', taskId: input.taskId, handoff: before };
+    // prepareFreeze may have run on another freeze worker, whose mirror is on its own machine: where that clone is not
+    // here, this worker's own mirror is read, fetched first (where the clone lives is not a freeze input).
+    const commits = [input.baseCommit, ...(input.fix.kind === 'commit' ? [input.fix.commit] : [])];
+    const gitDir = (await holdsCommits(input.gitDir, commits))
+      ? input.gitDir
+      : await mirrorOf(input.repo, input.mergedPr, commits);
+    const built = await buildTask({ ...traced, gitDir }, plan, buildDeps);
+    if (built.status === 'rejected') {
+      // A verdict reached on a machine that was failing says nothing about the fix: retried, never a rejection.
+      const fault = faultOfText(built.detail) ?? (await diskFullAt(workDir));
+      if (fault !== null) throw await stalled(input.taskId, fault, null);
+      return { status: 'rejected', taskId: built.taskId, reason: built.reason, detail: built.detail };
+    }
+    const handoff = await handOver(built, runStore, environments ?? null);
+    await writeWhole(join(builtDir, `${plan.key.slice('sha256:'.length)}.txt`), `${handoff}\n`, 0o644);
+    return { status: 'built', taskId: input.taskId, handoff };
+  }
+
   return {
     /**
      * Gathers a merged fix's freeze input: a local mirror of the repository fetched up to the merge (base = the merge's
@@ -278,99 +240,28 @@ export function createFreezeActivities({
       }
     },
 
-    async freezeMergedFix(input: TaskFreezeInput): Promise<FreezeSummary> {
+    /**
+     * Builds the task (suite runs in its environment, the bundle, the gold proof) and hands it over through the run
+     * store; returns the hand-off's digest, or the task's rejection.
+     */
+    async buildFrozenTask(request: BuildRequest): Promise<BuildOutcome> {
       try {
-        parseFreezeInput(freezeInputOf(input));
+        parseFreezeInput(freezeInputOf(request.input));
       } catch (error) {
         if (error instanceof FreezeError) throw permanent(error);
         throw error;
       }
-      let outcome: TaskFreezeOutcome;
       try {
-        // Read as the freeze runs, not when its inputs were gathered: the retry of a stalled freeze takes what is
-        // attached by then, and the freeze record is keyed by the trace's digest either way.
-        const attached = input.goldenTrace === undefined ? await goldenTraces.attached(input.taskId) : null;
-        // The attached trace is the one stored under its digest, or the freeze stalls (corrupt-store, not-found): a
-        // file changed since it was attached is never signed under another digest.
-        if (attached !== null) await goldenTraces.get(attached);
-        // prepareFreeze may have run on another freeze worker, whose mirror is on its own machine: where that clone is
-        // not here, the freeze reads this worker's own mirror, fetched first (where the clone lives is not a freeze
-        // input). After the cutoffs, so that a task verified against no model is rejected before anything is cloned.
-        await verifiedCutoffs(input);
-        const commits = [input.baseCommit, ...(input.fix.kind === 'commit' ? [input.fix.commit] : [])];
-        const gitDir = (await holdsCommits(input.gitDir, commits))
-          ? input.gitDir
-          : await heartbeating(() => mirrorOf(input.repo, input.mergedPr, commits));
-        const local = { ...input, gitDir };
-        const withTrace = attached === null ? local : { ...local, goldenTrace: goldenTraces.path(attached) };
-        outcome = await heartbeating(() =>
-          freezeTask(withTrace, {
-            workDir,
-            store,
-            goldenTraces,
-            signer,
-            log: attestor,
-            ...(environments === undefined ? {} : { environments }),
-          }),
-        );
+        return await heartbeating(() => build(request));
       } catch (error) {
         // A draw older than every model cutoff is the task's own fault, found before anything ran: the task is rejected
         // with the reason, as a suite's verdict would reject it, rather than failing the workflow.
         if (error instanceof FreezeError && error.code === 'no-verified-cutoff')
-          return { status: 'rejected', taskId: input.taskId, reason: error.code, detail: error.message };
-        // A trace is evidence, not the fix: a refused one never rejects the task. The freeze waits, noted on the task with
-        // the file and line, until the stored trace is restored or its attachment removed.
-        if (error instanceof FreezeError && GOLDEN_TRACE_REFUSALS.has(error.code))
-          throw await stalled(input.taskId, null, error);
+          return { status: 'rejected', taskId: request.input.taskId, reason: error.code, detail: error.message };
+        if (refusesGoldenTrace(error)) throw await stalled(request.input.taskId, null, error);
         if (error instanceof FreezeError) throw permanent(error);
-        throw await stalled(input.taskId, faultOfError(error) ?? (await diskFullAt(workDir)), error);
+        throw await stalled(request.input.taskId, faultOfError(error) ?? (await diskFullAt(workDir)), error);
       }
-      if (outcome.status === 'rejected') {
-        // A verdict reached on a machine that was failing says nothing about the fix: retried, never a rejection.
-        const fault = faultOfText(outcome.detail) ?? (await diskFullAt(workDir));
-        if (fault !== null) throw await stalled(input.taskId, fault, null);
-        return { status: 'rejected', taskId: outcome.taskId, reason: outcome.reason, detail: outcome.detail };
-      }
-      const signature = await store.getSignature(outcome.digest);
-      if (signature === null)
-        throw ApplicationFailure.create({
-          type: 'FreezeStore',
-          message: `${outcome.digest} was stored without its signature; freeze again`,
-        });
-      const size = (await store.get(outcome.digest)).length;
-      const signed = JSON.parse(signature) as JsonObject;
-      const frozen = frozenSummary(outcome);
-      await db.transaction(async (tx) => {
-        await tx
-          .insert(bundles)
-          .values({
-            digest: outcome.digest,
-            taskId: outcome.taskId,
-            mediaType: 'application/x-tar',
-            sizeBytes: size,
-            path: outcome.archivePath,
-          })
-          .onConflictDoNothing({ target: bundles.digest });
-        await tx
-          .insert(signatures)
-          .values({
-            bundleDigest: outcome.digest,
-            signerKind: signer.kind,
-            keyId: signingKeyOf(signed),
-            sigstoreBundle: signed,
-          })
-          .onConflictDoNothing();
-        await tx
-          .update(tasks)
-          .set({
-            baseCommit: input.baseCommit,
-            bundleDigest: outcome.digest,
-            sourcedAt: new Date(frozen.sourcedAt),
-            cutoffsVerified: frozen.cutoffsVerified,
-          })
-          .where(eq(tasks.id, outcome.taskId));
-      });
-      return frozen;
     },
   };
 }

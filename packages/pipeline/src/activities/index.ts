@@ -2,6 +2,7 @@
 import { createAgingActivities, type AgingDependencies } from './aging.js';
 import { createDrawActivities, type DrawDependencies } from './draws.js';
 import { createFreezeActivities, type FreezeDependencies } from './freeze.js';
+import { createPublishActivities, type PublishDependencies } from './publish.js';
 import { createOptOutActivities, type OptOutDependencies } from './opt-outs.js';
 import { createRotationActivities, type RotationDependencies } from './rotation.js';
 import { createTaskActivities, type TaskDependencies } from './tasks.js';
@@ -20,6 +21,7 @@ export type ActivityDependencies = WiringDependencies & {
   draws?: DrawDependencies;
   tasks?: TaskDependencies;
   freeze?: FreezeDependencies;
+  publish?: PublishDependencies;
   tracking?: TrackingDependencies;
   aging?: AgingDependencies;
   grading?: GradingDependencies;
@@ -33,6 +35,7 @@ export function createActivities(deps: ActivityDependencies) {
     ...(deps.draws === undefined ? {} : createDrawActivities(deps.draws)),
     ...(deps.tasks === undefined ? {} : createTaskActivities(deps.tasks)),
     ...(deps.freeze === undefined ? {} : createFreezeActivities(deps.freeze)),
+    ...(deps.publish === undefined ? {} : createPublishActivities(deps.publish)),
     ...(deps.tracking === undefined ? {} : createTrackingActivities(deps.tracking)),
     ...(deps.aging === undefined ? {} : createAgingActivities(deps.aging)),
     ...(deps.grading === undefined ? {} : createGradingActivities(deps.grading)),
@@ -46,7 +49,7 @@ export type Activities = ReturnType<typeof createActivities>;
  */
 export const ACTIVITY_QUEUES: Readonly<Record<string, Exclude<QueueKind, 'main'>>> = {
   prepareFreeze: 'freeze',
-  freezeMergedFix: 'freeze',
+  buildFrozenTask: 'freeze',
   preflightEngine: 'trials',
   gradeTrial: 'trials',
 };

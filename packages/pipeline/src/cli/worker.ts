@@ -15,7 +15,8 @@ import { bundleWorkflowsApart, connectWorker, createWorkerGroup, DEFAULT_MAX_CON
 import { StackError } from '../worker/errors.js';
 import { QUEUE_KINDS, taskQueues, type QueueKind } from '../workflows/shared.js';
 import type { GradingDependencies } from '../grading/activities.js';
-import { openRunStore } from '../grading/open-run-store.js';
+import { openRunStore } from '../run-store/open.js';
+import type { RunStore } from '../run-store/store.js';
 
 export interface WorkerCommandOptions {
   /** Comma-separated queue kinds (main, freeze, trials); default all three. */
@@ -49,14 +50,17 @@ export async function workerCommand(options: WorkerCommandOptions = {}): Promise
       reads = await startTaskReadEndpoint({ db: database.db, home: config.home });
       console.log(`task reads: answered at ${reads.endpoint.url} (${taskReadEndpointFile(config.home)})`);
     }
+    // Where machines hand each other files: trial inputs and receipts, built freezes on their way to publishing.
+    const runStore = await openRunStore(config.home);
+    console.log(`run store: ${runStore.location} (trial inputs and receipts, freezes on their way to publishing)`);
     const connection = await connectWorker(config.temporal.address);
     // Activities signal workflows (poller nudges, withdrawals) through a client of their own.
     const clientConnection = await Connection.connect({ address: config.temporal.address });
     try {
       const temporal = new Client({ connection: clientConnection, namespace: config.temporal.namespace });
       const deps: ActivityDependencies =
-        database === null ? { now: () => new Date() } : await dependencies(config, database, temporal);
-      if (serves('trials')) deps.grading = await gradingDependencies(config);
+        database === null ? { now: () => new Date() } : await dependencies(config, database, temporal, runStore);
+      if (serves('trials')) deps.grading = gradingDependencies(config, runStore);
       const group = await createWorkerGroup({
         connection,
         namespace: config.temporal.namespace,
@@ -128,9 +132,7 @@ export function parseQueues(options: WorkerCommandOptions): Partial<Record<Queue
 }
 
 /** What the trials queue's activities need: the run store every machine reaches, and this machine's caches. */
-async function gradingDependencies(config: StackConfig): Promise<GradingDependencies> {
-  const store = await openRunStore(config.home);
-  console.log(`trials: run inputs and receipts through the run store ${store.location}`);
+function gradingDependencies(config: StackConfig, store: RunStore): GradingDependencies {
   return {
     home: config.home,
     store,
@@ -174,20 +176,21 @@ async function operatorAttestorOrNull(home: string): Promise<Attestor | null> {
   } catch (error) {
     if (!(error instanceof SigningError)) throw error;
     console.log(
-      `signing: disabled, so the freeze is too, and registry versions and draws are published unsigned (${error.message}); run \`abp init\` to create the signing key`,
+      `signing: disabled, so built freezes wait for a worker that can publish them, and registry versions and draws are published unsigned (${error.message}); run \`abp init\` to create the signing key`,
     );
     return null;
   }
 }
 
 /**
- * Stages that reach GitHub run only where a client is configured, and the freeze only where the operator's signing key
- * exists (`abp init`); the rest of the worker runs either way.
+ * Stages that reach GitHub run only where a client is configured, and publishing a freeze (and aging) only where the
+ * operator's signing key exists (`abp init`); the rest of the worker runs either way.
  */
 async function dependencies(
   config: StackConfig,
   database: DatabaseHandle,
   temporal: Client,
+  runStore: RunStore,
 ): Promise<ActivityDependencies> {
   const { db } = database;
   const publishDir = join(config.home, 'published');
@@ -201,21 +204,30 @@ async function dependencies(
     deps.draws = { db, github, publishDir, ...signing };
     deps.tracking = { db, github, temporal };
   }
+  // The freeze builds wherever this worker serves the freeze queue, and needs no key: it hands each built task over
+  // through the run store. Publishing (store, sign, log) runs on the main queue, where the key is.
+  deps.freeze = {
+    db,
+    ...(github === null ? {} : { github }),
+    workDir: join(config.home, 'freeze-work'),
+    ...(config.freeze.runsIn === 'environment' ? { environments: new EnvironmentStore(config.freeze.store) } : {}),
+    runStore,
+  };
+  console.log(
+    config.freeze.runsIn === 'environment'
+      ? `freeze: every suite runs in the task's environment, built or reused in ${config.freeze.store}`
+      : "freeze: suites run on this machine's toolchains (ABP_FREEZE_IN=host); tasks name no image",
+  );
   if (attestor !== null) {
-    deps.freeze = {
+    deps.publish = {
       db,
-      ...(github === null ? {} : { github }),
       bundleDir: paths.bundles,
       goldenTraceDir: paths.goldenTraces,
       attestor,
-      workDir: join(config.home, 'freeze-work'),
-      ...(config.freeze.runsIn === 'environment' ? { environments: new EnvironmentStore(config.freeze.store) } : {}),
+      runStore,
+      environments: new EnvironmentStore(config.freeze.store),
+      dataDir: config.home,
     };
-    console.log(
-      config.freeze.runsIn === 'environment'
-        ? `freeze: every suite runs in the task's environment, built or reused in ${config.freeze.store}`
-        : "freeze: suites run on this machine's toolchains (ABP_FREEZE_IN=host); tasks name no image",
-    );
     deps.aging = { db, attestor };
     console.log(
       `signing: registry versions, draws, bundles and aging signed with key ${attestor.signer.keyId ?? ''}, logged in ${paths.log}; bundles in ${paths.bundles}`,

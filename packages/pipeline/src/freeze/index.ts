@@ -24,12 +24,20 @@ export {
 } from './freeze.js';
 export {
   BUILDER,
+  buildTask,
   cutoffsBefore,
   freezeInputOf,
   freezeTask,
+  planFreeze,
+  publishTask,
   verifiedCutoffs,
+  type BuiltTask,
+  type FreezePlan,
   type PublishedTask,
+  type TaskBuildDependencies,
   type TaskFreezeDependencies,
+  type TaskPublishDependencies,
+  type TaskRejection,
   type TaskFreezeInput,
   type TaskFreezeOutcome,
 } from './task.js';

@@ -1,7 +1,8 @@
-// From a merged fix to a published task: freeze it (FAIL_TO_PASS runs), write the abp-task/v1 manifest, build the
-// deterministic bundle, store it by digest with the golden trace the solver gave, and sign both. Re-running for the same
-// inputs stores nothing new: the bundle comes out byte-identical, the store keeps the first copy and its first signature,
-// and a freeze already published for the same inputs is returned from its record without running the suites again.
+// From a merged fix to a published task, in two parts that may run on different machines: build (freeze it with
+// FAIL_TO_PASS runs, write the abp-task/v1 manifest, build the deterministic bundle, prove it with the golden and the
+// empty patch) and publish (store it by digest with the golden trace the solver gave, sign, log). Re-running for the
+// same inputs stores nothing new: the bundle comes out byte-identical, the store keeps the first copy and its first
+// signature, and a freeze already published for the same inputs is returned from its record without running again.
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { z } from 'zod';
@@ -16,6 +17,7 @@ import {
   createTaskBundleStatement,
   signedAtOf,
   taskBundleSubjectNames,
+  type TaskBundlePredicate,
   unverifiedTaskBundlePredicate,
 } from '@abp/protocol/signing/statement';
 import { buildBundle } from './bundle/build.js';
@@ -69,21 +71,54 @@ export interface PublishedTask {
   timings: { freezeMs: number; goldMs: number; bundleMs: number; signMs: number };
 }
 
-export type TaskFreezeOutcome = PublishedTask | (RejectedFix & { taskId: string });
+export type TaskRejection = RejectedFix & { taskId: string };
+export type TaskFreezeOutcome = PublishedTask | TaskRejection;
 
-export interface TaskFreezeDependencies extends FreezeOptions {
-  store: BundleStore;
-  /** Where golden traces are kept (signing/home.ts signingPaths(home).goldenTraces); needed when the input gives one. */
-  goldenTraces?: GoldenTraceStore;
-  signer: Signer;
-  /** Logs the signed statement in the transparency log (signing/attestor.ts); nothing is logged without it. */
-  log?: Pick<Attestor, 'logSignature'>;
+/**
+ * A task frozen and proved but not yet stored or signed: what a freeze worker hands to the machine that publishes
+ * (handoff.ts carries it through the run store).
+ */
+export interface BuiltTask {
+  status: 'built';
+  taskId: string;
+  /** The bundle archive, byte for byte what is stored and signed. */
+  archive: Buffer;
+  heldOutDigest: string;
+  /** The golden trace the manifest names, checked; null when none was given. */
+  goldenTrace: GoldenTrace | null;
+  manifest: AbpTask;
+  /** What the signed statement says of the freeze. */
+  facts: TaskBundlePredicate['freeze'];
+  failToPass: string[];
+  passToPass: string[];
+  flaky: string[];
+  volatile: string[];
+  gold: { trials: number };
+  /** The environment image (its manifest digest) every suite ran in; null when they ran on the host. */
+  environment: string | null;
+  timings: { freezeMs: number; goldMs: number; bundleMs: number };
+}
+
+/** What building a task takes: the freeze's own options and the manifest's verification budget. */
+export interface TaskBuildDependencies extends FreezeOptions {
   /** Held-out verification budget written into the manifest. */
   timeoutSeconds?: number;
   /** Trials of the golden and of the empty patch that prove the task before signing. Default 3. */
   goldTrials?: number;
+}
+
+/** What publishing a built task takes: the store, the key and the log. */
+export interface TaskPublishDependencies {
+  store: BundleStore;
+  /** Where golden traces are kept (signing/home.ts signingPaths(home).goldenTraces); needed when the task carries one. */
+  goldenTraces?: GoldenTraceStore;
+  signer: Signer;
+  /** Logs the signed statement in the transparency log (signing/attestor.ts); nothing is logged without it. */
+  log?: Pick<Attestor, 'logSignature'>;
   now?: () => Date;
 }
+
+export type TaskFreezeDependencies = TaskBuildDependencies & TaskPublishDependencies;
 
 /**
  * What a task frozen on the host's toolchains names as its image: no image exists, and the name says so (abp-host/ is
@@ -164,7 +199,7 @@ const GOLD_TRIALS = 3;
  */
 function freezeKey(
   input: TaskFreezeInput,
-  deps: TaskFreezeDependencies,
+  deps: TaskBuildDependencies,
   cutoffsVerified: string[],
   goldenTrace: GoldenTrace | null,
 ): string {
@@ -201,34 +236,37 @@ async function readFreezeRecord(
   return traceKept && sameTrace ? record : null;
 }
 
-/** The golden trace the input gives, checked, with the store it goes to; null when it gives none. */
-async function contributedTrace(
-  input: TaskFreezeInput,
-  deps: TaskFreezeDependencies,
-): Promise<{ trace: GoldenTrace; store: GoldenTraceStore } | null> {
-  if (input.goldenTrace === undefined) return null;
-  if (deps.goldenTraces === undefined)
-    throw new FreezeError(
-      'invalid-options',
-      `a golden trace (${input.goldenTrace}) was given without a trace store to keep it in: pass goldenTraces`,
-    );
-  return { trace: await readGoldenTrace(input.goldenTrace, input.taskId), store: deps.goldenTraces };
+/**
+ * What a freeze settles before anything is built or run: the cutoffs the task is verified against, the golden trace
+ * the input gives (checked), and the key of everything the task follows from.
+ */
+export interface FreezePlan {
+  cutoffsVerified: string[];
+  goldenTrace: GoldenTrace | null;
+  /** The digest of every input the task follows from: the same key, the same bundle. */
+  key: string;
 }
 
-export async function freezeTask(input: TaskFreezeInput, deps: TaskFreezeDependencies): Promise<TaskFreezeOutcome> {
-  // First, before the freeze record, the environment or any suite: a task with no cutoff is never worth running.
+/**
+ * The provenance first (a task with no cutoff is never worth running), then the golden trace, as early: one that is
+ * not a clean abp-trace/v1 file of this task refuses the freeze before any suite runs, and nothing is stored for it.
+ */
+export async function planFreeze(input: TaskFreezeInput, deps: TaskBuildDependencies): Promise<FreezePlan> {
   const cutoffsVerified = await verifiedCutoffs(input);
-  // Then the golden trace, as early: one that is not a clean abp-trace/v1 file of this task refuses the freeze before
-  // any suite runs, and nothing is stored for it.
-  const contributed = await contributedTrace(input, deps);
-  const recordPath = join(
-    deps.store.root,
-    'freezes',
-    `${freezeKey(input, deps, cutoffsVerified, contributed?.trace ?? null).slice('sha256:'.length)}.json`,
-  );
-  const recorded = await readFreezeRecord(recordPath, deps.store, contributed?.store ?? null);
-  if (recorded !== null) return recorded;
+  const goldenTrace = input.goldenTrace === undefined ? null : await readGoldenTrace(input.goldenTrace, input.taskId);
+  return { cutoffsVerified, goldenTrace, key: freezeKey(input, deps, cutoffsVerified, goldenTrace) };
+}
 
+/**
+ * Freezes the fix, writes the manifest, builds the bundle and proves it with the golden and the empty patch, storing
+ * and signing nothing: the part of a freeze that runs suites, on a freeze worker.
+ */
+export async function buildTask(
+  input: TaskFreezeInput,
+  plan: FreezePlan,
+  deps: TaskBuildDependencies,
+): Promise<BuiltTask | TaskRejection> {
+  const { cutoffsVerified, goldenTrace } = plan;
   const started = performance.now();
   const outcome = await freezeFix(freezeInputOf(input), deps);
   if (outcome.status === 'rejected') return { ...outcome, taskId: input.taskId };
@@ -264,7 +302,7 @@ export async function freezeTask(input: TaskFreezeInput, deps: TaskFreezeDepende
       diffBytesNormalized: Math.max(1, outcome.golden.diffBytesNormalized),
       filesTouched: Math.max(1, outcome.golden.filesTouched),
       // Named only when the solving engine's trace was given (spec §4.2): it is published beside the bundle.
-      ...(contributed === null ? {} : { trace: goldenTracePath(input.taskId) }),
+      ...(goldenTrace === null ? {} : { trace: goldenTracePath(input.taskId) }),
       mergedPr: input.mergedPr,
     },
     cutoffsVerified,
@@ -309,15 +347,50 @@ export async function freezeTask(input: TaskFreezeInput, deps: TaskFreezeDepende
       runs: outcome.runs,
       taskId: input.taskId,
     };
-  const digest = await deps.store.put(bundle.archive);
+  return {
+    status: 'built',
+    taskId: input.taskId,
+    archive: bundle.archive,
+    heldOutDigest: bundle.heldOutDigest,
+    goldenTrace,
+    manifest,
+    facts: {
+      repo: input.repo,
+      baseCommit: input.baseCommit,
+      mergedPr: input.mergedPr,
+      failToPass: outcome.failToPass.length,
+      passToPass: outcome.passToPass.length,
+      flaky: outcome.flaky.length,
+      builder: BUILDER,
+    },
+    failToPass: outcome.failToPass,
+    passToPass: outcome.passToPass,
+    flaky: outcome.flaky.map((test) => test.id),
+    volatile: outcome.volatile,
+    gold: { trials: proof.trials },
+    environment: outcome.environment?.digest ?? null,
+    timings: { freezeMs: Math.round(freezeMs), goldMs: proof.ms, bundleMs: Math.round(bundleMs) },
+  };
+}
+
+/**
+ * Stores a built task's bundle and golden trace, signs the bundle and logs the signature: the part of a freeze that
+ * holds the key and writes the registry's one store and log. Idempotent: the bundle and trace are content-addressed, a
+ * kept signature of the same trace is kept, and logging finds its entry.
+ */
+export async function publishTask(built: BuiltTask, deps: TaskPublishDependencies): Promise<PublishedTask> {
+  const traces = deps.goldenTraces;
+  if (built.goldenTrace !== null && traces === undefined)
+    throw new FreezeError(
+      'invalid-options',
+      `${built.taskId} carries a golden trace (${built.goldenTrace.digest}) but no trace store was given to keep it in: pass goldenTraces`,
+    );
+  const digest = await deps.store.put(built.archive);
   // Kept before the signature that names it, so a signed trace is always there to serve.
   const goldenTrace =
-    contributed === null
+    built.goldenTrace === null || traces === undefined
       ? null
-      : {
-          digest: await contributed.store.put(contributed.trace.bytes),
-          path: contributed.store.path(contributed.trace.digest),
-        };
+      : { digest: await traces.put(built.goldenTrace.bytes), path: traces.path(built.goldenTrace.digest) };
 
   const signStarted = performance.now();
   // ECDSA signatures are randomized: the first signature of a bundle is kept, so a re-run changes no byte. The bundle
@@ -325,51 +398,55 @@ export async function freezeTask(input: TaskFreezeInput, deps: TaskFreezeDepende
   const kept = await deps.store.getSignature(digest);
   if (kept === null || unverifiedTaskBundlePredicate(kept)?.goldenTraceDigest !== goldenTrace?.digest) {
     const statement = createTaskBundleStatement({
-      taskId: input.taskId,
+      taskId: built.taskId,
       bundleDigest: digest,
-      heldOutDigest: bundle.heldOutDigest,
+      heldOutDigest: built.heldOutDigest,
       ...(goldenTrace === null ? {} : { goldenTraceDigest: goldenTrace.digest }),
       signedAt: signedAtOf(deps.now?.() ?? new Date()),
-      freeze: {
-        repo: input.repo,
-        baseCommit: input.baseCommit,
-        mergedPr: input.mergedPr,
-        failToPass: outcome.failToPass.length,
-        passToPass: outcome.passToPass.length,
-        flaky: outcome.flaky.length,
-        builder: BUILDER,
-      },
+      freeze: built.facts,
     });
     await deps.store.putSignature(digest, JSON.stringify(await deps.signer.sign(statement), null, 2));
   }
   // Appending is idempotent: a re-run finds the entry and checkpoints the same head again.
   await deps.log?.logSignature(
     'task-bundle',
-    taskBundleSubjectNames(input.taskId).bundle,
+    taskBundleSubjectNames(built.taskId).bundle,
     (await deps.store.getSignature(digest)) ?? '',
   );
   const signMs = performance.now() - signStarted;
-  const published: PublishedTask = {
+  return {
     status: 'frozen',
-    taskId: input.taskId,
+    taskId: built.taskId,
     digest,
-    heldOutDigest: bundle.heldOutDigest,
+    heldOutDigest: built.heldOutDigest,
     archivePath: deps.store.path(digest),
     signaturePath: deps.store.signaturePath(digest),
     goldenTrace,
-    manifest,
-    failToPass: outcome.failToPass,
-    passToPass: outcome.passToPass,
-    flaky: outcome.flaky.map((test) => test.id),
-    volatile: outcome.volatile,
-    gold: { trials: proof.trials },
-    timings: {
-      freezeMs: Math.round(freezeMs),
-      goldMs: proof.ms,
-      bundleMs: Math.round(bundleMs),
-      signMs: Math.round(signMs),
-    },
+    manifest: built.manifest,
+    failToPass: built.failToPass,
+    passToPass: built.passToPass,
+    flaky: built.flaky,
+    volatile: built.volatile,
+    gold: built.gold,
+    timings: { ...built.timings, signMs: Math.round(signMs) },
   };
+}
+
+/** A whole freeze in one process: plan, build and publish, with a record so that the same inputs never run twice. */
+export async function freezeTask(input: TaskFreezeInput, deps: TaskFreezeDependencies): Promise<TaskFreezeOutcome> {
+  const plan = await planFreeze(input, deps);
+  if (plan.goldenTrace !== null && deps.goldenTraces === undefined)
+    throw new FreezeError(
+      'invalid-options',
+      `a golden trace (${input.goldenTrace ?? ''}) was given without a trace store to keep it in: pass goldenTraces`,
+    );
+  const recordPath = join(deps.store.root, 'freezes', `${plan.key.slice('sha256:'.length)}.json`);
+  const traces = plan.goldenTrace === null ? null : (deps.goldenTraces ?? null);
+  const recorded = await readFreezeRecord(recordPath, deps.store, traces);
+  if (recorded !== null) return recorded;
+  const built = await buildTask(input, plan, deps);
+  if (built.status === 'rejected') return built;
+  const published = await publishTask(built, deps);
   await mkdir(dirname(recordPath), { recursive: true });
   await writeFileDurably(recordPath, `${JSON.stringify(published, null, 2)}\n`);
   return published;

@@ -12,7 +12,7 @@ import { isAlive } from '@abp/grader/execution';
 import { jsonText, openApartRun, removeTree, type ApartRun, type PreflightResult } from '@abp/grader/run';
 import { heartbeating } from '../activities/heartbeat.js';
 import { inputCopiesDir, refDigest, unpackRunInputs, type RunInputsRef } from './run-inputs.js';
-import type { RunStore } from './run-store.js';
+import type { RunStore } from '../run-store/store.js';
 
 export interface GradingDependencies {
   home: string;

@@ -11,7 +11,8 @@ import { readTar, writeTar, type TarEntry } from '@abp/protocol/bundle/tar';
 import { loadRunInputs } from '@abp/grader/config';
 import { EnvironmentStore } from '@abp/grader/environments';
 import { StackError } from '../worker/errors.js';
-import type { RunStore } from './run-store.js';
+import type { RunStore } from '../run-store/store.js';
+import { getEnvironment, putEnvironment, type CarriedEnvironment } from '../run-store/environments.js';
 
 /** What a worker needs to rebuild the inputs, every part by its digest in the run store. */
 export interface RunInputsRef {
@@ -19,11 +20,8 @@ export interface RunInputsRef {
   /** The adapters file's folder as an archive, and the file's path inside it. */
   adapters: { file: string; folder: string };
   tasks: Array<{ id: string; digest: string }>;
-  /**
-   * Each task environment: its image (manifest) digest and every blob it is made of (manifest, config, layers). The
-   * environment store and the run store both name a blob by the sha256 of its bytes, so each goes over unchanged.
-   */
-  environments: Array<{ image: string; blobs: string[] }>;
+  /** Each task environment: its image (manifest) digest and every blob it is made of. */
+  environments: CarriedEnvironment[];
 }
 
 /** Bounds what one folder may add to the store: an adapters folder holding a whole checkout is a mistake to name. */
@@ -121,13 +119,8 @@ async function packEnvironments(
   }
   const environments = new EnvironmentStore(environmentStore);
   const packed: RunInputsRef['environments'] = [];
-  for (const image of [...images].sort()) {
-    // Checked whole here first: a damaged image fails the run on this machine, not on every worker.
-    const { manifest } = await environments.verify(image);
-    const blobs = [image, manifest.config.digest, ...manifest.layers.map((layer) => layer.digest)];
-    for (const blob of blobs) await store.putFile(environments.blobPath(blob));
-    packed.push({ image, blobs });
-  }
+  // Checked whole here first: a damaged image fails the run on this machine, not on every worker.
+  for (const image of [...images].sort()) packed.push(await putEnvironment(store, environments, image));
   return packed;
 }
 
@@ -199,23 +192,11 @@ export async function unpackRunInputs(
   return unpacked;
 }
 
-/** Each blob this machine's environment store lacks, from the run store; then the image is verified whole. */
+/** Each task environment into this machine's environment store, verified whole. */
 async function unpackEnvironments(store: RunStore, ref: RunInputsRef, environmentStore: string): Promise<void> {
   if (ref.environments.length === 0) return;
   const environments = new EnvironmentStore(environmentStore);
-  for (const { image, blobs } of ref.environments) {
-    for (const blob of blobs) {
-      if (await environments.has(blob)) continue;
-      const file = await environments.scratch('blob');
-      try {
-        await store.getFile(blob, file);
-        await environments.adoptFile(file);
-      } finally {
-        await rm(file, { force: true });
-      }
-    }
-    await environments.verify(image);
-  }
+  for (const carried of ref.environments) await getEnvironment(store, environments, carried);
 }
 
 /** The folder a worker keeps run input copies in, under its data directory. */

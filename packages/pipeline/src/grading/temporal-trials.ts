@@ -12,8 +12,8 @@ import type { gradeRun, GradeRunInput, GradeRunProgress } from '../workflows/gra
 import { taskQueues, workflowIds } from '../workflows/shared.js';
 import type { GradedTrial } from './activities.js';
 import { packRunInputs } from './run-inputs.js';
-import { openRunStore } from './open-run-store.js';
-import type { RunStore } from './run-store.js';
+import { openRunStore } from '../run-store/open.js';
+import type { RunStore } from '../run-store/store.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 

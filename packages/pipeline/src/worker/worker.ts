@@ -70,7 +70,7 @@ export async function createWorkerGroup(options: WorkerGroupOptions): Promise<Wo
   const served: Partial<Record<QueueKind, { maxConcurrent?: number }>> =
     options.queues ?? Object.fromEntries(QUEUE_KINDS.map((kind) => [kind, {}]));
   const all = options.activities as Readonly<Record<string, unknown>>;
-  // A queue whose work this process cannot do (the freeze without a signing key) is left to workers that can.
+  // A queue whose work this process cannot do (the freeze or the trials without what they read) is left to workers that can.
   const queues = QUEUE_KINDS.filter(
     (kind) => served[kind] !== undefined && (kind === 'main' || Object.keys(activitiesOn(kind, all)).length > 0),
   ).map((kind) => ({

@@ -23,3 +23,6 @@ export const workflowIds = {
   /** One workflow per graded run: the same inputs name the same run, so a restarted `abp run` finds its workflow. */
   gradeRun: (runId: string) => `abp-grade-${runId}`,
 } as const;
+
+/** The failure of publishing a freeze whose hand-off the run store no longer holds whole: the workflow builds again. */
+export const FREEZE_HANDOFF_LOST = 'FreezeHandoffLost';

@@ -10,7 +10,7 @@ import { EnvironmentStore } from '@abp/grader/environments';
 import { runFingerprint } from '@abp/grader/run';
 import { buildRunFixture, SLUG_TASK, type RunFixture } from '../../../grader/test/support/run-fixture.js';
 import { packRunInputs, refDigest, unpackRunInputs } from '../../src/grading/run-inputs.js';
-import { FolderRunStore } from '../../src/grading/run-store.js';
+import { FolderRunStore } from '../../src/run-store/store.js';
 
 let fixture: RunFixture;
 let root = '';
@@ -113,6 +113,13 @@ describe('run inputs through the run store', () => {
     expect(ref.environments).toEqual([
       { image: image.digest, blobs: [image.digest, image.manifest.config.digest, layer.digest] },
     ]);
+    // On one file system the run store shares the environment's blobs (hard links) rather than copying them.
+    const { stat } = await import('node:fs/promises');
+    const [stored, kept] = await Promise.all([
+      stat(join(store.location, 'sha256', layer.digest.slice('sha256:'.length))),
+      stat(here.blobPath(layer.digest)),
+    ]);
+    expect([stored.ino, stored.nlink]).toEqual([kept.ino, 2]);
     const there = join(root, 'env-there');
     await unpackRunInputs(store, ref, join(root, 'env-copies'), there);
     expect((await new EnvironmentStore(there).verify(image.digest)).digest).toBe(image.digest);

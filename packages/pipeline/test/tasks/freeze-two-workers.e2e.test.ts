@@ -1,13 +1,13 @@
-// The acceptance case of the freeze queue with real processes: one `abp worker --queues main` and two
-// `abp worker --queues freeze --max-concurrent 1`, each with its own data directory (the same signing key), on one
-// Postgres and one Temporal dev server. Six drawn tasks' fixes merge at once; every task is frozen exactly once (one
-// bundle, one signature, one `frozen` event, one log entry), both freeze workers freeze some, and the main worker none.
-// Each freeze worker stands for a machine of its own: it runs in a mount namespace where the other workers' data
-// directories are hidden under an empty tmpfs, so a freeze that reached for another machine's files fails here as it
-// would there.
+// The acceptance case of the freeze queue with real processes: one `abp worker --queues main`, which holds the signing
+// key, and two `abp worker --queues freeze --max-concurrent 1`, each with a data directory of its own and no key, on
+// one Postgres, one Temporal dev server and one run store. Six drawn tasks' fixes merge at once; every task is built
+// exactly once, by one of the freeze workers (both build some), and published exactly once, by the main worker, into
+// the one bundle store and transparency log (one bundle, one signature, one `frozen` event, one log entry). Each freeze
+// worker stands for a machine of its own: it runs in a mount namespace where the other workers' data directories are
+// hidden under an empty tmpfs, so a freeze that reached for another machine's files fails here as it would there.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { chmod, copyFile, mkdir, readdir, readFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
@@ -70,16 +70,10 @@ afterAll(async () => {
   await Promise.all([env?.teardown(), postgres?.stop()]);
 });
 
-/** A data directory with the operator's signing key copied in, as another machine is given it. */
+/** Another machine's data directory: empty, with no signing key, as a freeze machine is given none. */
 async function machineHome(name: string): Promise<string> {
   const home = join(bench.root, name);
-  const from = signingPaths(bench.home).keyDir;
-  const to = signingPaths(home).keyDir;
-  await mkdir(to, { recursive: true, mode: 0o700 });
-  for (const file of await readdir(from)) {
-    await copyFile(join(from, file), join(to, file));
-    await chmod(join(to, file), 0o600);
-  }
+  await mkdir(home, { recursive: true });
   return home;
 }
 
@@ -111,6 +105,8 @@ function startWorker(name: string, home: string, args: string[], hidden: string[
       GITHUB_TOKEN: BENCH_TOKEN,
       // The suites of these repositories need only the host's toolchains; environments have suites of their own.
       ABP_FREEZE_IN: 'host',
+      // The storage every machine mounts, through which built tasks go to the publisher.
+      ABP_RUN_STORE: join(bench.root, 'shared-run-store'),
       ABP_TEST_HIDDEN: hidden.join(' '),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -333,64 +329,53 @@ describe('the freeze queue served by two freeze workers', () => {
       records.map(({ id, bundles, signatures, frozen_events }) => ({ id, bundles, signatures, frozen_events })),
     ).toEqual([...tasks].sort().map((id) => ({ id, bundles: 1, signatures: 1, frozen_events: 1 })));
 
-    // In Temporal: each freeze ran its two activities once, on a freeze worker, at the first attempt; every workflow task
-    // ran on the main worker.
+    // In Temporal: each freeze ran each of its four activities once, at the first attempt: gathering and building on a
+    // freeze worker, staging the trace and publishing on the main worker; every workflow task ran on the main worker.
     const freezers = [freezeA, freezeB];
-    const frozenBy = new Map<string, WorkerProcess>();
+    const builtBy = new Map<string, WorkerProcess>();
     for (const taskId of tasks) {
       const runs = await activityRuns(`${taskId}-freeze`);
-      expect(runs.map((run) => run.name)).toEqual(['prepareFreeze', 'freezeMergedFix']);
-      for (const run of runs) {
-        expect(run.identity).not.toBe(main.identity);
-        expect([freezeA.identity, freezeB.identity]).toContain(run.identity);
-      }
-      const freeze = runs.find((run) => run.name === 'freezeMergedFix');
-      expect(freeze?.attempt, `${taskId}'s freeze was attempted more than once`).toBe(1);
-      const freezer = freezers.find((worker) => worker.identity === freeze?.identity);
-      if (freezer !== undefined) frozenBy.set(taskId, freezer);
+      expect(runs.map((run) => `${run.name}#${run.attempt}`)).toEqual([
+        'prepareFreeze#1',
+        'stageGoldenTrace#1',
+        'buildFrozenTask#1',
+        'publishFrozenTask#1',
+      ]);
+      for (const run of runs)
+        if (run.name === 'prepareFreeze' || run.name === 'buildFrozenTask')
+          expect([freezeA.identity, freezeB.identity]).toContain(run.identity);
+        else expect(run.identity).toBe(main.identity);
+      const build = runs.find((run) => run.name === 'buildFrozenTask');
+      const builder = freezers.find((worker) => worker.identity === build?.identity);
+      if (builder !== undefined) builtBy.set(taskId, builder);
       console.info(
-        `${taskId}: ${runs.map((run) => `${run.name} ${run.seconds.toFixed(1)} s on ${freezers.find((worker) => worker.identity === run.identity)?.name ?? run.identity}`).join(', ')}`,
+        `${taskId}: ${runs.map((run) => `${run.name} ${run.seconds.toFixed(1)} s on ${[main, ...freezers].find((worker) => worker.identity === run.identity)?.name ?? run.identity}`).join(', ')}`,
       );
       for (const workflowId of [taskId, `${taskId}-freeze`])
         expect(await workflowTaskIdentities(workflowId)).toEqual([main.identity]);
       // The task workflow's own activities (records, pull reads) are the main queue's.
       for (const run of await activityRuns(taskId)) expect(run.identity).toBe(main.identity);
     }
-    const counts = freezers.map((worker) => [...frozenBy.values()].filter((by) => by === worker).length);
-    console.info(`${at()}: freezes by worker: a ${counts[0]}, b ${counts[1]}`);
+    const counts = freezers.map((worker) => [...builtBy.values()].filter((by) => by === worker).length);
+    console.info(`${at()}: builds by worker: a ${counts[0]}, b ${counts[1]}`);
     expect(
       counts.every((count) => count >= 1),
-      `freezes by worker: ${counts.join(', ')}`,
+      `builds by worker: ${counts.join(', ')}`,
     ).toBe(true);
 
-    // On the machines: each bundle is stored and logged once, by the worker that froze it; the main worker's data
-    // directory holds no bundle and logs none.
-    for (const record of records) {
-      const freezer = frozenBy.get(record.id);
-      expect(record.bundle_path?.startsWith(`${freezer?.home ?? '?'}/`), `${record.id}: ${record.bundle_path}`).toBe(
-        true,
-      );
-    }
+    // On the machines: every bundle is stored and logged once, in the main worker's data directory, the registry's one
+    // store and log; the freeze machines hold no key, no bundle and no log.
+    for (const record of records)
+      expect(record.bundle_path?.startsWith(`${main.home}/`), `${record.id}: ${record.bundle_path}`).toBe(true);
     const digests = records.map((record) => record.bundle_digest ?? '');
-    const stored = await Promise.all(freezers.map((worker) => storedBundles(worker.home)));
-    expect(stored.flat().sort()).toEqual([...digests].sort());
-    for (const [index, worker] of freezers.entries())
-      expect((stored[index] ?? []).sort()).toEqual(
-        records
-          .filter((record) => frozenBy.get(record.id) === worker)
-          .map((record) => record.bundle_digest ?? '')
-          .sort(),
-      );
-    const logged = await Promise.all(freezers.map((worker) => loggedBundles(worker.home)));
-    expect(logged.flat().sort()).toEqual(tasks.map((taskId) => taskBundleSubjectNames(taskId).bundle).sort());
-    for (const [index, worker] of freezers.entries())
-      expect((logged[index] ?? []).sort()).toEqual(
-        tasks
-          .filter((taskId) => frozenBy.get(taskId) === worker)
-          .map((taskId) => taskBundleSubjectNames(taskId).bundle)
-          .sort(),
-      );
-    expect(await storedBundles(main.home)).toEqual([]);
-    expect(await loggedBundles(main.home)).toEqual([]);
+    expect((await storedBundles(main.home)).sort()).toEqual([...digests].sort());
+    expect((await loggedBundles(main.home)).sort()).toEqual(
+      tasks.map((taskId) => taskBundleSubjectNames(taskId).bundle).sort(),
+    );
+    for (const worker of freezers) {
+      expect(await storedBundles(worker.home)).toEqual([]);
+      expect(await loggedBundles(worker.home)).toEqual([]);
+      expect(await readdir(signingPaths(worker.home).keyDir).catch(() => [])).toEqual([]);
+    }
   }, 600_000);
 });

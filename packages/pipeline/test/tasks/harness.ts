@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
-import { createAgingActivities } from '../../src/activities/aging.js';
+import { EnvironmentStore } from '@abp/grader/environments';
+import { FolderRunStore } from '../../src/run-store/store.js';
 import { createActivities } from '../../src/activities/index.js';
 import type { Database } from '../../src/db/connection.js';
 import {
@@ -135,28 +136,29 @@ export async function startBench(options: BenchOptions): Promise<Bench> {
   let reads: RunningTaskReads | null = null;
   if (bundle !== undefined) {
     attestor = await loadOperatorAttestor(home);
+    const runStore = new FolderRunStore(join(home, 'run-store'));
     worker = await createWorkerGroup({
       connection: env.nativeConnection,
       namespace: env.namespace ?? 'default',
       workflowBundle: bundle,
-      activities: {
-        ...createActivities({
-          now: () => new Date(),
-          tasks: { db, temporal: env.client },
-          optOuts: { db, publishDir: join(home, 'published') },
-          tracking: { db, github, temporal: env.client },
-          freeze: {
-            db,
-            github,
-            bundleDir: paths.bundles,
-            goldenTraceDir: paths.goldenTraces,
-            attestor,
-            workDir: join(home, 'freeze-work'),
-          },
-        }),
-        // Until activities/index.ts registers them (ActivityDependencies.aging), as cli/worker.ts will.
-        ...createAgingActivities({ db, attestor }),
-      },
+      activities: createActivities({
+        now: () => new Date(),
+        tasks: { db, temporal: env.client },
+        optOuts: { db, publishDir: join(home, 'published') },
+        tracking: { db, github, temporal: env.client },
+        // As cli/worker.ts wires them: the freeze builds and hands over through the run store, the main queue publishes.
+        freeze: { db, github, workDir: join(home, 'freeze-work'), runStore },
+        publish: {
+          db,
+          bundleDir: paths.bundles,
+          goldenTraceDir: paths.goldenTraces,
+          attestor,
+          runStore,
+          environments: new EnvironmentStore(join(home, 'environments')),
+          dataDir: home,
+        },
+        aging: { db, attestor },
+      }),
     });
     running = worker.run();
     // As `abp worker` does on PGlite: `abp task …` processes read tasks through this endpoint.

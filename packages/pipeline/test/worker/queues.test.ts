@@ -5,15 +5,17 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ACTIVITY_QUEUES, activitiesOn } from '../../src/activities/index.js';
 import { createFreezeActivities, type FreezeDependencies } from '../../src/activities/freeze.js';
+import { createPublishActivities, type PublishDependencies } from '../../src/activities/publish.js';
 import { createGradingActivities } from '../../src/grading/activities.js';
-import { FolderRunStore } from '../../src/grading/run-store.js';
+import { FolderRunStore } from '../../src/run-store/store.js';
 import { parseQueues } from '../../src/cli/worker.js';
 import { packageRoot } from '../../src/package-root.js';
 import { StackError } from '../../src/worker/errors.js';
 
 describe('activity queues', () => {
   // Built only to read their names: nothing here runs an activity.
-  const freeze = createFreezeActivities({ attestor: { signer: {} } } as unknown as FreezeDependencies);
+  const freeze = createFreezeActivities({ workDir: '/nonexistent' } as unknown as FreezeDependencies);
+  const publish = createPublishActivities({ attestor: { signer: {} } } as unknown as PublishDependencies);
   const grading = createGradingActivities({
     home: '/nonexistent',
     store: new FolderRunStore('/nonexistent'),
@@ -22,15 +24,18 @@ describe('activity queues', () => {
     hostEnv: {},
   });
 
-  it('puts every freeze activity on the freeze queue and every grading activity on the trials queue', () => {
+  it('puts the freeze worker’s activities on the freeze queue, publishing on main, grading on the trials queue', () => {
     for (const name of Object.keys(freeze)) expect([name, ACTIVITY_QUEUES[name]]).toEqual([name, 'freeze']);
+    for (const name of Object.keys(publish)) expect([name, ACTIVITY_QUEUES[name]]).toEqual([name, undefined]);
     for (const name of Object.keys(grading)) expect([name, ACTIVITY_QUEUES[name]]).toEqual([name, 'trials']);
     expect(Object.keys(ACTIVITY_QUEUES).sort()).toEqual([...Object.keys(freeze), ...Object.keys(grading)].sort());
   });
 
   it('splits one process’s activities by queue, the rest on main', () => {
-    const all = { ...freeze, ...grading, recordTaskEvent: () => undefined };
-    expect(Object.keys(activitiesOn('main', all))).toEqual(['recordTaskEvent']);
+    const all = { ...freeze, ...publish, ...grading, recordTaskEvent: () => undefined };
+    expect(Object.keys(activitiesOn('main', all)).sort()).toEqual(
+      ['publishFrozenTask', 'recordTaskEvent', 'stageGoldenTrace'].sort(),
+    );
     expect(Object.keys(activitiesOn('freeze', all)).sort()).toEqual(Object.keys(freeze).sort());
     expect(Object.keys(activitiesOn('trials', all)).sort()).toEqual(Object.keys(grading).sort());
   });
@@ -38,6 +43,7 @@ describe('activity queues', () => {
   it('names the same queue in the workflows that call them', async () => {
     const source = (file: string) => readFile(join(packageRoot, 'src', 'workflows', file), 'utf8');
     expect((await source('freeze.ts')).match(/taskQueue: taskQueues\.freeze/g)).toHaveLength(2);
+    expect((await source('freeze.ts')).match(/taskQueue: taskQueues\.main/g)).toHaveLength(1);
     expect(await source('grade-run.ts')).toContain('taskQueue: taskQueues.trials');
   });
 });

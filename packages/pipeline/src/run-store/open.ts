@@ -2,7 +2,7 @@
 // default the data directory's own folder (enough while the workers run on the machine that starts the run).
 import { join, resolve } from 'node:path';
 import { StackError } from '../worker/errors.js';
-import { FolderRunStore, type RunStore } from './run-store.js';
+import { FolderRunStore, type RunStore } from './store.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -14,7 +14,7 @@ type Env = Readonly<Record<string, string | undefined>>;
 export async function openRunStore(home: string, env: Env = process.env, cwd = process.cwd()): Promise<RunStore> {
   const named = env.ABP_RUN_STORE?.trim();
   if (named?.startsWith('s3://')) {
-    const { openS3RunStore } = await import('./s3-run-store.js');
+    const { openS3RunStore } = await import('./s3.js');
     return openS3RunStore(named, env);
   }
   if (named !== undefined && /^[a-z][a-z0-9+.-]*:\/\//i.test(named))

@@ -21,7 +21,7 @@ import {
 import { sha256Hex } from '@abp/protocol/bundle/digest';
 import { BundleError } from '@abp/protocol/bundle/errors';
 import { StackError } from '../worker/errors.js';
-import { fileDigest, type RunStore } from './run-store.js';
+import { fileDigest, type RunStore } from './store.js';
 
 type Env = Readonly<Record<string, string | undefined>>;
 

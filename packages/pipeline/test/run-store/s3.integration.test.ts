@@ -19,9 +19,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AbpError } from '@abp/protocol/errors';
 import { freePort, tailOf } from '../../src/dev-stack/processes.js';
 import { packageRoot } from '../../src/package-root.js';
-import { openRunStore } from '../../src/grading/open-run-store.js';
-import type { RunStore } from '../../src/grading/run-store.js';
-import { openS3RunStore } from '../../src/grading/s3-run-store.js';
+import { openRunStore } from '../../src/run-store/open.js';
+import type { RunStore } from '../../src/run-store/store.js';
+import { openS3RunStore } from '../../src/run-store/s3.js';
 import { StackError } from '../../src/worker/errors.js';
 
 const MOTO_SERVER = join(packageRoot, '..', '..', '.tools', 'moto', 'bin', 'moto_server');

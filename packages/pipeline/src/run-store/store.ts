@@ -1,8 +1,8 @@
 // Where the machine that starts `abp run --on temporal` and the workers that run its trials exchange files: the run's
 // inputs (config, adapters folder, task folders, environment archives) and each trial's record and receipts, every
-// one kept under the sha256 of its bytes and checked against it when read back. Two kinds (open-run-store.ts picks
-// one): a folder every machine mounts, here, or an S3-compatible bucket (s3-run-store.ts).
-import { copyFile, mkdir, rename, rm } from 'node:fs/promises';
+// one kept under the sha256 of its bytes and checked against it when read back. Two kinds (open.ts picks
+// one): a folder every machine mounts, here, or an S3-compatible bucket (s3.ts).
+import { copyFile, link, mkdir, rename, rm } from 'node:fs/promises';
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { dirname } from 'node:path';
@@ -13,8 +13,11 @@ export interface RunStore {
   /** Where it is, for messages and `abp status`: a folder or an s3:// address. */
   readonly location: string;
   put(bytes: Buffer): Promise<string>;
-  /** Stores the file at `path` without holding it in memory; returns its digest. */
-  putFile(path: string): Promise<string>;
+  /**
+   * Stores the file at `path` without holding it in memory; returns its digest. `immutable`: the file is a
+   * content-addressed blob that never changes, so a store on the same file system may share it instead of copying.
+   */
+  putFile(path: string, options?: { immutable?: boolean }): Promise<string>;
   /** The bytes with `digest`, checked against it. */
   get(digest: string): Promise<Buffer>;
   /** Writes the bytes with `digest` to `path` (checked, whole or not at all). */
@@ -42,6 +45,20 @@ async function copyChecked(source: string, target: string, digest: string, misma
   }
 }
 
+/** Links `source` at `target`; false where the file systems differ or links are refused, so the caller copies. */
+async function linkInto(source: string, target: string): Promise<boolean> {
+  await mkdir(dirname(target), { recursive: true });
+  try {
+    await link(source, target);
+    return true;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return true; // another process stored the same bytes first
+    if (code === 'EXDEV' || code === 'EPERM' || code === 'EMLINK' || code === 'ENOTSUP') return false;
+    throw error;
+  }
+}
+
 const STORE_KIND = { what: 'run file', extension: '', remedy: 'start the run again' };
 
 /** A folder of content-addressed files (`<root>/sha256/<hex>`), local or on storage every worker mounts. */
@@ -56,9 +73,12 @@ export class FolderRunStore implements RunStore {
     return this.files.put(bytes);
   }
 
-  async putFile(path: string): Promise<string> {
+  async putFile(path: string, options: { immutable?: boolean } = {}): Promise<string> {
     const digest = await fileDigest(path);
     if (await this.files.has(digest)) return digest;
+    // A hard link costs no space: on one machine an environment of hundreds of MiB is not stored twice. Every read
+    // still checks the digest, so a source changed after all would be found, never served.
+    if (options.immutable === true && (await linkInto(path, this.files.path(digest)))) return digest;
     // Checked again after the copy: a file changed while it was copied must not be stored under the old digest.
     await copyChecked(
       path,
