@@ -57,6 +57,19 @@ afterAll(async () => {
 
 type Built = Extract<BuildOutcome, { status: 'built' }>;
 
+/** A task whose fix merged and whose freeze is under way, as the task workflow leaves it. */
+function insertFreezingTask(db: Database, taskId: string) {
+  return insertDrawnTask(db, {
+    task: {
+      id: taskId,
+      state: 'freezing',
+      prUrl: input.mergedPr,
+      mergeCommit: commitOf('merge'),
+      mergedAt: new Date('2026-06-02T00:00:00Z'),
+    },
+  });
+}
+
 /** The freeze worker's activities: its own scratch, the run store, no key. */
 function builderOn(db: Database, workDir: string, runStore: FolderRunStore) {
   return createFreezeActivities({ db, workDir, runStore });
@@ -172,15 +185,7 @@ describe('the freeze and publish activities', () => {
 
   it('stalls, noted on the task, while the attached trace is not the one stored under its digest', async () => {
     const taskId = `${input.taskId}0`;
-    await insertDrawnTask(database.db, {
-      task: {
-        id: taskId,
-        state: 'freezing',
-        prUrl: input.mergedPr,
-        mergeCommit: commitOf('merge'),
-        mergedAt: new Date('2026-06-02T00:00:00Z'),
-      },
-    });
+    await insertFreezingTask(database.db, taskId);
     const runStore = new FolderRunStore(join(root, 'tampered-run-store'));
     const publisher = await publisherOn(database.db, join(root, 'tampered'), runStore);
     const traces = new GoldenTraceStore(join(root, 'tampered', 'traces'));
@@ -236,15 +241,7 @@ describe.runIf(process.getuid?.() === 0)('the freeze activity on a full disk', (
 
   it('stalls, retryably and noted on the task, while the disk is full, and builds once there is room', async () => {
     const taskId = input.taskId;
-    await insertDrawnTask(database.db, {
-      task: {
-        id: taskId,
-        state: 'freezing',
-        prUrl: input.mergedPr,
-        mergeCommit: commitOf('merge'),
-        mergedAt: new Date('2026-06-02T00:00:00Z'),
-      },
-    });
+    await insertFreezingTask(database.db, taskId);
     const runStore = new FolderRunStore(join(small, 'run-store'));
     const builder = builderOn(database.db, join(small, 'freeze-work'), runStore);
     const publisher = await publisherOn(database.db, join(small, 'publisher'), runStore);

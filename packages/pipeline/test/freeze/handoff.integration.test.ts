@@ -1,7 +1,7 @@
 // A built task on its way from a freeze worker to the publisher, through a real run store folder: every part comes back
 // byte for byte, the environment arrives whole in the publisher's own store, and a hand-off that lost a part, or a
 // document that is not one, is refused with the run store's or the freeze's own code rather than published.
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import { handoffKept, handOver, takeOver } from '../../src/freeze/handoff.js';
 import type { BuiltTask } from '../../src/freeze/index.js';
 import { FolderRunStore } from '../../src/run-store/store.js';
 import { goldenTraceText } from '../support/golden-trace.js';
+import { oneLayerImage } from '../support/environment-image.js';
 
 let fixture: RunFixture;
 let root = '';
@@ -24,16 +25,7 @@ beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), 'abp-handoff-'));
   // The environment a freeze worker built: one layer and its image, in the worker's own store.
   here = new EnvironmentStore(join(root, 'freeze-machine', 'environments'));
-  const layerDir = join(root, 'layer');
-  await mkdir(join(layerDir, 'usr', 'bin'), { recursive: true });
-  await writeFile(join(layerDir, 'usr', 'bin', 'tool'), '#!/bin/sh\necho tool\n', { mode: 0o755 });
-  const layer = await here.putLayer(layerDir);
-  const image = await here.putImage([layer], {
-    architecture: 'amd64',
-    os: 'linux',
-    config: { Env: ['PATH=/usr/bin'], WorkingDir: '/', Labels: {} },
-    rootfs: { type: 'layers', diff_ids: [layer.digest] },
-  });
+  const { image } = await oneLayerImage(here, join(root, 'layer'));
   const manifest = taskSchema.parse(JSON.parse(await readFile(join(fixture.tasks, SLUG_TASK, 'task.json'), 'utf8')));
   const trace = Buffer.from(goldenTraceText(manifest.id));
   built = {

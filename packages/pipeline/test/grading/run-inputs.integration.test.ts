@@ -11,6 +11,7 @@ import { runFingerprint } from '@abp/grader/run';
 import { buildRunFixture, SLUG_TASK, type RunFixture } from '../../../grader/test/support/run-fixture.js';
 import { packRunInputs, refDigest, unpackRunInputs } from '../../src/grading/run-inputs.js';
 import { FolderRunStore } from '../../src/run-store/store.js';
+import { oneLayerImage } from '../support/environment-image.js';
 
 let fixture: RunFixture;
 let root = '';
@@ -83,16 +84,7 @@ describe('run inputs through the run store', () => {
 
   it("carries a task's environment to another store under the digest the task names", async () => {
     const here = new EnvironmentStore(join(root, 'env-here'));
-    const layerDir = join(root, 'layer');
-    await mkdir(join(layerDir, 'usr', 'bin'), { recursive: true });
-    await writeFile(join(layerDir, 'usr', 'bin', 'tool'), '#!/bin/sh\necho tool\n', { mode: 0o755 });
-    const layer = await here.putLayer(layerDir);
-    const image = await here.putImage([layer], {
-      architecture: 'amd64',
-      os: 'linux',
-      config: { Env: ['PATH=/usr/bin'], WorkingDir: '/', Labels: {} },
-      rootfs: { type: 'layers', diff_ids: [layer.digest] },
-    });
+    const { image, layer } = await oneLayerImage(here, join(root, 'layer'));
     // The fixture's github-issue task, named to run in that image.
     const copied = join(root, 'with-image');
     await mkdir(copied, { recursive: true });

@@ -1,10 +1,11 @@
 // The acceptance case of the freeze queue with real processes: one `abp worker --queues main`, which holds the signing
 // key, and two `abp worker --queues freeze --max-concurrent 1`, each with a data directory of its own and no key, on
 // one Postgres, one Temporal dev server and one run store. Six drawn tasks' fixes merge at once; every task is built
-// exactly once, by one of the freeze workers (both build some), and published exactly once, by the main worker, into
-// the one bundle store and transparency log (one bundle, one signature, one `frozen` event, one log entry). Each freeze
-// worker stands for a machine of its own: it runs in a mount namespace where the other workers' data directories are
-// hidden under an empty tmpfs, so a freeze that reached for another machine's files fails here as it would there.
+// to completion exactly once, by one of the freeze workers (both build some), and published exactly once, by the main
+// worker, into the one bundle store and transparency log (one bundle, one signature, one `frozen` event, one log
+// entry). Each freeze worker stands for a machine of its own: it runs in a mount namespace where the other workers'
+// data directories are hidden under an empty tmpfs, so a freeze that reached for another machine's files fails here as
+// it would there. Midway, freeze-b is SIGKILLed during a build and started again: its build completes elsewhere, once.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdir, readdir, readFile } from 'node:fs/promises';
@@ -34,7 +35,7 @@ const DRAWN = [
   ['semver-lite', 4],
 ] as const;
 
-const { EventType, TaskQueueType } = proto.api.enums.v1;
+const { EventType, PendingActivityState, TaskQueueType } = proto.api.enums.v1;
 
 interface WorkerProcess {
   name: string;
@@ -43,6 +44,8 @@ interface WorkerProcess {
   /** What Temporal records as the worker's identity: the SDK's default, `<pid>@<host>`. */
   identity: string;
   log: string[];
+  /** SIGKILLed on purpose: its exit fails nothing. */
+  killed?: boolean;
 }
 
 let env: TestWorkflowEnvironment;
@@ -140,7 +143,7 @@ async function pollers(queue: string, type: proto.api.enums.v1.TaskQueueType): P
 async function until(condition: () => Promise<boolean>, what: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
-    if (workers.some(({ child }) => child.exitCode !== null || child.signalCode !== null))
+    if (workers.some(({ child, killed }) => killed !== true && (child.exitCode !== null || child.signalCode !== null)))
       throw new Error(`a worker exited while waiting for ${what}\n${workerLogs()}`);
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${workerLogs()}`);
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -219,6 +222,24 @@ async function activityRuns(
     });
 }
 
+/** The builds running now: each freeze workflow's started `buildFrozenTask`, with the worker that holds it. */
+async function buildsRunning(taskIds: readonly string[]): Promise<Array<{ taskId: string; identity: string }>> {
+  const running: Array<{ taskId: string; identity: string }> = [];
+  for (const taskId of taskIds) {
+    const described = await env.client.workflow
+      .getHandle(`${taskId}-freeze`)
+      .describe()
+      .catch(() => null);
+    for (const pending of described?.raw.pendingActivities ?? [])
+      if (
+        pending.activityType?.name === 'buildFrozenTask' &&
+        pending.state === PendingActivityState.PENDING_ACTIVITY_STATE_STARTED
+      )
+        running.push({ taskId, identity: pending.lastWorkerIdentity ?? '' });
+  }
+  return running;
+}
+
 /** The identities of the workers that ran a workflow's workflow tasks. */
 async function workflowTaskIdentities(workflowId: string): Promise<string[]> {
   const events = (await env.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
@@ -290,8 +311,34 @@ describe('the freeze queue served by two freeze workers', () => {
       bench.world.setChecks(pull.repo, pull.number, 'SUCCESS');
       bench.world.mergePull(pull.repo, pull.number, pull.repo.owner);
     }
+    // A freeze machine goes away mid-build and comes back: once freeze-b has built a task, it is SIGKILLed during its
+    // next build, and started again on the same data directory. The build it held goes to another worker after the
+    // heartbeat timeout; nothing of the killed attempt is published.
+    let killedTask = '';
+    await until(
+      async () => {
+        const building = await buildsRunning(tasks);
+        const done = (await Promise.all(tasks.map((taskId) => activityRuns(`${taskId}-freeze`).catch(() => []))))
+          .flat()
+          .filter((run) => run.name === 'buildFrozenTask' && run.identity === freezeB.identity);
+        killedTask = building.find((running) => running.identity === freezeB.identity)?.taskId ?? '';
+        return done.length >= 1 && killedTask !== '';
+      },
+      'freeze-b building its second task',
+      300_000,
+    );
+    freezeB.killed = true;
+    freezeB.child.kill('SIGKILL');
+    console.info(`${at()}: freeze-b killed while building ${killedTask}`);
+    const freezeB2 = startWorker(
+      'freeze-b again',
+      homeB,
+      ['--queues', 'freeze', '--max-concurrent', '1'],
+      [homeA, bench.home],
+    );
+
     // The two Go freezes dominate: about two minutes each on this 2-core machine at a load average of 7.
-    const states = await settled(tasks, 420_000, at);
+    const states = await settled(tasks, 480_000, at);
     console.info(`${at()}: all settled`);
     expect(states, workerLogs()).toEqual(tasks.map(() => 'scored'));
 
@@ -331,21 +378,23 @@ describe('the freeze queue served by two freeze workers', () => {
 
     // In Temporal: each freeze ran each of its four activities once, at the first attempt: gathering and building on a
     // freeze worker, staging the trace and publishing on the main worker; every workflow task ran on the main worker.
-    const freezers = [freezeA, freezeB];
+    const freezers = [freezeA, freezeB, freezeB2];
     const builtBy = new Map<string, WorkerProcess>();
     for (const taskId of tasks) {
       const runs = await activityRuns(`${taskId}-freeze`);
+      // The killed build's second attempt is the one that completed, on a worker that was alive.
       expect(runs.map((run) => `${run.name}#${run.attempt}`)).toEqual([
         'prepareFreeze#1',
         'stageGoldenTrace#1',
-        'buildFrozenTask#1',
+        `buildFrozenTask#${taskId === killedTask ? 2 : 1}`,
         'publishFrozenTask#1',
       ]);
       for (const run of runs)
         if (run.name === 'prepareFreeze' || run.name === 'buildFrozenTask')
-          expect([freezeA.identity, freezeB.identity]).toContain(run.identity);
+          expect(freezers.map((worker) => worker.identity)).toContain(run.identity);
         else expect(run.identity).toBe(main.identity);
       const build = runs.find((run) => run.name === 'buildFrozenTask');
+      if (taskId === killedTask) expect(build?.identity).not.toBe(freezeB.identity);
       const builder = freezers.find((worker) => worker.identity === build?.identity);
       if (builder !== undefined) builtBy.set(taskId, builder);
       console.info(
@@ -357,11 +406,10 @@ describe('the freeze queue served by two freeze workers', () => {
       for (const run of await activityRuns(taskId)) expect(run.identity).toBe(main.identity);
     }
     const counts = freezers.map((worker) => [...builtBy.values()].filter((by) => by === worker).length);
-    console.info(`${at()}: builds by worker: a ${counts[0]}, b ${counts[1]}`);
-    expect(
-      counts.every((count) => count >= 1),
-      `builds by worker: ${counts.join(', ')}`,
-    ).toBe(true);
+    console.info(`${at()}: builds by worker: a ${counts[0]}, b ${counts[1]}, b again ${counts[2]}`);
+    // Both machines built: freeze-a, and freeze-b before it was killed (the kill waited for its first build).
+    expect(counts[0], `builds by worker: ${counts.join(', ')}`).toBeGreaterThanOrEqual(1);
+    expect(counts[1], `builds by worker: ${counts.join(', ')}`).toBeGreaterThanOrEqual(1);
 
     // On the machines: every bundle is stored and logged once, in the main worker's data directory, the registry's one
     // store and log; the freeze machines hold no key, no bundle and no log.
@@ -377,5 +425,5 @@ describe('the freeze queue served by two freeze workers', () => {
       expect(await loggedBundles(worker.home)).toEqual([]);
       expect(await readdir(signingPaths(worker.home).keyDir).catch(() => [])).toEqual([]);
     }
-  }, 600_000);
+  }, 840_000);
 });
