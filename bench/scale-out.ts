@@ -20,9 +20,6 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 // The package is CommonJS: its namespaces come through the default import only (as in dev-stack.ts).
 import proto from '@temporalio/proto';
-import { loadRunInputs } from '@abp/grader/config';
-import { sandboxStatus } from '@abp/grader/execution';
-import { cacheDigest, prepareFixtureRepo } from '@abp/grader/workspace';
 import { packageRoot } from '@abp/pipeline/package-root';
 import { workflowIds } from '@abp/pipeline/workflows/shared';
 import { buildRunFixture, GREETING_TASK, type RunFixture } from '../packages/grader/test/support/run-fixture.js';
@@ -391,7 +388,7 @@ interface Breakdown {
   /** Per trial, between one trial's end and the next trial's start on the same process. */
   gapMean: number;
   /**
-   * Distributed: inside the activity but outside the trial record (open the run, host preparation, store puts, RPC), for
+   * Distributed: inside the activity but outside the trial record (open the run, the task's preparation on its first trial, store puts, RPC), for
    * each worker's first trial (which opens the run: unpacks its inputs, checks the fingerprint) and for the rest.
    */
   firstOutsideMean?: number;
@@ -484,30 +481,6 @@ function breakdown(run: Measured): Breakdown {
   };
 }
 
-/**
- * What a trial activity repeats that a local run does once per run (trial-apart.ts prepares the trial host for every
- * trial): the task's repository cache built and checked again, and digested too where engines run without namespaces.
- * Timed here in this process, after the runs, as evidence for the per-trial figures above.
- */
-async function hostPreparation(config: string): Promise<{ prepare: number[]; digest: number[]; namespaces: boolean }> {
-  const inputs = await loadRunInputs({ config });
-  const source = inputs.tasks.find((task) => task.manifest.id === GREETING_TASK)?.source;
-  if (source?.kind !== 'fixture') throw new Error(`${GREETING_TASK} is not a fixture task here`);
-  const cacheDir = join(root, 'host-preparation-cache');
-  const timings = { prepare: [] as number[], digest: [] as number[], namespaces: (await sandboxStatus()).available };
-  for (let round = 0; round < 11; round += 1) {
-    const started = performance.now();
-    const repo = await prepareFixtureRepo({ fixtureDir: source.dir, cacheDir });
-    const prepared = performance.now();
-    await cacheDigest(repo);
-    // The first build is the cold one every run pays once anywhere; the rest are what each later trial repeats.
-    if (round === 0) continue;
-    timings.prepare.push(prepared - started);
-    timings.digest.push(performance.now() - prepared);
-  }
-  return timings;
-}
-
 // ---------------------------------------------------------------------------------------------------------------------
 
 function cleanUpNow(): void {
@@ -522,7 +495,6 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const)
   });
 
 const runs: Measured[] = [];
-let host: Awaited<ReturnType<typeof hostPreparation>> | undefined;
 try {
   root = await mkdtemp(join(tmpdir(), 'abp-bench-scale-out-'));
   mkdirSync(join(root, 'results'));
@@ -555,7 +527,6 @@ try {
     await Promise.all(workers.map(stop));
   }
   await stop(main);
-  host = await hostPreparation(fixture.config);
 } finally {
   await Promise.all([...children].map(stop));
   await temporal?.teardown();
@@ -693,10 +664,4 @@ const singleGap = median(singles.map((run) => breakdown(run).gapMean));
 console.log(
   `   scheduling alone, the gap between trials: local ${localGap.toFixed(0)} ms, one worker ${singleGap.toFixed(0)} ms: ${(singleGap - localGap).toFixed(0)} ms a trial`,
 );
-if (host !== undefined)
-  console.log(
-    `\n3. what every trial activity repeats that a local run does once (prepareTrialHost per trial, trial-apart.ts), timed alone:` +
-      `\n   prepareFixtureRepo of ${GREETING_TASK} on a warm cache: median ${median(host.prepare).toFixed(0)} ms [${spread(host.prepare)}]` +
-      `\n   cacheDigest of that cache: median ${median(host.digest).toFixed(0)} ms [${spread(host.digest)}] (${host.namespaces ? 'not done: engines run in namespaces here' : 'done per trial: no namespaces here'})`,
-  );
 if (failed) process.exitCode = 1;

@@ -115,11 +115,10 @@ describe('the freeze and publish activities', () => {
     const publisher = await publisherOn(database.db, join(root, 'publisher'), runStore);
 
     const first = built(await build(builder, { input, goldenTrace: null }));
-    const started = performance.now();
     const again = built(await build(builder, { input, goldenTrace: null }));
-    // The same inputs give the same hand-off, taken from the note rather than from six more suite runs.
+    // The same hand-off, taken from the worker's note: a second build would hand over another document, since the
+    // document carries the build's timings.
     expect(again.handoff).toBe(first.handoff);
-    expect(performance.now() - started).toBeLessThan(5_000);
 
     const published: FreezeSummary = await publish(publisher, first);
     const republished: FreezeSummary = await publish(publisher, again);
