@@ -27,6 +27,8 @@ import { permanent } from './arguments.js';
 import { diskFullAt, faultOfError, faultOfText } from '../freeze/machine-faults.js';
 import { freezeStalls, refusesGoldenTrace } from './freeze-stalls.js';
 import { heartbeating } from './heartbeat.js';
+import { FREEZE_HANDOFF_LOST } from '../workflows/shared.js';
+import { BundleError } from '@abp/protocol/bundle/errors';
 import { git } from '@abp/grader/execution';
 import type { EnvironmentStore } from '@abp/grader/environments';
 import type { RunStore } from '../run-store/store.js';
@@ -55,6 +57,8 @@ export interface BuildRequest {
   input: TaskFreezeInput;
   /** The run store's copy of the trace attached to the task (stageGoldenTrace); null when none is. */
   goldenTrace: string | null;
+  /** A hand-off of this task the publisher could not take: never handed over again, whatever this worker noted. */
+  lost?: string;
 }
 
 /** A build's verdict: the hand-off document for the publisher, or the task's rejection with its reason. */
@@ -179,33 +183,45 @@ export function createFreezeActivities({ db, github, workDir, environments, runS
     };
   }
 
-  /** The staged golden trace, from the run store to a file of this worker's (checked against its digest on the way). */
+  /**
+   * The staged golden trace, copied from the run store to a file of this worker's, checked against its digest on the
+   * way. One the store no longer holds whole is staged again: FREEZE_HANDOFF_LOST sends the workflow back to staging.
+   */
   async function traceFile(digest: string): Promise<string> {
     const path = join(workDir, 'golden-traces', `${digest.slice('sha256:'.length)}.abp-trace.jsonl`);
-    if (
-      !(await stat(path).then(
-        () => true,
-        () => false,
-      ))
-    )
+    try {
       await runStore.getFile(digest, path);
+    } catch (error) {
+      if (!(error instanceof BundleError && (error.code === 'not-found' || error.code === 'corrupt-store')))
+        throw error;
+      throw ApplicationFailure.create({
+        type: FREEZE_HANDOFF_LOST,
+        message: `the golden trace ${digest} staged for the freeze is not whole in the run store ${runStore.location} (${error.message}); it is staged again`,
+        nonRetryable: true,
+        cause: error,
+      });
+    }
     return path;
   }
 
   /** The hand-off this worker made for freeze key `key`, while it and its parts are still in the run store. */
-  async function builtBefore(key: string): Promise<string | null> {
+  async function builtBefore(key: string, lost: string | undefined): Promise<string | null> {
     const noted = await readFile(join(builtDir, `${key.slice('sha256:'.length)}.txt`), 'utf8').catch(() => null);
     const digest = noted?.trim() ?? '';
-    if (!sha256Digest.safeParse(digest).success) return null;
+    if (!sha256Digest.safeParse(digest).success || digest === lost) return null;
     return (await handoffKept(runStore, digest)) ? digest : null;
   }
 
-  async function build({ input, goldenTrace }: BuildRequest): Promise<BuildOutcome> {
+  async function build({ input, goldenTrace, lost }: BuildRequest): Promise<BuildOutcome> {
     // The cutoffs first: a task verified against no model is rejected before anything is fetched, cloned or run.
     await verifiedCutoffs(input);
     const traced = goldenTrace === null ? input : { ...input, goldenTrace: await traceFile(goldenTrace) };
     const plan = await planFreeze(traced, buildDeps);
-    const before = await builtBefore(plan.key);
+    if ((plan.goldenTrace?.digest ?? null) !== goldenTrace)
+      throw new Error(
+        `the golden trace read for ${input.taskId} is ${plan.goldenTrace?.digest ?? 'none'}, not the ${goldenTrace ?? 'none'} staged`,
+      );
+    const before = await builtBefore(plan.key, lost);
     if (before !== null) return { status: 'built', taskId: input.taskId, handoff: before };
     // prepareFreeze may have run on another freeze worker, whose mirror is on its own machine: where that clone is not
     // here, this worker's own mirror is read, fetched first (where the clone lives is not a freeze input).
@@ -254,6 +270,7 @@ export function createFreezeActivities({ db, github, workDir, environments, runS
       try {
         return await heartbeating(() => build(request));
       } catch (error) {
+        if (error instanceof ApplicationFailure) throw error;
         // A draw older than every model cutoff is the task's own fault, found before anything ran: the task is rejected
         // with the reason, as a suite's verdict would reject it, rather than failing the workflow.
         if (error instanceof FreezeError && error.code === 'no-verified-cutoff')

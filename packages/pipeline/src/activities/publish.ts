@@ -31,8 +31,11 @@ export interface PublishDependencies {
   bundleDir: string;
   /** The golden trace store (signingPaths(home).goldenTraces): traces attached to tasks (`abp task attach-trace`). */
   goldenTraceDir: string;
-  /** Signs each bundle's statement and logs it in the transparency log. */
-  attestor: Attestor;
+  /**
+   * Signs each bundle's statement and logs it in the transparency log; null on a main worker without the operator's
+   * key (`abp init`), where a freeze to publish stalls, noted on the task, until a worker with the key takes it.
+   */
+  attestor: Attestor | null;
   /** Where built tasks come from, and staged golden traces go to. */
   runStore: RunStore;
   /** The environment store `abp serve` serves images from: a task's environment is brought here before it is signed. */
@@ -62,6 +65,12 @@ export type FreezeSummary =
   | { status: 'rejected'; taskId: string; reason: string; detail: string };
 
 type Built = Extract<BuildOutcome, { status: 'built' }>;
+
+/** What the freeze workflow gives the publisher: the build, and the golden trace it staged for it (by digest). */
+export interface PublishRequest {
+  built: Built;
+  goldenTrace: string | null;
+}
 
 /** The key a stored signature names (its hint), not the signer's current key: a rotation may have come in between. */
 function signingKeyOf(bundle: JsonObject): string | null {
@@ -104,29 +113,43 @@ export function createPublishActivities({
   const store = new BundleStore(bundleDir);
   const goldenTraces = new GoldenTraceStore(goldenTraceDir);
   const stalled = freezeStalls(db);
-  const publishing = { store, goldenTraces, signer: attestor.signer, log: attestor };
+  /** The key and log, or the reason this worker cannot publish. */
+  const signing = (): Attestor => {
+    if (attestor === null)
+      throw new Error(
+        `this main worker has no signing key, so it cannot publish a freeze: run \`abp init\` in its data directory (or give it the operator's key folder); another main worker with the key takes the freeze on a retry`,
+      );
+    return attestor;
+  };
 
   /**
-   * The built task `built` names, taken back from the run store. A hand-off that is gone or damaged there (the store
-   * cleaned, a disk that failed) cannot come back by waiting: FREEZE_HANDOFF_LOST has the workflow build it again.
+   * The built task `built` names, taken back from the run store. A hand-off that is gone, damaged (the store drops a
+   * damaged entry as it finds it) or not a hand-off of this task cannot come right by waiting: FREEZE_HANDOFF_LOST has
+   * the workflow stage and build again. So does a golden trace other than the one staged.
    */
-  async function handedOver(built: Built): Promise<BuiltTask> {
-    const task = await takeOver(built.handoff, runStore, environments).catch((error: unknown) => {
-      if (!(error instanceof BundleError && (error.code === 'not-found' || error.code === 'corrupt-store')))
-        throw error;
-      throw ApplicationFailure.create({
+  async function handedOver(built: Built, staged: string | null): Promise<BuiltTask> {
+    const lost = (why: string, cause?: Error) =>
+      ApplicationFailure.create({
         type: FREEZE_HANDOFF_LOST,
-        message: `the hand-off ${built.handoff} of ${built.taskId} is not whole in the run store ${runStore.location} (${error.message}); the task is built again`,
+        message: `the hand-off ${built.handoff} of ${built.taskId} cannot be published (${why}); the task is built again`,
         nonRetryable: true,
-        cause: error,
+        ...(cause === undefined ? {} : { cause }),
       });
-    });
-    // Checked before anything is stored or signed: a hand-off of another task is never published under this one.
-    if (task.taskId !== built.taskId)
-      throw new FreezeError(
-        'invalid-input',
-        `the hand-off ${built.handoff} is of task ${task.taskId}, not ${built.taskId}: freeze ${built.taskId} again`,
-      );
+    let task: BuiltTask;
+    try {
+      task = await takeOver(built.handoff, runStore, environments);
+    } catch (error) {
+      const handoffLost =
+        (error instanceof BundleError && (error.code === 'not-found' || error.code === 'corrupt-store')) ||
+        (error instanceof FreezeError && error.code === 'handoff-unreadable');
+      if (!handoffLost) throw error;
+      throw lost(`${error.message}; in the run store ${runStore.location}`, error);
+    }
+    // Checked before anything is stored or signed: a hand-off of another task, or with another trace than the one
+    // staged for it, is never published under this task.
+    if (task.taskId !== built.taskId) throw lost(`it is of task ${task.taskId}`);
+    if ((task.goldenTrace?.digest ?? null) !== staged)
+      throw lost(`it carries golden trace ${task.goldenTrace?.digest ?? 'none'}, but ${staged ?? 'none'} was staged`);
     return task;
   }
 
@@ -157,7 +180,7 @@ export function createPublishActivities({
         .insert(signatures)
         .values({
           bundleDigest: published.digest,
-          signerKind: attestor.signer.kind,
+          signerKind: signing().signer.kind,
           keyId: signingKeyOf(signed),
           sigstoreBundle: signed,
         })
@@ -181,13 +204,15 @@ export function createPublishActivities({
      */
     async stageGoldenTrace(taskId: string): Promise<string | null> {
       try {
-        const attached = await goldenTraces.attached(taskId);
-        if (attached === null) return null;
-        // The attached trace is the one stored under its digest, or the freeze stalls (corrupt-store, not-found): a
-        // file changed since it was attached is never signed under another digest.
-        await goldenTraces.get(attached);
-        await readGoldenTrace(goldenTraces.path(attached), taskId);
-        return await runStore.putFile(goldenTraces.path(attached));
+        return await heartbeating(async () => {
+          const attached = await goldenTraces.attached(taskId);
+          if (attached === null) return null;
+          // The attached trace is the one stored under its digest, or the freeze stalls (corrupt-store, not-found): a
+          // file changed since it was attached is never signed under another digest.
+          const bytes = await goldenTraces.get(attached);
+          await readGoldenTrace(goldenTraces.path(attached), taskId);
+          return runStore.put(bytes);
+        });
       } catch (error) {
         if (refusesGoldenTrace(error)) throw await stalled(taskId, null, error);
         throw await stalled(taskId, faultOfError(error) ?? (await diskFullAt(dataDir)), error);
@@ -195,9 +220,12 @@ export function createPublishActivities({
     },
 
     /** Publishes a task a freeze worker built: stored, signed, logged and recorded; returns what the history keeps. */
-    async publishFrozenTask(built: Built): Promise<FreezeSummary> {
+    async publishFrozenTask({ built, goldenTrace }: PublishRequest): Promise<FreezeSummary> {
       try {
-        const published = await heartbeating(async () => publishTask(await handedOver(built), publishing));
+        const { signer } = signing();
+        const published = await heartbeating(async () =>
+          publishTask(await handedOver(built, goldenTrace), { store, goldenTraces, signer, log: signing() }),
+        );
         await record(published);
         return frozenSummary(published);
       } catch (error) {

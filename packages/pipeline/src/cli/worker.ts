@@ -218,16 +218,18 @@ async function dependencies(
       ? `freeze: every suite runs in the task's environment, built or reused in ${config.freeze.store}`
       : "freeze: suites run on this machine's toolchains (ABP_FREEZE_IN=host); tasks name no image",
   );
+  // Publishing a freeze needs the key; without it this worker still stages golden traces, and a freeze to publish
+  // stalls here, noted on the task, until a main worker with the key takes it.
+  deps.publish = {
+    db,
+    bundleDir: paths.bundles,
+    goldenTraceDir: paths.goldenTraces,
+    attestor,
+    runStore,
+    environments: new EnvironmentStore(config.freeze.store),
+    dataDir: config.home,
+  };
   if (attestor !== null) {
-    deps.publish = {
-      db,
-      bundleDir: paths.bundles,
-      goldenTraceDir: paths.goldenTraces,
-      attestor,
-      runStore,
-      environments: new EnvironmentStore(config.freeze.store),
-      dataDir: config.home,
-    };
     deps.aging = { db, attestor };
     console.log(
       `signing: registry versions, draws, bundles and aging signed with key ${attestor.signer.keyId ?? ''}, logged in ${paths.log}; bundles in ${paths.bundles}`,

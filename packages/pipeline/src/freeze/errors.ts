@@ -20,6 +20,8 @@ export type FreezeErrorCode =
   /** The golden trace is not abp-trace/v1 line by line, or is another task's. */
   | 'invalid-golden-trace'
   /** The golden trace holds what the published redaction list hides: a secret would be published with it. */
-  | 'golden-trace-unredacted';
+  | 'golden-trace-unredacted'
+  /** A freeze hand-off in the run store is not one, or does not match the bundle it names: it is built again. */
+  | 'handoff-unreadable';
 
 export class FreezeError extends AbpError<FreezeErrorCode> {}

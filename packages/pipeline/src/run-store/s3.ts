@@ -214,10 +214,14 @@ class S3RunStore implements RunStore {
     return `s3://${this.settings.bucket}/${this.key(digest)}`;
   }
 
-  private damaged(digest: string): BundleError {
+  /** The object is dropped (best effort) so that the next put of those bytes stores them afresh. */
+  private async damaged(digest: string): Promise<BundleError> {
+    await this.client
+      .send(new DeleteObjectCommand({ Bucket: this.settings.bucket, Key: this.key(digest) }))
+      .catch(() => undefined);
     return new BundleError(
       'corrupt-store',
-      `${this.object(digest)}${this.settings.endpoint === undefined ? '' : ` at ${this.settings.endpoint}`} holds bytes whose digest is not ${digest}: the run store was written over; delete that object and start the run again`,
+      `${this.object(digest)}${this.settings.endpoint === undefined ? '' : ` at ${this.settings.endpoint}`} held bytes whose digest is not ${digest}: the run store was written over, and the object is removed; start the run again`,
     );
   }
 
@@ -323,7 +327,7 @@ class S3RunStore implements RunStore {
       throw requestFailed(error, `reading ${this.object(digest)}`, this.where);
     }
     const bytes = Buffer.concat(chunks);
-    if (`sha256:${sha256Hex(bytes)}` !== digest) throw this.damaged(digest);
+    if (`sha256:${sha256Hex(bytes)}` !== digest) throw await this.damaged(digest);
     return bytes;
   }
 
@@ -339,7 +343,7 @@ class S3RunStore implements RunStore {
       } catch (error) {
         throw requestFailed(error, `downloading ${this.object(digest)} to ${temporary}`, this.where);
       }
-      if (digesting.digest() !== digest) throw this.damaged(digest);
+      if (digesting.digest() !== digest) throw await this.damaged(digest);
       await rename(temporary, path);
     } catch (error) {
       await rm(temporary, { force: true });

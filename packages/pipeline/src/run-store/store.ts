@@ -2,7 +2,7 @@
 // inputs (config, adapters folder, task folders, environment archives) and each trial's record and receipts, every
 // one kept under the sha256 of its bytes and checked against it when read back. Two kinds (open.ts picks
 // one): a folder every machine mounts, here, or an S3-compatible bucket (s3.ts).
-import { copyFile, link, mkdir, rename, rm } from 'node:fs/promises';
+import { copyFile, link, mkdir, rename, rm, utimes } from 'node:fs/promises';
 import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { dirname } from 'node:path';
@@ -18,9 +18,12 @@ export interface RunStore {
    * content-addressed blob that never changes, so a store on the same file system may share it instead of copying.
    */
   putFile(path: string, options?: { immutable?: boolean }): Promise<string>;
-  /** The bytes with `digest`, checked against it. */
+  /**
+   * The bytes with `digest`, checked against it. An entry found damaged is removed before the `corrupt-store` error,
+   * so that whoever stores those bytes next stores them afresh rather than finding the damaged copy "already there".
+   */
   get(digest: string): Promise<Buffer>;
-  /** Writes the bytes with `digest` to `path` (checked, whole or not at all). */
+  /** Writes the bytes with `digest` to `path` (checked, whole or not at all; a damaged entry removed, as for get). */
   getFile(digest: string, path: string): Promise<void>;
   has(digest: string): Promise<boolean>;
 }
@@ -50,6 +53,9 @@ async function linkInto(source: string, target: string): Promise<boolean> {
   await mkdir(dirname(target), { recursive: true });
   try {
     await link(source, target);
+    // Stamped as stored now: a store expired by age (`find -mtime`) must not take a fresh entry for an old one.
+    const now = new Date();
+    await utimes(target, now, now);
     return true;
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
@@ -93,8 +99,16 @@ export class FolderRunStore implements RunStore {
     return digest;
   }
 
-  get(digest: string): Promise<Buffer> {
-    return this.files.get(digest);
+  async get(digest: string): Promise<Buffer> {
+    return this.files.get(digest).catch(async (error: unknown) => {
+      if (error instanceof BundleError && error.code === 'corrupt-store') await this.drop(digest);
+      throw error;
+    });
+  }
+
+  /** A damaged entry is removed when found, so that the next put of those bytes stores them afresh. */
+  private async drop(digest: string): Promise<void> {
+    await rm(this.files.path(digest), { force: true });
   }
 
   async getFile(digest: string, path: string): Promise<void> {
@@ -108,9 +122,12 @@ export class FolderRunStore implements RunStore {
       () =>
         new BundleError(
           'corrupt-store',
-          `${source} in the run store does not hash to its name ${digest}: the store is damaged; remove the file and start the run again`,
+          `${source} in the run store did not hash to its name ${digest}: the store was damaged, and the file is removed; start the run again`,
         ),
-    );
+    ).catch(async (error: unknown) => {
+      if (error instanceof BundleError && error.code === 'corrupt-store') await this.drop(digest);
+      throw error;
+    });
   }
 
   has(digest: string): Promise<boolean> {

@@ -37,9 +37,10 @@ const { stageGoldenTrace, publishFrozenTask } = proxyActivities<PublishActivitie
   retry: untilItPasses,
 });
 
-/** How many times a task is built again when its hand-off is lost before it is published. */
+/** How many times a task is staged and built when its hand-off is lost before it is published. */
 const BUILDS = 3;
 
+/** The failure of an activity that found its hand-off, or its staged trace, no longer whole in the run store. */
 function handoffLost(error: unknown): boolean {
   return (
     error instanceof ActivityFailure &&
@@ -50,12 +51,15 @@ function handoffLost(error: unknown): boolean {
 
 export async function freezeMergedTask(fix: MergedFix): Promise<FreezeSummary> {
   const input = await prepareFreeze(fix);
-  const goldenTrace = await stageGoldenTrace(fix.taskId);
+  let lost: string | undefined;
   for (let build = 1; ; build += 1) {
-    const built = await buildFrozenTask({ input, goldenTrace });
-    if (built.status === 'rejected') return built;
     try {
-      return await publishFrozenTask(built);
+      // Staged in the loop: a run store that lost the hand-off may have lost the trace with it.
+      const goldenTrace = await stageGoldenTrace(fix.taskId);
+      const built = await buildFrozenTask({ input, goldenTrace, ...(lost === undefined ? {} : { lost }) });
+      if (built.status === 'rejected') return built;
+      lost = built.handoff;
+      return await publishFrozenTask({ built, goldenTrace });
     } catch (error) {
       if (!handoffLost(error) || build >= BUILDS) throw error;
     }

@@ -16,7 +16,7 @@ import { sql } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EnvironmentStore } from '@abp/grader/environments';
 import { createFreezeActivities, type BuildOutcome, type BuildRequest } from '../../src/activities/freeze.js';
-import { createPublishActivities, type FreezeSummary } from '../../src/activities/publish.js';
+import { createPublishActivities, type FreezeSummary, type PublishRequest } from '../../src/activities/publish.js';
 import { selectRows, type Database } from '../../src/db/connection.js';
 import type { TaskFreezeInput } from '../../src/freeze/index.js';
 import { createSigningKey } from '../../src/signing/keys.js';
@@ -101,8 +101,15 @@ function built(outcome: BuildOutcome): Built {
   return outcome;
 }
 
-function publish(activities: Awaited<ReturnType<typeof publisherOn>>, outcome: Built): Promise<FreezeSummary> {
-  return new MockActivityEnvironment().run((arg: Built) => activities.publishFrozenTask(arg), outcome);
+function publish(
+  activities: Awaited<ReturnType<typeof publisherOn>>,
+  outcome: Built,
+  goldenTrace: string | null = null,
+): Promise<FreezeSummary> {
+  return new MockActivityEnvironment().run((arg: PublishRequest) => activities.publishFrozenTask(arg), {
+    built: outcome,
+    goldenTrace,
+  });
 }
 
 describe('the freeze and publish activities', () => {
@@ -153,7 +160,7 @@ describe('the freeze and publish activities', () => {
       'ENOENT',
     );
     // Built again from the suites, since the hand-off noted is gone: the same bundle, byte for byte.
-    const rebuilt = built(await build(builder, { input, goldenTrace: null }));
+    const rebuilt = built(await build(builder, { input, goldenTrace: null, lost: first.handoff }));
     expect(await publish(publisher, rebuilt)).toMatchObject({ status: 'frozen', taskId: input.taskId, digest: bundle });
   });
 
@@ -169,7 +176,13 @@ describe('the freeze and publish activities', () => {
       input.taskId,
     );
     expect(staged).toBe(attached);
-    const summary = await publish(publisher, built(await build(builder, { input, goldenTrace: staged })));
+    const traced = built(await build(builder, { input, goldenTrace: staged }));
+    // Published only with the trace that was staged for it: another answer sends the workflow back to build.
+    expect(await publish(publisher, traced, null).catch((error: unknown) => error)).toMatchObject({
+      nonRetryable: true,
+      type: 'FreezeHandoffLost',
+    });
+    const summary = await publish(publisher, traced, staged);
     if (summary.status !== 'frozen') throw new Error(`expected the freeze to publish: ${summary.detail}`);
     expect(summary.goldenTraceDigest).toBe(attached);
     const store = new BundleStore(join(root, 'traced', 'bundles'));
@@ -180,6 +193,14 @@ describe('the freeze and publish activities', () => {
     expect(unverifiedTaskBundlePredicate((await store.getSignature(summary.digest)) ?? '')?.goldenTraceDigest).toBe(
       attached,
     );
+  });
+
+  it('sends the workflow back to staging when the staged trace is gone from the run store', async () => {
+    const builder = builderOn(database.db, join(root, 'work'), new FolderRunStore(join(root, 'empty-run-store')));
+    const failure = await build(builder, { input, goldenTrace: `sha256:${'e'.repeat(64)}` }).catch(
+      (error: unknown) => error,
+    );
+    expect(failure).toMatchObject({ nonRetryable: true, type: 'FreezeHandoffLost' });
   });
 
   it('stalls, noted on the task, while the attached trace is not the one stored under its digest', async () => {

@@ -173,14 +173,19 @@ describe.skipIf(!installed)(
       const read = await failure(() => store.get(digest));
       expect(read.code).toBe('corrupt-store');
       expect(read.message).toContain(`s3://${BUCKET}/${key}`);
-      expect(read.message).toContain('delete that object');
+      expect(read.message).toContain('the object is removed');
+      // Dropped as found, so that whoever stores those bytes next stores them afresh.
+      expect(await store.has(digest)).toBe(false);
 
+      await raw.send(
+        new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: Buffer.from('what someone else wrote\n') }),
+      );
       const folder = join(scratch, 'tampered');
       const written = await failure(() => store.getFile(digest, join(folder, 'record.json')));
       expect(written.code).toBe('corrupt-store');
       expect(await readdir(folder)).toEqual([]);
+      expect(await store.has(digest)).toBe(false);
 
-      // Storing the right bytes again repairs an object of another length.
       await store.put(bytes);
       expect((await store.get(digest)).equals(bytes)).toBe(true);
     });

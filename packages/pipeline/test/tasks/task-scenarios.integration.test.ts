@@ -45,6 +45,9 @@ afterAll(async () => {
   await env?.teardown();
 });
 
+/** A test that waits up to 120 s for a freeze (bench.until) needs room beyond the tier's 60 s default. */
+const FREEZE_TEST_MS = 180_000;
+
 describe('the task lifecycle against the simulator', () => {
   const database = useTestDatabase('pglite');
 
@@ -63,139 +66,155 @@ describe('the task lifecycle against the simulator', () => {
     return rows.map((row) => `${row.cause}→${row.to_state}`);
   }
 
-  it('detects a merge by webhook and freezes the task into the scored set', async () => {
-    const taskId = await bench.startTask('textkit', 3);
-    const pull = await bench.openFix('textkit', 3);
-    await bench.submit(taskId, pull.url);
-    await bench.until(taskId, ['tracking']);
-    bench.world.setChecks(pull.repo, pull.number, 'SUCCESS');
-    // With the poller stopped, only the webhook can tell the task its pull request merged.
-    await bench.stopPoller();
-    try {
-      bench.world.mergePull(pull.repo, pull.number, pull.repo.owner);
-      await bench.until(taskId, ['freezing', 'scored', 'rejected']);
-    } finally {
-      await bench.startPoller();
-    }
-    const done = await bench.until(taskId, ['scored', 'rejected'], 120_000);
-    expect(done.state).toBe('scored');
-    expect(await causes(taskId)).toEqual([
-      'drawn→drawn',
-      'fix-submitted→tracking',
-      'pr-merged→freezing',
-      'frozen→scored',
-    ]);
-    await keepHistory(env.client, 'task-webhook-merge', taskId);
-    const [row] = await selectRows<{ bundle_digest: string | null; scored_days: number }>(
-      database.db,
-      sql`select bundle_digest, extract(epoch from scored_until - merged_at)::int / 86400 as scored_days from tasks where id = ${taskId}`,
-    );
-    expect(row).toMatchObject({
-      bundle_digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) as unknown,
-      scored_days: 180,
-    });
-  });
+  it(
+    'detects a merge by webhook and freezes the task into the scored set',
+    async () => {
+      const taskId = await bench.startTask('textkit', 3);
+      const pull = await bench.openFix('textkit', 3);
+      await bench.submit(taskId, pull.url);
+      await bench.until(taskId, ['tracking']);
+      bench.world.setChecks(pull.repo, pull.number, 'SUCCESS');
+      // With the poller stopped, only the webhook can tell the task its pull request merged.
+      await bench.stopPoller();
+      try {
+        bench.world.mergePull(pull.repo, pull.number, pull.repo.owner);
+        await bench.until(taskId, ['freezing', 'scored', 'rejected']);
+      } finally {
+        await bench.startPoller();
+      }
+      const done = await bench.until(taskId, ['scored', 'rejected'], 120_000);
+      expect(done.state).toBe('scored');
+      expect(await causes(taskId)).toEqual([
+        'drawn→drawn',
+        'fix-submitted→tracking',
+        'pr-merged→freezing',
+        'frozen→scored',
+      ]);
+      await keepHistory(env.client, 'task-webhook-merge', taskId);
+      const [row] = await selectRows<{ bundle_digest: string | null; scored_days: number }>(
+        database.db,
+        sql`select bundle_digest, extract(epoch from scored_until - merged_at)::int / 86400 as scored_days from tasks where id = ${taskId}`,
+      );
+      expect(row).toMatchObject({
+        bundle_digest: expect.stringMatching(/^sha256:[0-9a-f]{64}$/) as unknown,
+        scored_days: 180,
+      });
+    },
+    FREEZE_TEST_MS,
+  );
 
-  it('detects a merge by polling when the webhooks are dropped (the pull request opened by `abp task open-pr`)', async () => {
-    const taskId = await bench.startTask('textkit', 5);
-    const { repo, fix } = fixFor(bench.world, 'textkit', 5);
-    await pushFix(bench.world, fix, `${bench.sim.gitUrl}/${SOLVER_LOGIN}/textkit.git`, bench.root);
-    const opened = await abp([
-      'task',
-      'open-pr',
-      taskId,
-      '--branch',
-      `${SOLVER_LOGIN}:${fix.branch}`,
-      '--summary',
-      'Truncate by code point.',
-      '--title',
-      fix.title,
-      '--json',
-    ]);
-    const { pull: created, status } = JSON.parse(opened.stdout) as {
-      pull: { url: string; number: number };
-      status: { state: string };
-    };
-    expect(status.state).toBe('tracking');
-    const { data: body } = await bench.github.rest.pulls.get({
-      owner: repo.owner,
-      repo: repo.name,
-      pull_number: created.number,
-    });
-    expect(body.body).toMatch(/^Fixes #5/);
-    expect(body.body).toContain('Agent Benchmark Protocol');
-    const pull = { ...created, repo };
-    bench.webhooksOff();
-    try {
+  it(
+    'detects a merge by polling when the webhooks are dropped (the pull request opened by `abp task open-pr`)',
+    async () => {
+      const taskId = await bench.startTask('textkit', 5);
+      const { repo, fix } = fixFor(bench.world, 'textkit', 5);
+      await pushFix(bench.world, fix, `${bench.sim.gitUrl}/${SOLVER_LOGIN}/textkit.git`, bench.root);
+      const opened = await abp([
+        'task',
+        'open-pr',
+        taskId,
+        '--branch',
+        `${SOLVER_LOGIN}:${fix.branch}`,
+        '--summary',
+        'Truncate by code point.',
+        '--title',
+        fix.title,
+        '--json',
+      ]);
+      const { pull: created, status } = JSON.parse(opened.stdout) as {
+        pull: { url: string; number: number };
+        status: { state: string };
+      };
+      expect(status.state).toBe('tracking');
+      const { data: body } = await bench.github.rest.pulls.get({
+        owner: repo.owner,
+        repo: repo.name,
+        pull_number: created.number,
+      });
+      expect(body.body).toMatch(/^Fixes #5/);
+      expect(body.body).toContain('Agent Benchmark Protocol');
+      const pull = { ...created, repo };
+      bench.webhooksOff();
+      try {
+        bench.world.setChecks(pull.repo, pull.number, 'SUCCESS');
+        bench.world.mergePull(pull.repo, pull.number, pull.repo.owner);
+        await bench.until(taskId, ['freezing', 'scored', 'rejected'], 10_000);
+      } finally {
+        bench.webhooksOn();
+      }
+      expect((await bench.until(taskId, ['scored', 'rejected'], 120_000)).state).toBe('scored');
+      await keepHistory(env.client, 'task-polled-merge', taskId);
+    },
+    FREEZE_TEST_MS,
+  );
+
+  it(
+    'goes back to solving when the fix is closed unmerged, and is scored when a new fix is merged',
+    async () => {
+      const taskId = await bench.startTask('rangeset', 4);
+      const first = await bench.openFix('rangeset', 4);
+      await bench.submit(taskId, first.url);
+      await bench.until(taskId, ['tracking']);
+      bench.world.closePull(first.repo, first.number);
+      expect(await bench.until(taskId, ['solving'])).toMatchObject({ failedAttempts: 1 });
+      const second = await bench.openFix('rangeset', 4, 'parse-negative-numbers-again');
+      await bench.submit(taskId, second.url);
+      await bench.until(taskId, ['tracking']);
+      bench.world.setChecks(second.repo, second.number, 'SUCCESS');
+      bench.world.mergePull(second.repo, second.number, second.repo.owner);
+      expect((await bench.until(taskId, ['scored', 'rejected'], 120_000)).state).toBe('scored');
+      expect(await causes(taskId)).toEqual([
+        'drawn→drawn',
+        'fix-submitted→tracking',
+        'pr-closed-unmerged→solving',
+        'fix-submitted→tracking',
+        'pr-merged→freezing',
+        'frozen→scored',
+      ]);
+      await keepHistory(env.client, 'task-closed-then-resubmitted', taskId);
+    },
+    FREEZE_TEST_MS,
+  );
+
+  it(
+    'follows a force-push before the merge',
+    async () => {
+      const taskId = await bench.startTask('semver-lite', 3);
+      const pull = await bench.openFix('semver-lite', 3);
+      const submitted = await abp(['task', 'submit-fix', taskId, '--pr', pull.url]);
+      expect(submitted.stdout).toContain(`${taskId} is tracking, following ${pull.url}`);
+      // The solver amends its commit and force-pushes: the pull request's head moves (a `synchronize` webhook).
+      const clone = `${bench.root}/force-push`;
+      await git(
+        ['clone', '--quiet', '--branch', pull.fix.branch, `${bench.sim.gitUrl}/${SOLVER_LOGIN}/semver-lite.git`, clone],
+        { cwd: bench.root, transport: 'network' },
+      );
+      await git(
+        [
+          '-c',
+          'user.name=abp-solver',
+          '-c',
+          'user.email=solver@example.org',
+          'commit',
+          '--quiet',
+          '--amend',
+          '-m',
+          `${pull.fix.commitMessage} (amended)`,
+        ],
+        { cwd: clone },
+      );
+      await git(['push', '--quiet', '--force', 'origin', pull.fix.branch], { cwd: clone, transport: 'network' });
+      const deadline = Date.now() + 10_000;
+      while (!(await causes(taskId)).includes('pr-head-moved→tracking') && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(await causes(taskId)).toContain('pr-head-moved→tracking');
       bench.world.setChecks(pull.repo, pull.number, 'SUCCESS');
       bench.world.mergePull(pull.repo, pull.number, pull.repo.owner);
-      await bench.until(taskId, ['freezing', 'scored', 'rejected'], 10_000);
-    } finally {
-      bench.webhooksOn();
-    }
-    expect((await bench.until(taskId, ['scored', 'rejected'], 120_000)).state).toBe('scored');
-    await keepHistory(env.client, 'task-polled-merge', taskId);
-  });
-
-  it('goes back to solving when the fix is closed unmerged, and is scored when a new fix is merged', async () => {
-    const taskId = await bench.startTask('rangeset', 4);
-    const first = await bench.openFix('rangeset', 4);
-    await bench.submit(taskId, first.url);
-    await bench.until(taskId, ['tracking']);
-    bench.world.closePull(first.repo, first.number);
-    expect(await bench.until(taskId, ['solving'])).toMatchObject({ failedAttempts: 1 });
-    const second = await bench.openFix('rangeset', 4, 'parse-negative-numbers-again');
-    await bench.submit(taskId, second.url);
-    await bench.until(taskId, ['tracking']);
-    bench.world.setChecks(second.repo, second.number, 'SUCCESS');
-    bench.world.mergePull(second.repo, second.number, second.repo.owner);
-    expect((await bench.until(taskId, ['scored', 'rejected'], 120_000)).state).toBe('scored');
-    expect(await causes(taskId)).toEqual([
-      'drawn→drawn',
-      'fix-submitted→tracking',
-      'pr-closed-unmerged→solving',
-      'fix-submitted→tracking',
-      'pr-merged→freezing',
-      'frozen→scored',
-    ]);
-    await keepHistory(env.client, 'task-closed-then-resubmitted', taskId);
-  });
-
-  it('follows a force-push before the merge', async () => {
-    const taskId = await bench.startTask('semver-lite', 3);
-    const pull = await bench.openFix('semver-lite', 3);
-    const submitted = await abp(['task', 'submit-fix', taskId, '--pr', pull.url]);
-    expect(submitted.stdout).toContain(`${taskId} is tracking, following ${pull.url}`);
-    // The solver amends its commit and force-pushes: the pull request's head moves (a `synchronize` webhook).
-    const clone = `${bench.root}/force-push`;
-    await git(
-      ['clone', '--quiet', '--branch', pull.fix.branch, `${bench.sim.gitUrl}/${SOLVER_LOGIN}/semver-lite.git`, clone],
-      { cwd: bench.root, transport: 'network' },
-    );
-    await git(
-      [
-        '-c',
-        'user.name=abp-solver',
-        '-c',
-        'user.email=solver@example.org',
-        'commit',
-        '--quiet',
-        '--amend',
-        '-m',
-        `${pull.fix.commitMessage} (amended)`,
-      ],
-      { cwd: clone },
-    );
-    await git(['push', '--quiet', '--force', 'origin', pull.fix.branch], { cwd: clone, transport: 'network' });
-    const deadline = Date.now() + 10_000;
-    while (!(await causes(taskId)).includes('pr-head-moved→tracking') && Date.now() < deadline)
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(await causes(taskId)).toContain('pr-head-moved→tracking');
-    bench.world.setChecks(pull.repo, pull.number, 'SUCCESS');
-    bench.world.mergePull(pull.repo, pull.number, pull.repo.owner);
-    expect((await bench.until(taskId, ['scored', 'rejected'], 120_000)).state).toBe('scored');
-    await keepHistory(env.client, 'task-force-pushed', taskId);
-  });
+      expect((await bench.until(taskId, ['scored', 'rejected'], 120_000)).state).toBe('scored');
+      await keepHistory(env.client, 'task-force-pushed', taskId);
+    },
+    FREEZE_TEST_MS,
+  );
 
   it('is withdrawn when someone else closes the issue', async () => {
     const taskId = await bench.startTask('durafmt', 3);
