@@ -6,7 +6,7 @@
 // the ones the manifest names: a worker of another version, or a document that lies, cannot get another task signed.
 import { z } from 'zod';
 import { sha256Hex } from '@abp/protocol/bundle/digest';
-import { parseExpectedResults } from '@abp/protocol/bundle/expected-results';
+import { parseExpectedResults, type ExpectedResults } from '@abp/protocol/bundle/expected-results';
 import { EXPECTED_RESULTS_ENTRY, HELD_OUT_ENTRY, TASK_ENTRY } from '@abp/protocol/bundle/layout';
 import { readTar } from '@abp/protocol/bundle/tar';
 import { taskSchema, type AbpTask } from '@abp/protocol/schemas/abp-task';
@@ -111,6 +111,30 @@ function imageOf(manifest: AbpTask): string | null {
   return at === -1 ? null : image.slice(at + 1);
 }
 
+/** The manifest, held-out part and expected results of a handed-over bundle; `handoff-unreadable` when it has none. */
+function readBundle(
+  archive: Buffer,
+  bundle: string,
+  digest: string,
+): { manifest: AbpTask; heldOut: Buffer; expected: ExpectedResults } {
+  try {
+    const manifest = taskSchema.parse(JSON.parse(entryOf(archive, TASK_ENTRY, `bundle ${bundle}`, digest).toString()));
+    const heldOut = entryOf(archive, HELD_OUT_ENTRY, `bundle ${bundle}`, digest);
+    const expected = parseExpectedResults(
+      JSON.parse(entryOf(heldOut, EXPECTED_RESULTS_ENTRY, `${HELD_OUT_ENTRY} of ${bundle}`, digest).toString()),
+      `${HELD_OUT_ENTRY}: ${EXPECTED_RESULTS_ENTRY} of ${bundle}`,
+    );
+    return { manifest, heldOut, expected };
+  } catch (error) {
+    if (error instanceof FreezeError) throw error;
+    throw new FreezeError(
+      'handoff-unreadable',
+      `the hand-off ${digest} names bundle ${bundle}, which is not a bundle this abp reads: ${error instanceof Error ? error.message.slice(0, 500) : String(error)}`,
+      { cause: error },
+    );
+  }
+}
+
 /**
  * The built task the document `digest` names, every part read back and checked, and everything that is signed read
  * from the archive; the environment's blobs go into `environments` (the publisher's, which `abp serve` serves them
@@ -119,14 +143,7 @@ function imageOf(manifest: AbpTask): string | null {
 export async function takeOver(digest: string, store: RunStore, environments: EnvironmentStore): Promise<BuiltTask> {
   const handoff = parseHandoff(await store.get(digest), digest, store);
   const archive = await store.get(handoff.bundle);
-  const manifest = taskSchema.parse(
-    JSON.parse(entryOf(archive, TASK_ENTRY, `bundle ${handoff.bundle}`, digest).toString('utf8')),
-  );
-  const heldOut = entryOf(archive, HELD_OUT_ENTRY, `bundle ${handoff.bundle}`, digest);
-  const expected = parseExpectedResults(
-    JSON.parse(entryOf(heldOut, EXPECTED_RESULTS_ENTRY, `${HELD_OUT_ENTRY} of ${handoff.bundle}`, digest).toString()),
-    `${HELD_OUT_ENTRY}: ${EXPECTED_RESULTS_ENTRY} of ${handoff.bundle}`,
-  );
+  const { manifest, heldOut, expected } = readBundle(archive, handoff.bundle, digest);
   const { source } = manifest;
   const mismatches = [
     manifest.id !== handoff.taskId && `the bundle is of task ${manifest.id}, the document says ${handoff.taskId}`,

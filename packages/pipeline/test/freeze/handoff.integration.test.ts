@@ -137,11 +137,17 @@ describe('the freeze hand-off', () => {
     expect((await takeOver(digest, store, new EnvironmentStore(join(root, 'p2')))).archive).toEqual(built.archive);
   });
 
-  it('refuses a document whose trace or environment is not the one its bundle names', async () => {
+  it('refuses a document whose trace, environment, task or bundle is not what its bundle says', async () => {
     const store = new FolderRunStore(join(root, 'lying-run-store'));
     const digest = await handOver(built, store, here);
     const honest = JSON.parse((await store.get(digest)).toString('utf8')) as Record<string, unknown>;
-    for (const lie of [{ goldenTrace: null }, { environment: null }, { taskId: 'gh-acme-other-1' }]) {
+    const notABundle = await store.put(Buffer.from('not a bundle\n'));
+    for (const lie of [
+      { goldenTrace: null },
+      { environment: null },
+      { taskId: 'gh-acme-other-1' },
+      { bundle: notABundle },
+    ]) {
       const lying = await store.put(Buffer.from(canonicalJson({ ...honest, ...lie })));
       await expect(takeOver(lying, store, new EnvironmentStore(join(root, 'p5')))).rejects.toMatchObject({
         code: 'handoff-unreadable',
