@@ -20,6 +20,7 @@ import {
   verifiedCutoffs,
 } from '../freeze/index.js';
 import { handoffKept, handOver } from '../freeze/handoff.js';
+import { sweepAbandonedScratch } from '../freeze/scratch.js';
 import { writeWhole } from '../freeze/content-store.js';
 import { registryEntrySchema } from '@abp/protocol/schemas/abp-registry';
 import { sha256Digest } from '@abp/protocol/schemas/primitives';
@@ -86,6 +87,8 @@ export function createFreezeActivities({ db, github, workDir, environments, runS
   const buildDeps: TaskBuildDependencies = { workDir, ...(environments === undefined ? {} : { environments }) };
   /** Where this worker notes the hand-off of each freeze it built, by freeze key: the same inputs are not built twice. */
   const builtDir = join(workDir, 'built');
+  // As the worker starts: the scratch of freezes whose process was killed mid-way. A build waits for it.
+  const swept = sweepAbandonedScratch(workDir).catch(() => undefined);
 
   /**
    * This worker's mirror of `repo` (`<workDir>/mirrors/<owner>--<name>.git`), cloned from the pull request's host or
@@ -213,6 +216,7 @@ export function createFreezeActivities({ db, github, workDir, environments, runS
   }
 
   async function build({ input, goldenTrace, lost }: BuildRequest): Promise<BuildOutcome> {
+    await swept;
     // The cutoffs first: a task verified against no model is rejected before anything is fetched, cloned or run.
     await verifiedCutoffs(input);
     const traced = goldenTrace === null ? input : { ...input, goldenTrace: await traceFile(goldenTrace) };

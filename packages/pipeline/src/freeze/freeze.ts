@@ -13,6 +13,7 @@ import { FreezeError } from './errors.js';
 import { buildStateTrees, openFix } from './fix-trees.js';
 import { parseFreezeInput, type FreezeInput } from './inputs.js';
 import { measureFix, readHeldOutFiles, splitFix, type RecordedFile } from './split.js';
+import { scratchPrefix } from './scratch.js';
 import { runSuites, type RunRecord, type SuiteFailure } from './suite-runs.js';
 import type { GoldRejection } from './gold.js';
 
@@ -81,7 +82,7 @@ export async function freezeFix(input: FreezeInput, options: FreezeOptions): Pro
   const settings = checkOptions(options);
   const workDir = resolve(options.workDir);
   await mkdir(workDir, { recursive: true });
-  const root = await mkdtemp(join(workDir, 'freeze-'));
+  const root = await mkdtemp(join(workDir, scratchPrefix('freeze')));
   try {
     const source = await openFix(fix, join(root, 'scratch.git'));
     const split = splitFix(source.patch, fix.pathRules);

@@ -3,6 +3,7 @@
 // and the empty patch (the no-op engine) in none; otherwise the task is rejected, naming the tests. A task its own fix
 // cannot resolve, or that resolves without one, would grade every engine wrongly.
 import { mkdtemp, rm } from 'node:fs/promises';
+import { scratchPrefix } from './scratch.js';
 import { join } from 'node:path';
 import type { AbpTrial } from '@abp/protocol/schemas/abp-trial';
 import { unpackBundle } from '@abp/grader/bundle';
@@ -39,7 +40,7 @@ export async function proveWithGold(input: {
   environments?: EnvironmentStore;
 }): Promise<GoldProof | GoldFailure> {
   const started = performance.now();
-  const dir = await mkdtemp(join(input.workDir, 'gold-'));
+  const dir = await mkdtemp(join(input.workDir, scratchPrefix('gold')));
   try {
     const tasksDir = join(dir, 'tasks');
     await unpackBundle(input.archive, { taskDir: join(tasksDir, input.taskId) });

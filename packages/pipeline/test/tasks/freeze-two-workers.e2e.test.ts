@@ -314,6 +314,12 @@ describe('the freeze queue served by two freeze workers', () => {
     // A freeze machine goes away mid-build and comes back: once freeze-b has built a task, it is SIGKILLed during its
     // next build, and started again on the same data directory. The build it held goes to another worker after the
     // heartbeat timeout; nothing of the killed attempt is published.
+    // A build's scratch is named by its process: the killed build's is left behind until the worker started again
+    // sweeps it.
+    const scratchOf = async (pid: number | undefined) =>
+      (await readdir(join(homeB, 'freeze-work')).catch(() => [] as string[])).filter(
+        (name) => /^(?:freeze|gold)-(\d+)-/.exec(name)?.[1] === String(pid),
+      );
     let killedTask = '';
     await until(
       async () => {
@@ -322,14 +328,16 @@ describe('the freeze queue served by two freeze workers', () => {
           .flat()
           .filter((run) => run.name === 'buildFrozenTask' && run.identity === freezeB.identity);
         killedTask = building.find((running) => running.identity === freezeB.identity)?.taskId ?? '';
-        return done.length >= 1 && killedTask !== '';
+        return done.length >= 1 && killedTask !== '' && (await scratchOf(freezeB.child.pid)).length > 0;
       },
       'freeze-b building its second task',
       300_000,
     );
     freezeB.killed = true;
     freezeB.child.kill('SIGKILL');
+    await once(freezeB.child, 'exit');
     console.info(`${at()}: freeze-b killed while building ${killedTask}`);
+    expect(await scratchOf(freezeB.child.pid)).not.toEqual([]);
     const freezeB2 = startWorker(
       'freeze-b again',
       homeB,
@@ -420,6 +428,7 @@ describe('the freeze queue served by two freeze workers', () => {
     expect((await loggedBundles(main.home)).sort()).toEqual(
       tasks.map((taskId) => taskBundleSubjectNames(taskId).bundle).sort(),
     );
+    expect(await scratchOf(freezeB.child.pid)).toEqual([]);
     for (const worker of freezers) {
       expect(await storedBundles(worker.home)).toEqual([]);
       expect(await loggedBundles(worker.home)).toEqual([]);
