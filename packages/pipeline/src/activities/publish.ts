@@ -154,7 +154,7 @@ export function createPublishActivities({
   }
 
   /** The bundle, its signature and the task's base commit and bundle digest, in one transaction; existing rows kept. */
-  async function record(published: PublishedTask): Promise<void> {
+  async function record(published: PublishedTask, key: Attestor): Promise<void> {
     const signature = await store.getSignature(published.digest);
     if (signature === null)
       throw ApplicationFailure.create({
@@ -180,7 +180,7 @@ export function createPublishActivities({
         .insert(signatures)
         .values({
           bundleDigest: published.digest,
-          signerKind: signing().signer.kind,
+          signerKind: key.signer.kind,
           keyId: signingKeyOf(signed),
           sigstoreBundle: signed,
         })
@@ -222,11 +222,11 @@ export function createPublishActivities({
     /** Publishes a task a freeze worker built: stored, signed, logged and recorded; returns what the history keeps. */
     async publishFrozenTask({ built, goldenTrace }: PublishRequest): Promise<FreezeSummary> {
       try {
-        const { signer } = signing();
+        const key = signing();
         const published = await heartbeating(async () =>
-          publishTask(await handedOver(built, goldenTrace), { store, goldenTraces, signer, log: signing() }),
+          publishTask(await handedOver(built, goldenTrace), { store, goldenTraces, signer: key.signer, log: key }),
         );
-        await record(published);
+        await record(published, key);
         return frozenSummary(published);
       } catch (error) {
         if (error instanceof ApplicationFailure) throw error;
