@@ -3,7 +3,14 @@
 // The inputs go to the run store first; each finished trial comes back through the workflow's progress query as
 // digests, and its record and receipts from the store. The workflow is named by the run, so an `abp run` started
 // again after this process died attaches to the workflow still running rather than grading anything twice.
-import { Client, Connection, WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
+import {
+  Client,
+  Connection,
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowIdConflictPolicy,
+  WorkflowIdReusePolicy,
+  type WorkflowHandle,
+} from '@temporalio/client';
 import type { AbpTrial } from '@abp/protocol/schemas/abp-trial';
 import { resolveHome, homePaths } from '@abp/grader/home';
 import { RunError, type RemoteTrials, type TrialDispatch, type TrialSink } from '@abp/grader/run';
@@ -19,6 +26,8 @@ type Env = Readonly<Record<string, string | undefined>>;
 
 /** How often the progress query is asked while trials run: each answer hands over the trials finished since. */
 const PROGRESS_EVERY_MS = 1_000;
+/** Closed runs read before a start goes through: each is one that ended under us, so a handful means something is wrong. */
+const REFUSALS_BEFORE_GIVING_UP = 5;
 
 export function temporalTrials(env: Env = process.env): RemoteTrials {
   return {
@@ -91,34 +100,46 @@ async function gradeOnWorkers(
       cursor += 1;
     }
   };
-  // What a finished workflow of this run graded (an earlier `abp run` died before journaling it all) is taken from its
-  // result, while Temporal keeps it, rather than graded again.
-  const earlier = client.workflow.getHandle<typeof gradeRun>(workflowId);
-  const status = await earlier.describe().then(
-    (description) => description.status.name,
-    () => null,
-  );
-  if (status === 'COMPLETED') await deliver(await earlier.result());
-  // A workflow of this run still running is attached to, whatever it was asked for: its trials are handed over as they
-  // finish, and whatever it did not cover runs in a new workflow afterwards.
-  for (let round = 0; remaining.size > 0; round += 1) {
+  // The workflow is started over only once this client has read the closed run before it: a run that finished while an
+  // earlier `abp run` lay dead, or in the moment between any look and this start, holds trials already graded, and
+  // starting over it would grade them again. So the start refuses any closed run not yet read, and reads it instead.
+  let read: string | undefined;
+  let refusals = 0;
+  let started = 0;
+  while (remaining.size > 0) {
     const before = remaining.size;
     cursor = 0;
     // What an earlier workflow graded but could not yet be journaled (a gap before it) is not graded again.
     const toGrade = [...remaining.values()].filter((scheduled) => !ready.has(scheduled.trialId));
-    const handle = await client.workflow.start<typeof gradeRun>('gradeRun', {
-      taskQueue: taskQueues.main,
-      workflowId,
-      workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-      workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
-      args: [
-        {
-          ...input,
-          trials: toGrade.map((scheduled) => ({ trialId: scheduled.trialId, engine: scheduled.engine })),
-          preflight: dispatch.preflight.filter((engine) => toGrade.some((scheduled) => scheduled.engine === engine)),
-        },
-      ],
-    });
+    let handle: WorkflowHandle<typeof gradeRun>;
+    try {
+      handle = await client.workflow.start<typeof gradeRun>('gradeRun', {
+        taskQueue: taskQueues.main,
+        workflowId,
+        // A run of this workflow still going is attached to, whatever it was asked for: its trials are handed over as
+        // they finish, and whatever it did not cover runs in a new workflow afterwards.
+        workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
+        workflowIdReusePolicy:
+          read === undefined ? WorkflowIdReusePolicy.REJECT_DUPLICATE : WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+        args: [
+          {
+            ...input,
+            trials: toGrade.map((scheduled) => ({ trialId: scheduled.trialId, engine: scheduled.engine })),
+            preflight: dispatch.preflight.filter((engine) => toGrade.some((scheduled) => scheduled.engine === engine)),
+          },
+        ],
+      });
+    } catch (error) {
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError) || ++refusals > REFUSALS_BEFORE_GIVING_UP)
+        throw error;
+      const latest = await client.workflow.getHandle(workflowId).describe();
+      if (latest.status.name === 'RUNNING') continue;
+      if (latest.status.name === 'COMPLETED')
+        await deliver(await client.workflow.getHandle<typeof gradeRun>(workflowId, latest.runId).result());
+      read = latest.runId;
+      continue;
+    }
+    started += 1;
     const finished = handle.result();
     let done = false;
     void finished.then(
@@ -145,7 +166,7 @@ async function gradeOnWorkers(
           .map((failure) => `${failure.trialId}: ${failure.message}`)
           .join('\n  ')}`,
       );
-    if (remaining.size === before && round > 0)
+    if (remaining.size === before && started > 1)
       throw new RunError(
         'trials-failed',
         `workflow ${workflowId} ended without grading ${[...remaining.keys()].slice(0, 5).join(', ')}`,

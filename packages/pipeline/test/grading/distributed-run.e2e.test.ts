@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { temporal as proto } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -199,51 +199,75 @@ describe('abp run --on temporal: three workers, one killed mid-matrix', () => {
   }, 900_000);
 
   it('lets a restarted abp run attach to its workflow: no trial graded twice when the client is killed', async () => {
-    // Other inputs (another seed), so another run and another workflow; the two workers left serve it.
-    const again = await buildRunFixture({
-      adapters: [
-        { engine: 'waiter', script: 'slow', env: { set: { SLOW_MS: '1000' } } },
-        { engine: 'noop', script: 'noop' },
-      ],
-      trials: 3,
-    });
-    try {
-      const output = join(root, 'restarted');
-      const args = ['run', '--config', again.config, '-o', output, '--on', 'temporal', '--json'];
-      const first = spawn(process.execPath, [join(packageRoot, 'bin', 'abp.js'), ...args], {
-        env: { ...process.env, ...stackEnv('client-2') },
-        stdio: 'ignore',
-      });
-      const firstExited = new Promise((resolve) => first.once('exit', resolve));
-      let runDir = '';
-      const deadline = Date.now() + 300_000;
-      while ((await journalTrialIds(runDir)).length < 2) {
-        if (Date.now() > deadline) throw new Error('the first client never journaled two trials');
-        runDir = join(
-          output,
-          (await readdir(output).catch(() => [] as string[])).find((name) => name.startsWith('run-')) ?? '-',
-        );
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-      first.kill('SIGKILL');
-      await firstExited;
-      const second = await runAbp([...args, '--resume-progress', runDir], stackEnv('client-2'), 600_000);
-      expect(second.code, second.stderr).toBe(0);
-      const ids = await journalTrialIds(runDir);
-      expect(ids).toHaveLength(12);
-      expect(new Set(ids).size).toBe(12);
-      // One workflow run graded them all: the second client attached to it rather than starting the trials again.
-      const runId = (JSON.parse(second.stdout) as { runId: string }).runId;
-      const handle = temporal.client.workflow.getHandle(workflowIds.gradeRun(runId));
-      const events = (await handle.fetchHistory()).events ?? [];
-      const scheduled = events.filter(
-        (event) =>
-          event.eventType === proto.api.enums.v1.EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED &&
-          event.activityTaskScheduledEventAttributes?.activityType?.name === 'gradeTrial',
-      );
-      expect(scheduled).toHaveLength(12);
-    } finally {
-      await again.cleanup();
-    }
+    // Other inputs (another trial count), so another run and another workflow; the two workers left serve it.
+    await killClientAndRestart({ trials: 3, slowMs: 1000, waitForWorkflow: false });
+  }, 900_000);
+
+  it('lets a restarted abp run read the workflow that finished while no client watched, grading nothing again', async () => {
+    // The restart finds the run's workflow closed: its start is refused, and the closed run's trials are journaled.
+    await killClientAndRestart({ trials: 2, slowMs: 500, waitForWorkflow: true });
   }, 900_000);
 });
+
+/**
+ * Starts `abp run --on temporal`, SIGKILLs the client once it has journaled two trials, optionally waits for the run's
+ * workflow to finish with nobody watching, and runs the same command again: every trial is journaled once and one
+ * workflow run scheduled each trial once.
+ */
+async function killClientAndRestart(input: {
+  trials: number;
+  slowMs: number;
+  waitForWorkflow: boolean;
+}): Promise<void> {
+  const again = await buildRunFixture({
+    adapters: [
+      { engine: 'waiter', script: 'slow', env: { set: { SLOW_MS: String(input.slowMs) } } },
+      { engine: 'noop', script: 'noop' },
+    ],
+    trials: input.trials,
+  });
+  const total = 2 * 2 * input.trials; // 2 tasks × 2 engines
+  try {
+    const output = join(root, `restarted-${input.trials}`);
+    const args = ['run', '--config', again.config, '-o', output, '--on', 'temporal', '--json'];
+    const first = spawn(process.execPath, [join(packageRoot, 'bin', 'abp.js'), ...args], {
+      env: { ...process.env, ...stackEnv('client-2') },
+      stdio: 'ignore',
+    });
+    const firstExited = new Promise((resolve) => first.once('exit', resolve));
+    let runDir = '';
+    const deadline = Date.now() + 300_000;
+    while ((await journalTrialIds(runDir)).length < 2) {
+      if (Date.now() > deadline) throw new Error('the first client never journaled two trials');
+      runDir = join(
+        output,
+        (await readdir(output).catch(() => [] as string[])).find((name) => name.startsWith('run-')) ?? '-',
+      );
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    first.kill('SIGKILL');
+    await firstExited;
+    const workflowId = workflowIds.gradeRun(basename(runDir));
+    if (input.waitForWorkflow) await temporal.client.workflow.getHandle(workflowId).result();
+    const second = await runAbp([...args, '--resume-progress', runDir], stackEnv('client-2'), 600_000);
+    expect(second.code, second.stderr).toBe(0);
+    expect((JSON.parse(second.stdout) as { runId: string }).runId).toBe(basename(runDir));
+    const ids = await journalTrialIds(runDir);
+    expect(ids).toHaveLength(total);
+    expect(new Set(ids).size).toBe(total);
+    // One workflow run graded them all: the second client attached to it, or read it, rather than grading them again.
+    const runs: string[] = [];
+    for await (const execution of temporal.client.workflow.list({ query: `WorkflowId = '${workflowId}'` }))
+      runs.push(execution.runId);
+    expect(runs).toHaveLength(1);
+    const events = (await temporal.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+    const scheduled = events.filter(
+      (event) =>
+        event.eventType === proto.api.enums.v1.EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED &&
+        event.activityTaskScheduledEventAttributes?.activityType?.name === 'gradeTrial',
+    );
+    expect(scheduled).toHaveLength(total);
+  } finally {
+    await again.cleanup();
+  }
+}
