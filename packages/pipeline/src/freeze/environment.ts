@@ -43,23 +43,35 @@ function copiesProject(step: string): boolean {
   );
 }
 
+/** The requirement and constraint files an install step names (`pip install -r ci/needs.txt`), wherever they are. */
+function filesNamed(step: string): string[] {
+  const words = parseCommandLine(step).argv;
+  return words.flatMap((word, index) => {
+    const joined = /^(?:-r|-c|--requirement=|--constraint=)(.+)$/.exec(word)?.[1];
+    const next = ['-r', '-c', '--requirement', '--constraint'].includes(word) ? words[index + 1] : undefined;
+    const path = joined ?? next;
+    return path === undefined ? [] : [path.replace(/^(\.\/)+/, '')];
+  });
+}
+
 export type FreezeEnvironment = { built: true; build: EnvironmentBuild } | { built: false; detail: string };
 
 /** Which files of the checkout key the environment's cache: the dependency files, or every file for an install that copies the project itself. */
-async function dependencyFiles(
+export async function dependencyFiles(
   checkout: string,
   ecosystem: Ecosystem,
   install: readonly string[],
 ): Promise<Record<string, string>> {
   // `pip install .` copies the project into the virtualenv: an environment reused at another commit would test old code.
   const wholeTree = ecosystem === 'python' && install.some(copiesProject);
+  const named = new Set(install.flatMap(filesNamed));
   const entries = await readdir(checkout, { recursive: true, withFileTypes: true });
   const files: Record<string, string> = {};
   for (const entry of entries) {
     if (!entry.isFile()) continue;
     const path = join(entry.parentPath, entry.name).slice(checkout.length + 1);
     if (path.startsWith('.git/') || path.includes('node_modules/')) continue;
-    if (wholeTree || DEPENDENCY_FILES[ecosystem].test(path))
+    if (wholeTree || DEPENDENCY_FILES[ecosystem].test(path) || named.has(path))
       files[path] = fileDigest(await readFile(join(checkout, path)));
   }
   return Object.fromEntries(Object.entries(files).sort(([a], [b]) => (a < b ? -1 : 1)));

@@ -240,6 +240,66 @@ describe('Python test dependencies, from PyPI into the project virtualenv', () =
   );
 
   it(
+    'installs what the tox test environment installs (deps, a requirement file, an extra), then pytest reads per test',
+    { timeout: 600_000 },
+    async () => {
+      const dir = join(root, 'tox-project');
+      await writeFiles(dir, {
+        'pyproject.toml': [
+          '[project]',
+          'name = "rangekit"',
+          'version = "0.1.0"',
+          '[project.optional-dependencies]',
+          'socks = ["six==1.16.0"]',
+          '[build-system]',
+          'requires = ["setuptools>=61"]',
+          'build-backend = "setuptools.build_meta"',
+          '[tool.setuptools]',
+          'packages = ["rangekit"]',
+          '',
+        ].join('\n'),
+        // Nothing the tests import is named anywhere but here: only tox's test environment brings it.
+        'tox.ini': [
+          '[tox]',
+          'envlist = py3',
+          '[base]',
+          'deps = iniconfig==2.0.0',
+          '[testenv]',
+          'extras = socks',
+          'deps =',
+          '    {[base]deps}',
+          '    -r{toxinidir}/ci/needs.txt',
+          'commands = pytest {posargs}',
+          '',
+        ].join('\n'),
+        'ci/needs.txt': 'packaging==24.2\n',
+        'rangekit/__init__.py': 'def add(a, b):\n    return a + b\n',
+        'tests/test_add.py': [
+          'import iniconfig, packaging, six',
+          'from rangekit import add',
+          '',
+          'def test_adds():',
+          '    assert add(2, 3) == 5',
+          '',
+          'def test_the_versions_tox_names():',
+          '    assert (packaging.__version__, six.__version__) == ("24.2", "1.16.0")',
+          '',
+        ].join('\n'),
+      });
+      const tests = await pythonInstallAndTest(dir, [
+        "python -m pip install -e '.[socks]'",
+        'python -m pip install -r ci/needs.txt',
+        'python -m pip install iniconfig==2.0.0',
+        'python -m pip install pytest',
+      ]);
+      expect(tests).toEqual({
+        'tests/test_add.py::test_adds': 'pass',
+        'tests/test_add.py::test_the_versions_tox_names': 'pass',
+      });
+    },
+  );
+
+  it(
     'installs a uv.lock as locked, never re-resolved: uv from PyPI syncs the test group into the same virtualenv',
     { timeout: 600_000 },
     async () => {

@@ -364,6 +364,79 @@ describe('detectSuite: Python', () => {
     expect(plannedRunner(suite?.recipe?.test ?? '')).toBe('pytest');
   });
 
+  it('installs what the tox test environment installs: its deps, requirement files, extras and pip lines', () => {
+    const toxIni = [
+      '[tox]',
+      'envlist = py311,lint',
+      '[test-requirements]',
+      'deps =',
+      '    pytest-mock>=3  # mocks',
+      '    Twisted[http2]',
+      '[testenv]',
+      'extras = socks',
+      'dependency_groups = tests',
+      'deps =',
+      '    {[test-requirements]deps}',
+      '    -r{toxinidir}/requirements/ci.txt',
+      '    -r missing.txt',
+      '    py312: tomli',
+      '    {env:EXTRA_DEP}',
+      '    poetry',
+      '    git+https://example.com/pkg.git',
+      '    --index-url=https://example.com/simple',
+      'commands =',
+      '    python -m pip install -e .[d]',
+      '    pytest {posargs}',
+      '[testenv:lint]',
+      'deps = ruff',
+    ].join('\n');
+    const pyproject = [
+      '[project]',
+      'name = "pkg"',
+      '[project.optional-dependencies]',
+      'test = ["hypothesis"]',
+      '[dependency-groups]',
+      'tests = ["pytest>=8"]',
+    ].join('\n');
+    const suite = detectSuite(
+      tree({ 'pyproject.toml': pyproject, 'tox.ini': toxIni }, ['requirements/ci.txt', 'tests/test_a.py']),
+    );
+    expect(suite?.recipe?.install).toEqual([
+      "python -m pip install 'pip>=25.1'",
+      // The test extra by its name, then tox's: its extras and the project's own pip line.
+      "python -m pip install -e '.[test,socks,d]'",
+      'python -m pip install --group tests',
+      'python -m pip install -r requirements/ci.txt',
+      // Factor lines, unresolved substitutions, runner tools, URLs and options are left out; only the base env counts.
+      "python -m pip install 'pytest-mock>=3' 'Twisted[http2]'",
+      'python -m pip install pytest',
+    ]);
+    // The same environment written in pyproject.toml: as an ini string, and natively.
+    const legacy = detectSuite(
+      tree({ 'pyproject.toml': `${pyproject}\n[tool.tox]\nlegacy_tox_ini = """\n${toxIni}\n"""\n` }, [
+        'requirements/ci.txt',
+        'tests/test_a.py',
+      ]),
+    );
+    expect(legacy?.recipe?.install).toEqual(suite?.recipe?.install);
+    const native = detectSuite(
+      tree(
+        {
+          'pyproject.toml': [
+            pyproject,
+            '[tool.tox.env_run_base]',
+            'extras = ["socks"]',
+            'dependency_groups = ["tests"]',
+            'deps = ["pytest-mock>=3", "Twisted[http2]", "-r requirements/ci.txt"]',
+            'commands = [["python", "-m", "pip", "install", "-e", ".[d]"], ["pytest"]]',
+          ].join('\n'),
+        },
+        ['requirements/ci.txt', 'tests/test_a.py'],
+      ),
+    );
+    expect(native?.recipe?.install).toEqual(suite?.recipe?.install);
+  });
+
   it('names a suite with no pytest anywhere unittest, which pytest runs', () => {
     const suite = detectSuite(tree({ 'setup.py': 'setup()' }, ['tornado/test/web_test.py']));
     expect(suite).toMatchObject({ runners: ['unittest'], recipe: { test: 'python -m pytest' } });

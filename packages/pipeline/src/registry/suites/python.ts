@@ -1,10 +1,13 @@
 // Python suites: pytest wherever the project configures or depends on it (pytest.ini, [tool.pytest…] in
 // pyproject.toml, [tool:pytest] in setup.cfg, [pytest] in tox.ini, a conftest.py), else unittest, which pytest runs and
-// names as it names its own; installed with the project's test extras, dependency groups and test requirements, so the
-// suite has what it imports, from its uv.lock where it commits one. Run by pytest, read by its JUnit XML with node ids (the freeze's pytest plan).
+// names as it names its own; installed with the project's test extras, dependency groups and test requirements, and
+// what its tox test environment installs, so the suite has what it imports, from its uv.lock where it commits one. Run
+// by pytest, read by its JUnit XML with node ids (the freeze's pytest plan).
 import { isOwnTestPath, type RepoTree } from './repo-tree.js';
 import { commandLine } from './script-words.js';
 import { runnable, type SuiteCandidate } from './suite.js';
+import { readToml, table } from './toml.js';
+import { toxTestDeps } from './tox.js';
 
 const TEST_FILE = /(^|\/)(test_[^/]*|[^/]*_test)\.py$|(^|\/)tests?\/.*\.py$/;
 /** Extras and dependency groups that hold what the tests need, by the names projects give them. */
@@ -38,18 +41,32 @@ export function detectPython(tree: RepoTree): SuiteCandidate | null {
             ? 'hatch'
             : 'pip';
 
-  const extras = tableKeys(pyproject, 'project.optional-dependencies').filter((key) => TEST_SETS.includes(key));
-  const groups = tableKeys(pyproject, 'dependency-groups').filter((key) => TEST_SETS.includes(key));
+  const manifest = readToml(pyproject);
+  const declaredExtras = Object.keys(table(table(manifest, 'project'), 'optional-dependencies'));
+  const declaredGroups = Object.keys(table(manifest, 'dependency-groups'));
+  const tox = toxTestDeps(tree.text('tox.ini'), manifest, present);
+  // The test sets by name, then those the tox test environment asks for; uv refuses one the project does not declare,
+  // pip only warns, and a setup.py declares its extras where abp does not read them.
+  const union = (named: string[], more: readonly string[] | undefined) => [
+    ...new Set([...named.filter((key) => TEST_SETS.includes(key.toLowerCase())), ...(more ?? [])]),
+  ];
+  const locked = packageManager === 'uv' && present('uv.lock');
+  const extras = union(declaredExtras, tox?.extras).filter((extra) => !locked || declaredExtras.includes(extra));
+  const groups = union(declaredGroups, tox?.groups).filter((group) => declaredGroups.includes(group));
+  const requirementFiles = [...new Set([...requirements, ...(tox?.requirements ?? [])])];
   const install = [
-    ...(packageManager === 'uv' && present('uv.lock')
-      ? uvSync(pyproject, extras, groups)
+    ...(locked
+      ? uvSync(manifest, extras, groups)
       : [
           // PEP 735 groups: pip installs them since 25.1, newer than the pip a Debian virtualenv starts with.
           ...(groups.length > 0 ? [commandLine(['python', '-m', 'pip', 'install', 'pip>=25.1'])] : []),
           commandLine(['python', '-m', 'pip', 'install', '-e', `.${extras.length > 0 ? `[${extras.join(',')}]` : ''}`]),
-          ...groups.map((group) => `python -m pip install --group ${group}`),
+          ...groups.map((group) => commandLine(['python', '-m', 'pip', 'install', '--group', group])),
         ]),
-    ...requirements.map((path) => commandLine(['python', '-m', 'pip', 'install', '-r', path])),
+    ...requirementFiles.map((path) => commandLine(['python', '-m', 'pip', 'install', '-r', path])),
+    ...(tox !== null && tox.packages.length > 0
+      ? [commandLine(['python', '-m', 'pip', 'install', ...tox.packages])]
+      : []),
     // The runner itself, whether or not the project lists it (unittest suites do not).
     'python -m pip install pytest',
   ];
@@ -69,8 +86,13 @@ const UV_VERSION = '0.13.9';
  * `dev` group itself); `--inexact` keeps uv, and whatever else the steps before put there, where a sync would remove
  * what the lock does not name. Without a lock, uv would resolve afresh as pip does, and pip installs it.
  */
-function uvSync(pyproject: string, extras: readonly string[], groups: readonly string[]): string[] {
-  const required = /^required-version\s*=\s*["']([^"']+)["']/m.exec(tomlTable(pyproject, 'tool.uv'))?.[1]?.trim();
+function uvSync(
+  manifest: Readonly<Record<string, unknown>>,
+  extras: readonly string[],
+  groups: readonly string[],
+): string[] {
+  const requiredVersion = table(table(manifest, 'tool'), 'uv')['required-version'];
+  const required = typeof requiredVersion === 'string' ? requiredVersion.trim() : undefined;
   const uv = required === undefined ? `uv==${UV_VERSION}` : /^\d/.test(required) ? `uv==${required}` : `uv${required}`;
   return [
     commandLine(['python', '-m', 'pip', 'install', uv]),
@@ -84,18 +106,6 @@ function uvSync(pyproject: string, extras: readonly string[], groups: readonly s
   ];
 }
 
-/** The text of one TOML table, header excluded, up to the next header. */
-function tomlTable(toml: string, table: string): string {
-  const lines: string[] = [];
-  let inside = false;
-  for (const line of toml.split('\n')) {
-    const header = /^\s*\[([^\]]+)\]\s*$/.exec(line);
-    if (header) inside = header[1]?.trim() === table;
-    else if (inside) lines.push(line);
-  }
-  return lines.join('\n');
-}
-
 /** requirements-test.txt, test-requirements.txt, requirements/tests.txt: near the root, where projects keep them. */
 export function isTestRequirements(path: string): boolean {
   return (
@@ -104,14 +114,4 @@ export function isTestRequirements(path: string): boolean {
       path,
     )
   );
-}
-
-/** The keys of a TOML table (`[project.optional-dependencies]`), read line by line: enough for keys at its top level. */
-function tableKeys(toml: string, table: string): string[] {
-  return tomlTable(toml, table)
-    .split('\n')
-    .flatMap((line) => {
-      const key = /^\s*["']?([A-Za-z0-9_.-]+)["']?\s*=/.exec(line)?.[1];
-      return key === undefined ? [] : [key.toLowerCase()];
-    });
 }
