@@ -240,6 +240,59 @@ describe('Python test dependencies, from PyPI into the project virtualenv', () =
   );
 
   it(
+    'installs a poetry.lock with poetry run from a folder of its own: the test group comes, poetry stays out of the virtualenv',
+    { timeout: 600_000 },
+    async () => {
+      const dir = join(root, 'poetry-project');
+      await writeFiles(dir, {
+        'pyproject.toml': [
+          '[tool.poetry]',
+          'name = "rangekit"',
+          'version = "0.1.0"',
+          'description = ""',
+          'authors = ["t <t@example.com>"]',
+          'packages = [{ include = "rangekit" }]',
+          '[tool.poetry.dependencies]',
+          'python = ">=3.9"',
+          '[tool.poetry.group.test.dependencies]',
+          // Named nowhere else: only poetry's own group brings it.
+          'iniconfig = "2.0.0"',
+          '[build-system]',
+          'requires = ["poetry-core>=1.0.0"]',
+          'build-backend = "poetry.core.masonry.api"',
+          '',
+        ].join('\n'),
+        'rangekit/__init__.py': 'def add(a, b):\n    return a + b\n',
+        'tests/test_add.py': [
+          'import importlib.util, iniconfig',
+          'from rangekit import add',
+          '',
+          'def test_adds():',
+          '    assert add(2, 3) == 5',
+          '',
+          'def test_poetry_is_not_in_the_suite_environment():',
+          '    assert importlib.util.find_spec("poetry") is None',
+          '',
+        ].join('\n'),
+      });
+      // The lock as poetry itself writes it.
+      const tool = join(root, 'poetry-tool');
+      await must(['python3', '-m', 'venv', tool], root);
+      await must([join(tool, 'bin', 'python'), '-m', 'pip', 'install', 'poetry==2.5.1'], root);
+      await must([join(tool, 'bin', 'poetry'), 'lock'], dir);
+      const tests = await pythonInstallAndTest(dir, [
+        'python -m pip install --target .abp-poetry poetry==2.5.1',
+        'PYTHONPATH=.abp-poetry python -m poetry install --no-interaction --with test',
+        'python -m pip install pytest',
+      ]);
+      expect(tests).toEqual({
+        'tests/test_add.py::test_adds': 'pass',
+        'tests/test_add.py::test_poetry_is_not_in_the_suite_environment': 'pass',
+      });
+    },
+  );
+
+  it(
     'installs what the tox test environment installs (deps, a requirement file, an extra), then pytest reads per test',
     { timeout: 600_000 },
     async () => {

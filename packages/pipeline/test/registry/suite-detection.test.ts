@@ -364,6 +364,36 @@ describe('detectSuite: Python', () => {
     expect(plannedRunner(suite?.recipe?.test ?? '')).toBe('pytest');
   });
 
+  it('installs a poetry.lock with poetry run from a folder of its own, with the test groups and extras poetry declares', () => {
+    const pyproject = (more: string) =>
+      [
+        '[tool.poetry]',
+        'name = "pkg"',
+        more,
+        '[tool.poetry.extras]',
+        'test = ["hypothesis"]',
+        'docs = ["sphinx"]',
+        '[tool.poetry.group.dev.dependencies]',
+        'pytest = "^8"',
+        '[tool.poetry.group.lint.dependencies]',
+        'ruff = "*"',
+      ].join('\n');
+    const locked = detectSuite(tree({ 'pyproject.toml': pyproject('') }, ['poetry.lock', 'tests/test_a.py']));
+    expect(locked).toMatchObject({ packageManager: 'poetry', runners: ['pytest'] });
+    expect(locked?.recipe?.install).toEqual([
+      'python -m pip install --target .abp-poetry poetry==2.5.1',
+      'PYTHONPATH=.abp-poetry python -m poetry install --no-interaction --with dev --extras test',
+      'python -m pip install pytest',
+    ]);
+    const pinned = detectSuite(
+      tree({ 'pyproject.toml': pyproject('requires-poetry = ">=2.1"') }, ['poetry.lock', 'tests/test_a.py']),
+    );
+    expect(pinned?.recipe?.install?.[0]).toBe("python -m pip install --target .abp-poetry 'poetry>=2.1'");
+    // Without a lock, pip installs it; poetry's own groups are not PEP 735 groups, which pip would look for.
+    const unlocked = detectSuite(tree({ 'pyproject.toml': pyproject('') }, ['tests/test_a.py']));
+    expect(unlocked?.recipe?.install).toEqual(["python -m pip install -e '.[test]'", 'python -m pip install pytest']);
+  });
+
   it('installs what the tox test environment installs: its deps, requirement files, extras and pip lines', () => {
     const toxIni = [
       '[tox]',

@@ -1,8 +1,8 @@
 // Python suites: pytest wherever the project configures or depends on it (pytest.ini, [tool.pytest…] in
 // pyproject.toml, [tool:pytest] in setup.cfg, [pytest] in tox.ini, a conftest.py), else unittest, which pytest runs and
 // names as it names its own; installed with the project's test extras, dependency groups and test requirements, and
-// what its tox test environment installs, so the suite has what it imports, from its uv.lock where it commits one. Run
-// by pytest, read by its JUnit XML with node ids (the freeze's pytest plan).
+// what its tox test environment installs, so the suite has what it imports, from its uv.lock or poetry.lock where it
+// commits one. Run by pytest, read by its JUnit XML with node ids (the freeze's pytest plan).
 import { isOwnTestPath, type RepoTree } from './repo-tree.js';
 import { commandLine } from './script-words.js';
 import { runnable, type SuiteCandidate } from './suite.js';
@@ -42,27 +42,50 @@ export function detectPython(tree: RepoTree): SuiteCandidate | null {
             : 'pip';
 
   const manifest = readToml(pyproject);
-  const declaredExtras = Object.keys(table(table(manifest, 'project'), 'optional-dependencies'));
-  const declaredGroups = Object.keys(table(manifest, 'dependency-groups'));
+  const poetry = table(table(manifest, 'tool'), 'poetry');
+  // Poetry declares extras and groups in tables of its own as well as the standard ones.
+  const declaredExtras = [
+    ...Object.keys(table(table(manifest, 'project'), 'optional-dependencies')),
+    ...Object.keys(table(poetry, 'extras')),
+  ];
   const tox = toxTestDeps(tree.text('tox.ini'), manifest, present);
-  // The test sets by name, then those the tox test environment asks for; uv refuses one the project does not declare,
-  // pip only warns, and a setup.py declares its extras where abp does not read them.
+  // The test sets by name, then those the tox test environment asks for; uv and poetry refuse one the project does not
+  // declare, pip only warns, and a setup.py declares its extras where abp does not read them.
   const union = (named: string[], more: readonly string[] | undefined) => [
     ...new Set([...named.filter((key) => TEST_SETS.includes(key.toLowerCase())), ...(more ?? [])]),
   ];
-  const locked = packageManager === 'uv' && present('uv.lock');
-  const extras = union(declaredExtras, tox?.extras).filter((extra) => !locked || declaredExtras.includes(extra));
+  const lock =
+    present('uv.lock') && packageManager === 'uv'
+      ? 'uv'
+      : present('poetry.lock') && packageManager === 'poetry'
+        ? 'poetry'
+        : null;
+  // Poetry's own groups are poetry's to install: pip and uv read only PEP 735's.
+  const declaredGroups = [
+    ...Object.keys(table(manifest, 'dependency-groups')),
+    ...(lock === 'poetry' ? Object.keys(table(poetry, 'group')) : []),
+  ];
+  const extras = union(declaredExtras, tox?.extras).filter((extra) => lock === null || declaredExtras.includes(extra));
   const groups = union(declaredGroups, tox?.groups).filter((group) => declaredGroups.includes(group));
   const requirementFiles = [...new Set([...requirements, ...(tox?.requirements ?? [])])];
   const install = [
-    ...(locked
+    ...(lock === 'uv'
       ? uvSync(manifest, extras, groups)
-      : [
-          // PEP 735 groups: pip installs them since 25.1, newer than the pip a Debian virtualenv starts with.
-          ...(groups.length > 0 ? [commandLine(['python', '-m', 'pip', 'install', 'pip>=25.1'])] : []),
-          commandLine(['python', '-m', 'pip', 'install', '-e', `.${extras.length > 0 ? `[${extras.join(',')}]` : ''}`]),
-          ...groups.map((group) => commandLine(['python', '-m', 'pip', 'install', '--group', group])),
-        ]),
+      : lock === 'poetry'
+        ? poetryInstall(poetry, extras, groups)
+        : [
+            // PEP 735 groups: pip installs them since 25.1, newer than the pip a Debian virtualenv starts with.
+            ...(groups.length > 0 ? [commandLine(['python', '-m', 'pip', 'install', 'pip>=25.1'])] : []),
+            commandLine([
+              'python',
+              '-m',
+              'pip',
+              'install',
+              '-e',
+              `.${extras.length > 0 ? `[${extras.join(',')}]` : ''}`,
+            ]),
+            ...groups.map((group) => commandLine(['python', '-m', 'pip', 'install', '--group', group])),
+          ]),
     ...requirementFiles.map((path) => commandLine(['python', '-m', 'pip', 'install', '-r', path])),
     ...(tox !== null && tox.packages.length > 0
       ? [commandLine(['python', '-m', 'pip', 'install', ...tox.packages])]
@@ -102,6 +125,40 @@ function uvSync(
       ...['uv', 'sync', '--active', '--frozen', '--inexact', '--no-cache'],
       ...extras.flatMap((extra) => ['--extra', extra]),
       ...groups.flatMap((group) => ['--group', group]),
+    ]),
+  ];
+}
+
+/** The poetry abp installs when the project names none (`[tool.poetry] requires-poetry`). */
+const POETRY_VERSION = '2.5.1';
+/** Where poetry itself goes: a folder of the checkout that the environment does not keep, never the suite's virtualenv. */
+const POETRY_DIR = '.abp-poetry';
+
+/**
+ * A poetry.lock installed as it is: poetry from PyPI into a folder of its own, run from there (`python -m poetry`) so
+ * that none of its own dependencies lands in the suite's virtualenv, then `poetry install` of the locked versions into
+ * the environment's virtualenv (the active one), with the test groups and extras the project declares, and the project
+ * itself editable. A lock that no longer matches pyproject.toml fails the install, as it fails the project's CI.
+ */
+function poetryInstall(
+  poetry: Readonly<Record<string, unknown>>,
+  extras: readonly string[],
+  groups: readonly string[],
+): string[] {
+  const required = typeof poetry['requires-poetry'] === 'string' ? poetry['requires-poetry'].trim() : undefined;
+  const version =
+    required === undefined
+      ? `poetry==${POETRY_VERSION}`
+      : /^\d/.test(required)
+        ? `poetry==${required}`
+        : `poetry${required}`;
+  return [
+    commandLine(['python', '-m', 'pip', 'install', '--target', POETRY_DIR, version]),
+    commandLine([
+      `PYTHONPATH=${POETRY_DIR}`,
+      ...['python', '-m', 'poetry', 'install', '--no-interaction'],
+      ...(groups.length > 0 ? ['--with', groups.join(',')] : []),
+      ...extras.flatMap((extra) => ['--extras', extra]),
     ]),
   ];
 }

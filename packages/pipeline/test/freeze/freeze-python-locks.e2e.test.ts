@@ -1,8 +1,9 @@
-// A Python project locked by uv, frozen with `abp freeze` and no recipe: detection finds pytest in the lock's test
-// group, the environment installs uv from PyPI and syncs the lock into its virtualenv as locked (the lock holds
-// packaging 23.2, written against PyPI as it stood at the start of 2024, where pip would take the newest), the freeze
-// reads pytest's node ids, narrowed to the new test file, and the bundled engines grade the task: the reference
-// resolved, the no-op unresolved.
+// Python projects locked by uv and by poetry, frozen with `abp freeze` and no recipe. uv: detection finds pytest in the
+// lock's test group, the environment installs uv from PyPI and syncs the lock into its virtualenv as locked (the lock
+// holds packaging 23.2, written against PyPI as it stood at the start of 2024, where pip would take the newest).
+// poetry: the environment installs poetry from PyPI into a folder of its own and installs the lock with the test group
+// poetry declares, which pip would never install. The freeze reads pytest's node ids, narrowed to the new test file,
+// and the bundled engines grade each task: the reference resolved, the no-op unresolved.
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -81,8 +82,48 @@ const FIX: Record<string, string> = {
   ].join('\n'),
 };
 
+const POETRY = '2.5.1';
+
+const POETRY_BASE: Record<string, string> = {
+  'pyproject.toml': [
+    '[tool.poetry]',
+    'name = "rangekit"',
+    'version = "0.1.0"',
+    'description = ""',
+    'authors = ["t <t@example.com>"]',
+    'packages = [{ include = "rangekit" }]',
+    '[tool.poetry.dependencies]',
+    'python = ">=3.9"',
+    '[tool.poetry.group.test.dependencies]',
+    'pytest = "7.4.4"',
+    // Named nowhere else: only poetry's own group brings it.
+    'iniconfig = "2.0.0"',
+    '[build-system]',
+    'requires = ["poetry-core>=1.0.0"]',
+    'build-backend = "poetry.core.masonry.api"',
+    '',
+  ].join('\n'),
+  'rangekit/__init__.py': range(false),
+  'tests/test_add.py': [
+    'import iniconfig',
+    'from rangekit import add',
+    '',
+    '',
+    'def test_adds():',
+    '    assert add(2, 3) == 5',
+    '',
+  ].join('\n'),
+};
+
+const POETRY_FIX: Record<string, string> = {
+  'rangekit/__init__.py': range(true),
+  'tests/test_clamp.py': FIX['tests/test_clamp.py'] as string,
+};
+
 let tool: string;
 let frozen: FrozenFixture;
+let poetryTool: string;
+let poetryFrozen: FrozenFixture;
 
 beforeAll(async () => {
   // uv itself, from PyPI, to write the lock the repository commits.
@@ -101,11 +142,25 @@ beforeAll(async () => {
       }),
     issue: 17,
   });
-}, 1_200_000);
+  // poetry itself, from PyPI, to write the lock the second repository commits.
+  poetryTool = await mkdtemp(join(tmpdir(), 'abp-poetry-tool-'));
+  execFileSync('python3', ['-m', 'venv', poetryTool]);
+  execFileSync(join(poetryTool, 'bin', 'python'), ['-m', 'pip', 'install', '-q', `poetry==${POETRY}`]);
+  poetryFrozen = await freezeFixture({
+    label: 'poetry',
+    repo: 'octo/rangekit-poetry',
+    base: POETRY_BASE,
+    fix: POETRY_FIX,
+    prepare: (checkout) => execFileSync(join(poetryTool, 'bin', 'poetry'), ['lock'], { cwd: checkout, stdio: 'pipe' }),
+    issue: 27,
+  });
+}, 1_800_000);
 
 afterAll(async () => {
   if (frozen) await rm(frozen.root, { recursive: true, force: true });
   if (tool) await rm(tool, { recursive: true, force: true });
+  if (poetryFrozen) await rm(poetryFrozen.root, { recursive: true, force: true });
+  if (poetryTool) await rm(poetryTool, { recursive: true, force: true });
 });
 
 describe('a uv-locked Python project, frozen with the detected recipe', () => {
@@ -140,5 +195,41 @@ describe('a uv-locked Python project, frozen with the detected recipe', () => {
 
   it('grades the reference engine resolved and the no-op engine unresolved', async () => {
     await expectReferenceResolvedNoopUnresolved(frozen.root, frozen.tasksDir, frozen.task.taskId);
+  }, 900_000);
+});
+
+describe('a poetry-locked Python project, frozen with the detected recipe', () => {
+  it('installs poetry from PyPI into a folder of its own and installs the lock with the test group', async () => {
+    expect(
+      await recipeFor({
+        repo: 'octo/rangekit-poetry',
+        gitDir: poetryFrozen.gitDir,
+        base: poetryFrozen.base,
+        entry: null,
+      }),
+    ).toEqual({
+      runner: 'pytest',
+      ecosystem: 'python',
+      install: [
+        `python -m pip install --target .abp-poetry poetry==${POETRY}`,
+        'PYTHONPATH=.abp-poetry python -m poetry install --no-interaction --with test',
+        'python -m pip install pytest',
+      ],
+      test: 'python -m pytest',
+      report: 'junit-xml',
+    });
+  });
+
+  it('freezes pytest’s node ids: the test importing what only the poetry group brings passes', async () => {
+    expect(await expectedResults(poetryFrozen.tasksDir, poetryFrozen.task.taskId)).toMatchObject({
+      reportFormat: 'junit-xml',
+      failToPass: ['tests/test_clamp.py::test_keeps_a_value_inside', 'tests/test_clamp.py::test_raises_a_value_below'],
+      passToPass: ['tests/test_add.py::test_adds'],
+      flaky: [],
+    });
+  });
+
+  it('grades the reference engine resolved and the no-op engine unresolved', async () => {
+    await expectReferenceResolvedNoopUnresolved(poetryFrozen.root, poetryFrozen.tasksDir, poetryFrozen.task.taskId);
   }, 900_000);
 });
