@@ -414,6 +414,7 @@ describe('detectSuite: Python', () => {
       '    poetry',
       '    git+https://example.com/pkg.git',
       '    --index-url=https://example.com/simple',
+      '    attrs==23.1 --index-url=https://example.com/simple',
       'commands =',
       '    python -m pip install -e .[d]',
       '    pytest {posargs}',

@@ -17,7 +17,8 @@ export interface ToxTestDeps {
 }
 
 /** A requirement by name from PyPI: name, extras, version and markers; never a URL, a path or an option. */
-const REQUIREMENT = /^[A-Za-z0-9][A-Za-z0-9._-]*(\[[A-Za-z0-9_.,\s-]*\])?\s*([<>=!~][^@]*?)?(\s*;[^@]*)?$/;
+const REQUIREMENT =
+  /^[A-Za-z0-9][A-Za-z0-9._-]*(\[[A-Za-z0-9_.,\s-]*\])?\s*([<>=!~][A-Za-z0-9.*+!<>=~,\s]*)?(;[^@]*)?$/;
 /** Tools that run tox's environments rather than the tests: never installed into the suite's virtualenv. */
 const RUNNER_TOOLS = new Set(['tox', 'nox', 'poetry', 'pip', 'uv']);
 /** How deep `{[section]key}` references are followed: tox configurations nest two or three. */
