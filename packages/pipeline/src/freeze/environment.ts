@@ -23,7 +23,7 @@ const ECOSYSTEMS: readonly Ecosystem[] = ['python', 'node', 'go', 'rust', 'jvm',
 // Node's include every workspace's package.json and the lockfile and configuration of each package manager.
 const DEPENDENCY_FILES: Readonly<Record<Ecosystem, RegExp>> = {
   python:
-    /^(pyproject\.toml|setup\.py|setup\.cfg|([^/]+\/)?[^/]*requirements[^/]*\.txt|requirements\/[^/]+\.txt|constraints[^/]*\.txt|MANIFEST\.in)$/,
+    /^(pyproject\.toml|setup\.py|setup\.cfg|uv\.lock|poetry\.lock|pdm\.lock|Pipfile\.lock|([^/]+\/)?[^/]*requirements[^/]*\.txt|requirements\/[^/]+\.txt|constraints[^/]*\.txt|MANIFEST\.in)$/,
   node: /^((?:(?!node_modules\/)[^/]+\/)*package\.json|package-lock\.json|npm-shrinkwrap\.json|pnpm-lock\.yaml|pnpm-workspace\.yaml|yarn\.lock|\.yarnrc(\.yml)?|\.yarn\/releases\/[^/]+|bun\.lockb?|\.npmrc|\.nvmrc)$/,
   go: /^(go\.mod|go\.sum)$/,
   rust: /^(Cargo\.toml|Cargo\.lock|rust-toolchain(\.toml)?)$/,

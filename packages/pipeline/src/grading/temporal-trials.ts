@@ -9,7 +9,7 @@ import {
   WorkflowExecutionAlreadyStartedError,
   WorkflowIdConflictPolicy,
   WorkflowIdReusePolicy,
-  type WorkflowHandle,
+  type WorkflowHandleWithFirstExecutionRunId,
 } from '@temporalio/client';
 import type { AbpTrial } from '@abp/protocol/schemas/abp-trial';
 import { resolveHome, homePaths } from '@abp/grader/home';
@@ -111,7 +111,7 @@ async function gradeOnWorkers(
     cursor = 0;
     // What an earlier workflow graded but could not yet be journaled (a gap before it) is not graded again.
     const toGrade = [...remaining.values()].filter((scheduled) => !ready.has(scheduled.trialId));
-    let handle: WorkflowHandle<typeof gradeRun>;
+    let handle: WorkflowHandleWithFirstExecutionRunId<typeof gradeRun>;
     try {
       handle = await client.workflow.start<typeof gradeRun>('gradeRun', {
         taskQueue: taskQueues.main,
@@ -130,8 +130,12 @@ async function gradeOnWorkers(
         ],
       });
     } catch (error) {
-      if (!(error instanceof WorkflowExecutionAlreadyStartedError) || ++refusals > REFUSALS_BEFORE_GIVING_UP)
-        throw error;
+      if (!(error instanceof WorkflowExecutionAlreadyStartedError)) throw error;
+      if (++refusals > REFUSALS_BEFORE_GIVING_UP)
+        throw new RunError(
+          'remote-unavailable',
+          `workflow ${workflowId} ended under this run ${REFUSALS_BEFORE_GIVING_UP} times before it could attach; is another abp run of the same run going? Run the same command again once it ends`,
+        );
       const latest = await client.workflow.getHandle(workflowId).describe();
       if (latest.status.name === 'RUNNING') continue;
       if (latest.status.name === 'COMPLETED')
@@ -157,6 +161,8 @@ async function gradeOnWorkers(
       clearTimeout(timer);
     }
     const result = await finished;
+    // This run is read: the next start may begin another over it.
+    read = handle.firstExecutionRunId;
     await deliver(result);
     if (result.failed.length > 0)
       throw new RunError(

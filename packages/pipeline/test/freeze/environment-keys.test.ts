@@ -11,6 +11,7 @@ beforeAll(async () => {
   checkout = await mkdtemp(join(tmpdir(), 'abp-environment-keys-'));
   for (const path of [
     'pyproject.toml',
+    'poetry.lock',
     'tox.ini',
     'ci/needs.txt',
     'ci/pins.txt',
@@ -26,12 +27,18 @@ afterAll(async () => {
 });
 
 describe('dependencyFiles', () => {
-  it('keys a Python environment on its manifests and on every file an install step names, wherever it lies', async () => {
+  it('keys a Python environment on its manifests, its lock and every file an install step names, wherever it lies', async () => {
     const files = await dependencyFiles(checkout, 'python', [
       "python -m pip install -e '.[test]'",
       'python -m pip install -r ci/needs.txt -c ./ci/pins.txt',
     ]);
-    expect(Object.keys(files)).toEqual(['ci/needs.txt', 'ci/pins.txt', 'pyproject.toml', 'requirements-dev.txt']);
+    expect(Object.keys(files)).toEqual([
+      'ci/needs.txt',
+      'ci/pins.txt',
+      'poetry.lock',
+      'pyproject.toml',
+      'requirements-dev.txt',
+    ]);
     expect(files['ci/needs.txt']).toMatch(/^sha256:[0-9a-f]{64}$/);
   });
 

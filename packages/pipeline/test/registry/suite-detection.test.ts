@@ -468,6 +468,40 @@ describe('detectSuite: Python', () => {
     expect(native?.recipe?.install).toEqual(suite?.recipe?.install);
   });
 
+  it('reads tox files as configparser does, never takes an option’s value for a package, and bounds references', () => {
+    const suite = detectSuite(
+      tree(
+        {
+          'pyproject.toml': '[project]\nname = "pkg"\n[project.optional-dependencies]\nTesting = ["pytest"]',
+          'tox.ini': [
+            '[testenv] # the base',
+            'deps =',
+            '    -c constraints/pins.txt',
+            '    -e plugin',
+            '',
+            '    # a comment inside the value',
+            '    coverage',
+            'commands =',
+            '    {envpython} -m pip install --upgrade-strategy eager --progress-bar off -e ".[testing]"',
+            '    pytest',
+          ].join('\n'),
+        },
+        ['constraints/pins.txt', 'tests/test_a.py'],
+      ),
+    );
+    expect(suite?.recipe?.install).toEqual([
+      "python -m pip install -e '.[Testing]'",
+      'python -m pip install -c constraints/pins.txt coverage',
+      'python -m pip install pytest',
+    ]);
+    // A value that references itself over and over is given up rather than grown without bound.
+    const bomb = ['[a]', `x = ${'{[a]x}'.repeat(40)}`, '[testenv]', 'deps =', '    {[a]x}', '    six'].join('\n');
+    const bounded = detectSuite(
+      tree({ 'pyproject.toml': '[project]\nname = "pkg"', 'tox.ini': bomb }, ['tests/test_a.py']),
+    );
+    expect(bounded?.recipe?.install).toEqual(['python -m pip install -e .', 'python -m pip install pytest']);
+  });
+
   it('names a suite with no pytest anywhere unittest, which pytest runs', () => {
     const suite = detectSuite(tree({ 'setup.py': 'setup()' }, ['tornado/test/web_test.py']));
     expect(suite).toMatchObject({ runners: ['unittest'], recipe: { test: 'python -m pytest' } });

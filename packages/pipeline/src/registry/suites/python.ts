@@ -51,9 +51,12 @@ export function detectPython(tree: RepoTree): SuiteCandidate | null {
   const tox = toxTestDeps(tree.text('tox.ini'), manifest, present);
   // The test sets by name, then those the tox test environment asks for; uv and poetry refuse one the project does not
   // declare, pip only warns, and a setup.py declares its extras where abp does not read them.
-  const union = (named: string[], more: readonly string[] | undefined) => [
-    ...new Set([...named.filter((key) => TEST_SETS.includes(key.toLowerCase())), ...(more ?? [])]),
-  ];
+  // Names compare as the tools compare them: case and the runs of `-_.` aside (PEP 685).
+  const normal = (name: string) => name.toLowerCase().replace(/[-_.]+/g, '-');
+  const union = (named: string[], more: readonly string[] | undefined) => {
+    const names = [...named.filter((key) => TEST_SETS.includes(normal(key))), ...(more ?? [])];
+    return names.filter((name, index) => names.findIndex((other) => normal(other) === normal(name)) === index);
+  };
   const lock =
     present('uv.lock') && packageManager === 'uv'
       ? 'uv'
@@ -65,8 +68,11 @@ export function detectPython(tree: RepoTree): SuiteCandidate | null {
     ...Object.keys(table(manifest, 'dependency-groups')),
     ...(lock === 'poetry' ? Object.keys(table(poetry, 'group')) : []),
   ];
-  const extras = union(declaredExtras, tox?.extras).filter((extra) => lock === null || declaredExtras.includes(extra));
-  const groups = union(declaredGroups, tox?.groups).filter((group) => declaredGroups.includes(group));
+  const declares = (names: readonly string[], name: string) =>
+    names.some((declared) => normal(declared) === normal(name));
+  const extras = union(declaredExtras, tox?.extras).filter((extra) => lock === null || declares(declaredExtras, extra));
+  const groups = union(declaredGroups, tox?.groups).filter((group) => declares(declaredGroups, group));
+  const constraints = (tox?.constraints ?? []).flatMap((path) => ['-c', path]);
   const requirementFiles = [...new Set([...requirements, ...(tox?.requirements ?? [])])];
   const install = [
     ...(lock === 'uv'
@@ -86,9 +92,9 @@ export function detectPython(tree: RepoTree): SuiteCandidate | null {
             ]),
             ...groups.map((group) => commandLine(['python', '-m', 'pip', 'install', '--group', group])),
           ]),
-    ...requirementFiles.map((path) => commandLine(['python', '-m', 'pip', 'install', '-r', path])),
+    ...requirementFiles.map((path) => commandLine(['python', '-m', 'pip', 'install', '-r', path, ...constraints])),
     ...(tox !== null && tox.packages.length > 0
-      ? [commandLine(['python', '-m', 'pip', 'install', ...tox.packages])]
+      ? [commandLine(['python', '-m', 'pip', 'install', ...constraints, ...tox.packages])]
       : []),
     // The runner itself, whether or not the project lists it (unittest suites do not).
     'python -m pip install pytest',

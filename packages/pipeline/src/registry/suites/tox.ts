@@ -12,6 +12,8 @@ export interface ToxTestDeps {
   groups: string[];
   /** Requirement files, by their path in the repository. */
   requirements: string[];
+  /** Constraint files (`-c`), by their path in the repository: they bound the packages' versions. */
+  constraints: string[];
   /** Requirement specifiers (`pytest-mock>=3`, `Twisted[http2]`), for one `pip install`. */
   packages: string[];
 }
@@ -23,6 +25,45 @@ const REQUIREMENT =
 const RUNNER_TOOLS = new Set(['tox', 'nox', 'poetry', 'pip', 'uv']);
 /** How deep `{[section]key}` references are followed: tox configurations nest two or three. */
 const MAX_REFERENCE_DEPTH = 5;
+/** How long a value may grow, and how many references may be followed in it, before it is given up. */
+const MAX_EXPANDED_CHARS = 65_536;
+const MAX_SUBSTITUTIONS = 1_000;
+/** pip's options that take the next word as their value: that word is never a package. */
+const VALUE_OPTIONS = new Set([
+  '-i',
+  '--index-url',
+  '--extra-index-url',
+  '-f',
+  '--find-links',
+  '--progress-bar',
+  '--upgrade-strategy',
+  '-C',
+  '--config-settings',
+  '-t',
+  '--target',
+  '--prefix',
+  '--root',
+  '--src',
+  '--global-option',
+  '--install-option',
+  '--platform',
+  '--python-version',
+  '--implementation',
+  '--abi',
+  '--no-binary',
+  '--only-binary',
+  '--trusted-host',
+  '--proxy',
+  '--retries',
+  '--timeout',
+  '--cache-dir',
+  '--log',
+  '--exists-action',
+  '--report',
+  '--hash',
+  '--group',
+]);
+const NAME = /^[A-Za-z0-9_.-]+$/;
 
 /** `isFile` says whether a path is a file of the repository: only those may be installed as requirement files. */
 export function toxTestDeps(
@@ -37,13 +78,13 @@ export function toxTestDeps(
     const sections = parseIni(ini);
     const base = sections.get('testenv');
     if (base === undefined) return null;
-    const value = (key: string) => expand(base.get(key) ?? '', sections, 0);
+    const value = (key: string) => expand(base.get(key) ?? '', sections) ?? '';
     return collect(
       {
         deps: lines(value('deps')),
         extras: lines(value('extras')).flatMap((line) => line.split(',')),
         groups: lines(value('dependency_groups')).flatMap((line) => line.split(',')),
-        commands: lines(value('commands')),
+        commands: lines(value('commands').replaceAll('{envpython}', 'python')).map((line) => line.split(/\s+/)),
       },
       isFile,
     );
@@ -55,59 +96,79 @@ export function toxTestDeps(
       deps: strings(native['deps']),
       extras: strings(native['extras']),
       groups: strings(native['dependency_groups']),
-      commands: Array.isArray(native['commands'])
-        ? native['commands'].map((command) => strings(command).join(' '))
-        : [],
+      // Each command is already a list of words.
+      commands: Array.isArray(native['commands']) ? native['commands'].map(strings) : [],
     },
     isFile,
   );
 }
 
 function collect(
-  found: { deps: string[]; extras: string[]; groups: string[]; commands: string[] },
+  found: { deps: string[]; extras: string[]; groups: string[]; commands: string[][] },
   isFile: (path: string) => boolean,
 ): ToxTestDeps {
-  const deps: ToxTestDeps = { extras: [], groups: [], requirements: [], packages: [] };
+  const deps: ToxTestDeps = { extras: [], groups: [], requirements: [], constraints: [], packages: [] };
   const add = (list: string[], item: string) => {
-    if (item !== '' && !list.includes(item)) list.push(item);
+    if (NAME.test(item) || list === deps.requirements || list === deps.constraints || list === deps.packages)
+      if (item !== '' && !list.includes(item)) list.push(item);
   };
-  for (const extra of found.extras) if (/^[A-Za-z0-9_.-]+$/.test(extra.trim())) add(deps.extras, extra.trim());
-  for (const group of found.groups) if (/^[A-Za-z0-9_.-]+$/.test(group.trim())) add(deps.groups, group.trim());
-  const take = (words: string[]) => {
+  for (const extra of found.extras) add(deps.extras, extra.trim());
+  for (const group of found.groups) add(deps.groups, group.trim());
+  const take = (words: readonly string[]) => {
     for (let index = 0; index < words.length; index += 1) {
-      const word = words[index] as string;
-      const joined = /^(-r|--requirement=?)(.+)$/.exec(word);
-      const file = joined?.[2] ?? (['-r', '--requirement'].includes(word) ? words[(index += 1)] : undefined);
-      if (file !== undefined) {
-        const path = repositoryPath(file);
-        if (path !== null && isFile(path)) add(deps.requirements, path);
+      const word = (words[index] as string).replace(/^(["'])(.*)\1$/, '$2');
+      const option = /^(-r|--requirement|-c|--constraint|-e|--editable)(?:=?)(.*)$/.exec(word);
+      if (option !== null) {
+        const value = option[2] !== '' ? option[2] : words[(index += 1)]?.replace(/^(["'])(.*)\1$/, '$2');
+        if (value === undefined) continue;
+        const kind = option[1] as string;
+        if (kind === '-e' || kind === '--editable') {
+          // The project itself, editable: its extras come with it. Anything else editable (a folder, a VCS URL) is not
+          // a package of the registries.
+          extrasOfProject(value)?.forEach((extra) => add(deps.extras, extra));
+          continue;
+        }
+        const path = repositoryPath(value);
+        if (path !== null && isFile(path)) add(kind.includes('r') ? deps.requirements : deps.constraints, path);
         continue;
       }
-      if (word === '-e' || word === '--editable') continue;
-      // The project itself, with extras: those extras are installed with it.
-      const project = /^\.\/?(?:\[([^\]]*)\])?$/.exec(word);
-      if (project !== null) {
-        for (const extra of (project[1] ?? '').split(',')) if (extra.trim() !== '') add(deps.extras, extra.trim());
+      if (word.startsWith('-')) {
+        // An option with its value in the next word: that word is the option's, never a package.
+        if (VALUE_OPTIONS.has(word)) index += 1;
         continue;
       }
-      if (word.startsWith('-')) continue;
+      const extras = extrasOfProject(word);
+      if (extras !== null) {
+        extras.forEach((extra) => add(deps.extras, extra));
+        continue;
+      }
       const name = /^[A-Za-z0-9][A-Za-z0-9._-]*/.exec(word)?.[0]?.toLowerCase();
       if (REQUIREMENT.test(word) && name !== undefined && !RUNNER_TOOLS.has(name)) add(deps.packages, word);
     }
   };
-  for (const dep of found.deps) take(dep.includes(' ') && !/[<>=!~;]/.test(dep) ? dep.split(/\s+/) : [dep.trim()]);
+  for (const dep of found.deps)
+    take(dep.includes(' ') && !/[<>=!~;]/.test(dep) ? dep.trim().split(/\s+/) : [dep.trim()]);
   // `pip install -e .[d]`, `python -m pip install -r requirements/test.txt`: what the test commands install first.
-  for (const command of found.commands) {
-    const words = command.trim().split(/\s+/);
+  for (const words of found.commands) {
     const at = words.findIndex((word, index) => word === 'install' && /(^|\/)pip3?$/.test(words[index - 1] ?? ''));
     if (at >= 0) take(words.slice(at + 1));
   }
   return deps;
 }
 
+/** The extras of the project itself (`.`, `./`, `.[a,b]`, `{toxinidir}[a]`), or null for another word. */
+function extrasOfProject(word: string): string[] | null {
+  const project = /^(?:\.\/?|\{toxinidir\}\/?|\{tox_root\}\/?)(?:\[([^\]]*)\])?$/.exec(word);
+  if (project === null) return null;
+  return (project[1] ?? '')
+    .split(',')
+    .map((extra) => extra.trim())
+    .filter((extra) => NAME.test(extra));
+}
+
 /** A relative path inside the repository, `{toxinidir}/` and `./` taken off; null for one that leaves it. */
 function repositoryPath(path: string): string | null {
-  const relative = path.replace(/^\{toxinidir\}\/?/, '').replace(/^(\.\/)+/, '');
+  const relative = path.replace(/^\{(toxinidir|tox_root)\}\/?/, '').replace(/^(\.\/)+/, '');
   if (relative === '' || relative.startsWith('/') || relative.split('/').includes('..') || /[{}]/.test(relative))
     return null;
   return relative;
@@ -121,17 +182,38 @@ function lines(value: string): string[] {
   return value
     .split('\n')
     .map((line) => line.replace(/(^|\s)#.*$/, '').trim())
-    .filter((line) => line !== '' && !/^[A-Za-z0-9_.,!{}-]+:\s/.test(line) && !/\{(?!toxinidir\})[^}]*\}/.test(line));
+    .filter(
+      (line) =>
+        line !== '' && !/^[A-Za-z0-9_.,!{}-]+:\s/.test(line) && !/\{(?!(toxinidir|tox_root)\})[^}]*\}/.test(line),
+    );
 }
 
-/** `{[section]key}` replaced by that value, as tox does; `{toxinidir}` is kept for repositoryPath. */
-function expand(value: string, sections: ReadonlyMap<string, ReadonlyMap<string, string>>, depth: number): string {
-  if (depth >= MAX_REFERENCE_DEPTH) return value;
-  return value.replace(/\{\[([^\]]+)\]([A-Za-z0-9_]+)\}/g, (reference, section: string, key: string) => {
-    const referred = sections.get(section.trim())?.get(key);
-    return referred === undefined ? reference : expand(referred, sections, depth + 1);
-  });
+/** `{[section]key}` replaced by that value, as tox does; `{toxinidir}` and `{tox_root}` are kept for repositoryPath. */
+function expand(value: string, sections: ReadonlyMap<string, ReadonlyMap<string, string>>): string | null {
+  // A hostile configuration can reference a value many times over at every level: both the substitutions made and the
+  // text they make are bounded, and a value past either bound is given up whole.
+  let substitutions = 0;
+  const at = (text: string, depth: number): string => {
+    if (depth >= MAX_REFERENCE_DEPTH) return text;
+    let grown = text.length;
+    return text.replace(/\{\[([^\]]+)\]([A-Za-z0-9_]+)\}/g, (reference, section: string, key: string) => {
+      const referred = sections.get(section.trim())?.get(key);
+      if (referred === undefined) return reference;
+      if ((substitutions += 1) > MAX_SUBSTITUTIONS) throw new TooLarge();
+      const expanded = at(referred, depth + 1);
+      if ((grown += expanded.length) > MAX_EXPANDED_CHARS) throw new TooLarge();
+      return expanded;
+    });
+  };
+  try {
+    return at(value, 0);
+  } catch (error) {
+    if (error instanceof TooLarge) return null;
+    throw error;
+  }
 }
+
+class TooLarge extends Error {}
 
 /** An INI file as tox reads it: sections of keys, a value going on over the indented lines after its key. */
 function parseIni(text: string): Map<string, Map<string, string>> {
@@ -139,12 +221,13 @@ function parseIni(text: string): Map<string, Map<string, string>> {
   let section: Map<string, string> | undefined;
   let key: string | undefined;
   for (const raw of text.split(/\r?\n/)) {
-    const header = /^\[([^\]]+)\]\s*$/.exec(raw);
+    const header = /^\[([^\]]+)\]\s*([#;].*)?$/.exec(raw);
     if (header !== null) {
       section = new Map();
       sections.set((header[1] as string).trim(), section);
       key = undefined;
-    } else if (/^\s*[#;]/.test(raw) || section === undefined) {
+    } else if (/^\s*([#;].*)?$/.test(raw) || section === undefined) {
+      // Comments and blank lines: a value goes on past them, as configparser reads it.
       continue;
     } else if (/^\s/.test(raw) && key !== undefined) {
       section.set(key, `${section.get(key) ?? ''}\n${raw.trim()}`);
