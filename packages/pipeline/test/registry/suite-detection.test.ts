@@ -477,6 +477,7 @@ describe('detectSuite: Python', () => {
             '[testenv] # the base',
             'deps =',
             '    -c constraints/pins.txt',
+            '    --constraint=constraints/more.txt',
             '    -e plugin',
             '',
             '    # a comment inside the value',
@@ -486,12 +487,12 @@ describe('detectSuite: Python', () => {
             '    pytest',
           ].join('\n'),
         },
-        ['constraints/pins.txt', 'tests/test_a.py'],
+        ['constraints/pins.txt', 'constraints/more.txt', 'tests/test_a.py'],
       ),
     );
     expect(suite?.recipe?.install).toEqual([
       "python -m pip install -e '.[Testing]'",
-      'python -m pip install -c constraints/pins.txt coverage',
+      'python -m pip install -c constraints/pins.txt -c constraints/more.txt coverage',
       'python -m pip install pytest',
     ]);
     // A value that references itself over and over is given up rather than grown without bound.

@@ -120,9 +120,7 @@ function uvSync(
   extras: readonly string[],
   groups: readonly string[],
 ): string[] {
-  const requiredVersion = table(table(manifest, 'tool'), 'uv')['required-version'];
-  const required = typeof requiredVersion === 'string' ? requiredVersion.trim() : undefined;
-  const uv = required === undefined ? `uv==${UV_VERSION}` : /^\d/.test(required) ? `uv==${required}` : `uv${required}`;
+  const uv = toolRequirement('uv', table(table(manifest, 'tool'), 'uv')['required-version'], UV_VERSION);
   return [
     commandLine(['python', '-m', 'pip', 'install', uv]),
     commandLine([
@@ -151,13 +149,7 @@ function poetryInstall(
   extras: readonly string[],
   groups: readonly string[],
 ): string[] {
-  const required = typeof poetry['requires-poetry'] === 'string' ? poetry['requires-poetry'].trim() : undefined;
-  const version =
-    required === undefined
-      ? `poetry==${POETRY_VERSION}`
-      : /^\d/.test(required)
-        ? `poetry==${required}`
-        : `poetry${required}`;
+  const version = toolRequirement('poetry', poetry['requires-poetry'], POETRY_VERSION);
   return [
     commandLine(['python', '-m', 'pip', 'install', '--target', POETRY_DIR, version]),
     commandLine([
@@ -167,6 +159,12 @@ function poetryInstall(
       ...extras.flatMap((extra) => ['--extras', extra]),
     ]),
   ];
+}
+
+/** The tool as pip installs it: the version the project requires (exact, or a range), else abp's own pin. */
+function toolRequirement(name: string, required: unknown, pinned: string): string {
+  const wanted = typeof required === 'string' ? required.trim() : '';
+  return wanted === '' ? `${name}==${pinned}` : /^\d/.test(wanted) ? `${name}==${wanted}` : `${name}${wanted}`;
 }
 
 /** requirements-test.txt, test-requirements.txt, requirements/tests.txt: near the root, where projects keep them. */

@@ -109,18 +109,20 @@ function collect(
 ): ToxTestDeps {
   const deps: ToxTestDeps = { extras: [], groups: [], requirements: [], constraints: [], packages: [] };
   const add = (list: string[], item: string) => {
-    if (NAME.test(item) || list === deps.requirements || list === deps.constraints || list === deps.packages)
-      if (item !== '' && !list.includes(item)) list.push(item);
+    if (!list.includes(item)) list.push(item);
   };
-  for (const extra of found.extras) add(deps.extras, extra.trim());
-  for (const group of found.groups) add(deps.groups, group.trim());
+  for (const extra of found.extras.map((name) => name.trim()).filter((name) => NAME.test(name)))
+    add(deps.extras, extra);
+  for (const group of found.groups.map((name) => name.trim()).filter((name) => NAME.test(name)))
+    add(deps.groups, group);
   const take = (words: readonly string[]) => {
     for (let index = 0; index < words.length; index += 1) {
-      const word = (words[index] as string).replace(/^(["'])(.*)\1$/, '$2');
+      const word = unquote(words[index] as string);
       const option = /^(-r|--requirement|-c|--constraint|-e|--editable)(?:=?)(.*)$/.exec(word);
       if (option !== null) {
-        const value = option[2] !== '' ? option[2] : words[(index += 1)]?.replace(/^(["'])(.*)\1$/, '$2');
-        if (value === undefined) continue;
+        const next = option[2] !== '' ? option[2] : words[(index += 1)];
+        if (next === undefined) continue;
+        const value = unquote(next);
         const kind = option[1] as string;
         if (kind === '-e' || kind === '--editable') {
           // The project itself, editable: its extras come with it. Anything else editable (a folder, a VCS URL) is not
@@ -129,7 +131,8 @@ function collect(
           continue;
         }
         const path = repositoryPath(value);
-        if (path !== null && isFile(path)) add(kind.includes('r') ? deps.requirements : deps.constraints, path);
+        const list = kind === '-r' || kind === '--requirement' ? deps.requirements : deps.constraints;
+        if (path !== null && isFile(path)) add(list, path);
         continue;
       }
       if (word.startsWith('-')) {
@@ -154,6 +157,11 @@ function collect(
     if (at >= 0) take(words.slice(at + 1));
   }
   return deps;
+}
+
+/** A word without the quotes a command line or an ini value put around it. */
+function unquote(word: string): string {
+  return word.replace(/^(["'])(.*)\1$/, '$2');
 }
 
 /** The extras of the project itself (`.`, `./`, `.[a,b]`, `{toxinidir}[a]`), or null for another word. */
