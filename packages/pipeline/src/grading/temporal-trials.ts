@@ -9,7 +9,7 @@ import {
   WorkflowExecutionAlreadyStartedError,
   WorkflowIdConflictPolicy,
   WorkflowIdReusePolicy,
-  type WorkflowHandleWithFirstExecutionRunId,
+  type WorkflowHandle,
 } from '@temporalio/client';
 import type { AbpTrial } from '@abp/protocol/schemas/abp-trial';
 import { resolveHome, homePaths } from '@abp/grader/home';
@@ -103,7 +103,7 @@ async function gradeOnWorkers(
   // The workflow is started over only once this client has read the closed run before it: a run that finished while an
   // earlier `abp run` lay dead, or in the moment between any look and this start, holds trials already graded, and
   // starting over it would grade them again. So the start refuses any closed run not yet read, and reads it instead.
-  let read: string | undefined;
+  let readClosedRun = false;
   let refusals = 0;
   let started = 0;
   while (remaining.size > 0) {
@@ -111,7 +111,7 @@ async function gradeOnWorkers(
     cursor = 0;
     // What an earlier workflow graded but could not yet be journaled (a gap before it) is not graded again.
     const toGrade = [...remaining.values()].filter((scheduled) => !ready.has(scheduled.trialId));
-    let handle: WorkflowHandleWithFirstExecutionRunId<typeof gradeRun>;
+    let handle: WorkflowHandle<typeof gradeRun>;
     try {
       handle = await client.workflow.start<typeof gradeRun>('gradeRun', {
         taskQueue: taskQueues.main,
@@ -119,8 +119,9 @@ async function gradeOnWorkers(
         // A run of this workflow still going is attached to, whatever it was asked for: its trials are handed over as
         // they finish, and whatever it did not cover runs in a new workflow afterwards.
         workflowIdConflictPolicy: WorkflowIdConflictPolicy.USE_EXISTING,
-        workflowIdReusePolicy:
-          read === undefined ? WorkflowIdReusePolicy.REJECT_DUPLICATE : WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+        workflowIdReusePolicy: readClosedRun
+          ? WorkflowIdReusePolicy.ALLOW_DUPLICATE
+          : WorkflowIdReusePolicy.REJECT_DUPLICATE,
         args: [
           {
             ...input,
@@ -140,7 +141,7 @@ async function gradeOnWorkers(
       if (latest.status.name === 'RUNNING') continue;
       if (latest.status.name === 'COMPLETED')
         await deliver(await client.workflow.getHandle<typeof gradeRun>(workflowId, latest.runId).result());
-      read = latest.runId;
+      readClosedRun = true;
       continue;
     }
     started += 1;
@@ -162,7 +163,7 @@ async function gradeOnWorkers(
     }
     const result = await finished;
     // This run is read: the next start may begin another over it.
-    read = handle.firstExecutionRunId;
+    readClosedRun = true;
     await deliver(result);
     if (result.failed.length > 0)
       throw new RunError(
